@@ -1,0 +1,289 @@
+/**
+ * Environment → typed configuration. Every variable of the configuration contract
+ * (shared/DESIGN.md) is parsed here, once, with zod; a bad or missing value becomes one
+ * line of a single `ConfigError` that lists every problem with how to fix it.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { z } from "zod";
+
+export const ROLES = ["admin", "approver", "payer", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface StaffEntry {
+  userId: number;
+  role: Role;
+}
+
+/** What the program is started for; decides which variables are required. */
+export type RunMode = "start" | "demo" | "sandbox";
+
+const RATE_LIMIT_PER_MINUTE = { sandbox: 100, production: 300 } as const;
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+function optionalText() {
+  return z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+}
+
+function intInRange(fallback: number, min: number, max: number) {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === "") return fallback;
+      const parsed = Number(value.trim());
+      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a whole number from ${min} to ${max} (got "${value}")`,
+        });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+}
+
+function httpUrl(what: string) {
+  return optionalText().refine(
+    (value) => {
+      if (value === undefined) return true;
+      try {
+        const url = new URL(value);
+        return url.protocol === "http:" || url.protocol === "https:";
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be an http(s) URL, e.g. ${what}` },
+  );
+}
+
+/**
+ * `STAFF=123:admin,456:payer`. Unknown roles and non-numeric ids are errors, not
+ * silently dropped: a typo here would lock out or let in the wrong person.
+ */
+export function parseStaff(raw: string | undefined): { staff: StaffEntry[]; problems: string[] } {
+  const staff: StaffEntry[] = [];
+  const problems: string[] = [];
+  if (raw === undefined || raw.trim() === "") return { staff, problems };
+  for (const item of raw.split(",")) {
+    const entry = item.trim();
+    if (entry === "") continue;
+    const match = /^(\d{1,15}):([a-z]+)$/.exec(entry);
+    const role = match?.[2];
+    if (!match || !role || !(ROLES as readonly string[]).includes(role)) {
+      problems.push(
+        `"${entry}" is not id:role with a numeric Telegram user id and a role among ${ROLES.join(", ")}`,
+      );
+      continue;
+    }
+    const userId = Number(match[1]);
+    if (staff.some((known) => known.userId === userId)) {
+      problems.push(`user ${userId} is listed twice`);
+      continue;
+    }
+    staff.push({ userId, role: role as Role });
+  }
+  return { staff, problems };
+}
+
+const envSchema = z.object({
+  TELEGRAM_BOT_TOKEN: optionalText().refine(
+    (value) => value === undefined || /^\d+:[A-Za-z0-9_-]{20,}$/.test(value),
+    { message: "does not look like a bot token from @BotFather (digits:letters)" },
+  ),
+  TELEGRAM_API_ROOT: httpUrl("https://api.telegram.org").transform(
+    (value) => value ?? "https://api.telegram.org",
+  ),
+  TELEGRAM_WEBHOOK_URL: httpUrl("https://bot.example.com/telegram"),
+  TELEGRAM_WEBHOOK_SECRET: optionalText().refine(
+    (value) => value === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(value),
+    { message: "must be 1-256 characters of A-Z, a-z, 0-9, _ and - (a Telegram rule)" },
+  ),
+  PAYMENT_API_KEY: optionalText(),
+  PAYMENT_ENV: optionalText()
+    .transform((value) => value ?? "sandbox")
+    .pipe(z.enum(["sandbox", "production"], { message: 'must be "sandbox" or "production"' })),
+  PAYMENT_API_BASE_URL: httpUrl("https://api.example.com"),
+  PAYMENT_WEBHOOK_PATH: optionalText()
+    .transform((value) => value ?? "/webhooks/payments")
+    .refine((value) => /^\/[\w\-./]*$/.test(value), {
+      message: "must be a URL path starting with /, e.g. /webhooks/payments",
+    }),
+  PAYMENT_SIGNATURE_PUBLIC_KEY: optionalText(),
+  PAYMENT_REQUEST_SIGNING_KEY: optionalText(),
+  REDIS_URL: optionalText()
+    .transform((value) => value ?? "redis://127.0.0.1:6379")
+    .refine((value) => /^rediss?:\/\//.test(value), {
+      message: "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379",
+    }),
+  REDIS_KEY_PREFIX: optionalText()
+    .transform((value) => value ?? "payout-bot:")
+    .refine((value) => /^[\w:.-]{1,64}$/.test(value), {
+      message: "must be 1-64 characters of letters, digits, _ : . -",
+    }),
+  STAFF: z.string().optional(),
+  HTTP_HOST: optionalText().transform((value) => value ?? "0.0.0.0"),
+  HTTP_PORT: intInRange(8080, 0, 65535),
+  CONFIRMATION_TTL_SECONDS: intInRange(300, 10, 86_400),
+  STATUS_POLL_INTERVAL_MS: intInRange(5000, 100, 3_600_000),
+  PAYOUT_STUCK_AFTER_HOURS: intInRange(24, 1, 24 * 30),
+  PAYOUT_RETENTION_DAYS: intInRange(90, 1, 3650),
+  PAYMENT_TIMEOUT_MS: intInRange(15_000, 1000, 120_000),
+  LOG_LEVEL: optionalText()
+    .transform((value) => value ?? "info")
+    .pipe(z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` })),
+});
+
+export interface Config {
+  telegram: {
+    token: string | undefined;
+    apiRoot: string;
+    webhookUrl: string | undefined;
+    webhookSecret: string | undefined;
+  };
+  payment: {
+    apiKey: string | undefined;
+    env: "sandbox" | "production";
+    baseUrl: string | undefined;
+    rateLimitPerMinute: number;
+    webhookPath: string;
+    /** PEM text of the key that verifies `X-Sig` on responses and callbacks. */
+    signaturePublicKey: string | undefined;
+    /** PEM text of the private key that signs our requests. */
+    requestSigningKey: string | undefined;
+    timeoutMs: number;
+  };
+  redis: { url: string; keyPrefix: string };
+  staff: StaffEntry[];
+  http: { host: string; port: number };
+  confirmationTtlSeconds: number;
+  statusPollIntervalMs: number;
+  stuckAfterMs: number;
+  retentionMs: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+/** Every problem found in the environment, each with how to fix it. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(
+      `Configuration is not valid (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
+        problems.map((problem) => `  - ${problem}`).join("\n") +
+        "\nSee .env.example and the README for every variable.",
+    );
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** A key variable holds PEM text or a path to a PEM file. */
+function readPem(
+  name: string,
+  value: string | undefined,
+  kind: "PUBLIC" | "PRIVATE",
+  problems: string[],
+) {
+  if (value === undefined) return undefined;
+  let pem = value.replace(/\\n/g, "\n");
+  if (!pem.includes("-----BEGIN")) {
+    if (!existsSync(value)) {
+      problems.push(`${name}: is neither PEM text nor the path of a readable file ("${value}")`);
+      return undefined;
+    }
+    pem = readFileSync(value, "utf8");
+  }
+  if (!pem.includes(`${kind} KEY-----`)) {
+    problems.push(
+      `${name}: expected a PEM ${kind.toLowerCase()} key (-----BEGIN ${kind} KEY-----)`,
+    );
+    return undefined;
+  }
+  return pem;
+}
+
+/**
+ * Parses the environment. Throws a `ConfigError` listing every problem; `mode` decides
+ * which variables are required (`start` needs the token and the Payment API; the demo and
+ * the sandbox bring their own).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
+  const problems: string[] = [];
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join(".")}: ${issue.message}`);
+    }
+  }
+  const { staff, problems: staffProblems } = parseStaff(env.STAFF);
+  problems.push(...staffProblems.map((problem) => `STAFF: ${problem}`));
+  if (!parsed.success) throw new ConfigError(problems);
+
+  const values = parsed.data;
+  if (mode === "start") {
+    if (!values.TELEGRAM_BOT_TOKEN) {
+      problems.push(
+        "TELEGRAM_BOT_TOKEN: required; create a bot with @BotFather and paste its token",
+      );
+    }
+    if (!values.PAYMENT_API_KEY) {
+      problems.push("PAYMENT_API_KEY: required; generate an API key in the merchant portal");
+    }
+    if (!values.PAYMENT_API_BASE_URL) {
+      problems.push("PAYMENT_API_BASE_URL: required; the base URL of the Payment API environment");
+    }
+    if (staff.length === 0) {
+      problems.push("STAFF: required; at least one admin, e.g. STAFF=123456789:admin");
+    }
+  }
+  if (values.TELEGRAM_WEBHOOK_URL && !values.TELEGRAM_WEBHOOK_SECRET) {
+    problems.push(
+      "TELEGRAM_WEBHOOK_SECRET: required with TELEGRAM_WEBHOOK_URL, so forged updates are refused",
+    );
+  }
+  const signaturePublicKey = readPem(
+    "PAYMENT_SIGNATURE_PUBLIC_KEY",
+    values.PAYMENT_SIGNATURE_PUBLIC_KEY,
+    "PUBLIC",
+    problems,
+  );
+  const requestSigningKey = readPem(
+    "PAYMENT_REQUEST_SIGNING_KEY",
+    values.PAYMENT_REQUEST_SIGNING_KEY,
+    "PRIVATE",
+    problems,
+  );
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    telegram: {
+      token: values.TELEGRAM_BOT_TOKEN,
+      apiRoot: values.TELEGRAM_API_ROOT,
+      webhookUrl: values.TELEGRAM_WEBHOOK_URL,
+      webhookSecret: values.TELEGRAM_WEBHOOK_SECRET,
+    },
+    payment: {
+      apiKey: values.PAYMENT_API_KEY,
+      env: values.PAYMENT_ENV,
+      baseUrl: values.PAYMENT_API_BASE_URL,
+      rateLimitPerMinute: RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV],
+      webhookPath: values.PAYMENT_WEBHOOK_PATH,
+      signaturePublicKey,
+      requestSigningKey,
+      timeoutMs: values.PAYMENT_TIMEOUT_MS,
+    },
+    redis: { url: values.REDIS_URL, keyPrefix: values.REDIS_KEY_PREFIX },
+    staff,
+    http: { host: values.HTTP_HOST, port: values.HTTP_PORT },
+    confirmationTtlSeconds: values.CONFIRMATION_TTL_SECONDS,
+    statusPollIntervalMs: values.STATUS_POLL_INTERVAL_MS,
+    stuckAfterMs: values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
+    retentionMs: values.PAYOUT_RETENTION_DAYS * 86_400_000,
+    logLevel: values.LOG_LEVEL,
+  };
+}

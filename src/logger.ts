@@ -1,0 +1,87 @@
+/**
+ * The one pino logger. Secrets are redacted by path (API key, bot token, signing keys,
+ * `X-API-Key`/`X-Sig` headers) and phone numbers are masked with `maskPhone` wherever a
+ * module logs one: a log line must never carry a secret or a whole phone number.
+ */
+import { type DestinationStream, type Logger, pino } from "pino";
+
+export type { Logger } from "pino";
+
+const SECRET_KEYS = [
+  "apiKey",
+  "token",
+  "botToken",
+  "secret",
+  "webhookSecret",
+  "signingKey",
+  "privateKey",
+  "requestSigningKey",
+  "password",
+  "authorization",
+  "x-api-key",
+  "X-API-Key",
+  "x-sig",
+  "X-Sig",
+  "x-telegram-bot-api-secret-token",
+];
+
+/** pino redaction paths: each secret key at the top level and one or two levels down. */
+export const REDACT_PATHS = SECRET_KEYS.flatMap((key) =>
+  /^[A-Za-z_]\w*$/.test(key) ? [key, `*.${key}`, `*.*.${key}`] : [`*["${key}"]`, `*.*["${key}"]`],
+);
+
+/** `237670000001` → `2376•••••001`; anything that is not a long digit string is masked whole. */
+export function maskPhone(phone: string): string {
+  const digits = phone.replace(/\D/g, "");
+  if (digits.length < 8) return "•••";
+  return `${digits.slice(0, 4)}${"•".repeat(digits.length - 7)}${digits.slice(-3)}`;
+}
+
+/** Bot tokens look like `123456:ABC…`; URLs that embed one (Telegram's) are redacted too. */
+export function redactToken(text: string): string {
+  return text.replace(/\d{5,}:[A-Za-z0-9_-]{20,}/g, "<redacted-token>");
+}
+
+export interface LoggerOptions {
+  level?: string;
+  /** Human-readable output (the demo and the sandbox command); JSON otherwise. */
+  pretty?: boolean;
+  destination?: DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const base = {
+    level: options.level ?? "info",
+    redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+    base: undefined,
+    formatters: { level: (label: string) => ({ level: label }) },
+    hooks: {
+      // Error messages from HTTP libraries can quote a Telegram URL with the token in it.
+      logMethod(this: Logger, args: Parameters<Logger["info"]>, method: Logger["info"]) {
+        const redacted = args.map((arg) => (typeof arg === "string" ? redactToken(arg) : arg));
+        return method.apply(this, redacted as Parameters<Logger["info"]>);
+      },
+    },
+    serializers: {
+      err: (error: unknown) => {
+        const serialized = pino.stdSerializers.err(error as Error);
+        serialized.message = redactToken(serialized.message ?? "");
+        if (serialized.stack) serialized.stack = redactToken(serialized.stack);
+        return serialized;
+      },
+    },
+  };
+  if (options.pretty && !options.destination) {
+    return pino({
+      ...base,
+      transport: {
+        target: "pino-pretty",
+        options: { colorize: true, translateTime: "SYS:HH:MM:ss" },
+      },
+    });
+  }
+  return options.destination ? pino(base, options.destination) : pino(base);
+}
+
+/** A logger that writes nothing: the default for library code used without one. */
+export const silentLogger: Logger = pino({ level: "silent" });

@@ -1,0 +1,62 @@
+/**
+ * The payout record: what the bot knows about one collection or disbursement it was asked
+ * to make. Stored by the stores, validated with this schema on every read.
+ */
+import { z } from "zod";
+import { PaymentStatusSchema, TelecomOperatorSchema } from "../payments/schemas.js";
+import { PAYOUT_STATES } from "./lifecycle.js";
+
+export const LOCALES = ["en", "fr"] as const;
+export const LocaleSchema = z.enum(LOCALES);
+export type Locale = z.infer<typeof LocaleSchema>;
+
+export const PayoutKindSchema = z.enum(["disbursement", "collection"]);
+export type PayoutKind = z.infer<typeof PayoutKindSchema>;
+
+export const PayoutSchema = z.object({
+  /** Opaque random token; also the payload of this payout's inline buttons. */
+  id: z.string().min(8),
+  kind: PayoutKindSchema,
+  state: z.enum(PAYOUT_STATES),
+  /** 12 digits, 237 first. */
+  phone: z.string().regex(/^237\d{9}$/),
+  /** From the number's prefix; the API's own answer replaces it once known. */
+  operator: TelecomOperatorSchema,
+  recipientName: z.string(),
+  /** Whole XAF. */
+  amount: z.number().int().positive(),
+  note: z.string().optional(),
+  /** Telegram user id of the staff member who started it. */
+  initiatorId: z.number().int(),
+  chatId: z.number().int(),
+  /** The confirmation prompt, edited as the payout moves on. */
+  messageId: z.number().int().optional(),
+  locale: LocaleSchema,
+  createdAtMs: z.number().int(),
+  updatedAtMs: z.number().int(),
+  /** After this, Confirm is refused. */
+  expiresAtMs: z.number().int(),
+  /** Who claimed the submission (see PayoutStore.transition). */
+  claimId: z.string().optional(),
+  submittedAtMs: z.number().int().optional(),
+  paymentId: z.string().optional(),
+  /** Last status the API reported. */
+  apiStatus: PaymentStatusSchema.optional(),
+  fee: z.number().int().optional(),
+  /** Why the API refused, or why the outcome is unknown (technical, for staff). */
+  errorMessage: z.string().optional(),
+  errorStatusCode: z.number().int().optional(),
+  settledAtMs: z.number().int().optional(),
+  /** Admin who resolved an unknown payout. */
+  resolvedBy: z.number().int().optional(),
+  /** Set once the payer was told the final status. */
+  notifiedAtMs: z.number().int().optional(),
+  /** Set once the payer and admins were told the payout looks stuck. */
+  stuckReportedAtMs: z.number().int().optional(),
+  /** Polls spent on it so far (for the backoff schedule). */
+  pollCount: z.number().int().nonnegative().optional(),
+});
+export type Payout = z.infer<typeof PayoutSchema>;
+
+/** Fields a transition may set besides the state. `id`, `kind` and `state` never change that way. */
+export type PayoutPatch = Partial<Omit<Payout, "id" | "kind" | "state">>;

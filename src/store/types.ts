@@ -1,0 +1,134 @@
+/**
+ * The storage interfaces. Each has a Redis implementation (production, tests) and an
+ * in-memory one (the demo without Redis); one contract test suite runs against both so
+ * they cannot drift. Payout logic lives above these, once.
+ */
+import type { Role } from "../config.js";
+import type { PayoutEvent, PayoutState } from "../payouts/lifecycle.js";
+import type { Locale, Payout, PayoutPatch } from "../payouts/payout.js";
+
+export type TransitionResult =
+  | {
+      ok: true;
+      payout: Payout /** true when this call (not an earlier one) made the move */;
+      applied: boolean;
+    }
+  | { ok: false; reason: "not_found" }
+  | { ok: false; reason: "wrong_state"; payout: Payout };
+
+export interface PayoutStore {
+  /** Stores a new payout (state `awaiting_confirmation`), indexed under its initiator. */
+  create(payout: Payout): Promise<void>;
+  get(id: string): Promise<Payout | null>;
+  /**
+   * The atomic compare-and-set of the lifecycle: applies `event` only if the current
+   * state allows it (lifecycle.ts), merging `patch` and setting `updatedAtMs`.
+   *
+   * With `claimId`, the call is idempotent for that claimant: if the payout is already in
+   * the event's target state with the same `claimId`, the result is `ok: true,
+   * applied: false`. So a command that ioredis resends after a reconnect finds its own
+   * claim instead of reporting a conflict and stranding the payout.
+   *
+   * Moving into a final state (no way out) sets the record's expiry to the retention;
+   * while in flight it never expires. `paymentId` in the patch indexes the payout for
+   * `findByPaymentId`. A move into `success | failed | canceled` also queues the payer's
+   * notification (`outbox`) in the same atomic step, so it cannot be lost between the two.
+   */
+  transition(
+    id: string,
+    event: PayoutEvent,
+    patch?: PayoutPatch,
+    options?: { claimId?: string },
+  ): Promise<TransitionResult>;
+  /** Sets fields without a state change (bookkeeping such as `messageId`, `notifiedAtMs`). */
+  update(id: string, patch: PayoutPatch): Promise<Payout | null>;
+  findByPaymentId(paymentId: string): Promise<Payout | null>;
+  /** Newest first. `userId` undefined: everyone's. Records that expired are skipped. */
+  list(options: {
+    userId?: number;
+    offset: number;
+    limit: number;
+  }): Promise<{ items: Payout[]; total: number }>;
+  /** Payouts now in `state` (used for `unknown`, and to resume tracking `pending`). */
+  listInState(state: Extract<PayoutState, "unknown" | "pending" | "submitting">): Promise<Payout[]>;
+}
+
+/** A conversation in progress in one chat (the /pay dialog). */
+export interface DialogState {
+  kind: "disbursement" | "collection";
+  step: "phone" | "amount";
+  phone?: string;
+}
+
+export interface SessionStore {
+  getDialog(chatId: number): Promise<DialogState | null>;
+  setDialog(chatId: number, dialog: DialogState, ttlSeconds: number): Promise<void>;
+  clearDialog(chatId: number): Promise<void>;
+  getLocale(userId: number): Promise<Locale | null>;
+  setLocale(userId: number, locale: Locale): Promise<void>;
+}
+
+export interface StaffMember {
+  userId: number;
+  role: Role;
+}
+
+export interface StaffStore {
+  get(userId: number): Promise<Role | null>;
+  set(userId: number, role: Role): Promise<void>;
+  remove(userId: number): Promise<boolean>;
+  list(): Promise<StaffMember[]>;
+}
+
+/**
+ * A schedule of ids due at times, shared by replicas. `claimDue` hands each due id to one
+ * caller only, under a lease: the id becomes due again at `now + leaseMs` unless the
+ * caller reschedules or removes it first, so a replica that dies loses nothing.
+ */
+export interface DueQueue {
+  schedule(id: string, dueAtMs: number): Promise<void>;
+  claimDue(nowMs: number, limit: number, leaseMs: number): Promise<string[]>;
+  remove(id: string): Promise<void>;
+  /** When `id` is next due, or null when it is not scheduled. */
+  dueAt(id: string): Promise<number | null>;
+  size(): Promise<number>;
+}
+
+export interface AuditEntry {
+  atMs: number;
+  actorId: number;
+  action: string;
+  payoutId?: string;
+  details?: Record<string, string | number | boolean | null>;
+}
+
+export interface AuditLog {
+  record(entry: AuditEntry): Promise<void>;
+  /** Newest first. */
+  recent(limit: number): Promise<AuditEntry[]>;
+}
+
+/** Named leases (leader election for the Telegram long-poller). */
+export interface LeaseStore {
+  /** Takes the lease if free or already ours; true when we hold it now. */
+  acquire(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Extends our lease; false when we lost it. */
+  renew(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  release(name: string, owner: string): Promise<void>;
+}
+
+export interface Stores {
+  readonly kind: "redis" | "memory";
+  payouts: PayoutStore;
+  sessions: SessionStore;
+  staff: StaffStore;
+  /** Pending payouts to poll at `GET /payments/{id}`. */
+  tracking: DueQueue;
+  /** Final statuses to tell payers (ids of payouts). */
+  outbox: DueQueue;
+  audit: AuditLog;
+  leases: LeaseStore;
+  /** True when the backing store answers now. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,28 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { inject } from "vitest";
+
+/** The Redis URL the global setup found or started. */
+export function testRedisUrl(): string {
+  return inject("redisUrl");
+}
+
+/** A fresh key prefix, so tests can share one Redis and run in parallel. */
+export function testPrefix(label = "t"): string {
+  return `test:${label}:${randomUUID().slice(0, 8)}:`;
+}
+
+/** A connected client for tests; call `dropPrefix` and `quit` in afterEach/afterAll. */
+export function testRedis(): Redis {
+  return new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
+}
+
+/** Deletes every key under `prefix` (tests leave nothing behind). */
+export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== "0");
+}
