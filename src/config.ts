@@ -9,6 +9,10 @@ import { z } from "zod";
 export const ROLES = ["admin", "approver", "payer", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
 export interface StaffEntry {
   userId: number;
   role: Role;
@@ -21,11 +25,13 @@ const RATE_LIMIT_PER_MINUTE = { sandbox: 100, production: 300 } as const;
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
+/** The trimmed value, or undefined when unset or blank (what `optionalText` gives). */
+function textOf(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
 function optionalText() {
-  return z
-    .string()
-    .optional()
-    .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+  return z.string().optional().transform(textOf);
 }
 
 function intInRange(fallback: number, min: number, max: number) {
@@ -74,7 +80,7 @@ export function parseStaff(raw: string | undefined): { staff: StaffEntry[]; prob
     if (entry === "") continue;
     const match = /^(\d{1,15}):([a-z]+)$/.exec(entry);
     const role = match?.[2];
-    if (!match || !role || !(ROLES as readonly string[]).includes(role)) {
+    if (!match || !role || !isRole(role)) {
       problems.push(
         `"${entry}" is not id:role with a numeric Telegram user id and a role among ${ROLES.join(", ")}`,
       );
@@ -85,7 +91,7 @@ export function parseStaff(raw: string | undefined): { staff: StaffEntry[]; prob
       problems.push(`user ${userId} is listed twice`);
       continue;
     }
-    staff.push({ userId, role: role as Role });
+    staff.push({ userId, role });
   }
   return { staff, problems };
 }
@@ -196,7 +202,13 @@ function readPem(
       problems.push(`${name}: is neither PEM text nor the path of a readable file ("${value}")`);
       return undefined;
     }
-    pem = readFileSync(value, "utf8");
+    try {
+      pem = readFileSync(value, "utf8");
+    } catch {
+      // A directory or a file we may not read: a problem to report, not a crash.
+      problems.push(`${name}: is neither PEM text nor the path of a readable file ("${value}")`);
+      return undefined;
+    }
   }
   if (!pem.includes(`${kind} KEY-----`)) {
     problems.push(
@@ -222,44 +234,45 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   }
   const { staff, problems: staffProblems } = parseStaff(env.STAFF);
   problems.push(...staffProblems.map((problem) => `STAFF: ${problem}`));
-  if (!parsed.success) throw new ConfigError(problems);
 
-  const values = parsed.data;
+  // The checks below read the raw environment, so that one bad value above does not hide
+  // the problems below: every problem is reported in one go.
   if (mode === "start") {
-    if (!values.TELEGRAM_BOT_TOKEN) {
+    if (!textOf(env.TELEGRAM_BOT_TOKEN)) {
       problems.push(
         "TELEGRAM_BOT_TOKEN: required; create a bot with @BotFather and paste its token",
       );
     }
-    if (!values.PAYMENT_API_KEY) {
+    if (!textOf(env.PAYMENT_API_KEY)) {
       problems.push("PAYMENT_API_KEY: required; generate an API key in the merchant portal");
     }
-    if (!values.PAYMENT_API_BASE_URL) {
+    if (!textOf(env.PAYMENT_API_BASE_URL)) {
       problems.push("PAYMENT_API_BASE_URL: required; the base URL of the Payment API environment");
     }
     if (staff.length === 0) {
       problems.push("STAFF: required; at least one admin, e.g. STAFF=123456789:admin");
     }
   }
-  if (values.TELEGRAM_WEBHOOK_URL && !values.TELEGRAM_WEBHOOK_SECRET) {
+  if (textOf(env.TELEGRAM_WEBHOOK_URL) && !textOf(env.TELEGRAM_WEBHOOK_SECRET)) {
     problems.push(
       "TELEGRAM_WEBHOOK_SECRET: required with TELEGRAM_WEBHOOK_URL, so forged updates are refused",
     );
   }
   const signaturePublicKey = readPem(
     "PAYMENT_SIGNATURE_PUBLIC_KEY",
-    values.PAYMENT_SIGNATURE_PUBLIC_KEY,
+    textOf(env.PAYMENT_SIGNATURE_PUBLIC_KEY),
     "PUBLIC",
     problems,
   );
   const requestSigningKey = readPem(
     "PAYMENT_REQUEST_SIGNING_KEY",
-    values.PAYMENT_REQUEST_SIGNING_KEY,
+    textOf(env.PAYMENT_REQUEST_SIGNING_KEY),
     "PRIVATE",
     problems,
   );
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
 
+  const values = parsed.data;
   return {
     telegram: {
       token: values.TELEGRAM_BOT_TOKEN,

@@ -25,10 +25,23 @@ const SECRET_KEYS = [
   "x-telegram-bot-api-secret-token",
 ];
 
-/** pino redaction paths: each secret key at the top level and one or two levels down. */
+/** pino redaction paths: each secret key at the top level and up to three levels down. */
 export const REDACT_PATHS = SECRET_KEYS.flatMap((key) =>
-  /^[A-Za-z_]\w*$/.test(key) ? [key, `*.${key}`, `*.*.${key}`] : [`*["${key}"]`, `*.*["${key}"]`],
+  /^[A-Za-z_]\w*$/.test(key)
+    ? [key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`]
+    : [`["${key}"]`, `*["${key}"]`, `*.*["${key}"]`, `*.*.*["${key}"]`],
 );
+
+/** Redacts bot tokens in every string of a log object (URLs in error details, say). */
+function redactTokensDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return redactToken(value);
+  if (depth > 4 || value === null || typeof value !== "object" || value instanceof Error)
+    return value;
+  if (Array.isArray(value)) return value.map((item) => redactTokensDeep(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = redactTokensDeep(item, depth + 1);
+  return copy;
+}
 
 /** `237670000001` → `2376•••••001`; anything that is not a long digit string is masked whole. */
 export function maskPhone(phone: string): string {
@@ -54,10 +67,21 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     level: options.level ?? "info",
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
     base: undefined,
-    formatters: { level: (label: string) => ({ level: label }) },
+    formatters: {
+      level: (label: string) => ({ level: label }),
+      log: (object: Record<string, unknown>) => {
+        const redacted = redactTokensDeep(object);
+        return typeof redacted === "object" && redacted !== null ? { ...redacted } : object;
+      },
+    },
     hooks: {
       // Error messages from HTTP libraries can quote a Telegram URL with the token in it.
       logMethod(this: Logger, args: Parameters<Logger["info"]>, method: Logger["info"]) {
+        const first = args[0];
+        // pino copies an error's message into `msg` when no message is given: redact it too.
+        if (first instanceof Error && typeof args[1] !== "string") {
+          return method.call(this, first, redactToken(first.message));
+        }
         const redacted = args.map((arg) => (typeof arg === "string" ? redactToken(arg) : arg));
         return method.apply(this, redacted as Parameters<Logger["info"]>);
       },

@@ -50,9 +50,10 @@ export function operatorOf(nationalNumber: string): OperatorHint | undefined {
 export function parsePhone(input: string): PhoneParseResult {
   const trimmed = input.trim();
   if (trimmed === "") return { ok: false, problem: "empty" };
-  if (!/^\+?[\d\s().-]+$/.test(trimmed)) return { ok: false, problem: "not_digits" };
+  // `(+237) 670 00 00 01` is a common way of writing a number: a bracket may open it.
+  if (!/^\(?\+?[\d\s().-]+$/.test(trimmed)) return { ok: false, problem: "not_digits" };
   let digits = trimmed.replace(/\D/g, "");
-  if (trimmed.startsWith("+") || digits.startsWith("00")) {
+  if (/^\(?\+/.test(trimmed) || digits.startsWith("00")) {
     digits = digits.replace(/^00/, "");
     if (!digits.startsWith("237")) return { ok: false, problem: "wrong_country" };
   }

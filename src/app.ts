@@ -1,0 +1,302 @@
+/**
+ * The composition root: builds every part from the configuration, starts them in order,
+ * and stops them in reverse. `npm start`, the demo and the end-to-end tests all run the
+ * product through `startApp`, so what is tested is what runs.
+ */
+import type { Redis } from "ioredis";
+import type { Telegraf } from "telegraf";
+import { TelegramError } from "telegraf";
+import { createBot, registerCommands } from "./bot/bot.js";
+import type { BotContext } from "./bot/context.js";
+import { TelegramMessenger } from "./bot/messenger.js";
+import { UpdatePoller } from "./bot/poller.js";
+import type { Config } from "./config.js";
+import { type HttpServerHandle, startHttpServer } from "./http/server.js";
+import type { Logger } from "./logger.js";
+import { PaymentClient } from "./payments/client.js";
+import { PaymentApiError, PaymentClientError } from "./payments/errors.js";
+import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
+import type { RateLimiter } from "./payments/rate-limiter.js";
+import { loadPublicKey } from "./payments/signature.js";
+import { Notifier } from "./payouts/notifier.js";
+import { PayoutService } from "./payouts/service.js";
+import { PayoutTracker } from "./payouts/tracker.js";
+import { PaymentWebhook } from "./payouts/webhook.js";
+import { keys } from "./store/keys.js";
+import { createRedisConnection, createRedisStores, waitForReady } from "./store/redis.js";
+import { limiterWindowMs, RedisRateLimiter } from "./store/redis-rate-limiter.js";
+import type { Stores } from "./store/types.js";
+
+/** A start-up failure with a message for a person (no stack trace needed). */
+export class StartupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StartupError";
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  logger: Logger;
+  /** Stores to use instead of connecting to `config.redis.url` (the demo's in-memory ones). */
+  stores?: Stores;
+  /** Long-poll wait (tests and the demo use short ones). Default 25 s. */
+  pollTimeoutSeconds?: number;
+  /** Tick of the tracker and notifier loops (tests use short ones). */
+  loopTickMs?: number;
+  /** Skip the HTTP server (in-process tests that need none). Default true. */
+  http?: boolean;
+  now?: () => number;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly stores: Stores;
+  readonly bot: Telegraf<BotContext>;
+  readonly service: PayoutService;
+  readonly tracker: PayoutTracker;
+  readonly notifier: Notifier;
+  readonly webhook: PaymentWebhook;
+  readonly poller: UpdatePoller | undefined;
+  readonly http: HttpServerHandle | undefined;
+  readonly mode: "polling" | "webhook";
+  readonly botUsername: string;
+  stop(): Promise<void>;
+}
+
+async function connectStores(
+  config: Config,
+  logger: Logger,
+): Promise<{ stores: Stores; redis: Redis }> {
+  const redis = createRedisConnection(config.redis.url, { logger });
+  try {
+    await waitForReady(redis, 10_000);
+  } catch (error) {
+    redis.disconnect();
+    throw new StartupError(
+      `Redis at ${config.redis.url} is not reachable; start Redis or fix REDIS_URL.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const stores = createRedisStores(redis, {
+    prefix: config.redis.keyPrefix,
+    retentionMs: config.retentionMs,
+    logger,
+  });
+  return { stores, redis };
+}
+
+function rateLimiter(config: Config, redis: Redis | undefined): RateLimiter {
+  const limit = config.payment.rateLimitPerMinute;
+  if (!redis) return new LocalRateLimiter({ limit, windowMs: limiterWindowMs() });
+  // Shared by every replica on this Redis: the API counts requests per key, not per process.
+  return new RedisRateLimiter({
+    redis,
+    key: keys(config.redis.keyPrefix).rateLimit("payment-api"),
+    limit,
+    windowMs: limiterWindowMs(),
+  });
+}
+
+/** Checks the API key and base URL once, so a wrong one stops the start with a clear message. */
+async function checkPaymentApi(client: PaymentClient, config: Config): Promise<void> {
+  try {
+    await client.getAvailability();
+  } catch (error) {
+    if (error instanceof PaymentApiError && error.statusCode === 401) {
+      throw new StartupError(
+        "The Payment API refused PAYMENT_API_KEY (401). Check the key in the merchant portal.",
+      );
+    }
+    if (error instanceof PaymentClientError) {
+      throw new StartupError(
+        `The Payment API at ${config.payment.baseUrl} did not answer properly: ${error.message}. Check PAYMENT_API_BASE_URL.`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+async function botIdentity(bot: Telegraf<BotContext>): Promise<string> {
+  try {
+    bot.botInfo = await bot.telegram.getMe();
+    return bot.botInfo.username;
+  } catch (error) {
+    if (error instanceof TelegramError && error.code === 401) {
+      throw new StartupError(
+        "Telegram refused TELEGRAM_BOT_TOKEN (401 Unauthorized). Copy the token from @BotFather again.",
+      );
+    }
+    throw new StartupError(
+      `Telegram did not answer getMe: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** Starts everything; on a failure part-way, stops what had started and throws. */
+export async function startApp(options: AppOptions): Promise<App> {
+  const { config, logger } = options;
+  const { token } = config.telegram;
+  const { apiKey, baseUrl } = config.payment;
+  if (!token || !apiKey || !baseUrl) {
+    throw new StartupError(
+      "TELEGRAM_BOT_TOKEN, PAYMENT_API_KEY and PAYMENT_API_BASE_URL are required.",
+    );
+  }
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((error: unknown) => logger.warn({ err: error }, "stop step failed"));
+  };
+  try {
+    let redis: Redis | undefined;
+    let stores = options.stores;
+    if (!stores) {
+      const connected = await connectStores(config, logger);
+      stores = connected.stores;
+      redis = connected.redis;
+    }
+    const storesInUse = stores;
+    cleanups.push(() => storesInUse.close());
+    for (const member of config.staff) await stores.staff.set(member.userId, member.role);
+
+    const client = new PaymentClient({
+      baseUrl,
+      apiKey,
+      limiter: rateLimiter(config, redis),
+      requestTimeoutMs: config.payment.timeoutMs,
+      requestSigningKeyPem: config.payment.requestSigningKey,
+      responseVerifyKeyPem: config.payment.signaturePublicKey,
+      logger,
+    });
+    cleanups.push(() => client.close());
+    await checkPaymentApi(client, config);
+
+    const now = options.now ?? Date.now;
+    const service = new PayoutService({
+      gateway: client,
+      stores,
+      logger,
+      confirmationTtlSeconds: config.confirmationTtlSeconds,
+      statusPollIntervalMs: config.statusPollIntervalMs,
+      now,
+    });
+    const bot = createBot({
+      token,
+      apiRoot: config.telegram.apiRoot,
+      service,
+      stores,
+      logger,
+      now,
+    });
+    const botUsername = await botIdentity(bot);
+    await registerCommands(bot);
+
+    const messenger = new TelegramMessenger(bot.telegram, stores, logger);
+    const notifier = new Notifier({ stores, messenger, logger, now, tickMs: options.loopTickMs });
+    notifier.start();
+    cleanups.push(() => notifier.stop());
+    const tracker = new PayoutTracker({
+      service,
+      stores,
+      logger,
+      pollIntervalMs: config.statusPollIntervalMs,
+      stuckAfterMs: config.stuckAfterMs,
+      // Longer than any one submission can take (timeouts, 429 waits), so a live one is never taken.
+      submittingLimitMs: Math.max(5 * 60_000, config.payment.timeoutMs * 8),
+      tickMs: options.loopTickMs,
+      now,
+      onAttention: (payout, reason) => messenger.notifyAttention(payout, reason),
+    });
+    await tracker.start();
+    cleanups.push(() => tracker.stop());
+    const webhook = new PaymentWebhook({
+      service,
+      stores,
+      logger,
+      publicKey: config.payment.signaturePublicKey
+        ? loadPublicKey(config.payment.signaturePublicKey)
+        : undefined,
+      onSettled: () => notifier.wake(),
+    });
+    cleanups.push(() => webhook.idle());
+
+    const webhookUrl = config.telegram.webhookUrl;
+    const webhookSecret = config.telegram.webhookSecret;
+    const mode = webhookUrl && webhookSecret ? "webhook" : "polling";
+    let running = true;
+    let http: HttpServerHandle | undefined;
+    if (options.http !== false) {
+      const storesForHealth = stores;
+      http = await startHttpServer({
+        host: config.http.host,
+        port: config.http.port,
+        logger,
+        health: async () => running && (await storesForHealth.ping()),
+        paymentWebhook: {
+          path: config.payment.webhookPath,
+          receive: (request) => webhook.receive(request),
+        },
+        telegramWebhook:
+          webhookUrl && webhookSecret
+            ? {
+                path: new URL(webhookUrl).pathname,
+                secret: webhookSecret,
+                handleUpdate: (update) =>
+                  bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]),
+              }
+            : undefined,
+      });
+      const server = http;
+      cleanups.push(() => server.close());
+    }
+
+    let poller: UpdatePoller | undefined;
+    if (webhookUrl && webhookSecret) {
+      await bot.telegram.setWebhook(webhookUrl, {
+        secret_token: webhookSecret,
+        allowed_updates: ["message", "callback_query"],
+      });
+    } else {
+      await bot.telegram.deleteWebhook();
+      const started = new UpdatePoller({
+        telegram: bot.telegram,
+        handleUpdate: (update) => bot.handleUpdate(update),
+        leases: stores.leases,
+        logger,
+        pollTimeoutSeconds: options.pollTimeoutSeconds,
+      });
+      started.start();
+      poller = started;
+      cleanups.push(() => started.stop());
+    }
+    // Stop taking updates first (the poller was pushed last), then the loops, then storage.
+    cleanups.push(async () => {
+      running = false;
+    });
+
+    return {
+      config,
+      stores,
+      bot,
+      service,
+      tracker,
+      notifier,
+      webhook,
+      poller,
+      http,
+      mode,
+      botUsername,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

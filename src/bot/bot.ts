@@ -1,0 +1,92 @@
+/**
+ * Builds the Telegraf bot: the access rules, then one Composer per feature, in order.
+ * Nothing about a command lives here.
+ */
+import { Telegraf } from "telegraf";
+import type { BotCommand } from "telegraf/types";
+import { translator } from "../i18n.js";
+import type { Logger } from "../logger.js";
+import type { LOCALES } from "../payouts/payout.js";
+import type { PayoutService } from "../payouts/service.js";
+import { isStoreUnavailableError } from "../store/errors.js";
+import type { Stores } from "../store/types.js";
+import { BotContext } from "./context.js";
+import { access, sequentialPerChat } from "./features/access.js";
+import { adminFeature } from "./features/admin.js";
+import { fallbackFeature, helpFeature } from "./features/help.js";
+import { lookupFeature } from "./features/lookup.js";
+import { payFeature } from "./features/pay.js";
+import { statusFeature } from "./features/status.js";
+
+export interface BotDeps {
+  token: string;
+  apiRoot: string;
+  service: PayoutService;
+  stores: Stores;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * Handlers are kept short (slow work is one Payment API call with its own deadline);
+ * this bound is below Telegram's 60 s webhook wait.
+ */
+const HANDLER_TIMEOUT_MS = 45_000;
+
+export function createBot(deps: BotDeps): Telegraf<BotContext> {
+  const now = deps.now ?? Date.now;
+  const bot = new Telegraf<BotContext>(deps.token, {
+    contextType: BotContext,
+    handlerTimeout: HANDLER_TIMEOUT_MS,
+    // Replies go out as API calls we can await and check, never in the webhook answer.
+    telegram: { apiRoot: deps.apiRoot, webhookReply: false },
+  });
+
+  bot.use(sequentialPerChat());
+  bot.use(access({ stores: deps.stores, logger: deps.logger }));
+  bot.use(helpFeature({ stores: deps.stores }));
+  bot.use(payFeature({ service: deps.service, stores: deps.stores, now }));
+  bot.use(lookupFeature({ service: deps.service }));
+  bot.use(statusFeature({ service: deps.service, stores: deps.stores }));
+  bot.use(adminFeature({ service: deps.service, stores: deps.stores, now }));
+  bot.use(fallbackFeature());
+
+  bot.catch(async (error, ctx) => {
+    const unavailable = isStoreUnavailableError(error);
+    deps.logger.error({ err: error, updateId: ctx.update.update_id, unavailable }, "update failed");
+    const t = ctx.t ?? translator("en");
+    const text = t(unavailable ? "error.store_unavailable" : "error.internal");
+    try {
+      if (ctx.callbackQuery)
+        await ctx.answerCbQuery(
+          t.plain(unavailable ? "error.store_unavailable" : "error.internal"),
+        );
+      else if (ctx.chat?.type === "private") await ctx.reply(text, { parse_mode: "HTML" });
+    } catch (replyError) {
+      deps.logger.warn({ err: replyError }, "could not tell the user about a failed update");
+    }
+  });
+  return bot;
+}
+
+/** The command menu, in English (default) and French. */
+export function commandMenu(locale: (typeof LOCALES)[number]): BotCommand[] {
+  const t = translator(locale);
+  const names = [
+    "pay",
+    "collect",
+    "whois",
+    "status",
+    "history",
+    "availability",
+    "cancel",
+    "lang",
+    "help",
+  ] as const;
+  return names.map((command) => ({ command, description: t.plain(`menu.${command}`) }));
+}
+
+export async function registerCommands(bot: Telegraf<BotContext>): Promise<void> {
+  await bot.telegram.setMyCommands(commandMenu("en"));
+  await bot.telegram.setMyCommands(commandMenu("fr"), { language_code: "fr" });
+}

@@ -1,0 +1,31 @@
+/**
+ * The bot's context type, defined once: Telegraf's context plus the staff member behind
+ * the update, their language, `t()` for translations and a child logger. The access
+ * middleware (features/access.ts) fills these in before any feature runs.
+ */
+import { Context } from "telegraf";
+import { type Translate, translator } from "../i18n.js";
+import { type Logger, silentLogger } from "../logger.js";
+import type { Locale } from "../payouts/payout.js";
+import type { StaffMember } from "../store/types.js";
+
+export class BotContext extends Context {
+  /** The staff member who sent this update; null for anyone else. */
+  staff: StaffMember | null = null;
+  locale: Locale = "en";
+  t: Translate = translator("en");
+  log: Logger = silentLogger;
+}
+
+/** Role ranks: a role may do what every lower role may. */
+const RANK = { viewer: 0, payer: 1, approver: 2, admin: 3 } as const;
+export type Permission = "read" | "pay" | "admin";
+const NEEDED: Record<Permission, number> = {
+  read: RANK.viewer,
+  pay: RANK.payer,
+  admin: RANK.admin,
+};
+
+export function can(staff: StaffMember | null, permission: Permission): boolean {
+  return staff !== null && RANK[staff.role] >= NEEDED[permission];
+}

@@ -1,0 +1,84 @@
+/**
+ * Runs before every feature, on every update (callback queries included): finds the
+ * staff member behind the update by numeric Telegram user id, their language, and keeps
+ * money talk out of groups. Strangers get a short refusal that shows their id.
+ */
+import type { Middleware } from "telegraf";
+import { isLocale, localeFromLanguageCode, translator } from "../../i18n.js";
+import type { Logger } from "../../logger.js";
+import type { Stores } from "../../store/types.js";
+import type { BotContext } from "../context.js";
+
+export interface AccessDeps {
+  stores: Stores;
+  logger: Logger;
+}
+
+const GROUP_ALLOWED = /^\/(start|help)(@\w+)?(\s|$)/;
+
+export function access(deps: AccessDeps): Middleware<BotContext> {
+  return async (ctx, next) => {
+    const from = ctx.from;
+    if (!from || from.is_bot) return;
+    const [role, savedLocale] = await Promise.all([
+      deps.stores.staff.get(from.id),
+      deps.stores.sessions.getLocale(from.id),
+    ]);
+    ctx.staff = role ? { userId: from.id, role } : null;
+    ctx.locale =
+      savedLocale && isLocale(savedLocale)
+        ? savedLocale
+        : localeFromLanguageCode(from.language_code);
+    ctx.t = translator(ctx.locale);
+    ctx.log = deps.logger.child({ updateId: ctx.update.update_id, userId: from.id });
+
+    if (ctx.chat && ctx.chat.type !== "private") {
+      const text = ctx.message && "text" in ctx.message ? ctx.message.text : "";
+      if (GROUP_ALLOWED.test(text)) {
+        await ctx.reply(ctx.t("group.private_only", { bot: ctx.botInfo.username }), {
+          parse_mode: "HTML",
+        });
+      } else if (ctx.callbackQuery) {
+        await ctx.answerCbQuery(ctx.t.plain("group.private_only", { bot: ctx.botInfo.username }));
+      }
+      return;
+    }
+    if (!ctx.staff) {
+      ctx.log.warn({ chatId: ctx.chat?.id }, "refused update from a user who is not staff");
+      if (ctx.callbackQuery) {
+        await ctx.answerCbQuery(ctx.t.plain("access.refused", { id: from.id }), {
+          show_alert: true,
+        });
+      } else {
+        await ctx.reply(ctx.t("access.refused", { id: from.id }), { parse_mode: "HTML" });
+      }
+      return;
+    }
+    return next();
+  };
+}
+
+/**
+ * Handles the updates of one chat one after another (Telegraf's polling runs a batch
+ * concurrently), so a dialog never sees its steps out of order. Callback queries skip the
+ * queue: they must be answered within seconds, and every button acts through an atomic
+ * compare-and-set, so order does not matter for them.
+ */
+export function sequentialPerChat(): Middleware<BotContext> {
+  const tails = new Map<number, Promise<void>>();
+  return (ctx, next) => {
+    const chatId = ctx.chat?.id;
+    if (chatId === undefined || ctx.callbackQuery) return next();
+    const previous = tails.get(chatId) ?? Promise.resolve();
+    const run = previous.then(() => next());
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    tails.set(chatId, tail);
+    void tail.then(() => {
+      if (tails.get(chatId) === tail) tails.delete(chatId);
+    });
+    return run;
+  };
+}

@@ -1,0 +1,50 @@
+/** /start, /help and /lang, and the answer to anything the bot does not understand. */
+import { Composer } from "telegraf";
+import { isLocale, type MessageKey, translator } from "../../i18n.js";
+import type { Stores } from "../../store/types.js";
+import { commandPayload } from "../command-args.js";
+import { type BotContext, can } from "../context.js";
+
+/** Help sections, each shown to the roles that may use its commands. */
+const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boolean }> = [
+  { key: "help.pay", shown: (ctx) => can(ctx.staff, "pay") },
+  { key: "help.read", shown: (ctx) => can(ctx.staff, "read") },
+  { key: "help.admin", shown: (ctx) => can(ctx.staff, "admin") },
+  { key: "help.general", shown: () => true },
+];
+
+export function helpText(ctx: BotContext): string {
+  const role = ctx.staff?.role ?? "viewer";
+  const lines = [ctx.t("help.title", { role: ctx.t(`role.${role}`) })];
+  for (const section of SECTIONS) if (section.shown(ctx)) lines.push("", ctx.t(section.key));
+  return lines.join("\n");
+}
+
+export function helpFeature(deps: { stores: Stores }): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.start((ctx) => ctx.reply(helpText(ctx), { parse_mode: "HTML" }));
+  composer.help((ctx) => ctx.reply(helpText(ctx), { parse_mode: "HTML" }));
+
+  composer.command("lang", async (ctx) => {
+    const wanted = commandPayload(ctx.message.text).toLowerCase();
+    if (!isLocale(wanted)) {
+      await ctx.reply(ctx.t("lang.usage"), { parse_mode: "HTML" });
+      return;
+    }
+    await deps.stores.sessions.setLocale(ctx.from.id, wanted);
+    ctx.locale = wanted;
+    ctx.t = translator(wanted);
+    await ctx.reply(ctx.t("lang.changed"), { parse_mode: "HTML" });
+  });
+
+  return composer;
+}
+
+/** Last in the chain: unknown commands and stray text. */
+export function fallbackFeature(): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+  composer.on("message", (ctx) => ctx.reply(ctx.t("fallback.unknown"), { parse_mode: "HTML" }));
+  composer.on("callback_query", (ctx) => ctx.answerCbQuery(ctx.t.plain("confirm.gone")));
+  return composer;
+}

@@ -1,0 +1,227 @@
+/**
+ * /pay and /collect: collect the number and amount (in one line or step by step), show
+ * the registered name with Confirm / Cancel, and hand the presses to the payout service.
+ * Nothing here talks to the Payment API; the service does, exactly once.
+ */
+import { Composer } from "telegraf";
+import { message } from "telegraf/filters";
+import { MAX_AMOUNT_XAF, parseAmount } from "../../payments/money.js";
+import { parsePhone } from "../../payments/phone.js";
+import type { PayoutKind } from "../../payouts/payout.js";
+import type { PayoutService } from "../../payouts/service.js";
+import type { DialogState, Stores } from "../../store/types.js";
+import { commandPayload, splitPaymentArgs } from "../command-args.js";
+import { type BotContext, can } from "../context.js";
+import { editView, replyView } from "../reply.js";
+import {
+  amountProblemText,
+  CALLBACK_PATTERN,
+  confirmationPrompt,
+  payoutStateView,
+  phoneProblemText,
+  prepareFailureText,
+} from "../views.js";
+
+export interface PayDeps {
+  service: PayoutService;
+  stores: Stores;
+  now: () => number;
+}
+
+/** A half-finished /pay dialog is forgotten after this long. */
+export const DIALOG_TTL_SECONDS = 600;
+
+const COMMAND_OF: Record<PayoutKind, "pay" | "collect"> = {
+  disbursement: "pay",
+  collection: "collect",
+};
+
+export function payFeature(deps: PayDeps): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  const mayPay = async (ctx: BotContext): Promise<boolean> => {
+    if (can(ctx.staff, "pay")) return true;
+    await ctx.reply(ctx.t("access.cannot_pay", { role: ctx.staff?.role ?? "" }), {
+      parse_mode: "HTML",
+    });
+    return false;
+  };
+
+  /** Validated number and amount in hand: ask the service and show the prompt. */
+  const prepare = async (
+    ctx: BotContext,
+    kind: PayoutKind,
+    phone: string,
+    amount: string,
+    note?: string,
+  ) => {
+    const chatId = ctx.chat?.id;
+    const userId = ctx.from?.id;
+    if (chatId === undefined || userId === undefined) return;
+    await ctx.sendChatAction("typing").catch(() => undefined);
+    const result = await deps.service.prepare({
+      kind,
+      phone,
+      amount,
+      note,
+      initiatorId: userId,
+      chatId,
+      locale: ctx.locale,
+    });
+    if (!result.ok) {
+      ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
+      await ctx.reply(prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF), {
+        parse_mode: "HTML",
+      });
+      return;
+    }
+    const sent = await replyView(ctx, confirmationPrompt(ctx.t, result.payout, deps.now()));
+    await deps.service.attachMessage(result.payout.id, sent.message_id);
+  };
+
+  const start = async (ctx: BotContext, kind: PayoutKind, text: string) => {
+    if (!(await mayPay(ctx))) return;
+    const chatId = ctx.chat?.id;
+    if (chatId === undefined) return;
+    await deps.stores.sessions.clearDialog(chatId);
+    const args = splitPaymentArgs(commandPayload(text));
+    if (args.phone === undefined) {
+      await deps.stores.sessions.setDialog(chatId, { kind, step: "phone" }, DIALOG_TTL_SECONDS);
+      await ctx.reply(
+        ctx.t(kind === "disbursement" ? "dialog.ask_phone_pay" : "dialog.ask_phone_collect"),
+        {
+          parse_mode: "HTML",
+        },
+      );
+      return;
+    }
+    if (args.amount === undefined) {
+      const phone = parsePhone(args.phone);
+      if (!phone.ok) {
+        const usage = ctx.t(kind === "disbursement" ? "usage.pay" : "usage.collect");
+        await ctx.reply(`${phoneProblemText(ctx.t, phone.problem, phone.operator)}\n${usage}`, {
+          parse_mode: "HTML",
+        });
+        return;
+      }
+      await deps.stores.sessions.setDialog(
+        chatId,
+        { kind, step: "amount", phone: phone.phone },
+        DIALOG_TTL_SECONDS,
+      );
+      await ctx.reply(ctx.t("dialog.ask_amount"), { parse_mode: "HTML" });
+      return;
+    }
+    await prepare(ctx, kind, args.phone, args.amount, args.note);
+  };
+
+  composer.command("pay", (ctx) => start(ctx, "disbursement", ctx.message.text));
+  composer.command("collect", (ctx) => start(ctx, "collection", ctx.message.text));
+
+  composer.command("cancel", async (ctx) => {
+    const dialog = await deps.stores.sessions.getDialog(ctx.chat.id);
+    await deps.stores.sessions.clearDialog(ctx.chat.id);
+    await ctx.reply(ctx.t(dialog ? "dialog.cancelled" : "dialog.nothing_to_cancel"), {
+      parse_mode: "HTML",
+    });
+  });
+
+  composer.on(message("text"), async (ctx, next) => {
+    if (ctx.message.text.startsWith("/")) return next();
+    const dialog = await deps.stores.sessions.getDialog(ctx.chat.id);
+    if (!dialog) return next();
+    if (!(await mayPay(ctx))) return;
+    await dialogStep(ctx, dialog, ctx.message.text);
+  });
+
+  const dialogStep = async (ctx: BotContext, dialog: DialogState, text: string) => {
+    const chatId = ctx.chat?.id;
+    if (chatId === undefined) return;
+    if (dialog.step === "phone") {
+      const phone = parsePhone(text);
+      if (!phone.ok) {
+        await ctx.reply(
+          `${phoneProblemText(ctx.t, phone.problem, phone.operator)}\n${ctx.t("dialog.retry_or_cancel")}`,
+          {
+            parse_mode: "HTML",
+          },
+        );
+        return;
+      }
+      await deps.stores.sessions.setDialog(
+        chatId,
+        { ...dialog, step: "amount", phone: phone.phone },
+        DIALOG_TTL_SECONDS,
+      );
+      await ctx.reply(ctx.t("dialog.ask_amount"), { parse_mode: "HTML" });
+      return;
+    }
+    const amount = parseAmount(text);
+    if (!amount.ok || dialog.phone === undefined) {
+      const problem = amount.ok ? "empty" : amount.problem;
+      await ctx.reply(
+        `${amountProblemText(ctx.t, problem, MAX_AMOUNT_XAF)}\n${ctx.t("dialog.retry_or_cancel")}`,
+        {
+          parse_mode: "HTML",
+        },
+      );
+      return;
+    }
+    await deps.stores.sessions.clearDialog(chatId);
+    await prepare(ctx, dialog.kind, dialog.phone, text);
+  };
+
+  composer.action(CALLBACK_PATTERN.confirm, async (ctx) => {
+    const payoutId = ctx.match[1] ?? "";
+    const claim = await deps.service.claim(payoutId, ctx.from.id);
+    switch (claim.outcome) {
+      case "claimed": {
+        // Answer first (Telegram expires unanswered queries), then the slow request.
+        await ctx.answerCbQuery(ctx.t.plain("confirm.sending"));
+        await editView(ctx, payoutStateView(ctx.t, claim.payout));
+        const result = await deps.service.submit(claim);
+        await editView(ctx, payoutStateView(ctx.t, result.payout));
+        return;
+      }
+      case "forbidden":
+        await ctx.answerCbQuery(ctx.t.plain("confirm.not_yours"), { show_alert: true });
+        return;
+      case "expired":
+        await ctx.answerCbQuery(ctx.t.plain("confirm.expired"), { show_alert: true });
+        await editView(ctx, payoutStateView(ctx.t, claim.payout));
+        return;
+      case "already":
+        await ctx.answerCbQuery(ctx.t.plain("confirm.already"));
+        await editView(ctx, payoutStateView(ctx.t, claim.payout));
+        return;
+      case "not_found":
+        await ctx.answerCbQuery(ctx.t.plain("confirm.gone"), { show_alert: true });
+        await ctx.editMessageReplyMarkup(undefined).catch(() => undefined);
+        return;
+    }
+  });
+
+  composer.action(CALLBACK_PATTERN.cancel, async (ctx) => {
+    const payoutId = ctx.match[1] ?? "";
+    const result = await deps.service.cancel(payoutId, ctx.from.id);
+    switch (result.outcome) {
+      case "cancelled":
+        await ctx.answerCbQuery(ctx.t.plain("cancel.done"));
+        await editView(ctx, payoutStateView(ctx.t, result.payout));
+        return;
+      case "forbidden":
+        await ctx.answerCbQuery(ctx.t.plain("confirm.not_yours"), { show_alert: true });
+        return;
+      case "already":
+        await ctx.answerCbQuery(ctx.t.plain("cancel.too_late"));
+        await editView(ctx, payoutStateView(ctx.t, result.payout));
+        return;
+      case "not_found":
+        await ctx.answerCbQuery(ctx.t.plain("confirm.gone"), { show_alert: true });
+        await ctx.editMessageReplyMarkup(undefined).catch(() => undefined);
+        return;
+    }
+  });
+
+  return composer;
+}

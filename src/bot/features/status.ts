@@ -1,0 +1,74 @@
+/** /status and /history: what happened to a payment, and the recent payouts. */
+import { Composer } from "telegraf";
+import { PaymentApiError } from "../../payments/errors.js";
+import type { PayoutService } from "../../payouts/service.js";
+import type { Stores } from "../../store/types.js";
+import { commandPayload } from "../command-args.js";
+import { type BotContext, can } from "../context.js";
+import { editView, replyView } from "../reply.js";
+import { CALLBACK_PATTERN, historyView, paymentView, payoutStateView } from "../views.js";
+
+export const HISTORY_PAGE_SIZE = 8;
+const REFERENCE = /^[\w-]{1,100}$/;
+
+export function statusFeature(deps: {
+  service: PayoutService;
+  stores: Stores;
+}): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.command("status", async (ctx) => {
+    if (!can(ctx.staff, "read")) return;
+    const reference = commandPayload(ctx.message.text);
+    if (!REFERENCE.test(reference)) {
+      await ctx.reply(ctx.t("usage.status"), { parse_mode: "HTML" });
+      return;
+    }
+    // A payout reference (ours) first; anything else is taken as the API's payment id.
+    const payout = await deps.stores.payouts.get(reference);
+    const visible =
+      payout &&
+      (payout.initiatorId === ctx.from.id ||
+        can(ctx.staff, "admin") ||
+        ctx.staff?.role === "viewer");
+    if (payout && visible) {
+      await replyView(ctx, payoutStateView(ctx.t, payout));
+      return;
+    }
+    try {
+      await replyView(ctx, paymentView(ctx.t, await deps.service.paymentStatus(reference)));
+    } catch (error) {
+      if (
+        error instanceof PaymentApiError &&
+        (error.statusCode === 404 || error.statusCode === 400)
+      ) {
+        await ctx.reply(ctx.t("status.not_found", { id: reference }), { parse_mode: "HTML" });
+        return;
+      }
+      ctx.log.warn({ err: error }, "status look-up failed");
+      await ctx.reply(ctx.t("error.api_unreachable"), { parse_mode: "HTML" });
+    }
+  });
+
+  const historyPage = async (ctx: BotContext, page: number) => {
+    const everyone = can(ctx.staff, "admin") || ctx.staff?.role === "viewer";
+    const result = await deps.stores.payouts.list({
+      userId: everyone ? undefined : ctx.from?.id,
+      offset: page * HISTORY_PAGE_SIZE,
+      limit: HISTORY_PAGE_SIZE,
+    });
+    return historyView(ctx.t, { ...result, page, pageSize: HISTORY_PAGE_SIZE }, everyone);
+  };
+
+  composer.command("history", async (ctx) => {
+    if (!can(ctx.staff, "read")) return;
+    await replyView(ctx, await historyPage(ctx, 0));
+  });
+
+  composer.action(CALLBACK_PATTERN.history, async (ctx) => {
+    await ctx.answerCbQuery();
+    await editView(ctx, await historyPage(ctx, Number(ctx.match[1])));
+  });
+
+  return composer;
+}

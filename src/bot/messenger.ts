@@ -1,0 +1,82 @@
+/**
+ * The Messenger of the notifier, on Telegram: edits a payout's prompt to its final state
+ * and pushes a new message (an edit does not make the phone buzz). Telegram's refusals
+ * become DeliveryErrors that say whether trying again can help.
+ */
+import type { Telegram } from "telegraf";
+import { TelegramError } from "telegraf";
+import { translator } from "../i18n.js";
+import type { Logger } from "../logger.js";
+import { DeliveryError, type Messenger } from "../payouts/notifier.js";
+import type { Payout } from "../payouts/payout.js";
+import type { Stores } from "../store/types.js";
+import { editMessageView, sendView } from "./reply.js";
+import { payoutStateView, settlementNotice, stuckNotice } from "./views.js";
+
+function toDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof TelegramError) {
+    const code = error.code;
+    const retryAfterSeconds = error.parameters?.retry_after;
+    // 403: blocked by the user or the chat is gone; 400: chat not found. Retrying won't help.
+    const permanent = code === 403 || (code === 400 && /chat not found/i.test(error.description));
+    return new DeliveryError(`Telegram refused the message: ${code} ${error.description}`, {
+      permanent,
+      retryAfterMs: retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : undefined,
+      cause: error,
+    });
+  }
+  return new DeliveryError("could not reach Telegram", { permanent: false, cause: error });
+}
+
+export class TelegramMessenger implements Messenger {
+  readonly #telegram: Telegram;
+  readonly #stores: Stores;
+  readonly #log: Logger;
+
+  constructor(telegram: Telegram, stores: Stores, logger: Logger) {
+    this.#telegram = telegram;
+    this.#stores = stores;
+    this.#log = logger;
+  }
+
+  async notifySettled(payout: Payout): Promise<void> {
+    const t = translator(payout.locale);
+    if (payout.messageId !== undefined) {
+      // The prompt may be gone (deleted, too old to edit): the push below is what matters.
+      await editMessageView(
+        this.#telegram,
+        payout.chatId,
+        payout.messageId,
+        payoutStateView(t, payout),
+      ).catch((error: unknown) =>
+        this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
+      );
+    }
+    try {
+      await sendView(this.#telegram, payout.chatId, settlementNotice(t, payout));
+    } catch (error) {
+      throw toDeliveryError(error);
+    }
+  }
+
+  async notifyAttention(payout: Payout, reason: "stuck" | "stranded"): Promise<void> {
+    const admins = (await this.#stores.staff.list()).filter((member) => member.role === "admin");
+    const recipients = new Set([payout.chatId, ...admins.map((member) => member.userId)]);
+    for (const chatId of recipients) {
+      const locale =
+        chatId === payout.chatId
+          ? payout.locale
+          : ((await this.#stores.sessions.getLocale(chatId)) ?? "en");
+      const t = translator(locale);
+      const view = reason === "stuck" ? stuckNotice(t, payout) : payoutStateView(t, payout);
+      try {
+        await sendView(this.#telegram, chatId, view);
+      } catch (error) {
+        this.#log.warn(
+          { err: error, payoutId: payout.id, chatId },
+          "could not send an attention notice",
+        );
+      }
+    }
+  }
+}

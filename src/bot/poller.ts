@@ -1,0 +1,143 @@
+/**
+ * Long polling, with one consumer per bot token across replicas (Telegram answers a
+ * second `getUpdates` with 409 Conflict). Each replica tries to hold a Redis lease; the
+ * holder polls and renews, the others wait and take over when the lease lapses. Updates
+ * are handed to the bot as they arrive, without waiting for slow handlers; the bot's
+ * per-chat queue keeps each chat in order.
+ */
+import { randomUUID } from "node:crypto";
+import type { Telegram } from "telegraf";
+import type { Update } from "telegraf/types";
+import type { Logger } from "../logger.js";
+import type { LeaseStore } from "../store/types.js";
+
+export interface PollerOptions {
+  telegram: Telegram;
+  handleUpdate: (update: Update) => Promise<void>;
+  leases: LeaseStore;
+  logger: Logger;
+  /** Long-poll wait in seconds. Default 25. */
+  pollTimeoutSeconds?: number;
+  /** Lease length; renewed every third of it. Default 30 s. */
+  leaseMs?: number;
+  /** Pause after a failed getUpdates. Default 2 s. */
+  errorBackoffMs?: number;
+  leaseName?: string;
+}
+
+const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+
+export class UpdatePoller {
+  readonly owner = randomUUID();
+  readonly #options: Required<PollerOptions>;
+  readonly #inFlight = new Set<Promise<void>>();
+  #stopped = true;
+  #loop: Promise<void> | undefined;
+  #abort: AbortController | undefined;
+  #leader = false;
+
+  constructor(options: PollerOptions) {
+    this.#options = {
+      pollTimeoutSeconds: 25,
+      leaseMs: 30_000,
+      errorBackoffMs: 2000,
+      leaseName: "telegram-poller",
+      ...options,
+    };
+  }
+
+  get isLeader(): boolean {
+    return this.#leader;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#loop = this.run();
+  }
+
+  /**
+   * Stops polling, waits for handlers in flight, and hands the lease over. A long poll
+   * still waiting is not awaited: what it brings back is left unconfirmed.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#abort?.abort();
+    await Promise.race([this.#loop, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    await Promise.allSettled([...this.#inFlight]);
+    if (this.#leader)
+      await this.#options.leases
+        .release(this.#options.leaseName, this.owner)
+        .catch(() => undefined);
+    this.#leader = false;
+  }
+
+  private async run(): Promise<void> {
+    const { leases, leaseName, leaseMs, logger } = this.#options;
+    let offset = 0;
+    let renewedAt = 0;
+    while (!this.#stopped) {
+      try {
+        if (!this.#leader || Date.now() - renewedAt > leaseMs / 3) {
+          const held = this.#leader
+            ? await leases.renew(leaseName, this.owner, leaseMs)
+            : await leases.acquire(leaseName, this.owner, leaseMs);
+          if (held !== this.#leader)
+            logger.info(
+              { leader: held },
+              held ? "this replica now polls Telegram" : "lost the polling lease",
+            );
+          this.#leader = held;
+          renewedAt = Date.now();
+          if (!held) {
+            await this.pause(leaseMs / 3);
+            continue;
+          }
+        }
+        offset = await this.pollOnce(offset);
+      } catch (error) {
+        if (this.#stopped) break;
+        logger.warn({ err: error }, "getUpdates failed; retrying");
+        await this.pause(this.#options.errorBackoffMs);
+      }
+    }
+  }
+
+  private async pollOnce(offset: number): Promise<number> {
+    const { telegram, pollTimeoutSeconds } = this.#options;
+    const updates = await telegram.callApi("getUpdates", {
+      offset,
+      limit: 100,
+      timeout: pollTimeoutSeconds,
+      allowed_updates: [...ALLOWED_UPDATES],
+    });
+    // Stopped while waiting: leave these unconfirmed, so the next poller gets them again.
+    if (this.#stopped) return offset;
+    let next = offset;
+    for (const update of updates) {
+      next = Math.max(next, update.update_id + 1);
+      this.dispatch(update);
+    }
+    return next;
+  }
+
+  private dispatch(update: Update): void {
+    const handled = this.#options
+      .handleUpdate(update)
+      .catch((error: unknown) =>
+        this.#options.logger.error({ err: error, updateId: update.update_id }, "update failed"),
+      );
+    this.#inFlight.add(handled);
+    void handled.finally(() => this.#inFlight.delete(handled));
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#abort = new AbortController();
+      this.#abort.signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

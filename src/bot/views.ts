@@ -1,0 +1,356 @@
+/**
+ * Message texts and keyboards. Everything shown to a user is built here from locales/
+ * templates; anything that came from a user or the API goes in escaped (i18n `t()`
+ * escapes parameters), so a name like `<b>Eve</b>` is shown, never rendered.
+ */
+import { Markup } from "telegraf";
+import type { InlineKeyboardMarkup } from "telegraf/types";
+import { html, type MessageKey, type Translate } from "../i18n.js";
+import { type AmountProblem, formatAmount } from "../payments/money.js";
+import { formatPhone, type OperatorHint, type PhoneProblem } from "../payments/phone.js";
+import type { AvailabilityEntry, Payment } from "../payments/schemas.js";
+import type { PayoutState } from "../payouts/lifecycle.js";
+import type { Locale, Payout } from "../payouts/payout.js";
+import type { PrepareFailure } from "../payouts/service.js";
+
+export interface View {
+  text: string;
+  keyboard?: InlineKeyboardMarkup;
+}
+
+/** Callback data: a one-letter action and the payout's opaque random id. */
+export const CALLBACK = {
+  confirm: (payoutId: string) => `c:${payoutId}`,
+  cancel: (payoutId: string) => `x:${payoutId}`,
+  history: (page: number) => `h:${page}`,
+} as const;
+export const CALLBACK_PATTERN = {
+  confirm: /^c:([\w-]{8,40})$/,
+  cancel: /^x:([\w-]{8,40})$/,
+  history: /^h:(\d{1,4})$/,
+} as const;
+
+/** Times are shown in Cameroon's time zone (West Africa Time, UTC+1). */
+export const TIME_ZONE = "Africa/Douala";
+
+export function formatTime(ms: number, locale: Locale): string {
+  return new Intl.DateTimeFormat(locale === "fr" ? "fr-FR" : "en-GB", {
+    timeZone: TIME_ZONE,
+    day: "2-digit",
+    month: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).format(new Date(ms));
+}
+
+const OPERATOR_NAMES: Record<OperatorHint, string> = {
+  mtn: "MTN MoMo",
+  orange: "Orange Money",
+  nexttel: "Nexttel",
+  camtel: "Camtel",
+};
+
+export function operatorName(operator: OperatorHint): string {
+  return OPERATOR_NAMES[operator];
+}
+
+function money(t: Translate, amount: number): string {
+  return formatAmount(amount, t.locale);
+}
+
+/** The lines every payout message shares: who, which number, how much, the note. */
+function payoutDetails(t: Translate, payout: Payout): string {
+  const lines = [
+    t(payout.kind === "disbursement" ? "payout.to" : "payout.from", { name: payout.recipientName }),
+    t("payout.number", {
+      phone: formatPhone(payout.phone),
+      operator: operatorName(payout.operator),
+    }),
+    t("payout.amount", { amount: money(t, payout.amount) }),
+  ];
+  if (payout.note) lines.push(t("payout.note", { note: payout.note }));
+  return lines.join("\n");
+}
+
+export function confirmationPrompt(t: Translate, payout: Payout, nowMs: number): View {
+  const minutes = Math.max(1, Math.round((payout.expiresAtMs - nowMs) / 60_000));
+  const title = payout.kind === "disbursement" ? "prompt.title_pay" : "prompt.title_collect";
+  const text = [
+    t(title),
+    "",
+    payoutDetails(t, payout),
+    "",
+    t("prompt.expires", { minutes, time: formatTime(payout.expiresAtMs, t.locale) }),
+  ].join("\n");
+  const keyboard = Markup.inlineKeyboard([
+    Markup.button.callback(t.plain("button.confirm"), CALLBACK.confirm(payout.id)),
+    Markup.button.callback(t.plain("button.cancel"), CALLBACK.cancel(payout.id)),
+  ]).reply_markup;
+  return { text, keyboard };
+}
+
+const STATE_TITLE: Record<PayoutState, MessageKey> = {
+  awaiting_confirmation: "state.awaiting_confirmation",
+  awaiting_approval: "state.awaiting_approval",
+  submitting: "state.submitting",
+  pending: "state.pending",
+  unknown: "state.unknown",
+  cancelled: "state.cancelled",
+  expired: "state.expired",
+  rejected: "state.rejected",
+  rejected_by_api: "state.rejected_by_api",
+  success: "state.success",
+  failed: "state.failed",
+  canceled: "state.canceled",
+};
+
+/** Why the API refused, in words a payer can act on. */
+export function refusalReason(t: Translate, payout: Payout): string {
+  const detail = payout.errorMessage ?? "";
+  switch (payout.errorStatusCode) {
+    case 400:
+      return t("refusal.400", { detail });
+    case 401:
+      return t("refusal.401");
+    case 403:
+      return t(payout.kind === "collection" ? "refusal.403_collect" : "refusal.403_disburse", {
+        detail,
+      });
+    case 404:
+      return t("refusal.404");
+    case 429:
+      return t("refusal.429");
+    case undefined:
+      return t("refusal.not_sent");
+    default:
+      return t("refusal.other", { status: payout.errorStatusCode, detail });
+  }
+}
+
+/** The prompt message as it reads once the payout has moved to `payout.state`. */
+export function payoutStateView(t: Translate, payout: Payout): View {
+  const lines = [t(STATE_TITLE[payout.state]), "", payoutDetails(t, payout)];
+  if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
+  if (payout.fee !== undefined && payout.state === "success") {
+    lines.push(t("payout.fee", { fee: money(t, payout.fee) }));
+  }
+  if (payout.settledAtMs !== undefined) {
+    lines.push(t("payout.settled_at", { time: formatTime(payout.settledAtMs, t.locale) }));
+  }
+  const explanation = stateExplanation(t, payout);
+  if (explanation) lines.push("", explanation);
+  return { text: lines.join("\n") };
+}
+
+function stateExplanation(t: Translate, payout: Payout): string | undefined {
+  switch (payout.state) {
+    case "pending":
+      return t("explain.pending");
+    case "unknown":
+      return t("explain.unknown");
+    case "rejected_by_api":
+      return `${refusalReason(t, payout)}\n${t("explain.nothing_paid")}`;
+    case "cancelled":
+    case "expired":
+      return t("explain.nothing_paid");
+    case "failed":
+    case "canceled":
+      return t(payout.kind === "disbursement" ? "explain.not_paid_out" : "explain.not_collected");
+    default:
+      return undefined;
+  }
+}
+
+/** The push message for a final status (what makes the payer's phone buzz). */
+export function settlementNotice(t: Translate, payout: Payout): View {
+  const key: MessageKey =
+    payout.state === "success"
+      ? payout.kind === "disbursement"
+        ? "notice.paid"
+        : "notice.collected"
+      : payout.state === "failed"
+        ? "notice.failed"
+        : "notice.canceled";
+  const lines = [
+    t(key, { amount: money(t, payout.amount), name: payout.recipientName }),
+    t("payout.number", {
+      phone: formatPhone(payout.phone),
+      operator: operatorName(payout.operator),
+    }),
+  ];
+  if (payout.fee !== undefined) lines.push(t("payout.fee", { fee: money(t, payout.fee) }));
+  if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
+  lines.push(
+    t("payout.settled_at", {
+      time: formatTime(payout.settledAtMs ?? payout.updatedAtMs, t.locale),
+    }),
+  );
+  return { text: lines.join("\n") };
+}
+
+/** The notice for a payout still pending after the stuck limit. */
+export function stuckNotice(t: Translate, payout: Payout): View {
+  return {
+    text: [
+      t("notice.stuck", { amount: money(t, payout.amount), name: payout.recipientName }),
+      t("payout.payment_id", { id: payout.paymentId ?? "—" }),
+    ].join("\n"),
+  };
+}
+
+const PHONE_PROBLEM_KEY: Record<PhoneProblem, MessageKey> = {
+  empty: "error.phone.empty",
+  not_digits: "error.phone.not_digits",
+  wrong_country: "error.phone.wrong_country",
+  wrong_length: "error.phone.wrong_length",
+  not_mobile: "error.phone.not_mobile",
+  unsupported_operator: "error.phone.unsupported_operator",
+};
+
+const AMOUNT_PROBLEM_KEY: Record<AmountProblem, MessageKey> = {
+  empty: "error.amount.empty",
+  not_a_number: "error.amount.not_a_number",
+  zero: "error.amount.zero",
+  negative: "error.amount.negative",
+  decimal: "error.amount.decimal",
+  too_large: "error.amount.too_large",
+};
+
+export function phoneProblemText(
+  t: Translate,
+  problem: PhoneProblem,
+  operator?: OperatorHint,
+): string {
+  return t(PHONE_PROBLEM_KEY[problem], { operator: operator ? operatorName(operator) : "" });
+}
+
+export function amountProblemText(t: Translate, problem: AmountProblem, maxAmount: number): string {
+  return t(AMOUNT_PROBLEM_KEY[problem], { max: money(t, maxAmount) });
+}
+
+/** The reply to a /pay or /collect that cannot go ahead. `command` is "pay" or "collect". */
+export function prepareFailureText(
+  t: Translate,
+  failure: PrepareFailure,
+  command: "pay" | "collect",
+  maxAmount: number,
+): string {
+  const usage = t(command === "pay" ? "usage.pay" : "usage.collect");
+  switch (failure.reason) {
+    case "bad_phone":
+      return `${phoneProblemText(t, failure.problem, failure.operator)}\n${usage}`;
+    case "bad_amount":
+      return `${amountProblemText(t, failure.problem, maxAmount)}\n${usage}`;
+    case "operator_unavailable":
+      return t(
+        failure.kind === "disbursement"
+          ? "error.unavailable_disburse"
+          : "error.unavailable_collect",
+        {
+          operator: operatorName(failure.operator),
+        },
+      );
+    case "no_account":
+      return t("error.no_account", { phone: formatPhone(failure.phone) });
+    case "api_error":
+      return t("error.api_unreachable");
+  }
+}
+
+export function availabilityView(t: Translate, entries: readonly AvailabilityEntry[]): View {
+  const lines = [t("availability.title"), ""];
+  for (const operator of ["mtn", "orange"] as const) {
+    const status = (type: "collection" | "disbursement") => {
+      const entry = entries.find(
+        (item) => item.operator === operator && item.operation.type === type,
+      );
+      if (!entry) return t("availability.unlisted");
+      return entry.operation.status === "OPERATIONAL"
+        ? t("availability.up")
+        : t("availability.down", { status: entry.operation.status });
+    };
+    lines.push(
+      t("availability.line", {
+        operator: operatorName(operator),
+        disbursement: html(status("disbursement")),
+        collection: html(status("collection")),
+      }),
+    );
+  }
+  return { text: lines.join("\n") };
+}
+
+const PAYMENT_STATUS_KEY = {
+  pending: "payment_status.pending",
+  success: "payment_status.success",
+  failed: "payment_status.failed",
+  canceled: "payment_status.canceled",
+} as const satisfies Record<Payment["status"], MessageKey>;
+
+/** /status: the payment as the API reports it. */
+export function paymentView(t: Translate, payment: Payment): View {
+  const lines = [
+    t("status.title", { id: payment.id }),
+    t("status.status", { status: html(t(PAYMENT_STATUS_KEY[payment.status])) }),
+  ];
+  if (payment.paymentType)
+    lines.push(
+      t(
+        payment.paymentType === "disbursement"
+          ? "status.type_disbursement"
+          : "status.type_collection",
+      ),
+    );
+  if (payment.amount !== undefined)
+    lines.push(t("payout.amount", { amount: money(t, payment.amount) }));
+  if (payment.fee !== undefined) lines.push(t("payout.fee", { fee: money(t, payment.fee) }));
+  if (payment.phoneNumber) {
+    lines.push(
+      t("payout.number", {
+        phone: formatPhone(payment.phoneNumber),
+        operator: payment.telecomOperator ? operatorName(payment.telecomOperator) : "?",
+      }),
+    );
+  }
+  const updated = payment.updatedAt ?? payment.createdAt;
+  if (updated && !Number.isNaN(Date.parse(updated))) {
+    lines.push(t("status.updated", { time: formatTime(Date.parse(updated), t.locale) }));
+  }
+  return { text: lines.join("\n") };
+}
+
+/** One line per payout for /history and /unknown. */
+export function payoutLine(t: Translate, payout: Payout, withInitiator: boolean): string {
+  const parts = {
+    state: html(t(STATE_TITLE[payout.state])),
+    amount: money(t, payout.amount),
+    name: payout.recipientName,
+    time: formatTime(payout.createdAtMs, t.locale),
+    ref: payout.id,
+  };
+  return withInitiator
+    ? t("history.line_with_initiator", { ...parts, initiator: payout.initiatorId })
+    : t("history.line", parts);
+}
+
+export function historyView(
+  t: Translate,
+  page: { items: Payout[]; total: number; page: number; pageSize: number },
+  everyone: boolean,
+): View {
+  if (page.total === 0) return { text: t("history.empty") };
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const lines = [
+    t(everyone ? "history.title_all" : "history.title", { page: page.page + 1, pages }),
+    "",
+    ...page.items.map((payout) => payoutLine(t, payout, everyone)),
+  ];
+  const buttons = [];
+  if (page.page > 0)
+    buttons.push(Markup.button.callback(t.plain("button.newer"), CALLBACK.history(page.page - 1)));
+  if (page.page + 1 < pages)
+    buttons.push(Markup.button.callback(t.plain("button.older"), CALLBACK.history(page.page + 1)));
+  return buttons.length > 0
+    ? { text: lines.join("\n"), keyboard: Markup.inlineKeyboard([buttons]).reply_markup }
+    : { text: lines.join("\n") };
+}

@@ -1,0 +1,160 @@
+/**
+ * The HTTP side: `/healthz` for orchestrators, the Payment API's status callbacks, and
+ * Telegram's webhook. Bodies are size-limited and slow requests time out, so neither a
+ * large nor a trickling request can exhaust the server.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Logger } from "../logger.js";
+import { headerValue, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../payments/signature.js";
+import type { CallbackRequest, CallbackResponse } from "../payouts/webhook.js";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  logger: Logger;
+  /** True when the bot can work (Redis answers, bot running). */
+  health: () => Promise<boolean>;
+  paymentWebhook?: {
+    path: string;
+    receive: (request: CallbackRequest) => Promise<CallbackResponse>;
+  };
+  telegramWebhook?: {
+    path: string;
+    secret: string;
+    handleUpdate: (update: unknown) => Promise<void>;
+  };
+}
+
+export interface HttpServerHandle {
+  server: Server;
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  close(): Promise<void>;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers["content-length"] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new BodyTooLarge());
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+function secretMatches(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
+  const { logger } = options;
+
+  const route = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    const method = request.method ?? "GET";
+    if (url.pathname === "/healthz" && (method === "GET" || method === "HEAD")) {
+      const healthy = await options.health().catch(() => false);
+      send(response, healthy ? 200 : 503, { ok: healthy });
+      return;
+    }
+    const payment = options.paymentWebhook;
+    if (payment && url.pathname === payment.path) {
+      if (method !== "POST") return send(response, 405, { ok: false, error: "use POST" });
+      const body = await readBody(request);
+      const result = await payment.receive({
+        body,
+        pathAndQuery: `${url.pathname}${url.search}`,
+        signature: headerValue(request.headers[SIGNATURE_HEADER]),
+        timestamp: headerValue(request.headers[TIMESTAMP_HEADER]),
+      });
+      return send(response, result.status, result.body);
+    }
+    const telegram = options.telegramWebhook;
+    if (telegram && url.pathname === telegram.path) {
+      if (method !== "POST") return send(response, 405, { ok: false, error: "use POST" });
+      const given = headerValue(request.headers["x-telegram-bot-api-secret-token"]);
+      if (!secretMatches(given, telegram.secret)) {
+        logger.warn("telegram webhook call without the right secret token refused");
+        return send(response, 401, { ok: false, error: "wrong secret token" });
+      }
+      let update: unknown;
+      try {
+        update = JSON.parse(await readBody(request));
+      } catch (error) {
+        if (error instanceof BodyTooLarge) throw error;
+        return send(response, 400, { ok: false, error: "body is not JSON" });
+      }
+      // Answer at once; the update is handled after (webhookReply is off).
+      send(response, 200, { ok: true });
+      void telegram
+        .handleUpdate(update)
+        .catch((error: unknown) => logger.error({ err: error }, "webhook update failed"));
+      return;
+    }
+    send(response, 404, { ok: false, error: "not found" });
+  };
+
+  const server = createServer((request, response) => {
+    route(request, response).catch((error: unknown) => {
+      if (error instanceof BodyTooLarge) {
+        if (!response.headersSent)
+          send(response, 413, { ok: false, error: `body over ${MAX_BODY_BYTES} bytes` });
+        return;
+      }
+      logger.error({ err: error }, "http request failed");
+      if (!response.headersSent) send(response, 500, { ok: false, error: "internal error" });
+    });
+  });
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 5_000;
+  server.keepAliveTimeout = 5_000;
+  server.maxHeadersCount = 50;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string")
+    throw new Error("the HTTP server has no TCP address");
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

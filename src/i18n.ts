@@ -1,0 +1,83 @@
+/**
+ * Translations. Every user-facing text lives in locales/en.json and locales/fr.json (the
+ * same keys, checked by a test); templates are HTML with `{name}` placeholders. Values
+ * are HTML-escaped when they are put in, unless wrapped with `html()` (already-safe markup
+ * built from other translations).
+ */
+import en from "../locales/en.json" with { type: "json" };
+import fr from "../locales/fr.json" with { type: "json" };
+import { LOCALES, type Locale } from "./payouts/payout.js";
+
+export type MessageKey = keyof typeof en;
+
+const CATALOGS: Record<Locale, Record<MessageKey, string>> = { en, fr };
+
+/** Markup that is already safe HTML and must not be escaped again. */
+export class Html {
+  constructor(readonly value: string) {}
+}
+
+export function html(value: string): Html {
+  return new Html(value);
+}
+
+export type Param = string | number | Html;
+export type Params = Record<string, Param>;
+
+export interface Translate {
+  (key: MessageKey, params?: Params): string;
+  /** The same text without HTML (callback query answers are plain text). */
+  plain(key: MessageKey, params?: Params): string;
+  readonly locale: Locale;
+}
+
+/** Escapes the three characters Telegram's HTML parse mode reads (and quotes, for attributes). */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
+}
+
+/** Turns our HTML back into text: tags dropped, entities read. */
+export function stripHtml(text: string): string {
+  return text
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
+}
+
+function render(template: string, params: Params | undefined): string {
+  if (!params) return template;
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = params[name];
+    if (value === undefined) return whole;
+    if (value instanceof Html) return value.value;
+    return escapeHtml(String(value));
+  });
+}
+
+export function translator(locale: Locale): Translate {
+  const catalog = CATALOGS[locale];
+  const translate = (key: MessageKey, params?: Params) => render(catalog[key], params);
+  return Object.assign(translate, {
+    plain: (key: MessageKey, params?: Params) => stripHtml(render(catalog[key], params)),
+    locale,
+  });
+}
+
+/** French for a Telegram `language_code` starting with "fr", English otherwise. */
+export function localeFromLanguageCode(code: string | undefined): Locale {
+  return code?.toLowerCase().startsWith("fr") ? "fr" : "en";
+}
+
+export function isLocale(value: string): value is Locale {
+  return (LOCALES as readonly string[]).includes(value);
+}
+
+export function allCatalogs(): Readonly<Record<Locale, Record<string, string>>> {
+  return CATALOGS;
+}

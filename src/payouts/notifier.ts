@@ -1,0 +1,153 @@
+/**
+ * Tells payers about final statuses. A move into success/failed/canceled queues the
+ * payout in the outbox in the same atomic step (see PayoutStore.transition); this loop
+ * delivers each one through the messenger, retries what Telegram refused for a while
+ * (429 with retry_after, 5xx, network), and gives up on users who blocked the bot.
+ */
+import type { Logger } from "../logger.js";
+import { silentLogger } from "../logger.js";
+import type { Stores } from "../store/types.js";
+import type { Payout } from "./payout.js";
+
+/** Why a message could not be delivered, and whether trying again can help. */
+export class DeliveryError extends Error {
+  readonly retryAfterMs: number | undefined;
+  readonly permanent: boolean;
+
+  constructor(
+    message: string,
+    options: { permanent: boolean; retryAfterMs?: number; cause?: unknown },
+  ) {
+    super(message, { cause: options.cause });
+    this.name = "DeliveryError";
+    this.permanent = options.permanent;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** How payers and admins are reached (Telegram, in src/bot/messenger.ts). */
+export interface Messenger {
+  /** Edits the payout's prompt to its final state and pushes a new message to the payer. */
+  notifySettled(payout: Payout): Promise<void>;
+  /** A payout needs a person: stuck pending, or stranded by a crash (now unknown). */
+  notifyAttention(payout: Payout, reason: "stuck" | "stranded"): Promise<void>;
+}
+
+export interface NotifierOptions {
+  stores: Stores;
+  messenger: Messenger;
+  logger?: Logger;
+  /** How often the outbox is checked when nothing wakes the loop. Default 500 ms. */
+  tickMs?: number;
+  leaseMs?: number;
+  /** Attempts before a notification is dropped (logged). Default 12. */
+  maxAttempts?: number;
+  /** First retry delay; doubles per attempt up to 10 min. Default 2 s. */
+  retryBaseMs?: number;
+  now?: () => number;
+}
+
+export class Notifier {
+  readonly #options: Required<Omit<NotifierOptions, "logger">>;
+  readonly #log: Logger;
+  readonly #attempts = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> = Promise.resolve();
+  #stopped = true;
+
+  constructor(options: NotifierOptions) {
+    this.#log = options.logger ?? silentLogger;
+    this.#options = {
+      tickMs: 500,
+      leaseMs: 60_000,
+      maxAttempts: 12,
+      retryBaseMs: 2000,
+      now: Date.now,
+      ...options,
+    };
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** Checks the outbox now (after a webhook settled a payout) instead of at the next tick. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#running = this.#running
+        .then(() => this.drain())
+        .then(() => undefined)
+        .catch((error: unknown) => this.#log.error({ err: error }, "notification round failed"))
+        .finally(() => {
+          if (!this.#timer) this.schedule(this.#options.tickMs);
+        });
+    }, delayMs);
+  }
+
+  /** Delivers every notification that is due; returns how many were handled. */
+  async drain(): Promise<number> {
+    const { stores, now, leaseMs } = this.#options;
+    let handled = 0;
+    for (;;) {
+      const ids = await stores.outbox.claimDue(now(), 20, leaseMs);
+      for (const id of ids) await this.deliver(id);
+      handled += ids.length;
+      if (ids.length < 20 || this.#stopped) return handled;
+    }
+  }
+
+  private async deliver(id: string): Promise<void> {
+    const { stores, messenger, now } = this.#options;
+    const payout = await stores.payouts.get(id);
+    if (!payout || payout.notifiedAtMs !== undefined) {
+      await stores.outbox.remove(id);
+      return;
+    }
+    try {
+      await messenger.notifySettled(payout);
+    } catch (error) {
+      await this.failed(id, error);
+      return;
+    }
+    await stores.payouts.update(id, { notifiedAtMs: now() });
+    await stores.outbox.remove(id);
+    this.#attempts.delete(id);
+    this.#log.info({ payoutId: id, state: payout.state }, "payer notified");
+  }
+
+  private async failed(id: string, error: unknown): Promise<void> {
+    const { stores, now, maxAttempts, retryBaseMs } = this.#options;
+    const attempts = (this.#attempts.get(id) ?? 0) + 1;
+    const permanent = error instanceof DeliveryError && error.permanent;
+    if (permanent || attempts >= maxAttempts) {
+      this.#log.error({ payoutId: id, err: error, attempts }, "notification dropped");
+      this.#attempts.delete(id);
+      await stores.outbox.remove(id);
+      return;
+    }
+    this.#attempts.set(id, attempts);
+    const backoffMs = Math.min(600_000, retryBaseMs * 2 ** (attempts - 1));
+    const retryAfterMs = error instanceof DeliveryError ? (error.retryAfterMs ?? 0) : 0;
+    const delayMs = Math.max(backoffMs, retryAfterMs);
+    this.#log.warn(
+      { payoutId: id, err: error, attempts, retryInMs: delayMs },
+      "notification failed; will retry",
+    );
+    await stores.outbox.schedule(id, now() + delayMs);
+  }
+}

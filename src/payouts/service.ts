@@ -1,0 +1,436 @@
+/**
+ * The payout service: the only place that calls the Payment API for a payout. Handlers
+ * collect input and call this; this validates, asks the API, and moves payouts through
+ * the lifecycle with the stores' compare-and-set, so exactly-once holds whatever the
+ * handlers, replicas or retries do.
+ */
+import { randomBytes } from "node:crypto";
+import type { Logger } from "../logger.js";
+import { maskPhone, silentLogger } from "../logger.js";
+import { OutcomeUnknownError, PaymentApiError, PaymentClientError } from "../payments/errors.js";
+import { type AmountProblem, parseAmount } from "../payments/money.js";
+import { type OperatorHint, type PhoneProblem, parsePhone } from "../payments/phone.js";
+import {
+  type AvailabilityEntry,
+  FINAL_PAYMENT_STATUSES,
+  OPERATIONAL,
+  type Payment,
+  type PaymentRequest,
+  type PaymentType,
+  type TelecomOperator,
+  type UserInfo,
+} from "../payments/schemas.js";
+import type { Stores } from "../store/types.js";
+import { settleEventFor } from "./lifecycle.js";
+import type { Locale, Payout, PayoutKind } from "./payout.js";
+
+/** What the service needs of the Payment API client (PaymentClient fits it). */
+export interface PaymentGateway {
+  collect(request: PaymentRequest): Promise<Payment>;
+  disburse(request: PaymentRequest): Promise<Payment>;
+  getPayment(id: string): Promise<Payment>;
+  getAvailability(): Promise<AvailabilityEntry[]>;
+  getUserInfo(phone: string): Promise<UserInfo>;
+}
+
+export interface PayoutServiceOptions {
+  gateway: PaymentGateway;
+  stores: Stores;
+  logger?: Logger;
+  confirmationTtlSeconds: number;
+  /** First poll after submission; the tracker backs off from there. */
+  statusPollIntervalMs: number;
+  /** How long an /availability answer is reused. Default 30 s. */
+  availabilityCacheMs?: number;
+  now?: () => number;
+}
+
+export const MAX_NOTE_LENGTH = 140;
+
+export type PrepareFailure =
+  | { reason: "bad_phone"; problem: PhoneProblem; operator?: OperatorHint }
+  | { reason: "bad_amount"; problem: AmountProblem }
+  | { reason: "operator_unavailable"; operator: TelecomOperator; kind: PayoutKind }
+  | { reason: "no_account"; phone: string }
+  | { reason: "api_error"; error: PaymentClientError };
+
+export type PrepareResult = { ok: true; payout: Payout } | ({ ok: false } & PrepareFailure);
+
+export interface PrepareInput {
+  kind: PayoutKind;
+  phone: string;
+  amount: string;
+  note?: string;
+  initiatorId: number;
+  chatId: number;
+  locale: Locale;
+}
+
+export type ClaimResult =
+  | { outcome: "claimed"; payout: Payout; claimId: string }
+  | { outcome: "not_found" }
+  | { outcome: "forbidden"; payout: Payout }
+  | { outcome: "expired"; payout: Payout }
+  /** Someone (a double tap, another replica) moved it first: nothing to do. */
+  | { outcome: "already"; payout: Payout };
+
+export type SubmitResult =
+  | { outcome: "pending"; payout: Payout }
+  | { outcome: "refused"; payout: Payout; error: PaymentClientError }
+  | { outcome: "unknown"; payout: Payout };
+
+export type CancelResult =
+  | { outcome: "cancelled"; payout: Payout }
+  | { outcome: "not_found" }
+  | { outcome: "forbidden"; payout: Payout }
+  | { outcome: "already"; payout: Payout };
+
+export type SettleResult =
+  | { outcome: "settled"; payout: Payout }
+  | { outcome: "still_pending"; payout: Payout }
+  | { outcome: "not_tracked"; payout: Payout | null };
+
+export type ResolveResult =
+  | { outcome: "resolved"; payout: Payout }
+  | { outcome: "not_found" }
+  | { outcome: "not_unknown"; payout: Payout }
+  | { outcome: "payment_not_found" }
+  | { outcome: "mismatch"; payout: Payout; payment: Payment }
+  | { outcome: "api_error"; error: PaymentClientError };
+
+const OPERATION_OF: Record<PayoutKind, PaymentType> = {
+  disbursement: "disbursement",
+  collection: "collection",
+};
+
+/** Strips control characters and trims a free-text note to a sane length. */
+export function cleanNote(note: string | undefined): string | undefined {
+  if (note === undefined) return undefined;
+  const cleaned = note
+    .replace(/\p{Cc}/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (cleaned === "") return undefined;
+  return cleaned.length > MAX_NOTE_LENGTH ? `${cleaned.slice(0, MAX_NOTE_LENGTH - 1)}…` : cleaned;
+}
+
+export class PayoutService {
+  readonly #gateway: PaymentGateway;
+  readonly #stores: Stores;
+  readonly #log: Logger;
+  readonly #ttlMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #availabilityCacheMs: number;
+  readonly #now: () => number;
+  #availability: { entries: AvailabilityEntry[]; atMs: number } | undefined;
+
+  constructor(options: PayoutServiceOptions) {
+    this.#gateway = options.gateway;
+    this.#stores = options.stores;
+    this.#log = options.logger ?? silentLogger;
+    this.#ttlMs = options.confirmationTtlSeconds * 1000;
+    this.#pollIntervalMs = options.statusPollIntervalMs;
+    this.#availabilityCacheMs = options.availabilityCacheMs ?? 30_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Validates a /pay or /collect request, checks the operator is available for it and
+   * looks up the registered name; on success stores the payout awaiting confirmation.
+   * Nothing is stored on any failure.
+   */
+  async prepare(input: PrepareInput): Promise<PrepareResult> {
+    const phone = parsePhone(input.phone);
+    if (!phone.ok) {
+      return { ok: false, reason: "bad_phone", problem: phone.problem, operator: phone.operator };
+    }
+    const amount = parseAmount(input.amount);
+    if (!amount.ok) return { ok: false, reason: "bad_amount", problem: amount.problem };
+
+    let name: string;
+    try {
+      if (!(await this.isOperational(phone.operator, input.kind))) {
+        return {
+          ok: false,
+          reason: "operator_unavailable",
+          operator: phone.operator,
+          kind: input.kind,
+        };
+      }
+      const info = await this.#gateway.getUserInfo(phone.phone);
+      name = `${info.firstName} ${info.lastName}`.trim();
+    } catch (error) {
+      if (error instanceof PaymentApiError && error.statusCode === 404) {
+        return { ok: false, reason: "no_account", phone: phone.phone };
+      }
+      if (error instanceof PaymentClientError) return { ok: false, reason: "api_error", error };
+      throw error;
+    }
+    if (name === "") return { ok: false, reason: "no_account", phone: phone.phone };
+
+    const now = this.#now();
+    const payout: Payout = {
+      id: randomBytes(12).toString("base64url"),
+      kind: input.kind,
+      state: "awaiting_confirmation",
+      phone: phone.phone,
+      operator: phone.operator,
+      recipientName: name,
+      amount: amount.amount,
+      note: cleanNote(input.note),
+      initiatorId: input.initiatorId,
+      chatId: input.chatId,
+      locale: input.locale,
+      createdAtMs: now,
+      updatedAtMs: now,
+      expiresAtMs: now + this.#ttlMs,
+    };
+    await this.#stores.payouts.create(payout);
+    this.#log.info(
+      {
+        payoutId: payout.id,
+        kind: payout.kind,
+        phone: maskPhone(payout.phone),
+        amount: payout.amount,
+      },
+      "payout prepared",
+    );
+    return { ok: true, payout };
+  }
+
+  /** Remembers which message shows the prompt, so later states can edit it. */
+  async attachMessage(payoutId: string, messageId: number): Promise<void> {
+    await this.#stores.payouts.update(payoutId, { messageId });
+  }
+
+  /** The registered name for a number (the same check /pay makes). */
+  async whois(phone: string): Promise<UserInfo> {
+    return this.#gateway.getUserInfo(phone);
+  }
+
+  /** Operator availability, cached for a short while (every /pay would otherwise ask). */
+  async availability(): Promise<AvailabilityEntry[]> {
+    const cached = this.#availability;
+    if (cached && this.#now() - cached.atMs < this.#availabilityCacheMs) return cached.entries;
+    const entries = await this.#gateway.getAvailability();
+    this.#availability = { entries, atMs: this.#now() };
+    return entries;
+  }
+
+  /** Payment as the API reports it now (for /status). */
+  async paymentStatus(paymentId: string): Promise<Payment> {
+    return this.#gateway.getPayment(paymentId);
+  }
+
+  private async isOperational(operator: TelecomOperator, kind: PayoutKind): Promise<boolean> {
+    const entries = await this.availability();
+    const entry = entries.find(
+      (item) => item.operator === operator && item.operation.type === OPERATION_OF[kind],
+    );
+    // An operator the API does not list is not known to be up: refuse rather than guess.
+    return entry?.operation.status === OPERATIONAL;
+  }
+
+  /**
+   * Step one of Confirm: the atomic move `awaiting_confirmation → submitting`, before any
+   * request leaves. Only the initiator may claim; an expired prompt is moved to `expired`.
+   */
+  async claim(payoutId: string, userId: number): Promise<ClaimResult> {
+    const payout = await this.#stores.payouts.get(payoutId);
+    if (!payout) return { outcome: "not_found" };
+    if (payout.initiatorId !== userId) return { outcome: "forbidden", payout };
+    if (payout.state !== "awaiting_confirmation") return { outcome: "already", payout };
+    if (this.#now() > payout.expiresAtMs) {
+      const expired = await this.#stores.payouts.transition(payoutId, "expire");
+      if (expired.ok) return { outcome: "expired", payout: expired.payout };
+      return expired.reason === "not_found"
+        ? { outcome: "not_found" }
+        : { outcome: "already", payout: expired.payout };
+    }
+    const claimId = randomBytes(8).toString("hex");
+    const result = await this.#stores.payouts.transition(
+      payoutId,
+      "confirm",
+      { submittedAtMs: this.#now() },
+      { claimId },
+    );
+    if (result.ok) return { outcome: "claimed", payout: result.payout, claimId };
+    return result.reason === "not_found"
+      ? { outcome: "not_found" }
+      : { outcome: "already", payout: result.payout };
+  }
+
+  /**
+   * Step two of Confirm: sends the one `POST /disburse` (or `/collect`) of a claimed
+   * payout and records what the API said. A lost answer makes the payout `unknown`:
+   * never retried here, verified by a person.
+   */
+  async submit(claimed: Extract<ClaimResult, { outcome: "claimed" }>): Promise<SubmitResult> {
+    const { payout } = claimed;
+    const request = { amount: payout.amount, phoneNumber: payout.phone };
+    let payment: Payment;
+    try {
+      payment =
+        payout.kind === "disbursement"
+          ? await this.#gateway.disburse(request)
+          : await this.#gateway.collect(request);
+    } catch (error) {
+      return this.recordSubmitFailure(payout, error);
+    }
+    const accepted = await this.#stores.payouts.transition(payout.id, "accepted", {
+      paymentId: payment.id,
+      apiStatus: payment.status,
+      fee: payment.fee,
+      operator: payment.telecomOperator ?? payout.operator,
+    });
+    if (!accepted.ok)
+      throw new Error(`payout ${payout.id} left submitting while it was being sent`);
+    await this.#stores.tracking.schedule(payout.id, this.#now() + this.#pollIntervalMs);
+    this.#log.info({ payoutId: payout.id, paymentId: payment.id }, "payment request accepted");
+    return { outcome: "pending", payout: accepted.payout };
+  }
+
+  private async recordSubmitFailure(payout: Payout, error: unknown): Promise<SubmitResult> {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PaymentClientError && !(error instanceof OutcomeUnknownError)) {
+      // The API refused, or the request certainly never left (connection refused, our
+      // own rate limit): nothing was created.
+      const statusCode = error instanceof PaymentApiError ? error.statusCode : undefined;
+      const refused = await this.#stores.payouts.transition(payout.id, "refused", {
+        errorMessage: error instanceof PaymentApiError ? error.apiMessage : message,
+        errorStatusCode: statusCode,
+      });
+      if (!refused.ok)
+        throw new Error(`payout ${payout.id} left submitting while it was being sent`);
+      this.#log.warn({ payoutId: payout.id, err: error }, "payment request refused");
+      return { outcome: "refused", payout: refused.payout, error };
+    }
+    // Anything else — a lost answer, or a bug of ours after the request may have left —
+    // is unknown: a second request could pay twice.
+    const lost = await this.#stores.payouts.transition(payout.id, "lost", {
+      errorMessage: message,
+    });
+    if (!lost.ok) throw new Error(`payout ${payout.id} left submitting while it was being sent`);
+    await this.#stores.audit.record({
+      atMs: this.#now(),
+      actorId: payout.initiatorId,
+      action: "payout_outcome_unknown",
+      payoutId: payout.id,
+      details: { reason: message },
+    });
+    this.#log.error({ payoutId: payout.id, err: error }, "payment outcome unknown");
+    return { outcome: "unknown", payout: lost.payout };
+  }
+
+  async cancel(payoutId: string, userId: number): Promise<CancelResult> {
+    const payout = await this.#stores.payouts.get(payoutId);
+    if (!payout) return { outcome: "not_found" };
+    if (payout.initiatorId !== userId) return { outcome: "forbidden", payout };
+    const result = await this.#stores.payouts.transition(payoutId, "cancel");
+    if (result.ok) return { outcome: "cancelled", payout: result.payout };
+    return result.reason === "not_found"
+      ? { outcome: "not_found" }
+      : { outcome: "already", payout: result.payout };
+  }
+
+  /**
+   * Re-reads the payment from the API and settles the payout when the API itself reports
+   * a final status. Webhook bodies and polls both end here: a callback is only a hint.
+   */
+  async settle(payoutId: string): Promise<SettleResult> {
+    const payout = await this.#stores.payouts.get(payoutId);
+    if (payout?.state !== "pending" || !payout.paymentId) {
+      return { outcome: "not_tracked", payout };
+    }
+    const payment = await this.#gateway.getPayment(payout.paymentId);
+    if (payment.id !== payout.paymentId) {
+      throw new Error(`asked for payment ${payout.paymentId}, the API answered ${payment.id}`);
+    }
+    if (payment.status === "pending" || !FINAL_PAYMENT_STATUSES.includes(payment.status)) {
+      return { outcome: "still_pending", payout };
+    }
+    const result = await this.#stores.payouts.transition(payoutId, settleEventFor(payment.status), {
+      apiStatus: payment.status,
+      fee: payment.fee ?? payout.fee,
+      settledAtMs: this.#now(),
+    });
+    if (!result.ok) {
+      return {
+        outcome: "not_tracked",
+        payout: result.reason === "not_found" ? null : result.payout,
+      };
+    }
+    await this.#stores.tracking.remove(payoutId);
+    this.#log.info({ payoutId, paymentId: payment.id, status: payment.status }, "payout settled");
+    return { outcome: "settled", payout: result.payout };
+  }
+
+  /**
+   * An admin found the payment of an `unknown` payout in the merchant portal. The id is
+   * checked with the API (it must exist and match the number and amount) before the
+   * payout is tracked again.
+   */
+  async resolveWithPaymentId(
+    payoutId: string,
+    adminId: number,
+    paymentId: string,
+  ): Promise<ResolveResult> {
+    const payout = await this.#stores.payouts.get(payoutId);
+    if (!payout) return { outcome: "not_found" };
+    if (payout.state !== "unknown") return { outcome: "not_unknown", payout };
+    let payment: Payment;
+    try {
+      payment = await this.#gateway.getPayment(paymentId);
+    } catch (error) {
+      if (error instanceof PaymentApiError && error.statusCode === 404)
+        return { outcome: "payment_not_found" };
+      if (error instanceof PaymentClientError) return { outcome: "api_error", error };
+      throw error;
+    }
+    const phoneMatches =
+      payment.phoneNumber === undefined ||
+      payment.phoneNumber.replace(/\D/g, "").endsWith(payout.phone.slice(3));
+    const amountMatches = payment.amount === undefined || payment.amount === payout.amount;
+    if (!phoneMatches || !amountMatches) return { outcome: "mismatch", payout, payment };
+    const result = await this.#stores.payouts.transition(payoutId, "resolve_with_id", {
+      paymentId: payment.id,
+      apiStatus: payment.status,
+      fee: payment.fee,
+      resolvedBy: adminId,
+    });
+    if (!result.ok)
+      return result.reason === "not_found"
+        ? { outcome: "not_found" }
+        : { outcome: "not_unknown", payout: result.payout };
+    await this.#stores.audit.record({
+      atMs: this.#now(),
+      actorId: adminId,
+      action: "unknown_resolved_with_payment",
+      payoutId,
+      details: { paymentId: payment.id, status: payment.status },
+    });
+    // Tracked like any pending payout; due now, so a final status shows up at once.
+    await this.#stores.tracking.schedule(payoutId, this.#now());
+    return { outcome: "resolved", payout: result.payout };
+  }
+
+  /** An admin established that an `unknown` payout was not paid. */
+  async resolveAsFailed(payoutId: string, adminId: number): Promise<ResolveResult> {
+    const result = await this.#stores.payouts.transition(payoutId, "resolve_failed", {
+      resolvedBy: adminId,
+      settledAtMs: this.#now(),
+    });
+    if (!result.ok) {
+      return result.reason === "not_found"
+        ? { outcome: "not_found" }
+        : { outcome: "not_unknown", payout: result.payout };
+    }
+    await this.#stores.audit.record({
+      atMs: this.#now(),
+      actorId: adminId,
+      action: "unknown_resolved_as_failed",
+      payoutId,
+    });
+    return { outcome: "resolved", payout: result.payout };
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Polling as the safety net: every pending payout sits in a shared schedule (DueQueue)
+ * and is re-read with `GET /payments/{id}` at growing intervals until the API reports a
+ * final status. Replicas share the schedule; a claim is a lease, so a payout is polled
+ * by one replica at a time and a dead replica's claims come back by themselves.
+ */
+import type { Logger } from "../logger.js";
+import { silentLogger } from "../logger.js";
+import { PaymentApiError, PaymentClientError } from "../payments/errors.js";
+import type { Stores } from "../store/types.js";
+import type { Payout } from "./payout.js";
+import type { PayoutService } from "./service.js";
+
+export interface TrackerOptions {
+  service: PayoutService;
+  stores: Stores;
+  logger?: Logger;
+  /** First delay after submission (STATUS_POLL_INTERVAL_MS). */
+  pollIntervalMs: number;
+  /** Longest delay between two polls. Default 15 min. */
+  maxPollIntervalMs?: number;
+  /** Growth of the delay per poll. Default 1.6. */
+  backoffFactor?: number;
+  /** After this long pending, the payer and admins are told the payout looks stuck. */
+  stuckAfterMs: number;
+  /** A payout left in `submitting` longer than this (a crash mid-request) becomes `unknown`. */
+  submittingLimitMs: number;
+  /** How often the schedule is checked. Default: a quarter of the poll interval, at most 1 s. */
+  tickMs?: number;
+  /** How long a claim on a payout lasts before another replica may take it. Default 60 s. */
+  leaseMs?: number;
+  batchSize?: number;
+  now?: () => number;
+  /** Told when a payout looks stuck or was found stranded in `submitting`. */
+  onAttention?: (payout: Payout, reason: "stuck" | "stranded") => Promise<void>;
+  random?: () => number;
+}
+
+const RESUME_EVERY_MS = 60_000;
+
+/**
+ * Delay before poll number `pollCount + 1`: base × factor^pollCount, capped, with ±10%
+ * jitter so replicas and payouts created together spread out.
+ */
+export function nextPollDelayMs(
+  pollCount: number,
+  baseMs: number,
+  factor: number,
+  capMs: number,
+  random: () => number = Math.random,
+): number {
+  const raw = Math.min(capMs, baseMs * factor ** pollCount);
+  return Math.round(raw * (0.9 + 0.2 * random()));
+}
+
+export class PayoutTracker {
+  readonly #options: Required<Omit<TrackerOptions, "onAttention" | "logger">> &
+    Pick<TrackerOptions, "onAttention">;
+  readonly #log: Logger;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = true;
+  #lastResumeMs = 0;
+
+  constructor(options: TrackerOptions) {
+    this.#log = options.logger ?? silentLogger;
+    this.#options = {
+      maxPollIntervalMs: 15 * 60_000,
+      backoffFactor: 1.6,
+      tickMs: Math.min(1000, Math.max(20, Math.floor(options.pollIntervalMs / 4))),
+      leaseMs: 60_000,
+      batchSize: 20,
+      now: Date.now,
+      random: Math.random,
+      ...options,
+    };
+  }
+
+  /** Picks up what a previous run left (pending and stranded payouts), then polls on a timer. */
+  async start(): Promise<void> {
+    this.#stopped = false;
+    await this.resume();
+    this.schedule();
+  }
+
+  /** Stops polling and waits for the poll in progress. Leases lapse by themselves. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  private schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.tick()
+        .catch((error: unknown) => this.#log.error({ err: error }, "tracking tick failed"))
+        .then(() => undefined)
+        .finally(() => this.schedule());
+    }, this.#options.tickMs);
+  }
+
+  /** Every pending payout must be in the schedule; `submitting` ones past the limit become unknown. */
+  async resume(): Promise<void> {
+    const { stores, now } = this.#options;
+    this.#lastResumeMs = now();
+    for (const payout of await stores.payouts.listInState("pending")) {
+      if ((await stores.tracking.dueAt(payout.id)) === null)
+        await stores.tracking.schedule(payout.id, now());
+    }
+    for (const payout of await stores.payouts.listInState("submitting")) {
+      const since = payout.submittedAtMs ?? payout.updatedAtMs;
+      if (now() - since < this.#options.submittingLimitMs) continue;
+      const result = await stores.payouts.transition(payout.id, "lost", {
+        errorMessage: "the bot stopped while the request was being sent",
+      });
+      if (result.ok && result.applied) {
+        this.#log.error({ payoutId: payout.id }, "payout stranded in submitting is now unknown");
+        await this.#options.onAttention?.(result.payout, "stranded");
+      }
+    }
+  }
+
+  /** One round: polls every payout that is due (at most `batchSize`). */
+  async tick(): Promise<number> {
+    const { stores, now, batchSize, leaseMs } = this.#options;
+    // Another replica may have died mid-request: look for stranded payouts now and then.
+    if (now() - this.#lastResumeMs >= RESUME_EVERY_MS) await this.resume();
+    const ids = await stores.tracking.claimDue(now(), batchSize, leaseMs);
+    for (const id of ids) {
+      if (this.#stopped) break;
+      await this.pollOne(id);
+    }
+    return ids.length;
+  }
+
+  private async pollOne(id: string): Promise<void> {
+    const { stores, service, now } = this.#options;
+    let result: Awaited<ReturnType<PayoutService["settle"]>>;
+    try {
+      result = await service.settle(id);
+    } catch (error) {
+      await this.retryLater(id, error);
+      return;
+    }
+    if (result.outcome !== "still_pending") {
+      await stores.tracking.remove(id);
+      return;
+    }
+    const payout = result.payout;
+    const pollCount = (payout.pollCount ?? 0) + 1;
+    const { pollIntervalMs, backoffFactor, maxPollIntervalMs, random } = this.#options;
+    const delay = nextPollDelayMs(
+      pollCount,
+      pollIntervalMs,
+      backoffFactor,
+      maxPollIntervalMs,
+      random,
+    );
+    await stores.payouts.update(id, { pollCount });
+    await stores.tracking.schedule(id, now() + delay);
+    const since = payout.submittedAtMs ?? payout.createdAtMs;
+    if (!payout.stuckReportedAtMs && now() - since >= this.#options.stuckAfterMs) {
+      const updated = await stores.payouts.update(id, { stuckReportedAtMs: now() });
+      this.#log.warn({ payoutId: id }, "payout still pending after the stuck limit");
+      if (updated) await this.#options.onAttention?.(updated, "stuck");
+    }
+  }
+
+  /** The API did not answer usefully: try again later, honouring Retry-After on a 429. */
+  private async retryLater(id: string, error: unknown): Promise<void> {
+    const { stores, now, pollIntervalMs } = this.#options;
+    const retryAfterMs = error instanceof PaymentApiError ? (error.retryAfterMs ?? 0) : 0;
+    const delay = Math.max(pollIntervalMs, retryAfterMs);
+    this.#log.warn(
+      { payoutId: id, err: error, retryInMs: delay, known: error instanceof PaymentClientError },
+      "status poll failed",
+    );
+    await stores.tracking.schedule(id, now() + delay);
+  }
+}

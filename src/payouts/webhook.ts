@@ -1,0 +1,107 @@
+/**
+ * Payment status callbacks. A callback is only a hint: it is verified (when a key is
+ * configured), parsed, matched to a payout, and then the payout is settled from what
+ * `GET /payments/{id}` says — never from the callback body. So a forged "success" reaches
+ * no chat, and duplicates are harmless (settling is a compare-and-set).
+ */
+import type { KeyObject } from "node:crypto";
+import type { Logger } from "../logger.js";
+import { PaymentSchema } from "../payments/schemas.js";
+import { verifyParts } from "../payments/signature.js";
+import type { Stores } from "../store/types.js";
+import type { PayoutService } from "./service.js";
+
+export interface CallbackRequest {
+  body: string;
+  pathAndQuery: string;
+  signature: string | undefined;
+  timestamp: string | undefined;
+}
+
+export interface CallbackResponse {
+  status: number;
+  body: { ok: boolean; error?: string };
+}
+
+export interface PaymentWebhookOptions {
+  service: PayoutService;
+  stores: Stores;
+  logger: Logger;
+  /** Verifies X-Sig on callbacks when set. */
+  publicKey?: KeyObject;
+  /** Called after a payout was settled (to deliver its notification at once). */
+  onSettled?: () => void;
+}
+
+export class PaymentWebhook {
+  readonly #options: PaymentWebhookOptions;
+  readonly #work = new Set<Promise<void>>();
+
+  constructor(options: PaymentWebhookOptions) {
+    this.#options = options;
+  }
+
+  /** Answers fast; the re-read and settlement run after the answer (see `idle`). */
+  async receive(request: CallbackRequest): Promise<CallbackResponse> {
+    const { publicKey, logger, stores } = this.#options;
+    if (publicKey) {
+      const problem = verifyParts({
+        publicKey,
+        signature: request.signature,
+        timestamp: request.timestamp,
+        method: "POST",
+        pathAndQuery: request.pathAndQuery,
+        body: request.body,
+      });
+      if (problem) {
+        logger.warn({ problem }, "payment callback refused: bad signature");
+        return { status: 401, body: { ok: false, error: `signature ${problem}` } };
+      }
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(request.body);
+    } catch {
+      return { status: 400, body: { ok: false, error: "body is not JSON" } };
+    }
+    const parsed = PaymentSchema.safeParse(json);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map(
+        (issue) => `${issue.path.join(".") || "body"}: ${issue.message}`,
+      );
+      return { status: 400, body: { ok: false, error: `not a payment: ${problems.join("; ")}` } };
+    }
+    const payout = await stores.payouts.findByPaymentId(parsed.data.id);
+    if (!payout) {
+      logger.info(
+        { paymentId: parsed.data.id },
+        "payment callback for an id we do not know; ignored",
+      );
+      return { status: 200, body: { ok: true } };
+    }
+    this.track(this.settle(payout.id, parsed.data.id));
+    return { status: 202, body: { ok: true } };
+  }
+
+  private async settle(payoutId: string, paymentId: string): Promise<void> {
+    const { service, logger, onSettled } = this.#options;
+    try {
+      const result = await service.settle(payoutId);
+      logger.info({ payoutId, paymentId, outcome: result.outcome }, "payment callback handled");
+      if (result.outcome === "settled") onSettled?.();
+    } catch (error) {
+      // The poller will get to it: a failed re-read loses nothing.
+      logger.warn({ err: error, payoutId }, "could not re-read the payment after a callback");
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.#work.add(work);
+    void work.finally(() => this.#work.delete(work));
+  }
+
+  /** Resolves when the work started by earlier callbacks is done (shutdown, tests). */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.#work]);
+  }
+}
