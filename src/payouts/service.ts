@@ -47,6 +47,9 @@ export interface PayoutServiceOptions {
 
 export const MAX_NOTE_LENGTH = 140;
 
+/** Tries of one claim before giving up (see `claimOnce`). */
+const CLAIM_ATTEMPTS = 3;
+
 export type PrepareFailure =
   | { reason: "bad_phone"; problem: PhoneProblem; operator?: OperatorHint }
   | { reason: "bad_amount"; problem: AmountProblem }
@@ -248,16 +251,31 @@ export class PayoutService {
         : { outcome: "already", payout: expired.payout };
     }
     const claimId = randomBytes(8).toString("hex");
-    const result = await this.#stores.payouts.transition(
-      payoutId,
-      "confirm",
-      { submittedAtMs: this.#now() },
-      { claimId },
-    );
+    const result = await this.claimOnce(payoutId, claimId);
     if (result.ok) return { outcome: "claimed", payout: result.payout, claimId };
     return result.reason === "not_found"
       ? { outcome: "not_found" }
       : { outcome: "already", payout: result.payout };
+  }
+
+  /**
+   * The compare-and-set of a claim. A command that timed out may still have been applied
+   * by Redis, so it is asked again with the same claim id: the store answers "yours
+   * already" instead of a conflict, and the payout is neither sent twice nor stranded.
+   */
+  private async claimOnce(payoutId: string, claimId: string) {
+    const patch = { submittedAtMs: this.#now() };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#stores.payouts.transition(payoutId, "confirm", patch, { claimId });
+      } catch (error) {
+        if (attempt >= CLAIM_ATTEMPTS) throw error;
+        this.#log.warn(
+          { payoutId, err: error, attempt },
+          "claim failed; asking again with the same claim id",
+        );
+      }
+    }
   }
 
   /**

@@ -1,0 +1,26 @@
+# syntax=docker/dockerfile:1
+# Build: compile TypeScript with the dev dependencies.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY locales ./locales
+RUN npm run build
+
+# Run: production dependencies and the compiled code only, as a non-root user.
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HTTP_HOST=0.0.0.0 \
+    HTTP_PORT=8080
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/main.js", "start"]

@@ -1,0 +1,57 @@
+/**
+ * Every Redis key the bot uses, in one place, under one configurable prefix (e.g.
+ * `payout-bot:`), so deployments can share a Redis and tests can drop their own keys.
+ *
+ * Layout (p = prefix):
+ *   p payout:{id}              HASH   one payout; each field one property, JSON-encoded
+ *   p payment:{paymentId}      STRING payout id (findByPaymentId); same lifetime as the payout
+ *   p user:{userId}:payouts    ZSET   payout ids by createdAtMs (history per initiator)
+ *   p payouts                  ZSET   payout ids by createdAtMs (everyone's history)
+ *   p state:{state}            SET    payout ids now in an in-flight state
+ *   p dialog:{chatId}          STRING DialogState JSON, expires with the dialog
+ *   p locale:{userId}          STRING "en" | "fr"
+ *   p staff                    HASH   userId → role
+ *   p tracking                 ZSET   payout ids by next poll time
+ *   p outbox                   ZSET   payout ids whose final status the payer must be told
+ *   p audit                    LIST   AuditEntry JSON, newest first, capped
+ *   p lease:{name}             STRING owner, with a TTL
+ *   p ratelimit:{name}         (owned by the rate limiter)
+ */
+import type { PayoutState } from "../payouts/lifecycle.js";
+
+export interface Keys {
+  readonly prefix: string;
+  payout(id: string): string;
+  paymentIndex(paymentId: string): string;
+  userPayouts(userId: number): string;
+  allPayouts(): string;
+  stateSet(state: PayoutState): string;
+  dialog(chatId: number): string;
+  locale(userId: number): string;
+  staff(): string;
+  tracking(): string;
+  outbox(): string;
+  audit(): string;
+  lease(name: string): string;
+  rateLimit(name: string): string;
+}
+
+/** Key builders under `prefix` (used verbatim: include the trailing separator, e.g. `payout-bot:`). */
+export function keys(prefix: string): Keys {
+  return {
+    prefix,
+    payout: (id) => `${prefix}payout:${id}`,
+    paymentIndex: (paymentId) => `${prefix}payment:${paymentId}`,
+    userPayouts: (userId) => `${prefix}user:${userId}:payouts`,
+    allPayouts: () => `${prefix}payouts`,
+    stateSet: (state) => `${prefix}state:${state}`,
+    dialog: (chatId) => `${prefix}dialog:${chatId}`,
+    locale: (userId) => `${prefix}locale:${userId}`,
+    staff: () => `${prefix}staff`,
+    tracking: () => `${prefix}tracking`,
+    outbox: () => `${prefix}outbox`,
+    audit: () => `${prefix}audit`,
+    lease: (name) => `${prefix}lease:${name}`,
+    rateLimit: (name) => `${prefix}ratelimit:${name}`,
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * PayoutStore in process memory, for the demo without Redis. Same semantics as the Redis
+ * store (the contract tests hold both to them): compare-and-set moves, claimId idempotency,
+ * the outbox on settlement, expiry by retention on the injected clock. Single process, so
+ * each method runs to completion without awaiting in between: that is its atomicity.
+ * Records go in and out as deep copies, so callers cannot change what is stored.
+ */
+import { nextState, type PayoutEvent, targetOf } from "../payouts/lifecycle.js";
+import type { Payout, PayoutPatch } from "../payouts/payout.js";
+import {
+  checkPatch,
+  checkPayout,
+  expiresInState,
+  notifiesPayer,
+  PayoutExistsError,
+  type TrackedState,
+} from "./payout-codec.js";
+import type { PayoutStore, TransitionResult } from "./types.js";
+
+interface Entry {
+  payout: Payout;
+  /** null while in flight (never expires). */
+  expiresAtMs: number | null;
+}
+
+export interface MemoryPayoutStoreOptions {
+  retentionMs: number;
+  now: () => number;
+  /** Called inside a settling move, like the Redis script's ZADD to the outbox. */
+  enqueueNotification: (id: string, atMs: number) => void;
+}
+
+export class MemoryPayoutStore implements PayoutStore {
+  readonly #entries = new Map<string, Entry>();
+  readonly #byPaymentId = new Map<string, string>();
+  readonly #options: MemoryPayoutStoreOptions;
+
+  constructor(options: MemoryPayoutStoreOptions) {
+    this.#options = options;
+  }
+
+  async create(payout: Payout): Promise<void> {
+    const record = checkPayout(payout);
+    if (this.#live(record.id)) throw new PayoutExistsError(record.id);
+    this.#store(structuredClone(record));
+  }
+
+  async get(id: string): Promise<Payout | null> {
+    const entry = this.#live(id);
+    return entry ? structuredClone(entry.payout) : null;
+  }
+
+  async transition(
+    id: string,
+    event: PayoutEvent,
+    patch: PayoutPatch = {},
+    options: { claimId?: string } = {},
+  ): Promise<TransitionResult> {
+    const checked = checkPatch(patch);
+    const entry = this.#live(id);
+    if (!entry) return { ok: false, reason: "not_found" };
+    const current = entry.payout;
+    const target = targetOf(event);
+    const claim = options.claimId;
+    if (claim !== undefined && current.state === target && current.claimId === claim) {
+      return { ok: true, payout: structuredClone(current), applied: false };
+    }
+    if (nextState(current.state, event) === null) {
+      return { ok: false, reason: "wrong_state", payout: structuredClone(current) };
+    }
+    const nowMs = this.#options.now();
+    const moved: Payout = {
+      ...current,
+      ...structuredClone(checked),
+      state: target,
+      updatedAtMs: nowMs,
+      ...(claim === undefined ? {} : { claimId: claim }),
+    };
+    this.#store(moved);
+    if (notifiesPayer(target)) this.#options.enqueueNotification(id, nowMs);
+    return { ok: true, payout: structuredClone(moved), applied: true };
+  }
+
+  async update(id: string, patch: PayoutPatch): Promise<Payout | null> {
+    const checked = checkPatch(patch);
+    const entry = this.#live(id);
+    if (!entry) return null;
+    entry.payout = { ...entry.payout, ...structuredClone(checked) };
+    if (checked.paymentId !== undefined) this.#byPaymentId.set(checked.paymentId, id);
+    return structuredClone(entry.payout);
+  }
+
+  async findByPaymentId(paymentId: string): Promise<Payout | null> {
+    const id = this.#byPaymentId.get(paymentId);
+    const entry = id === undefined ? undefined : this.#live(id);
+    return entry?.payout.paymentId === paymentId ? structuredClone(entry.payout) : null;
+  }
+
+  /** Covers payouts created within the retention window, like the Redis indexes. */
+  async list(options: {
+    userId?: number;
+    offset: number;
+    limit: number;
+  }): Promise<{ items: Payout[]; total: number }> {
+    this.#sweep();
+    const cutoffMs = this.#options.now() - this.#options.retentionMs;
+    const matching = [...this.#entries.values()]
+      .map((entry) => entry.payout)
+      .filter((payout) => options.userId === undefined || payout.initiatorId === options.userId)
+      .filter((payout) => payout.createdAtMs >= cutoffMs)
+      .sort(newestFirst);
+    const items = matching.slice(options.offset, options.offset + Math.max(options.limit, 0));
+    return { items: structuredClone(items), total: matching.length };
+  }
+
+  async listInState(state: TrackedState): Promise<Payout[]> {
+    this.#sweep();
+    const found = [...this.#entries.values()]
+      .map((entry) => entry.payout)
+      .filter((payout) => payout.state === state);
+    return structuredClone(found);
+  }
+
+  /** Stores `payout` as is, with the expiry and index its state calls for. */
+  #store(payout: Payout): void {
+    const expiresAtMs = expiresInState(payout.state)
+      ? this.#options.now() + this.#options.retentionMs
+      : null;
+    this.#entries.set(payout.id, { payout, expiresAtMs });
+    if (payout.paymentId !== undefined) this.#byPaymentId.set(payout.paymentId, payout.id);
+  }
+
+  #live(id: string): Entry | undefined {
+    const entry = this.#entries.get(id);
+    if (entry && this.#expired(entry)) {
+      this.#forget(entry.payout);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #sweep(): void {
+    for (const entry of this.#entries.values()) {
+      if (this.#expired(entry)) this.#forget(entry.payout);
+    }
+  }
+
+  #expired(entry: Entry): boolean {
+    return entry.expiresAtMs !== null && entry.expiresAtMs <= this.#options.now();
+  }
+
+  #forget(payout: Payout): void {
+    this.#entries.delete(payout.id);
+    if (payout.paymentId !== undefined && this.#byPaymentId.get(payout.paymentId) === payout.id) {
+      this.#byPaymentId.delete(payout.paymentId);
+    }
+  }
+}
+
+/** Redis's ZREVRANGE order: score (createdAtMs) descending, then id descending. */
+function newestFirst(a: Payout, b: Payout): number {
+  if (a.createdAtMs !== b.createdAtMs) return b.createdAtMs - a.createdAtMs;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}

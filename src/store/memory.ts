@@ -1,0 +1,202 @@
+/**
+ * Every store in process memory, for the demo without Redis. Same semantics as the Redis
+ * stores (held to them by the contract tests), on an injectable clock. One process only:
+ * nothing here is shared between replicas.
+ */
+import type { Role } from "../config.js";
+import { type Locale, LocaleSchema } from "../payouts/payout.js";
+import { MemoryPayoutStore } from "./memory-payouts.js";
+import {
+  AUDIT_CAPACITY,
+  AuditEntrySchema,
+  checkInput,
+  DialogStateSchema,
+  RoleSchema,
+} from "./schemas.js";
+import type {
+  AuditEntry,
+  AuditLog,
+  DialogState,
+  DueQueue,
+  LeaseStore,
+  SessionStore,
+  StaffMember,
+  StaffStore,
+  Stores,
+} from "./types.js";
+
+export interface MemoryStoresOptions {
+  /** How long a payout is kept after its last move, unless in flight. */
+  retentionMs: number;
+  /** The clock for expiries (payouts, dialogs, leases); Date.now by default. */
+  now?: () => number;
+}
+
+/** Every store in memory. `ping` is always true; `close` does nothing. */
+export function createMemoryStores(options: MemoryStoresOptions): Stores {
+  const now = options.now ?? Date.now;
+  const outbox = new MemoryDueQueue();
+  return {
+    kind: "memory",
+    payouts: new MemoryPayoutStore({
+      retentionMs: options.retentionMs,
+      now,
+      enqueueNotification: (id, atMs) => outbox.put(id, atMs),
+    }),
+    sessions: new MemorySessionStore(now),
+    staff: new MemoryStaffStore(),
+    tracking: new MemoryDueQueue(),
+    outbox,
+    audit: new MemoryAuditLog(),
+    leases: new MemoryLeaseStore(now),
+    ping: async () => true,
+    close: async () => {},
+  };
+}
+
+export class MemorySessionStore implements SessionStore {
+  readonly #dialogs = new Map<number, { dialog: DialogState; expiresAtMs: number }>();
+  readonly #locales = new Map<number, Locale>();
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  async getDialog(chatId: number): Promise<DialogState | null> {
+    const entry = this.#dialogs.get(chatId);
+    if (!entry) return null;
+    if (entry.expiresAtMs <= this.#now()) {
+      this.#dialogs.delete(chatId);
+      return null;
+    }
+    return structuredClone(entry.dialog);
+  }
+
+  async setDialog(chatId: number, dialog: DialogState, ttlSeconds: number): Promise<void> {
+    const checked = checkInput(DialogStateSchema, dialog, "dialog");
+    const ttlMs = Math.max(1, Math.ceil(ttlSeconds)) * 1000;
+    this.#dialogs.set(chatId, {
+      dialog: structuredClone(checked),
+      expiresAtMs: this.#now() + ttlMs,
+    });
+  }
+
+  async clearDialog(chatId: number): Promise<void> {
+    this.#dialogs.delete(chatId);
+  }
+
+  async getLocale(userId: number): Promise<Locale | null> {
+    return this.#locales.get(userId) ?? null;
+  }
+
+  async setLocale(userId: number, locale: Locale): Promise<void> {
+    this.#locales.set(userId, checkInput(LocaleSchema, locale, "locale"));
+  }
+}
+
+export class MemoryStaffStore implements StaffStore {
+  readonly #roles = new Map<number, Role>();
+
+  async get(userId: number): Promise<Role | null> {
+    return this.#roles.get(userId) ?? null;
+  }
+
+  async set(userId: number, role: Role): Promise<void> {
+    this.#roles.set(userId, checkInput(RoleSchema, role, "role"));
+  }
+
+  async remove(userId: number): Promise<boolean> {
+    return this.#roles.delete(userId);
+  }
+
+  /** Every member, by user id. */
+  async list(): Promise<StaffMember[]> {
+    return [...this.#roles]
+      .map(([userId, role]) => ({ userId, role }))
+      .sort((a, b) => a.userId - b.userId);
+  }
+}
+
+export class MemoryDueQueue implements DueQueue {
+  readonly #dueAt = new Map<string, number>();
+
+  /** Synchronous `schedule`, for a store that enqueues inside its own atomic step. */
+  put(id: string, dueAtMs: number): void {
+    this.#dueAt.set(id, dueAtMs);
+  }
+
+  async schedule(id: string, dueAtMs: number): Promise<void> {
+    this.put(id, dueAtMs);
+  }
+
+  /** Due ids in Redis ZRANGEBYSCORE order (time, then id); each is re-timed to the lease end. */
+  async claimDue(nowMs: number, limit: number, leaseMs: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const due = [...this.#dueAt]
+      .filter(([, dueAtMs]) => dueAtMs <= nowMs)
+      .sort(([idA, a], [idB, b]) => (a !== b ? a - b : idA < idB ? -1 : idA > idB ? 1 : 0))
+      .slice(0, limit)
+      .map(([id]) => id);
+    for (const id of due) this.#dueAt.set(id, nowMs + leaseMs);
+    return due;
+  }
+
+  async remove(id: string): Promise<void> {
+    this.#dueAt.delete(id);
+  }
+
+  async dueAt(id: string): Promise<number | null> {
+    return this.#dueAt.get(id) ?? null;
+  }
+
+  async size(): Promise<number> {
+    return this.#dueAt.size;
+  }
+}
+
+export class MemoryAuditLog implements AuditLog {
+  /** Newest first. */
+  readonly #entries: AuditEntry[] = [];
+
+  async record(entry: AuditEntry): Promise<void> {
+    this.#entries.unshift(structuredClone(checkInput(AuditEntrySchema, entry, "audit entry")));
+    this.#entries.length = Math.min(this.#entries.length, AUDIT_CAPACITY);
+  }
+
+  async recent(limit: number): Promise<AuditEntry[]> {
+    return structuredClone(this.#entries.slice(0, Math.max(limit, 0)));
+  }
+}
+
+export class MemoryLeaseStore implements LeaseStore {
+  readonly #leases = new Map<string, { owner: string; expiresAtMs: number }>();
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  async acquire(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const holder = this.#holder(name);
+    if (holder !== null && holder !== owner) return false;
+    this.#leases.set(name, { owner, expiresAtMs: this.#now() + ttlMs });
+    return true;
+  }
+
+  async renew(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    if (this.#holder(name) !== owner) return false;
+    this.#leases.set(name, { owner, expiresAtMs: this.#now() + ttlMs });
+    return true;
+  }
+
+  async release(name: string, owner: string): Promise<void> {
+    if (this.#holder(name) === owner) this.#leases.delete(name);
+  }
+
+  #holder(name: string): string | null {
+    const lease = this.#leases.get(name);
+    if (!lease || lease.expiresAtMs <= this.#now()) return null;
+    return lease.owner;
+  }
+}

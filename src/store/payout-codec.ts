@@ -1,0 +1,113 @@
+/**
+ * What both payout stores share: validation of what goes in, decoding of what comes out,
+ * and the rules that decide expiry, state indexes and the outbox from the lifecycle.
+ */
+import type { z } from "zod";
+import { isInFlight, PAYOUT_STATES, type PayoutState } from "../payouts/lifecycle.js";
+import { type Payout, type PayoutPatch, PayoutSchema } from "../payouts/payout.js";
+import { checkInput } from "./schemas.js";
+
+/** The fields a patch may carry (`id`, `kind`, `state` never change through one). */
+export const PayoutPatchSchema = PayoutSchema.omit({ id: true, kind: true, state: true }).partial();
+
+/** The states `listInState` answers for: the in-flight ones, tracked in their own sets. */
+export type TrackedState = Extract<PayoutState, "unknown" | "pending" | "submitting">;
+export const TRACKED_STATES: readonly TrackedState[] = PAYOUT_STATES.filter(
+  (state): state is TrackedState => isInFlight(state),
+);
+
+/** Whether payouts in `state` are kept in a state set (see TRACKED_STATES). */
+export function isTracked(state: PayoutState): state is TrackedState {
+  return (TRACKED_STATES as readonly PayoutState[]).includes(state);
+}
+
+/**
+ * A payout expires `retentionMs` after its last move unless money may be moving (in
+ * flight): those are kept until they reach a final state, however long that takes.
+ */
+export function expiresInState(state: PayoutState): boolean {
+  return !isInFlight(state);
+}
+
+/** Moving into one of these queues the payer's notification in the outbox. */
+export function notifiesPayer(state: PayoutState): boolean {
+  return state === "success" || state === "failed" || state === "canceled";
+}
+
+/** A stored record that does not decode to a valid Payout. Never guessed around. */
+export class CorruptRecordError extends Error {
+  readonly payoutId: string;
+  readonly problems: readonly string[];
+
+  constructor(payoutId: string, problems: readonly string[]) {
+    super(`stored payout ${payoutId} is corrupt: ${problems.join("; ")}`);
+    this.name = "CorruptRecordError";
+    this.payoutId = payoutId;
+    this.problems = problems;
+  }
+}
+
+/** `create` was given an id that is already stored: nothing was written. */
+export class PayoutExistsError extends Error {
+  readonly payoutId: string;
+
+  constructor(payoutId: string) {
+    super(`payout ${payoutId} already exists`);
+    this.name = "PayoutExistsError";
+    this.payoutId = payoutId;
+  }
+}
+
+/** Issue paths and messages only: zod messages for our schemas do not quote the values. */
+function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`);
+}
+
+/** Validates a new payout; throws with every problem when it is not one. */
+export function checkPayout(payout: Payout): Payout {
+  return checkInput(PayoutSchema, payout, "payout");
+}
+
+/** Validates a patch and drops `undefined` values (they mean "leave as is"). */
+export function checkPatch(patch: PayoutPatch): PayoutPatch {
+  const checked = checkInput(PayoutPatchSchema, patch, "payout patch");
+  return Object.fromEntries(Object.entries(checked).filter(([, value]) => value !== undefined));
+}
+
+/** `{a: 1, b: "x"}` → `["a", "1", "b", "\"x\""]`: HSET arguments, values JSON-encoded. */
+export function encodeFields(fields: Readonly<Record<string, unknown>>): string[] {
+  const flat: string[] = [];
+  for (const [field, value] of Object.entries(fields)) {
+    if (value !== undefined) flat.push(field, JSON.stringify(value));
+  }
+  return flat;
+}
+
+/** `[field, value, …]` (a Lua HGETALL reply) → `{field: value}`. */
+export function pairsToRecord(flat: readonly string[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let index = 0; index + 1 < flat.length; index += 2) {
+    record[flat[index] ?? ""] = flat[index + 1] ?? "";
+  }
+  return record;
+}
+
+/** A stored hash (values JSON-encoded) → a validated Payout, or CorruptRecordError. */
+export function decodePayout(payoutId: string, hash: Readonly<Record<string, string>>): Payout {
+  const record: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [field, value] of Object.entries(hash)) {
+    try {
+      record[field] = JSON.parse(value);
+    } catch {
+      problems.push(`${field}: not JSON`);
+    }
+  }
+  if (problems.length > 0) throw new CorruptRecordError(payoutId, problems);
+  const parsed = PayoutSchema.safeParse(record);
+  if (!parsed.success) throw new CorruptRecordError(payoutId, describeIssues(parsed.error));
+  if (parsed.data.id !== payoutId) {
+    throw new CorruptRecordError(payoutId, [`id: stored under another id (${parsed.data.id})`]);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,107 @@
+/**
+ * The Lua scripts of RedisPayoutStore. Each runs atomically in Redis, so a check and the
+ * writes that depend on it cannot be interleaved with another replica's. Redis does not
+ * roll a script back on error: every check that can fail comes before the first write.
+ * Values in the payout hash are JSON-encoded (a state is stored as `"pending"`).
+ */
+import { luaScript } from "./lua.js";
+
+/**
+ * KEYS: record, user index, all index, state set of the payout's state, payment index.
+ * ARGV: id, createdAtMs, cutoffMs (index entries older go), retentionMs, expires (1/0),
+ *       tracked (1/0), has paymentId (1/0), then the fields as field/value pairs.
+ * Returns 1 when stored, 0 when the id exists (nothing written).
+ */
+export const CREATE_SCRIPT = luaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local id, createdAt, cutoff, retention = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local expires = ARGV[5] == '1'
+redis.call('HSET', KEYS[1], unpack(ARGV, 8))
+if expires then redis.call('PEXPIRE', KEYS[1], retention) end
+for _, index in ipairs({KEYS[2], KEYS[3]}) do
+  redis.call('ZADD', index, createdAt, id)
+  redis.call('ZREMRANGEBYSCORE', index, '-inf', '(' .. cutoff)
+end
+-- The newest entry of a user's history is this one: the index outlives it by nothing.
+redis.call('PEXPIRE', KEYS[2], retention)
+if ARGV[6] == '1' then redis.call('SADD', KEYS[4], id) end
+if ARGV[7] == '1' then
+  if expires then redis.call('SET', KEYS[5], id, 'PX', retention) else redis.call('SET', KEYS[5], id) end
+end
+return 1
+`);
+
+/**
+ * KEYS: record, outbox, then the state sets of the tracked states.
+ * ARGV: id, target (JSON), claimId (JSON, or "" for none), nowMs, expires (1/0),
+ *       retentionMs, notify (1/0), payment index key prefix, paymentId of the patch (raw,
+ *       or ""), n, n source states (JSON), the tracked states (JSON, in KEYS order), then
+ *       the fields to set as field/value pairs (state, updatedAtMs and claimId included).
+ * Returns {"not_found"} | {"corrupt"} | {"unchanged"|"wrong_state"|"applied", HGETALL}.
+ *
+ * The payment index key is built here from its prefix rather than passed in KEYS: a move
+ * without a paymentId in its patch (a settlement) must still give the index the record's
+ * lifetime, and only the script knows the stored paymentId at that moment. Fine on a
+ * single Redis (not Cluster).
+ */
+export const TRANSITION_SCRIPT = luaScript(`
+local record = KEYS[1]
+if redis.call('EXISTS', record) == 0 then return {'not_found'} end
+local id, target, claim, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local expires, retention, notify = ARGV[5] == '1', ARGV[6], ARGV[7] == '1'
+local paymentPrefix, paymentId = ARGV[8], ARGV[9]
+local cursor = 10
+local sources = {}
+for _ = 1, tonumber(ARGV[cursor]) do
+  cursor = cursor + 1
+  sources[ARGV[cursor]] = true
+end
+cursor = cursor + 1
+local stateSets = {}
+for k = 3, #KEYS do
+  stateSets[ARGV[cursor]] = KEYS[k]
+  cursor = cursor + 1
+end
+
+local current = redis.call('HGET', record, 'state')
+-- A resend of a call that already applied finds its own claim.
+if claim ~= '' and current == target and redis.call('HGET', record, 'claimId') == claim then
+  return {'unchanged', redis.call('HGETALL', record)}
+end
+if not sources[current] then return {'wrong_state', redis.call('HGETALL', record)} end
+
+if paymentId == '' then
+  local stored = redis.call('HGET', record, 'paymentId')
+  if stored then
+    local ok, decoded = pcall(cjson.decode, stored)
+    if not ok or type(decoded) ~= 'string' then return {'corrupt'} end
+    paymentId = decoded
+  end
+end
+
+redis.call('HSET', record, unpack(ARGV, cursor))
+if expires then redis.call('PEXPIRE', record, retention) else redis.call('PERSIST', record) end
+if stateSets[current] then redis.call('SREM', stateSets[current], id) end
+if stateSets[target] then redis.call('SADD', stateSets[target], id) end
+if paymentId ~= '' then
+  local index = paymentPrefix .. paymentId
+  if expires then redis.call('SET', index, id, 'PX', retention) else redis.call('SET', index, id) end
+end
+if notify then redis.call('ZADD', KEYS[2], now, id) end
+return {'applied', redis.call('HGETALL', record)}
+`);
+
+/**
+ * KEYS: record, payment index of the patch's paymentId.
+ * ARGV: id, has paymentId (1/0), then field/value pairs.
+ * Returns nil when the record does not exist, else HGETALL after the change.
+ */
+export const UPDATE_SCRIPT = luaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+if ARGV[2] == '1' then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl) else redis.call('SET', KEYS[2], ARGV[1]) end
+end
+return redis.call('HGETALL', KEYS[1])
+`);

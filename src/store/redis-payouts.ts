@@ -1,0 +1,239 @@
+/**
+ * PayoutStore on Redis: one hash per payout (each field one property, JSON-encoded so
+ * numbers keep full precision), history indexes as sorted sets, in-flight states as sets.
+ * Every move is one Lua script (redis-payout-scripts.ts), so the lifecycle's
+ * compare-and-set holds across replicas. Reads are validated with PayoutSchema; a record
+ * that fails is reported as CorruptRecordError, never patched up.
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { type Logger, silentLogger } from "../logger.js";
+import { type PayoutEvent, sourcesOf, targetOf } from "../payouts/lifecycle.js";
+import type { Payout, PayoutPatch } from "../payouts/payout.js";
+import type { Keys } from "./keys.js";
+import { runScript } from "./lua.js";
+import {
+  CorruptRecordError,
+  checkPatch,
+  checkPayout,
+  decodePayout,
+  encodeFields,
+  expiresInState,
+  isTracked,
+  notifiesPayer,
+  PayoutExistsError,
+  pairsToRecord,
+  TRACKED_STATES,
+  type TrackedState,
+} from "./payout-codec.js";
+import { CREATE_SCRIPT, TRANSITION_SCRIPT, UPDATE_SCRIPT } from "./redis-payout-scripts.js";
+import { replyAt } from "./redis-reply.js";
+import type { PayoutStore, TransitionResult } from "./types.js";
+
+const TransitionReplySchema = z.union([
+  z.tuple([z.enum(["not_found", "corrupt"])]).transform(([status]) => ({ status, fields: null })),
+  z
+    .tuple([z.enum(["unchanged", "wrong_state", "applied"]), z.array(z.string())])
+    .transform(([status, fields]) => ({ status, fields })),
+]);
+const HashSchema = z.record(z.string(), z.string());
+
+export interface RedisPayoutStoreOptions {
+  keys: Keys;
+  /** How long a payout is kept after its last move, unless it is in flight. */
+  retentionMs: number;
+  logger?: Logger;
+  /** Clock for `updatedAtMs`, the outbox and index trimming; Date.now by default. */
+  now?: () => number;
+}
+
+export class RedisPayoutStore implements PayoutStore {
+  readonly #redis: Redis;
+  readonly #keys: Keys;
+  readonly #retentionMs: number;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+
+  constructor(redis: Redis, options: RedisPayoutStoreOptions) {
+    this.#redis = redis;
+    this.#keys = options.keys;
+    this.#retentionMs = options.retentionMs;
+    this.#logger = options.logger ?? silentLogger;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async create(payout: Payout): Promise<void> {
+    const record = checkPayout(payout);
+    const k = this.#keys;
+    const stored = await runScript(
+      this.#redis,
+      CREATE_SCRIPT,
+      [
+        k.payout(record.id),
+        k.userPayouts(record.initiatorId),
+        k.allPayouts(),
+        k.stateSet(record.state),
+        k.paymentIndex(record.paymentId ?? ""),
+      ],
+      [
+        record.id,
+        record.createdAtMs,
+        this.#now() - this.#retentionMs,
+        this.#retentionMs,
+        flag(expiresInState(record.state)),
+        flag(isTracked(record.state)),
+        flag(record.paymentId !== undefined),
+        ...encodeFields(record),
+      ],
+    );
+    if (z.number().parse(stored) === 0) throw new PayoutExistsError(record.id);
+  }
+
+  async get(id: string): Promise<Payout | null> {
+    const hash = HashSchema.parse(await this.#redis.hgetall(this.#keys.payout(id)));
+    return Object.keys(hash).length === 0 ? null : this.#decode(id, hash);
+  }
+
+  async transition(
+    id: string,
+    event: PayoutEvent,
+    patch: PayoutPatch = {},
+    options: { claimId?: string } = {},
+  ): Promise<TransitionResult> {
+    const target = targetOf(event);
+    const checked = checkPatch(patch);
+    const nowMs = this.#now();
+    const claim = options.claimId;
+    const fields = {
+      ...checked,
+      state: target,
+      updatedAtMs: nowMs,
+      ...(claim === undefined ? {} : { claimId: claim }),
+    };
+    const sources = sourcesOf(event);
+    const k = this.#keys;
+    const reply = await runScript(
+      this.#redis,
+      TRANSITION_SCRIPT,
+      [k.payout(id), k.outbox(), ...TRACKED_STATES.map((state) => k.stateSet(state))],
+      [
+        id,
+        JSON.stringify(target),
+        claim === undefined ? "" : JSON.stringify(claim),
+        nowMs,
+        flag(expiresInState(target)),
+        this.#retentionMs,
+        flag(notifiesPayer(target)),
+        k.paymentIndex(""),
+        checked.paymentId ?? "",
+        sources.length,
+        ...sources.map((state) => JSON.stringify(state)),
+        ...TRACKED_STATES.map((state) => JSON.stringify(state)),
+        ...encodeFields(fields),
+      ],
+    );
+    const parsed = TransitionReplySchema.parse(reply);
+    if (parsed.fields === null) {
+      if (parsed.status === "not_found") return { ok: false, reason: "not_found" };
+      throw this.#corrupt(new CorruptRecordError(id, ["paymentId: not a JSON string"]));
+    }
+    const payout = this.#decode(id, pairsToRecord(parsed.fields));
+    if (parsed.status === "wrong_state") return { ok: false, reason: "wrong_state", payout };
+    return { ok: true, payout, applied: parsed.status === "applied" };
+  }
+
+  async update(id: string, patch: PayoutPatch): Promise<Payout | null> {
+    const checked = checkPatch(patch);
+    const fields = encodeFields(checked);
+    if (fields.length === 0) return this.get(id);
+    const reply = await runScript(
+      this.#redis,
+      UPDATE_SCRIPT,
+      [this.#keys.payout(id), this.#keys.paymentIndex(checked.paymentId ?? "")],
+      [id, flag(checked.paymentId !== undefined), ...fields],
+    );
+    const hash = z.array(z.string()).nullable().parse(reply);
+    return hash === null ? null : this.#decode(id, pairsToRecord(hash));
+  }
+
+  async findByPaymentId(paymentId: string): Promise<Payout | null> {
+    const id = await this.#redis.get(this.#keys.paymentIndex(paymentId));
+    if (id === null) return null;
+    const payout = await this.get(id);
+    return payout?.paymentId === paymentId ? payout : null;
+  }
+
+  /** Covers payouts created within the retention window (older index entries are trimmed). */
+  async list(options: {
+    userId?: number;
+    offset: number;
+    limit: number;
+  }): Promise<{ items: Payout[]; total: number }> {
+    const index =
+      options.userId === undefined
+        ? this.#keys.allPayouts()
+        : this.#keys.userPayouts(options.userId);
+    if (options.limit <= 0) return { items: [], total: await this.#redis.zcard(index) };
+    const replies = await this.#redis
+      .multi()
+      .zremrangebyscore(index, "-inf", `(${this.#now() - this.#retentionMs}`)
+      .zrevrange(index, options.offset, options.offset + options.limit - 1)
+      .zcard(index)
+      .exec();
+    const ids = z.array(z.string()).parse(replyAt(replies, 1));
+    const total = z.number().parse(replyAt(replies, 2));
+    const { found, missing } = await this.#getMany(ids);
+    if (missing.length > 0) await this.#redis.zrem(index, ...missing);
+    return { items: found, total: total - missing.length };
+  }
+
+  async listInState(state: TrackedState): Promise<Payout[]> {
+    const set = this.#keys.stateSet(state);
+    const ids = await this.#redis.smembers(set);
+    const { found, missing } = await this.#getMany(ids);
+    const current = found.filter((payout) => payout.state === state);
+    const stale = [
+      ...missing,
+      ...found.filter((payout) => payout.state !== state).map((p) => p.id),
+    ];
+    if (stale.length > 0) await this.#redis.srem(set, ...stale);
+    return current;
+  }
+
+  /** HGETALL of each id in one round trip; ids whose record is gone come back in `missing`. */
+  async #getMany(ids: readonly string[]): Promise<{ found: Payout[]; missing: string[] }> {
+    if (ids.length === 0) return { found: [], missing: [] };
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.#keys.payout(id));
+    const replies = await pipeline.exec();
+    const found: Payout[] = [];
+    const missing: string[] = [];
+    ids.forEach((id, index) => {
+      const hash = HashSchema.parse(replyAt(replies, index));
+      if (Object.keys(hash).length === 0) missing.push(id);
+      else found.push(this.#decode(id, hash));
+    });
+    return { found, missing };
+  }
+
+  #decode(id: string, hash: Readonly<Record<string, string>>): Payout {
+    try {
+      return decodePayout(id, hash);
+    } catch (error) {
+      if (error instanceof CorruptRecordError) throw this.#corrupt(error);
+      throw error;
+    }
+  }
+
+  #corrupt(error: CorruptRecordError): CorruptRecordError {
+    this.#logger.error(
+      { payoutId: error.payoutId, problems: error.problems },
+      "stored payout is corrupt",
+    );
+    return error;
+  }
+}
+
+function flag(value: boolean): string {
+  return value ? "1" : "0";
+}

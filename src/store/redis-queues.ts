@@ -1,0 +1,147 @@
+/**
+ * Shared schedules (tracking, outbox), named leases and the audit log on Redis. The
+ * read-then-write steps are Lua scripts so two replicas never interleave them.
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { type Logger, silentLogger } from "../logger.js";
+import { luaScript, runScript } from "./lua.js";
+import { parseJsonOrUndefined, replyAt } from "./redis-reply.js";
+import { AUDIT_CAPACITY, AuditEntrySchema, checkInput } from "./schemas.js";
+import type { AuditEntry, AuditLog, DueQueue, LeaseStore } from "./types.js";
+
+/** KEYS: queue. ARGV: nowMs, limit, leaseUntilMs. Claims (re-scores) and returns due ids. */
+const CLAIM_DUE_SCRIPT = luaScript(`
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], ARGV[3], id) end
+return ids
+`);
+
+/** KEYS: lease. ARGV: owner, ttlMs. 1 when the lease is ours now. */
+const ACQUIRE_SCRIPT = luaScript(`
+local current = redis.call('GET', KEYS[1])
+if current == false then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if current == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+`);
+
+/** KEYS: lease. ARGV: owner, ttlMs. 1 when it was still ours and is extended. */
+const RENEW_SCRIPT = luaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+`);
+
+/** KEYS: lease. ARGV: owner. Deletes it only when it is ours. */
+const RELEASE_SCRIPT = luaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+export class RedisDueQueue implements DueQueue {
+  readonly #redis: Redis;
+  readonly #key: string;
+
+  constructor(redis: Redis, key: string) {
+    this.#redis = redis;
+    this.#key = key;
+  }
+
+  /** Sets (or moves) the time `id` is due. */
+  async schedule(id: string, dueAtMs: number): Promise<void> {
+    await this.#redis.zadd(this.#key, dueAtMs, id);
+  }
+
+  /** Up to `limit` ids due at `nowMs`, earliest first; each is hidden until `nowMs + leaseMs`. */
+  async claimDue(nowMs: number, limit: number, leaseMs: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const reply = await runScript(
+      this.#redis,
+      CLAIM_DUE_SCRIPT,
+      [this.#key],
+      [nowMs, limit, nowMs + leaseMs],
+    );
+    return z.array(z.string()).parse(reply);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#redis.zrem(this.#key, id);
+  }
+
+  async dueAt(id: string): Promise<number | null> {
+    const score = await this.#redis.zscore(this.#key, id);
+    return score === null ? null : Number(score);
+  }
+
+  async size(): Promise<number> {
+    return this.#redis.zcard(this.#key);
+  }
+}
+
+export class RedisLeaseStore implements LeaseStore {
+  readonly #redis: Redis;
+  readonly #keyOf: (name: string) => string;
+
+  constructor(redis: Redis, keyOf: (name: string) => string) {
+    this.#redis = redis;
+    this.#keyOf = keyOf;
+  }
+
+  async acquire(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const reply = await runScript(this.#redis, ACQUIRE_SCRIPT, [this.#keyOf(name)], [owner, ttlMs]);
+    return z.number().parse(reply) === 1;
+  }
+
+  async renew(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const reply = await runScript(this.#redis, RENEW_SCRIPT, [this.#keyOf(name)], [owner, ttlMs]);
+    return z.number().parse(reply) === 1;
+  }
+
+  async release(name: string, owner: string): Promise<void> {
+    await runScript(this.#redis, RELEASE_SCRIPT, [this.#keyOf(name)], [owner]);
+  }
+}
+
+export class RedisAuditLog implements AuditLog {
+  readonly #redis: Redis;
+  readonly #key: string;
+  readonly #logger: Logger;
+
+  constructor(redis: Redis, key: string, logger: Logger = silentLogger) {
+    this.#redis = redis;
+    this.#key = key;
+    this.#logger = logger;
+  }
+
+  /** Keeps the newest AUDIT_CAPACITY entries. */
+  async record(entry: AuditEntry): Promise<void> {
+    const checked = checkInput(AuditEntrySchema, entry, "audit entry");
+    const replies = await this.#redis
+      .multi()
+      .lpush(this.#key, JSON.stringify(checked))
+      .ltrim(this.#key, 0, AUDIT_CAPACITY - 1)
+      .exec();
+    replyAt(replies, 1);
+  }
+
+  /** Newest first. An entry that does not parse is logged and left out. */
+  async recent(limit: number): Promise<AuditEntry[]> {
+    if (limit <= 0) return [];
+    const lines = await this.#redis.lrange(this.#key, 0, limit - 1);
+    const entries: AuditEntry[] = [];
+    for (const line of lines) {
+      const parsed = AuditEntrySchema.safeParse(parseJsonOrUndefined(line));
+      if (parsed.success) entries.push(parsed.data);
+      else this.#logger.error("stored audit entry is not valid; left out");
+    }
+    return entries;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * One Payment API rate limit shared by every process, through Redis: a sliding-window log
+ * (one sorted-set member per grant, scored by its time) checked and updated in one Lua
+ * script, so two replicas can never both take the last slot. The script reads the clock
+ * with Redis's own `TIME`, so the replicas' clocks, however far apart, do not matter.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import type { Acquisition, RateLimiter } from "../payments/rate-limiter.js";
+
+/** The API's own window (spec section 8: requests per minute). */
+export const API_WINDOW_MS = 60_000;
+
+/**
+ * The window to give the limiter for the API's per-minute limit: 60 s plus `marginMs`
+ * (default 1 s, giving 61 000 ms). The API counts its 60 s from when requests ARRIVE, a
+ * little after we granted them, and that delay varies: a request granted at t that is slow
+ * on the wire and one granted at t + 60 s that is fast can reach the API less than 60 s
+ * apart, which with a full window is one request too many and a 429. The margin must exceed
+ * the spread of request latencies (and any difference in how the two sides round the edges
+ * of the window); it costs under 2% of the throughput.
+ */
+export function limiterWindowMs(marginMs = 1000): number {
+  return API_WINDOW_MS + marginMs;
+}
+
+// KEYS[1] the sorted set; ARGV: limit, windowMs, member (unique per call).
+// Returns {1, 0, nowMs} when granted, {0, retryInMs, nowMs} when not.
+const SLIDING_WINDOW_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, 0, now}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local wait = tonumber(oldest[2]) + window - now
+if wait < 1 then wait = 1 end
+return {0, wait, now}
+`;
+
+const SCRIPT_SHA1 = createHash("sha1").update(SLIDING_WINDOW_SCRIPT).digest("hex");
+
+const ScriptReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.number(), z.number()]);
+
+/** An Acquisition with the Redis-clock time (ms) at which it was decided. */
+export type TimedAcquisition = Acquisition & { atMs: number };
+
+export interface RedisRateLimiterOptions {
+  redis: Redis;
+  /** The sorted set; every process sharing the limit uses the same key. */
+  key: string;
+  /** Grants allowed in any window. */
+  limit: number;
+  /** Length of the sliding window; for the Payment API use `limiterWindowMs()`. */
+  windowMs: number;
+}
+
+export class RedisRateLimiter implements RateLimiter {
+  readonly key: string;
+  readonly limit: number;
+  readonly windowMs: number;
+  private readonly redis: Redis;
+  private readonly instanceId = randomUUID();
+  private sequence = 0;
+
+  /** Throws a TypeError for an empty key or a limit/window that is not a whole number ≥ 1. */
+  constructor(options: RedisRateLimiterOptions) {
+    const problems: string[] = [];
+    if (options.key === "") problems.push("key must not be empty");
+    if (!Number.isSafeInteger(options.limit) || options.limit < 1) {
+      problems.push(`limit must be a whole number ≥ 1 (got ${options.limit})`);
+    }
+    if (!Number.isSafeInteger(options.windowMs) || options.windowMs < 1) {
+      problems.push(`windowMs must be a whole number ≥ 1 (got ${options.windowMs})`);
+    }
+    if (problems.length > 0) throw new TypeError(`RedisRateLimiter: ${problems.join("; ")}`);
+    this.redis = options.redis;
+    this.key = options.key;
+    this.limit = options.limit;
+    this.windowMs = options.windowMs;
+  }
+
+  /**
+   * Grants when fewer than `limit` grants (by any process) happened in the last `windowMs`
+   * of Redis time; else says how long until the oldest one leaves the window. Redis errors
+   * are thrown as they are.
+   */
+  async tryAcquire(): Promise<TimedAcquisition> {
+    this.sequence += 1;
+    // Unique per call, so two grants in the same millisecond are two members, not one.
+    const member = `${this.instanceId}:${this.sequence}`;
+    const reply = ScriptReplySchema.safeParse(
+      await this.runScript([String(this.limit), String(this.windowMs), member]),
+    );
+    if (!reply.success) {
+      throw new Error(`RedisRateLimiter: unexpected script reply: ${reply.error.message}`);
+    }
+    const [granted, retryInMs, atMs] = reply.data;
+    return granted === 1 ? { granted: true, atMs } : { granted: false, retryInMs, atMs };
+  }
+
+  /** EVALSHA, loading the script with EVAL the first time a server does not know it. */
+  private async runScript(args: string[]): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(SCRIPT_SHA1, 1, this.key, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+      return await this.redis.eval(SLIDING_WINDOW_SCRIPT, 1, this.key, ...args);
+    }
+  }
+}

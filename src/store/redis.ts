@@ -1,0 +1,153 @@
+/**
+ * The Redis connection, configured for money, and the Redis implementation of every store.
+ *
+ * Why these options: with an offline queue, a payout command issued while Redis is down
+ * would wait for minutes and then run when nobody expects it any more. Instead commands
+ * fail fast (the user is told to try again) while the connection keeps reconnecting with
+ * a capped backoff on its own. A command in flight when the connection drops may be resent
+ * by ioredis after the reconnect; the payout store's `claimId` makes that harmless.
+ */
+import { Redis } from "ioredis";
+import { type Logger, silentLogger } from "../logger.js";
+import { keys } from "./keys.js";
+import { RedisPayoutStore } from "./redis-payouts.js";
+import { RedisAuditLog, RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
+import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
+import type { Stores } from "./types.js";
+
+export interface RedisConnectionOptions {
+  logger?: Logger;
+  /** Time to establish a connection; default 5000. */
+  connectTimeoutMs?: number;
+  /** A command without an answer after this rejects; default 5000. */
+  commandTimeoutMs?: number;
+  /** Longest pause between reconnection attempts; default 5000. */
+  maxReconnectDelayMs?: number;
+}
+
+/** Reconnection delay after `attempt` failures: 100, 200, 400 … ms, capped. */
+export function reconnectDelayMs(attempt: number, maxMs: number): number {
+  return Math.min(100 * 2 ** Math.min(Math.max(attempt - 1, 0), 16), maxMs);
+}
+
+/**
+ * An ioredis client that fails fast when Redis is unreachable (no offline queue, one retry
+ * per command, 5 s connect and command timeouts) and reconnects forever with capped
+ * backoff. Connection errors are logged, never thrown unhandled. Commands sent before the
+ * connection is ready fail: await `waitForReady` first.
+ */
+export function createRedisConnection(url: string, options: RedisConnectionOptions = {}): Redis {
+  const logger = options.logger ?? silentLogger;
+  const maxDelayMs = options.maxReconnectDelayMs ?? 5000;
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: options.connectTimeoutMs ?? 5000,
+    commandTimeout: options.commandTimeoutMs ?? 5000,
+    retryStrategy: (attempt) => reconnectDelayMs(attempt, maxDelayMs),
+  });
+  let healthy = false;
+  redis.on("ready", () => {
+    healthy = true;
+    logger.info("redis ready");
+  });
+  redis.on("error", (error: Error) => {
+    // Reconnection attempts fail every few seconds while Redis is down: one warning per
+    // outage at warn level, the repeats at debug.
+    const level = healthy ? "warn" : "debug";
+    healthy = false;
+    logger[level]({ err: error }, "redis connection error");
+  });
+  redis.on("reconnecting", (delayMs: number) => logger.debug({ delayMs }, "redis reconnecting"));
+  return redis;
+}
+
+/**
+ * Resolves once `redis` is ready for commands; rejects after `timeoutMs`, or at once when
+ * the connection was closed for good.
+ */
+export async function waitForReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === "ready") return;
+  if (redis.status === "end") throw new Error("Redis connection is closed");
+  if (redis.status === "wait") redis.connect().catch(() => {});
+  await new Promise<void>((resolve, reject) => {
+    const cleanup = () => {
+      clearTimeout(timer);
+      redis.off("ready", onReady);
+      redis.off("end", onEnd);
+    };
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const onEnd = () => {
+      cleanup();
+      reject(new Error("Redis connection closed before it was ready"));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`Redis was not ready after ${timeoutMs} ms`));
+    }, timeoutMs);
+    redis.on("ready", onReady);
+    redis.on("end", onEnd);
+  });
+}
+
+export interface RedisStoresOptions {
+  /** Put before every key, e.g. `payout-bot:`. */
+  prefix: string;
+  /** How long a payout is kept after its last move, unless in flight. */
+  retentionMs: number;
+  logger?: Logger;
+  /** How long `ping` waits for PONG; default 1000. */
+  pingTimeoutMs?: number;
+}
+
+/** Every store on `redis`, under `prefix`. `close()` quits the connection. */
+export function createRedisStores(redis: Redis, options: RedisStoresOptions): Stores {
+  const k = keys(options.prefix);
+  const logger = options.logger ?? silentLogger;
+  return {
+    kind: "redis",
+    payouts: new RedisPayoutStore(redis, { keys: k, retentionMs: options.retentionMs, logger }),
+    sessions: new RedisSessionStore(redis, k, logger),
+    staff: new RedisStaffStore(redis, k, logger),
+    tracking: new RedisDueQueue(redis, k.tracking()),
+    outbox: new RedisDueQueue(redis, k.outbox()),
+    audit: new RedisAuditLog(redis, k.audit(), logger),
+    leases: new RedisLeaseStore(redis, k.lease),
+    ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
+    close: () => closeConnection(redis),
+  };
+}
+
+/** True when PING answers PONG within `timeoutMs`. */
+async function pingWithin(redis: Redis, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    const answer = redis.ping().then(
+      (reply) => reply === "PONG",
+      () => false,
+    );
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** QUIT lets replies in flight arrive; when the connection is down, just drop it. */
+async function closeConnection(redis: Redis): Promise<void> {
+  if (redis.status === "end") return;
+  if (redis.status !== "ready") {
+    redis.disconnect();
+    return;
+  }
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,291 @@
+/**
+ * The PayoutStore part of the store contract (see stores.contract.ts). The lifecycle
+ * table drives the transition cases, so a new state or event is covered without edits.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  PAYOUT_EVENTS,
+  PAYOUT_STATES,
+  type PayoutEvent,
+  type PayoutState,
+  TRANSITIONS,
+} from "../../src/payouts/lifecycle.js";
+import type { Payout } from "../../src/payouts/payout.js";
+import { PayoutExistsError } from "../../src/store/payout-codec.js";
+import type { Stores } from "../../src/store/types.js";
+import type { MakeStores, StoreHarness } from "./stores.contract.js";
+
+/** A valid payout awaiting confirmation, with a fresh id. */
+export function samplePayout(overrides: Partial<Payout> = {}): Payout {
+  const nowMs = Date.now();
+  return {
+    id: `po_${randomUUID().replaceAll("-", "")}`,
+    kind: "disbursement",
+    state: "awaiting_confirmation",
+    phone: "237670000001",
+    operator: "mtn",
+    recipientName: "Jean Dupont",
+    amount: 5000,
+    initiatorId: 111,
+    chatId: -1001234567890123,
+    locale: "fr",
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+    expiresAtMs: nowMs + 300_000,
+    ...overrides,
+  };
+}
+
+/** The shortest list of events that leads from `awaiting_confirmation` to `state`. */
+export function pathTo(state: PayoutState): PayoutEvent[] {
+  const paths = new Map<PayoutState, PayoutEvent[]>([["awaiting_confirmation", []]]);
+  const queue: PayoutState[] = ["awaiting_confirmation"];
+  for (let from = queue.shift(); from !== undefined; from = queue.shift()) {
+    for (const [event, to] of Object.entries(TRANSITIONS[from])) {
+      const known = PAYOUT_EVENTS.find((name) => name === event);
+      if (!known || !to || paths.has(to)) continue;
+      paths.set(to, [...(paths.get(from) ?? []), known]);
+      queue.push(to);
+    }
+  }
+  const path = paths.get(state);
+  if (!path) throw new Error(`${state} cannot be reached`);
+  return path;
+}
+
+/** Creates a payout and moves it to `state` through the lifecycle. */
+export async function payoutIn(stores: Stores, state: PayoutState): Promise<Payout> {
+  const payout = samplePayout();
+  await stores.payouts.create(payout);
+  for (const event of pathTo(state)) {
+    const result = await stores.payouts.transition(payout.id, event);
+    if (!result.ok) throw new Error(`could not ${event} ${payout.id}: ${result.reason}`);
+  }
+  const moved = await stores.payouts.get(payout.id);
+  if (!moved) throw new Error(`${payout.id} vanished`);
+  return moved;
+}
+
+export function describePayoutStoreContract(makeStores: MakeStores): void {
+  describe("payouts", () => {
+    let harness: StoreHarness;
+    let stores: Stores;
+
+    beforeEach(async () => {
+      harness = await makeStores({ retentionMs: 600_000 });
+      stores = harness.stores;
+    });
+    afterEach(async () => {
+      await harness.cleanup();
+    });
+
+    it("returns a stored payout exactly as created, every field included", async () => {
+      const payout = samplePayout({
+        note: 'Loyer <b>mars</b> & "prime" — Zoë 🎉',
+        messageId: 42,
+        claimId: "claim-0",
+        submittedAtMs: 1_700_000_000_123,
+        paymentId: `pay_${randomUUID()}`,
+        apiStatus: "pending",
+        fee: 150,
+        errorMessage: "<timeout> après 15 s",
+        errorStatusCode: 504,
+        settledAtMs: 1_700_000_000_456,
+        resolvedBy: 9_007_199_254_740_991,
+        notifiedAtMs: 1_700_000_000_789,
+        stuckReportedAtMs: 1_700_000_001_000,
+        pollCount: 3,
+      });
+      await stores.payouts.create(payout);
+      expect(await stores.payouts.get(payout.id)).toEqual(payout);
+    });
+
+    it("returns null for an id it never stored", async () => {
+      expect(await stores.payouts.get("po_never_stored")).toBeNull();
+    });
+
+    it("refuses to create a payout whose id is taken, and keeps the first", async () => {
+      const first = samplePayout();
+      await stores.payouts.create(first);
+      await expect(stores.payouts.create({ ...first, amount: 999_999 })).rejects.toThrow(
+        PayoutExistsError,
+      );
+      expect(await stores.payouts.get(first.id)).toEqual(first);
+    });
+
+    it("refuses a payout that is not valid and stores nothing", async () => {
+      const invalid = samplePayout({ amount: -5 });
+      await expect(stores.payouts.create(invalid)).rejects.toThrow(/amount/);
+      expect(await stores.payouts.get(invalid.id)).toBeNull();
+    });
+
+    describe.each(PAYOUT_STATES)("from %s", (state) => {
+      it("applies exactly the events the lifecycle table allows", async () => {
+        for (const event of PAYOUT_EVENTS) {
+          const payout = await payoutIn(stores, state);
+          const result = await stores.payouts.transition(payout.id, event);
+          const target = TRANSITIONS[state][event];
+          if (target) {
+            expect(result, `${state} --${event}-->`).toMatchObject({ ok: true, applied: true });
+            expect((await stores.payouts.get(payout.id))?.state).toBe(target);
+          } else {
+            expect(result, `${state} --${event}--> refused`).toEqual({
+              ok: false,
+              reason: "wrong_state",
+              payout,
+            });
+            expect(await stores.payouts.get(payout.id)).toEqual(payout);
+          }
+        }
+      });
+    });
+
+    it("answers not_found for a move of an unknown payout", async () => {
+      expect(await stores.payouts.transition("po_never_stored", "confirm")).toEqual({
+        ok: false,
+        reason: "not_found",
+      });
+    });
+
+    it("merges the patch and sets updatedAtMs on a move", async () => {
+      const payout = await payoutIn(stores, "submitting");
+      const result = await stores.payouts.transition(payout.id, "accepted", {
+        paymentId: "pay_merge",
+        fee: 75,
+        apiStatus: "pending",
+      });
+      expect(result.ok && result.payout).toMatchObject({
+        state: "pending",
+        paymentId: "pay_merge",
+        fee: 75,
+        amount: payout.amount,
+      });
+      expect(result.ok && result.payout.updatedAtMs).toBeGreaterThanOrEqual(payout.updatedAtMs);
+      expect(await stores.payouts.get(payout.id)).toEqual(result.ok && result.payout);
+    });
+
+    it("refuses a patch that is not valid and changes nothing", async () => {
+      const payout = await payoutIn(stores, "submitting");
+      await expect(
+        stores.payouts.transition(payout.id, "accepted", { amount: 1.5 }),
+      ).rejects.toThrow(/amount/);
+      expect(await stores.payouts.get(payout.id)).toEqual(payout);
+    });
+
+    it("is idempotent for the same claimant and refuses another", async () => {
+      const payout = await payoutIn(stores, "awaiting_confirmation");
+      const first = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "a" });
+      expect(first).toMatchObject({ ok: true, applied: true, payout: { claimId: "a" } });
+      const again = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "a" });
+      expect(again).toEqual({ ok: true, applied: false, payout: first.ok && first.payout });
+      const other = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "b" });
+      expect(other).toMatchObject({ ok: false, reason: "wrong_state", payout: { claimId: "a" } });
+    });
+
+    it("lets exactly one of 50 concurrent confirmations through", async () => {
+      const payout = await payoutIn(stores, "awaiting_confirmation");
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          stores.payouts.transition(payout.id, "confirm", {}, { claimId: `tap-${index}` }),
+        ),
+      );
+      const winners = results.filter((result) => result.ok && result.applied);
+      expect(winners).toHaveLength(1);
+      expect(results.filter((result) => !result.ok)).toHaveLength(49);
+      const stored = await stores.payouts.get(payout.id);
+      expect(stored?.claimId).toBe(winners[0]?.ok && winners[0].payout.claimId);
+      expect(await stores.payouts.listInState("submitting")).toHaveLength(1);
+    });
+
+    it("queues exactly one notification when two settlements race", async () => {
+      const payout = await payoutIn(stores, "pending");
+      const results = await Promise.all([
+        stores.payouts.transition(payout.id, "settle_success"),
+        stores.payouts.transition(payout.id, "settle_failed"),
+        stores.payouts.transition(payout.id, "settle_success"),
+      ]);
+      expect(results.filter((result) => result.ok && result.applied)).toHaveLength(1);
+      expect(await stores.outbox.size()).toBe(1);
+      expect(await stores.outbox.claimDue(Date.now() + 60_000, 10, 1000)).toEqual([payout.id]);
+    });
+
+    it("queues no notification for a move that settles nothing", async () => {
+      await payoutIn(stores, "pending");
+      await payoutIn(stores, "unknown");
+      await payoutIn(stores, "rejected_by_api");
+      await payoutIn(stores, "cancelled");
+      expect(await stores.outbox.size()).toBe(0);
+    });
+
+    it("finds a payout by its payment id", async () => {
+      const payout = await payoutIn(stores, "submitting");
+      await stores.payouts.transition(payout.id, "accepted", { paymentId: "pay_find_me" });
+      expect((await stores.payouts.findByPaymentId("pay_find_me"))?.id).toBe(payout.id);
+      expect(await stores.payouts.findByPaymentId("pay_nobody")).toBeNull();
+    });
+
+    it("lists a user's payouts and everyone's, newest first, in pages", async () => {
+      const base = Date.now();
+      const mine = Array.from({ length: 5 }, (_, index) =>
+        samplePayout({ initiatorId: 7, createdAtMs: base + index }),
+      );
+      const theirs = [8, 9].map((userId, index) =>
+        samplePayout({ initiatorId: userId, createdAtMs: base + 10 + index }),
+      );
+      for (const payout of [...mine, ...theirs]) await stores.payouts.create(payout);
+      const ids = (items: Payout[]) => items.map((payout) => payout.id);
+      const newestMine = ids(mine).reverse();
+
+      const page1 = await stores.payouts.list({ userId: 7, offset: 0, limit: 2 });
+      const page3 = await stores.payouts.list({ userId: 7, offset: 4, limit: 2 });
+      expect({ ids: ids(page1.items), total: page1.total }).toEqual({
+        ids: newestMine.slice(0, 2),
+        total: 5,
+      });
+      expect(ids(page3.items)).toEqual(newestMine.slice(4));
+      const everyone = await stores.payouts.list({ offset: 0, limit: 10 });
+      expect(ids(everyone.items)).toEqual([...ids(theirs).reverse(), ...newestMine]);
+      expect(everyone.total).toBe(7);
+      expect(await stores.payouts.list({ userId: 404, offset: 0, limit: 5 })).toEqual({
+        items: [],
+        total: 0,
+      });
+    });
+
+    it("lists the payouts in an in-flight state as they move in and out", async () => {
+      const listed = async (state: "submitting" | "pending" | "unknown") =>
+        (await stores.payouts.listInState(state)).map((payout) => payout.id).sort();
+      const a = await payoutIn(stores, "submitting");
+      const b = await payoutIn(stores, "submitting");
+      expect(await listed("submitting")).toEqual([a.id, b.id].sort());
+      await stores.payouts.transition(a.id, "accepted");
+      await stores.payouts.transition(b.id, "lost");
+      expect(await listed("submitting")).toEqual([]);
+      expect(await listed("pending")).toEqual([a.id]);
+      expect(await listed("unknown")).toEqual([b.id]);
+      await stores.payouts.transition(b.id, "resolve_with_id", { paymentId: "pay_b" });
+      await stores.payouts.transition(a.id, "settle_success");
+      expect(await listed("pending")).toEqual([b.id]);
+      expect(await listed("unknown")).toEqual([]);
+    });
+
+    it("updates fields without changing the state, and answers null for an unknown id", async () => {
+      const payout = await payoutIn(stores, "pending");
+      const updated = await stores.payouts.update(payout.id, { messageId: 77, pollCount: 2 });
+      expect(updated).toEqual({ ...payout, messageId: 77, pollCount: 2 });
+      expect(await stores.payouts.get(payout.id)).toEqual(updated);
+      expect(await stores.payouts.update("po_never_stored", { messageId: 1 })).toBeNull();
+      expect(await stores.payouts.get("po_never_stored")).toBeNull();
+    });
+
+    it("hands out copies: changing a returned payout changes nothing stored", async () => {
+      const payout = samplePayout();
+      await stores.payouts.create(payout);
+      const copy = await stores.payouts.get(payout.id);
+      if (copy) copy.amount = 1;
+      payout.amount = 2;
+      expect((await stores.payouts.get(payout.id))?.amount).toBe(5000);
+    });
+  });
+}

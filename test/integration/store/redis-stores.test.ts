@@ -1,0 +1,206 @@
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { keys } from "../../../src/store/keys.js";
+import { CorruptRecordError } from "../../../src/store/payout-codec.js";
+import {
+  createRedisConnection,
+  createRedisStores,
+  reconnectDelayMs,
+  waitForReady,
+} from "../../../src/store/redis.js";
+import type { Stores } from "../../../src/store/types.js";
+import { payoutIn, samplePayout } from "../../contract/payout-store.contract.js";
+import { describeStoreContract } from "../../contract/stores.contract.js";
+import { dropPrefix, testPrefix, testRedis, testRedisUrl } from "../../support/redis.js";
+
+async function connected(): Promise<Redis> {
+  const redis = createRedisConnection(testRedisUrl());
+  await waitForReady(redis, 5000);
+  return redis;
+}
+
+describeStoreContract("redis stores", async ({ retentionMs }) => {
+  const prefix = testPrefix("stores");
+  const redis = await connected();
+  const stores = createRedisStores(redis, { prefix, retentionMs });
+  return {
+    stores,
+    cleanup: async () => {
+      await dropPrefix(redis, prefix);
+      await stores.close();
+    },
+    elapse: (ms) => sleep(ms),
+  };
+});
+
+/** A port on 127.0.0.1 that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  server.close();
+  await once(server, "close");
+  if (typeof address !== "object" || !address) throw new Error("no port");
+  return address.port;
+}
+
+describe("redis stores (Redis only)", () => {
+  const retentionMs = 60_000;
+  let prefix: string;
+  let redis: Redis;
+  let stores: Stores;
+
+  beforeEach(async () => {
+    prefix = testPrefix("redis-only");
+    redis = await connected();
+    stores = createRedisStores(redis, { prefix, retentionMs });
+  });
+  afterEach(async () => {
+    await dropPrefix(redis, prefix);
+    await stores.close();
+  });
+
+  it("never expires an in-flight payout and gives a settled one the retention", async () => {
+    const k = keys(prefix);
+    const payout = samplePayout();
+    await stores.payouts.create(payout);
+    expect(await redis.pttl(k.payout(payout.id))).toBeGreaterThan(0);
+    await stores.payouts.transition(payout.id, "confirm");
+    expect(await redis.pttl(k.payout(payout.id))).toBe(-1);
+    await stores.payouts.transition(payout.id, "accepted", { paymentId: "pay_ttl" });
+    expect(await redis.pttl(k.payout(payout.id))).toBe(-1);
+    expect(await redis.pttl(k.paymentIndex("pay_ttl"))).toBe(-1);
+    const unknown = await payoutIn(stores, "unknown");
+    expect(await redis.pttl(k.payout(unknown.id))).toBe(-1);
+
+    await stores.payouts.transition(payout.id, "settle_success");
+    for (const key of [k.payout(payout.id), k.paymentIndex("pay_ttl")]) {
+      const ttl = await redis.pttl(key);
+      expect(ttl, key).toBeGreaterThan(0);
+      expect(ttl, key).toBeLessThanOrEqual(retentionMs);
+    }
+  });
+
+  it("keeps a handful of keys for one payout's whole life", async () => {
+    const payout = samplePayout();
+    await stores.payouts.create(payout);
+    await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
+    await stores.payouts.transition(payout.id, "accepted", { paymentId: "pay_keys" });
+    await stores.payouts.update(payout.id, { messageId: 5, pollCount: 3 });
+    await stores.payouts.transition(payout.id, "settle_failed");
+    const written = await redis.keys(`${prefix}*`);
+    // The record, its payment index, the user's and everyone's history, the outbox.
+    expect(written.sort()).toEqual(
+      [
+        `${prefix}outbox`,
+        `${prefix}payment:pay_keys`,
+        `${prefix}payout:${payout.id}`,
+        `${prefix}payouts`,
+        `${prefix}user:${payout.initiatorId}:payouts`,
+      ].sort(),
+    );
+  });
+
+  it("finds its own claim when ioredis resends a transition after a reconnect", async () => {
+    const payout = await payoutIn(stores, "awaiting_confirmation");
+    const first = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
+    const before = await redis.hgetall(keys(prefix).payout(payout.id));
+    const resent = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
+    expect(first).toMatchObject({ ok: true, applied: true });
+    expect(resent).toEqual({ ok: true, applied: false, payout: first.ok && first.payout });
+    expect(await redis.hgetall(keys(prefix).payout(payout.id))).toEqual(before);
+  });
+
+  it("drops state-set members whose record is gone", async () => {
+    const k = keys(prefix);
+    const live = await payoutIn(stores, "pending");
+    await redis.sadd(k.stateSet("pending"), "po_ghost_of_a_payout");
+    const listed = await stores.payouts.listInState("pending");
+    expect(listed.map((payout) => payout.id)).toEqual([live.id]);
+    expect(await redis.smembers(k.stateSet("pending"))).toEqual([live.id]);
+  });
+
+  it("reloads its scripts after Redis forgot them", async () => {
+    const payout = await payoutIn(stores, "awaiting_confirmation");
+    await redis.script("FLUSH");
+    const result = await stores.payouts.transition(payout.id, "confirm");
+    expect(result).toMatchObject({ ok: true, applied: true, payout: { state: "submitting" } });
+  });
+
+  it("reports a corrupt record as such instead of guessing", async () => {
+    const good = samplePayout();
+    await stores.payouts.create(good);
+    const key = keys(prefix).payout(good.id);
+    await redis.hset(key, "amount", JSON.stringify("five thousand"));
+    await expect(stores.payouts.get(good.id)).rejects.toThrow(CorruptRecordError);
+    await expect(stores.payouts.get(good.id)).rejects.toThrow(/amount/);
+    await redis.hset(key, "amount", "{not json");
+    await expect(stores.payouts.list({ offset: 0, limit: 5 })).rejects.toThrow(
+      /payout .* is corrupt: amount: not JSON/,
+    );
+  });
+
+  it("reconnects by itself after the connection is killed", async () => {
+    const killer = testRedis();
+    try {
+      const id = await redis.client("ID");
+      const closed = once(redis, "close");
+      await killer.client("KILL", "ID", String(id));
+      await closed;
+      await waitForReady(redis, 5000);
+      expect(await stores.ping()).toBe(true);
+      expect(await redis.client("ID")).not.toBe(id);
+    } finally {
+      killer.disconnect();
+    }
+  });
+});
+
+describe("createRedisConnection", () => {
+  it("fails commands fast instead of queueing them while Redis is unreachable", async () => {
+    const redis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, {
+      connectTimeoutMs: 500,
+      maxReconnectDelayMs: 50,
+    });
+    const stores = createRedisStores(redis, { prefix: testPrefix("down"), retentionMs: 1000 });
+    try {
+      await expect(redis.get("anything")).rejects.toThrow(/enableOfflineQueue/);
+      await expect(stores.payouts.get("po_while_down")).rejects.toThrow(/enableOfflineQueue/);
+      expect(await stores.ping()).toBe(false);
+      await expect(waitForReady(redis, 200)).rejects.toThrow(/not ready after 200 ms/);
+    } finally {
+      await stores.close();
+    }
+    let attemptsAfterClose = 0;
+    redis.on("reconnecting", () => attemptsAfterClose++);
+    await sleep(200);
+    expect(attemptsAfterClose).toBe(0);
+  });
+
+  it("keeps trying to reconnect until closed", async () => {
+    const redis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, {
+      maxReconnectDelayMs: 20,
+    });
+    try {
+      const delaysMs: number[] = [];
+      await new Promise<void>((resolve) => {
+        redis.on("reconnecting", (delayMs: number) => {
+          if (delaysMs.push(delayMs) === 5) resolve();
+        });
+      });
+      expect(delaysMs).toEqual([20, 20, 20, 20, 20]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+describe("reconnectDelayMs", () => {
+  it("doubles from 100 ms and stops at the cap", () => {
+    const delays = [1, 2, 3, 4, 7, 1000].map((attempt) => reconnectDelayMs(attempt, 5000));
+    expect(delays).toEqual([100, 200, 400, 800, 5000, 5000]);
+  });
+});

@@ -1,0 +1,13 @@
+import { createMemoryStores } from "../../../src/store/memory.js";
+import { describeStoreContract } from "../../contract/stores.contract.js";
+
+describeStoreContract("memory stores", async ({ retentionMs }) => {
+  let nowMs = Date.now();
+  return {
+    stores: createMemoryStores({ retentionMs, now: () => nowMs }),
+    cleanup: async () => {},
+    elapse: async (ms) => {
+      nowMs += ms;
+    },
+  };
+});
