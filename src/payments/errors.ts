@@ -142,3 +142,12 @@ export class RateLimitedError extends PaymentClientError {
     this.waitMs = waitMs;
   }
 }
+
+/** The shared rate limiter (Redis) could not be asked: the request was not sent. */
+export class LimiterUnavailableError extends PaymentClientError {
+  readonly code = "PAYMENT_LIMITER_UNAVAILABLE";
+
+  constructor(operation: PaymentOperation, cause: unknown) {
+    super(operation, `${operation}: the rate limiter is unavailable; request not sent`, { cause });
+  }
+}
