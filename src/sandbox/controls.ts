@@ -1,0 +1,104 @@
+/**
+ * The test controls of a running sandbox, in one place: the handle's methods and the
+ * `/_sandbox/` admin routes both call these, so the two can never disagree.
+ */
+import type { PaymentStatus, PaymentType, TelecomOperator } from "../payments/schemas.js";
+import type { CallbackAttempt, CallbackSender } from "./callbacks.js";
+import type { Fault, FaultQueue } from "./faults.js";
+import type { ResolvedSandboxOptions } from "./options.js";
+import type { SlidingWindowLimiter } from "./rate-limit.js";
+import type { RecordedRequest, RequestLog } from "./requests.js";
+import type { SandboxAvailabilityEntry, SandboxPayment, SandboxState } from "./state.js";
+
+/** Everything a sandbox is made of. */
+export interface SandboxParts {
+  options: ResolvedSandboxOptions;
+  state: SandboxState;
+  faults: FaultQueue;
+  requests: RequestLog;
+  limiter: SlidingWindowLimiter;
+  callbacks: CallbackSender;
+  publicKeyPem: string;
+}
+
+/** What `GET /_sandbox/state` shows. */
+export interface SandboxSnapshot {
+  balance: number;
+  collectionsEnabled: boolean;
+  disbursementsEnabled: boolean;
+  settleDelayMs: number;
+  callbackUrl: string | null;
+  availability: SandboxAvailabilityEntry[];
+  pendingFaults: number;
+  recordedRequests: number;
+  payments: SandboxPayment[];
+}
+
+export interface SandboxControls {
+  getPayment(id: string): SandboxPayment | undefined;
+  /** Sets the status (no money moves) and reports a final one; `undefined` for an unknown id. */
+  forceStatus(id: string, status: PaymentStatus): SandboxPayment | undefined;
+  setAvailability(operator: TelecomOperator, type: PaymentType, status: string): void;
+  setCollectionsEnabled(enabled: boolean): void;
+  setDisbursementsEnabled(enabled: boolean): void;
+  injectFault(fault: Fault): void;
+  setCallbackUrl(url: string | undefined): void;
+  setSettleDelayMs(ms: number): void;
+  setBalance(amount: number): void;
+  reset(): void;
+  recordedRequests(): readonly RecordedRequest[];
+  callbackAttempts(): readonly CallbackAttempt[];
+  snapshot(): SandboxSnapshot;
+}
+
+function requireNonNegative(name: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0) {
+    throw new RangeError(`${name} must be a finite number >= 0, got ${value}`);
+  }
+}
+
+export function createControls(parts: SandboxParts): SandboxControls {
+  const { state, faults, requests, limiter, callbacks } = parts;
+  return {
+    getPayment: (id) => state.getPayment(id),
+    forceStatus: (id, status) => state.forceStatus(id, status),
+    setAvailability: (operator, type, status) => state.setAvailability(operator, type, status),
+    setCollectionsEnabled: (enabled) => state.setCollectionsEnabled(enabled),
+    setDisbursementsEnabled: (enabled) => state.setDisbursementsEnabled(enabled),
+    injectFault: (fault) => faults.add(fault),
+    setCallbackUrl: (url) => {
+      // Refuse a bad URL now rather than at the first final status.
+      if (url !== undefined) new URL(url);
+      state.setCallbackUrl(url);
+    },
+    setSettleDelayMs: (ms) => {
+      requireNonNegative("settleDelayMs", ms);
+      state.setSettleDelayMs(ms);
+    },
+    setBalance: (amount) => {
+      requireNonNegative("balance", amount);
+      state.setBalance(amount);
+    },
+    reset: () => {
+      state.reset();
+      faults.clear();
+      requests.clear();
+      limiter.clear();
+      callbacks.cancelAll();
+      callbacks.clearAttempts();
+    },
+    recordedRequests: () => requests.entries,
+    callbackAttempts: () => callbacks.attempts,
+    snapshot: () => ({
+      balance: state.balance,
+      collectionsEnabled: state.collectionsEnabled,
+      disbursementsEnabled: state.disbursementsEnabled,
+      settleDelayMs: state.settleDelayMs,
+      callbackUrl: state.callbackUrl ?? null,
+      availability: state.availabilityEntries(),
+      pendingFaults: faults.size,
+      recordedRequests: requests.entries.length,
+      payments: state.payments(),
+    }),
+  };
+}

@@ -1,0 +1,123 @@
+import { request } from "undici";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../../src/config.js";
+import { silentLogger } from "../../../src/logger.js";
+import {
+  DEFAULT_SANDBOX_API_KEY,
+  parseSandboxEnv,
+  runSandboxCommand,
+  SandboxSettingsError,
+  startSandbox,
+} from "../../../src/sandbox/index.js";
+import { waitFor } from "./helpers.js";
+
+describe("parseSandboxEnv", () => {
+  it("uses the documented defaults when nothing is set", () => {
+    expect(parseSandboxEnv({}).options).toEqual({
+      host: "127.0.0.1",
+      port: 8090,
+      apiKeys: [DEFAULT_SANDBOX_API_KEY],
+      callbackUrl: undefined,
+      settleDelayMs: 3000,
+      rateLimitPerMinute: 100,
+    });
+  });
+
+  it("reads every SANDBOX_* variable, treating blank ones as unset", () => {
+    const { options } = parseSandboxEnv({
+      SANDBOX_HOST: "0.0.0.0",
+      SANDBOX_PORT: "9000",
+      SANDBOX_API_KEYS: " key-a , key-b ",
+      SANDBOX_CALLBACK_URL: "http://127.0.0.1:8080/webhooks/payments",
+      SANDBOX_SETTLE_DELAY_MS: "250",
+      SANDBOX_RATE_LIMIT_PER_MINUTE: " ",
+    });
+    expect(options).toEqual({
+      host: "0.0.0.0",
+      port: 9000,
+      apiKeys: ["key-a", "key-b"],
+      callbackUrl: "http://127.0.0.1:8080/webhooks/payments",
+      settleDelayMs: 250,
+      rateLimitPerMinute: 100,
+    });
+  });
+
+  it("lists every bad variable at once with exit code 2", () => {
+    let caught: unknown;
+    try {
+      parseSandboxEnv({
+        SANDBOX_PORT: "80a",
+        SANDBOX_API_KEYS: "a,,b",
+        SANDBOX_CALLBACK_URL: "not a url",
+        SANDBOX_SETTLE_DELAY_MS: "-5",
+        SANDBOX_RATE_LIMIT_PER_MINUTE: "1.5",
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect(caught).toBeInstanceOf(SandboxSettingsError);
+    if (!(caught instanceof SandboxSettingsError)) return;
+    expect(caught.exitCode).toBe(2);
+    const named = caught.problems.map((problem) => problem.split(/[.:]/)[0]);
+    expect(named.sort()).toEqual([
+      "SANDBOX_API_KEYS",
+      "SANDBOX_CALLBACK_URL",
+      "SANDBOX_PORT",
+      "SANDBOX_RATE_LIMIT_PER_MINUTE",
+      "SANDBOX_SETTLE_DELAY_MS",
+    ]);
+    expect(caught.message).toContain("SANDBOX_PORT");
+  });
+
+  it("refuses a port above 65535", () => {
+    expect(() => parseSandboxEnv({ SANDBOX_PORT: "70000" })).toThrow(/SANDBOX_PORT/);
+  });
+});
+
+describe("runSandboxCommand", () => {
+  it("serves until stopped, after printing the URL, key, public key and scripted numbers", async () => {
+    let printed = "";
+    const stop = new AbortController();
+    const running = runSandboxCommand(
+      { SANDBOX_PORT: "0", SANDBOX_API_KEYS: "cli-key" },
+      {
+        stdout: { write: (text: string) => (printed += text) },
+        logger: silentLogger,
+        stop: stop.signal,
+      },
+    );
+    const url = await waitFor(() => /listening on (http:\S+)/.exec(printed)?.[1], "the banner");
+    expect(printed).toContain("cli-key");
+    expect(printed).toContain(`${url}/_sandbox/public-key`);
+    expect(printed).toContain("237670000001");
+    expect(printed).toContain("Jean-Paul Mbarga");
+    expect(printed).toContain("stay pending forever");
+
+    const response = await request(`${url}/availability`, { headers: { "x-api-key": "cli-key" } });
+    await response.body.dump();
+    expect(response.statusCode).toBe(200);
+
+    stop.abort();
+    await running;
+    await expect(request(`${url}/availability`)).rejects.toThrow();
+  });
+
+  it("fails with exit code 1 when the port is taken", async () => {
+    const taken = await startSandbox({ port: 0 });
+    try {
+      const port = new URL(taken.url).port;
+      const attempt = runSandboxCommand({ SANDBOX_PORT: port }, { logger: silentLogger });
+      await expect(attempt).rejects.toMatchObject({ name: "SandboxCommandError", exitCode: 1 });
+    } finally {
+      await taken.close();
+    }
+  });
+
+  it("fails with exit code 2 on bad settings before listening", async () => {
+    await expect(runSandboxCommand({ SANDBOX_PORT: "x" })).rejects.toMatchObject({
+      name: "SandboxSettingsError",
+      exitCode: 2,
+    });
+  });
+});
