@@ -171,6 +171,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       apiKey,
       limiter: rateLimiter(config, redis),
       requestTimeoutMs: config.payment.timeoutMs,
+      // A payer waits on the answer: past this, say so rather than hold the Confirm for a minute.
+      maxRateLimitWaitMs: 20_000,
       requestSigningKeyPem: config.payment.requestSigningKey,
       responseVerifyKeyPem: config.payment.signaturePublicKey,
       logger,

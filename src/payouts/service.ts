@@ -7,7 +7,12 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "../logger.js";
 import { maskPhone, silentLogger } from "../logger.js";
-import { OutcomeUnknownError, PaymentApiError, PaymentClientError } from "../payments/errors.js";
+import {
+  OutcomeUnknownError,
+  PaymentApiError,
+  PaymentClientError,
+  RateLimitedError,
+} from "../payments/errors.js";
 import { type AmountProblem, parseAmount } from "../payments/money.js";
 import { type OperatorHint, type PhoneProblem, parsePhone } from "../payments/phone.js";
 import {
@@ -313,7 +318,13 @@ export class PayoutService {
     if (error instanceof PaymentClientError && !(error instanceof OutcomeUnknownError)) {
       // The API refused, or the request certainly never left (connection refused, our
       // own rate limit): nothing was created.
-      const statusCode = error instanceof PaymentApiError ? error.statusCode : undefined;
+      // Our own limiter holding a request back reads to the payer like the API's 429.
+      const statusCode =
+        error instanceof PaymentApiError
+          ? error.statusCode
+          : error instanceof RateLimitedError
+            ? 429
+            : undefined;
       const refused = await this.#stores.payouts.transition(payout.id, "refused", {
         errorMessage: error instanceof PaymentApiError ? error.apiMessage : message,
         errorStatusCode: statusCode,

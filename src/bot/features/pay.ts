@@ -31,6 +31,15 @@ export interface PayDeps {
 /** A half-finished /pay dialog is forgotten after this long. */
 export const DIALOG_TTL_SECONDS = 600;
 
+/** Runs a Telegram call whose failure must not stop what follows (logged, not thrown). */
+async function bestEffort(ctx: BotContext, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    ctx.log.warn({ err: error }, "telegram call failed; carrying on");
+  }
+}
+
 const COMMAND_OF: Record<PayoutKind, "pay" | "collect"> = {
   disbursement: "pay",
   collection: "collect",
@@ -176,9 +185,11 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const claim = await deps.service.claim(payoutId, ctx.from.id);
     switch (claim.outcome) {
       case "claimed": {
-        // Answer first (Telegram expires unanswered queries), then the slow request.
-        await ctx.answerCbQuery(ctx.t.plain("confirm.sending"));
-        await editView(ctx, payoutStateView(ctx.t, claim.payout));
+        // Answer first (Telegram expires unanswered queries), then the slow request. Once
+        // claimed, the payout must be submitted whatever Telegram says: a failed answer or
+        // edit must not strand it in `submitting` with nothing sent.
+        await bestEffort(ctx, () => ctx.answerCbQuery(ctx.t.plain("confirm.sending")));
+        await bestEffort(ctx, () => editView(ctx, payoutStateView(ctx.t, claim.payout)));
         const result = await deps.service.submit(claim);
         await editView(ctx, payoutStateView(ctx.t, result.payout));
         return;
