@@ -5,6 +5,7 @@
  */
 import { Markup } from "telegraf";
 import type { InlineKeyboardMarkup } from "telegraf/types";
+import type { Role } from "../config.js";
 import { html, type MessageKey, type Translate } from "../i18n.js";
 import { type AmountProblem, formatAmount } from "../payments/money.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../payments/phone.js";
@@ -222,6 +223,11 @@ export function phoneProblemText(
   operator?: OperatorHint,
 ): string {
   return t(PHONE_PROBLEM_KEY[problem], { operator: operator ? operatorName(operator) : "" });
+}
+
+/** The refusal for a staff member whose role may read but not pay, the role in their language. */
+export function cannotPayText(t: Translate, role: Role): string {
+  return t("access.cannot_pay", { role: t.plain(`role.${role}`) });
 }
 
 export function amountProblemText(t: Translate, problem: AmountProblem, maxAmount: number): string {

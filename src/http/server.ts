@@ -11,6 +11,21 @@ import type { CallbackRequest, CallbackResponse } from "../payouts/webhook.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** How long a client may take; see node:http's Server for each. */
+export interface HttpServerTimeouts {
+  /** Whole request (headers and body) must arrive within this. Default 10 000. */
+  requestTimeoutMs?: number;
+  /** Headers must arrive within this. Default 5 000. */
+  headersTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this. Default 5 000. */
+  keepAliveTimeoutMs?: number;
+  /**
+   * How often node:http checks the two timeouts above; a slow client is cut off up to this
+   * late. Node's own default (30 s) would let one hold a connection for 40 s. Default 1 000.
+   */
+  connectionsCheckingIntervalMs?: number;
+}
+
 export interface HttpServerOptions {
   host: string;
   port: number;
@@ -26,6 +41,7 @@ export interface HttpServerOptions {
     secret: string;
     handleUpdate: (update: unknown) => Promise<void>;
   };
+  timeouts?: HttpServerTimeouts;
 }
 
 export interface HttpServerHandle {
@@ -36,6 +52,8 @@ export interface HttpServerHandle {
 }
 
 class BodyTooLarge extends Error {}
+/** The client went away (or was cut off by a timeout) before its body was read. */
+class RequestAborted extends Error {}
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -46,25 +64,41 @@ function readBody(request: IncomingMessage): Promise<string> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = false;
     request.on("data", (chunk: Buffer) => {
+      if (tooLarge) return;
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        // Not destroyed here: the 413 must still reach the client (the connection is
+        // closed after it, and the request timeout ends a client that keeps sending).
+        tooLarge = true;
+        chunks.length = 0;
         reject(new BodyTooLarge());
-        request.destroy();
         return;
       }
       chunks.push(chunk);
     });
     request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     request.on("error", reject);
+    // A connection cut off by a timeout must not leave this promise (and its route) waiting.
+    request.on("close", () => {
+      if (!request.complete) reject(new RequestAborted());
+    });
   });
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  options: { close?: boolean } = {},
+): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),
+    // The rest of an oversized body is never read: end the connection after the answer.
+    ...(options.close ? { connection: "close" } : {}),
   });
   response.end(text);
 }
@@ -124,20 +158,33 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     send(response, 404, { ok: false, error: "not found" });
   };
 
-  const server = createServer((request, response) => {
-    route(request, response).catch((error: unknown) => {
-      if (error instanceof BodyTooLarge) {
-        if (!response.headersSent)
-          send(response, 413, { ok: false, error: `body over ${MAX_BODY_BYTES} bytes` });
-        return;
-      }
-      logger.error({ err: error }, "http request failed");
-      if (!response.headersSent) send(response, 500, { ok: false, error: "internal error" });
-    });
-  });
-  server.requestTimeout = 10_000;
-  server.headersTimeout = 5_000;
-  server.keepAliveTimeout = 5_000;
+  const timeouts = options.timeouts ?? {};
+  const server = createServer(
+    { connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs ?? 1_000 },
+    (request, response) => {
+      route(request, response).catch((error: unknown) => {
+        if (error instanceof BodyTooLarge) {
+          if (!response.headersSent)
+            send(
+              response,
+              413,
+              { ok: false, error: `body over ${MAX_BODY_BYTES} bytes` },
+              { close: true },
+            );
+          return;
+        }
+        if (error instanceof RequestAborted) {
+          logger.debug("http request abandoned before its body was read");
+          return;
+        }
+        logger.error({ err: error }, "http request failed");
+        if (!response.headersSent) send(response, 500, { ok: false, error: "internal error" });
+      });
+    },
+  );
+  server.requestTimeout = timeouts.requestTimeoutMs ?? 10_000;
+  server.headersTimeout = timeouts.headersTimeoutMs ?? 5_000;
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs ?? 5_000;
   server.maxHeadersCount = 50;
 
   await new Promise<void>((resolve, reject) => {

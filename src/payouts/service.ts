@@ -104,6 +104,7 @@ export type ResolveResult =
   | { outcome: "not_unknown"; payout: Payout }
   | { outcome: "payment_not_found" }
   | { outcome: "mismatch"; payout: Payout; payment: Payment }
+  | { outcome: "payment_taken"; payout: Payout; payment: Payment }
   | { outcome: "api_error"; error: PaymentClientError };
 
 const OPERATION_OF: Record<PayoutKind, PaymentType> = {
@@ -120,6 +121,19 @@ export function cleanNote(note: string | undefined): string | undefined {
     .trim();
   if (cleaned === "") return undefined;
   return cleaned.length > MAX_NOTE_LENGTH ? `${cleaned.slice(0, MAX_NOTE_LENGTH - 1)}…` : cleaned;
+}
+
+/**
+ * Whether a payment found in the portal is this payout's: same number, amount and kind.
+ * A field the API leaves out cannot confirm a match, so it refuses one.
+ */
+function paymentMatches(payment: Payment, payout: Payout): boolean {
+  return (
+    payment.phoneNumber !== undefined &&
+    payment.phoneNumber.replace(/\D/g, "").endsWith(payout.phone.slice(3)) &&
+    payment.amount === payout.amount &&
+    (payment.paymentType === undefined || payment.paymentType === OPERATION_OF[payout.kind])
+  );
 }
 
 export class PayoutService {
@@ -416,11 +430,11 @@ export class PayoutService {
       if (error instanceof PaymentClientError) return { outcome: "api_error", error };
       throw error;
     }
-    const phoneMatches =
-      payment.phoneNumber === undefined ||
-      payment.phoneNumber.replace(/\D/g, "").endsWith(payout.phone.slice(3));
-    const amountMatches = payment.amount === undefined || payment.amount === payout.amount;
-    if (!phoneMatches || !amountMatches) return { outcome: "mismatch", payout, payment };
+    if (!paymentMatches(payment, payout)) return { outcome: "mismatch", payout, payment };
+    // One payment settles one payout: two unknown payouts with the same number and
+    // amount must not both claim it, or both payers would be told "paid".
+    const owner = await this.#stores.payouts.findByPaymentId(payment.id);
+    if (owner && owner.id !== payout.id) return { outcome: "payment_taken", payout, payment };
     const result = await this.#stores.payouts.transition(payoutId, "resolve_with_id", {
       paymentId: payment.id,
       apiStatus: payment.status,

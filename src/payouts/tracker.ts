@@ -59,7 +59,8 @@ export class PayoutTracker {
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
-  #stopped = true;
+  /** Set by stop(): a tracker never started still polls when `tick` is called by hand. */
+  #stopped = false;
   #lastResumeMs = 0;
 
   constructor(options: TrackerOptions) {
@@ -126,12 +127,18 @@ export class PayoutTracker {
     const { stores, now, batchSize, leaseMs } = this.#options;
     // Another replica may have died mid-request: look for stranded payouts now and then.
     if (now() - this.#lastResumeMs >= RESUME_EVERY_MS) await this.resume();
+    if (this.#stopped) return 0;
     const ids = await stores.tracking.claimDue(now(), batchSize, leaseMs);
+    let polled = 0;
     for (const id of ids) {
-      if (this.#stopped) break;
-      await this.pollOne(id);
+      // Stopping: hand the rest back at once instead of leaving them leased.
+      if (this.#stopped) await stores.tracking.schedule(id, now());
+      else {
+        await this.pollOne(id);
+        polled += 1;
+      }
     }
-    return ids.length;
+    return polled;
   }
 
   private async pollOne(id: string): Promise<void> {

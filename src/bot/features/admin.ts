@@ -64,6 +64,9 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
       case "payment_not_found":
         await ctx.reply(ctx.t("resolve.payment_not_found", { id: answer }), { parse_mode: "HTML" });
         return;
+      case "payment_taken":
+        await ctx.reply(ctx.t("resolve.payment_taken", { id: answer }), { parse_mode: "HTML" });
+        return;
       case "mismatch":
         await ctx.reply(ctx.t("resolve.mismatch", { id: answer }), { parse_mode: "HTML" });
         return;

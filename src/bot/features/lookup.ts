@@ -6,16 +6,14 @@ import type { PayoutService } from "../../payouts/service.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
 import { replyView } from "../reply.js";
-import { availabilityView, operatorName, phoneProblemText } from "../views.js";
+import { availabilityView, cannotPayText, operatorName, phoneProblemText } from "../views.js";
 
 export function lookupFeature(deps: { service: PayoutService }): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.command("whois", async (ctx) => {
     if (!can(ctx.staff, "pay")) {
-      await ctx.reply(ctx.t("access.cannot_pay", { role: ctx.staff?.role ?? "" }), {
-        parse_mode: "HTML",
-      });
+      await ctx.reply(cannotPayText(ctx.t, ctx.staff?.role ?? "viewer"), { parse_mode: "HTML" });
       return;
     }
     const input = commandPayload(ctx.message.text);

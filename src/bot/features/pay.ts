@@ -7,7 +7,7 @@ import { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../payments/money.js";
 import { parsePhone } from "../../payments/phone.js";
-import type { PayoutKind } from "../../payouts/payout.js";
+import type { Payout, PayoutKind } from "../../payouts/payout.js";
 import type { PayoutService } from "../../payouts/service.js";
 import type { DialogState, Stores } from "../../store/types.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
@@ -16,6 +16,7 @@ import { editView, replyView } from "../reply.js";
 import {
   amountProblemText,
   CALLBACK_PATTERN,
+  cannotPayText,
   confirmationPrompt,
   payoutStateView,
   phoneProblemText,
@@ -26,6 +27,16 @@ export interface PayDeps {
   service: PayoutService;
   stores: Stores;
   now: () => number;
+}
+
+/**
+ * Refreshes a prompt whose payout another press already moved. One still `submitting` is
+ * left alone: the press that claimed it edits the prompt when the API answers, and an
+ * edit from here could land after that one and put "Sending…" back over "Pending".
+ */
+async function showMovedPayout(ctx: BotContext, payout: Payout): Promise<void> {
+  if (payout.state === "submitting") return;
+  await editView(ctx, payoutStateView(ctx.t, payout));
 }
 
 /** A half-finished /pay dialog is forgotten after this long. */
@@ -50,9 +61,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   const mayPay = async (ctx: BotContext): Promise<boolean> => {
     if (can(ctx.staff, "pay")) return true;
-    await ctx.reply(ctx.t("access.cannot_pay", { role: ctx.staff?.role ?? "" }), {
-      parse_mode: "HTML",
-    });
+    await ctx.reply(cannotPayText(ctx.t, ctx.staff?.role ?? "viewer"), { parse_mode: "HTML" });
     return false;
   };
 
@@ -203,7 +212,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         return;
       case "already":
         await ctx.answerCbQuery(ctx.t.plain("confirm.already"));
-        await editView(ctx, payoutStateView(ctx.t, claim.payout));
+        await showMovedPayout(ctx, claim.payout);
         return;
       case "not_found":
         await ctx.answerCbQuery(ctx.t.plain("confirm.gone"), { show_alert: true });
@@ -225,7 +234,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         return;
       case "already":
         await ctx.answerCbQuery(ctx.t.plain("cancel.too_late"));
-        await editView(ctx, payoutStateView(ctx.t, result.payout));
+        await showMovedPayout(ctx, result.payout);
         return;
       case "not_found":
         await ctx.answerCbQuery(ctx.t.plain("confirm.gone"), { show_alert: true });

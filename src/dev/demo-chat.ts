@@ -1,0 +1,292 @@
+/**
+ * The chat of the terminal demo: each line typed is what the emulated user sends (or a
+ * button press, or a `:command` of the demo), and every bot message, edit and callback
+ * answer in the user's chat is printed as it arrives, so notifications pushed by the bot
+ * appear on their own. Works on a terminal (line editing, prompt kept under the output)
+ * and on pipes (no raw mode, no prompt, input echoed so the output reads as a transcript).
+ */
+import { clearLine, createInterface, cursorTo, type Interface } from "node:readline";
+import { type DemoRole, isDemoRole } from "./demo-options.js";
+import {
+  buttonsOf,
+  demoHelp,
+  renderBotMessage,
+  renderCallbackAnswer,
+  renderDeleted,
+  type Style,
+} from "./demo-render.js";
+import type {
+  CallbackAnswer,
+  EmulatedUser,
+  SentMessage,
+  TelegramEmulator,
+} from "./telegram-emulator.js";
+
+export interface DemoIo {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+/** Why the chat ended: `:quit`, end of input (Ctrl-D, closed pipe), or Ctrl-C / a signal. */
+export type ChatEnd = "quit" | "end-of-input" | "interrupt";
+
+export interface DemoChatOptions {
+  emulator: TelegramEmulator;
+  user: EmulatedUser;
+  io: DemoIo;
+  style: Style;
+  /** True on a terminal: line editing and a prompt; false on pipes. */
+  interactive: boolean;
+  role(): Promise<DemoRole>;
+  setRole(role: DemoRole): Promise<void>;
+  /** After sending a line, how long to wait for the bot before reading the next one. Default 5000. */
+  replyWaitMs?: number;
+}
+
+const PROMPT = "you › ";
+
+/** True when `stream` is a terminal. */
+export function isTty(stream: object): boolean {
+  return "isTTY" in stream && stream.isTTY === true;
+}
+
+export class DemoChat {
+  readonly #options: DemoChatOptions;
+  readonly #chatId: number;
+  readonly #rl: Interface;
+  readonly #finished: Promise<ChatEnd>;
+  #finish: (end: ChatEnd) => void = () => {};
+  #ended = false;
+  #queue: Promise<void> = Promise.resolve();
+  #waiters = new Set<() => void>();
+  readonly #listeners = {
+    message: (message: SentMessage) => this.#onBotMessage(message, "new"),
+    edit: (message: SentMessage) => this.#onBotMessage(message, "edit"),
+    delete: (message: SentMessage) => {
+      if (message.chatId === this.#chatId)
+        this.#fromBot(renderDeleted(message, this.#options.style));
+    },
+    callbackAnswer: (answer: CallbackAnswer) => {
+      const text = renderCallbackAnswer(answer, this.#options.style);
+      if (text !== undefined) this.#fromBot(text);
+    },
+  };
+
+  constructor(options: DemoChatOptions) {
+    this.#options = options;
+    this.#chatId = options.user.privateChat.id;
+    this.#finished = new Promise((resolve) => {
+      this.#finish = resolve;
+    });
+    this.#rl = createInterface({
+      input: options.io.input,
+      // Without an output on pipes, readline neither echoes nor prompts.
+      output: options.interactive ? options.io.output : undefined,
+      terminal: options.interactive,
+      prompt: PROMPT,
+    });
+  }
+
+  /** Resolves once the chat has ended, with why. */
+  get finished(): Promise<ChatEnd> {
+    return this.#finished;
+  }
+
+  /** Prints `text` (above the prompt on a terminal) and starts reading lines. */
+  start(intro: string): void {
+    const { emulator } = this.#options;
+    emulator.on("message", this.#listeners.message);
+    emulator.on("edit", this.#listeners.edit);
+    emulator.on("delete", this.#listeners.delete);
+    emulator.on("callbackAnswer", this.#listeners.callbackAnswer);
+    this.#write(`${intro}\n`);
+    this.#rl.on("line", (line) => {
+      this.#queue = this.#queue
+        .then(() => this.#handle(line))
+        .catch((error: unknown) => {
+          this.#show(`(demo) ${error instanceof Error ? error.message : String(error)}`);
+        });
+    });
+    this.#rl.on("SIGINT", () => this.end("interrupt"));
+    this.#rl.on("close", () => {
+      // Lines already read are still handled (and answered) before the demo stops.
+      void this.#queue.then(() => this.end("end-of-input"));
+    });
+    this.#prompt();
+  }
+
+  /** Stops reading and listening; idempotent. */
+  end(why: ChatEnd): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const { emulator } = this.#options;
+    emulator.off("message", this.#listeners.message);
+    emulator.off("edit", this.#listeners.edit);
+    emulator.off("delete", this.#listeners.delete);
+    emulator.off("callbackAnswer", this.#listeners.callbackAnswer);
+    for (const wake of this.#waiters) wake();
+    this.#rl.close();
+    if (this.#options.interactive) this.#write("\n");
+    this.#finish(why);
+  }
+
+  /** Prints a line of the demo's own (not from the bot). */
+  say(text: string): void {
+    this.#show(text);
+  }
+
+  #onBotMessage(message: SentMessage, change: "new" | "edit"): void {
+    if (message.chatId !== this.#chatId) return;
+    this.#fromBot(renderBotMessage(message, change, this.#options.style));
+  }
+
+  /** Shows what the bot did, and lets a line waiting for the bot's answer go on. */
+  #fromBot(text: string): void {
+    this.#show(text);
+    for (const wake of this.#waiters) wake();
+  }
+
+  async #handle(raw: string): Promise<void> {
+    if (this.#ended) return;
+    const line = raw.trim();
+    if (!this.#options.interactive) this.#write(`${PROMPT}${raw}\n`);
+    if (line === "") return this.#prompt();
+    if (line.startsWith(":")) await this.#command(line);
+    else {
+      const latest = this.#latestWithButtons();
+      const choice = /^\d{1,3}$/.test(line) ? Number(line) : 0;
+      if (latest && choice >= 1 && choice <= buttonsOf(latest).length) {
+        await this.#press(latest, choice);
+      } else {
+        await this.#afterReply(() => this.#options.user.sendText(line));
+      }
+    }
+    this.#prompt();
+  }
+
+  async #command(line: string): Promise<void> {
+    const [name = "", ...args] = line.slice(1).split(/\s+/);
+    switch (name.toLowerCase()) {
+      case "q":
+      case "quit":
+      case "exit":
+        this.end("quit");
+        return;
+      case "h":
+      case "help":
+      case "?":
+        this.#show(demoHelp(this.#options.style));
+        return;
+      case "role":
+        return this.#role(args[0]);
+      case "say": {
+        const text = line.replace(/^:say\s*/i, "");
+        if (text === "") this.#show("(demo) Usage: :say TEXT, e.g. :say 1");
+        else await this.#afterReply(() => this.#options.user.sendText(text));
+        return;
+      }
+      case "press":
+        return this.#pressById(args[0], args[1]);
+      default:
+        this.#show(`(demo) Unknown demo command ":${name}". Type :help for the list.`);
+    }
+  }
+
+  async #role(wanted: string | undefined): Promise<void> {
+    if (wanted === undefined) {
+      this.#show(`(demo) Your role: ${await this.#options.role()}.`);
+      return;
+    }
+    const role = wanted.toLowerCase();
+    if (!isDemoRole(role)) {
+      this.#show("(demo) Roles: admin, approver, payer, viewer, stranger.");
+      return;
+    }
+    await this.#options.setRole(role);
+    this.#show(
+      role === "stranger"
+        ? "(demo) You are now a stranger: the bot no longer knows you."
+        : `(demo) You are now ${role === "admin" || role === "approver" ? "an" : "a"} ${role}.`,
+    );
+  }
+
+  async #pressById(messageArg: string | undefined, buttonArg: string | undefined): Promise<void> {
+    const message = this.#options.emulator.message(this.#chatId, Number(messageArg));
+    const choice = Number(buttonArg);
+    if (!message || message.deleted || !Number.isInteger(choice)) {
+      this.#show("(demo) Usage: :press MSG N, e.g. :press 4 1 for button [1] of bot #4.");
+      return;
+    }
+    await this.#press(message, choice);
+  }
+
+  async #press(message: SentMessage, choice: number): Promise<void> {
+    const button = buttonsOf(message)[choice - 1];
+    if (!button) {
+      this.#show(`(demo) bot #${message.messageId} has no button [${choice}].`);
+      return;
+    }
+    const others = this.#withButtons().length > 1;
+    const where = others ? ` on bot #${message.messageId} (:press MSG N for another message)` : "";
+    this.#show(`(pressed ${button.text}${where})`);
+    if (button.callback_data === undefined) {
+      this.#show(
+        `(demo) This button opens ${button.url ?? "nothing"}: nothing to send to the bot.`,
+      );
+      return;
+    }
+    await this.#afterReply(() => this.#options.user.pressButton(message, choice - 1));
+  }
+
+  #withButtons(): SentMessage[] {
+    const messages = this.#options.emulator.messages(this.#chatId);
+    return messages.filter((message) => buttonsOf(message).length > 0);
+  }
+
+  #latestWithButtons(): SentMessage | undefined {
+    return this.#withButtons().at(-1);
+  }
+
+  /**
+   * Runs `act`, then waits until the bot shows something in the chat (or `replyWaitMs`
+   * passes), so that piped input is read at the pace of the bot's answers.
+   */
+  async #afterReply(act: () => Promise<unknown>): Promise<void> {
+    let wake = () => {};
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    this.#waiters.add(wake);
+    const timer = setTimeout(wake, this.#options.replyWaitMs ?? 5000);
+    try {
+      await act();
+      await woken;
+    } finally {
+      clearTimeout(timer);
+      this.#waiters.delete(wake);
+    }
+  }
+
+  /** Prints a block of output, keeping the prompt and what is being typed below it. */
+  #show(text: string): void {
+    if (this.#options.interactive && !this.#ended) {
+      clearLine(this.#options.io.output, 0);
+      cursorTo(this.#options.io.output, 0);
+      this.#write(`${text}\n`);
+      this.#rl.prompt(true);
+    } else {
+      this.#write(`${text}\n`);
+    }
+  }
+
+  #prompt(): void {
+    if (this.#options.interactive && !this.#ended) this.#rl.prompt();
+  }
+
+  #write(text: string): void {
+    const { output } = this.#options.io;
+    // A closed output (a pipe whose reader left) must not crash the demo.
+    if ("writable" in output && output.writable === false) return;
+    output.write(text);
+  }
+}

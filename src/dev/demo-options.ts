@@ -1,0 +1,125 @@
+/**
+ * What `npm run demo` accepts: a few flags after `demo` and DEMO_* variables. Bad values
+ * are reported all at once as a ConfigError, so the entry point prints them and exits 2
+ * like any other bad setting.
+ */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, ROLES, type Role } from "../config.js";
+import { LOCALES, type Locale } from "../payouts/payout.js";
+
+/** A staff role, or `stranger`: someone the bot does not know. */
+export const DEMO_ROLES = [...ROLES, "stranger"] as const;
+export type DemoRole = Role | "stranger";
+
+export function isDemoRole(value: string): value is DemoRole {
+  return (DEMO_ROLES as readonly string[]).includes(value);
+}
+
+export interface DemoOptions {
+  /** The demo user's role at start; default admin. */
+  role: DemoRole;
+  /** The emulated user's Telegram `language_code`; default en. */
+  languageCode: Locale;
+  /** How long a sandbox payment stays pending before its final status; default 3000. */
+  settleDelayMs: number;
+  /** Where the JSON logs go; default `<tmpdir>/payout-bot-demo-<pid>.log`. */
+  logFile: string;
+  /** `--help`: print the usage and stop. */
+  help: boolean;
+}
+
+export const DEFAULT_DEMO_SETTLE_DELAY_MS = 3000;
+const MAX_SETTLE_DELAY_MS = 600_000;
+
+export const DEMO_USAGE = [
+  "usage: npm run demo -- [--role admin|approver|payer|viewer|stranger] [--lang en|fr]",
+  "",
+  "  --role ROLE   who you are to the bot (default admin; also DEMO_ROLE)",
+  "  --lang CODE   your Telegram language, en or fr (default en; also DEMO_LANG)",
+  "  -h, --help    this text",
+  "",
+  "Environment (all optional):",
+  "  REDIS_URL               Redis to use if one answers (default redis://127.0.0.1:6379);",
+  "                          else the demo runs on an in-memory store",
+  `  DEMO_SETTLE_DELAY_MS    how long a payment stays pending (default ${DEFAULT_DEMO_SETTLE_DELAY_MS})`,
+  "  DEMO_LOG_FILE           where the logs go (default a file in the temp directory)",
+  "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS: as for npm start",
+].join("\n");
+
+/** The arguments after the `demo` command in `process.argv`. */
+export function demoArgv(argv: readonly string[]): string[] {
+  const at = argv.indexOf("demo");
+  return at === -1 ? [] : argv.slice(at + 1);
+}
+
+interface RawOptions {
+  role: string | undefined;
+  lang: string | undefined;
+  help: boolean;
+}
+
+/** `--name value` and `--name=value`; unknown flags and missing values are problems. */
+function readFlags(argv: readonly string[], problems: string[]): RawOptions {
+  const raw: RawOptions = { role: undefined, lang: undefined, help: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? "";
+    if (arg === "-h" || arg === "--help") {
+      raw.help = true;
+      continue;
+    }
+    const match = /^--(role|lang)(?:=(.*))?$/.exec(arg);
+    const name = match?.[1];
+    if (name !== "role" && name !== "lang") {
+      problems.push(`${arg}: unknown argument (see --help)`);
+      continue;
+    }
+    let value = match?.[2];
+    if (value === undefined) {
+      value = argv[i + 1];
+      i += 1;
+    }
+    if (value === undefined || value === "" || value.startsWith("--")) {
+      problems.push(`--${name}: needs a value`);
+      continue;
+    }
+    raw[name] = value;
+  }
+  return raw;
+}
+
+function settleDelayOf(value: string | undefined, problems: string[]): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_DEMO_SETTLE_DELAY_MS;
+  const parsed = Number(value.trim());
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > MAX_SETTLE_DELAY_MS) {
+    problems.push(
+      `DEMO_SETTLE_DELAY_MS: must be a whole number from 0 to ${MAX_SETTLE_DELAY_MS} (got "${value}")`,
+    );
+    return DEFAULT_DEMO_SETTLE_DELAY_MS;
+  }
+  return parsed;
+}
+
+/**
+ * Reads the demo's flags (flags win over DEMO_ROLE / DEMO_LANG) and DEMO_* variables.
+ * Throws a ConfigError listing every problem.
+ */
+export function parseDemoOptions(argv: readonly string[], env: NodeJS.ProcessEnv): DemoOptions {
+  const problems: string[] = [];
+  const raw = readFlags(argv, problems);
+  const role = (raw.role ?? env.DEMO_ROLE ?? "admin").trim().toLowerCase();
+  if (!isDemoRole(role)) {
+    problems.push(`role "${role}": must be one of ${DEMO_ROLES.join(", ")}`);
+  }
+  const lang = (raw.lang ?? env.DEMO_LANG ?? "en").trim().toLowerCase();
+  const languageCode = LOCALES.find((locale) => locale === lang);
+  if (languageCode === undefined) {
+    problems.push(`language "${lang}": must be one of ${LOCALES.join(", ")}`);
+  }
+  const settleDelayMs = settleDelayOf(env.DEMO_SETTLE_DELAY_MS, problems);
+  const logFile = env.DEMO_LOG_FILE?.trim() || join(tmpdir(), `payout-bot-demo-${process.pid}.log`);
+  if (problems.length > 0 || !isDemoRole(role) || languageCode === undefined) {
+    throw new ConfigError(problems);
+  }
+  return { role, languageCode, settleDelayMs, logFile, help: raw.help };
+}

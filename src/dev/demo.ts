@@ -1,0 +1,268 @@
+/**
+ * `npm run demo`: the whole product in one process, with no accounts, tokens or internet.
+ * The Payment API sandbox and the Telegram Bot API emulator run on loopback, the real bot
+ * (startApp, as `npm start` runs it) talks to both over HTTP, and the person at the
+ * terminal is an emulated Telegram user chatting with it. Settlements arrive the way they
+ * do in production: the sandbox calls the bot's payment webhook.
+ */
+import { randomUUID } from "node:crypto";
+import { pino } from "pino";
+import { type App, StartupError, startApp } from "../app.js";
+import { type Config, loadConfig } from "../config.js";
+import { createLogger, type Logger } from "../logger.js";
+import { startSandbox } from "../sandbox/index.js";
+import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
+import {
+  DEMO_USAGE,
+  type DemoOptions,
+  type DemoRole,
+  demoArgv,
+  parseDemoOptions,
+} from "./demo-options.js";
+import { banner, type Style } from "./demo-render.js";
+import { chooseDemoStorage } from "./demo-store.js";
+import {
+  type EmulatedUser,
+  startTelegramEmulator,
+  type TelegramEmulator,
+} from "./telegram-emulator.js";
+
+export type { DemoIo } from "./demo-chat.js";
+
+/** The person at the terminal, as Telegram would describe them. */
+export const DEMO_USER = { id: 424242, firstName: "Demo", username: "demo_user" } as const;
+
+/** Settings of `npm start` the demo lets the environment change; the rest it sets itself. */
+const PASSED_THROUGH = [
+  "LOG_LEVEL",
+  "REDIS_URL",
+  "CONFIRMATION_TTL_SECONDS",
+  "STATUS_POLL_INTERVAL_MS",
+  "PAYMENT_TIMEOUT_MS",
+  "PAYOUT_STUCK_AFTER_HOURS",
+  "PAYOUT_RETENTION_DAYS",
+] as const;
+
+/** How long stopping may take before the process exits anyway. */
+const STOP_DEADLINE_MS = 20_000;
+
+/** The bot's environment before the sandbox and the emulator exist. */
+function demoEnv(env: NodeJS.ProcessEnv, options: DemoOptions, keyPrefix: string) {
+  const picked: Record<string, string> = { STATUS_POLL_INTERVAL_MS: "2000" };
+  for (const name of PASSED_THROUGH) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== "") picked[name] = value;
+  }
+  return {
+    ...picked,
+    REDIS_KEY_PREFIX: keyPrefix,
+    STAFF: options.role === "stranger" ? "" : `${DEMO_USER.id}:${options.role}`,
+    HTTP_HOST: "127.0.0.1",
+    HTTP_PORT: "0",
+    PAYMENT_ENV: "sandbox",
+  };
+}
+
+/** Steps to undo, run last-in first-out; a failing step is logged and the rest still run. */
+class Cleanups {
+  readonly #steps: Array<() => Promise<unknown>> = [];
+  readonly #logger: Logger;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  push(step: () => Promise<unknown>): void {
+    this.#steps.push(step);
+  }
+
+  async run(): Promise<void> {
+    for (const step of this.#steps.splice(0).reverse()) {
+      await step().catch((error: unknown) =>
+        this.#logger.warn({ err: error }, "demo stop step failed"),
+      );
+    }
+  }
+}
+
+interface Running {
+  app: App;
+  user: EmulatedUser;
+  emulator: TelegramEmulator;
+  storage: string;
+}
+
+/** The demo's settings, checked before anything starts. */
+interface Plan {
+  options: DemoOptions;
+  keyPrefix: string;
+  baseEnv: Record<string, string>;
+  baseConfig: Config;
+  /** NO_COLOR is set: no ANSI styles even on a terminal (https://no-color.org). */
+  noColor: boolean;
+}
+
+/** Starts the sandbox, the emulator and the app, wired together; registers their stops. */
+async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promise<Running> {
+  const { options, keyPrefix, baseEnv, baseConfig } = plan;
+  const storage = await chooseDemoStorage({
+    redisUrl: baseConfig.redis.url,
+    keyPrefix,
+    retentionMs: baseConfig.retentionMs,
+    logger,
+  });
+  cleanups.push(() => storage.close());
+  const sandbox = await startSandbox({
+    settleDelayMs: options.settleDelayMs,
+    logger: logger.child({ component: "sandbox" }),
+  });
+  cleanups.push(() => sandbox.close());
+  const emulator = await startTelegramEmulator();
+  cleanups.push(() => emulator.close());
+  const config = loadConfig(
+    {
+      ...baseEnv,
+      TELEGRAM_BOT_TOKEN: emulator.token,
+      TELEGRAM_API_ROOT: emulator.apiRoot,
+      PAYMENT_API_KEY: sandbox.apiKey,
+      PAYMENT_API_BASE_URL: sandbox.url,
+      PAYMENT_SIGNATURE_PUBLIC_KEY: sandbox.publicKeyPem,
+    },
+    "demo",
+  );
+  const app = await startApp({ config, logger, stores: storage.stores });
+  cleanups.push(() => app.stop());
+  if (!app.http) throw new StartupError("the bot's HTTP server did not start");
+  sandbox.setCallbackUrl(`${app.http.url}${config.payment.webhookPath}`);
+  const user = emulator.user({
+    id: DEMO_USER.id,
+    firstName: DEMO_USER.firstName,
+    username: DEMO_USER.username,
+    languageCode: options.languageCode,
+  });
+  return { app, user, emulator, storage: storage.description };
+}
+
+/**
+ * SIGINT/SIGTERM, watched from the start: a signal during start-up stops the demo once
+ * the parts are up (so they are stopped cleanly); later, it ends the chat. A second
+ * signal exits at once.
+ */
+class Signals {
+  received = false;
+  #onSignal: () => void = () => {};
+  readonly #output: NodeJS.WritableStream;
+  readonly #handler = () => {
+    if (this.received) {
+      this.#output.write("Stopping anyway.\n");
+      process.exit(1);
+    }
+    this.received = true;
+    this.#onSignal();
+  };
+
+  constructor(output: NodeJS.WritableStream) {
+    this.#output = output;
+    process.on("SIGINT", this.#handler);
+    process.on("SIGTERM", this.#handler);
+  }
+
+  onSignal(action: () => void): void {
+    this.#onSignal = action;
+  }
+
+  unhook(): void {
+    process.off("SIGINT", this.#handler);
+    process.off("SIGTERM", this.#handler);
+  }
+}
+
+async function roleOf(app: App): Promise<DemoRole> {
+  return (await app.stores.staff.get(DEMO_USER.id)) ?? "stranger";
+}
+
+async function setRole(app: App, role: DemoRole): Promise<void> {
+  if (role === "stranger") await app.stores.staff.remove(DEMO_USER.id);
+  else await app.stores.staff.set(DEMO_USER.id, role);
+}
+
+function plan(env: NodeJS.ProcessEnv, argv: readonly string[]): Plan {
+  const options = parseDemoOptions(argv, env);
+  const keyPrefix = `demo:${randomUUID().slice(0, 8)}:`;
+  const baseEnv = demoEnv(env, options, keyPrefix);
+  const baseConfig = loadConfig(baseEnv, "demo");
+  return { options, keyPrefix, baseEnv, baseConfig, noColor: Boolean(env.NO_COLOR) };
+}
+
+/** Chats until the person leaves; resolves with why. */
+async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) {
+  const { options } = plan;
+  const style: Style = { ansi: isTty(io.output) && !plan.noColor };
+  const session = new DemoChat({
+    emulator: running.emulator,
+    user: running.user,
+    io,
+    style,
+    interactive: isTty(io.input) && isTty(io.output),
+    role: () => roleOf(running.app),
+    setRole: (role) => setRole(running.app, role),
+  });
+  signals.onSignal(() => session.end("interrupt"));
+  // A closed output (the reader of a pipe left) ends the demo instead of crashing it.
+  io.output.on("error", () => session.end("end-of-input"));
+  const facts = {
+    userName: DEMO_USER.firstName,
+    userId: DEMO_USER.id,
+    role: options.role,
+    languageCode: options.languageCode,
+    storage: running.storage,
+    logFile: options.logFile,
+    settleDelayMs: options.settleDelayMs,
+  };
+  session.start(banner(facts, style));
+  return session.finished;
+}
+
+/**
+ * Runs the demo until `:quit`, end of input or SIGINT/SIGTERM, then stops everything,
+ * deletes the demo's Redis keys and resolves. Flags come from `io.argv` (default: what
+ * follows `demo` in `process.argv`); see DEMO_USAGE. Throws a ConfigError for bad flags or
+ * settings and a StartupError when a part cannot start.
+ */
+export async function runDemo(
+  env: NodeJS.ProcessEnv,
+  io?: DemoIo & { argv?: readonly string[] },
+): Promise<void> {
+  const streams: DemoIo = {
+    input: io?.input ?? process.stdin,
+    output: io?.output ?? process.stdout,
+  };
+  const { output } = streams;
+  const settings = plan(env, io?.argv ?? demoArgv(process.argv));
+  if (settings.options.help) {
+    output.write(`${DEMO_USAGE}\n`);
+    return;
+  }
+  const { logFile } = settings.options;
+  const destination = pino.destination({ dest: logFile, sync: true, mkdir: true });
+  const logger = createLogger({ level: settings.baseConfig.logLevel, destination });
+  const cleanups = new Cleanups(logger);
+  const signals = new Signals(output);
+  output.write(`Starting the demo (logs: ${logFile})…\n`);
+  try {
+    const running = await startParts(settings, logger, cleanups);
+    const why = signals.received ? "interrupt" : await chat(running, settings, streams, signals);
+    logger.info({ why }, "demo stopping");
+    output.write("Stopping…\n");
+    setTimeout(() => {
+      output.write("Stopping took too long; exiting.\n");
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    await cleanups.run();
+    output.write("Stopped. Bye.\n");
+  } finally {
+    await cleanups.run();
+    signals.unhook();
+    destination.end();
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * `npm run demo` as a person runs it: the real command in a child process, typed into
+ * through a pipe, its chat read from stdout (plain text, since stdout is not a terminal).
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEMO_USER } from "../../src/dev/demo.js";
+import { translator } from "../../src/i18n.js";
+import { formatAmount } from "../../src/payments/money.js";
+import { SCRIPTED_NUMBERS } from "../../src/sandbox/index.js";
+import { testRedis, testRedisUrl } from "../support/redis.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const WAIT_MS = 20_000;
+const en = translator("en");
+
+function scripted(outcome: string) {
+  const entry = SCRIPTED_NUMBERS.find((candidate) => candidate.outcome === outcome);
+  if (!entry) throw new Error(`no scripted number for ${outcome}`);
+  return {
+    national: entry.phone.slice(3),
+    name: entry.name ? `${entry.name.firstName} ${entry.name.lastName}` : "",
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A port nothing listens on (it was free a moment ago). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** The demo command with piped stdio; `waitFor` reads its output in order. */
+class DemoProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output = "";
+  stderr = "";
+  #cursor = 0;
+
+  constructor(env: Record<string, string>, args: string[] = []) {
+    this.child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "demo", ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      this.output += chunk;
+    });
+    this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      this.stderr += chunk;
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once("exit", (code, signal) => resolve({ code, signal }));
+    });
+  }
+
+  type(line: string): void {
+    this.child.stdin.write(`${line}\n`);
+  }
+
+  /** The first match of `pattern` in output not yet consumed by an earlier wait. */
+  async waitFor(pattern: RegExp): Promise<RegExpExecArray> {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const match = pattern.exec(this.output.slice(this.#cursor));
+      if (match) {
+        this.#cursor += match.index + match[0].length;
+        return match;
+      }
+      if (Date.now() > deadline || this.child.exitCode !== null) {
+        throw new Error(
+          `demo output did not show ${pattern}\n--- stdout ---\n${this.output}\n--- stderr ---\n${this.stderr}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+  }
+}
+
+let demo: DemoProcess | undefined;
+let logDir: string | undefined;
+
+function startDemo(
+  env: Record<string, string>,
+  args: string[] = [],
+): { demo: DemoProcess; logFile: string } {
+  logDir = mkdtempSync(join(tmpdir(), "demo-test-"));
+  const logFile = join(logDir, "demo.log");
+  demo = new DemoProcess({ DEMO_SETTLE_DELAY_MS: "300", DEMO_LOG_FILE: logFile, ...env }, args);
+  return { demo, logFile };
+}
+
+afterEach(async () => {
+  demo?.kill();
+  await demo?.exited;
+  demo = undefined;
+  if (logDir) rmSync(logDir, { recursive: true, force: true });
+  logDir = undefined;
+});
+
+async function countKeys(prefix: string): Promise<number> {
+  const redis = testRedis();
+  try {
+    return (await redis.keys(`${prefix}*`)).length;
+  } finally {
+    await redis.quit();
+  }
+}
+
+describe("npm run demo", () => {
+  it("pays a scripted number end to end on Redis, then stops cleanly on SIGINT and leaves no keys", async () => {
+    const { demo, logFile } = startDemo({ REDIS_URL: testRedisUrl() });
+    const [, prefix = ""] = await demo.waitFor(
+      /Store: +Redis at \S+, keys under (demo:[0-9a-f]{8}:)/,
+    );
+    await demo.waitFor(new RegExp(`Logs: +${escapeRegExp(logFile)}`));
+    const success = scripted("success");
+
+    demo.type(`/pay ${success.national} 5000`);
+    await demo.waitFor(
+      new RegExp(
+        `${escapeRegExp(success.name)}[\\s\\S]*\\[1\\] ${en.plain("button.confirm")}  \\[2\\] ${en.plain("button.cancel")}`,
+      ),
+    );
+    demo.type("1");
+    await demo.waitFor(new RegExp(escapeRegExp(`ⓘ ${en.plain("confirm.sending")}`)));
+    await demo.waitFor(new RegExp(`\\(edited\\) › ${escapeRegExp(en.plain("state.pending"))}`));
+    // Nothing more is typed: the notification arrives on its own once the sandbox settles.
+    const paid = en.plain("notice.paid", { amount: formatAmount(5000, "en"), name: success.name });
+    await demo.waitFor(new RegExp(`bot #\\d+ › ${escapeRegExp(paid)}`));
+    expect(await countKeys(prefix)).toBeGreaterThan(0);
+
+    demo.child.kill("SIGINT");
+    const exit = await demo.exited;
+    expect(exit.code).toBe(0);
+    expect(demo.output).toContain("Stopped.");
+    expect(await countKeys(prefix)).toBe(0);
+    // Logs went to the file (settlement came by webhook), none over the chat.
+    expect(readFileSync(logFile, "utf8")).toContain('"msg":"payment callback handled"');
+    expect(demo.output).not.toContain('"level"');
+    // stdout is a pipe: plain text, no ANSI codes.
+    expect(demo.output).not.toContain("\u001b[");
+  });
+
+  it("says it runs in memory when no Redis answers, switches roles, and exits at the end of input", async () => {
+    const port = await closedPort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` }, ["--role", "payer"]);
+    await demo.waitFor(
+      new RegExp(
+        `No Redis at redis://127\\.0\\.0\\.1:${port}: running on an in-memory store; nothing is kept after exit\\.`,
+      ),
+    );
+    const noAccount = scripted("no_account");
+    demo.type(`/pay ${noAccount.national} 5000`);
+    await demo.waitFor(/has no mobile money account/);
+
+    demo.type(":role viewer");
+    await demo.waitFor(/You are now a viewer/);
+    demo.type(`/pay ${scripted("success").national} 5000`);
+    await demo.waitFor(new RegExp(escapeRegExp(en.plain("access.cannot_pay", { role: "viewer" }))));
+
+    demo.child.stdin.end();
+    const exit = await demo.exited;
+    expect(exit.code).toBe(0);
+    expect(demo.output).toContain("Stopped.");
+  });
+
+  it("speaks French to a stranger with --lang fr and leaves on :quit", async () => {
+    const port = await closedPort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` }, [
+      "--role=stranger",
+      "--lang",
+      "fr",
+    ]);
+    await demo.waitFor(/role stranger/);
+    demo.type("/help");
+    const refused = translator("fr").plain("access.refused", { id: DEMO_USER.id });
+    await demo.waitFor(new RegExp(escapeRegExp(refused)));
+
+    demo.type(":quit");
+    const exit = await demo.exited;
+    expect(exit.code).toBe(0);
+  });
+
+  it("refuses an unknown role with exit code 2 and says which roles exist", async () => {
+    const { demo } = startDemo({}, ["--role", "boss"]);
+    const exit = await demo.exited;
+    expect(exit.code).toBe(2);
+    expect(demo.stderr).toContain(
+      'role "boss": must be one of admin, approver, payer, viewer, stranger',
+    );
+  });
+});

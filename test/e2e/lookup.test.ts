@@ -1,0 +1,97 @@
+/** /whois and /availability, end to end: from the update to the reply and the API request. */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { type Harness, PAYER_ID, startHarness, VIEWER_ID } from "../support/harness.js";
+
+const USERINFO = /^\/data\/userinfo\//;
+
+const newReply = (chatId: number) => (message: SentMessage) =>
+  message.chatId === chatId && message.editCount === 0;
+
+describe("/whois and /availability, end to end", () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  async function reply(userId: number, text: string): Promise<string> {
+    const user = h.emulator.user({ id: userId, languageCode: "en" });
+    const answer = h.emulator.waitForMessage(newReply(userId));
+    await user.sendText(text);
+    return plainText(await answer);
+  }
+
+  it("shows the registered name of a number", async () => {
+    const text = await reply(PAYER_ID, "/whois +237 670 00 00 01");
+
+    expect(text).toBe("👤 Jean-Paul Mbarga\n+237 670 00 00 01 (MTN MoMo)");
+    expect(h.sandbox.requests.filter((r) => USERINFO.test(r.path)).map((r) => r.path)).toEqual([
+      "/data/userinfo/237670000001",
+    ]);
+  });
+
+  it("says a number has no mobile money account on a 404", async () => {
+    const text = await reply(PAYER_ID, "/whois 690000004");
+
+    expect(text).toContain("+237 690 00 00 04 has no mobile money account");
+    expect(h.sandbox.countRequests({ method: "GET", path: "/data/userinfo/237690000004" })).toBe(1);
+  });
+
+  it("explains an invalid number and an empty one without asking the API", async () => {
+    const invalid = await reply(PAYER_ID, "/whois 12345");
+    expect(invalid).toContain("9 digits after +237");
+    expect(invalid).toContain("Example: /whois 670000001");
+    const empty = await reply(PAYER_ID, "/whois");
+    expect(empty).toBe("Example: /whois 670000001");
+    const nexttel = await reply(PAYER_ID, "/whois 660000001");
+    expect(nexttel).toContain("Nexttel numbers cannot be paid");
+
+    expect(h.sandbox.countRequests({ method: "GET", path: USERINFO })).toBe(0);
+  });
+
+  it("says the payment service is not answering when userinfo fails", async () => {
+    h.sandbox.injectFault({ method: "GET", path: USERINFO, status: 500, times: 10 });
+
+    const text = await reply(PAYER_ID, "/whois 670000001");
+
+    expect(text).toContain("The payment service is not answering right now");
+    expect(h.sandbox.countRequests({ method: "GET", path: USERINFO })).toBeGreaterThan(0);
+  });
+
+  it("refuses /whois to a viewer", async () => {
+    const text = await reply(VIEWER_ID, "/whois 670000001");
+
+    expect(text).toBe("Your role (viewer) can read payments but cannot make them.");
+    expect(h.sandbox.countRequests({ method: "GET", path: USERINFO })).toBe(0);
+  });
+
+  it("shows both operators, and one that is suspended", async () => {
+    h.sandbox.setAvailability("orange", "collection", "SUSPENDED");
+    const before = h.sandbox.countRequests({ method: "GET", path: "/availability" });
+
+    const text = await reply(VIEWER_ID, "/availability");
+
+    expect(text).toBe(
+      [
+        "📶 Operators right now",
+        "",
+        "MTN MoMo: payouts ✅ available; collections ✅ available",
+        "Orange Money: payouts ✅ available; collections ⛔ SUSPENDED",
+      ].join("\n"),
+    );
+    expect(h.sandbox.countRequests({ method: "GET", path: "/availability" })).toBe(before + 1);
+  });
+
+  it("reuses a fresh availability answer instead of asking for every command", async () => {
+    await reply(PAYER_ID, "/availability");
+    const after = h.sandbox.countRequests({ method: "GET", path: "/availability" });
+    await reply(PAYER_ID, "/availability");
+
+    expect(h.sandbox.countRequests({ method: "GET", path: "/availability" })).toBe(after);
+  });
+});

@@ -1,0 +1,216 @@
+/** /status and /history, end to end: what staff can look up, and paging through payouts. */
+import { request } from "undici";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type EmulatedUser, plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import type { Payout } from "../../src/payouts/payout.js";
+import {
+  ADMIN_ID,
+  type Harness,
+  PAYER_ID,
+  STRANGER_ID,
+  startHarness,
+  VIEWER_ID,
+} from "../support/harness.js";
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+});
+
+afterEach(async () => {
+  await h.close();
+});
+
+function user(id: number): EmulatedUser {
+  return h.emulator.user({ id, firstName: `User ${id}`, languageCode: "en" });
+}
+
+/** Sends `text` as `from` and resolves with the bot's next message (new or edited) in that chat. */
+async function ask(from: EmulatedUser, text: string): Promise<string> {
+  const answer = h.emulator.waitForMessage((m) => m.chatId === from.id);
+  await from.sendText(text);
+  return plainText(await answer);
+}
+
+/** A payment made straight on the API (not through the bot), settled as the sandbox scripts it. */
+async function apiPayment(phone: string, amount: number): Promise<string> {
+  const response = await request(`${h.sandbox.url}/disburse`, {
+    method: "POST",
+    headers: { "x-api-key": h.sandbox.apiKey, "content-type": "application/json" },
+    body: JSON.stringify({ amount, phoneNumber: phone }),
+  });
+  const payment: unknown = await response.body.json();
+  if (typeof payment !== "object" || payment === null || !("id" in payment)) {
+    throw new Error("the sandbox made no payment");
+  }
+  const id = String(payment.id);
+  await expect.poll(() => h.sandbox.getPayment(id)?.status).not.toBe("pending");
+  return id;
+}
+
+/** A payout made through the bot by the payer, settled and notified. */
+async function paidThroughBot(payer: EmulatedUser): Promise<Payout> {
+  const shown = h.emulator.waitForMessage(
+    (m) => m.chatId === payer.id && (m.replyMarkup?.length ?? 0) > 0,
+  );
+  await payer.sendText("/pay 237670000001 5000");
+  const prompt = await shown;
+  const paid = h.emulator.waitForMessage(
+    (m) => m.chatId === payer.id && plainText(m).startsWith("✅ Paid:"),
+  );
+  await payer.pressButton(prompt, 0);
+  await paid;
+  const { items } = await h.app.stores.payouts.list({ userId: payer.id, offset: 0, limit: 1 });
+  const [payout] = items;
+  if (!payout) throw new Error("no payout stored");
+  return payout;
+}
+
+describe("/status", () => {
+  it("shows any payment the API knows to staff, viewers included", async () => {
+    const paymentId = await apiPayment("237670000002", 2500);
+    for (const id of [VIEWER_ID, PAYER_ID, ADMIN_ID]) {
+      const text = await ask(user(id), `/status ${paymentId}`);
+      expect(text).toContain(`🔎 Payment ${paymentId}`);
+      expect(text).toContain("Status: ❌ failed");
+      expect(text).toContain("Type: payout");
+      expect(text).toContain("Amount: 2,500 FCFA");
+      expect(text).toContain("+237 670 00 00 02 (MTN MoMo)");
+    }
+    expect(h.sandbox.countRequests({ method: "GET", path: `/payments/${paymentId}` })).toBe(3);
+  });
+
+  it("shows one of our payouts by its reference, to its payer and to a viewer", async () => {
+    const payer = user(PAYER_ID);
+    const payout = await paidThroughBot(payer);
+    for (const from of [payer, user(VIEWER_ID)]) {
+      const text = await ask(from, `/status ${payout.id}`);
+      expect(text).toContain("Completed");
+      expect(text).toContain("To: Jean-Paul Mbarga");
+      expect(text).toContain("Amount: 5,000 FCFA");
+      expect(text).toContain(`Payment id: ${payout.paymentId}`);
+    }
+  });
+
+  it("says there is no such payment for an id nobody knows", async () => {
+    const text = await ask(user(VIEWER_ID), "/status pay_does_not_exist");
+    expect(text).toBe("No payment with id pay_does_not_exist.");
+  });
+
+  it.each(["/status", "/status <b>hi</b>", "/status two words", `/status ${"x".repeat(101)}`])(
+    "answers %j with how to use it",
+    async (command) => {
+      const text = await ask(user(VIEWER_ID), command);
+      expect(text).toContain("Example: /status");
+      expect(h.sandbox.countRequests({ method: "GET", path: /^\/payments\// })).toBe(0);
+    },
+  );
+
+  it("tells a stranger they have no access", async () => {
+    const text = await ask(user(STRANGER_ID), "/status pay_1");
+    expect(text).toContain("not allowed");
+    expect(h.sandbox.countRequests({ method: "GET", path: /^\/payments\// })).toBe(0);
+  });
+});
+
+const BASE_MS = Date.now() - 3_600_000;
+let seeded = 0;
+
+/** Stores a finished payout made by `initiatorId`, `minutesAgo` before the test started. */
+async function seed(initiatorId: number, minutesAgo: number, amount: number): Promise<Payout> {
+  seeded += 1;
+  const createdAtMs = BASE_MS - minutesAgo * 60_000;
+  const payout: Payout = {
+    id: `seeded-${seeded}-${initiatorId}-abc`,
+    kind: "disbursement",
+    state: seeded % 3 === 0 ? "failed" : "success",
+    phone: "237670000001",
+    operator: "mtn",
+    recipientName: "Jean-Paul Mbarga",
+    amount,
+    initiatorId,
+    chatId: initiatorId,
+    locale: "en",
+    createdAtMs,
+    updatedAtMs: createdAtMs,
+    expiresAtMs: createdAtMs + 300_000,
+  };
+  await h.app.stores.payouts.create(payout);
+  return payout;
+}
+
+/** The references of the payouts a history message lists, top to bottom. */
+function refsIn(message: SentMessage): string[] {
+  return plainText(message)
+    .split("\n")
+    .filter((line) => line.includes(" · "))
+    .map((line) => line.split(" · ").at(-1) ?? "");
+}
+
+function buttonTexts(message: SentMessage): string[] {
+  return (message.replyMarkup ?? []).flat().map((button) => button.text);
+}
+
+describe("/history", () => {
+  async function seedTwelve() {
+    const payers: Payout[] = [];
+    for (let i = 0; i < 10; i++) payers.push(await seed(PAYER_ID, 100 - i * 5, 1000 + i));
+    const admins = [await seed(ADMIN_ID, 47, 9001), await seed(ADMIN_ID, 1, 9002)];
+    return { payers, admins };
+  }
+
+  it("pages through the payer's own payouts, newest first, with Older and Newer", async () => {
+    const { payers } = await seedTwelve();
+    const newestFirst = [...payers].reverse().map((p) => p.id);
+    const payer = user(PAYER_ID);
+
+    const first = h.emulator.waitForMessage((m) => m.chatId === PAYER_ID);
+    await payer.sendText("/history");
+    const page1 = await first;
+    expect(plainText(page1)).toContain("Your payouts (page 1 of 2)");
+    expect(refsIn(page1)).toEqual(newestFirst.slice(0, 8));
+    expect(buttonTexts(page1)).toEqual(["Older ▶"]);
+
+    const older = h.emulator.waitForMessage((m) => m.messageId === page1.messageId);
+    await payer.pressButton(page1, "Older ▶");
+    const page2 = await older;
+    expect(plainText(page2)).toContain("Your payouts (page 2 of 2)");
+    expect(refsIn(page2)).toEqual(newestFirst.slice(8));
+    expect(buttonTexts(page2)).toEqual(["◀ Newer"]);
+
+    const newer = h.emulator.waitForMessage((m) => m.messageId === page1.messageId);
+    await payer.pressButton(page2, "◀ Newer");
+    const back = await newer;
+    expect(refsIn(back)).toEqual(newestFirst.slice(0, 8));
+    expect(h.emulator.messages(PAYER_ID)).toHaveLength(1);
+  });
+
+  it.each([
+    { who: "an admin", id: ADMIN_ID },
+    { who: "a viewer", id: VIEWER_ID },
+  ])("shows $who everyone's payouts with who made them", async ({ id }) => {
+    const { payers, admins } = await seedTwelve();
+    const everyone = [...payers, ...admins]
+      .sort((a, b) => b.createdAtMs - a.createdAtMs)
+      .map((p) => p.id);
+    const reader = user(id);
+
+    const first = h.emulator.waitForMessage((m) => m.chatId === id);
+    await reader.sendText("/history");
+    const page1 = await first;
+    expect(plainText(page1)).toContain("All payouts (page 1 of 2)");
+    expect(refsIn(page1)).toEqual(everyone.slice(0, 8));
+    expect(plainText(page1)).toContain(`by ${ADMIN_ID}`);
+    expect(plainText(page1)).toContain(`by ${PAYER_ID}`);
+
+    const older = h.emulator.waitForMessage((m) => m.messageId === page1.messageId);
+    await reader.pressButton(page1, "Older ▶");
+    expect(refsIn(await older)).toEqual(everyone.slice(8));
+  });
+
+  it("tells a payer with no payouts that there are none", async () => {
+    await seed(ADMIN_ID, 1, 500);
+    expect(await ask(user(PAYER_ID), "/history")).toBe("No payouts yet.");
+  });
+});
