@@ -179,7 +179,10 @@ export function settlementNotice(t: Translate, payout: Payout): View {
       operator: operatorName(payout.operator),
     }),
   ];
-  if (payout.fee !== undefined) lines.push(t("payout.fee", { fee: money(t, payout.fee) }));
+  // A fee is charged on money that moved; a failed or canceled payment shows none.
+  if (payout.fee !== undefined && payout.state === "success") {
+    lines.push(t("payout.fee", { fee: money(t, payout.fee) }));
+  }
   if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
   lines.push(
     t("payout.settled_at", {
