@@ -201,7 +201,10 @@ export async function startApp(options: AppOptions): Promise<App> {
     await registerCommands(bot);
 
     const messenger = new TelegramMessenger(bot.telegram, stores, logger);
-    const notifier = new Notifier({ stores, messenger, logger, now, tickMs: options.loopTickMs });
+    // Only values that are set: an explicit `undefined` would override the loops' defaults
+    // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
+    const tick = options.loopTickMs === undefined ? {} : { tickMs: options.loopTickMs };
+    const notifier = new Notifier({ stores, messenger, logger, now, ...tick });
     notifier.start();
     cleanups.push(() => notifier.stop());
     const tracker = new PayoutTracker({
@@ -212,7 +215,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       stuckAfterMs: config.stuckAfterMs,
       // Longer than any one submission can take (timeouts, 429 waits), so a live one is never taken.
       submittingLimitMs: Math.max(5 * 60_000, config.payment.timeoutMs * 8),
-      tickMs: options.loopTickMs,
+      ...tick,
       now,
       onAttention: (payout, reason) => messenger.notifyAttention(payout, reason),
     });
@@ -272,7 +275,9 @@ export async function startApp(options: AppOptions): Promise<App> {
         handleUpdate: (update) => bot.handleUpdate(update),
         leases: stores.leases,
         logger,
-        pollTimeoutSeconds: options.pollTimeoutSeconds,
+        ...(options.pollTimeoutSeconds === undefined
+          ? {}
+          : { pollTimeoutSeconds: options.pollTimeoutSeconds }),
       });
       started.start();
       poller = started;

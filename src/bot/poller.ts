@@ -22,6 +22,11 @@ export interface PollerOptions {
   leaseMs?: number;
   /** Pause after a failed getUpdates. Default 2 s. */
   errorBackoffMs?: number;
+  /**
+   * How often a replica without the lease tries to take it. Default 1 s, at most a third
+   * of the lease: a lease handed over on a clean stop is taken within about this long.
+   */
+  standbyRetryMs?: number;
   leaseName?: string;
 }
 
@@ -35,12 +40,15 @@ export class UpdatePoller {
   #loop: Promise<void> | undefined;
   #abort: AbortController | undefined;
   #leader = false;
+  #renewedAt = 0;
+  #renewFailing = false;
 
   constructor(options: PollerOptions) {
     this.#options = {
       pollTimeoutSeconds: 25,
       leaseMs: 30_000,
       errorBackoffMs: 2000,
+      standbyRetryMs: Math.min(1000, (options.leaseMs ?? 30_000) / 3),
       leaseName: "telegram-poller",
       ...options,
     };
@@ -72,34 +80,55 @@ export class UpdatePoller {
   }
 
   private async run(): Promise<void> {
-    const { leases, leaseName, leaseMs, logger } = this.#options;
     let offset = 0;
-    let renewedAt = 0;
     while (!this.#stopped) {
       try {
-        if (!this.#leader || Date.now() - renewedAt > leaseMs / 3) {
-          const held = this.#leader
-            ? await leases.renew(leaseName, this.owner, leaseMs)
-            : await leases.acquire(leaseName, this.owner, leaseMs);
-          if (held !== this.#leader)
-            logger.info(
-              { leader: held },
-              held ? "this replica now polls Telegram" : "lost the polling lease",
-            );
-          this.#leader = held;
-          renewedAt = Date.now();
-          if (!held) {
-            await this.pause(leaseMs / 3);
-            continue;
-          }
+        if (!(await this.holdLease())) {
+          await this.pause(this.#options.standbyRetryMs);
+          continue;
         }
         offset = await this.pollOnce(offset);
       } catch (error) {
         if (this.#stopped) break;
-        logger.warn({ err: error }, "getUpdates failed; retrying");
+        this.#options.logger.warn({ err: error }, "getUpdates failed; retrying");
         await this.pause(this.#options.errorBackoffMs);
       }
     }
+  }
+
+  /**
+   * Takes the lease, or renews it every third of its length; true when this replica
+   * should poll now. A leader that cannot reach Redis polls on: users are then told the
+   * bot cannot take payouts instead of hearing nothing (no replica can take the lease from
+   * an unreachable Redis either). It steps down only when Redis says the lease is gone.
+   */
+  private async holdLease(): Promise<boolean> {
+    const { leases, leaseName, leaseMs, logger } = this.#options;
+    if (this.#leader && Date.now() - this.#renewedAt <= leaseMs / 3) return true;
+    let held: boolean;
+    try {
+      held = this.#leader
+        ? await leases.renew(leaseName, this.owner, leaseMs)
+        : await leases.acquire(leaseName, this.owner, leaseMs);
+    } catch (error) {
+      if (!this.#leader) throw error;
+      if (!this.#renewFailing)
+        logger.warn(
+          { err: error },
+          "cannot renew the polling lease; polling on until Redis answers",
+        );
+      this.#renewFailing = true;
+      return true;
+    }
+    this.#renewFailing = false;
+    if (held !== this.#leader)
+      logger.info(
+        { leader: held },
+        held ? "this replica now polls Telegram" : "lost the polling lease",
+      );
+    this.#leader = held;
+    this.#renewedAt = Date.now();
+    return held;
   }
 
   private async pollOnce(offset: number): Promise<number> {

@@ -1,0 +1,123 @@
+/**
+ * The bot as a real process, killed with SIGKILL (no chance to clean up) and started
+ * again: pending payouts are picked up and settled once; a payout whose request was in
+ * flight is never sent a second time.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { plainText } from "../../src/dev/telegram-emulator.js";
+import { keys } from "../../src/store/keys.js";
+import { ADMIN_ID, PAYER_ID } from "../support/harness.js";
+import {
+  lapsePollerLease,
+  messagesWith,
+  payAndConfirm,
+  startBot,
+  startWorld,
+  type World,
+  waitUntil,
+} from "../support/processes.js";
+import { testRedis } from "../support/redis.js";
+
+const DISBURSE = { method: "POST", path: "/disburse" } as const;
+
+describe("a bot process killed and started again", () => {
+  let world: World;
+
+  beforeEach(async () => {
+    world = await startWorld();
+  });
+
+  afterEach(async () => {
+    await world.close();
+  });
+
+  /**
+   * A kill while a poll holds its claim on the payout would hide it from the next process
+   * for the claim's lease (60 s): kill between two polls, as almost every kill lands.
+   */
+  async function killBetweenPolls(payoutId: string, kill: () => Promise<unknown>) {
+    const redis = testRedis();
+    try {
+      await waitUntil(async () => {
+        const score = await redis.zscore(keys(world.prefix).tracking(), payoutId);
+        const dueInMs = score === null ? -1 : Number(score) - Date.now();
+        return dueInMs > 100 && dueInMs < 30_000;
+      }, "the payout to be scheduled and not claimed");
+      await kill();
+    } finally {
+      await redis.quit();
+    }
+  }
+
+  it("notifies the payer once of a payout that completed while it was down, and never pays twice", async () => {
+    const first = await startBot(world.env);
+    const payer = world.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await payAndConfirm(world.emulator, payer, "/pay 237670000003 5000 courier");
+    const [pending] = await world.stores.payouts.listInState("pending");
+    const paymentId = pending?.paymentId;
+    if (!pending || !paymentId) throw new Error("no pending payout after Confirm");
+
+    await killBetweenPolls(pending.id, () => first.process.kill("SIGKILL"));
+    expect(first.process.exitInfo?.signal).toBe("SIGKILL");
+    world.sandbox.forceStatus(paymentId, "success");
+
+    const notice = world.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).includes("Paid"),
+      15_000,
+    );
+    const second = await startBot(world.env);
+    expect(plainText(await notice)).toContain(paymentId);
+    await waitUntil(
+      () =>
+        plainText(world.emulator.message(PAYER_ID, prompt.messageId) ?? prompt).includes(
+          "Completed",
+        ),
+      "the prompt to show the final state",
+    );
+    // Let the new process run a while: no second notice, no second request.
+    await sleep(1000);
+    expect(second.process.exitInfo).toBeUndefined();
+    expect(messagesWith(world.emulator, PAYER_ID, "Paid")).toHaveLength(1);
+    expect(world.sandbox.countRequests(DISBURSE)).toBe(1);
+    expect((await world.stores.payouts.get(pending.id))?.state).toBe("success");
+  });
+
+  it("never sends a second POST /disburse for a payout whose request was in flight when it died", async () => {
+    world.sandbox.injectFault({ ...DISBURSE, delayMs: 1500 });
+    const first = await startBot(world.env);
+    const payer = world.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    world.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    await payAndConfirm(world.emulator, payer, "/pay 237670000001 7000", "Sending");
+    await waitUntil(() => world.sandbox.countRequests(DISBURSE) === 1, "the POST /disburse");
+    await first.process.kill("SIGKILL");
+    await lapsePollerLease(world);
+
+    const second = await startBot(world.env);
+    // The sandbox made the payment after the delay; nobody heard the answer.
+    await waitUntil(() => world.sandbox.snapshot().payments.length === 1, "the payment to exist");
+    const [stranded] = await world.stores.payouts.listInState("submitting");
+    expect(stranded?.amount).toBe(7000);
+    const history = world.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).includes("Your payouts"),
+    );
+    await payer.sendText("/history");
+    expect(plainText(await history)).toContain("Sending");
+    await second.process.kill("SIGTERM");
+
+    // Down past the stranded limit (5 min): the next process marks it unknown, tells the
+    // payer and the admins, and still sends nothing.
+    if (!stranded) throw new Error("no payout left in submitting");
+    await world.stores.payouts.update(stranded.id, { submittedAtMs: Date.now() - 6 * 60_000 });
+    const told = world.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).includes("Outcome unknown"),
+    );
+    const toldAdmin = world.emulator.waitForMessage(
+      (m) => m.chatId === ADMIN_ID && plainText(m).includes("Outcome unknown"),
+    );
+    await startBot(world.env);
+    await Promise.all([told, toldAdmin]);
+    expect((await world.stores.payouts.get(stranded.id))?.state).toBe("unknown");
+    expect(world.sandbox.countRequests(DISBURSE)).toBe(1);
+  });
+});

@@ -1,0 +1,368 @@
+/**
+ * Real processes for end-to-end tests: the bot started as in production
+ * (`node --import tsx src/main.ts start`, configured by its environment), private
+ * `redis-server`s a test may stop and start again, and the world they talk to (sandbox,
+ * emulator). Everything started here is tracked: `stopAllProcesses()` (called by
+ * `World.close`) kills whatever a failed test left running.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { z } from "zod";
+import {
+  type EmulatedUser,
+  plainText,
+  type SentMessage,
+  startTelegramEmulator,
+  type TelegramEmulator,
+} from "../../src/dev/telegram-emulator.js";
+import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import { keys } from "../../src/store/keys.js";
+import { createRedisConnection, createRedisStores, waitForReady } from "../../src/store/redis.js";
+import type { Stores } from "../../src/store/types.js";
+import { harnessEnv } from "./harness.js";
+import { dropPrefix, testPrefix, testRedis, testRedisUrl } from "./redis.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** One pino line of the bot's stdout (level label, message, and whatever else it logged). */
+export const LogLineSchema = z.looseObject({ level: z.string(), msg: z.string() });
+export type LogLine = z.infer<typeof LogLineSchema>;
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** What is still running, each with how to stop it. */
+const running = new Set<{ stop: () => Promise<unknown> }>();
+
+/** Kills every bot process and stops every private Redis still running. */
+export async function stopAllProcesses(): Promise<void> {
+  await Promise.allSettled([...running].map((item) => item.stop()));
+}
+
+/** A free TCP port on 127.0.0.1 (free when asked; use it at once). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** Checks every 25 ms until `check` is true; rejects naming `what` after `timeoutMs`. */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+function parseLogLine(text: string): LogLine | undefined {
+  try {
+    const parsed = LogLineSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A `node src/main.ts …` child, its stdout parsed as pino JSON lines. */
+export class MainProcess {
+  readonly child: ChildProcess;
+  readonly logs: LogLine[] = [];
+  readonly exited: Promise<ExitInfo>;
+  #stderr = "";
+  #partial = "";
+  #exit: ExitInfo | undefined;
+
+  constructor(args: string[], env: Record<string, string>) {
+    this.child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+      cwd: ROOT,
+      // Only what the test chose: nothing of the developer's environment leaks in.
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child.stdout?.setEncoding("utf8").on("data", (chunk: string) => this.#onStdout(chunk));
+    this.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      this.#stderr += chunk;
+    });
+    const tracked = { stop: () => this.kill() };
+    running.add(tracked);
+    this.exited = new Promise((resolve) => {
+      this.child.once("exit", (code, signal) => {
+        this.#exit = { code, signal };
+        running.delete(tracked);
+        resolve(this.#exit);
+      });
+    });
+  }
+
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** How it exited, or undefined while it runs. */
+  get exitInfo(): ExitInfo | undefined {
+    return this.#exit;
+  }
+
+  /** The first log line (already logged or to come) that matches; rejects on exit or timeout. */
+  async waitForLog(predicate: (line: LogLine) => boolean, timeoutMs = 15_000): Promise<LogLine> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.logs.find(predicate);
+      if (found) return found;
+      if (this.#exit || Date.now() > deadline) {
+        const why = this.#exit ? "the process exited" : `no such log line within ${timeoutMs} ms`;
+        throw new Error(`${why}\n${this.describe()}`);
+      }
+      await sleep(25);
+    }
+  }
+
+  hasLog(predicate: (line: LogLine) => boolean): boolean {
+    return this.logs.some(predicate);
+  }
+
+  /** Waits for the exit; past `timeoutMs` kills the process and rejects. */
+  async waitForExit(timeoutMs = 15_000): Promise<ExitInfo> {
+    const late = sleep(timeoutMs, "late" as const, { ref: false });
+    const outcome = await Promise.race([this.exited, late]);
+    if (outcome !== "late") return outcome;
+    this.child.kill("SIGKILL");
+    throw new Error(`the process did not exit within ${timeoutMs} ms\n${this.describe()}`);
+  }
+
+  /** Sends `signal` (default SIGKILL) and waits for the exit. */
+  async kill(signal: NodeJS.Signals = "SIGKILL"): Promise<ExitInfo> {
+    if (this.#exit) return this.#exit;
+    this.child.kill(signal);
+    return this.waitForExit();
+  }
+
+  /** The last log lines and stderr, for failure messages. */
+  describe(): string {
+    const tail = this.logs.slice(-15).map((line) => `  ${JSON.stringify(line)}`);
+    return [`pid ${this.child.pid} logs:`, ...tail, `stderr: ${this.#stderr.slice(-2000)}`].join(
+      "\n",
+    );
+  }
+
+  #onStdout(chunk: string): void {
+    const lines = (this.#partial + chunk).split("\n");
+    this.#partial = lines.pop() ?? "";
+    for (const text of lines) {
+      const line = parseLogLine(text);
+      if (line) this.logs.push(line);
+    }
+  }
+}
+
+/** A bot started by `startBot`: its process and its HTTP server. */
+export interface BotProcess {
+  process: MainProcess;
+  /** e.g. http://127.0.0.1:41234 */
+  url: string;
+}
+
+/**
+ * Starts `src/main.ts start` with `env` (HTTP on 127.0.0.1 at a free port unless HTTP_PORT
+ * names one; LOG_LEVEL info) and resolves once it logged "payout bot running".
+ */
+export async function startBot(env: Record<string, string>): Promise<BotProcess> {
+  const port = env.HTTP_PORT && env.HTTP_PORT !== "0" ? Number(env.HTTP_PORT) : await freePort();
+  const child = new MainProcess(["start"], {
+    ...env,
+    HTTP_HOST: "127.0.0.1",
+    HTTP_PORT: String(port),
+    LOG_LEVEL: "info",
+  });
+  await child.waitForLog((line) => line.msg.startsWith("payout bot running"), 20_000);
+  return { process: child, url: `http://127.0.0.1:${port}` };
+}
+
+/** The status code of GET /healthz, or 0 when nothing answers within `timeoutMs`. */
+export async function healthStatus(baseUrl: string, timeoutMs = 2000): Promise<number> {
+  try {
+    const response = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+async function redisAnswers(url: string): Promise<boolean> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    connectTimeout: 500,
+  });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A redis-server of the test's own, on a free port, that it may stop and start again. */
+export class PrivateRedis {
+  readonly port: number;
+  readonly url: string;
+  /** Data directory (removed by `close`); with `persist` its AOF keeps data across restarts. */
+  readonly dir = mkdtempSync(join(tmpdir(), "payout-bot-redis-"));
+  readonly #persist: boolean;
+  #child: ChildProcess | undefined;
+  readonly #tracked = { stop: () => this.close() };
+
+  private constructor(port: number, persist: boolean) {
+    this.port = port;
+    this.url = `redis://127.0.0.1:${port}`;
+    this.#persist = persist;
+    running.add(this.#tracked);
+  }
+
+  /** Starts one; `persist` turns the AOF on (the data survives `stop` and `start`). */
+  static async start(options: { persist?: boolean } = {}): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort(), options.persist ?? false);
+    await redis.start().catch(async (error: unknown) => {
+      await redis.close();
+      throw error;
+    });
+    return redis;
+  }
+
+  /** (Re)starts the server on the same port and directory; resolves once it answers. */
+  async start(): Promise<void> {
+    if (this.#child) return;
+    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", ""];
+    args.push("--dir", this.dir, "--appendonly", this.#persist ? "yes" : "no");
+    const child = spawn("redis-server", args, { stdio: "ignore" });
+    this.#child = child;
+    child.once("exit", () => {
+      if (this.#child === child) this.#child = undefined;
+    });
+    await waitUntil(() => redisAnswers(this.url), `redis-server on port ${this.port}`);
+  }
+
+  /** Shuts the server down (SIGTERM: the AOF is flushed) and waits for it to exit. */
+  async stop(): Promise<void> {
+    const child = this.#child;
+    if (!child) return;
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    const force = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(force);
+  }
+
+  /** Stops the server and removes its directory. */
+  async close(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+    running.delete(this.#tracked);
+  }
+}
+
+/** What bot processes talk to: the sandbox, the emulator, and their stores, read by the test. */
+export interface World {
+  sandbox: SandboxHandle;
+  emulator: TelegramEmulator;
+  prefix: string;
+  /** The bot's environment (harnessEnv) with this world's Redis and prefix. */
+  env: Record<string, string>;
+  /** The bot's stores (same Redis, same prefix), for the test to read. */
+  stores: Stores;
+  /** Kills every process, stops the servers, deletes the prefix's keys on the test Redis. */
+  close(): Promise<void>;
+}
+
+/** Starts the sandbox and the emulator for bot processes; `redisUrl` defaults to the test Redis. */
+export async function startWorld(
+  options: { sandbox?: SandboxOptions; env?: Record<string, string>; redisUrl?: string } = {},
+): Promise<World> {
+  const sandbox = await startSandbox({
+    settleDelayMs: 150,
+    rateLimitPerMinute: 0,
+    ...options.sandbox,
+  });
+  const emulator = await startTelegramEmulator({ maxPollWaitMs: 200 });
+  const prefix = testPrefix("proc");
+  const redisUrl = options.redisUrl ?? testRedisUrl();
+  const env = harnessEnv(sandbox, emulator, prefix, { REDIS_URL: redisUrl, ...options.env });
+  const connection = createRedisConnection(redisUrl);
+  await waitForReady(connection, 5000);
+  const stores = createRedisStores(connection, { prefix, retentionMs: 86_400_000 });
+  const close = async () => {
+    await stopAllProcesses();
+    await Promise.all([emulator.close(), sandbox.close(), stores.close()]);
+    const redis = testRedis();
+    await dropPrefix(redis, prefix);
+    await redis.quit();
+  };
+  return { sandbox, emulator, prefix, env, stores, close };
+}
+
+/**
+ * Lets the Telegram polling lease of a killed process lapse now rather than after its
+ * 30 s (SIGKILL leaves no chance to release it): time passing, for one key.
+ */
+export async function lapsePollerLease(world: World): Promise<void> {
+  const redis = testRedis();
+  await redis.del(keys(world.prefix).lease("telegram-poller"));
+  await redis.quit();
+}
+
+/**
+ * Sends `command` (a /pay) as `user`, presses Confirm on the prompt, and resolves with
+ * the prompt once it shows `stateText`.
+ */
+export async function payAndConfirm(
+  emulator: TelegramEmulator,
+  user: EmulatedUser,
+  command: string,
+  stateText = "Pending",
+): Promise<SentMessage> {
+  const ofUser = (m: SentMessage) => m.chatId === user.id;
+  const prompt = emulator.waitForMessage((m) => ofUser(m) && (m.replyMarkup?.length ?? 0) > 0);
+  await user.sendText(command);
+  const shown = await prompt;
+  const done = emulator.waitForMessage(
+    (m) => ofUser(m) && m.messageId === shown.messageId && plainText(m).includes(stateText),
+  );
+  await user.pressButton(shown, 0);
+  return done;
+}
+
+/** The bot's messages in `chatId` whose text contains `text`. */
+export function messagesWith(
+  emulator: TelegramEmulator,
+  chatId: number,
+  text: string,
+): SentMessage[] {
+  return emulator.messages(chatId).filter((m) => plainText(m).includes(text));
+}
