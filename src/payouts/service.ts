@@ -129,8 +129,7 @@ export function cleanNote(note: string | undefined): string | undefined {
  */
 function paymentMatches(payment: Payment, payout: Payout): boolean {
   return (
-    payment.phoneNumber !== undefined &&
-    payment.phoneNumber.replace(/\D/g, "").endsWith(payout.phone.slice(3)) &&
+    payment.phoneNumber?.replace(/\D/g, "").endsWith(payout.phone.slice(3)) === true &&
     payment.amount === payout.amount &&
     (payment.paymentType === undefined || payment.paymentType === OPERATION_OF[payout.kind])
   );
