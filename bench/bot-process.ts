@@ -1,0 +1,98 @@
+/**
+ * The bot under test in its own process, as in production, so the emulator and the
+ * sandbox (the harness's side) do not share its event loop.
+ *
+ * BENCH_BOT_MODE=app: the real app via `startApp`, configured from the environment as
+ * `npm start` is; BENCH_RATE_LIMIT_PER_MINUTE, when set, replaces the Payment API limit
+ * (so a throughput run measures the bot, not the limit; the Redis limiter still runs).
+ * BENCH_BOT_MODE=echo: the baseline, a bare Telegraf bot (`bot.launch()` long polling)
+ * that answers every message with one sendMessage.
+ *
+ * Messages: see messages.ts (ready, memory, usage, stop).
+ */
+import { Telegraf } from "telegraf";
+import { startApp } from "../src/app.js";
+import { loadConfig } from "../src/config.js";
+import { silentLogger } from "../src/logger.js";
+import { failChild, tellParent } from "./child-io.js";
+import { CommandSchema, type MemoryReport } from "./messages.js";
+
+interface RunningBot {
+  httpUrl: string | null;
+  stop(): Promise<void>;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === "") throw new Error(`${name} is not set`);
+  return value;
+}
+
+async function startEchoBot(): Promise<RunningBot> {
+  const bot = new Telegraf(required("TELEGRAM_BOT_TOKEN"), {
+    telegram: { apiRoot: required("TELEGRAM_API_ROOT") },
+  });
+  bot.on("message", (ctx) => ctx.reply("echo"));
+  // launch() resolves only when polling ends; its callback runs once getMe answered.
+  await new Promise<void>((resolve, reject) => {
+    bot.launch(() => resolve()).catch(reject);
+  });
+  return { httpUrl: null, stop: async () => bot.stop("bench done") };
+}
+
+async function startBenchApp(): Promise<RunningBot> {
+  const config = loadConfig(process.env, "start");
+  const limitText = process.env.BENCH_RATE_LIMIT_PER_MINUTE;
+  const rateLimitPerMinute =
+    limitText === undefined ? config.payment.rateLimitPerMinute : Number(limitText);
+  const app = await startApp({
+    config: { ...config, payment: { ...config.payment, rateLimitPerMinute } },
+    logger: silentLogger,
+    pollTimeoutSeconds: 10,
+  });
+  return { httpUrl: app.http?.url ?? null, stop: () => app.stop() };
+}
+
+function memory(): MemoryReport {
+  const gc = globalThis.gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+  const usage = process.memoryUsage();
+  return {
+    type: "memory",
+    rssBytes: usage.rss,
+    heapUsedBytes: usage.heapUsed,
+    // resourceUsage reports kilobytes.
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    gcForced: gc !== undefined,
+  };
+}
+
+async function main(): Promise<void> {
+  const mode = process.env.BENCH_BOT_MODE;
+  if (mode !== "app" && mode !== "echo") throw new Error(`BENCH_BOT_MODE must be app or echo`);
+  const bot = mode === "app" ? await startBenchApp() : await startEchoBot();
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await bot.stop().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on("message", (raw) => {
+    const command = CommandSchema.safeParse(raw);
+    if (!command.success) return;
+    if (command.data.type === "memory") tellParent(memory());
+    if (command.data.type === "usage") {
+      const cpu = process.cpuUsage();
+      tellParent({ type: "usage", cpuMicros: cpu.user + cpu.system });
+    }
+    if (command.data.type === "stop") void stop();
+  });
+  process.on("disconnect", () => void stop());
+  tellParent({ type: "ready", httpUrl: bot.httpUrl });
+}
+
+main().catch(failChild);

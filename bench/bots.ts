@@ -1,0 +1,125 @@
+/**
+ * A bot under test: a Telegram emulator in this process with emulated users, and the bot
+ * (the real app, or the bare Telegraf echo baseline) in a child process polling it, run
+ * by plain node from the transpiled JavaScript (build.ts), as `npm start` runs it.
+ */
+import type { ChildProcess } from "node:child_process";
+import {
+  type EmulatedUser,
+  startTelegramEmulator,
+  type TelegramEmulator,
+} from "../src/dev/telegram-emulator.js";
+import { forkBench, nextMessage, stopChild } from "./child.js";
+import { MessageWatcher } from "./flows.js";
+import { BotReadySchema, type MemoryReport, MemorySchema, UsageSchema } from "./messages.js";
+
+export interface BotUnderTest {
+  emulator: TelegramEmulator;
+  watcher: MessageWatcher;
+  users: EmulatedUser[];
+  child: ChildProcess;
+  /** The app's HTTP server (payment webhooks), null for the echo bot. */
+  httpUrl: string | null;
+  /** RSS and heap of the bot's process, after forced GCs when it runs with --expose-gc. */
+  memory(): Promise<MemoryReport>;
+  /** CPU time the bot's process has used so far, in ms. */
+  cpuMs(): Promise<number>;
+  /** Stops the bot, then the emulator. */
+  close(): Promise<void>;
+}
+
+export interface PaymentApiEndpoint {
+  url: string;
+  apiKey: string;
+}
+
+export interface AppEnvOptions {
+  api: PaymentApiEndpoint;
+  redisUrl: string;
+  prefix: string;
+  /** Telegram user ids made payers (STAFF). */
+  payerIds: readonly number[];
+  /** PEM: verify the API's X-Sig on answers and callbacks. Default: off. */
+  signaturePublicKeyPem?: string;
+  /** STATUS_POLL_INTERVAL_MS; default the bot's own default (5000). */
+  statusPollIntervalMs?: number;
+}
+
+/** The environment `npm start` would get, pointing at the bench's sandbox and Redis. */
+export function appEnv(options: AppEnvOptions): Record<string, string> {
+  return {
+    PAYMENT_API_KEY: options.api.apiKey,
+    PAYMENT_API_BASE_URL: options.api.url,
+    PAYMENT_ENV: "sandbox",
+    PAYMENT_SIGNATURE_PUBLIC_KEY: options.signaturePublicKeyPem ?? "",
+    PAYMENT_REQUEST_SIGNING_KEY: "",
+    REDIS_URL: options.redisUrl,
+    REDIS_KEY_PREFIX: options.prefix,
+    STAFF: options.payerIds.map((id) => `${id}:payer`).join(","),
+    // Long polling, whatever the caller's shell has set.
+    TELEGRAM_WEBHOOK_URL: "",
+    TELEGRAM_WEBHOOK_SECRET: "",
+    HTTP_HOST: "127.0.0.1",
+    HTTP_PORT: "0",
+    STATUS_POLL_INTERVAL_MS: String(options.statusPollIntervalMs ?? 5000),
+    LOG_LEVEL: "silent",
+  };
+}
+
+export interface StartBotOptions {
+  mode: "app" | "echo";
+  /** Emulated users (private chats) created before the bot starts. */
+  userIds: readonly number[];
+  /** Extra environment of the bot process (appEnv for the app). */
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+}
+
+/** Starts an emulator, its users, and the bot process; resolves once the bot is running. */
+export async function startBot(options: StartBotOptions): Promise<BotUnderTest> {
+  const emulator = await startTelegramEmulator({ maxPollWaitMs: 10_000 });
+  const watcher = new MessageWatcher(emulator);
+  const users = options.userIds.map((id) =>
+    emulator.user({ id, firstName: `Payer ${id}`, languageCode: "en" }),
+  );
+  const child = forkBench("bot-process.ts", {
+    env: {
+      BENCH_BOT_MODE: options.mode,
+      TELEGRAM_BOT_TOKEN: emulator.token,
+      TELEGRAM_API_ROOT: emulator.apiRoot,
+      ...options.env,
+    },
+    nodeArgs: options.nodeArgs,
+    // As in production: plain node on JavaScript (see build.ts).
+    compiled: true,
+  });
+  let ready: { httpUrl: string | null };
+  try {
+    ready = await nextMessage(child, BotReadySchema, 60_000, `${options.mode} bot start`);
+  } catch (error) {
+    await stopChild(child);
+    await emulator.close();
+    throw error;
+  }
+  return {
+    emulator,
+    watcher,
+    users,
+    child,
+    httpUrl: ready.httpUrl,
+    memory: () => {
+      const answer = nextMessage(child, MemorySchema, 30_000, "bot memory");
+      child.send({ type: "memory" });
+      return answer;
+    },
+    cpuMs: async () => {
+      const answer = nextMessage(child, UsageSchema, 30_000, "bot cpu usage");
+      child.send({ type: "usage" });
+      return (await answer).cpuMicros / 1000;
+    },
+    close: async () => {
+      await stopChild(child);
+      await emulator.close();
+    },
+  };
+}

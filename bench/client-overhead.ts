@@ -1,0 +1,166 @@
+/**
+ * Benchmark 2: what PaymentClient costs over a bare HTTP request. `getPayment` against a
+ * raw undici Pool request to the same sandbox endpoint (GET /payments/{id} with
+ * X-API-Key, body read and JSON-parsed), same concurrency, same number of requests. The
+ * sandbox runs in its own process, so this process holds only the client under test.
+ * Runs alternate raw / client (A B A B …) and each side's median counts.
+ */
+import type { Redis } from "ioredis";
+import { Pool } from "undici";
+import { PaymentClient } from "../src/payments/client.js";
+import { RedisRateLimiter } from "../src/store/redis-rate-limiter.js";
+import { forkBench, nextMessage, stopChild } from "./child.js";
+import { SandboxReadySchema } from "./messages.js";
+import { type BenchContext, withPrefix } from "./setup.js";
+import { median, type Row, row, runConcurrently } from "./stats.js";
+
+const BENCH = "2 client overhead";
+const CONCURRENCY = 16;
+const TARGET_RATIO = 0.8;
+/** A bound on one run whatever the speed. */
+const RUN_DEADLINE_MS = 60_000;
+
+interface Scale {
+  requests: number;
+  warmupRequests: number;
+  /** Pairs of runs (raw, client). */
+  rounds: number;
+}
+
+const QUICK: Scale = { requests: 1500, warmupRequests: 300, rounds: 2 };
+const FULL: Scale = { requests: 10_000, warmupRequests: 2000, rounds: 6 };
+
+type Get = () => Promise<void>;
+
+/** The baseline: what anyone would write with undici and no client. */
+function rawGet(pool: Pool, path: string, apiKey: string): Get {
+  return async () => {
+    const response = await pool.request({
+      method: "GET",
+      path,
+      headers: { "x-api-key": apiKey, accept: "application/json" },
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`raw GET ${path}: ${response.statusCode}`);
+    JSON.parse(text);
+  };
+}
+
+async function requestsPerSecond(requests: number, get: Get): Promise<number> {
+  const { count, elapsedMs } = await runConcurrently(requests, CONCURRENCY, RUN_DEADLINE_MS, get);
+  return count / (elapsedMs / 1000);
+}
+
+interface Variant {
+  figure: string;
+  signResponses: boolean;
+  verify: boolean;
+  limiter: boolean;
+  target: boolean;
+  note: string;
+}
+
+const VARIANTS: readonly Variant[] = [
+  {
+    figure: "getPayment/s, verification off",
+    signResponses: false,
+    verify: false,
+    limiter: false,
+    target: true,
+    note:
+      `${CONCURRENCY} concurrent loops; baseline: undici Pool.request + body.text() + ` +
+      "JSON.parse on the same endpoint; A B A B runs, medians. Sandbox in its own process.",
+  },
+  {
+    figure: "getPayment/s, X-Sig verification on",
+    signResponses: true,
+    verify: true,
+    limiter: false,
+    target: false,
+    note:
+      "The sandbox signs every answer (RSA-2048, in its process) and the client verifies it; " +
+      "the raw baseline reads the same signed answers without verifying.",
+  },
+  {
+    figure: "getPayment/s, Redis rate limiter on",
+    signResponses: false,
+    verify: false,
+    limiter: true,
+    target: false,
+    note:
+      "As in production: one Redis EVALSHA (RedisRateLimiter, limit set too high to wait) " +
+      "before every request.",
+  },
+];
+
+async function measureVariant(
+  context: BenchContext,
+  scale: Scale,
+  variant: Variant,
+  redis: Redis,
+  prefix: string,
+): Promise<Row> {
+  const child = forkBench("sandbox-process.ts", {
+    env: { BENCH_SANDBOX_SIGN: variant.signResponses ? "1" : "0" },
+  });
+  try {
+    const sandbox = await nextMessage(child, SandboxReadySchema, 30_000, "sandbox start");
+    const setup = new PaymentClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
+    const payment = await setup.disburse({ amount: 1000, phoneNumber: "237670000001" });
+    await setup.close();
+    const limiter = variant.limiter
+      ? new RedisRateLimiter({ redis, key: `${prefix}ratelimit`, limit: 1e9, windowMs: 61_000 })
+      : undefined;
+    const client = new PaymentClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.apiKey,
+      responseVerifyKeyPem: variant.verify ? sandbox.publicKeyPem : undefined,
+      limiter,
+    });
+    const pool = new Pool(sandbox.url);
+    try {
+      const raw = rawGet(pool, `/payments/${encodeURIComponent(payment.id)}`, sandbox.apiKey);
+      const viaClient: Get = async () => {
+        await client.getPayment(payment.id);
+      };
+      await requestsPerSecond(scale.warmupRequests, raw);
+      await requestsPerSecond(scale.warmupRequests, viaClient);
+      const rawRates: number[] = [];
+      const clientRates: number[] = [];
+      for (let round = 1; round <= scale.rounds; round++) {
+        context.log(`  ${variant.figure}: round ${round}/${scale.rounds} (raw, then client)`);
+        rawRates.push(await requestsPerSecond(scale.requests, raw));
+        clientRates.push(await requestsPerSecond(scale.requests, viaClient));
+      }
+      const value = median(clientRates);
+      const baseline = median(rawRates);
+      return row({
+        bench: BENCH,
+        figure: variant.figure,
+        value,
+        unit: "/s",
+        baseline,
+        target: variant.target ? `≥ ${TARGET_RATIO}× raw` : "",
+        met: variant.target ? value / baseline >= TARGET_RATIO : null,
+        note: variant.note,
+      });
+    } finally {
+      await client.close();
+      await pool.close();
+    }
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** Runs benchmark 2 and returns its rows. */
+export async function benchClientOverhead(context: BenchContext): Promise<Row[]> {
+  const scale = context.quick ? QUICK : FULL;
+  return withPrefix(context, "client", async (redis, prefix) => {
+    const rows: Row[] = [];
+    for (const variant of VARIANTS) {
+      rows.push(await measureVariant(context, scale, variant, redis, prefix));
+    }
+    return rows;
+  });
+}

@@ -1,0 +1,275 @@
+/**
+ * Benchmark 1: the bot's own cost per /pay round trip. Emulated payers run complete flows
+ * (/pay → name and buttons → Confirm → Pending) against the real app (startApp, real
+ * Redis, in its own process) through the Telegram emulator, with the sandbox answering at
+ * once (no signing, payments stay pending). Baseline, side by side in the same run: a bare
+ * Telegraf bot answering each message with one sendMessage through the same kind of
+ * emulator, at the same concurrency. Runs alternate baseline / app to spread the noise.
+ */
+
+import type { EmulatedUser } from "../src/dev/telegram-emulator.js";
+import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
+import { appEnv, type BotUnderTest, startBot } from "./bots.js";
+import { echoRoundTrip, payFlow } from "./flows.js";
+import type { BenchContext } from "./setup.js";
+import { withPrefix } from "./setup.js";
+import { median, percentile, type Row, row } from "./stats.js";
+
+const BENCH = "1 /pay round trip";
+const PAY_COMMAND = "/pay 237670000001 5000";
+const CONCURRENT_USERS = 20;
+/** A bound on flows per run whatever the speed. */
+const MAX_FLOWS_PER_USER = 100_000;
+const DAY_MS = 86_400_000;
+const STEP_TARGET_MS = 10;
+
+interface Scale {
+  warmupMs: number;
+  singleUserMs: number;
+  concurrentMs: number;
+  rounds: number;
+}
+
+const QUICK: Scale = { warmupMs: 1000, singleUserMs: 1500, concurrentMs: 2500, rounds: 1 };
+const FULL: Scale = { warmupMs: 3000, singleUserMs: 8000, concurrentMs: 12_000, rounds: 2 };
+
+interface Samples {
+  /** Per step kind, every sample in ms. */
+  steps: Map<string, number[]>;
+  /** One per round: updates handled per second. */
+  updatesPerSecond: number[];
+  /** One per round: complete flows (or echo answers) per second. */
+  flowsPerSecond: number[];
+  /** One per round: CPU time of the bot's process per update handled, in ms. */
+  cpuMsPerUpdate: number[];
+}
+
+function emptySamples(): Samples {
+  return { steps: new Map(), updatesPerSecond: [], flowsPerSecond: [], cpuMsPerUpdate: [] };
+}
+
+/** One flow of one user: its timed steps (ms by step name). */
+type Flow = (user: EmulatedUser, bot: BotUnderTest) => Promise<Record<string, number>>;
+
+const PAY_FLOW: Flow = async (user, bot) => {
+  const timing = await payFlow(user, bot.watcher, PAY_COMMAND);
+  return { prompt: timing.promptMs, confirm: timing.confirmMs };
+};
+
+const ECHO_FLOW: Flow = async (user, bot) => ({ echo: await echoRoundTrip(user, bot.watcher) });
+
+/**
+ * Closed loop: each of the first `users` users runs `flow` back to back until
+ * `durationMs` is up; with `into`, the steps, rates and the bot's CPU time are recorded.
+ */
+async function drive(
+  bot: BotUnderTest,
+  flow: Flow,
+  users: number,
+  durationMs: number,
+  into?: Samples,
+): Promise<void> {
+  const cpuBeforeMs = into ? await bot.cpuMs() : 0;
+  const startedAt = performance.now();
+  const stopAt = startedAt + durationMs;
+  let flows = 0;
+  let updates = 0;
+  await Promise.all(
+    bot.users.slice(0, users).map(async (user) => {
+      for (let n = 0; n < MAX_FLOWS_PER_USER && performance.now() < stopAt; n++) {
+        const steps = await flow(user, bot);
+        flows += 1;
+        // Each timed step is one update (a message or a button press).
+        for (const [step, ms] of Object.entries(steps)) {
+          updates += 1;
+          if (!into) continue;
+          const list = into.steps.get(step) ?? [];
+          list.push(ms);
+          into.steps.set(step, list);
+        }
+      }
+    }),
+  );
+  if (!into) return;
+  const seconds = (performance.now() - startedAt) / 1000;
+  into.flowsPerSecond.push(flows / seconds);
+  into.updatesPerSecond.push(updates / seconds);
+  into.cpuMsPerUpdate.push(((await bot.cpuMs()) - cpuBeforeMs) / updates);
+}
+
+function stepRows(users: number, app: Samples, echo: Samples): Row[] {
+  const echoSteps = echo.steps.get("echo") ?? [];
+  const prompt = app.steps.get("prompt") ?? [];
+  const confirm = app.steps.get("confirm") ?? [];
+  const who = users === 1 ? "1 user" : `${users} users`;
+  const rows: Row[] = [];
+  for (const [label, samples] of [
+    ["/pay → prompt", prompt],
+    ["Confirm → Pending", confirm],
+  ] as const) {
+    for (const p of [50, 99]) {
+      rows.push(
+        row({
+          bench: BENCH,
+          figure: `${label} p${p}, ${who}`,
+          value: percentile(samples, p),
+          unit: "ms",
+          baseline: percentile(echoSteps, p),
+          target: "",
+          met: null,
+        }),
+      );
+    }
+  }
+  const all = [...prompt, ...confirm];
+  const p99 = percentile(all, 99);
+  rows.push(
+    row({
+      bench: BENCH,
+      figure: `any step p99, ${who} (n=${all.length})`,
+      value: p99,
+      unit: "ms",
+      baseline: percentile(echoSteps, 99),
+      target: `< ${STEP_TARGET_MS} ms`,
+      met: p99 < STEP_TARGET_MS,
+      note:
+        `${who}: measured at the emulator from the update being queued to the bot's reply/edit; ` +
+        "includes the long-poll delivery, the Bot API calls (prompt: sendChatAction + sendMessage; " +
+        "Confirm: answerCallbackQuery + 2 edits) and the sandbox calls (userinfo; POST /disburse) " +
+        "on loopback, all in other processes than the bot. Baseline: echo round trip.",
+    }),
+  );
+  return rows;
+}
+
+/** What one flow costs in calls, counted over every flow of the run (warm-up included). */
+interface CallsPerFlow {
+  botApi: number;
+  getUpdates: number;
+  paymentApi: number;
+}
+
+function callsPerFlow(app: BotUnderTest, sandbox: SandboxHandle): CallsPerFlow {
+  const flows = sandbox.countRequests({ method: "POST", path: "/disburse" });
+  const getUpdates = app.emulator.countCalls("getUpdates");
+  // The start-up calls: getMe, deleteWebhook and setMyCommands twice.
+  const botApi = app.emulator.calls.length - getUpdates - 4;
+  return {
+    botApi: botApi / flows,
+    getUpdates: getUpdates / flows,
+    paymentApi: sandbox.requests.length / flows,
+  };
+}
+
+function throughputRows(app: Samples, echo: Samples, calls: CallsPerFlow): Row[] {
+  const updates = median(app.updatesPerSecond);
+  const baseline = median(echo.updatesPerSecond);
+  const ratio = updates / baseline;
+  return [
+    row({
+      bench: BENCH,
+      figure: `updates handled/s, ${CONCURRENT_USERS} users`,
+      value: updates,
+      unit: "/s",
+      baseline,
+      target: "≥ 0.5× baseline",
+      met: ratio >= 0.5,
+      note:
+        "Updates handled per second = 2 × complete /pay flows per second (a flow is 2 updates: " +
+        "the /pay message and the Confirm press) vs the echo bot's messages answered per " +
+        `second, both closed-loop with ${CONCURRENT_USERS} users; median of the rounds. Per ` +
+        `flow the bot made ${calls.botApi.toFixed(1)} Bot API calls (+ ` +
+        `${calls.getUpdates.toFixed(2)} getUpdates) and ${calls.paymentApi.toFixed(1)} Payment ` +
+        "API requests; the echo bot makes 1 call per update.",
+    }),
+    row({
+      bench: BENCH,
+      figure: `complete /pay flows/s, ${CONCURRENT_USERS} users`,
+      value: median(app.flowsPerSecond),
+      unit: "/s",
+      baseline: null,
+      target: "",
+      met: null,
+    }),
+    row({
+      bench: BENCH,
+      figure: `bot CPU per update, ${CONCURRENT_USERS} users`,
+      value: median(app.cpuMsPerUpdate),
+      unit: "ms",
+      baseline: median(echo.cpuMsPerUpdate),
+      target: "",
+      met: null,
+      note:
+        "CPU time (user + system) of the bot's process per update handled, from " +
+        "process.cpuUsage() in that process; less noisy than a rate on a shared machine. " +
+        "The throughput ratio is roughly its inverse when the bot's process is the bottleneck.",
+    }),
+  ];
+}
+
+/** Runs benchmark 1 and returns its rows. */
+export async function benchPayRoundTrip(context: BenchContext): Promise<Row[]> {
+  const scale = context.quick ? QUICK : FULL;
+  const sandbox = await startSandbox({
+    rateLimitPerMinute: 0,
+    settleDelayMs: DAY_MS,
+    signResponses: false,
+  });
+  try {
+    return await withPrefix(context, "pay", async (_redis, prefix) => {
+      const userIds = Array.from({ length: CONCURRENT_USERS }, (_, index) => 3001 + index);
+      const env = {
+        ...appEnv({
+          api: sandbox,
+          redisUrl: context.redisUrl,
+          prefix,
+          payerIds: userIds,
+          // Polls are not part of a round trip; they would only add background load here.
+          statusPollIntervalMs: 3_600_000,
+        }),
+        BENCH_RATE_LIMIT_PER_MINUTE: "100000000",
+      };
+      const app = await startBot({ mode: "app", userIds, env });
+      try {
+        const echo = await startBot({ mode: "echo", userIds });
+        try {
+          return await measure(context, scale, app, echo, sandbox);
+        } finally {
+          await echo.close();
+        }
+      } finally {
+        await app.close();
+      }
+    });
+  } finally {
+    await sandbox.close();
+  }
+}
+
+async function measure(
+  context: BenchContext,
+  scale: Scale,
+  app: BotUnderTest,
+  echo: BotUnderTest,
+  sandbox: SandboxHandle,
+): Promise<Row[]> {
+  context.log(`  warming up (${scale.warmupMs} ms each)`);
+  await drive(echo, ECHO_FLOW, CONCURRENT_USERS, scale.warmupMs);
+  await drive(app, PAY_FLOW, CONCURRENT_USERS, scale.warmupMs);
+  const rows: Row[] = [];
+  for (const users of [1, CONCURRENT_USERS]) {
+    const durationMs = users === 1 ? scale.singleUserMs : scale.concurrentMs;
+    const appSamples = emptySamples();
+    const echoSamples = emptySamples();
+    for (let round = 1; round <= scale.rounds; round++) {
+      context.log(`  ${users} user(s), round ${round}: echo then app, ${durationMs} ms each`);
+      await drive(echo, ECHO_FLOW, users, durationMs, echoSamples);
+      await drive(app, PAY_FLOW, users, durationMs, appSamples);
+    }
+    rows.push(...stepRows(users, appSamples, echoSamples));
+    if (users === CONCURRENT_USERS) {
+      rows.push(...throughputRows(appSamples, echoSamples, callsPerFlow(app, sandbox)));
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,152 @@
+/**
+ * `npm run bench [-- --quick] [-- --only=<name>,…]`: runs every benchmark in turn, prints
+ * one table (figure, value, baseline, ratio, target, met?) and writes bench/results.json
+ * with the same rows and the machine's facts. Targets are in shared/DESIGN.md; every
+ * figure is measured against a baseline run side by side in the same run, because the
+ * machines are shared and noisy.
+ *
+ * Exit code: 0 when every benchmark ran (whatever its numbers), 1 when one crashed or
+ * Redis is missing. `--quick` runs each for a few seconds (CI checks they still run).
+ */
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { benchClientOverhead } from "./client-overhead.js";
+import { benchFootprint } from "./footprint.js";
+import { benchNotify } from "./notify.js";
+import { benchPayRoundTrip } from "./pay-roundtrip.js";
+import { benchRateLimit } from "./rate-limit.js";
+import { type BenchContext, benchRedisUrl, connectRedis } from "./setup.js";
+import { formatTable, machineInfo, type Row } from "./stats.js";
+
+interface Benchmark {
+  name: string;
+  title: string;
+  run: (context: BenchContext) => Promise<Row[]>;
+  /** Longest it may take in full mode (quick: a quarter); past it, it counts as crashed. */
+  budgetMs: number;
+}
+
+const BENCHMARKS: readonly Benchmark[] = [
+  {
+    name: "pay",
+    title: "1 /pay round trip",
+    run: benchPayRoundTrip,
+    budgetMs: 240_000,
+  },
+  {
+    name: "client",
+    title: "2 client overhead",
+    run: benchClientOverhead,
+    budgetMs: 180_000,
+  },
+  {
+    name: "rate-limit",
+    title: "3 rate-limit use",
+    run: benchRateLimit,
+    budgetMs: 180_000,
+  },
+  { name: "notify", title: "4 notify", run: benchNotify, budgetMs: 180_000 },
+  { name: "footprint", title: "5 footprint", run: benchFootprint, budgetMs: 180_000 },
+];
+
+const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));
+
+interface Args {
+  quick: boolean;
+  only: Set<string> | undefined;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let quick = false;
+  let only: Set<string> | undefined;
+  for (const arg of argv) {
+    if (arg === "--quick") quick = true;
+    else if (arg.startsWith("--only=")) only = new Set(arg.slice("--only=".length).split(","));
+    else throw new Error(`unknown argument ${arg}; use --quick and/or --only=<name>,…`);
+  }
+  const known = new Set(BENCHMARKS.map((bench) => bench.name));
+  for (const name of only ?? []) {
+    if (!known.has(name))
+      throw new Error(`no benchmark "${name}"; known: ${[...known].join(", ")}`);
+  }
+  return { quick, only };
+}
+
+function withinBudget<T>(work: Promise<T>, budgetMs: number, title: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${title} took longer than ${budgetMs / 1000} s`)),
+      budgetMs,
+    );
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+function crashRow(bench: Benchmark, error: unknown): Row {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    bench: bench.title,
+    figure: "CRASHED",
+    value: null,
+    unit: "",
+    baseline: null,
+    ratio: null,
+    target: "runs",
+    met: false,
+    note: `${bench.title} crashed: ${message.split("\n")[0] ?? ""}`,
+  };
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  const redisUrl = benchRedisUrl();
+  const probe = await connectRedis(redisUrl);
+  probe.disconnect();
+  const log = (message: string) => process.stderr.write(`${message}\n`);
+  const context: BenchContext = { quick: args.quick, redisUrl, log };
+  const rows: Row[] = [];
+  const crashed: string[] = [];
+  const startedAt = performance.now();
+  for (const bench of BENCHMARKS) {
+    if (args.only && !args.only.has(bench.name)) continue;
+    const budgetMs = args.quick ? bench.budgetMs / 4 : bench.budgetMs;
+    log(`${bench.title}…`);
+    const benchStartedAt = performance.now();
+    try {
+      rows.push(...(await withinBudget(bench.run(context), budgetMs, bench.title)));
+    } catch (error) {
+      log(`${bench.title} crashed: ${error instanceof Error ? error.stack : String(error)}`);
+      crashed.push(bench.name);
+      rows.push(crashRow(bench, error));
+    }
+    log(`  done in ${((performance.now() - benchStartedAt) / 1000).toFixed(1)} s`);
+  }
+  const totalSeconds = (performance.now() - startedAt) / 1000;
+  const machine = machineInfo();
+  process.stdout.write(
+    `\nBenchmarks (${args.quick ? "quick" : "full"} mode, ${totalSeconds.toFixed(0)} s; ` +
+      `node ${machine.node}, ${machine.cpuCount}× ${machine.cpuModel}, ${machine.date})\n\n`,
+  );
+  process.stdout.write(`${formatTable(rows)}\n`);
+  const results = {
+    mode: args.quick ? "quick" : "full",
+    totalSeconds,
+    machine,
+    redisUrl: redisUrl.replace(/\/\/[^@/]*@/, "//***@"),
+    crashed,
+    rows,
+  };
+  writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+  process.stderr.write(`results written to ${RESULTS_PATH}\n`);
+  return crashed.length > 0 ? 1 : 0;
+}
+
+main().then(
+  // Leftover keep-alive sockets or timers must not hold the process open.
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
