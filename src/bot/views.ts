@@ -34,14 +34,24 @@ export const CALLBACK_PATTERN = {
 /** Times are shown in Cameroon's time zone (West Africa Time, UTC+1). */
 export const TIME_ZONE = "Africa/Douala";
 
-export function formatTime(ms: number, locale: Locale): string {
-  return new Intl.DateTimeFormat(locale === "fr" ? "fr-FR" : "en-GB", {
+/** One formatter per locale: building an Intl.DateTimeFormat is costly, using one is not. */
+const TIME_FORMATS: Record<Locale, Intl.DateTimeFormat> = {
+  en: timeFormat("en-GB"),
+  fr: timeFormat("fr-FR"),
+};
+
+function timeFormat(tag: string): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat(tag, {
     timeZone: TIME_ZONE,
     day: "2-digit",
     month: "short",
     hour: "2-digit",
     minute: "2-digit",
-  }).format(new Date(ms));
+  });
+}
+
+export function formatTime(ms: number, locale: Locale): string {
+  return TIME_FORMATS[locale].format(new Date(ms));
 }
 
 const OPERATOR_NAMES: Record<OperatorHint, string> = {

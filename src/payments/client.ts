@@ -372,25 +372,27 @@ export class PaymentClient {
 
   private async attempt<T>(call: Call<T>, attempt: number): Promise<AttemptOutcome<T>> {
     const startedMs = performance.now();
-    const logFields = { method: call.method, path: maskPath(call.path), attempt };
+    // Log fields are built only when someone reads them: this is the hot path.
+    const logger = this.options.logger;
+    const debug = logger.isLevelEnabled("debug");
+    const logFields = () => ({
+      method: call.method,
+      path: maskPath(call.path),
+      attempt,
+      durationMs: Math.round(performance.now() - startedMs),
+    });
     let response: RawResponse;
     try {
       response = await this.send(call);
     } catch (error) {
       const failure = classifyTransportError(error);
-      const durationMs = Math.round(performance.now() - startedMs);
-      const code = error instanceof Error ? Reflect.get(error, "code") : undefined;
-      this.options.logger.debug(
-        { ...logFields, failure: failure.kind, code, durationMs },
-        "payment api request failed",
-      );
+      if (debug) {
+        const code = error instanceof Error ? Reflect.get(error, "code") : undefined;
+        logger.debug({ ...logFields(), failure: failure.kind, code }, "payment api request failed");
+      }
       return { ok: false, failure, error: this.transportError(call.operation, failure, error) };
     }
-    const durationMs = Math.round(performance.now() - startedMs);
-    this.options.logger.debug(
-      { ...logFields, status: response.statusCode, durationMs },
-      "payment api request",
-    );
+    if (debug) logger.debug({ ...logFields(), status: response.statusCode }, "payment api request");
     return this.interpret(call, response);
   }
 

@@ -7,6 +7,7 @@
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
 import type { Stores } from "../store/types.js";
+import { FailureStreakLog } from "./failure-log.js";
 import type { Payout } from "./payout.js";
 
 /** Why a message could not be delivered, and whether trying again can help. */
@@ -51,20 +52,23 @@ export class Notifier {
   readonly #options: Required<Omit<NotifierOptions, "logger">>;
   readonly #log: Logger;
   readonly #attempts = new Map<string, number>();
+  readonly #failures: FailureStreakLog;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> = Promise.resolve();
   #stopped = true;
 
   constructor(options: NotifierOptions) {
     this.#log = options.logger ?? silentLogger;
+    // `??` per field: an option passed as undefined must not erase its default.
     this.#options = {
-      tickMs: 500,
-      leaseMs: 60_000,
-      maxAttempts: 12,
-      retryBaseMs: 2000,
-      now: Date.now,
       ...options,
+      tickMs: options.tickMs ?? 500,
+      leaseMs: options.leaseMs ?? 60_000,
+      maxAttempts: options.maxAttempts ?? 12,
+      retryBaseMs: options.retryBaseMs ?? 2000,
+      now: options.now ?? Date.now,
     };
+    this.#failures = new FailureStreakLog(this.#log, "notification round");
   }
 
   start(): void {
@@ -91,8 +95,8 @@ export class Notifier {
       this.#timer = undefined;
       this.#running = this.#running
         .then(() => this.drain())
-        .then(() => undefined)
-        .catch((error: unknown) => this.#log.error({ err: error }, "notification round failed"))
+        .then(() => this.#failures.succeeded())
+        .catch((error: unknown) => this.#failures.failed(error))
         .finally(() => {
           if (!this.#timer) this.schedule(this.#options.tickMs);
         });

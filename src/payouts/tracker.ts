@@ -8,6 +8,7 @@ import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
 import { PaymentApiError, PaymentClientError } from "../payments/errors.js";
 import type { Stores } from "../store/types.js";
+import { FailureStreakLog } from "./failure-log.js";
 import type { Payout } from "./payout.js";
 import type { PayoutService } from "./service.js";
 
@@ -37,6 +38,7 @@ export interface TrackerOptions {
 }
 
 const RESUME_EVERY_MS = 60_000;
+const RESUME_BATCH = 500;
 
 /**
  * Delay before poll number `pollCount + 1`: base × factor^pollCount, capped, with ±10%
@@ -62,19 +64,23 @@ export class PayoutTracker {
   /** Set by stop(): a tracker never started still polls when `tick` is called by hand. */
   #stopped = false;
   #lastResumeMs = 0;
+  readonly #failures: FailureStreakLog;
 
   constructor(options: TrackerOptions) {
     this.#log = options.logger ?? silentLogger;
+    // `??` per field: an option passed as undefined must not erase its default.
     this.#options = {
-      maxPollIntervalMs: 15 * 60_000,
-      backoffFactor: 1.6,
-      tickMs: Math.min(1000, Math.max(20, Math.floor(options.pollIntervalMs / 4))),
-      leaseMs: 60_000,
-      batchSize: 20,
-      now: Date.now,
-      random: Math.random,
       ...options,
+      maxPollIntervalMs: options.maxPollIntervalMs ?? 15 * 60_000,
+      backoffFactor: options.backoffFactor ?? 1.6,
+      tickMs:
+        options.tickMs ?? Math.min(1000, Math.max(20, Math.floor(options.pollIntervalMs / 4))),
+      leaseMs: options.leaseMs ?? 60_000,
+      batchSize: options.batchSize ?? 20,
+      now: options.now ?? Date.now,
+      random: options.random ?? Math.random,
     };
+    this.#failures = new FailureStreakLog(this.#log, "tracking tick");
   }
 
   /** Picks up what a previous run left (pending and stranded payouts), then polls on a timer. */
@@ -95,7 +101,8 @@ export class PayoutTracker {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       this.#running = this.tick()
-        .catch((error: unknown) => this.#log.error({ err: error }, "tracking tick failed"))
+        .then(() => this.#failures.succeeded())
+        .catch((error: unknown) => this.#failures.failed(error))
         .then(() => undefined)
         .finally(() => this.schedule());
     }, this.#options.tickMs);
@@ -105,9 +112,13 @@ export class PayoutTracker {
   async resume(): Promise<void> {
     const { stores, now } = this.#options;
     this.#lastResumeMs = now();
-    for (const payout of await stores.payouts.listInState("pending")) {
-      if ((await stores.tracking.dueAt(payout.id)) === null)
-        await stores.tracking.schedule(payout.id, now());
+    // Ids only, in batches: thousands of pending payouts must not all sit in memory at once.
+    const pendingIds = await stores.payouts.idsInState("pending");
+    for (let start = 0; start < pendingIds.length; start += RESUME_BATCH) {
+      const batch = pendingIds.slice(start, start + RESUME_BATCH);
+      const due = await Promise.all(batch.map((id) => stores.tracking.dueAt(id)));
+      const missing = batch.filter((_, index) => due[index] === null);
+      await Promise.all(missing.map((id) => stores.tracking.schedule(id, now())));
     }
     for (const payout of await stores.payouts.listInState("submitting")) {
       const since = payout.submittedAtMs ?? payout.updatedAtMs;

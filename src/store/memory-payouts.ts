@@ -121,6 +121,13 @@ export class MemoryPayoutStore implements PayoutStore {
     return structuredClone(found);
   }
 
+  async idsInState(state: TrackedState): Promise<string[]> {
+    this.#sweep();
+    return [...this.#entries.values()]
+      .filter((entry) => entry.payout.state === state)
+      .map((entry) => entry.payout.id);
+  }
+
   /** Stores `payout` as is, with the expiry and index its state calls for. */
   #store(payout: Payout): void {
     const expiresAtMs = expiresInState(payout.state)

@@ -200,6 +200,11 @@ export class RedisPayoutStore implements PayoutStore {
     return current;
   }
 
+  async idsInState(state: TrackedState): Promise<string[]> {
+    // May include an id whose record just moved on: callers re-read before acting.
+    return this.#redis.smembers(this.#keys.stateSet(state));
+  }
+
   /** HGETALL of each id in one round trip; ids whose record is gone come back in `missing`. */
   async #getMany(ids: readonly string[]): Promise<{ found: Payout[]; missing: string[] }> {
     if (ids.length === 0) return { found: [], missing: [] };

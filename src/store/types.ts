@@ -51,6 +51,8 @@ export interface PayoutStore {
   }): Promise<{ items: Payout[]; total: number }>;
   /** Payouts now in `state` (used for `unknown`, and to resume tracking `pending`). */
   listInState(state: Extract<PayoutState, "unknown" | "pending" | "submitting">): Promise<Payout[]>;
+  /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
+  idsInState(state: Extract<PayoutState, "unknown" | "pending" | "submitting">): Promise<string[]>;
 }
 
 /** A conversation in progress in one chat (the /pay dialog). */

@@ -254,8 +254,12 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
     });
 
     it("lists the payouts in an in-flight state as they move in and out", async () => {
-      const listed = async (state: "submitting" | "pending" | "unknown") =>
-        (await stores.payouts.listInState(state)).map((payout) => payout.id).sort();
+      // Both ways of asking must agree at every step.
+      const listed = async (state: "submitting" | "pending" | "unknown") => {
+        const fromRecords = (await stores.payouts.listInState(state)).map((p) => p.id).sort();
+        expect((await stores.payouts.idsInState(state)).sort()).toEqual(fromRecords);
+        return fromRecords;
+      };
       const a = await payoutIn(stores, "submitting");
       const b = await payoutIn(stores, "submitting");
       expect(await listed("submitting")).toEqual([a.id, b.id].sort());
