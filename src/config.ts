@@ -249,8 +249,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     if (!textOf(env.PAYMENT_API_BASE_URL)) {
       problems.push("PAYMENT_API_BASE_URL: required; the base URL of the Payment API environment");
     }
-    if (staff.length === 0) {
-      problems.push("STAFF: required; at least one admin, e.g. STAFF=123456789:admin");
+    // Someone must be able to manage staff and resolve unknown payouts from the chat.
+    if (staffProblems.length === 0 && !staff.some((member) => member.role === "admin")) {
+      problems.push(
+        textOf(env.STAFF) === undefined
+          ? "STAFF: required; at least one admin, e.g. STAFF=123456789:admin"
+          : "STAFF: needs at least one admin, e.g. STAFF=123456789:admin,987654321:payer",
+      );
     }
   }
   if (textOf(env.TELEGRAM_WEBHOOK_URL) && !textOf(env.TELEGRAM_WEBHOOK_SECRET)) {

@@ -60,6 +60,14 @@ export class TelegramMessenger implements Messenger {
   }
 
   async notifyAttention(payout: Payout, reason: "stuck" | "stranded"): Promise<void> {
+    if (reason === "stranded" && payout.messageId !== undefined) {
+      // The prompt still says "Sending…": show the payer what it really is now.
+      const view = payoutStateView(translator(payout.locale), payout);
+      await editMessageView(this.#telegram, payout.chatId, payout.messageId, view).catch(
+        (error: unknown) =>
+          this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
+      );
+    }
     const admins = (await this.#stores.staff.list()).filter((member) => member.role === "admin");
     const recipients = new Set([payout.chatId, ...admins.map((member) => member.userId)]);
     for (const chatId of recipients) {

@@ -198,4 +198,31 @@ describe("a payout stranded in submitting by a crash", () => {
     expect(await ask(admin, "/unknown")).toContain(stranded.id);
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(0);
   });
+
+  it("turns the payer's prompt from Sending… into Outcome unknown", async () => {
+    const prompt = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && (m.replyMarkup?.length ?? 0) > 0,
+    );
+    await payer.sendText("/pay 670000001 7000");
+    const shown = await prompt;
+    const [payout] = (await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 }))
+      .items;
+    if (!payout) throw new Error("no payout was prepared");
+    // A bot that claimed it ten minutes ago and died before sending.
+    const claimed = await h.app.stores.payouts.transition(
+      payout.id,
+      "confirm",
+      { submittedAtMs: Date.now() - 10 * 60_000 },
+      { claimId: "claim-of-a-dead-bot" },
+    );
+    expect(claimed.ok).toBe(true);
+
+    const edited = h.emulator.waitForMessage(
+      (m) => m.messageId === shown.messageId && plainText(m).includes("Outcome unknown"),
+    );
+    await h.app.tracker.resume();
+    expect((await edited).replyMarkup ?? []).toHaveLength(0);
+    expect(await stateOf(payout.id)).toBe("unknown");
+    expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(0);
+  });
 });

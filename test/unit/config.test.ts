@@ -308,6 +308,16 @@ describe("loadConfig", () => {
       expect(problemsOf({ STAFF: "7:admin,7:payer" })).toEqual(["STAFF: user 7 is listed twice"]);
     });
 
+    it("starts only with an admin on staff, and says so without repeating a bad entry", () => {
+      const start = { ...START_ENV };
+      expect(problemsOf({ ...start, STAFF: "5:payer,6:viewer" }, "start")).toEqual([
+        "STAFF: needs at least one admin, e.g. STAFF=123456789:admin,987654321:payer",
+      ]);
+      expect(problemsOf({ ...start, STAFF: "5:boss" }, "start")).toEqual([
+        'STAFF: "5:boss" is not id:role with a numeric Telegram user id and a role among admin, approver, payer, viewer',
+      ]);
+    });
+
     it.each([undefined, "", "  "])("gives no staff and no problem for %j", (raw) => {
       expect(parseStaff(raw)).toEqual({ staff: [], problems: [] });
     });
