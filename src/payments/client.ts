@@ -4,41 +4,41 @@
  * allows: GETs on anything transient, POST /collect and /disburse only when the API certainly
  * did not act. A POST whose fate we cannot know throws OutcomeUnknownError.
  */
-import type { KeyObject } from "node:crypto";
-import type { IncomingHttpHeaders } from "node:http";
 import { Pool } from "undici";
 import type { z } from "zod";
-import { type Logger, maskPhone, silentLogger } from "../logger.js";
+import { maskPhone } from "../logger.js";
 import {
-  InvalidResponseError,
+  type PaymentClientOptions,
+  type ResolvedPaymentClientOptions,
+  resolvePaymentClientOptions,
+} from "./client-options.js";
+import {
+  type AnsweredCall,
+  type AttemptOutcome,
+  interpretResponse,
+  type RawResponse,
+} from "./client-response.js";
+import {
   LimiterUnavailableError,
   OutcomeUnknownError,
-  PaymentApiError,
   type PaymentClientError,
   PaymentNetworkError,
   type PaymentOperation,
   PaymentTimeoutError,
   RateLimitedError,
-  SignatureError,
 } from "./errors.js";
-import type { RateLimiter } from "./rate-limiter.js";
 import {
   AttemptDeadlineError,
   type AttemptFailure,
   classifyTransportError,
-  DEFAULT_RETRY_POLICY,
   mayHaveTakenEffect,
   nextRetryDelayMs,
-  parseRetryAfter,
-  type RetryMethod,
-  type RetryPolicy,
   shouldRetry,
   sleep,
 } from "./retry.js";
 import {
   type AvailabilityEntry,
   AvailabilitySchema,
-  HttpErrorSchema,
   type Payment,
   type PaymentRequest,
   PaymentRequestSchema,
@@ -46,184 +46,18 @@ import {
   type UserInfo,
   UserInfoSchema,
 } from "./schemas.js";
-import {
-  headerValue,
-  loadPrivateKey,
-  loadPublicKey,
-  SIGNATURE_HEADER,
-  signParts,
-  TIMESTAMP_HEADER,
-  verifyParts,
-} from "./signature.js";
+import { signParts } from "./signature.js";
 
-export interface PaymentClientOptions {
-  /** Base URL of the API environment, e.g. `https://api.example.com` (a path prefix is kept). */
-  baseUrl: string;
-  /** Sent as `X-API-Key` on every request; never logged. */
-  apiKey: string;
-  /** Takes a slot before every attempt. Default: none (unlimited). */
-  limiter?: RateLimiter;
-  /**
-   * TCP (and TLS) connection set-up; must be below `requestTimeoutMs`. Default 5 000 ms, or
-   * half of `requestTimeoutMs` when that is shorter.
-   */
-  connectTimeoutMs?: number;
-  /** Deadline of one attempt, connection to last byte of the answer. Default 15 000 ms. */
-  requestTimeoutMs?: number;
-  /** Overrides of DEFAULT_RETRY_POLICY (4 attempts, 250 ms base, 5 s cap, 20 s in all). */
-  retry?: Partial<RetryPolicy>;
-  /** PEM private key: when set, every request carries `X-Sig` and `X-Sig-Timestamp`. */
-  requestSigningKeyPem?: string;
-  /** PEM public key: when set, every response must carry a good `X-Sig`. */
-  responseVerifyKeyPem?: string;
-  /** Default: silentLogger. Each attempt is logged at debug level. */
-  logger?: Logger;
-  /** Longest wait for one rate-limiter slot before RateLimitedError. Default 60 000 ms. */
-  maxRateLimitWaitMs?: number;
-}
+// The options live in client-options.ts; they are part of this module's API too.
+export {
+  type PaymentClientOptions,
+  type ResolvedPaymentClientOptions,
+  resolvePaymentClientOptions,
+} from "./client-options.js";
 
-export interface ResolvedPaymentClientOptions {
-  origin: string;
-  /** Path prefix of `baseUrl` without a trailing slash ("" for none). */
-  basePath: string;
-  apiKey: string;
-  limiter: RateLimiter | undefined;
-  connectTimeoutMs: number;
-  requestTimeoutMs: number;
-  retry: RetryPolicy;
-  signingKey: KeyObject | undefined;
-  verifyKey: KeyObject | undefined;
-  logger: Logger;
-  maxRateLimitWaitMs: number;
-}
-
-function checkWholeMs(problems: string[], name: string, value: number, min: number): void {
-  if (!Number.isSafeInteger(value) || value < min) {
-    problems.push(`${name} must be a whole number of ms ≥ ${min} (got ${value})`);
-  }
-}
-
-function parseBaseUrl(baseUrl: string, problems: string[]): { origin: string; basePath: string } {
-  let url: URL | undefined;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    url = undefined;
-  }
-  const bad = !url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash;
-  if (!url || bad || url.username || url.password) {
-    // The URL is not echoed: it may hold credentials.
-    problems.push("baseUrl must be an http(s) URL without credentials, query or fragment");
-    return { origin: "http://invalid", basePath: "" };
-  }
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, "") };
-}
-
-function loadKey(
-  problems: string[],
-  name: string,
-  pem: string | undefined,
-  load: (pem: string) => KeyObject,
-): KeyObject | undefined {
-  if (pem === undefined) return undefined;
-  try {
-    return load(pem);
-  } catch {
-    problems.push(`${name} is not a readable PEM key`);
-    return undefined;
-  }
-}
-
-/**
- * Fills in the defaults and checks every value; throws one TypeError listing every problem.
- */
-export function resolvePaymentClientOptions(
-  options: PaymentClientOptions,
-): ResolvedPaymentClientOptions {
-  const problems: string[] = [];
-  const { origin, basePath } = parseBaseUrl(options.baseUrl, problems);
-  // Printable ASCII only: anything else is a copy-paste accident or a header injection.
-  if (!/^[\x21-\x7e]+$/.test(options.apiKey)) {
-    problems.push("apiKey must be non-empty printable ASCII without spaces");
-  }
-  const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
-  const connectTimeoutMs =
-    options.connectTimeoutMs ?? Math.min(5_000, Math.max(1, Math.floor(requestTimeoutMs / 2)));
-  const maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? 60_000;
-  const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-  checkWholeMs(problems, "connectTimeoutMs", connectTimeoutMs, 1);
-  checkWholeMs(problems, "requestTimeoutMs", requestTimeoutMs, 1);
-  // A connect timeout is the one timeout after which a POST may be resent; it must fire first.
-  if (connectTimeoutMs >= requestTimeoutMs) {
-    problems.push("connectTimeoutMs must be below requestTimeoutMs");
-  }
-  checkWholeMs(problems, "maxRateLimitWaitMs", maxRateLimitWaitMs, 0);
-  if (!Number.isSafeInteger(retry.maxAttempts) || retry.maxAttempts < 1) {
-    problems.push(`retry.maxAttempts must be a whole number ≥ 1 (got ${retry.maxAttempts})`);
-  }
-  checkWholeMs(problems, "retry.baseDelayMs", retry.baseDelayMs, 0);
-  checkWholeMs(problems, "retry.maxDelayMs", retry.maxDelayMs, retry.baseDelayMs);
-  checkWholeMs(problems, "retry.maxTotalMs", retry.maxTotalMs, 0);
-  const signingKey = loadKey(
-    problems,
-    "requestSigningKeyPem",
-    options.requestSigningKeyPem,
-    loadPrivateKey,
-  );
-  const verifyKey = loadKey(
-    problems,
-    "responseVerifyKeyPem",
-    options.responseVerifyKeyPem,
-    loadPublicKey,
-  );
-  if (problems.length > 0) {
-    throw new TypeError(`PaymentClient: invalid options:\n  - ${problems.join("\n  - ")}`);
-  }
-  const logger = options.logger ?? silentLogger;
-  return {
-    ...{ origin, basePath, apiKey: options.apiKey, limiter: options.limiter, logger },
-    ...{ connectTimeoutMs, requestTimeoutMs, maxRateLimitWaitMs, retry, signingKey, verifyKey },
-  };
-}
-
-interface Call<T> {
-  operation: PaymentOperation;
-  method: RetryMethod;
-  /** Full path as sent, base path included, segments already encoded. */
-  path: string;
+/** One request as the client sends it: what the answer is read against, plus the body. */
+interface Call<T> extends AnsweredCall<T> {
   body: string | undefined;
-  schema: z.ZodType<T>;
-}
-
-interface RawResponse {
-  statusCode: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
-
-type AttemptOutcome<T> =
-  | { ok: true; value: T }
-  | {
-      ok: false;
-      failure: AttemptFailure;
-      error: PaymentClientError;
-      retryAfterMs?: number | undefined;
-    };
-
-const EXCERPT_LENGTH = 200;
-
-function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (flat === "") return "(empty body)";
-  return flat.length > EXCERPT_LENGTH ? `${flat.slice(0, EXCERPT_LENGTH)}…` : flat;
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
 }
 
 /** Phone numbers appear in /data/userinfo paths; no log line carries a whole one. */
@@ -393,7 +227,7 @@ export class PaymentClient {
       return { ok: false, failure, error: this.transportError(call.operation, failure, error) };
     }
     if (debug) logger.debug({ ...logFields(), status: response.statusCode }, "payment api request");
-    return this.interpret(call, response);
+    return interpretResponse(call, response, this.options.verifyKey);
   }
 
   /** One HTTP exchange under the attempt's deadline; the timer is cleared whatever happens. */
@@ -442,71 +276,5 @@ export class PaymentClient {
       return new PaymentTimeoutError(operation, this.options.requestTimeoutMs, { cause });
     }
     return new PaymentNetworkError(operation, failure.kind !== "not-sent", { cause });
-  }
-
-  /** Signature first (an unsigned answer is not evidence of anything), then status and body. */
-  private interpret<T>(call: Call<T>, response: RawResponse): AttemptOutcome<T> {
-    const { operation } = call;
-    const problem = this.signatureProblem(call, response);
-    if (problem) {
-      const error = new SignatureError(operation, problem);
-      return { ok: false, failure: { kind: "bad-signature" }, error };
-    }
-    const { statusCode, text } = response;
-    if (statusCode < 200 || statusCode > 299) {
-      const failure: AttemptFailure = { kind: "status", statusCode };
-      const error = this.apiError(operation, response);
-      return { ok: false, failure, error, retryAfterMs: error.retryAfterMs };
-    }
-    const json = parseJson(text);
-    if (!json.ok) {
-      const error = new InvalidResponseError(operation, statusCode, [
-        `body is not JSON: ${excerpt(text)}`,
-      ]);
-      return { ok: false, failure: { kind: "invalid-response" }, error };
-    }
-    const parsed = call.schema.safeParse(json.value);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map(
-        (issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`,
-      );
-      const error = new InvalidResponseError(operation, statusCode, problems);
-      return { ok: false, failure: { kind: "invalid-response" }, error };
-    }
-    return { ok: true, value: parsed.data };
-  }
-
-  private signatureProblem(call: Call<unknown>, response: RawResponse): string | null {
-    const publicKey = this.options.verifyKey;
-    if (!publicKey) return null;
-    return verifyParts({
-      publicKey,
-      signature: headerValue(response.headers[SIGNATURE_HEADER]),
-      timestamp: headerValue(response.headers[TIMESTAMP_HEADER]),
-      method: call.method,
-      pathAndQuery: call.path,
-      body: response.text,
-    });
-  }
-
-  private apiError(operation: PaymentOperation, response: RawResponse): PaymentApiError {
-    const { statusCode, text } = response;
-    const retryAfterMs =
-      statusCode === 429 || statusCode === 503
-        ? parseRetryAfter(response.headers["retry-after"], Date.now())
-        : undefined;
-    const json = parseJson(text);
-    const body = json.ok ? HttpErrorSchema.safeParse(json.value) : undefined;
-    if (body?.success) {
-      const { message, details } = body.data;
-      return new PaymentApiError(operation, {
-        statusCode,
-        apiMessage: message,
-        details,
-        retryAfterMs,
-      });
-    }
-    // Not an HttpError (a proxy's HTML page, an empty body): a short excerpt says enough.
-    return new PaymentApiError(operation, { statusCode, apiMessage: excerpt(text), retryAfterMs });
   }
 }

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logger.js";
-import { PaymentClient, type PaymentClientOptions } from "../../../src/payments/client.js";
+import { PaymentClient } from "../../../src/payments/client.js";
+import type { PaymentClientOptions } from "../../../src/payments/client-options.js";
 import {
   InvalidResponseError,
   OutcomeUnknownError,
