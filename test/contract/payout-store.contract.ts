@@ -3,7 +3,7 @@
  * table drives the transition cases, so a new state or event is covered without edits.
  */
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   PAYOUT_EVENTS,
   PAYOUT_STATES,
@@ -14,7 +14,7 @@ import {
 import type { Payout } from "../../src/payouts/payout.js";
 import { PayoutExistsError } from "../../src/store/payout-codec.js";
 import type { Stores } from "../../src/store/types.js";
-import type { MakeStores, StoreHarness } from "./stores.contract.js";
+import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** A valid payout awaiting confirmation, with a fresh id. */
 export function samplePayout(overrides: Partial<Payout> = {}): Payout {
@@ -69,15 +69,11 @@ export async function payoutIn(stores: Stores, state: PayoutState): Promise<Payo
 
 export function describePayoutStoreContract(makeStores: MakeStores): void {
   describe("payouts", () => {
-    let harness: StoreHarness;
+    const harness = storesPerTest(makeStores, 600_000);
     let stores: Stores;
 
-    beforeEach(async () => {
-      harness = await makeStores({ retentionMs: 600_000 });
+    beforeEach(() => {
       stores = harness.stores;
-    });
-    afterEach(async () => {
-      await harness.cleanup();
     });
 
     it("returns a stored payout exactly as created, every field included", async () => {

@@ -3,19 +3,10 @@
  * against Redis (test/integration/store) and memory (test/unit/store), so the demo's
  * stores cannot drift from production's. Named .contract.ts: it runs only through those.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describePayoutStoreContract, payoutIn, samplePayout } from "./payout-store.contract.js";
-
-export interface StoreHarness {
-  stores: Stores;
-  /** Drops everything the stores wrote and closes them. */
-  cleanup: () => Promise<void>;
-  /** Lets `ms` pass for the stores' expiries: a real wait for Redis, a clock step for memory. */
-  elapse: (ms: number) => Promise<void>;
-}
-
-export type MakeStores = (options: { retentionMs: number }) => Promise<StoreHarness>;
+import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** Short enough to wait for, long enough for a few round trips to fit in it. */
 const SHORT_RETENTION_MS = 300;
@@ -27,37 +18,22 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     describeRetention(makeStores);
 
     describe("with fresh stores", () => {
-      let harness: StoreHarness;
-      let stores: Stores;
-
-      beforeEach(async () => {
-        harness = await makeStores({ retentionMs: 600_000 });
-        stores = harness.stores;
-      });
-      afterEach(async () => {
-        await harness.cleanup();
-      });
+      const harness = storesPerTest(makeStores, 600_000);
 
       it("answers ping", async () => {
-        expect(await stores.ping()).toBe(true);
+        expect(await harness.stores.ping()).toBe(true);
       });
 
-      describeSessionsAndStaff(() => ({ stores, elapse: harness.elapse }));
-      describeQueues(() => stores);
-      describeLeases(() => ({ stores, elapse: harness.elapse }));
+      describeSessionsAndStaff(() => harness);
+      describeQueues(() => harness.stores);
+      describeLeases(() => harness);
     });
   });
 }
 
 function describeRetention(makeStores: MakeStores): void {
   describe("retention", () => {
-    let harness: StoreHarness;
-    beforeEach(async () => {
-      harness = await makeStores({ retentionMs: SHORT_RETENTION_MS });
-    });
-    afterEach(async () => {
-      await harness.cleanup();
-    });
+    const harness = storesPerTest(makeStores, SHORT_RETENTION_MS);
 
     it("keeps a payout while in flight and forgets it a retention after it settles", async () => {
       const { stores, elapse } = harness;

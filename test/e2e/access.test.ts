@@ -3,40 +3,26 @@
  * viewers read but do not pay, groups only get a pointer to a private chat, /start and
  * /help list what the role allows, and the command menu is registered in both languages.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { isNewReplyIn, sendAndWait } from "../support/flows.js";
 import {
   ADMIN_ID,
   APPROVER_ID,
-  type Harness,
+  harnessPerTest,
   PAYER_ID,
   STRANGER_ID,
-  startHarness,
   VIEWER_ID,
 } from "../support/harness.js";
 
 const USERINFO = /^\/data\/userinfo\//;
 const GROUP_ID = -4_000_123;
 
-const newReply = (chatId: number) => (message: SentMessage) =>
-  message.chatId === chatId && message.editCount === 0;
-
 describe("access rules, end to end", () => {
-  let h: Harness;
-
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
+  const h = harnessPerTest();
 
   async function reply(userId: number, text: string): Promise<SentMessage> {
-    const user = h.emulator.user({ id: userId, languageCode: "en" });
-    const answer = h.emulator.waitForMessage(newReply(userId));
-    await user.sendText(text);
-    return answer;
+    return sendAndWait(h.emulator, h.emulator.user({ id: userId, languageCode: "en" }), text);
   }
 
   function expectNoPaymentTraffic(): void {
@@ -85,7 +71,7 @@ describe("access rules, end to end", () => {
   it("answers /start and /help in a group with a pointer to a private chat, and /pay not at all", async () => {
     const group = h.emulator.group(GROUP_ID);
     const payer = h.emulator.user({ id: PAYER_ID, languageCode: "en" });
-    const inGroup = newReply(GROUP_ID);
+    const inGroup = isNewReplyIn(GROUP_ID);
 
     const started = h.emulator.waitForMessage(inGroup);
     await payer.sendText("/start", { chat: group });

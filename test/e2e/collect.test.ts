@@ -2,45 +2,28 @@
  * /collect: the /pay flow for asking a customer to pay (POST /collect), end to end, with
  * collections disabled for the merchant and suspended at the operator.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
-import { type Harness, PAYER_ID, startHarness, VIEWER_ID } from "../support/harness.js";
+import { isNewReplyIn, isPromptIn, pressAndWait, sendAndWait } from "../support/flows.js";
+import { harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 
 const USERINFO = /^\/data\/userinfo\//;
 
-const isPrompt = (message: SentMessage) =>
-  message.chatId === PAYER_ID && (message.replyMarkup?.length ?? 0) > 0;
-
-const newReply = (chatId: number) => (message: SentMessage) =>
-  message.chatId === chatId && message.editCount === 0;
+const isPrompt = isPromptIn(PAYER_ID);
 
 describe("/collect, end to end", () => {
-  let h: Harness;
-
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
+  const h = harnessPerTest();
 
   function payer() {
     return h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
   }
 
-  async function reply(text: string, until: (m: SentMessage) => boolean = newReply(PAYER_ID)) {
-    const answer = h.emulator.waitForMessage(until);
-    await payer().sendText(text);
-    return answer;
+  async function reply(text: string, until: (m: SentMessage) => boolean = isNewReplyIn(PAYER_ID)) {
+    return sendAndWait(h.emulator, payer(), text, until);
   }
 
   async function confirmUntil(prompt: SentMessage, title: string): Promise<SentMessage> {
-    const settled = h.emulator.waitForMessage(
-      (m) => m.messageId === prompt.messageId && plainText(m).includes(title),
-    );
-    await payer().pressButton(prompt, "✅ Confirm");
-    return settled;
+    return pressAndWait(h.emulator, payer(), prompt, title, { button: "✅ Confirm" });
   }
 
   it("asks the customer's number to pay after Confirm, with exactly one POST /collect", async () => {
@@ -63,7 +46,7 @@ describe("/collect, end to end", () => {
     ]);
 
     const notice = await h.emulator.waitForMessage(
-      (m) => newReply(PAYER_ID)(m) && plainText(m).includes("Collected"),
+      (m) => isNewReplyIn(PAYER_ID)(m) && plainText(m).includes("Collected"),
     );
     expect(plainText(notice)).toContain("12,500 FCFA from Aïcha Nkoulou");
   });
@@ -116,7 +99,7 @@ describe("/collect, end to end", () => {
 
   it("refuses a viewer", async () => {
     const viewer = h.emulator.user({ id: VIEWER_ID, languageCode: "en" });
-    const answer = h.emulator.waitForMessage(newReply(VIEWER_ID));
+    const answer = h.emulator.waitForMessage(isNewReplyIn(VIEWER_ID));
     await viewer.sendText("/collect 670000001 5000");
 
     expect(plainText(await answer)).toContain("cannot make them");

@@ -4,7 +4,6 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +12,7 @@ import { DEMO_USER } from "../../src/dev/demo.js";
 import { translator } from "../../src/i18n.js";
 import { formatAmount } from "../../src/payments/money.js";
 import { SCRIPTED_NUMBERS } from "../../src/sandbox/index.js";
+import { freePort } from "../support/net.js";
 import { testRedis, testRedisUrl } from "../support/redis.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -30,22 +30,6 @@ function scripted(outcome: string) {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/** A port nothing listens on (it was free a moment ago). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 /** The demo command with piped stdio; `waitFor` reads its output in order. */
@@ -166,7 +150,7 @@ describe("npm run demo", () => {
   });
 
   it("says it runs in memory when no Redis answers, switches roles, and exits at the end of input", async () => {
-    const port = await closedPort();
+    const port = await freePort(); // free a moment ago: nothing listens there
     const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` }, ["--role", "payer"]);
     await demo.waitFor(
       new RegExp(
@@ -189,7 +173,7 @@ describe("npm run demo", () => {
   });
 
   it("speaks French to a stranger with --lang fr and leaves on :quit", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` }, [
       "--role=stranger",
       "--lang",

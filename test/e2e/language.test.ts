@@ -3,36 +3,23 @@
  * French writes them, errors), /lang switches and is remembered, and a bad /lang gets the
  * usage.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { describe, expect, it } from "vitest";
+import { plainText } from "../../src/dev/telegram-emulator.js";
 import { formatAmount } from "../../src/payments/money.js";
-import { type Harness, PAYER_ID, startHarness, VIEWER_ID } from "../support/harness.js";
+import { isNewReplyIn, isPromptIn, sendAndWait } from "../support/flows.js";
+import { harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 
-const isPrompt = (message: SentMessage) =>
-  message.chatId === PAYER_ID && (message.replyMarkup?.length ?? 0) > 0;
-
-const newReply = (chatId: number) => (message: SentMessage) =>
-  message.chatId === chatId && message.editCount === 0;
+const isPrompt = isPromptIn(PAYER_ID);
 
 describe("languages, end to end", () => {
-  let h: Harness;
-
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
+  const h = harnessPerTest();
 
   function french(id = PAYER_ID) {
     return h.emulator.user({ id, firstName: "Amadou", languageCode: "fr" });
   }
 
-  async function reply(text: string, until = newReply(PAYER_ID), id = PAYER_ID) {
-    const answer = h.emulator.waitForMessage(until);
-    await french(id).sendText(text);
-    return answer;
+  async function reply(text: string, until = isNewReplyIn(PAYER_ID), id = PAYER_ID) {
+    return sendAndWait(h.emulator, french(id), text, until);
   }
 
   it("gives a French user a French prompt, buttons and amount, and a French result", async () => {
@@ -62,7 +49,7 @@ describe("languages, end to end", () => {
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
 
     const notice = await h.emulator.waitForMessage(
-      (m) => newReply(PAYER_ID)(m) && plainText(m).includes("Payé"),
+      (m) => isNewReplyIn(PAYER_ID)(m) && plainText(m).includes("Payé"),
     );
     expect(plainText(notice)).toContain("5\u202F000 FCFA à Jean-Paul Mbarga");
   });
@@ -83,7 +70,7 @@ describe("languages, end to end", () => {
   });
 
   it("names the viewer's role in French when refusing a payment", async () => {
-    const answer = await reply("/pay 670000001 5000", newReply(VIEWER_ID), VIEWER_ID);
+    const answer = await reply("/pay 670000001 5000", isNewReplyIn(VIEWER_ID), VIEWER_ID);
 
     expect(plainText(answer)).toBe(
       "Votre rôle (lecteur) permet de consulter les paiements, pas d'en effectuer.",

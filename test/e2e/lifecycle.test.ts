@@ -3,33 +3,20 @@
  * polling lease over, and start-up failures that say what is wrong and exit with the
  * documented code (2 for configuration, 1 for everything else) without a stack trace.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator.js";
 import { keys } from "../../src/store/keys.js";
 import { PAYER_ID } from "../support/harness.js";
-import {
-  freePort,
-  healthStatus,
-  MainProcess,
-  startBot,
-  startWorld,
-  type World,
-} from "../support/processes.js";
+import { freePort } from "../support/net.js";
+import { healthStatus, MainProcess, startBot } from "../support/processes.js";
 import { testRedis } from "../support/redis.js";
+import { worldPerTest } from "../support/world.js";
 
 /** A stack trace line, as Node prints them. */
 const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 
 describe("the bot process", () => {
-  let world: World;
-
-  beforeEach(async () => {
-    world = await startWorld();
-  });
-
-  afterEach(async () => {
-    await world.close();
-  });
+  const world = worldPerTest();
 
   async function pollerLeaseHolder(): Promise<string | null> {
     const redis = testRedis();

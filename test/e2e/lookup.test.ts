@@ -1,29 +1,17 @@
 /** /whois and /availability, end to end: from the update to the reply and the API request. */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
-import { type Harness, PAYER_ID, startHarness, VIEWER_ID } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { plainText } from "../../src/dev/telegram-emulator.js";
+import { sendAndWait } from "../support/flows.js";
+import { harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 
 const USERINFO = /^\/data\/userinfo\//;
 
-const newReply = (chatId: number) => (message: SentMessage) =>
-  message.chatId === chatId && message.editCount === 0;
-
 describe("/whois and /availability, end to end", () => {
-  let h: Harness;
-
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
+  const h = harnessPerTest();
 
   async function reply(userId: number, text: string): Promise<string> {
     const user = h.emulator.user({ id: userId, languageCode: "en" });
-    const answer = h.emulator.waitForMessage(newReply(userId));
-    await user.sendText(text);
-    return plainText(await answer);
+    return plainText(await sendAndWait(h.emulator, user, text));
   }
 
   it("shows the registered name of a number", async () => {

@@ -8,10 +8,10 @@ import { type App, startApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
 import { silentLogger } from "../../src/logger.js";
+import { isPromptIn } from "../support/flows.js";
 import { ADMIN_ID, type Harness, PAYER_ID, STRANGER_ID, startHarness } from "../support/harness.js";
 
-const isPrompt = (message: SentMessage) =>
-  message.chatId === PAYER_ID && (message.replyMarkup?.length ?? 0) > 0;
+const isPrompt = isPromptIn(PAYER_ID);
 
 function callbackData(message: SentMessage, index: number): string {
   const data = message.replyMarkup?.flat()[index]?.callback_data;

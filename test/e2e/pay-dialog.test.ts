@@ -8,12 +8,12 @@ import { type App, startApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
 import { silentLogger } from "../../src/logger.js";
+import { isPromptIn, pressAndWait, sendAndWait } from "../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 
 const USERINFO = /^\/data\/userinfo\//;
 
-const isPrompt = (message: SentMessage) =>
-  message.chatId === PAYER_ID && (message.replyMarkup?.length ?? 0) > 0;
+const isPrompt = isPromptIn(PAYER_ID);
 
 /** A new (not edited) bot message in the payer's chat whose text contains `text`. */
 const newReplyContaining = (text: string) => (message: SentMessage) =>
@@ -39,9 +39,14 @@ describe("the /pay dialog, end to end", () => {
 
   /** Sends `text` as the payer and resolves with the first bot message matching `until`. */
   async function say(text: string, until: (message: SentMessage) => boolean) {
-    const answer = h.emulator.waitForMessage(until);
-    await payer().sendText(text);
-    return answer;
+    return sendAndWait(h.emulator, payer(), text, until);
+  }
+
+  /** Presses Confirm on `prompt`, waits for "Pending", and checks the one POST /disburse. */
+  async function confirmAndExpectOneDisbursement(prompt: SentMessage): Promise<void> {
+    await pressAndWait(h.emulator, payer(), prompt, "Pending", { button: "✅ Confirm" });
+    const posts = h.sandbox.requests.filter((r) => r.method === "POST" && r.path === "/disburse");
+    expect(posts.map((r) => r.body)).toEqual([{ amount: 5000, phoneNumber: "237670000001" }]);
   }
 
   it("asks for the number, explains a bad one, then asks the amount and shows the prompt", async () => {
@@ -68,13 +73,7 @@ describe("the /pay dialog, end to end", () => {
     expect(h.sandbox.countRequests({ method: "GET", path: "/data/userinfo/237670000001" })).toBe(1);
     expect(await h.app.stores.sessions.getDialog(PAYER_ID)).toBeNull();
 
-    const pending = h.emulator.waitForMessage(
-      (m) => m.messageId === prompt.messageId && plainText(m).includes("Pending"),
-    );
-    await payer().pressButton(prompt, "✅ Confirm");
-    await pending;
-    const posts = h.sandbox.requests.filter((r) => r.method === "POST" && r.path === "/disburse");
-    expect(posts.map((r) => r.body)).toEqual([{ amount: 5000, phoneNumber: "237670000001" }]);
+    await confirmAndExpectOneDisbursement(prompt);
   });
 
   it("explains a bad amount and keeps asking for one", async () => {
@@ -147,13 +146,7 @@ describe("the /pay dialog, end to end", () => {
     expect(plainText(prompt)).toContain("Jean-Paul Mbarga");
     expect(plainText(prompt)).toContain("5,000 FCFA");
 
-    const pending = h.emulator.waitForMessage(
-      (m) => m.messageId === prompt.messageId && plainText(m).includes("Pending"),
-    );
-    await payer().pressButton(prompt, "✅ Confirm");
-    await pending;
-    const posts = h.sandbox.requests.filter((r) => r.method === "POST" && r.path === "/disburse");
-    expect(posts.map((r) => r.body)).toEqual([{ amount: 5000, phoneNumber: "237670000001" }]);
+    await confirmAndExpectOneDisbursement(prompt);
   });
 
   it("answers 30 messages sent at once in the order they were sent", async () => {

@@ -1,17 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator.js";
-import { ADMIN_ID, type Harness, startHarness } from "../support/harness.js";
+import { ADMIN_ID, harnessPerTest } from "../support/harness.js";
 
 describe("/pay, end to end", () => {
-  let h: Harness;
-
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
+  const h = harnessPerTest();
 
   it("pays a registered number after Confirm and tells the payer when the money arrived", async () => {
     const payer = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });

@@ -2,39 +2,25 @@
  * /pay typed in one line, the ways people write numbers and amounts: each from the
  * Telegram update to the prompt the payer reads and the one request the Payment API gets.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
-import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { plainText } from "../../src/dev/telegram-emulator.js";
+import { pressAndWait, showPrompt } from "../support/flows.js";
+import { harnessPerTest, PAYER_ID } from "../support/harness.js";
 
 const USERINFO = /^\/data\/userinfo\//;
 
-function isPrompt(message: SentMessage): boolean {
-  return message.chatId === PAYER_ID && (message.replyMarkup?.length ?? 0) > 0;
-}
-
 describe("/pay in one line, end to end", () => {
-  let h: Harness;
-
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
+  const h = harnessPerTest();
 
   /** Sends `text`, waits for the prompt, confirms it and returns both versions. */
   async function payAndConfirm(text: string) {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const shown = h.emulator.waitForMessage(isPrompt);
-    await payer.sendText(text);
-    const prompt = await shown;
+    const prompt = await showPrompt(h.emulator, payer, text);
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(0);
-    const pending = h.emulator.waitForMessage(
-      (m) => m.messageId === prompt.messageId && plainText(m).includes("Pending"),
-    );
-    await payer.pressButton(prompt, "✅ Confirm");
-    return { prompt, confirmed: await pending };
+    const confirmed = await pressAndWait(h.emulator, payer, prompt, "Pending", {
+      button: "✅ Confirm",
+    });
+    return { prompt, confirmed };
   }
 
   it.each([
@@ -83,9 +69,7 @@ describe("/pay in one line, end to end", () => {
 
   it("asks the API for the name once per /pay and nothing else before Confirm", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, languageCode: "en" });
-    const shown = h.emulator.waitForMessage(isPrompt);
-    await payer.sendText("/pay 690000001 7500");
-    const prompt = await shown;
+    const prompt = await showPrompt(h.emulator, payer, "/pay 690000001 7500");
 
     expect(plainText(prompt)).toContain("Aïcha Nkoulou");
     expect(plainText(prompt)).toContain("(Orange Money)");

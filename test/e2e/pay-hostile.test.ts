@@ -3,33 +3,23 @@
  * negative, huge and decimal amounts. Each gets a clear reply in valid Telegram HTML (the
  * emulator refuses bad markup), and invalid input reaches no Payment API endpoint at all.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
-import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { isNewReplyIn, isPromptIn, sendAndWait } from "../support/flows.js";
+import { harnessPerTest, PAYER_ID } from "../support/harness.js";
 
 const USERINFO = /^\/data\/userinfo\//;
 
-const isPrompt = (message: SentMessage) =>
-  message.chatId === PAYER_ID && (message.replyMarkup?.length ?? 0) > 0;
+const isPrompt = isPromptIn(PAYER_ID);
 
-const newReply = (message: SentMessage) => message.chatId === PAYER_ID && message.editCount === 0;
+const newReply = isNewReplyIn(PAYER_ID);
 
 describe("hostile input to /pay, end to end", () => {
-  let h: Harness;
-
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
+  const h = harnessPerTest();
 
   async function reply(text: string, until: (m: SentMessage) => boolean = newReply) {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const answer = h.emulator.waitForMessage(until);
-    await payer.sendText(text);
-    return answer;
+    return sendAndWait(h.emulator, payer, text, until);
   }
 
   function expectNothingAsked(): void {

@@ -3,37 +3,27 @@
  * Confirm answered 400, 403, 500 or never. Each time exactly the requests that should
  * leave do (never a second POST /disburse) and the payer reads what happened.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
-import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { isNewReplyIn, isPromptIn, isPromptReading, sendAndWait } from "../support/flows.js";
+import { harnessPerTest, PAYER_ID } from "../support/harness.js";
 
 const USERINFO = /^\/data\/userinfo\//;
 
-const isPrompt = (message: SentMessage) =>
-  message.chatId === PAYER_ID && (message.replyMarkup?.length ?? 0) > 0;
+const isPrompt = isPromptIn(PAYER_ID);
 
-const newReply = (message: SentMessage) => message.chatId === PAYER_ID && message.editCount === 0;
+const newReply = isNewReplyIn(PAYER_ID);
 
 describe("/pay refused or unanswered by the Payment API, end to end", () => {
   // A fresh harness per test: the service caches /availability for 30 s.
-  let h: Harness;
-
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
+  const h = harnessPerTest();
 
   function payer() {
     return h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
   }
 
   async function reply(text: string, until: (m: SentMessage) => boolean = newReply) {
-    const answer = h.emulator.waitForMessage(until);
-    await payer().sendText(text);
-    return answer;
+    return sendAndWait(h.emulator, payer(), text, until);
   }
 
   async function storedStates(): Promise<string[]> {
@@ -44,10 +34,7 @@ describe("/pay refused or unanswered by the Payment API, end to end", () => {
   /** Shows the prompt, presses Confirm, and resolves with the prompt once it reads `title`. */
   async function confirmUntil(title: string, timeoutMs = 5000): Promise<SentMessage> {
     const prompt = await reply("/pay 670000001 5000", isPrompt);
-    const settled = h.emulator.waitForMessage(
-      (m) => m.messageId === prompt.messageId && plainText(m).includes(title),
-      timeoutMs,
-    );
+    const settled = h.emulator.waitForMessage(isPromptReading(prompt, title), timeoutMs);
     const press = await payer().pressButton(prompt, "✅ Confirm");
     const answer = await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
     expect(answer.text).toBe("Sending…");

@@ -6,17 +6,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator.js";
+import { messagesWith, payAndConfirm, pressAndWait, showPrompt } from "../support/flows.js";
 import { PAYER_ID } from "../support/harness.js";
-import {
-  healthStatus,
-  messagesWith,
-  PrivateRedis,
-  payAndConfirm,
-  startBot,
-  startWorld,
-  type World,
-  waitUntil,
-} from "../support/processes.js";
+import { healthStatus, PrivateRedis, startBot, waitUntil } from "../support/processes.js";
+import { startWorld, type World } from "../support/world.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 const UNAVAILABLE = "cannot take payouts right now";
@@ -40,11 +33,7 @@ describe("Redis going away under a running bot", () => {
     const payer = world.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     await payAndConfirm(world.emulator, payer, "/pay 237670000001 1000");
     // A prompt shown before the outage, confirmed during it.
-    const earlyPrompt = world.emulator.waitForMessage(
-      (m) => m.chatId === PAYER_ID && (m.replyMarkup?.length ?? 0) > 0,
-    );
-    await payer.sendText("/pay 237690000001 2000");
-    const prompt = await earlyPrompt;
+    const prompt = await showPrompt(world.emulator, payer, "/pay 237690000001 2000");
 
     await redis.stop();
     await waitUntil(async () => (await healthStatus(bot.url)) === 503, "healthz to answer 503");
@@ -66,12 +55,13 @@ describe("Redis going away under a running bot", () => {
     await redis.start();
     await waitUntil(async () => (await healthStatus(bot.url)) === 200, "healthz to answer 200");
     // The prompt from before the outage is still there (AOF) and now goes through, once.
-    const paid = world.emulator.waitForMessage(
+    await pressAndWait(
+      world.emulator,
+      payer,
+      prompt,
       (m) => m.chatId === PAYER_ID && plainText(m).includes("Paid: 2,000 FCFA"),
-      10_000,
+      { timeoutMs: 10_000 },
     );
-    await payer.pressButton(prompt, 0);
-    await paid;
     const paidAgain = world.emulator.waitForMessage(
       (m) => m.chatId === PAYER_ID && plainText(m).includes("Paid: 4,000 FCFA"),
       10_000,

@@ -6,17 +6,10 @@
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedUser, plainText } from "../../src/dev/telegram-emulator.js";
+import { messagesWith, payAndConfirm } from "../support/flows.js";
 import { ADMIN_ID, APPROVER_ID, PAYER_ID, VIEWER_ID } from "../support/harness.js";
-import {
-  type BotProcess,
-  lapsePollerLease,
-  messagesWith,
-  payAndConfirm,
-  startBot,
-  startWorld,
-  type World,
-  waitUntil,
-} from "../support/processes.js";
+import { type BotProcess, startBot, waitUntil } from "../support/processes.js";
+import { lapsePollerLease, startWorld, type World } from "../support/world.js";
 
 /** One request that went through a proxy: when it started and when its answer ended. */
 interface Exchange {

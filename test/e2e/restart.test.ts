@@ -4,33 +4,19 @@
  * flight is never sent a second time.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator.js";
 import { keys } from "../../src/store/keys.js";
+import { messagesWith, payAndConfirm } from "../support/flows.js";
 import { ADMIN_ID, PAYER_ID } from "../support/harness.js";
-import {
-  lapsePollerLease,
-  messagesWith,
-  payAndConfirm,
-  startBot,
-  startWorld,
-  type World,
-  waitUntil,
-} from "../support/processes.js";
+import { startBot, waitUntil } from "../support/processes.js";
 import { testRedis } from "../support/redis.js";
+import { lapsePollerLease, worldPerTest } from "../support/world.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 
 describe("a bot process killed and started again", () => {
-  let world: World;
-
-  beforeEach(async () => {
-    world = await startWorld();
-  });
-
-  afterEach(async () => {
-    await world.close();
-  });
+  const world = worldPerTest();
 
   /**
    * A kill while a poll holds its claim on the payout would hide it from the next process

@@ -1,26 +1,12 @@
 /** /status and /history, end to end: what staff can look up, and paging through payouts. */
 import { request } from "undici";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type EmulatedUser, plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
 import type { Payout } from "../../src/payouts/payout.js";
-import {
-  ADMIN_ID,
-  type Harness,
-  PAYER_ID,
-  STRANGER_ID,
-  startHarness,
-  VIEWER_ID,
-} from "../support/harness.js";
+import { pressAndWait, sendAndWait, showPrompt } from "../support/flows.js";
+import { ADMIN_ID, harnessPerTest, PAYER_ID, STRANGER_ID, VIEWER_ID } from "../support/harness.js";
 
-let h: Harness;
-
-beforeEach(async () => {
-  h = await startHarness();
-});
-
-afterEach(async () => {
-  await h.close();
-});
+const h = harnessPerTest();
 
 function user(id: number): EmulatedUser {
   return h.emulator.user({ id, firstName: `User ${id}`, languageCode: "en" });
@@ -28,9 +14,7 @@ function user(id: number): EmulatedUser {
 
 /** Sends `text` as `from` and resolves with the bot's next message (new or edited) in that chat. */
 async function ask(from: EmulatedUser, text: string): Promise<string> {
-  const answer = h.emulator.waitForMessage((m) => m.chatId === from.id);
-  await from.sendText(text);
-  return plainText(await answer);
+  return plainText(await sendAndWait(h.emulator, from, text, (m) => m.chatId === from.id));
 }
 
 /** A payment made straight on the API (not through the bot), settled as the sandbox scripts it. */
@@ -51,16 +35,13 @@ async function apiPayment(phone: string, amount: number): Promise<string> {
 
 /** A payout made through the bot by the payer, settled and notified. */
 async function paidThroughBot(payer: EmulatedUser): Promise<Payout> {
-  const shown = h.emulator.waitForMessage(
-    (m) => m.chatId === payer.id && (m.replyMarkup?.length ?? 0) > 0,
-  );
-  await payer.sendText("/pay 237670000001 5000");
-  const prompt = await shown;
-  const paid = h.emulator.waitForMessage(
+  const prompt = await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
+  await pressAndWait(
+    h.emulator,
+    payer,
+    prompt,
     (m) => m.chatId === payer.id && plainText(m).startsWith("✅ Paid:"),
   );
-  await payer.pressButton(prompt, 0);
-  await paid;
   const { items } = await h.app.stores.payouts.list({ userId: payer.id, offset: 0, limit: 1 });
   const [payout] = items;
   if (!payout) throw new Error("no payout stored");

@@ -3,18 +3,13 @@
  * registers its URL with the secret, the emulator POSTs updates there, requests without
  * the secret are refused, and no replica long-polls.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator.js";
+import { messagesWith, payAndConfirm } from "../support/flows.js";
 import { PAYER_ID } from "../support/harness.js";
-import {
-  type BotProcess,
-  freePort,
-  messagesWith,
-  payAndConfirm,
-  startBot,
-  startWorld,
-  type World,
-} from "../support/processes.js";
+import { freePort } from "../support/net.js";
+import { type BotProcess, startBot } from "../support/processes.js";
+import { type World, worldPerTest } from "../support/world.js";
 
 const SECRET = "webhook-secret_42";
 
@@ -57,15 +52,7 @@ async function startWebhookBot(world: World): Promise<BotProcess> {
 }
 
 describe("Telegram webhook mode", () => {
-  let world: World;
-
-  beforeEach(async () => {
-    world = await startWorld();
-  });
-
-  afterEach(async () => {
-    await world.close();
-  });
+  const world = worldPerTest();
 
   it("takes updates from Telegram's POSTs and runs a payout end to end", async () => {
     const bot = await startWebhookBot(world);

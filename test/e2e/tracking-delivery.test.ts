@@ -3,7 +3,8 @@
  * arrives once; a user who blocked the bot is given up on, not retried forever.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type EmulatedUser, plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { confirmPayout } from "../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 
 let h: Harness | undefined;
@@ -12,24 +13,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-/** Sends /pay, confirms it, waits for "Pending"; returns the prompt and the payout id. */
-async function confirmPayout(harness: Harness, user: EmulatedUser, command: string) {
-  const shown = harness.emulator.waitForMessage(
-    (m) => m.chatId === user.id && (m.replyMarkup?.length ?? 0) > 0,
-  );
-  await user.sendText(command);
-  const prompt = await shown;
-  const pending = harness.emulator.waitForMessage(
-    (m) => m.messageId === prompt.messageId && plainText(m).includes("Pending"),
-  );
-  await user.pressButton(prompt, 0);
-  await pending;
-  const { items } = await harness.app.stores.payouts.list({ userId: user.id, offset: 0, limit: 5 });
-  const payout = items.find((item) => item.messageId === prompt.messageId);
-  if (!payout) throw new Error("the confirmed payout is not stored");
-  return { prompt, payoutId: payout.id };
-}
 
 function isPaidNotice(message: SentMessage, prompt: SentMessage): boolean {
   return (
@@ -54,7 +37,7 @@ describe("delivering the final status", () => {
     h = await startHarness();
     const harness = h;
     const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const { prompt, payoutId } = await confirmPayout(harness, payer, "/pay 237670000001 5000");
+    const { prompt, payout } = await confirmPayout(harness, payer, "/pay 237670000001 5000");
     // The next sendMessage is the notice (the prompt was sent already).
     harness.emulator.failNext("sendMessage", {
       error_code: 429,
@@ -70,19 +53,19 @@ describe("delivering the final status", () => {
       1,
     );
     expect(noticeSends(harness)).toBe(2);
-    expect((await harness.app.stores.payouts.get(payoutId))?.notifiedAtMs).toBeDefined();
+    expect((await harness.app.stores.payouts.get(payout.id))?.notifiedAtMs).toBeDefined();
   });
 
   it("gives up on a payer who blocked the bot instead of retrying forever", async () => {
     h = await startHarness();
     const harness = h;
     const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const { payoutId } = await confirmPayout(harness, payer, "/pay 237670000001 5000");
+    const { payout } = await confirmPayout(harness, payer, "/pay 237670000001 5000");
     payer.blockBot();
 
     await expect.poll(() => noticeSends(harness), { timeout: 5000 }).toBe(1);
     await expect.poll(() => harness.app.stores.outbox.size()).toBe(0);
-    const settled = await harness.app.stores.payouts.get(payoutId);
+    const settled = await harness.app.stores.payouts.get(payout.id);
     expect(settled?.state).toBe("success");
     expect(settled?.notifiedAtMs).toBeUndefined();
     // Well past the first retry delay (2 s): nothing was tried again.

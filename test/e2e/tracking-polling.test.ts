@@ -3,7 +3,8 @@
  * and it backs off when the API says 429.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type EmulatedUser, plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { confirmPayout } from "../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 
 let h: Harness | undefined;
@@ -17,24 +18,6 @@ async function start(): Promise<Harness> {
   // No callback URL is set on the sandbox: only polling can settle anything.
   h = await startHarness();
   return h;
-}
-
-/** Sends /pay, confirms it, waits for "Pending"; returns the prompt and its payment id. */
-async function confirmPayout(harness: Harness, user: EmulatedUser, command: string) {
-  const shown = harness.emulator.waitForMessage(
-    (m) => m.chatId === user.id && (m.replyMarkup?.length ?? 0) > 0,
-  );
-  await user.sendText(command);
-  const prompt = await shown;
-  const pending = harness.emulator.waitForMessage(
-    (m) => m.messageId === prompt.messageId && plainText(m).includes("Pending"),
-  );
-  await user.pressButton(prompt, 0);
-  await pending;
-  const { items } = await harness.app.stores.payouts.list({ userId: user.id, offset: 0, limit: 5 });
-  const payout = items.find((item) => item.messageId === prompt.messageId);
-  if (!payout?.paymentId) throw new Error("the confirmed payout has no payment id");
-  return { prompt, payoutId: payout.id, paymentId: payout.paymentId };
 }
 
 function isNotice(message: SentMessage, prompt: SentMessage): boolean {
@@ -66,15 +49,11 @@ describe("status tracking by polling only", () => {
   ])("tells the payer about a $state payout found by polling", async (row) => {
     const harness = await start();
     const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const { prompt, payoutId, paymentId } = await confirmPayout(
-      harness,
-      payer,
-      `/pay ${row.number} 4000`,
-    );
+    const { prompt, payout } = await confirmPayout(harness, payer, `/pay ${row.number} 4000`);
     const notice = await harness.emulator.waitForMessage((m) => isNotice(m, prompt));
     expect(plainText(notice).startsWith(row.start)).toBe(true);
     expect(plainText(notice)).toContain("4,000 FCFA");
-    expect(plainText(notice)).toContain(`Payment id: ${paymentId}`);
+    expect(plainText(notice)).toContain(`Payment id: ${payout.paymentId}`);
     const edited = harness.emulator.message(prompt.chatId, prompt.messageId);
     expect(edited && plainText(edited)).toContain(row.title);
 
@@ -82,11 +61,11 @@ describe("status tracking by polling only", () => {
     expect(notices(harness, prompt)).toHaveLength(1);
     expect(harness.sandbox.callbackAttempts).toHaveLength(0);
     // Settled 150 ms in, first poll 200 ms in: a couple of reads at most, then none.
-    const spent = reads(harness, paymentId);
+    const spent = reads(harness, payout.paymentId);
     expect(spent).toBeGreaterThanOrEqual(1);
     expect(spent).toBeLessThanOrEqual(3);
-    expect(await harness.app.stores.tracking.dueAt(payoutId)).toBeNull();
-    expect((await harness.app.stores.payouts.get(payoutId))?.state).toBe(row.state);
+    expect(await harness.app.stores.tracking.dueAt(payout.id)).toBeNull();
+    expect((await harness.app.stores.payouts.get(payout.id))?.state).toBe(row.state);
   });
 
   it("waits out 429s on polling, then settles and notifies once", async () => {
@@ -99,20 +78,16 @@ describe("status tracking by polling only", () => {
       times: 2,
     });
     const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const { prompt, payoutId, paymentId } = await confirmPayout(
-      harness,
-      payer,
-      "/pay 237670000001 5000",
-    );
+    const { prompt, payout } = await confirmPayout(harness, payer, "/pay 237670000001 5000");
     const notice = await harness.emulator.waitForMessage((m) => isNotice(m, prompt), 10_000);
     expect(plainText(notice)).toContain("✅ Paid");
 
     await quiet(harness);
     expect(notices(harness, prompt)).toHaveLength(1);
-    expect((await harness.app.stores.payouts.get(payoutId))?.state).toBe("success");
+    expect((await harness.app.stores.payouts.get(payout.id))?.state).toBe("success");
     // Two refused reads and the one that worked; each retry waited the second it was asked to.
     const times = harness.sandbox.requests
-      .filter((r) => r.method === "GET" && r.path === `/payments/${paymentId}`)
+      .filter((r) => r.method === "GET" && r.path === `/payments/${payout.paymentId}`)
       .map((r) => r.atMs);
     expect(times).toHaveLength(3);
     for (let i = 1; i < times.length; i++) {

@@ -5,9 +5,10 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { request } from "undici";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type EmulatedUser, plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
 import { signParts } from "../../src/payments/signature.js";
 import type { Payout } from "../../src/payouts/payout.js";
+import { confirmPayout } from "../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 
 const SLOW_POLLING = { STATUS_POLL_INTERVAL_MS: "600000" };
@@ -39,24 +40,6 @@ function webhookUrl(harness: Harness): string {
   const http = harness.app.http;
   if (!http) throw new Error("the app runs no HTTP server");
   return `${http.url}${harness.app.config.payment.webhookPath}`;
-}
-
-/** Sends /pay, confirms it, waits for "Pending"; returns the prompt and the stored payout. */
-async function confirmPayout(harness: Harness, user: EmulatedUser, command: string) {
-  const shown = harness.emulator.waitForMessage(
-    (m) => m.chatId === user.id && (m.replyMarkup?.length ?? 0) > 0,
-  );
-  await user.sendText(command);
-  const prompt = await shown;
-  const pending = harness.emulator.waitForMessage(
-    (m) => m.messageId === prompt.messageId && plainText(m).includes("Pending"),
-  );
-  await user.pressButton(prompt, 0);
-  await pending;
-  const { items } = await harness.app.stores.payouts.list({ userId: user.id, offset: 0, limit: 5 });
-  const payout = items.find((item) => item.messageId === prompt.messageId);
-  if (!payout?.paymentId) throw new Error("the confirmed payout has no payment id");
-  return { prompt, payout: { ...payout, paymentId: payout.paymentId } };
 }
 
 const NOTICE_START = { success: "✅ Paid:", failed: "❌ Failed:", canceled: "⚪ Canceled:" };

@@ -4,45 +4,31 @@
  * portal or as failed. Every resolution is audited and the payer is told the outcome.
  */
 import { request } from "undici";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedUser, plainText } from "../../src/dev/telegram-emulator.js";
 import type { Payout } from "../../src/payouts/payout.js";
-import { ADMIN_ID, type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { isPromptReading, pressAndWait, sendAndWait, showPrompt } from "../support/flows.js";
+import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../support/harness.js";
 
-let h: Harness;
+const h = harnessPerTest();
 let admin: EmulatedUser;
 let payer: EmulatedUser;
 
-beforeEach(async () => {
-  h = await startHarness();
+beforeEach(() => {
   admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
   payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
 });
 
-afterEach(async () => {
-  await h.close();
-});
-
 /** Sends `text` as `from` and resolves with the text of the bot's next message in that chat. */
 async function ask(from: EmulatedUser, text: string): Promise<string> {
-  const answer = h.emulator.waitForMessage((m) => m.chatId === from.id);
-  await from.sendText(text);
-  return plainText(await answer);
+  return plainText(await sendAndWait(h.emulator, from, text, (m) => m.chatId === from.id));
 }
 
 /** A /pay whose POST /disburse answer is lost (500): the payout ends `unknown`. */
 async function unknownPayout(amount: number, afterHandling: boolean): Promise<Payout> {
-  const shown = h.emulator.waitForMessage(
-    (m) => m.chatId === PAYER_ID && (m.replyMarkup?.length ?? 0) > 0,
-  );
-  await payer.sendText(`/pay 237670000001 ${amount}`);
-  const prompt = await shown;
+  const prompt = await showPrompt(h.emulator, payer, `/pay 237670000001 ${amount}`);
   h.sandbox.injectFault({ method: "POST", path: "/disburse", status: 500, afterHandling });
-  const unknown = h.emulator.waitForMessage(
-    (m) => m.messageId === prompt.messageId && plainText(m).includes("Outcome unknown"),
-  );
-  await payer.pressButton(prompt, 0);
-  await unknown;
+  await pressAndWait(h.emulator, payer, prompt, "Outcome unknown");
   const [payout] = (await h.app.stores.payouts.listInState("unknown")).filter(
     (item) => item.messageId === prompt.messageId,
   );
@@ -200,11 +186,7 @@ describe("a payout stranded in submitting by a crash", () => {
   });
 
   it("turns the payer's prompt from Sending… into Outcome unknown", async () => {
-    const prompt = h.emulator.waitForMessage(
-      (m) => m.chatId === PAYER_ID && (m.replyMarkup?.length ?? 0) > 0,
-    );
-    await payer.sendText("/pay 670000001 7000");
-    const shown = await prompt;
+    const shown = await showPrompt(h.emulator, payer, "/pay 670000001 7000");
     const [payout] = (await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 }))
       .items;
     if (!payout) throw new Error("no payout was prepared");
@@ -217,9 +199,7 @@ describe("a payout stranded in submitting by a crash", () => {
     );
     expect(claimed.ok).toBe(true);
 
-    const edited = h.emulator.waitForMessage(
-      (m) => m.messageId === shown.messageId && plainText(m).includes("Outcome unknown"),
-    );
+    const edited = h.emulator.waitForMessage(isPromptReading(shown, "Outcome unknown"));
     await h.app.tracker.resume();
     expect((await edited).replyMarkup ?? []).toHaveLength(0);
     expect(await stateOf(payout.id)).toBe("unknown");

@@ -5,48 +5,13 @@
  * Redis. Tests never skip for want of Redis.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { createServer } from "node:net";
-import { Redis } from "ioredis";
 import type { TestProject } from "vitest/node";
+import { freePort, redisAnswers } from "./net.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     redisUrl: string;
   }
-}
-
-async function answers(url: string): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-    connectTimeout: 1000,
-  });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 async function startPrivateRedis(): Promise<{ url: string; child: ChildProcess }> {
@@ -58,7 +23,7 @@ async function startPrivateRedis(): Promise<{ url: string; child: ChildProcess }
   );
   const url = `redis://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 50; attempt++) {
-    if (await answers(url)) return { url, child };
+    if (await redisAnswers(url)) return { url, child };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill("SIGKILL");
@@ -67,7 +32,7 @@ async function startPrivateRedis(): Promise<{ url: string; child: ChildProcess }
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  if (await answers(url)) {
+  if (await redisAnswers(url)) {
     project.provide("redisUrl", url);
     return () => {};
   }

@@ -9,7 +9,8 @@ import { startTelegramEmulator, type TelegramEmulator } from "../../src/dev/tele
 import { silentLogger } from "../../src/logger.js";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 import type { Stores } from "../../src/store/types.js";
-import { dropPrefix, testPrefix, testRedis, testRedisUrl } from "./redis.js";
+import { perTest } from "./per-test.js";
+import { dropTestPrefix, testPrefix, testRedisUrl } from "./redis.js";
 
 export const ADMIN_ID = 1001;
 export const PAYER_ID = 1002;
@@ -25,6 +26,8 @@ export interface HarnessOptions {
   stores?: Stores;
   /** Start the app's HTTP server (webhooks, health). Default true. */
   http?: boolean;
+  /** The app's clock, for tests that move time forward. Default Date.now. */
+  now?: () => number;
 }
 
 export interface Harness {
@@ -62,13 +65,26 @@ export function harnessEnv(
   };
 }
 
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+/**
+ * The Payment API sandbox and the Telegram emulator as the tests want them: payments settle
+ * 150 ms after they are made, no rate limit (unless `sandbox` says otherwise), and a long
+ * poll ends after 200 ms.
+ */
+export async function startServices(
+  sandboxOptions: SandboxOptions = {},
+): Promise<{ sandbox: SandboxHandle; emulator: TelegramEmulator }> {
   const sandbox = await startSandbox({
     settleDelayMs: 150,
     rateLimitPerMinute: 0,
-    ...options.sandbox,
+    ...sandboxOptions,
   });
   const emulator = await startTelegramEmulator({ maxPollWaitMs: 200 });
+  return { sandbox, emulator };
+}
+
+/** Starts the sandbox, the emulator and the app on the test Redis under a fresh prefix. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const { sandbox, emulator } = await startServices(options.sandbox);
   const prefix = testPrefix("e2e");
   const env = harnessEnv(sandbox, emulator, prefix, options.env);
   let app: App;
@@ -80,6 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       pollTimeoutSeconds: 1,
       loopTickMs: 50,
       http: options.http,
+      now: options.now,
     });
   } catch (error) {
     await emulator.close();
@@ -96,9 +113,37 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await app.stop();
       await emulator.close();
       await sandbox.close();
-      const redis = testRedis();
-      await dropPrefix(redis, prefix);
-      await redis.quit();
+      await dropTestPrefix(prefix);
     },
+  };
+}
+
+/**
+ * A fresh harness (`startHarness(options)`) for each test of the enclosing describe:
+ * started before the test, closed after it. The object returned reads through to the
+ * running test's harness.
+ */
+export function harnessPerTest(options: HarnessOptions = {}): Harness {
+  const harness = perTest(
+    () => startHarness(options),
+    (running) => running.close(),
+  );
+  return {
+    get sandbox() {
+      return harness().sandbox;
+    },
+    get emulator() {
+      return harness().emulator;
+    },
+    get app() {
+      return harness().app;
+    },
+    get prefix() {
+      return harness().prefix;
+    },
+    get env() {
+      return harness().env;
+    },
+    close: () => harness().close(),
   };
 }

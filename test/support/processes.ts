@@ -1,33 +1,19 @@
 /**
  * Real processes for end-to-end tests: the bot started as in production
- * (`node --import tsx src/main.ts start`, configured by its environment), private
- * `redis-server`s a test may stop and start again, and the world they talk to (sandbox,
- * emulator). Everything started here is tracked: `stopAllProcesses()` (called by
- * `World.close`) kills whatever a failed test left running.
+ * (`node --import tsx src/main.ts start`, configured by its environment) and private
+ * `redis-server`s a test may stop and start again (the world they talk to is in world.ts).
+ * Everything started here is tracked: `stopAllProcesses()` (called by `World.close`) kills
+ * whatever a failed test left running.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { Redis } from "ioredis";
 import { z } from "zod";
-import {
-  type EmulatedUser,
-  plainText,
-  type SentMessage,
-  startTelegramEmulator,
-  type TelegramEmulator,
-} from "../../src/dev/telegram-emulator.js";
-import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
-import { keys } from "../../src/store/keys.js";
-import { createRedisConnection, createRedisStores, waitForReady } from "../../src/store/redis.js";
-import type { Stores } from "../../src/store/types.js";
-import { harnessEnv } from "./harness.js";
-import { dropPrefix, testPrefix, testRedis, testRedisUrl } from "./redis.js";
+import { freePort, redisAnswers } from "./net.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -46,19 +32,6 @@ const running = new Set<{ stop: () => Promise<unknown> }>();
 /** Kills every bot process and stops every private Redis still running. */
 export async function stopAllProcesses(): Promise<void> {
   await Promise.allSettled([...running].map((item) => item.stop()));
-}
-
-/** A free TCP port on 127.0.0.1 (free when asked; use it at once). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 /** Checks every 25 ms until `check` is true; rejects naming `what` after `timeoutMs`. */
@@ -210,25 +183,6 @@ export async function healthStatus(baseUrl: string, timeoutMs = 2000): Promise<n
   }
 }
 
-async function redisAnswers(url: string): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-    connectTimeout: 500,
-  });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
 /** A redis-server of the test's own, on a free port, that it may stop and start again. */
 export class PrivateRedis {
   readonly port: number;
@@ -266,7 +220,7 @@ export class PrivateRedis {
     child.once("exit", () => {
       if (this.#child === child) this.#child = undefined;
     });
-    await waitUntil(() => redisAnswers(this.url), `redis-server on port ${this.port}`);
+    await waitUntil(() => redisAnswers(this.url, 500), `redis-server on port ${this.port}`);
   }
 
   /** Shuts the server down (SIGTERM: the AOF is flushed) and waits for it to exit. */
@@ -286,83 +240,4 @@ export class PrivateRedis {
     rmSync(this.dir, { recursive: true, force: true });
     running.delete(this.#tracked);
   }
-}
-
-/** What bot processes talk to: the sandbox, the emulator, and their stores, read by the test. */
-export interface World {
-  sandbox: SandboxHandle;
-  emulator: TelegramEmulator;
-  prefix: string;
-  /** The bot's environment (harnessEnv) with this world's Redis and prefix. */
-  env: Record<string, string>;
-  /** The bot's stores (same Redis, same prefix), for the test to read. */
-  stores: Stores;
-  /** Kills every process, stops the servers, deletes the prefix's keys on the test Redis. */
-  close(): Promise<void>;
-}
-
-/** Starts the sandbox and the emulator for bot processes; `redisUrl` defaults to the test Redis. */
-export async function startWorld(
-  options: { sandbox?: SandboxOptions; env?: Record<string, string>; redisUrl?: string } = {},
-): Promise<World> {
-  const sandbox = await startSandbox({
-    settleDelayMs: 150,
-    rateLimitPerMinute: 0,
-    ...options.sandbox,
-  });
-  const emulator = await startTelegramEmulator({ maxPollWaitMs: 200 });
-  const prefix = testPrefix("proc");
-  const redisUrl = options.redisUrl ?? testRedisUrl();
-  const env = harnessEnv(sandbox, emulator, prefix, { REDIS_URL: redisUrl, ...options.env });
-  const connection = createRedisConnection(redisUrl);
-  await waitForReady(connection, 5000);
-  const stores = createRedisStores(connection, { prefix, retentionMs: 86_400_000 });
-  const close = async () => {
-    await stopAllProcesses();
-    await Promise.all([emulator.close(), sandbox.close(), stores.close()]);
-    const redis = testRedis();
-    await dropPrefix(redis, prefix);
-    await redis.quit();
-  };
-  return { sandbox, emulator, prefix, env, stores, close };
-}
-
-/**
- * Lets the Telegram polling lease of a killed process lapse now rather than after its
- * 30 s (SIGKILL leaves no chance to release it): time passing, for one key.
- */
-export async function lapsePollerLease(world: World): Promise<void> {
-  const redis = testRedis();
-  await redis.del(keys(world.prefix).lease("telegram-poller"));
-  await redis.quit();
-}
-
-/**
- * Sends `command` (a /pay) as `user`, presses Confirm on the prompt, and resolves with
- * the prompt once it shows `stateText`.
- */
-export async function payAndConfirm(
-  emulator: TelegramEmulator,
-  user: EmulatedUser,
-  command: string,
-  stateText = "Pending",
-): Promise<SentMessage> {
-  const ofUser = (m: SentMessage) => m.chatId === user.id;
-  const prompt = emulator.waitForMessage((m) => ofUser(m) && (m.replyMarkup?.length ?? 0) > 0);
-  await user.sendText(command);
-  const shown = await prompt;
-  const done = emulator.waitForMessage(
-    (m) => ofUser(m) && m.messageId === shown.messageId && plainText(m).includes(stateText),
-  );
-  await user.pressButton(shown, 0);
-  return done;
-}
-
-/** The bot's messages in `chatId` whose text contains `text`. */
-export function messagesWith(
-  emulator: TelegramEmulator,
-  chatId: number,
-  text: string,
-): SentMessage[] {
-  return emulator.messages(chatId).filter((m) => plainText(m).includes(text));
 }

@@ -26,3 +26,10 @@ export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== "0");
 }
+
+/** Deletes every key under `prefix` on the test Redis, with a connection of its own. */
+export async function dropTestPrefix(prefix: string): Promise<void> {
+  const redis = testRedis();
+  await dropPrefix(redis, prefix);
+  await redis.quit();
+}

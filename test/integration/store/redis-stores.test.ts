@@ -1,5 +1,4 @@
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -14,6 +13,7 @@ import {
 import type { Stores } from "../../../src/store/types.js";
 import { payoutIn, samplePayout } from "../../contract/payout-store.contract.js";
 import { describeStoreContract } from "../../contract/stores.contract.js";
+import { freePort } from "../../support/net.js";
 import { dropPrefix, testPrefix, testRedis, testRedisUrl } from "../../support/redis.js";
 
 async function connected(): Promise<Redis> {
@@ -35,17 +35,6 @@ describeStoreContract("redis stores", async ({ retentionMs }) => {
     elapse: (ms) => sleep(ms),
   };
 });
-
-/** A port on 127.0.0.1 that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  await once(server, "close");
-  if (typeof address !== "object" || !address) throw new Error("no port");
-  return address.port;
-}
 
 describe("redis stores (Redis only)", () => {
   const retentionMs = 60_000;
@@ -161,7 +150,7 @@ describe("redis stores (Redis only)", () => {
 
 describe("createRedisConnection", () => {
   it("fails commands fast instead of queueing them while Redis is unreachable", async () => {
-    const redis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, {
+    const redis = createRedisConnection(`redis://127.0.0.1:${await freePort()}`, {
       connectTimeoutMs: 500,
       maxReconnectDelayMs: 50,
     });
@@ -181,7 +170,7 @@ describe("createRedisConnection", () => {
   });
 
   it("keeps trying to reconnect until closed", async () => {
-    const redis = createRedisConnection(`redis://127.0.0.1:${await closedPort()}`, {
+    const redis = createRedisConnection(`redis://127.0.0.1:${await freePort()}`, {
       maxReconnectDelayMs: 20,
     });
     try {

@@ -1,15 +1,6 @@
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { FailureStreakLog } from "../../../src/payouts/failure-log.js";
-
-function capturedLogger() {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const logger = pino(
-    { level: "debug" },
-    { write: (line: string) => lines.push(JSON.parse(line)) },
-  );
-  return { logger, lines };
-}
+import { capturedLogger } from "../../support/logs.js";
 
 describe("FailureStreakLog", () => {
   it("logs the first failure of a streak as an error, the repeats at debug, and the recovery", () => {

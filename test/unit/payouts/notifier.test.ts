@@ -1,10 +1,11 @@
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { DeliveryError, type Messenger, Notifier } from "../../../src/payouts/notifier.js";
 import type { Payout } from "../../../src/payouts/payout.js";
 import { createMemoryStores } from "../../../src/store/memory.js";
 import type { Stores } from "../../../src/store/types.js";
+import { type FakeClock, fakeClock } from "../../support/clock.js";
+import { type CapturedLine, capturedLogger } from "../../support/logs.js";
+import { acceptedPayout } from "../../support/payouts.js";
 
 const START_MS = Date.UTC(2025, 0, 6, 9, 0, 0);
 
@@ -26,64 +27,30 @@ class FakeMessenger implements Messenger {
   }
 }
 
-/** Log lines as parsed JSON, to check what was logged. */
-function capturingLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) {
-        if (line.trim() !== "") lines.push(JSON.parse(line));
-      }
-      done();
-    },
-  });
-  return { logger: pino({ level: "debug" }, stream), lines };
-}
-
 interface Setup {
-  clock: { nowMs: number };
+  clock: FakeClock;
   stores: Stores;
   messenger: FakeMessenger;
   notifier: Notifier;
-  lines: Array<Record<string, unknown>>;
+  lines: CapturedLine[];
 }
 
 function setup(options: { maxAttempts?: number; retryBaseMs?: number; tickMs?: number } = {}) {
-  const clock = { nowMs: START_MS };
-  const now = () => clock.nowMs;
-  const stores = createMemoryStores({ retentionMs: 86_400_000, now });
+  const clock = fakeClock(START_MS);
+  const stores = createMemoryStores({ retentionMs: 86_400_000, now: clock.now });
   const messenger = new FakeMessenger();
-  const { logger, lines } = capturingLogger();
-  const notifier = new Notifier({ stores, messenger, logger, now, ...options });
+  const { logger, lines } = capturedLogger();
+  const notifier = new Notifier({ stores, messenger, logger, now: clock.now, ...options });
   return { clock, stores, messenger, notifier, lines } satisfies Setup;
 }
-
-let counter = 0;
 
 /** A payout that just reached `state`: its notification is in the outbox. */
 async function settledPayout(
   s: Setup,
   event: "settle_success" | "settle_failed" | "settle_canceled" = "settle_success",
 ): Promise<Payout> {
-  counter += 1;
   const now = s.clock.nowMs;
-  const payout: Payout = {
-    id: `payout-${counter}-abcdef`,
-    kind: "disbursement",
-    state: "pending",
-    phone: "237670000001",
-    operator: "mtn",
-    recipientName: "Jean-Paul Mbarga",
-    amount: 5000,
-    initiatorId: 1002,
-    chatId: 1002,
-    locale: "en",
-    createdAtMs: now,
-    updatedAtMs: now,
-    expiresAtMs: now + 300_000,
-    submittedAtMs: now,
-    paymentId: `pay-${counter}`,
-  };
+  const payout = acceptedPayout(now);
   await s.stores.payouts.create(payout);
   const moved = await s.stores.payouts.transition(payout.id, event, { settledAtMs: now });
   if (!moved.ok) throw new Error("the payout could not be settled");

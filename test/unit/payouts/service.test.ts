@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PaymentClient } from "../../../src/payments/client.js";
 import type { Payout } from "../../../src/payouts/payout.js";
-import { type ClaimResult, PayoutService } from "../../../src/payouts/service.js";
+import type { ClaimResult, PayoutService } from "../../../src/payouts/service.js";
 import { type SandboxHandle, startSandbox } from "../../../src/sandbox/index.js";
-import { createMemoryStores } from "../../../src/store/memory.js";
 import type { Stores } from "../../../src/store/types.js";
+import { type FakeClock, fakeClock } from "../../support/clock.js";
+import { serviceOnMemoryStores } from "../../support/payouts.js";
 
 const PAYER = 1002;
 const ADMIN = 1001;
@@ -13,7 +14,7 @@ const POLL_MS = 5000;
 
 let sandbox: SandboxHandle;
 let client: PaymentClient;
-let clock: { nowMs: number };
+let clock: FakeClock;
 let stores: Stores;
 let service: PayoutService;
 
@@ -36,16 +37,12 @@ afterAll(async () => {
 
 beforeEach(() => {
   sandbox.reset();
-  clock = { nowMs: Date.now() };
-  const now = () => clock.nowMs;
-  stores = createMemoryStores({ retentionMs: 86_400_000, now });
-  service = new PayoutService({
-    gateway: client,
-    stores,
+  clock = fakeClock(Date.now());
+  ({ service, stores } = serviceOnMemoryStores(client, clock, {
+    retentionMs: 86_400_000,
     confirmationTtlSeconds: TTL_SECONDS,
     statusPollIntervalMs: POLL_MS,
-    now,
-  });
+  }));
 });
 
 async function prepared(phone = "237670000001", amount = "5000"): Promise<Payout> {
@@ -86,6 +83,29 @@ async function unknownWithPayment(phone = "237670000001", amount = "5000") {
 
 function disburseCount(): number {
   return sandbox.countRequests({ method: "POST", path: "/disburse" });
+}
+
+/**
+ * Resolving a second unknown payout with the payment id that already resolved the first is
+ * refused, and the first keeps it. Listed under both resolveWithPaymentId and resolveAsFailed.
+ */
+async function refusesAPaymentIdTakenByAnotherPayout(): Promise<void> {
+  const first = await unknownWithPayment();
+  sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
+  const second = await service.submit(await claimed(await prepared()));
+  expect(second.outcome).toBe("unknown");
+  const firstResult = await service.resolveWithPaymentId(first.payout.id, ADMIN, first.payment.id);
+  expect(firstResult.outcome).toBe("resolved");
+  const secondResult = await service.resolveWithPaymentId(
+    second.payout.id,
+    ADMIN,
+    first.payment.id,
+  );
+  expect(secondResult.outcome).toBe("payment_taken");
+  expect((await stores.payouts.get(second.payout.id))?.state).toBe("unknown");
+  expect(await stores.payouts.findByPaymentId(first.payment.id)).toMatchObject({
+    id: first.payout.id,
+  });
 }
 
 describe("PayoutService.claim", () => {
@@ -254,28 +274,10 @@ describe("PayoutService.resolveWithPaymentId", () => {
     expect((await stores.payouts.get(payout.id))?.state).toBe("unknown");
   });
 
-  it("refuses a payment id that already settles another payout", async () => {
-    const first = await unknownWithPayment();
-    sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
-    const second = await service.submit(await claimed(await prepared()));
-    expect(second.outcome).toBe("unknown");
-    const firstResult = await service.resolveWithPaymentId(
-      first.payout.id,
-      ADMIN,
-      first.payment.id,
-    );
-    expect(firstResult.outcome).toBe("resolved");
-    const secondResult = await service.resolveWithPaymentId(
-      second.payout.id,
-      ADMIN,
-      first.payment.id,
-    );
-    expect(secondResult.outcome).toBe("payment_taken");
-    expect((await stores.payouts.get(second.payout.id))?.state).toBe("unknown");
-    expect(await stores.payouts.findByPaymentId(first.payment.id)).toMatchObject({
-      id: first.payout.id,
-    });
-  });
+  it(
+    "refuses a payment id that already settles another payout",
+    refusesAPaymentIdTakenByAnotherPayout,
+  );
 
   it("refuses a payout that is not unknown", async () => {
     const payout = await pending();
@@ -304,28 +306,10 @@ describe("PayoutService.resolveAsFailed", () => {
     });
   });
 
-  it("refuses a payment id that already settles another payout", async () => {
-    const first = await unknownWithPayment();
-    sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
-    const second = await service.submit(await claimed(await prepared()));
-    expect(second.outcome).toBe("unknown");
-    const firstResult = await service.resolveWithPaymentId(
-      first.payout.id,
-      ADMIN,
-      first.payment.id,
-    );
-    expect(firstResult.outcome).toBe("resolved");
-    const secondResult = await service.resolveWithPaymentId(
-      second.payout.id,
-      ADMIN,
-      first.payment.id,
-    );
-    expect(secondResult.outcome).toBe("payment_taken");
-    expect((await stores.payouts.get(second.payout.id))?.state).toBe("unknown");
-    expect(await stores.payouts.findByPaymentId(first.payment.id)).toMatchObject({
-      id: first.payout.id,
-    });
-  });
+  it(
+    "refuses a payment id that already settles another payout",
+    refusesAPaymentIdTakenByAnotherPayout,
+  );
 
   it("refuses a payout that is not unknown", async () => {
     const payout = await pending();

@@ -1,43 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { PaymentApiError, PaymentTimeoutError } from "../../../src/payments/errors.js";
-import type { Payment, PaymentStatus } from "../../../src/payments/schemas.js";
 import type { Payout } from "../../../src/payouts/payout.js";
-import { type PaymentGateway, PayoutService } from "../../../src/payouts/service.js";
 import { nextPollDelayMs, PayoutTracker } from "../../../src/payouts/tracker.js";
-import { createMemoryStores } from "../../../src/store/memory.js";
 import type { Stores } from "../../../src/store/types.js";
+import { type FakeClock, fakeClock } from "../../support/clock.js";
+import { acceptedPayout, serviceOnMemoryStores } from "../../support/payouts.js";
+import { ScriptedGateway } from "../../support/scripted-gateway.js";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const START_MS = Date.UTC(2025, 0, 6, 9, 0, 0);
-
-/** The Payment API as the tracker sees it: `GET /payments/{id}` answers from `statusAt`. */
-class FakeGateway implements PaymentGateway {
-  readonly polls: string[] = [];
-  /** Thrown by the next polls, in order, instead of answering. */
-  readonly failures: unknown[] = [];
-  statusAt: (id: string) => PaymentStatus = () => "pending";
-
-  async getPayment(id: string): Promise<Payment> {
-    this.polls.push(id);
-    const failure = this.failures.shift();
-    if (failure !== undefined) throw failure;
-    return { id, status: this.statusAt(id), amount: 5000, fee: 50 };
-  }
-  async disburse(): Promise<Payment> {
-    throw new Error("the tracker never sends payments");
-  }
-  async collect(): Promise<Payment> {
-    throw new Error("the tracker never sends payments");
-  }
-  async getAvailability(): Promise<never[]> {
-    return [];
-  }
-  async getUserInfo(): Promise<{ firstName: string; lastName: string }> {
-    return { firstName: "Jean", lastName: "Mbarga" };
-  }
-}
 
 interface Attention {
   payoutId: string;
@@ -45,24 +18,20 @@ interface Attention {
 }
 
 interface Setup {
-  clock: { nowMs: number };
+  clock: FakeClock;
   stores: Stores;
-  gateway: FakeGateway;
+  gateway: ScriptedGateway;
   attention: Attention[];
   tracker: (overrides?: { random?: () => number; stuckAfterMs?: number }) => PayoutTracker;
 }
 
 function setup(pollIntervalMs = 5 * SECOND): Setup {
-  const clock = { nowMs: START_MS };
-  const now = () => clock.nowMs;
-  const stores = createMemoryStores({ retentionMs: 90 * 24 * HOUR, now });
-  const gateway = new FakeGateway();
-  const service = new PayoutService({
-    gateway,
-    stores,
+  const clock = fakeClock(START_MS);
+  const gateway = new ScriptedGateway();
+  const { service, stores } = serviceOnMemoryStores(gateway, clock, {
+    retentionMs: 90 * 24 * HOUR,
     confirmationTtlSeconds: 300,
     statusPollIntervalMs: pollIntervalMs,
-    now,
   });
   const attention: Attention[] = [];
   const tracker = (overrides: { random?: () => number; stuckAfterMs?: number } = {}) =>
@@ -72,7 +41,7 @@ function setup(pollIntervalMs = 5 * SECOND): Setup {
       pollIntervalMs,
       stuckAfterMs: overrides.stuckAfterMs ?? 24 * HOUR,
       submittingLimitMs: 5 * MINUTE,
-      now,
+      now: clock.now,
       random: overrides.random ?? (() => 0.5),
       onAttention: async (payout, reason) => {
         attention.push({ payoutId: payout.id, reason });
@@ -81,34 +50,14 @@ function setup(pollIntervalMs = 5 * SECOND): Setup {
   return { clock, stores, gateway, attention, tracker };
 }
 
-let counter = 0;
-
 /** A payout as the service leaves it after a 201: pending, with a payment id, first poll due. */
 async function pendingPayout(
   s: Setup,
   pollIntervalMs = 5 * SECOND,
   overrides: Partial<Payout> = {},
 ): Promise<Payout> {
-  counter += 1;
   const now = s.clock.nowMs;
-  const payout: Payout = {
-    id: `payout-${counter}-abcdef`,
-    kind: "disbursement",
-    state: "pending",
-    phone: "237670000003",
-    operator: "mtn",
-    recipientName: "Hervé Tchamba",
-    amount: 5000,
-    initiatorId: 1002,
-    chatId: 1002,
-    locale: "en",
-    createdAtMs: now,
-    updatedAtMs: now,
-    expiresAtMs: now + 300 * SECOND,
-    submittedAtMs: now,
-    paymentId: `pay-${counter}`,
-    ...overrides,
-  };
+  const payout = acceptedPayout(now, overrides);
   await s.stores.payouts.create(payout);
   if (payout.state === "pending") await s.stores.tracking.schedule(payout.id, now + pollIntervalMs);
   return payout;

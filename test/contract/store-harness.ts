@@ -1,0 +1,31 @@
+/** How the store contract gets stores to test, from each implementation's test file. */
+import type { Stores } from "../../src/store/types.js";
+import { perTest } from "../support/per-test.js";
+
+export interface StoreHarness {
+  stores: Stores;
+  /** Drops everything the stores wrote and closes them. */
+  cleanup: () => Promise<void>;
+  /** Lets `ms` pass for the stores' expiries: a real wait for Redis, a clock step for memory. */
+  elapse: (ms: number) => Promise<void>;
+}
+
+export type MakeStores = (options: { retentionMs: number }) => Promise<StoreHarness>;
+
+/**
+ * Fresh stores (`makeStores({ retentionMs })`) for each test of the enclosing describe,
+ * cleaned up after it. The object returned reads through to the running test's stores.
+ */
+export function storesPerTest(makeStores: MakeStores, retentionMs: number): StoreHarness {
+  const harness = perTest(
+    () => makeStores({ retentionMs }),
+    (running) => running.cleanup(),
+  );
+  return {
+    get stores() {
+      return harness().stores;
+    },
+    cleanup: () => harness().cleanup(),
+    elapse: (ms) => harness().elapse(ms),
+  };
+}

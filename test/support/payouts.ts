@@ -1,0 +1,48 @@
+import type { Payout } from "../../src/payouts/payout.js";
+import { type PaymentGateway, PayoutService } from "../../src/payouts/service.js";
+import { createMemoryStores } from "../../src/store/memory.js";
+import type { Stores } from "../../src/store/types.js";
+import type { FakeClock } from "./clock.js";
+
+let counter = 0;
+
+/**
+ * A disbursement as the service leaves it once the Payment API accepted it at `nowMs`:
+ * pending, with a payment id; the id and payment id are new on every call.
+ */
+export function acceptedPayout(nowMs: number, overrides: Partial<Payout> = {}): Payout {
+  counter += 1;
+  return {
+    id: `payout-${counter}-abcdef`,
+    kind: "disbursement",
+    state: "pending",
+    phone: "237670000001",
+    operator: "mtn",
+    recipientName: "Jean-Paul Mbarga",
+    amount: 5000,
+    initiatorId: 1002,
+    chatId: 1002,
+    locale: "en",
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+    expiresAtMs: nowMs + 300_000,
+    submittedAtMs: nowMs,
+    paymentId: `pay-${counter}`,
+    ...overrides,
+  };
+}
+
+/**
+ * A PayoutService on in-memory stores, both reading `clock`. `retentionMs` is how long the
+ * stores keep a settled payout; the other options are the service's own.
+ */
+export function serviceOnMemoryStores(
+  gateway: PaymentGateway,
+  clock: FakeClock,
+  options: { retentionMs: number; confirmationTtlSeconds: number; statusPollIntervalMs: number },
+): { service: PayoutService; stores: Stores } {
+  const { retentionMs, ...serviceOptions } = options;
+  const stores = createMemoryStores({ retentionMs, now: clock.now });
+  const service = new PayoutService({ gateway, stores, now: clock.now, ...serviceOptions });
+  return { service, stores };
+}
