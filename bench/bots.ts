@@ -45,6 +45,9 @@ export interface AppEnvOptions {
   statusPollIntervalMs?: number;
 }
 
+/** A staff admin no benchmark user is (the bot refuses to start without an admin). */
+const BENCH_ADMIN_ID = 1;
+
 /** The environment `npm start` would get, pointing at the bench's sandbox and Redis. */
 export function appEnv(options: AppEnvOptions): Record<string, string> {
   return {
@@ -55,7 +58,8 @@ export function appEnv(options: AppEnvOptions): Record<string, string> {
     PAYMENT_REQUEST_SIGNING_KEY: "",
     REDIS_URL: options.redisUrl,
     REDIS_KEY_PREFIX: options.prefix,
-    STAFF: options.payerIds.map((id) => `${id}:payer`).join(","),
+    // `start` needs an admin on staff; the benchmark's users are payers besides.
+    STAFF: [`${BENCH_ADMIN_ID}:admin`, ...options.payerIds.map((id) => `${id}:payer`)].join(","),
     // Long polling, whatever the caller's shell has set.
     TELEGRAM_WEBHOOK_URL: "",
     TELEGRAM_WEBHOOK_SECRET: "",
