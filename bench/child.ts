@@ -33,9 +33,13 @@ export function forkBench(script: string, options: ForkOptions = {}): ChildProce
     ? join(compiledRoot(), "bench", script.replace(/\.ts$/, ".js"))
     : fileURLToPath(new URL(script, import.meta.url));
   const loader = options.compiled ? [] : ["--import", "tsx"];
+  // BENCH_CPU_PROF=<dir>: every benchmark child writes a V8 CPU profile there on exit.
+  const profile = process.env.BENCH_CPU_PROF
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
   const child = fork(path, [], {
     cwd: REPO_ROOT,
-    execArgv: [...(options.nodeArgs ?? []), ...loader],
+    execArgv: [...profile, ...(options.nodeArgs ?? []), ...loader],
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
