@@ -9,7 +9,8 @@ import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
 import { replyView } from "../reply.js";
-import { payoutLine, payoutStateView } from "../views.js";
+import { payoutLine } from "../report-views.js";
+import { payoutStateView } from "../views.js";
 
 export interface AdminDeps {
   service: PayoutService;

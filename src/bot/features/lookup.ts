@@ -6,7 +6,8 @@ import type { PayoutService } from "../../payouts/service.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
 import { replyView } from "../reply.js";
-import { availabilityView, cannotPayText, operatorName, phoneProblemText } from "../views.js";
+import { availabilityView } from "../report-views.js";
+import { cannotPayText, operatorName, phoneProblemText } from "../views.js";
 
 export function lookupFeature(deps: { service: PayoutService }): Composer<BotContext> {
   const composer = new Composer<BotContext>();

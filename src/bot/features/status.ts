@@ -6,7 +6,8 @@ import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
 import { editView, replyView } from "../reply.js";
-import { CALLBACK_PATTERN, historyView, paymentView, payoutStateView } from "../views.js";
+import { historyView, paymentView } from "../report-views.js";
+import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
 
 export const HISTORY_PAGE_SIZE = 8;
 const REFERENCE = /^[\w-]{1,100}$/;

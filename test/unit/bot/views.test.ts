@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import {
-  amountProblemText,
   availabilityView,
+  historyView,
+  paymentView,
+  payoutLine,
+} from "../../../src/bot/report-views.js";
+import {
+  amountProblemText,
   CALLBACK,
   CALLBACK_PATTERN,
   cannotPayText,
   confirmationPrompt,
   formatTime,
-  historyView,
-  paymentView,
-  payoutLine,
   payoutStateView,
   phoneProblemText,
   prepareFailureText,

@@ -1,0 +1,109 @@
+/**
+ * Views of what the bot reports rather than asks: operator availability, a payment as the
+ * API sees it (/status), and the history pages. Same rules as views.ts: everything from a
+ * user or the API is escaped by `t()`.
+ */
+import { Markup } from "telegraf";
+import { html, type MessageKey, type Translate } from "../i18n.js";
+import { formatPhone } from "../payments/phone.js";
+import type { AvailabilityEntry, Payment } from "../payments/schemas.js";
+import type { Payout } from "../payouts/payout.js";
+import { CALLBACK, formatTime, money, operatorName, STATE_TITLE, type View } from "./views.js";
+
+export function availabilityView(t: Translate, entries: readonly AvailabilityEntry[]): View {
+  const lines = [t("availability.title"), ""];
+  for (const operator of ["mtn", "orange"] as const) {
+    const status = (type: "collection" | "disbursement") => {
+      const entry = entries.find(
+        (item) => item.operator === operator && item.operation.type === type,
+      );
+      if (!entry) return t("availability.unlisted");
+      return entry.operation.status === "OPERATIONAL"
+        ? t("availability.up")
+        : t("availability.down", { status: entry.operation.status });
+    };
+    lines.push(
+      t("availability.line", {
+        operator: operatorName(operator),
+        disbursement: html(status("disbursement")),
+        collection: html(status("collection")),
+      }),
+    );
+  }
+  return { text: lines.join("\n") };
+}
+
+const PAYMENT_STATUS_KEY = {
+  pending: "payment_status.pending",
+  success: "payment_status.success",
+  failed: "payment_status.failed",
+  canceled: "payment_status.canceled",
+} as const satisfies Record<Payment["status"], MessageKey>;
+
+/** /status: the payment as the API reports it. */
+export function paymentView(t: Translate, payment: Payment): View {
+  const lines = [
+    t("status.title", { id: payment.id }),
+    t("status.status", { status: html(t(PAYMENT_STATUS_KEY[payment.status])) }),
+  ];
+  if (payment.paymentType)
+    lines.push(
+      t(
+        payment.paymentType === "disbursement"
+          ? "status.type_disbursement"
+          : "status.type_collection",
+      ),
+    );
+  if (payment.amount !== undefined)
+    lines.push(t("payout.amount", { amount: money(t, payment.amount) }));
+  if (payment.fee !== undefined) lines.push(t("payout.fee", { fee: money(t, payment.fee) }));
+  if (payment.phoneNumber) {
+    lines.push(
+      t("payout.number", {
+        phone: formatPhone(payment.phoneNumber),
+        operator: payment.telecomOperator ? operatorName(payment.telecomOperator) : "?",
+      }),
+    );
+  }
+  const updated = payment.updatedAt ?? payment.createdAt;
+  if (updated && !Number.isNaN(Date.parse(updated))) {
+    lines.push(t("status.updated", { time: formatTime(Date.parse(updated), t.locale) }));
+  }
+  return { text: lines.join("\n") };
+}
+
+/** One line per payout for /history and /unknown. */
+export function payoutLine(t: Translate, payout: Payout, withInitiator: boolean): string {
+  const parts = {
+    state: html(t(STATE_TITLE[payout.state])),
+    amount: money(t, payout.amount),
+    name: payout.recipientName,
+    time: formatTime(payout.createdAtMs, t.locale),
+    ref: payout.id,
+  };
+  return withInitiator
+    ? t("history.line_with_initiator", { ...parts, initiator: payout.initiatorId })
+    : t("history.line", parts);
+}
+
+export function historyView(
+  t: Translate,
+  page: { items: Payout[]; total: number; page: number; pageSize: number },
+  everyone: boolean,
+): View {
+  if (page.total === 0) return { text: t("history.empty") };
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const lines = [
+    t(everyone ? "history.title_all" : "history.title", { page: page.page + 1, pages }),
+    "",
+    ...page.items.map((payout) => payoutLine(t, payout, everyone)),
+  ];
+  const buttons = [];
+  if (page.page > 0)
+    buttons.push(Markup.button.callback(t.plain("button.newer"), CALLBACK.history(page.page - 1)));
+  if (page.page + 1 < pages)
+    buttons.push(Markup.button.callback(t.plain("button.older"), CALLBACK.history(page.page + 1)));
+  return buttons.length > 0
+    ? { text: lines.join("\n"), keyboard: Markup.inlineKeyboard([buttons]).reply_markup }
+    : { text: lines.join("\n") };
+}
