@@ -13,99 +13,50 @@ import {
   PaymentClientError,
   RateLimitedError,
 } from "../payments/errors.js";
-import { type AmountProblem, parseAmount } from "../payments/money.js";
-import { type OperatorHint, type PhoneProblem, parsePhone } from "../payments/phone.js";
+import { parseAmount } from "../payments/money.js";
+import { parsePhone } from "../payments/phone.js";
 import {
   type AvailabilityEntry,
   FINAL_PAYMENT_STATUSES,
   OPERATIONAL,
   type Payment,
-  type PaymentRequest,
   type PaymentType,
   type TelecomOperator,
   type UserInfo,
 } from "../payments/schemas.js";
 import type { Stores } from "../store/types.js";
 import { settleEventFor } from "./lifecycle.js";
-import type { Locale, Payout, PayoutKind } from "./payout.js";
+import type { Payout, PayoutKind } from "./payout.js";
 
-/** What the service needs of the Payment API client (PaymentClient fits it). */
-export interface PaymentGateway {
-  collect(request: PaymentRequest): Promise<Payment>;
-  disburse(request: PaymentRequest): Promise<Payment>;
-  getPayment(id: string): Promise<Payment>;
-  getAvailability(): Promise<AvailabilityEntry[]>;
-  getUserInfo(phone: string): Promise<UserInfo>;
-}
+import type {
+  CancelResult,
+  ClaimResult,
+  PaymentGateway,
+  PayoutServiceOptions,
+  PrepareInput,
+  PrepareResult,
+  ResolveResult,
+  SettleResult,
+  SubmitResult,
+} from "./service-types.js";
 
-export interface PayoutServiceOptions {
-  gateway: PaymentGateway;
-  stores: Stores;
-  logger?: Logger;
-  confirmationTtlSeconds: number;
-  /** First poll after submission; the tracker backs off from there. */
-  statusPollIntervalMs: number;
-  /** How long an /availability answer is reused. Default 30 s. */
-  availabilityCacheMs?: number;
-  now?: () => number;
-}
+export type {
+  CancelResult,
+  ClaimResult,
+  PaymentGateway,
+  PayoutServiceOptions,
+  PrepareFailure,
+  PrepareInput,
+  PrepareResult,
+  ResolveResult,
+  SettleResult,
+  SubmitResult,
+} from "./service-types.js";
 
 export const MAX_NOTE_LENGTH = 140;
 
 /** Tries of one claim before giving up (see `claimOnce`). */
 const CLAIM_ATTEMPTS = 3;
-
-export type PrepareFailure =
-  | { reason: "bad_phone"; problem: PhoneProblem; operator?: OperatorHint }
-  | { reason: "bad_amount"; problem: AmountProblem }
-  | { reason: "operator_unavailable"; operator: TelecomOperator; kind: PayoutKind }
-  | { reason: "no_account"; phone: string }
-  | { reason: "api_error"; error: PaymentClientError };
-
-export type PrepareResult = { ok: true; payout: Payout } | ({ ok: false } & PrepareFailure);
-
-export interface PrepareInput {
-  kind: PayoutKind;
-  phone: string;
-  amount: string;
-  note?: string;
-  initiatorId: number;
-  chatId: number;
-  locale: Locale;
-}
-
-export type ClaimResult =
-  | { outcome: "claimed"; payout: Payout; claimId: string }
-  | { outcome: "not_found" }
-  | { outcome: "forbidden"; payout: Payout }
-  | { outcome: "expired"; payout: Payout }
-  /** Someone (a double tap, another replica) moved it first: nothing to do. */
-  | { outcome: "already"; payout: Payout };
-
-export type SubmitResult =
-  | { outcome: "pending"; payout: Payout }
-  | { outcome: "refused"; payout: Payout; error: PaymentClientError }
-  | { outcome: "unknown"; payout: Payout };
-
-export type CancelResult =
-  | { outcome: "cancelled"; payout: Payout }
-  | { outcome: "not_found" }
-  | { outcome: "forbidden"; payout: Payout }
-  | { outcome: "already"; payout: Payout };
-
-export type SettleResult =
-  | { outcome: "settled"; payout: Payout }
-  | { outcome: "still_pending"; payout: Payout }
-  | { outcome: "not_tracked"; payout: Payout | null };
-
-export type ResolveResult =
-  | { outcome: "resolved"; payout: Payout }
-  | { outcome: "not_found" }
-  | { outcome: "not_unknown"; payout: Payout }
-  | { outcome: "payment_not_found" }
-  | { outcome: "mismatch"; payout: Payout; payment: Payment }
-  | { outcome: "payment_taken"; payout: Payout; payment: Payment }
-  | { outcome: "api_error"; error: PaymentClientError };
 
 const OPERATION_OF: Record<PayoutKind, PaymentType> = {
   disbursement: "disbursement",

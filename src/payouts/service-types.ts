@@ -1,0 +1,90 @@
+/**
+ * The shapes the payout service takes and gives: what it needs of the Payment API, its
+ * options, and one result type per operation (each outcome a case the caller must handle).
+ */
+import type { Logger } from "../logger.js";
+import type { PaymentClientError } from "../payments/errors.js";
+import type { AmountProblem } from "../payments/money.js";
+import type { OperatorHint, PhoneProblem } from "../payments/phone.js";
+import type {
+  AvailabilityEntry,
+  Payment,
+  PaymentRequest,
+  TelecomOperator,
+  UserInfo,
+} from "../payments/schemas.js";
+import type { Stores } from "../store/types.js";
+import type { Locale, Payout, PayoutKind } from "./payout.js";
+
+/** What the service needs of the Payment API client (PaymentClient fits it). */
+export interface PaymentGateway {
+  collect(request: PaymentRequest): Promise<Payment>;
+  disburse(request: PaymentRequest): Promise<Payment>;
+  getPayment(id: string): Promise<Payment>;
+  getAvailability(): Promise<AvailabilityEntry[]>;
+  getUserInfo(phone: string): Promise<UserInfo>;
+}
+
+export interface PayoutServiceOptions {
+  gateway: PaymentGateway;
+  stores: Stores;
+  logger?: Logger;
+  confirmationTtlSeconds: number;
+  /** First poll after submission; the tracker backs off from there. */
+  statusPollIntervalMs: number;
+  /** How long an /availability answer is reused. Default 30 s. */
+  availabilityCacheMs?: number;
+  now?: () => number;
+}
+
+export type PrepareFailure =
+  | { reason: "bad_phone"; problem: PhoneProblem; operator?: OperatorHint }
+  | { reason: "bad_amount"; problem: AmountProblem }
+  | { reason: "operator_unavailable"; operator: TelecomOperator; kind: PayoutKind }
+  | { reason: "no_account"; phone: string }
+  | { reason: "api_error"; error: PaymentClientError };
+
+export type PrepareResult = { ok: true; payout: Payout } | ({ ok: false } & PrepareFailure);
+
+export interface PrepareInput {
+  kind: PayoutKind;
+  phone: string;
+  amount: string;
+  note?: string;
+  initiatorId: number;
+  chatId: number;
+  locale: Locale;
+}
+
+export type ClaimResult =
+  | { outcome: "claimed"; payout: Payout; claimId: string }
+  | { outcome: "not_found" }
+  | { outcome: "forbidden"; payout: Payout }
+  | { outcome: "expired"; payout: Payout }
+  /** Someone (a double tap, another replica) moved it first: nothing to do. */
+  | { outcome: "already"; payout: Payout };
+
+export type SubmitResult =
+  | { outcome: "pending"; payout: Payout }
+  | { outcome: "refused"; payout: Payout; error: PaymentClientError }
+  | { outcome: "unknown"; payout: Payout };
+
+export type CancelResult =
+  | { outcome: "cancelled"; payout: Payout }
+  | { outcome: "not_found" }
+  | { outcome: "forbidden"; payout: Payout }
+  | { outcome: "already"; payout: Payout };
+
+export type SettleResult =
+  | { outcome: "settled"; payout: Payout }
+  | { outcome: "still_pending"; payout: Payout }
+  | { outcome: "not_tracked"; payout: Payout | null };
+
+export type ResolveResult =
+  | { outcome: "resolved"; payout: Payout }
+  | { outcome: "not_found" }
+  | { outcome: "not_unknown"; payout: Payout }
+  | { outcome: "payment_not_found" }
+  | { outcome: "mismatch"; payout: Payout; payment: Payment }
+  | { outcome: "payment_taken"; payout: Payout; payment: Payment }
+  | { outcome: "api_error"; error: PaymentClientError };
