@@ -53,6 +53,11 @@ export const PayoutSchema = z.object({
   notifiedAtMs: z.number().int().optional(),
   /** Set once the payer and admins were told the payout looks stuck. */
   stuckReportedAtMs: z.number().int().optional(),
+  /**
+   * While `unknown`: a payment that a status callback reported for this number and amount.
+   * Only a hint shown to admins (/unknown); /resolve checks it with the API like any id.
+   */
+  candidatePaymentId: z.string().optional(),
   /** Polls spent on it so far (for the backoff schedule). */
   pollCount: z.number().int().nonnegative().optional(),
 });

@@ -6,7 +6,7 @@
  */
 import type { KeyObject } from "node:crypto";
 import type { Logger } from "../logger.js";
-import { PaymentSchema } from "../payments/schemas.js";
+import { type Payment, PaymentSchema } from "../payments/schemas.js";
 import { verifyParts } from "../payments/signature.js";
 import type { Stores } from "../store/types.js";
 import type { PayoutService } from "./service.js";
@@ -73,14 +73,38 @@ export class PaymentWebhook {
     }
     const payout = await stores.payouts.findByPaymentId(parsed.data.id);
     if (!payout) {
-      logger.info(
-        { paymentId: parsed.data.id },
-        "payment callback for an id we do not know; ignored",
-      );
+      await this.offerAsHint(parsed.data);
       return { status: 200, body: { ok: true } };
     }
     this.track(this.settle(payout.id, parsed.data.id));
     return { status: 202, body: { ok: true } };
+  }
+
+  /**
+   * A callback for an id we do not know may be the payment of an `unknown` payout whose
+   * creation answer was lost. When exactly one such payout has its number and amount, the
+   * id is kept on it as a hint for the admin; nothing is settled from it.
+   */
+  private async offerAsHint(payment: Payment): Promise<void> {
+    const { stores, logger } = this.#options;
+    const digits = payment.phoneNumber?.replace(/\D/g, "");
+    const candidates = (await stores.payouts.listInState("unknown")).filter(
+      (payout) =>
+        digits !== undefined &&
+        digits.endsWith(payout.phone.slice(3)) &&
+        payment.amount === payout.amount &&
+        (payment.paymentType === undefined || payment.paymentType === payout.kind),
+    );
+    const [match] = candidates;
+    if (match && candidates.length === 1) {
+      await stores.payouts.update(match.id, { candidatePaymentId: payment.id });
+      logger.warn(
+        { payoutId: match.id, paymentId: payment.id },
+        "a callback names a payment that may be this unknown payout's; shown to admins",
+      );
+      return;
+    }
+    logger.info({ paymentId: payment.id }, "payment callback for an id we do not know; ignored");
   }
 
   private async settle(payoutId: string, paymentId: string): Promise<void> {

@@ -24,6 +24,16 @@ async function ask(from: EmulatedUser, text: string): Promise<string> {
   return plainText(await sendAndWait(h.emulator, from, text, (m) => m.chatId === from.id));
 }
 
+/** Resolves once `read` gives a value (checked every 20 ms, for at most 5 s). */
+async function waitFor<T>(read: () => Promise<T | undefined>): Promise<T> {
+  for (let tries = 0; tries < 250; tries++) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("the value never came");
+}
+
 /** A /pay whose POST /disburse answer is lost (500): the payout ends `unknown`. */
 async function unknownPayout(amount: number, afterHandling: boolean): Promise<Payout> {
   const prompt = await showPrompt(h.emulator, payer, `/pay 237670000001 ${amount}`);
@@ -124,6 +134,21 @@ describe("/unknown and /resolve", () => {
     );
     // The bot never sent the payment again: one POST from the bot, one made by the test.
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(2);
+  });
+
+  it("shows admins the payment a callback named for an unknown payout, and settles nothing", async () => {
+    const http = h.app.http;
+    if (!http) throw new Error("the harness runs the HTTP server");
+    h.sandbox.setCallbackUrl(`${http.url}${h.app.config.payment.webhookPath}`);
+    const payout = await unknownPayout(8300, true);
+    const paymentId = sandboxPaymentOf(8300);
+    // The sandbox settles the payment it made and posts a signed callback we cannot place.
+    await waitFor(async () => (await h.app.stores.payouts.get(payout.id))?.candidatePaymentId);
+
+    const listing = await ask(admin, "/unknown");
+    expect(listing).toContain(`/resolve ${payout.id} ${paymentId}`);
+    expect((await h.app.stores.payouts.get(payout.id))?.state).toBe("unknown");
+    expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
   });
 
   it("refuses /unknown and /resolve to anyone but an admin", async () => {

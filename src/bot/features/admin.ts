@@ -35,7 +35,12 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
       return;
     }
     const lines = [ctx.t("unknown.title", { count: payouts.length }), ""];
-    for (const payout of payouts) lines.push(payoutLine(ctx.t, payout, true));
+    for (const payout of payouts) {
+      lines.push(payoutLine(ctx.t, payout, true));
+      if (payout.candidatePaymentId) {
+        lines.push(ctx.t("unknown.hint", { ref: payout.id, id: payout.candidatePaymentId }));
+      }
+    }
     lines.push("", ctx.t("unknown.how"));
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
   });
