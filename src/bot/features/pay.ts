@@ -30,12 +30,14 @@ export interface PayDeps {
 }
 
 /**
- * Refreshes a prompt whose payout another press already moved. One still `submitting` is
- * left alone: the press that claimed it edits the prompt when the API answers, and an
- * edit from here could land after that one and put "Sending…" back over "Pending".
+ * Refreshes a prompt whose payout another press already moved. One still `submitting` or
+ * `pending` is left alone: the press that claimed it edits the prompt when the API answers,
+ * and the notifier when the payment is final. An edit from here, made from a read that is
+ * already old, could land after theirs and put "Sending…" back over "Pending", or
+ * "Pending" over "Completed".
  */
 async function showMovedPayout(ctx: BotContext, payout: Payout): Promise<void> {
-  if (payout.state === "submitting") return;
+  if (payout.state === "submitting" || payout.state === "pending") return;
   await editView(ctx, payoutStateView(ctx.t, payout));
 }
 
