@@ -90,8 +90,7 @@ export class PaymentWebhook {
     const digits = payment.phoneNumber?.replace(/\D/g, "");
     const candidates = (await stores.payouts.listInState("unknown")).filter(
       (payout) =>
-        digits !== undefined &&
-        digits.endsWith(payout.phone.slice(3)) &&
+        digits?.endsWith(payout.phone.slice(3)) === true &&
         payment.amount === payout.amount &&
         (payment.paymentType === undefined || payment.paymentType === payout.kind),
     );
