@@ -24,9 +24,9 @@ import {
   type TelecomOperator,
   type UserInfo,
 } from "../payments/schemas.js";
-import type { Stores } from "../store/types.js";
+import type { AuditEntry, Stores } from "../store/types.js";
 import { settleEventFor } from "./lifecycle.js";
-import type { Payout, PayoutKind } from "./payout.js";
+import type { Payout, PayoutKind, PayoutPatch } from "./payout.js";
 
 import type {
   CancelResult,
@@ -385,33 +385,35 @@ export class PayoutService {
     // amount must not both claim it, or both payers would be told "paid".
     const owner = await this.#stores.payouts.findByPaymentId(payment.id);
     if (owner && owner.id !== payout.id) return { outcome: "payment_taken", payout, payment };
-    const result = await this.#stores.payouts.transition(payoutId, "resolve_with_id", {
-      paymentId: payment.id,
-      apiStatus: payment.status,
-      fee: payment.fee,
-      resolvedBy: adminId,
-    });
-    if (!result.ok)
-      return result.reason === "not_found"
-        ? { outcome: "not_found" }
-        : { outcome: "not_unknown", payout: result.payout };
-    await this.#stores.audit.record({
-      atMs: this.#now(),
-      actorId: adminId,
+    const result = await this.resolve(payoutId, adminId, "resolve_with_id", {
+      patch: { paymentId: payment.id, apiStatus: payment.status, fee: payment.fee },
       action: "unknown_resolved_with_payment",
-      payoutId,
       details: { paymentId: payment.id, status: payment.status },
     });
+    if (result.outcome !== "resolved") return result;
     // Tracked like any pending payout; due now, so a final status shows up at once.
     await this.#stores.tracking.schedule(payoutId, this.#now());
-    return { outcome: "resolved", payout: result.payout };
+    return result;
   }
 
   /** An admin established that an `unknown` payout was not paid. */
   async resolveAsFailed(payoutId: string, adminId: number): Promise<ResolveResult> {
-    const result = await this.#stores.payouts.transition(payoutId, "resolve_failed", {
+    return this.resolve(payoutId, adminId, "resolve_failed", {
+      patch: { settledAtMs: this.#now() },
+      action: "unknown_resolved_as_failed",
+    });
+  }
+
+  /** The move out of `unknown` by an admin, recorded in the audit log. */
+  private async resolve(
+    payoutId: string,
+    adminId: number,
+    event: "resolve_with_id" | "resolve_failed",
+    how: { patch: PayoutPatch; action: string; details?: AuditEntry["details"] },
+  ): Promise<ResolveResult> {
+    const result = await this.#stores.payouts.transition(payoutId, event, {
+      ...how.patch,
       resolvedBy: adminId,
-      settledAtMs: this.#now(),
     });
     if (!result.ok) {
       return result.reason === "not_found"
@@ -421,8 +423,9 @@ export class PayoutService {
     await this.#stores.audit.record({
       atMs: this.#now(),
       actorId: adminId,
-      action: "unknown_resolved_as_failed",
+      action: how.action,
       payoutId,
+      ...(how.details ? { details: how.details } : {}),
     });
     return { outcome: "resolved", payout: result.payout };
   }
