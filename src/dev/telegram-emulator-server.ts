@@ -127,17 +127,23 @@ export class BotApiServer {
   }
 
   #handleFile(res: ServerResponse, token: string, filePath: string): void {
-    const file =
-      token === this.#core.options.token
-        ? this.#core.fileByPath(decodeURIComponent(filePath))
-        : undefined;
     if (token !== this.#core.options.token) {
       sendError(res, new BotApiError(401, "Unauthorized"));
-    } else if (!file) {
-      sendError(res, new BotApiError(404, "Not Found"));
-    } else {
-      res.writeHead(200, { "content-type": file.mimeType, "content-length": file.bytes.length });
-      res.end(file.bytes);
+      return;
     }
+    // A malformed escape (`%zz`) names no file: answer 404 rather than throw out of the route.
+    let decoded: string | undefined;
+    try {
+      decoded = decodeURIComponent(filePath);
+    } catch {
+      decoded = undefined;
+    }
+    const file = decoded === undefined ? undefined : this.#core.fileByPath(decoded);
+    if (!file) {
+      sendError(res, new BotApiError(404, "Not Found"));
+      return;
+    }
+    res.writeHead(200, { "content-type": file.mimeType, "content-length": file.bytes.length });
+    res.end(file.bytes);
   }
 }

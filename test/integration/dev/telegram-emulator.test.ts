@@ -309,6 +309,12 @@ describe("TelegramEmulator", () => {
     expect((await replied).text).toBe("batch.csv: 237670000001,5000");
   });
 
+  it("answers 404, and keeps serving, for a file path with a malformed escape", async () => {
+    const base = `${emulator.apiRoot}/file/bot${emulator.token}`;
+    expect((await fetch(`${base}/documents/%zz.csv`)).status).toBe(404);
+    expect((await fetch(`${base}/documents/none.csv`)).status).toBe(404);
+  });
+
   it("keeps bot commands per language and scope", async () => {
     await bot.telegram.setMyCommands([{ command: "pay", description: "Pay someone" }]);
     await bot.telegram.setMyCommands([{ command: "pay", description: "Payer quelqu'un" }], {
