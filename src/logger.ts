@@ -50,6 +50,11 @@ export function maskPhone(phone: string): string {
   return `${digits.slice(0, 4)}${"•".repeat(digits.length - 7)}${digits.slice(-3)}`;
 }
 
+/** Masks every run of 8 or more digits (a phone number in a URL path, say) with maskPhone. */
+export function maskPhonesIn(text: string): string {
+  return text.replace(/\d{8,}/g, maskPhone);
+}
+
 /** Bot tokens look like `123456:ABC…`; URLs that embed one (Telegram's) are redacted too. */
 export function redactToken(text: string): string {
   return text.replace(/\d{5,}:[A-Za-z0-9_-]{20,}/g, "<redacted-token>");

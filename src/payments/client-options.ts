@@ -56,14 +56,9 @@ function checkWholeMs(problems: string[], name: string, value: number, min: numb
 }
 
 function parseBaseUrl(baseUrl: string, problems: string[]): { origin: string; basePath: string } {
-  let url: URL | undefined;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    url = undefined;
-  }
-  const bad = !url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash;
-  if (!url || bad || url.username || url.password) {
+  const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
+  const http = url?.protocol === "http:" || url?.protocol === "https:";
+  if (!url || !http || url.search || url.hash || url.username || url.password) {
     // The URL is not echoed: it may hold credentials.
     problems.push("baseUrl must be an http(s) URL without credentials, query or fragment");
     return { origin: "http://invalid", basePath: "" };

@@ -6,7 +6,7 @@
  */
 import { Pool } from "undici";
 import type { z } from "zod";
-import { maskPhone } from "../logger.js";
+import { maskPhonesIn } from "../logger.js";
 import {
   type PaymentClientOptions,
   type ResolvedPaymentClientOptions,
@@ -48,26 +48,17 @@ import {
 } from "./schemas.js";
 import { signParts } from "./signature.js";
 
-// The options live in client-options.ts; they are part of this module's API too.
-export {
-  type PaymentClientOptions,
-  type ResolvedPaymentClientOptions,
-  resolvePaymentClientOptions,
-} from "./client-options.js";
-
 /** One request as the client sends it: what the answer is read against, plus the body. */
 interface Call<T> extends AnsweredCall<T> {
   body: string | undefined;
 }
 
-/** Phone numbers appear in /data/userinfo paths; no log line carries a whole one. */
-function maskPath(path: string): string {
-  return path.replace(/\d{8,}/g, maskPhone);
-}
-
 export class PaymentClient {
   readonly options: ResolvedPaymentClientOptions;
   private readonly pool: Pool;
+  /** What every request carries, and every request with a JSON body; built once. */
+  private readonly baseHeaders: Readonly<Record<string, string>>;
+  private readonly jsonHeaders: Readonly<Record<string, string>>;
   /** Aborted by close(): ends rate-limit waits and retry backoffs at once. */
   private readonly closing = new AbortController();
   private closed: Promise<void> | undefined;
@@ -75,6 +66,8 @@ export class PaymentClient {
   /** Throws a TypeError listing every bad option (see resolvePaymentClientOptions). */
   constructor(options: PaymentClientOptions) {
     this.options = resolvePaymentClientOptions(options);
+    this.baseHeaders = { "x-api-key": this.options.apiKey, accept: "application/json" };
+    this.jsonHeaders = { ...this.baseHeaders, "content-type": "application/json" };
     this.pool = new Pool(this.options.origin, {
       connect: { timeout: this.options.connectTimeoutMs },
       headersTimeout: this.options.requestTimeoutMs,
@@ -211,7 +204,8 @@ export class PaymentClient {
     const debug = logger.isLevelEnabled("debug");
     const logFields = () => ({
       method: call.method,
-      path: maskPath(call.path),
+      // Phone numbers appear in /data/userinfo paths; no log line carries a whole one.
+      path: maskPhonesIn(call.path),
       attempt,
       durationMs: Math.round(performance.now() - startedMs),
     });
@@ -250,21 +244,15 @@ export class PaymentClient {
     }
   }
 
-  private requestHeaders(call: Call<unknown>): Record<string, string> {
-    const headers: Record<string, string> = {
-      "x-api-key": this.options.apiKey,
-      accept: "application/json",
-    };
-    if (call.body !== undefined) headers["content-type"] = "application/json";
+  private requestHeaders(call: Call<unknown>): Readonly<Record<string, string>> {
+    const headers = call.body === undefined ? this.baseHeaders : this.jsonHeaders;
     const key = this.options.signingKey;
-    if (key) {
-      const body = call.body ?? "";
-      Object.assign(
-        headers,
-        signParts(key, { method: call.method, pathAndQuery: call.path, body }),
-      );
-    }
-    return headers;
+    if (!key) return headers;
+    const body = call.body ?? "";
+    return {
+      ...headers,
+      ...signParts(key, { method: call.method, pathAndQuery: call.path, body }),
+    };
   }
 
   private transportError(

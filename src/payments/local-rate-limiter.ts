@@ -4,6 +4,33 @@
  */
 import type { Acquisition, RateLimiter } from "./rate-limiter.js";
 
+/**
+ * One step of a sliding-window log. `grantedAtMs` holds the times of earlier grants, oldest
+ * first, and is updated in place: grants that left the window are dropped, and when fewer
+ * than `limit` remain one is recorded at `nowMs` and 0 is returned; otherwise nothing is
+ * recorded and the result is the ms (≥ 1) until the oldest grant leaves the window.
+ */
+export function takeSlidingWindowSlot(
+  grantedAtMs: number[],
+  limit: number,
+  windowMs: number,
+  nowMs: number,
+): number {
+  // A grant at t leaves the window at t + windowMs, the moment a new one may take its place.
+  const windowStartMs = nowMs - windowMs;
+  let expired = 0;
+  while (expired < grantedAtMs.length && (grantedAtMs[expired] ?? nowMs) <= windowStartMs) {
+    expired += 1;
+  }
+  if (expired > 0) grantedAtMs.splice(0, expired);
+  if (grantedAtMs.length < limit) {
+    grantedAtMs.push(nowMs);
+    return 0;
+  }
+  const oldestMs = grantedAtMs[0] ?? nowMs;
+  return Math.max(1, oldestMs + windowMs - nowMs);
+}
+
 export interface LocalRateLimiterOptions {
   /** Grants allowed in any window. */
   limit: number;
@@ -39,16 +66,12 @@ export class LocalRateLimiter implements RateLimiter {
 
   /** Grants when fewer than `limit` grants happened in the last `windowMs`. */
   async tryAcquire(): Promise<Acquisition> {
-    const nowMs = this.now();
-    // A grant at t leaves the window at t + windowMs, the moment a new one may take its place.
-    while (this.grantedAtMs.length > 0 && (this.grantedAtMs[0] ?? nowMs) <= nowMs - this.windowMs) {
-      this.grantedAtMs.shift();
-    }
-    if (this.grantedAtMs.length < this.limit) {
-      this.grantedAtMs.push(nowMs);
-      return { granted: true };
-    }
-    const oldestMs = this.grantedAtMs[0] ?? nowMs;
-    return { granted: false, retryInMs: Math.max(1, oldestMs + this.windowMs - nowMs) };
+    const retryInMs = takeSlidingWindowSlot(
+      this.grantedAtMs,
+      this.limit,
+      this.windowMs,
+      this.now(),
+    );
+    return retryInMs === 0 ? { granted: true } : { granted: false, retryInMs };
   }
 }

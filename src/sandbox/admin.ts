@@ -60,6 +60,14 @@ function thenSnapshot(context: AdminContext, change: () => void): ApiResponse {
   return ok(context.controls.snapshot());
 }
 
+/** A POST setter: the body parsed with `schema` is applied, then the state is the answer. */
+function setter<T>(
+  schema: z.ZodType<T>,
+  apply: (controls: SandboxControls, value: T) => void,
+): AdminHandler {
+  return withBody(schema, (c, value) => thenSnapshot(c, () => apply(c.controls, value)));
+}
+
 const ROUTES: readonly Route<AdminHandler>[] = [
   {
     pattern: /^public-key$/,
@@ -90,58 +98,40 @@ const ROUTES: readonly Route<AdminHandler>[] = [
   {
     pattern: /^availability$/,
     methods: {
-      POST: withBody(AvailabilityBodySchema, (c, { operator, type, status }) =>
-        thenSnapshot(c, () => c.controls.setAvailability(operator, type, status)),
+      POST: setter(AvailabilityBodySchema, (c, { operator, type, status }) =>
+        c.setAvailability(operator, type, status),
       ),
     },
   },
   {
     pattern: /^collections$/,
     methods: {
-      POST: withBody(EnabledBodySchema, (c, { enabled }) =>
-        thenSnapshot(c, () => c.controls.setCollectionsEnabled(enabled)),
-      ),
+      POST: setter(EnabledBodySchema, (c, { enabled }) => c.setCollectionsEnabled(enabled)),
     },
   },
   {
     pattern: /^disbursements$/,
     methods: {
-      POST: withBody(EnabledBodySchema, (c, { enabled }) =>
-        thenSnapshot(c, () => c.controls.setDisbursementsEnabled(enabled)),
-      ),
+      POST: setter(EnabledBodySchema, (c, { enabled }) => c.setDisbursementsEnabled(enabled)),
     },
   },
   {
     pattern: /^faults$/,
-    methods: {
-      POST: withBody(FaultBodySchema, (c, fault) =>
-        thenSnapshot(c, () => c.controls.injectFault(fault)),
-      ),
-    },
+    methods: { POST: setter(FaultBodySchema, (c, fault) => c.injectFault(fault)) },
   },
   {
     pattern: /^callback-url$/,
     methods: {
-      POST: withBody(CallbackUrlBodySchema, (c, { url }) =>
-        thenSnapshot(c, () => c.controls.setCallbackUrl(url ?? undefined)),
-      ),
+      POST: setter(CallbackUrlBodySchema, (c, { url }) => c.setCallbackUrl(url ?? undefined)),
     },
   },
   {
     pattern: /^settle-delay$/,
-    methods: {
-      POST: withBody(SettleDelayBodySchema, (c, { ms }) =>
-        thenSnapshot(c, () => c.controls.setSettleDelayMs(ms)),
-      ),
-    },
+    methods: { POST: setter(SettleDelayBodySchema, (c, { ms }) => c.setSettleDelayMs(ms)) },
   },
   {
     pattern: /^balance$/,
-    methods: {
-      POST: withBody(BalanceBodySchema, (c, { amount }) =>
-        thenSnapshot(c, () => c.controls.setBalance(amount)),
-      ),
-    },
+    methods: { POST: setter(BalanceBodySchema, (c, { amount }) => c.setBalance(amount)) },
   },
   { pattern: /^reset$/, methods: { POST: (c) => thenSnapshot(c, () => c.controls.reset()) } },
 ];

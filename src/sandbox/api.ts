@@ -10,10 +10,10 @@
  *   mobile money account; 405 for a known path with another method.
  */
 import { z } from "zod";
+import { MAX_AMOUNT_XAF } from "../payments/money.js";
 import { type PhoneProblem, parsePhone } from "../payments/phone.js";
 import { OPERATIONAL, type PaymentType, type TelecomOperator } from "../payments/schemas.js";
 import { type ApiResponse, findRoute, httpError, ok, parseJson, type Route } from "./http-io.js";
-import { MAX_AMOUNT_XAF } from "./options.js";
 import { registeredNameOf } from "./scripted.js";
 import type { SandboxState } from "./state.js";
 
@@ -27,7 +27,7 @@ const PHONE_PROBLEMS: Record<PhoneProblem, string> = {
 };
 
 /** A normalized MTN/Orange number: `237` + 9 digits, nothing else. */
-export const SandboxPhoneSchema = z
+const SandboxPhoneSchema = z
   .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
   .transform((value, ctx): { phone: string; operator: TelecomOperator } => {
     const parsed = /^237\d{9}$/.test(value) ? parsePhone(value) : undefined;

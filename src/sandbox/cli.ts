@@ -111,7 +111,7 @@ export function parseSandboxEnv(env: NodeJS.ProcessEnv): SandboxCommandSettings 
 }
 
 /** The banner: where the sandbox is, how to call it, and what the scripted numbers do. */
-export function sandboxBanner(sandbox: SandboxHandle, options: SandboxOptions): string {
+function sandboxBanner(sandbox: SandboxHandle, options: SandboxOptions): string {
   const rate = options.rateLimitPerMinute === 0 ? "off" : `${options.rateLimitPerMinute}/min`;
   const rows = SCRIPTED_NUMBERS.map((entry) => {
     const name = entry.name ? `${entry.name.firstName} ${entry.name.lastName}` : "(no account)";

@@ -5,7 +5,7 @@
 import type { PaymentStatus, PaymentType, TelecomOperator } from "../payments/schemas.js";
 import type { CallbackAttempt, CallbackSender } from "./callbacks.js";
 import type { Fault, FaultQueue } from "./faults.js";
-import type { ResolvedSandboxOptions } from "./options.js";
+import { type ResolvedSandboxOptions, requireNonNegative } from "./options.js";
 import type { SlidingWindowLimiter } from "./rate-limit.js";
 import type { RecordedRequest, RequestLog } from "./requests.js";
 import type { SandboxAvailabilityEntry, SandboxPayment, SandboxState } from "./state.js";
@@ -38,23 +38,22 @@ export interface SandboxControls {
   getPayment(id: string): SandboxPayment | undefined;
   /** Sets the status (no money moves) and reports a final one; `undefined` for an unknown id. */
   forceStatus(id: string, status: PaymentStatus): SandboxPayment | undefined;
+  /** `"OPERATIONAL"` or anything else, such as `"SUSPENDED"` (new payments then get 403). */
   setAvailability(operator: TelecomOperator, type: PaymentType, status: string): void;
   setCollectionsEnabled(enabled: boolean): void;
   setDisbursementsEnabled(enabled: boolean): void;
   injectFault(fault: Fault): void;
   setCallbackUrl(url: string | undefined): void;
+  /** Applies to payments created from now on. */
   setSettleDelayMs(ms: number): void;
+  /** Merchant balance in XAF. */
   setBalance(amount: number): void;
+  /** Back to the initial state: payments, balance, faults, switches, counters, callbacks. */
   reset(): void;
   recordedRequests(): readonly RecordedRequest[];
   callbackAttempts(): readonly CallbackAttempt[];
+  /** Balance, switches, availability, payments, as `GET /_sandbox/state` shows them. */
   snapshot(): SandboxSnapshot;
-}
-
-function requireNonNegative(name: string, value: number): void {
-  if (!Number.isFinite(value) || value < 0) {
-    throw new RangeError(`${name} must be a finite number >= 0, got ${value}`);
-  }
 }
 
 export function createControls(parts: SandboxParts): SandboxControls {

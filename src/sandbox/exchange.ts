@@ -7,7 +7,7 @@
  */
 import type { KeyObject } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
-import { maskPhone } from "../logger.js";
+import { maskPhonesIn } from "../logger.js";
 import { headerValue, signParts, verifyParts } from "../payments/signature.js";
 import { ADMIN_PREFIX, routeAdmin } from "./admin.js";
 import { routeApi } from "./api.js";
@@ -71,7 +71,7 @@ export async function handleExchange(
     context.parts.options.logger.info(
       {
         method: target.method,
-        path: target.path.replace(/\d{8,}/g, maskPhone),
+        path: maskPhonesIn(target.path),
         status: status ?? "no answer",
         durationMs: Date.now() - startedMs,
       },

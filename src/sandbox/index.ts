@@ -1,4 +1,5 @@
 /** The local Payment API sandbox: a library (`startSandbox`) and a command (`runSandboxCommand`). */
+export { MAX_AMOUNT_XAF } from "../payments/money.js";
 export type { CallbackAttempt } from "./callbacks.js";
 export {
   DEFAULT_SANDBOX_PORT,
@@ -14,7 +15,6 @@ export type { Fault } from "./faults.js";
 export {
   DEFAULT_CALLBACK_RETRY_DELAYS_MS,
   DEFAULT_SANDBOX_API_KEY,
-  MAX_AMOUNT_XAF,
   MAX_BODY_BYTES,
   SANDBOX_MERCHANT_ID,
   type SandboxOptions,

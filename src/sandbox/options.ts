@@ -10,22 +10,17 @@ export const DEFAULT_SANDBOX_HOST = "127.0.0.1";
 /** The spec's sandbox limit (section 8). */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 100;
 export const DEFAULT_SETTLE_DELAY_MS = 3000;
-export const DEFAULT_INITIAL_BALANCE_XAF = 10_000_000;
+const DEFAULT_INITIAL_BALANCE_XAF = 10_000_000;
 /** The real service is reported to retry about every minute for 15 minutes until a 2xx. */
 export const DEFAULT_CALLBACK_RETRY_DELAYS_MS: readonly number[] = Array.from(
   { length: 15 },
   () => 60_000,
 );
-export const DEFAULT_CALLBACK_TIMEOUT_MS = 5000;
+const DEFAULT_CALLBACK_TIMEOUT_MS = 5000;
 
 /** The merchant every sandbox payment belongs to. */
 export const SANDBOX_MERCHANT_ID = 1001;
 export const SANDBOX_CURRENCY = "XAF";
-/**
- * Our choice (the spec gives no bounds on `amount`): one payment may move at most this
- * many XAF, roughly the per-transaction ceiling of Cameroonian mobile money wallets.
- */
-export const MAX_AMOUNT_XAF = 5_000_000;
 /** Request bodies above this size get 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -80,11 +75,16 @@ export interface ResolvedSandboxOptions {
   logger: Logger;
 }
 
-function nonNegative(name: string, value: number): number {
+/** `value`, or a RangeError naming `name` when it is not a finite number ≥ 0. */
+export function requireNonNegative(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0) {
-    throw new RangeError(`sandbox option ${name} must be a finite number >= 0, got ${value}`);
+    throw new RangeError(`${name} must be a finite number >= 0, got ${value}`);
   }
   return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  return requireNonNegative(`sandbox option ${name}`, value);
 }
 
 /** Fills in defaults and refuses values that would make the sandbox misbehave. */

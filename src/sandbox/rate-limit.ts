@@ -3,7 +3,9 @@
  * sliding 60-second window per API key over every API endpoint. Only accepted requests
  * count, so a client that backs off as told by `Retry-After` gets in when it returns.
  */
-export const RATE_LIMIT_WINDOW_MS = 60_000;
+import { takeSlidingWindowSlot } from "../payments/local-rate-limiter.js";
+
+const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export class SlidingWindowLimiter {
   readonly #limit: number;
@@ -22,18 +24,13 @@ export class SlidingWindowLimiter {
    */
   take(key: string, nowMs: number): number {
     if (this.#limit === 0) return 0;
-    const hits = this.#hits.get(key) ?? [];
-    const windowStart = nowMs - this.#windowMs;
-    let expired = 0;
-    while (expired < hits.length && (hits[expired] ?? 0) <= windowStart) expired++;
-    if (expired > 0) hits.splice(0, expired);
-    this.#hits.set(key, hits);
-    if (hits.length < this.#limit) {
-      hits.push(nowMs);
-      return 0;
+    let hits = this.#hits.get(key);
+    if (!hits) {
+      hits = [];
+      this.#hits.set(key, hits);
     }
-    const oldest = hits[0] ?? nowMs;
-    return Math.max(1, Math.ceil((oldest + this.#windowMs - nowMs) / 1000));
+    const retryInMs = takeSlidingWindowSlot(hits, this.#limit, this.#windowMs, nowMs);
+    return Math.ceil(retryInMs / 1000);
   }
 
   clear(): void {

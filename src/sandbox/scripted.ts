@@ -19,21 +19,22 @@ export interface ScriptedNumber {
   name: UserInfo | null;
 }
 
+const BEHAVIOURS: Record<ScriptedOutcome, string> = {
+  success: "registered name; payments succeed",
+  failed: "registered name; payments fail",
+  pending: "registered name; payments stay pending forever",
+  canceled: "registered name; payments end canceled",
+  no_account: "no mobile money account: userinfo 404, payments 404",
+};
+
 function scripted(
   phone: string,
   operator: TelecomOperator,
   outcome: ScriptedOutcome,
   fullName: string | null,
 ): ScriptedNumber {
-  const behaviours: Record<ScriptedOutcome, string> = {
-    success: "registered name; payments succeed",
-    failed: "registered name; payments fail",
-    pending: "registered name; payments stay pending forever",
-    canceled: "registered name; payments end canceled",
-    no_account: "no mobile money account: userinfo 404, payments 404",
-  };
   const name = fullName === null ? null : splitName(fullName);
-  return { phone, operator, behaviour: behaviours[outcome], outcome, name };
+  return { phone, operator, behaviour: BEHAVIOURS[outcome], outcome, name };
 }
 
 function splitName(fullName: string): UserInfo {

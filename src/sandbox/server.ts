@@ -6,19 +6,31 @@
 import type { KeyObject } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Payment, PaymentStatus, PaymentType, TelecomOperator } from "../payments/schemas.js";
+import type { Payment, PaymentStatus } from "../payments/schemas.js";
 import { loadPublicKey } from "../payments/signature.js";
 import { type CallbackAttempt, CallbackSender } from "./callbacks.js";
-import { createControls, type SandboxParts, type SandboxSnapshot } from "./controls.js";
+import { createControls, type SandboxControls, type SandboxParts } from "./controls.js";
 import { handleExchange } from "./exchange.js";
-import { type Fault, FaultQueue } from "./faults.js";
+import { FaultQueue } from "./faults.js";
 import { sandboxKeys } from "./keys.js";
 import { resolveSandboxOptions, type SandboxOptions } from "./options.js";
 import { SlidingWindowLimiter } from "./rate-limit.js";
 import { type RecordedRequest, type RequestFilter, RequestLog } from "./requests.js";
 import { SandboxState } from "./state.js";
 
-export interface SandboxHandle {
+/** The handle passes these controls through unchanged (see controls.ts for what each does). */
+type PassedControls =
+  | "setAvailability"
+  | "setCollectionsEnabled"
+  | "setDisbursementsEnabled"
+  | "injectFault"
+  | "setCallbackUrl"
+  | "setSettleDelayMs"
+  | "setBalance"
+  | "snapshot"
+  | "reset";
+
+export interface SandboxHandle extends Pick<SandboxControls, PassedControls> {
   /** Base URL, e.g. `http://127.0.0.1:40123` (no trailing slash). */
   url: string;
   /** The first accepted API key. */
@@ -33,20 +45,6 @@ export interface SandboxHandle {
   getPayment(id: string): Payment | undefined;
   /** Sets the status (no money moves) and fires the callback for a final one. Throws on an unknown id. */
   forceStatus(id: string, status: PaymentStatus): void;
-  /** `"OPERATIONAL"` or anything else, such as `"SUSPENDED"` (new payments then get 403). */
-  setAvailability(operator: TelecomOperator, type: PaymentType, status: string): void;
-  setCollectionsEnabled(enabled: boolean): void;
-  setDisbursementsEnabled(enabled: boolean): void;
-  injectFault(fault: Fault): void;
-  setCallbackUrl(url: string | undefined): void;
-  /** Applies to payments created from now on. */
-  setSettleDelayMs(ms: number): void;
-  /** Merchant balance in XAF. */
-  setBalance(amount: number): void;
-  /** Balance, switches, availability, payments, as `GET /_sandbox/state` shows them. */
-  snapshot(): SandboxSnapshot;
-  /** Back to the initial state: payments, balance, faults, switches, counters, callbacks. */
-  reset(): void;
   /** Stops timers, callback retries and the server (open connections are dropped). Idempotent. */
   close(): Promise<void>;
 }

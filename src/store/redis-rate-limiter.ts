@@ -4,10 +4,11 @@
  * script, so two replicas can never both take the last slot. The script reads the clock
  * with Redis's own `TIME`, so the replicas' clocks, however far apart, do not matter.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Acquisition, RateLimiter } from "../payments/rate-limiter.js";
+import { luaScript, runScript } from "./lua.js";
 
 /** The API's own window (spec section 8: requests per minute). */
 export const API_WINDOW_MS = 60_000;
@@ -27,7 +28,7 @@ export function limiterWindowMs(marginMs = 1000): number {
 
 // KEYS[1] the sorted set; ARGV: limit, windowMs, member (unique per call).
 // Returns {1, 0, nowMs} when granted, {0, retryInMs, nowMs} when not.
-const SLIDING_WINDOW_SCRIPT = `
+const SLIDING_WINDOW_SCRIPT = luaScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[1])
@@ -42,9 +43,7 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local wait = tonumber(oldest[2]) + window - now
 if wait < 1 then wait = 1 end
 return {0, wait, now}
-`;
-
-const SCRIPT_SHA1 = createHash("sha1").update(SLIDING_WINDOW_SCRIPT).digest("hex");
+`);
 
 const ScriptReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.number(), z.number()]);
 
@@ -96,22 +95,17 @@ export class RedisRateLimiter implements RateLimiter {
     // Unique per call, so two grants in the same millisecond are two members, not one.
     const member = `${this.instanceId}:${this.sequence}`;
     const reply = ScriptReplySchema.safeParse(
-      await this.runScript([String(this.limit), String(this.windowMs), member]),
+      await runScript(
+        this.redis,
+        SLIDING_WINDOW_SCRIPT,
+        [this.key],
+        [String(this.limit), String(this.windowMs), member],
+      ),
     );
     if (!reply.success) {
       throw new Error(`RedisRateLimiter: unexpected script reply: ${reply.error.message}`);
     }
     const [granted, retryInMs, atMs] = reply.data;
     return granted === 1 ? { granted: true, atMs } : { granted: false, retryInMs, atMs };
-  }
-
-  /** EVALSHA, loading the script with EVAL the first time a server does not know it. */
-  private async runScript(args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(SCRIPT_SHA1, 1, this.key, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-      return await this.redis.eval(SLIDING_WINDOW_SCRIPT, 1, this.key, ...args);
-    }
   }
 }
