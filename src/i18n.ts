@@ -60,13 +60,24 @@ function render(template: string, params: Params | undefined): string {
   });
 }
 
-export function translator(locale: Locale): Translate {
+function buildTranslator(locale: Locale): Translate {
   const catalog = CATALOGS[locale];
   const translate = (key: MessageKey, params?: Params) => render(catalog[key], params);
   return Object.assign(translate, {
     plain: (key: MessageKey, params?: Params) => stripHtml(render(catalog[key], params)),
     locale,
   });
+}
+
+// Built once: the access middleware asks for one on every update.
+const TRANSLATORS: Record<Locale, Translate> = {
+  en: buildTranslator("en"),
+  fr: buildTranslator("fr"),
+};
+
+/** The `t()` of a locale (the same object on every call). */
+export function translator(locale: Locale): Translate {
+  return TRANSLATORS[locale];
 }
 
 /** French for a Telegram `language_code` starting with "fr", English otherwise. */

@@ -6,7 +6,7 @@ import { Telegraf } from "telegraf";
 import type { BotCommand } from "telegraf/types";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
-import type { LOCALES } from "../payouts/payout.js";
+import type { Locale } from "../payouts/payout.js";
 import type { PayoutService } from "../payouts/service.js";
 import { isStoreUnavailableError } from "../store/errors.js";
 import type { Stores } from "../store/types.js";
@@ -17,6 +17,7 @@ import { fallbackFeature, helpFeature } from "./features/help.js";
 import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { statusFeature } from "./features/status.js";
+import { replyHtml } from "./reply.js";
 
 export interface BotDeps {
   token: string;
@@ -54,14 +55,10 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.catch(async (error, ctx) => {
     const unavailable = isStoreUnavailableError(error);
     deps.logger.error({ err: error, updateId: ctx.update.update_id, unavailable }, "update failed");
-    const t = ctx.t ?? translator("en");
-    const text = t(unavailable ? "error.store_unavailable" : "error.internal");
+    const key = unavailable ? "error.store_unavailable" : "error.internal";
     try {
-      if (ctx.callbackQuery)
-        await ctx.answerCbQuery(
-          t.plain(unavailable ? "error.store_unavailable" : "error.internal"),
-        );
-      else if (ctx.chat?.type === "private") await ctx.reply(text, { parse_mode: "HTML" });
+      if (ctx.callbackQuery) await ctx.answerCbQuery(ctx.t.plain(key));
+      else if (ctx.chat?.type === "private") await replyHtml(ctx, ctx.t(key));
     } catch (replyError) {
       deps.logger.warn({ err: replyError }, "could not tell the user about a failed update");
     }
@@ -70,7 +67,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
 }
 
 /** The command menu, in English (default) and French. */
-export function commandMenu(locale: (typeof LOCALES)[number]): BotCommand[] {
+function commandMenu(locale: Locale): BotCommand[] {
   const t = translator(locale);
   const names = [
     "pay",

@@ -4,33 +4,45 @@
  */
 import type { Telegram } from "telegraf";
 import { TelegramError } from "telegraf";
-import type { Message } from "telegraf/types";
+import type { InlineKeyboardMarkup, Message } from "telegraf/types";
 import type { BotContext } from "./context.js";
 import type { View } from "./views.js";
 
-export async function replyView(ctx: BotContext, view: View): Promise<Message.TextMessage> {
-  return ctx.reply(view.text, {
-    parse_mode: "HTML",
-    link_preview_options: { is_disabled: true },
-    ...(view.keyboard ? { reply_markup: view.keyboard } : {}),
-  });
+const VIEW_OPTIONS = { parse_mode: "HTML", link_preview_options: { is_disabled: true } } as const;
+
+/** Options of a new message: the view's keyboard, if it has one. */
+function sendOptions(view: View) {
+  return view.keyboard ? { ...VIEW_OPTIONS, reply_markup: view.keyboard } : VIEW_OPTIONS;
 }
 
-function isNotModified(error: unknown): boolean {
-  return error instanceof TelegramError && /message is not modified/i.test(error.description);
+/** Options of an edit: a view without keyboard removes the buttons. */
+function editOptions(view: View) {
+  const keyboard: InlineKeyboardMarkup = view.keyboard ?? { inline_keyboard: [] };
+  return { ...VIEW_OPTIONS, reply_markup: keyboard };
+}
+
+/** Replies with an HTML text (a translation from `t()`), link previews left as Telegram's default. */
+export async function replyHtml(ctx: BotContext, text: string): Promise<Message.TextMessage> {
+  return ctx.reply(text, { parse_mode: "HTML" });
+}
+
+export async function replyView(ctx: BotContext, view: View): Promise<Message.TextMessage> {
+  return ctx.reply(view.text, sendOptions(view));
+}
+
+async function ignoringNotModified(edit: Promise<unknown>): Promise<void> {
+  try {
+    await edit;
+  } catch (error) {
+    const notModified =
+      error instanceof TelegramError && /message is not modified/i.test(error.description);
+    if (!notModified) throw error;
+  }
 }
 
 /** Edits the message the callback query came from; a view without keyboard removes the buttons. */
 export async function editView(ctx: BotContext, view: View): Promise<void> {
-  try {
-    await ctx.editMessageText(view.text, {
-      parse_mode: "HTML",
-      link_preview_options: { is_disabled: true },
-      reply_markup: view.keyboard ?? { inline_keyboard: [] },
-    });
-  } catch (error) {
-    if (!isNotModified(error)) throw error;
-  }
+  await ignoringNotModified(ctx.editMessageText(view.text, editOptions(view)));
 }
 
 /** Edits a message by chat and id (notifications, where there is no callback query). */
@@ -40,15 +52,9 @@ export async function editMessageView(
   messageId: number,
   view: View,
 ): Promise<void> {
-  try {
-    await telegram.editMessageText(chatId, messageId, undefined, view.text, {
-      parse_mode: "HTML",
-      link_preview_options: { is_disabled: true },
-      reply_markup: view.keyboard ?? { inline_keyboard: [] },
-    });
-  } catch (error) {
-    if (!isNotModified(error)) throw error;
-  }
+  await ignoringNotModified(
+    telegram.editMessageText(chatId, messageId, undefined, view.text, editOptions(view)),
+  );
 }
 
 export async function sendView(
@@ -56,9 +62,5 @@ export async function sendView(
   chatId: number,
   view: View,
 ): Promise<Message.TextMessage> {
-  return telegram.sendMessage(chatId, view.text, {
-    parse_mode: "HTML",
-    link_preview_options: { is_disabled: true },
-    ...(view.keyboard ? { reply_markup: view.keyboard } : {}),
-  });
+  return telegram.sendMessage(chatId, view.text, sendOptions(view));
 }

@@ -11,7 +11,7 @@ import { type AmountProblem, formatAmount } from "../payments/money.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../payments/phone.js";
 import type { PayoutState } from "../payouts/lifecycle.js";
 import type { Locale, Payout } from "../payouts/payout.js";
-import type { PrepareFailure } from "../payouts/service.js";
+import type { PrepareFailure } from "../payouts/service-types.js";
 
 export interface View {
   text: string;
@@ -31,7 +31,7 @@ export const CALLBACK_PATTERN = {
 } as const;
 
 /** Times are shown in Cameroon's time zone (West Africa Time, UTC+1). */
-export const TIME_ZONE = "Africa/Douala";
+const TIME_ZONE = "Africa/Douala";
 
 /** One formatter per locale: building an Intl.DateTimeFormat is costly, using one is not. */
 const TIME_FORMATS: Record<Locale, Intl.DateTimeFormat> = {
@@ -69,14 +69,25 @@ export function money(t: Translate, amount: number): string {
   return formatAmount(amount, t.locale);
 }
 
+function numberLine(t: Translate, payout: Payout): string {
+  return t("payout.number", {
+    phone: formatPhone(payout.phone),
+    operator: operatorName(payout.operator),
+  });
+}
+
+/** A fee is charged on money that moved; a failed or canceled payment shows none. */
+function feeLines(t: Translate, payout: Payout): string[] {
+  return payout.fee !== undefined && payout.state === "success"
+    ? [t("payout.fee", { fee: money(t, payout.fee) })]
+    : [];
+}
+
 /** The lines every payout message shares: who, which number, how much, the note. */
 function payoutDetails(t: Translate, payout: Payout): string {
   const lines = [
     t(payout.kind === "disbursement" ? "payout.to" : "payout.from", { name: payout.recipientName }),
-    t("payout.number", {
-      phone: formatPhone(payout.phone),
-      operator: operatorName(payout.operator),
-    }),
+    numberLine(t, payout),
     t("payout.amount", { amount: money(t, payout.amount) }),
   ];
   if (payout.note) lines.push(t("payout.note", { note: payout.note }));
@@ -143,9 +154,7 @@ export function refusalReason(t: Translate, payout: Payout): string {
 export function payoutStateView(t: Translate, payout: Payout): View {
   const lines = [t(STATE_TITLE[payout.state]), "", payoutDetails(t, payout)];
   if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
-  if (payout.fee !== undefined && payout.state === "success") {
-    lines.push(t("payout.fee", { fee: money(t, payout.fee) }));
-  }
+  lines.push(...feeLines(t, payout));
   if (payout.settledAtMs !== undefined) {
     lines.push(t("payout.settled_at", { time: formatTime(payout.settledAtMs, t.locale) }));
   }
@@ -185,15 +194,9 @@ export function settlementNotice(t: Translate, payout: Payout): View {
         : "notice.canceled";
   const lines = [
     t(key, { amount: money(t, payout.amount), name: payout.recipientName }),
-    t("payout.number", {
-      phone: formatPhone(payout.phone),
-      operator: operatorName(payout.operator),
-    }),
+    numberLine(t, payout),
   ];
-  // A fee is charged on money that moved; a failed or canceled payment shows none.
-  if (payout.fee !== undefined && payout.state === "success") {
-    lines.push(t("payout.fee", { fee: money(t, payout.fee) }));
-  }
+  lines.push(...feeLines(t, payout));
   if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
   lines.push(
     t("payout.settled_at", {

@@ -4,10 +4,11 @@
  * money talk out of groups. Strangers get a short refusal that shows their id.
  */
 import type { Middleware } from "telegraf";
-import { isLocale, localeFromLanguageCode, translator } from "../../i18n.js";
+import { localeFromLanguageCode, translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
+import { replyHtml } from "../reply.js";
 
 export interface AccessDeps {
   stores: Stores;
@@ -25,19 +26,14 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
       deps.stores.sessions.getLocale(from.id),
     ]);
     ctx.staff = role ? { userId: from.id, role } : null;
-    ctx.locale =
-      savedLocale && isLocale(savedLocale)
-        ? savedLocale
-        : localeFromLanguageCode(from.language_code);
+    ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code);
     ctx.t = translator(ctx.locale);
     ctx.log = deps.logger.child({ updateId: ctx.update.update_id, userId: from.id });
 
     if (ctx.chat && ctx.chat.type !== "private") {
       const text = ctx.message && "text" in ctx.message ? ctx.message.text : "";
       if (GROUP_ALLOWED.test(text)) {
-        await ctx.reply(ctx.t("group.private_only", { bot: ctx.botInfo.username }), {
-          parse_mode: "HTML",
-        });
+        await replyHtml(ctx, ctx.t("group.private_only", { bot: ctx.botInfo.username }));
       } else if (ctx.callbackQuery) {
         await ctx.answerCbQuery(ctx.t.plain("group.private_only", { bot: ctx.botInfo.username }));
       }
@@ -50,7 +46,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
           show_alert: true,
         });
       } else {
-        await ctx.reply(ctx.t("access.refused", { id: from.id }), { parse_mode: "HTML" });
+        await replyHtml(ctx, ctx.t("access.refused", { id: from.id }));
       }
       return;
     }

@@ -4,11 +4,13 @@
  */
 import { Composer } from "telegraf";
 import { isRole } from "../../config.js";
+import type { MessageKey } from "../../i18n.js";
 import type { PayoutService } from "../../payouts/service.js";
+import type { ResolveResult } from "../../payouts/service-types.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
-import { replyView } from "../reply.js";
+import { replyHtml, replyView } from "../reply.js";
 import { payoutLine } from "../report-views.js";
 import { payoutStateView } from "../views.js";
 
@@ -18,12 +20,22 @@ export interface AdminDeps {
   now: () => number;
 }
 
+/** The reply to a /resolve that changed nothing (each text uses `ref`, `id` or neither). */
+const RESOLVE_REFUSAL = {
+  not_found: "resolve.not_found",
+  not_unknown: "resolve.not_unknown",
+  payment_not_found: "resolve.payment_not_found",
+  payment_taken: "resolve.payment_taken",
+  mismatch: "resolve.mismatch",
+  api_error: "error.api_unreachable",
+} as const satisfies Record<Exclude<ResolveResult["outcome"], "resolved">, MessageKey>;
+
 export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   const isAdmin = async (ctx: BotContext) => {
     if (can(ctx.staff, "admin")) return true;
-    await ctx.reply(ctx.t("access.admin_only"), { parse_mode: "HTML" });
+    await replyHtml(ctx, ctx.t("access.admin_only"));
     return false;
   };
 
@@ -31,7 +43,7 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
     if (!(await isAdmin(ctx))) return;
     const payouts = await deps.stores.payouts.listInState("unknown");
     if (payouts.length === 0) {
-      await ctx.reply(ctx.t("unknown.none"), { parse_mode: "HTML" });
+      await replyHtml(ctx, ctx.t("unknown.none"));
       return;
     }
     const lines = [ctx.t("unknown.title", { count: payouts.length }), ""];
@@ -42,44 +54,26 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
       }
     }
     lines.push("", ctx.t("unknown.how"));
-    await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
+    await replyHtml(ctx, lines.join("\n"));
   });
 
   composer.command("resolve", async (ctx) => {
     if (!(await isAdmin(ctx))) return;
     const [reference, answer, extra] = commandPayload(ctx.message.text).split(/\s+/);
     if (!reference || !answer || extra !== undefined || !/^[\w-]{1,100}$/.test(answer)) {
-      await ctx.reply(ctx.t("usage.resolve"), { parse_mode: "HTML" });
+      await replyHtml(ctx, ctx.t("usage.resolve"));
       return;
     }
     const result =
       answer.toLowerCase() === "failed"
         ? await deps.service.resolveAsFailed(reference, ctx.from.id)
         : await deps.service.resolveWithPaymentId(reference, ctx.from.id, answer);
-    switch (result.outcome) {
-      case "resolved":
-        ctx.log.info({ payoutId: reference, answer }, "unknown payout resolved");
-        await replyView(ctx, payoutStateView(ctx.t, result.payout));
-        return;
-      case "not_found":
-        await ctx.reply(ctx.t("resolve.not_found", { ref: reference }), { parse_mode: "HTML" });
-        return;
-      case "not_unknown":
-        await ctx.reply(ctx.t("resolve.not_unknown", { ref: reference }), { parse_mode: "HTML" });
-        return;
-      case "payment_not_found":
-        await ctx.reply(ctx.t("resolve.payment_not_found", { id: answer }), { parse_mode: "HTML" });
-        return;
-      case "payment_taken":
-        await ctx.reply(ctx.t("resolve.payment_taken", { id: answer }), { parse_mode: "HTML" });
-        return;
-      case "mismatch":
-        await ctx.reply(ctx.t("resolve.mismatch", { id: answer }), { parse_mode: "HTML" });
-        return;
-      case "api_error":
-        await ctx.reply(ctx.t("error.api_unreachable"), { parse_mode: "HTML" });
-        return;
+    if (result.outcome !== "resolved") {
+      await replyHtml(ctx, ctx.t(RESOLVE_REFUSAL[result.outcome], { ref: reference, id: answer }));
+      return;
     }
+    ctx.log.info({ payoutId: reference, answer }, "unknown payout resolved");
+    await replyView(ctx, payoutStateView(ctx.t, result.payout));
   });
 
   composer.command("staff", async (ctx) => {
@@ -91,35 +85,31 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
       for (const member of staff)
         lines.push(ctx.t("staff.line", { id: member.userId, role: ctx.t(`role.${member.role}`) }));
       lines.push("", ctx.t("usage.staff"));
-      await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
+      await replyHtml(ctx, lines.join("\n"));
       return;
     }
     const userId = Number(id);
     if (!id || !/^\d{1,15}$/.test(id)) {
-      await ctx.reply(ctx.t("usage.staff"), { parse_mode: "HTML" });
+      await replyHtml(ctx, ctx.t("usage.staff"));
       return;
     }
     if (action === "add" && role && isRole(role)) {
       await deps.stores.staff.set(userId, role);
       await audit(deps, ctx.from.id, "staff_set", { userId, role });
-      await ctx.reply(ctx.t("staff.added", { id: userId, role: ctx.t(`role.${role}`) }), {
-        parse_mode: "HTML",
-      });
+      await replyHtml(ctx, ctx.t("staff.added", { id: userId, role: ctx.t(`role.${role}`) }));
       return;
     }
     if (action === "remove") {
       if (userId === ctx.from.id) {
-        await ctx.reply(ctx.t("staff.not_yourself"), { parse_mode: "HTML" });
+        await replyHtml(ctx, ctx.t("staff.not_yourself"));
         return;
       }
       const removed = await deps.stores.staff.remove(userId);
       if (removed) await audit(deps, ctx.from.id, "staff_removed", { userId });
-      await ctx.reply(ctx.t(removed ? "staff.removed" : "staff.not_staff", { id: userId }), {
-        parse_mode: "HTML",
-      });
+      await replyHtml(ctx, ctx.t(removed ? "staff.removed" : "staff.not_staff", { id: userId }));
       return;
     }
-    await ctx.reply(ctx.t("usage.staff"), { parse_mode: "HTML" });
+    await replyHtml(ctx, ctx.t("usage.staff"));
   });
 
   return composer;

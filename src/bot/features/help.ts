@@ -4,6 +4,7 @@ import { isLocale, type MessageKey, translator } from "../../i18n.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
+import { replyHtml } from "../reply.js";
 
 /** Help sections, each shown to the roles that may use its commands. */
 const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boolean }> = [
@@ -13,7 +14,7 @@ const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boo
   { key: "help.general", shown: () => true },
 ];
 
-export function helpText(ctx: BotContext): string {
+function helpText(ctx: BotContext): string {
   const role = ctx.staff?.role ?? "viewer";
   const lines = [ctx.t("help.title", { role: ctx.t(`role.${role}`) })];
   for (const section of SECTIONS) if (section.shown(ctx)) lines.push("", ctx.t(section.key));
@@ -23,19 +24,19 @@ export function helpText(ctx: BotContext): string {
 export function helpFeature(deps: { stores: Stores }): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  composer.start((ctx) => ctx.reply(helpText(ctx), { parse_mode: "HTML" }));
-  composer.help((ctx) => ctx.reply(helpText(ctx), { parse_mode: "HTML" }));
+  composer.start((ctx) => replyHtml(ctx, helpText(ctx)));
+  composer.help((ctx) => replyHtml(ctx, helpText(ctx)));
 
   composer.command("lang", async (ctx) => {
     const wanted = commandPayload(ctx.message.text).toLowerCase();
     if (!isLocale(wanted)) {
-      await ctx.reply(ctx.t("lang.usage"), { parse_mode: "HTML" });
+      await replyHtml(ctx, ctx.t("lang.usage"));
       return;
     }
     await deps.stores.sessions.setLocale(ctx.from.id, wanted);
     ctx.locale = wanted;
     ctx.t = translator(wanted);
-    await ctx.reply(ctx.t("lang.changed"), { parse_mode: "HTML" });
+    await replyHtml(ctx, ctx.t("lang.changed"));
   });
 
   return composer;
@@ -44,7 +45,7 @@ export function helpFeature(deps: { stores: Stores }): Composer<BotContext> {
 /** Last in the chain: unknown commands and stray text. */
 export function fallbackFeature(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
-  composer.on("message", (ctx) => ctx.reply(ctx.t("fallback.unknown"), { parse_mode: "HTML" }));
+  composer.on("message", (ctx) => replyHtml(ctx, ctx.t("fallback.unknown")));
   composer.on("callback_query", (ctx) => ctx.answerCbQuery(ctx.t.plain("confirm.gone")));
   return composer;
 }

@@ -12,7 +12,7 @@ import type { PayoutService } from "../../payouts/service.js";
 import type { DialogState, Stores } from "../../store/types.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
-import { editView, replyView } from "../reply.js";
+import { editView, replyHtml, replyView } from "../reply.js";
 import {
   amountProblemText,
   CALLBACK_PATTERN,
@@ -41,8 +41,19 @@ async function showMovedPayout(ctx: BotContext, payout: Payout): Promise<void> {
   await editView(ctx, payoutStateView(ctx.t, payout));
 }
 
+/** A press on someone else's prompt: only its initiator may confirm or cancel it. */
+async function refuseOthersPress(ctx: BotContext): Promise<void> {
+  await ctx.answerCbQuery(ctx.t.plain("confirm.not_yours"), { show_alert: true });
+}
+
+/** A press on a prompt whose payout no longer exists: say so and take the buttons away. */
+async function dropGoneButtons(ctx: BotContext): Promise<void> {
+  await ctx.answerCbQuery(ctx.t.plain("confirm.gone"), { show_alert: true });
+  await ctx.editMessageReplyMarkup(undefined).catch(() => undefined);
+}
+
 /** A half-finished /pay dialog is forgotten after this long. */
-export const DIALOG_TTL_SECONDS = 600;
+const DIALOG_TTL_SECONDS = 600;
 
 /** Runs a Telegram call whose failure must not stop what follows (logged, not thrown). */
 async function bestEffort(ctx: BotContext, call: () => Promise<unknown>): Promise<void> {
@@ -63,7 +74,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   const mayPay = async (ctx: BotContext): Promise<boolean> => {
     if (can(ctx.staff, "pay")) return true;
-    await ctx.reply(cannotPayText(ctx.t, ctx.staff?.role ?? "viewer"), { parse_mode: "HTML" });
+    await replyHtml(ctx, cannotPayText(ctx.t, ctx.staff?.role ?? "viewer"));
     return false;
   };
 
@@ -90,9 +101,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     });
     if (!result.ok) {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
-      await ctx.reply(prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF), {
-        parse_mode: "HTML",
-      });
+      await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));
       return;
     }
     const sent = await replyView(ctx, confirmationPrompt(ctx.t, result.payout, deps.now()));
@@ -107,21 +116,21 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const args = splitPaymentArgs(commandPayload(text));
     if (args.phone === undefined) {
       await deps.stores.sessions.setDialog(chatId, { kind, step: "phone" }, DIALOG_TTL_SECONDS);
-      await ctx.reply(
+      await replyHtml(
+        ctx,
         ctx.t(kind === "disbursement" ? "dialog.ask_phone_pay" : "dialog.ask_phone_collect"),
-        {
-          parse_mode: "HTML",
-        },
       );
       return;
     }
     if (args.amount === undefined) {
       const phone = parsePhone(args.phone);
       if (!phone.ok) {
-        const usage = ctx.t(kind === "disbursement" ? "usage.pay" : "usage.collect");
-        await ctx.reply(`${phoneProblemText(ctx.t, phone.problem, phone.operator)}\n${usage}`, {
-          parse_mode: "HTML",
-        });
+        const failure = {
+          reason: "bad_phone",
+          problem: phone.problem,
+          operator: phone.operator,
+        } as const;
+        await replyHtml(ctx, prepareFailureText(ctx.t, failure, COMMAND_OF[kind], MAX_AMOUNT_XAF));
         return;
       }
       await deps.stores.sessions.setDialog(
@@ -129,7 +138,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         { kind, step: "amount", phone: phone.phone },
         DIALOG_TTL_SECONDS,
       );
-      await ctx.reply(ctx.t("dialog.ask_amount"), { parse_mode: "HTML" });
+      await replyHtml(ctx, ctx.t("dialog.ask_amount"));
       return;
     }
     await prepare(ctx, kind, args.phone, args.amount, args.note);
@@ -141,9 +150,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
   composer.command("cancel", async (ctx) => {
     const dialog = await deps.stores.sessions.getDialog(ctx.chat.id);
     await deps.stores.sessions.clearDialog(ctx.chat.id);
-    await ctx.reply(ctx.t(dialog ? "dialog.cancelled" : "dialog.nothing_to_cancel"), {
-      parse_mode: "HTML",
-    });
+    await replyHtml(ctx, ctx.t(dialog ? "dialog.cancelled" : "dialog.nothing_to_cancel"));
   });
 
   composer.on(message("text"), async (ctx, next) => {
@@ -160,11 +167,9 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     if (dialog.step === "phone") {
       const phone = parsePhone(text);
       if (!phone.ok) {
-        await ctx.reply(
+        await replyHtml(
+          ctx,
           `${phoneProblemText(ctx.t, phone.problem, phone.operator)}\n${ctx.t("dialog.retry_or_cancel")}`,
-          {
-            parse_mode: "HTML",
-          },
         );
         return;
       }
@@ -173,17 +178,15 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         { ...dialog, step: "amount", phone: phone.phone },
         DIALOG_TTL_SECONDS,
       );
-      await ctx.reply(ctx.t("dialog.ask_amount"), { parse_mode: "HTML" });
+      await replyHtml(ctx, ctx.t("dialog.ask_amount"));
       return;
     }
     const amount = parseAmount(text);
     if (!amount.ok || dialog.phone === undefined) {
       const problem = amount.ok ? "empty" : amount.problem;
-      await ctx.reply(
+      await replyHtml(
+        ctx,
         `${amountProblemText(ctx.t, problem, MAX_AMOUNT_XAF)}\n${ctx.t("dialog.retry_or_cancel")}`,
-        {
-          parse_mode: "HTML",
-        },
       );
       return;
     }
@@ -206,7 +209,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         return;
       }
       case "forbidden":
-        await ctx.answerCbQuery(ctx.t.plain("confirm.not_yours"), { show_alert: true });
+        await refuseOthersPress(ctx);
         return;
       case "expired":
         await ctx.answerCbQuery(ctx.t.plain("confirm.expired"), { show_alert: true });
@@ -217,8 +220,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         await showMovedPayout(ctx, claim.payout);
         return;
       case "not_found":
-        await ctx.answerCbQuery(ctx.t.plain("confirm.gone"), { show_alert: true });
-        await ctx.editMessageReplyMarkup(undefined).catch(() => undefined);
+        await dropGoneButtons(ctx);
         return;
     }
   });
@@ -232,15 +234,14 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         await editView(ctx, payoutStateView(ctx.t, result.payout));
         return;
       case "forbidden":
-        await ctx.answerCbQuery(ctx.t.plain("confirm.not_yours"), { show_alert: true });
+        await refuseOthersPress(ctx);
         return;
       case "already":
         await ctx.answerCbQuery(ctx.t.plain("cancel.too_late"));
         await showMovedPayout(ctx, result.payout);
         return;
       case "not_found":
-        await ctx.answerCbQuery(ctx.t.plain("confirm.gone"), { show_alert: true });
-        await ctx.editMessageReplyMarkup(undefined).catch(() => undefined);
+        await dropGoneButtons(ctx);
         return;
     }
   });

@@ -5,11 +5,11 @@ import type { PayoutService } from "../../payouts/service.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
-import { editView, replyView } from "../reply.js";
+import { editView, replyHtml, replyView } from "../reply.js";
 import { historyView, paymentView } from "../report-views.js";
 import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
 
-export const HISTORY_PAGE_SIZE = 8;
+const HISTORY_PAGE_SIZE = 8;
 const REFERENCE = /^[\w-]{1,100}$/;
 
 export function statusFeature(deps: {
@@ -22,7 +22,7 @@ export function statusFeature(deps: {
     if (!can(ctx.staff, "read")) return;
     const reference = commandPayload(ctx.message.text);
     if (!REFERENCE.test(reference)) {
-      await ctx.reply(ctx.t("usage.status"), { parse_mode: "HTML" });
+      await replyHtml(ctx, ctx.t("usage.status"));
       return;
     }
     // A payout reference (ours) first; anything else is taken as the API's payment id.
@@ -43,11 +43,11 @@ export function statusFeature(deps: {
         error instanceof PaymentApiError &&
         (error.statusCode === 404 || error.statusCode === 400)
       ) {
-        await ctx.reply(ctx.t("status.not_found", { id: reference }), { parse_mode: "HTML" });
+        await replyHtml(ctx, ctx.t("status.not_found", { id: reference }));
         return;
       }
       ctx.log.warn({ err: error }, "status look-up failed");
-      await ctx.reply(ctx.t("error.api_unreachable"), { parse_mode: "HTML" });
+      await replyHtml(ctx, ctx.t("error.api_unreachable"));
     }
   });
 
