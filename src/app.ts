@@ -155,15 +155,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       await cleanup().catch((error: unknown) => logger.warn({ err: error }, "stop step failed"));
   };
   try {
-    let redis: Redis | undefined;
-    let stores = options.stores;
-    if (!stores) {
-      const connected = await connectStores(config, logger);
-      stores = connected.stores;
-      redis = connected.redis;
-    }
-    const storesInUse = stores;
-    cleanups.push(() => storesInUse.close());
+    const { stores, redis } = options.stores
+      ? { stores: options.stores, redis: undefined }
+      : await connectStores(config, logger);
+    cleanups.push(() => stores.close());
     for (const member of config.staff) await stores.staff.set(member.userId, member.role);
 
     const client = new PaymentClient({
@@ -238,12 +233,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     let running = true;
     let http: HttpServerHandle | undefined;
     if (options.http !== false) {
-      const storesForHealth = stores;
       http = await startHttpServer({
         host: config.http.host,
         port: config.http.port,
         logger,
-        health: async () => running && (await storesForHealth.ping()),
+        health: async () => running && (await stores.ping()),
         paymentWebhook: {
           path: config.payment.webhookPath,
           receive: (request) => webhook.receive(request),

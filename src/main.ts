@@ -18,7 +18,7 @@ function fail(message: string, code: number): never {
 }
 
 /** Runs `stop` on the first SIGTERM/SIGINT and exits 0, or 1 past the deadline. */
-export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) return;

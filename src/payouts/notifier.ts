@@ -48,6 +48,9 @@ export interface NotifierOptions {
   now?: () => number;
 }
 
+/** Notifications claimed per round trip to the outbox. */
+const DRAIN_BATCH = 20;
+
 export class Notifier {
   readonly #options: Required<Omit<NotifierOptions, "logger">>;
   readonly #log: Logger;
@@ -108,10 +111,10 @@ export class Notifier {
     const { stores, now, leaseMs } = this.#options;
     let handled = 0;
     for (;;) {
-      const ids = await stores.outbox.claimDue(now(), 20, leaseMs);
+      const ids = await stores.outbox.claimDue(now(), DRAIN_BATCH, leaseMs);
       for (const id of ids) await this.deliver(id);
       handled += ids.length;
-      if (ids.length < 20 || this.#stopped) return handled;
+      if (ids.length < DRAIN_BATCH || this.#stopped) return handled;
     }
   }
 

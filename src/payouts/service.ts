@@ -24,28 +24,14 @@ import {
   type TelecomOperator,
   type UserInfo,
 } from "../payments/schemas.js";
-import type { AuditEntry, Stores } from "../store/types.js";
-import { settleEventFor } from "./lifecycle.js";
+import type { AuditEntry, Stores, TransitionResult } from "../store/types.js";
+import { type PayoutEvent, settleEventFor } from "./lifecycle.js";
 import type { Payout, PayoutKind, PayoutPatch } from "./payout.js";
-
 import type {
   CancelResult,
   ClaimResult,
   PaymentGateway,
   PayoutServiceOptions,
-  PrepareInput,
-  PrepareResult,
-  ResolveResult,
-  SettleResult,
-  SubmitResult,
-} from "./service-types.js";
-
-export type {
-  CancelResult,
-  ClaimResult,
-  PaymentGateway,
-  PayoutServiceOptions,
-  PrepareFailure,
   PrepareInput,
   PrepareResult,
   ResolveResult,
@@ -75,15 +61,24 @@ export function cleanNote(note: string | undefined): string | undefined {
 }
 
 /**
- * Whether a payment found in the portal is this payout's: same number, amount and kind.
- * A field the API leaves out cannot confirm a match, so it refuses one.
+ * Whether a payment (found in the portal, or named by a callback) is this payout's: same
+ * number, amount and kind. A number the API leaves out cannot confirm a match, so it refuses one.
  */
-function paymentMatches(payment: Payment, payout: Payout): boolean {
+export function paymentMatches(payment: Payment, payout: Payout): boolean {
   return (
     payment.phoneNumber?.replace(/\D/g, "").endsWith(payout.phone.slice(3)) === true &&
     payment.amount === payout.amount &&
     (payment.paymentType === undefined || payment.paymentType === OPERATION_OF[payout.kind])
   );
+}
+
+/** A compare-and-set that found the payout gone or already moved on by someone else. */
+function lostRace(
+  result: Extract<TransitionResult, { ok: false }>,
+): { outcome: "not_found" } | { outcome: "already"; payout: Payout } {
+  return result.reason === "not_found"
+    ? { outcome: "not_found" }
+    : { outcome: "already", payout: result.payout };
 }
 
 export class PayoutService {
@@ -214,17 +209,11 @@ export class PayoutService {
     if (payout.state !== "awaiting_confirmation") return { outcome: "already", payout };
     if (this.#now() > payout.expiresAtMs) {
       const expired = await this.#stores.payouts.transition(payoutId, "expire");
-      if (expired.ok) return { outcome: "expired", payout: expired.payout };
-      return expired.reason === "not_found"
-        ? { outcome: "not_found" }
-        : { outcome: "already", payout: expired.payout };
+      return expired.ok ? { outcome: "expired", payout: expired.payout } : lostRace(expired);
     }
     const claimId = randomBytes(8).toString("hex");
     const result = await this.claimOnce(payoutId, claimId);
-    if (result.ok) return { outcome: "claimed", payout: result.payout, claimId };
-    return result.reason === "not_found"
-      ? { outcome: "not_found" }
-      : { outcome: "already", payout: result.payout };
+    return result.ok ? { outcome: "claimed", payout: result.payout, claimId } : lostRace(result);
   }
 
   /**
@@ -264,17 +253,26 @@ export class PayoutService {
     } catch (error) {
       return this.recordSubmitFailure(payout, error);
     }
-    const accepted = await this.#stores.payouts.transition(payout.id, "accepted", {
+    const accepted = await this.leaveSubmitting(payout.id, "accepted", {
       paymentId: payment.id,
       apiStatus: payment.status,
       fee: payment.fee,
       operator: payment.telecomOperator ?? payout.operator,
     });
-    if (!accepted.ok)
-      throw new Error(`payout ${payout.id} left submitting while it was being sent`);
     await this.#stores.tracking.schedule(payout.id, this.#now() + this.#pollIntervalMs);
     this.#log.info({ payoutId: payout.id, paymentId: payment.id }, "payment request accepted");
-    return { outcome: "pending", payout: accepted.payout };
+    return { outcome: "pending", payout: accepted };
+  }
+
+  /** The move out of `submitting` after the request; only this call may make it (it holds the claim). */
+  private async leaveSubmitting(
+    payoutId: string,
+    event: Extract<PayoutEvent, "accepted" | "refused" | "lost">,
+    patch: PayoutPatch,
+  ): Promise<Payout> {
+    const result = await this.#stores.payouts.transition(payoutId, event, patch);
+    if (!result.ok) throw new Error(`payout ${payoutId} left submitting while it was being sent`);
+    return result.payout;
   }
 
   private async recordSubmitFailure(payout: Payout, error: unknown): Promise<SubmitResult> {
@@ -289,21 +287,16 @@ export class PayoutService {
           : error instanceof RateLimitedError
             ? 429
             : undefined;
-      const refused = await this.#stores.payouts.transition(payout.id, "refused", {
+      const refused = await this.leaveSubmitting(payout.id, "refused", {
         errorMessage: error instanceof PaymentApiError ? error.apiMessage : message,
         errorStatusCode: statusCode,
       });
-      if (!refused.ok)
-        throw new Error(`payout ${payout.id} left submitting while it was being sent`);
       this.#log.warn({ payoutId: payout.id, err: error }, "payment request refused");
-      return { outcome: "refused", payout: refused.payout, error };
+      return { outcome: "refused", payout: refused, error };
     }
     // Anything else — a lost answer, or a bug of ours after the request may have left —
     // is unknown: a second request could pay twice.
-    const lost = await this.#stores.payouts.transition(payout.id, "lost", {
-      errorMessage: message,
-    });
-    if (!lost.ok) throw new Error(`payout ${payout.id} left submitting while it was being sent`);
+    const lost = await this.leaveSubmitting(payout.id, "lost", { errorMessage: message });
     await this.#stores.audit.record({
       atMs: this.#now(),
       actorId: payout.initiatorId,
@@ -312,7 +305,7 @@ export class PayoutService {
       details: { reason: message },
     });
     this.#log.error({ payoutId: payout.id, err: error }, "payment outcome unknown");
-    return { outcome: "unknown", payout: lost.payout };
+    return { outcome: "unknown", payout: lost };
   }
 
   async cancel(payoutId: string, userId: number): Promise<CancelResult> {
@@ -320,18 +313,18 @@ export class PayoutService {
     if (!payout) return { outcome: "not_found" };
     if (payout.initiatorId !== userId) return { outcome: "forbidden", payout };
     const result = await this.#stores.payouts.transition(payoutId, "cancel");
-    if (result.ok) return { outcome: "cancelled", payout: result.payout };
-    return result.reason === "not_found"
-      ? { outcome: "not_found" }
-      : { outcome: "already", payout: result.payout };
+    return result.ok ? { outcome: "cancelled", payout: result.payout } : lostRace(result);
   }
 
   /**
    * Re-reads the payment from the API and settles the payout when the API itself reports
    * a final status. Webhook bodies and polls both end here: a callback is only a hint.
+   * Give the payout itself when it was just read (the webhook found it by payment id) to
+   * save reading it again; a stale copy is harmless, the move is a compare-and-set.
    */
-  async settle(payoutId: string): Promise<SettleResult> {
-    const payout = await this.#stores.payouts.get(payoutId);
+  async settle(payoutOrId: string | Payout): Promise<SettleResult> {
+    const payout =
+      typeof payoutOrId === "string" ? await this.#stores.payouts.get(payoutOrId) : payoutOrId;
     if (payout?.state !== "pending" || !payout.paymentId) {
       return { outcome: "not_tracked", payout };
     }
@@ -342,6 +335,7 @@ export class PayoutService {
     if (payment.status === "pending" || !FINAL_PAYMENT_STATUSES.includes(payment.status)) {
       return { outcome: "still_pending", payout };
     }
+    const payoutId = payout.id;
     const result = await this.#stores.payouts.transition(payoutId, settleEventFor(payment.status), {
       apiStatus: payment.status,
       fee: payment.fee ?? payout.fee,

@@ -161,7 +161,9 @@ export class PayoutTracker {
       await this.retryLater(id, error);
       return;
     }
-    if (result.outcome !== "still_pending") {
+    // A settled payout was taken off the schedule by `settle` itself.
+    if (result.outcome === "settled") return;
+    if (result.outcome === "not_tracked") {
       await stores.tracking.remove(id);
       return;
     }
@@ -175,11 +177,15 @@ export class PayoutTracker {
       maxPollIntervalMs,
       random,
     );
-    await stores.payouts.update(id, { pollCount });
-    await stores.tracking.schedule(id, now() + delay);
     const since = payout.submittedAtMs ?? payout.createdAtMs;
-    if (!payout.stuckReportedAtMs && now() - since >= this.#options.stuckAfterMs) {
-      const updated = await stores.payouts.update(id, { stuckReportedAtMs: now() });
+    const stuck = !payout.stuckReportedAtMs && now() - since >= this.#options.stuckAfterMs;
+    // One write for the poll count and, the first time, the stuck mark.
+    const updated = await stores.payouts.update(id, {
+      pollCount,
+      ...(stuck ? { stuckReportedAtMs: now() } : {}),
+    });
+    await stores.tracking.schedule(id, now() + delay);
+    if (stuck) {
       this.#log.warn({ payoutId: id }, "payout still pending after the stuck limit");
       if (updated) await this.#options.onAttention?.(updated, "stuck");
     }

@@ -9,7 +9,8 @@ import type { Logger } from "../logger.js";
 import { type Payment, PaymentSchema } from "../payments/schemas.js";
 import { verifyParts } from "../payments/signature.js";
 import type { Stores } from "../store/types.js";
-import type { PayoutService } from "./service.js";
+import type { Payout } from "./payout.js";
+import { type PayoutService, paymentMatches } from "./service.js";
 
 export interface CallbackRequest {
   body: string;
@@ -76,7 +77,7 @@ export class PaymentWebhook {
       await this.offerAsHint(parsed.data);
       return { status: 200, body: { ok: true } };
     }
-    this.track(this.settle(payout.id, parsed.data.id));
+    this.track(this.settle(payout, parsed.data.id));
     return { status: 202, body: { ok: true } };
   }
 
@@ -87,12 +88,8 @@ export class PaymentWebhook {
    */
   private async offerAsHint(payment: Payment): Promise<void> {
     const { stores, logger } = this.#options;
-    const digits = payment.phoneNumber?.replace(/\D/g, "");
-    const candidates = (await stores.payouts.listInState("unknown")).filter(
-      (payout) =>
-        digits?.endsWith(payout.phone.slice(3)) === true &&
-        payment.amount === payout.amount &&
-        (payment.paymentType === undefined || payment.paymentType === payout.kind),
+    const candidates = (await stores.payouts.listInState("unknown")).filter((payout) =>
+      paymentMatches(payment, payout),
     );
     const [match] = candidates;
     if (match && candidates.length === 1) {
@@ -106,10 +103,11 @@ export class PaymentWebhook {
     logger.info({ paymentId: payment.id }, "payment callback for an id we do not know; ignored");
   }
 
-  private async settle(payoutId: string, paymentId: string): Promise<void> {
+  private async settle(payout: Payout, paymentId: string): Promise<void> {
     const { service, logger, onSettled } = this.#options;
+    const payoutId = payout.id;
     try {
-      const result = await service.settle(payoutId);
+      const result = await service.settle(payout);
       logger.info({ payoutId, paymentId, outcome: result.outcome }, "payment callback handled");
       if (result.outcome === "settled") onSettled?.();
     } catch (error) {

@@ -13,9 +13,8 @@ import {
   expiresInState,
   notifiesPayer,
   PayoutExistsError,
-  type TrackedState,
 } from "./payout-codec.js";
-import type { PayoutStore, TransitionResult } from "./types.js";
+import type { PayoutListOptions, PayoutStore, TrackedState, TransitionResult } from "./types.js";
 
 interface Entry {
   payout: Payout;
@@ -97,11 +96,7 @@ export class MemoryPayoutStore implements PayoutStore {
   }
 
   /** Covers payouts created within the retention window, like the Redis indexes. */
-  async list(options: {
-    userId?: number;
-    offset: number;
-    limit: number;
-  }): Promise<{ items: Payout[]; total: number }> {
+  async list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }> {
     this.#sweep();
     const cutoffMs = this.#options.now() - this.#options.retentionMs;
     const matching = [...this.#entries.values()]

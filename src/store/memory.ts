@@ -54,7 +54,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
   };
 }
 
-export class MemorySessionStore implements SessionStore {
+class MemorySessionStore implements SessionStore {
   readonly #dialogs = new Map<number, { dialog: DialogState; expiresAtMs: number }>();
   readonly #locales = new Map<number, Locale>();
   readonly #now: () => number;
@@ -95,7 +95,7 @@ export class MemorySessionStore implements SessionStore {
   }
 }
 
-export class MemoryStaffStore implements StaffStore {
+class MemoryStaffStore implements StaffStore {
   readonly #roles = new Map<number, Role>();
 
   async get(userId: number): Promise<Role | null> {
@@ -118,7 +118,7 @@ export class MemoryStaffStore implements StaffStore {
   }
 }
 
-export class MemoryDueQueue implements DueQueue {
+class MemoryDueQueue implements DueQueue {
   readonly #dueAt = new Map<string, number>();
 
   /** Synchronous `schedule`, for a store that enqueues inside its own atomic step. */
@@ -155,7 +155,7 @@ export class MemoryDueQueue implements DueQueue {
   }
 }
 
-export class MemoryAuditLog implements AuditLog {
+class MemoryAuditLog implements AuditLog {
   /** Newest first. */
   readonly #entries: AuditEntry[] = [];
 
@@ -169,7 +169,7 @@ export class MemoryAuditLog implements AuditLog {
   }
 }
 
-export class MemoryLeaseStore implements LeaseStore {
+class MemoryLeaseStore implements LeaseStore {
   readonly #leases = new Map<string, { owner: string; expiresAtMs: number }>();
   readonly #now: () => number;
 

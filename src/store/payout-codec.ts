@@ -6,12 +6,12 @@ import type { z } from "zod";
 import { isInFlight, PAYOUT_STATES, type PayoutState } from "../payouts/lifecycle.js";
 import { type Payout, type PayoutPatch, PayoutSchema } from "../payouts/payout.js";
 import { checkInput } from "./schemas.js";
+import type { TrackedState } from "./types.js";
 
 /** The fields a patch may carry (`id`, `kind`, `state` never change through one). */
-export const PayoutPatchSchema = PayoutSchema.omit({ id: true, kind: true, state: true }).partial();
+const PayoutPatchSchema = PayoutSchema.omit({ id: true, kind: true, state: true }).partial();
 
 /** The states `listInState` answers for: the in-flight ones, tracked in their own sets. */
-export type TrackedState = Extract<PayoutState, "unknown" | "pending" | "submitting">;
 export const TRACKED_STATES: readonly TrackedState[] = PAYOUT_STATES.filter(
   (state): state is TrackedState => isInFlight(state),
 );

@@ -24,11 +24,10 @@ import {
   PayoutExistsError,
   pairsToRecord,
   TRACKED_STATES,
-  type TrackedState,
 } from "./payout-codec.js";
 import { CREATE_SCRIPT, TRANSITION_SCRIPT, UPDATE_SCRIPT } from "./redis-payout-scripts.js";
 import { replyAt } from "./redis-reply.js";
-import type { PayoutStore, TransitionResult } from "./types.js";
+import type { PayoutListOptions, PayoutStore, TrackedState, TransitionResult } from "./types.js";
 
 const TransitionReplySchema = z.union([
   z.tuple([z.enum(["not_found", "corrupt"])]).transform(([status]) => ({ status, fields: null })),
@@ -164,11 +163,7 @@ export class RedisPayoutStore implements PayoutStore {
   }
 
   /** Covers payouts created within the retention window (older index entries are trimmed). */
-  async list(options: {
-    userId?: number;
-    offset: number;
-    limit: number;
-  }): Promise<{ items: Payout[]; total: number }> {
+  async list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }> {
     const index =
       options.userId === undefined
         ? this.#keys.allPayouts()

@@ -16,6 +16,16 @@ export type TransitionResult =
   | { ok: false; reason: "not_found" }
   | { ok: false; reason: "wrong_state"; payout: Payout };
 
+/** The in-flight states, each kept in its own set (`listInState`, `idsInState`). */
+export type TrackedState = Extract<PayoutState, "unknown" | "pending" | "submitting">;
+
+/** A page of history: `userId` undefined means everyone's. */
+export interface PayoutListOptions {
+  userId?: number;
+  offset: number;
+  limit: number;
+}
+
 export interface PayoutStore {
   /** Stores a new payout (state `awaiting_confirmation`), indexed under its initiator. */
   create(payout: Payout): Promise<void>;
@@ -44,15 +54,11 @@ export interface PayoutStore {
   update(id: string, patch: PayoutPatch): Promise<Payout | null>;
   findByPaymentId(paymentId: string): Promise<Payout | null>;
   /** Newest first. `userId` undefined: everyone's. Records that expired are skipped. */
-  list(options: {
-    userId?: number;
-    offset: number;
-    limit: number;
-  }): Promise<{ items: Payout[]; total: number }>;
+  list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }>;
   /** Payouts now in `state` (used for `unknown`, and to resume tracking `pending`). */
-  listInState(state: Extract<PayoutState, "unknown" | "pending" | "submitting">): Promise<Payout[]>;
+  listInState(state: TrackedState): Promise<Payout[]>;
   /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
-  idsInState(state: Extract<PayoutState, "unknown" | "pending" | "submitting">): Promise<string[]>;
+  idsInState(state: TrackedState): Promise<string[]>;
 }
 
 /** A conversation in progress in one chat (the /pay dialog). */

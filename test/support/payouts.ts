@@ -1,5 +1,6 @@
 import type { Payout } from "../../src/payouts/payout.js";
-import { type PaymentGateway, PayoutService } from "../../src/payouts/service.js";
+import { PayoutService } from "../../src/payouts/service.js";
+import type { PaymentGateway } from "../../src/payouts/service-types.js";
 import { createMemoryStores } from "../../src/store/memory.js";
 import type { Stores } from "../../src/store/types.js";
 import type { FakeClock } from "./clock.js";

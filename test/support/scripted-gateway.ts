@@ -1,5 +1,5 @@
 import type { Payment, PaymentStatus } from "../../src/payments/schemas.js";
-import type { PaymentGateway } from "../../src/payouts/service.js";
+import type { PaymentGateway } from "../../src/payouts/service-types.js";
 
 /**
  * The Payment API as a status tracker sees it: `GET /payments/{id}` answers from

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PaymentClient } from "../../../src/payments/client.js";
 import type { Payout } from "../../../src/payouts/payout.js";
-import type { ClaimResult, PayoutService } from "../../../src/payouts/service.js";
+import type { PayoutService } from "../../../src/payouts/service.js";
+import type { ClaimResult } from "../../../src/payouts/service-types.js";
 import { type SandboxHandle, startSandbox } from "../../../src/sandbox/index.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type FakeClock, fakeClock } from "../../support/clock.js";
