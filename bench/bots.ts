@@ -12,6 +12,7 @@ import {
 import { forkBench, nextMessage, stopChild } from "./child.js";
 import { MessageWatcher } from "./flows.js";
 import { BotReadySchema, type MemoryReport, MemorySchema, UsageSchema } from "./messages.js";
+import type { PaymentApiEndpoint } from "./setup.js";
 
 export interface BotUnderTest {
   emulator: TelegramEmulator;
@@ -26,11 +27,6 @@ export interface BotUnderTest {
   cpuMs(): Promise<number>;
   /** Stops the bot, then the emulator. */
   close(): Promise<void>;
-}
-
-export interface PaymentApiEndpoint {
-  url: string;
-  apiKey: string;
 }
 
 export interface AppEnvOptions {

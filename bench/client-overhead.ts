@@ -11,7 +11,7 @@ import { PaymentClient } from "../src/payments/client.js";
 import { RedisRateLimiter } from "../src/store/redis-rate-limiter.js";
 import { forkBench, nextMessage, stopChild } from "./child.js";
 import { SandboxReadySchema } from "./messages.js";
-import { type BenchContext, withPrefix } from "./setup.js";
+import { type BenchContext, pendingPayment, withPrefix } from "./setup.js";
 import { median, type Row, row, runConcurrently } from "./stats.js";
 
 const BENCH = "2 client overhead";
@@ -105,9 +105,7 @@ async function measureVariant(
   });
   try {
     const sandbox = await nextMessage(child, SandboxReadySchema, 30_000, "sandbox start");
-    const setup = new PaymentClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
-    const payment = await setup.disburse({ amount: 1000, phoneNumber: "237670000001" });
-    await setup.close();
+    const paymentId = await pendingPayment(sandbox);
     const limiter = variant.limiter
       ? new RedisRateLimiter({ redis, key: `${prefix}ratelimit`, limit: 1e9, windowMs: 61_000 })
       : undefined;
@@ -119,9 +117,9 @@ async function measureVariant(
     });
     const pool = new Pool(sandbox.url);
     try {
-      const raw = rawGet(pool, `/payments/${encodeURIComponent(payment.id)}`, sandbox.apiKey);
+      const raw = rawGet(pool, `/payments/${encodeURIComponent(paymentId)}`, sandbox.apiKey);
       const viaClient: Get = async () => {
-        await client.getPayment(payment.id);
+        await client.getPayment(paymentId);
       };
       await requestsPerSecond(scale.warmupRequests, raw);
       await requestsPerSecond(scale.warmupRequests, viaClient);

@@ -1,7 +1,7 @@
 /**
  * Benchmark 5: footprint. (1) RSS of the bot's process (the real app, own process, forced
  * GC) tracking 10,000 pending payouts created straight in Redis, against the same app
- * with none (the baseline: runtime, tsx loader and app code). (2) Redis bytes and keys
+ * with none (the baseline: runtime, libraries and app code). (2) Redis bytes and keys
  * per pending payout. (3) Proof that a record expires after its retention: kept while in
  * flight, a TTL once final, gone after it.
  */
@@ -14,7 +14,7 @@ import { createRedisStores } from "../src/store/redis.js";
 import type { Stores } from "../src/store/types.js";
 import { appEnv, startBot } from "./bots.js";
 import type { MemoryReport } from "./messages.js";
-import { type BenchContext, connectRedis, sleep, withPrefix } from "./setup.js";
+import { type BenchContext, sleep, withPrefix } from "./setup.js";
 import { mean, type Row, row } from "./stats.js";
 
 const BENCH = "5 footprint";
@@ -173,42 +173,38 @@ async function settleOne(stores: Stores, redis: Redis, prefix: string): Promise<
 /** Proves a settled record expires after its retention (a short one, for the test). */
 async function expiryRows(context: BenchContext): Promise<Row[]> {
   const retentionMs = context.quick ? 1000 : 2000;
-  return withPrefix(context, "expiry", async (_redis, prefix) => {
-    const redis = await connectRedis(context.redisUrl);
+  // The stores run on withPrefix's connection, which it closes once the keys are gone.
+  return withPrefix(context, "expiry", async (redis, prefix) => {
     const stores = createRedisStores(redis, { prefix, retentionMs });
-    try {
-      const { inFlight, afterSettle, watched } = await settleOne(stores, redis, prefix);
-      const ttlOk =
-        inFlight.every((ttl) => ttl === -1) && afterSettle.every((t) => t > 0 && t <= retentionMs);
-      await sleep(retentionMs + 500);
-      const left = await redis.exists(...watched);
-      return [
-        row({
-          bench: BENCH,
-          figure: "TTL of a payout just settled (min of record, payment id)",
-          value: Math.min(...afterSettle),
-          unit: "ms",
-          baseline: retentionMs,
-          target: "0 < TTL ≤ retention",
-          met: ttlOk,
-          note:
-            `Retention set to ${retentionMs} ms for the test. While pending, PTTL was ` +
-            `${inFlight.join(" / ")} (−1: kept, never expires in flight); after settling ` +
-            `${afterSettle.join(" / ")} ms. Baseline column: the retention.`,
-        }),
-        row({
-          bench: BENCH,
-          figure: "keys left after the retention (record, payment id, history)",
-          value: left,
-          unit: "",
-          baseline: null,
-          target: "0",
-          met: left === 0,
-        }),
-      ];
-    } finally {
-      await stores.close();
-    }
+    const { inFlight, afterSettle, watched } = await settleOne(stores, redis, prefix);
+    const ttlOk =
+      inFlight.every((ttl) => ttl === -1) && afterSettle.every((t) => t > 0 && t <= retentionMs);
+    await sleep(retentionMs + 500);
+    const left = await redis.exists(...watched);
+    return [
+      row({
+        bench: BENCH,
+        figure: "TTL of a payout just settled (min of record, payment id)",
+        value: Math.min(...afterSettle),
+        unit: "ms",
+        baseline: retentionMs,
+        target: "0 < TTL ≤ retention",
+        met: ttlOk,
+        note:
+          `Retention set to ${retentionMs} ms for the test. While pending, PTTL was ` +
+          `${inFlight.join(" / ")} (−1: kept, never expires in flight); after settling ` +
+          `${afterSettle.join(" / ")} ms. Baseline column: the retention.`,
+      }),
+      row({
+        bench: BENCH,
+        figure: "keys left after the retention (record, payment id, history)",
+        value: left,
+        unit: "",
+        baseline: null,
+        target: "0",
+        met: left === 0,
+      }),
+    ];
   });
 }
 
@@ -249,14 +245,8 @@ export async function benchFootprint(context: BenchContext): Promise<Row[]> {
     memoryOfApp(context, prefix, settleMs),
   );
   const rows = await withPrefix(context, "footprint", async (redis, prefix) => {
-    const storesRedis = await connectRedis(context.redisUrl);
-    const stores = createRedisStores(storesRedis, { prefix, retentionMs: 90 * 24 * HOUR_MS });
-    let payouts: Payout[];
-    try {
-      payouts = await seedPending(stores, PENDING_PAYOUTS);
-    } finally {
-      await stores.close();
-    }
+    const stores = createRedisStores(redis, { prefix, retentionMs: 90 * 24 * HOUR_MS });
+    const payouts = await seedPending(stores, PENDING_PAYOUTS);
     context.log(`  ${payouts.length} pending payouts in Redis; starting the app`);
     const loaded = await memoryOfApp(context, prefix, settleMs);
     return [...rssRows(loaded, idle, payouts.length), ...(await redisRows(redis, prefix, payouts))];

@@ -6,16 +6,15 @@
  * the sandbox settles each payment (forceStatus) when the fake clock reaches its time.
  * Baseline: the same schedule computed from `nextPollDelayMs` without jitter.
  */
-import type { Redis } from "ioredis";
 import { PaymentClient } from "../src/payments/client.js";
 import type { Payout } from "../src/payouts/payout.js";
-import type { PaymentGateway } from "../src/payouts/service.js";
 import { PayoutService } from "../src/payouts/service.js";
+import type { PaymentGateway } from "../src/payouts/service-types.js";
 import { nextPollDelayMs, PayoutTracker } from "../src/payouts/tracker.js";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { createRedisStores } from "../src/store/redis.js";
 import type { Stores } from "../src/store/types.js";
-import { type BenchContext, connectRedis, withPrefix } from "./setup.js";
+import { type BenchContext, withPrefix } from "./setup.js";
 import { mean, type Row, row } from "./stats.js";
 
 const BENCH = "4b notify, polling";
@@ -37,7 +36,7 @@ interface Expected {
 }
 
 /** The schedule without jitter: polls up to the first one at or after `settleAfterMs`. */
-export function expectedPolling(settleAfterMs: number): Expected {
+function expectedPolling(settleAfterMs: number): Expected {
   let dueMs = BASE_INTERVAL_MS;
   let previousMs = 0;
   for (let polls = 1; ; polls++) {
@@ -233,16 +232,12 @@ export async function benchPolling(context: BenchContext): Promise<Row[]> {
     signResponses: false,
   });
   try {
-    return await withPrefix(context, "poll", async (_redis, prefix) => {
-      const redis: Redis = await connectRedis(context.redisUrl);
+    // The stores run on withPrefix's connection, which it closes once the keys are gone.
+    return await withPrefix(context, "poll", async (redis, prefix) => {
       const stores = createRedisStores(redis, { prefix, retentionMs: 3_600_000 });
-      try {
-        const { tracked, startMs } = await simulate(sandbox, stores, perSettleTime);
-        context.log(`  polled ${tracked.length} payouts to a final status (fake clock)`);
-        return await resultRows(sandbox, stores, tracked, startMs);
-      } finally {
-        await stores.close();
-      }
+      const { tracked, startMs } = await simulate(sandbox, stores, perSettleTime);
+      context.log(`  polled ${tracked.length} payouts to a final status (fake clock)`);
+      return await resultRows(sandbox, stores, tracked, startMs);
     });
   } finally {
     await sandbox.close();

@@ -11,8 +11,7 @@ import type { EmulatedUser } from "../src/dev/telegram-emulator.js";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { appEnv, type BotUnderTest, startBot } from "./bots.js";
 import { echoRoundTrip, payFlow } from "./flows.js";
-import type { BenchContext } from "./setup.js";
-import { withPrefix } from "./setup.js";
+import { type BenchContext, withPrefix } from "./setup.js";
 import { median, percentile, type Row, row } from "./stats.js";
 
 const BENCH = "1 /pay round trip";

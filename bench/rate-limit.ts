@@ -11,7 +11,6 @@
  * burst and that no 429 comes back.
  */
 import type { ChildProcess } from "node:child_process";
-import { PaymentClient } from "../src/payments/client.js";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { limiterWindowMs } from "../src/store/redis-rate-limiter.js";
 import { forkBench, nextMessage, stopChild } from "./child.js";
@@ -21,7 +20,7 @@ import {
   type WorkerResult,
   WorkerResultSchema,
 } from "./messages.js";
-import { type BenchContext, withPrefix } from "./setup.js";
+import { type BenchContext, pendingPayment, withPrefix } from "./setup.js";
 import { type Row, row } from "./stats.js";
 
 const BENCH = "3 rate-limit use";
@@ -44,7 +43,7 @@ const FULL: Scale = { limitPerMinute: 600, durationMs: 65_000, concurrency: 4 };
  * The most a sliding window of L per 60 s lets through in a run of `durationMs` starting
  * with an empty window: L at once, then L more each time the window has fully slid.
  */
-export function allowedInRun(limit: number, durationMs: number): number {
+function allowedInRun(limit: number, durationMs: number): number {
   return limit * (Math.floor(durationMs / API_WINDOW_MS) + 1);
 }
 
@@ -69,13 +68,11 @@ async function run(
   sandbox: SandboxHandle,
   limiterKey: string,
 ): Promise<WorkerResult[]> {
-  const setup = new PaymentClient({ baseUrl: sandbox.url, apiKey: SETUP_KEY });
-  const payment = await setup.disburse({ amount: 1000, phoneNumber: "237670000001" });
-  await setup.close();
+  const paymentId = await pendingPayment({ url: sandbox.url, apiKey: SETUP_KEY });
   const workers = await startWorkers({
     url: sandbox.url,
     apiKey: BENCH_KEY,
-    paymentId: payment.id,
+    paymentId,
     redisUrl: context.redisUrl,
     limiterKey,
     limit: scale.limitPerMinute,

@@ -4,6 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { dropPrefix } from "../src/dev/demo-store.js";
+import { PaymentClient } from "../src/payments/client.js";
 import { createRedisConnection, waitForReady } from "../src/store/redis.js";
 
 export interface BenchContext {
@@ -12,6 +14,12 @@ export interface BenchContext {
   redisUrl: string;
   /** Progress lines on stderr, so stdout holds only the table. */
   log(message: string): void;
+}
+
+/** Where a benchmark reaches a Payment API (a sandbox) and with which key. */
+export interface PaymentApiEndpoint {
+  url: string;
+  apiKey: string;
 }
 
 /** REDIS_URL, or the local default the bot itself uses. */
@@ -37,20 +45,8 @@ export async function connectRedis(url: string): Promise<Redis> {
 }
 
 /** A key prefix no other run or test uses, e.g. `bench:pay:1a2b3c4d:`. */
-export function benchPrefix(label: string): string {
+function benchPrefix(label: string): string {
   return `bench:${label}:${randomUUID().slice(0, 8)}:`;
-}
-
-/** Deletes every key under `prefix`; returns how many there were. */
-export async function dropPrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = "0";
-  let dropped = 0;
-  do {
-    const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-    cursor = next;
-    if (found.length > 0) dropped += await redis.del(...found);
-  } while (cursor !== "0");
-  return dropped;
 }
 
 /** Runs `work` with a fresh prefix and a client, and removes the prefix's keys after. */
@@ -71,4 +67,17 @@ export async function withPrefix<T>(
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Disburses one payment at `api` (a sandbox that keeps it pending) for a benchmark to read;
+ * resolves with its id.
+ */
+export async function pendingPayment(api: PaymentApiEndpoint): Promise<string> {
+  const client = new PaymentClient({ baseUrl: api.url, apiKey: api.apiKey });
+  try {
+    return (await client.disburse({ amount: 1000, phoneNumber: "237670000001" })).id;
+  } finally {
+    await client.close();
+  }
 }

@@ -46,7 +46,7 @@ export function mean(values: readonly number[]): number {
 }
 
 /** value / baseline, or null when either is missing or the baseline is zero. */
-export function ratioOf(value: number | null, baseline: number | null): number | null {
+function ratioOf(value: number | null, baseline: number | null): number | null {
   if (value === null || baseline === null || baseline === 0) return null;
   if (!Number.isFinite(value) || !Number.isFinite(baseline)) return null;
   return value / baseline;

@@ -6,7 +6,7 @@
  * and on pipes (no raw mode, no prompt, input echoed so the output reads as a transcript).
  */
 import { clearLine, createInterface, cursorTo, type Interface } from "node:readline";
-import { type DemoRole, isDemoRole } from "./demo-options.js";
+import { DEMO_ROLES, type DemoRole, isDemoRole } from "./demo-options.js";
 import {
   buttonsOf,
   demoHelp,
@@ -199,7 +199,7 @@ export class DemoChat {
     }
     const role = wanted.toLowerCase();
     if (!isDemoRole(role)) {
-      this.#show("(demo) Roles: admin, approver, payer, viewer, stranger.");
+      this.#show(`(demo) Roles: ${DEMO_ROLES.join(", ")}.`);
       return;
     }
     await this.#options.setRole(role);

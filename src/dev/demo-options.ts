@@ -29,11 +29,11 @@ export interface DemoOptions {
   help: boolean;
 }
 
-export const DEFAULT_DEMO_SETTLE_DELAY_MS = 3000;
+const DEFAULT_DEMO_SETTLE_DELAY_MS = 3000;
 const MAX_SETTLE_DELAY_MS = 600_000;
 
 export const DEMO_USAGE = [
-  "usage: npm run demo -- [--role admin|approver|payer|viewer|stranger] [--lang en|fr]",
+  `usage: npm run demo -- [--role ${DEMO_ROLES.join("|")}] [--lang ${LOCALES.join("|")}]`,
   "",
   "  --role ROLE   who you are to the bot (default admin; also DEMO_ROLE)",
   "  --lang CODE   your Telegram language, en or fr (default en; also DEMO_LANG)",
@@ -44,7 +44,8 @@ export const DEMO_USAGE = [
   "                          else the demo runs on an in-memory store",
   `  DEMO_SETTLE_DELAY_MS    how long a payment stays pending (default ${DEFAULT_DEMO_SETTLE_DELAY_MS})`,
   "  DEMO_LOG_FILE           where the logs go (default a file in the temp directory)",
-  "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS: as for npm start",
+  "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS, PAYMENT_TIMEOUT_MS,",
+  "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS: as for npm start",
 ].join("\n");
 
 /** The arguments after the `demo` command in `process.argv`. */

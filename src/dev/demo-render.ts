@@ -6,7 +6,8 @@
 import type { MessageEntity } from "telegraf/types";
 import { formatPhone } from "../payments/phone.js";
 import { SCRIPTED_NUMBERS, type ScriptedOutcome } from "../sandbox/index.js";
-import { htmlToPlainText, parseTelegramHtml } from "./telegram-emulator-html.js";
+import { DEMO_ROLES } from "./demo-options.js";
+import { parseTelegramHtml, plainText } from "./telegram-emulator-html.js";
 import type { CallbackAnswer, InlineButton, SentMessage } from "./telegram-emulator-types.js";
 import { flatButtons } from "./telegram-emulator-wire.js";
 
@@ -34,7 +35,7 @@ export function bold(text: string, style: Style): string {
   return style.ansi ? `${sgr(1)}${text}${sgr(22)}` : text;
 }
 
-export function dim(text: string, style: Style): string {
+function dim(text: string, style: Style): string {
   return style.ansi ? `${sgr(2)}${text}${sgr(22)}` : text;
 }
 
@@ -59,19 +60,18 @@ function styled(text: string, entities: readonly MessageEntity[]): string {
 }
 
 /** The text a user reads in a bot message, styled on a terminal. */
-export function messageText(message: SentMessage, style: Style): string {
-  if (message.parseMode !== "HTML") return message.text;
-  if (!style.ansi) return htmlToPlainText(message.text);
+function messageText(message: SentMessage, style: Style): string {
+  if (!style.ansi || message.parseMode !== "HTML") return plainText(message);
   try {
     const parsed = parseTelegramHtml(message.text);
     return styled(parsed.text, parsed.entities);
   } catch {
-    return htmlToPlainText(message.text);
+    return plainText(message);
   }
 }
 
 /** `[1] ✅ Confirm  [2] ✖️ Cancel`; a link button shows where it leads. */
-export function buttonsLine(buttons: readonly InlineButton[], style: Style): string {
+function buttonsLine(buttons: readonly InlineButton[], style: Style): string {
   return buttons
     .map((button, index) => {
       const link = button.callback_data === undefined && button.url ? ` (${button.url})` : "";
@@ -137,7 +137,7 @@ const OUTCOME_HINT: Record<ScriptedOutcome, string> = {
 };
 
 /** `try 670000001 to succeed, 670000002 to fail, …` from the sandbox's scripted MTN numbers. */
-export function scriptedHint(): string {
+function scriptedHint(): string {
   const seen = new Set<ScriptedOutcome>();
   const parts: string[] = [];
   for (const entry of SCRIPTED_NUMBERS) {
@@ -149,7 +149,7 @@ export function scriptedHint(): string {
 }
 
 /** Every scripted number, one per line. */
-export function scriptedTable(): string {
+function scriptedTable(): string {
   return SCRIPTED_NUMBERS.map((entry) => {
     const name = entry.name ? `${entry.name.firstName} ${entry.name.lastName}` : "(no account)";
     return `  ${entry.phone.slice(3)}  ${formatPhone(entry.phone).padEnd(17)}  ${entry.operator.padEnd(6)}  ${name.padEnd(19)}  ${entry.behaviour}`;
@@ -190,7 +190,7 @@ export function demoHelp(style: Style): string {
     "  1, 2, …              press that button of the latest message with buttons",
     "  :press MSG N         press button N of bot message #MSG",
     "  :say TEXT            send TEXT as it is (e.g. a lone number)",
-    "  :role [ROLE]         show or change your role: admin, approver, payer, viewer, stranger",
+    `  :role [ROLE]         show or change your role: ${DEMO_ROLES.join(", ")}`,
     "  :help                this text",
     "  :quit                stop everything and leave (also Ctrl-C, or end of input)",
     "",

@@ -10,7 +10,7 @@ import { createRedisConnection, waitForReady } from "../store/redis.js";
 import type { Stores } from "../store/types.js";
 
 /** How long the demo waits for Redis before it runs in memory. */
-export const REDIS_PROBE_TIMEOUT_MS = 1000;
+const REDIS_PROBE_TIMEOUT_MS = 1000;
 
 export interface DemoStorage {
   readonly kind: "redis" | "memory";
@@ -27,8 +27,8 @@ export function displayRedisUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, "//***@");
 }
 
-/** Deletes every key under `prefix`, in batches (SCAN, never KEYS). */
-async function dropPrefix(redis: Redis, prefix: string): Promise<number> {
+/** Deletes every key under `prefix`, in batches (SCAN, never KEYS); returns how many. */
+export async function dropPrefix(redis: Redis, prefix: string): Promise<number> {
   let cursor = "0";
   let dropped = 0;
   do {

@@ -15,7 +15,7 @@ import {
   SendDocumentParams,
   SendMessageParams,
 } from "./telegram-emulator-params.js";
-import { badRequest, type StoredFile } from "./telegram-emulator-types.js";
+import { badRequest, type InlineKeyboard, type StoredFile } from "./telegram-emulator-types.js";
 import { checkCaption, checkInlineKeyboard, checkMessageText } from "./telegram-emulator-wire.js";
 
 export interface MethodContext {
@@ -46,12 +46,28 @@ function resolveTarget(core: EmulatorCore, target: MessageTarget) {
   return { chatId, messageId: target.message_id };
 }
 
+/**
+ * The checks after the chat, in Telegram's order: the content (`checkContent`), then the
+ * keyboard, then whether the bot may write there. Returns the checked keyboard.
+ */
+function checkOutgoing(
+  core: EmulatorCore,
+  chatId: number,
+  replyMarkup: Parameters<typeof checkInlineKeyboard>[0],
+  checkContent: () => unknown = () => undefined,
+): InlineKeyboard | undefined {
+  checkContent();
+  const keyboard = checkInlineKeyboard(replyMarkup);
+  core.messages.assertCanSend(chatId);
+  return keyboard;
+}
+
 function sendMessage({ core, request }: MethodContext) {
   const params = parseParams(SendMessageParams, request.params);
   const chatId = core.messages.resolveChatId(params.chat_id);
-  checkMessageText(params.text, params.parse_mode);
-  const replyMarkup = checkInlineKeyboard(params.reply_markup);
-  core.messages.assertCanSend(chatId);
+  const replyMarkup = checkOutgoing(core, chatId, params.reply_markup, () =>
+    checkMessageText(params.text, params.parse_mode),
+  );
   const sent = core.messages.addBotMessage(chatId, {
     text: params.text,
     parseMode: params.parse_mode,
@@ -63,10 +79,10 @@ function sendMessage({ core, request }: MethodContext) {
 function editMessageText({ core, request }: MethodContext) {
   const params = parseParams(EditMessageTextParams, request.params);
   const { chatId, messageId } = resolveTarget(core, params);
-  checkMessageText(params.text, params.parse_mode);
   // Like Telegram: an edit without reply_markup removes the inline keyboard.
-  const replyMarkup = checkInlineKeyboard(params.reply_markup);
-  core.messages.assertCanSend(chatId);
+  const replyMarkup = checkOutgoing(core, chatId, params.reply_markup, () =>
+    checkMessageText(params.text, params.parse_mode),
+  );
   const edited = core.messages.edit(chatId, messageId, {
     text: { text: params.text, parseMode: params.parse_mode },
     replyMarkup,
@@ -77,8 +93,7 @@ function editMessageText({ core, request }: MethodContext) {
 function editMessageReplyMarkup({ core, request }: MethodContext) {
   const params = parseParams(EditMessageReplyMarkupParams, request.params);
   const { chatId, messageId } = resolveTarget(core, params);
-  const replyMarkup = checkInlineKeyboard(params.reply_markup);
-  core.messages.assertCanSend(chatId);
+  const replyMarkup = checkOutgoing(core, chatId, params.reply_markup);
   return core.apiMessage(core.messages.edit(chatId, messageId, { replyMarkup }));
 }
 
@@ -101,9 +116,9 @@ function documentFile(core: EmulatorCore, request: ParsedRequest, document: stri
 function sendDocument({ core, request }: MethodContext) {
   const params = parseParams(SendDocumentParams, request.params);
   const chatId = core.messages.resolveChatId(params.chat_id);
-  checkCaption(params.caption, params.parse_mode);
-  const replyMarkup = checkInlineKeyboard(params.reply_markup);
-  core.messages.assertCanSend(chatId);
+  const replyMarkup = checkOutgoing(core, chatId, params.reply_markup, () =>
+    checkCaption(params.caption, params.parse_mode),
+  );
   const file: StoredFile = documentFile(core, request, params.document);
   const sent = core.messages.addBotMessage(chatId, {
     text: params.caption ?? "",

@@ -92,7 +92,7 @@ export const AnswerCallbackQueryParams = z.looseObject({
 
 export const CommandSchema = z.looseObject({ command: z.string(), description: z.string() });
 
-export const ScopeSchema = z.looseObject({
+const ScopeSchema = z.looseObject({
   type: z.enum([
     "default",
     "all_private_chats",
@@ -139,7 +139,7 @@ export const SendDocumentParams = z.looseObject({
 
 export const GetFileParams = z.looseObject({ file_id: z.string().min(1) });
 
-export const CHAT_ACTIONS = [
+const CHAT_ACTIONS = [
   "typing",
   "upload_photo",
   "record_video",

@@ -27,7 +27,7 @@ import {
 import { EmulatedUser, type EmulatedUserInfo } from "./telegram-emulator-users.js";
 import { flatButtons } from "./telegram-emulator-wire.js";
 
-export { htmlToPlainText, plainText } from "./telegram-emulator-html.js";
+export { plainText } from "./telegram-emulator-html.js";
 export {
   type CallbackAnswer,
   DEFAULT_EMULATOR_TOKEN,
@@ -101,6 +101,8 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
 
   private constructor(options: ResolvedEmulatorOptions) {
     super();
+    // Every pending waitForMessage is a listener, and tests wait for many users at once.
+    this.setMaxListeners(0);
     this.#core = new EmulatorCore(options, this, (method, params) =>
       this.#http.runWebhookReply(method, params),
     );
