@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { displayRedisUrl } from "../src/dev/demo-store.js";
+import { redactUrlCredentials } from "../src/logger.js";
 import { benchClientOverhead } from "./client-overhead.js";
 import { benchFootprint } from "./footprint.js";
 import { benchNotify } from "./notify.js";
@@ -134,7 +134,7 @@ async function main(): Promise<number> {
     mode: args.quick ? "quick" : "full",
     totalSeconds,
     machine,
-    redisUrl: displayRedisUrl(redisUrl),
+    redisUrl: redactUrlCredentials(redisUrl),
     crashed,
     rows,
   };

@@ -4,9 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { dropPrefix } from "../src/dev/demo-store.js";
 import { PaymentClient } from "../src/payments/client.js";
-import { createRedisConnection, waitForReady } from "../src/store/redis.js";
+import { createRedisConnection, dropPrefix, waitForReady } from "../src/store/redis.js";
 
 export interface BenchContext {
   /** `--quick`: a few seconds per benchmark, to check they still run (CI). */

@@ -12,7 +12,7 @@ import { TelegramMessenger } from "./bot/messenger.js";
 import { UpdatePoller } from "./bot/poller.js";
 import type { Config } from "./config.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
-import type { Logger } from "./logger.js";
+import { type Logger, redactUrlCredentials } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
 import { PaymentApiError, PaymentClientError } from "./payments/errors.js";
 import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
@@ -74,7 +74,7 @@ async function connectStores(
   } catch (error) {
     redis.disconnect();
     throw new StartupError(
-      `Redis at ${config.redis.url} is not reachable; start Redis or fix REDIS_URL.`,
+      `Redis at ${redactUrlCredentials(config.redis.url)} is not reachable; start Redis or fix REDIS_URL.`,
       {
         cause: error,
       },

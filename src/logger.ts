@@ -55,6 +55,11 @@ export function maskPhonesIn(text: string): string {
   return text.replace(/\d{8,}/g, maskPhone);
 }
 
+/** `redis://user:secret@host:6379` → `redis://***@host:6379`: a URL fit to show or log. */
+export function redactUrlCredentials(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, "//***@");
+}
+
 /** Bot tokens look like `123456:ABC…`; URLs that embed one (Telegram's) are redacted too. */
 export function redactToken(text: string): string {
   return text.replace(/\d{5,}:[A-Za-z0-9_-]{20,}/g, "<redacted-token>");

@@ -5,7 +5,7 @@
  */
 import { StartupError, startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { createLogger, type Logger } from "./logger.js";
+import { createLogger, type Logger, redactUrlCredentials } from "./logger.js";
 
 const USAGE = "usage: main.js start | demo | sandbox";
 
@@ -51,7 +51,7 @@ async function start(): Promise<void> {
       environment: config.payment.env,
       bot: `@${app.botUsername}`,
       staff: config.staff.length,
-      redis: config.redis.url.replace(/\/\/[^@]*@/, "//***@"),
+      redis: redactUrlCredentials(config.redis.url),
       paymentWebhook: config.payment.webhookPath,
       http: app.http?.url,
     },

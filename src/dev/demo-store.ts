@@ -4,9 +4,9 @@
  * never falls back like this: a bot that forgot payouts on restart would lose money.
  */
 import { Redis } from "ioredis";
-import type { Logger } from "../logger.js";
+import { type Logger, redactUrlCredentials } from "../logger.js";
 import { createMemoryStores } from "../store/memory.js";
-import { createRedisConnection, waitForReady } from "../store/redis.js";
+import { createRedisConnection, dropPrefix, waitForReady } from "../store/redis.js";
 import type { Stores } from "../store/types.js";
 
 /** How long the demo waits for Redis before it runs in memory. */
@@ -20,23 +20,6 @@ export interface DemoStorage {
   readonly stores: Stores | undefined;
   /** Deletes the demo's keys (Redis) and closes the connection; call after the app stopped. */
   close(): Promise<void>;
-}
-
-/** The URL without its password, for the screen. */
-export function displayRedisUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, "//***@");
-}
-
-/** Deletes every key under `prefix`, in batches (SCAN, never KEYS); returns how many. */
-export async function dropPrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = "0";
-  let dropped = 0;
-  do {
-    const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-    cursor = next;
-    if (found.length > 0) dropped += await redis.del(...found);
-  } while (cursor !== "0");
-  return dropped;
 }
 
 async function quit(redis: Redis): Promise<void> {
@@ -101,7 +84,7 @@ export async function chooseDemoStorage(options: {
   logger: Logger;
 }): Promise<DemoStorage> {
   const { redisUrl, keyPrefix, logger } = options;
-  const shown = displayRedisUrl(redisUrl);
+  const shown = redactUrlCredentials(redisUrl);
   if (!(await redisAnswers(redisUrl, REDIS_PROBE_TIMEOUT_MS, logger))) {
     logger.info({ redis: shown }, "no Redis for the demo; using the in-memory store");
     return {

@@ -153,3 +153,15 @@ async function closeConnection(redis: Redis): Promise<void> {
     redis.disconnect();
   }
 }
+
+/** Deletes every key under `prefix`, in batches (SCAN, never KEYS); returns how many. */
+export async function dropPrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = "0";
+  let dropped = 0;
+  do {
+    const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+    cursor = next;
+    if (found.length > 0) dropped += await redis.del(...found);
+  } while (cursor !== "0");
+  return dropped;
+}

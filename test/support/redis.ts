@@ -1,5 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
+import { dropPrefix } from "../../src/store/redis.js";
+
+/** Deletes every key under `prefix` (tests leave nothing behind). */
+export { dropPrefix };
+
 import { inject } from "vitest";
 
 /** The Redis URL the global setup found or started. */
@@ -15,16 +20,6 @@ export function testPrefix(label = "t"): string {
 /** A connected client for tests; call `dropPrefix` and `quit` in afterEach/afterAll. */
 export function testRedis(): Redis {
   return new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
-}
-
-/** Deletes every key under `prefix` (tests leave nothing behind). */
-export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== "0");
 }
 
 /** Deletes every key under `prefix` on the test Redis, with a connection of its own. */

@@ -6,6 +6,7 @@ import {
   maskPhone,
   REDACT_PATHS,
   redactToken,
+  redactUrlCredentials,
   silentLogger,
 } from "../../src/logger.js";
 
@@ -174,5 +175,15 @@ describe("redactToken", () => {
     ["payout 237670000001 at 12:30", "payout 237670000001 at 12:30"],
   ])("turns %j into %j", (text, redacted) => {
     expect(redactToken(text)).toBe(redacted);
+  });
+});
+
+describe("redactUrlCredentials", () => {
+  it("hides the user and password of a URL and leaves the rest", () => {
+    expect(redactUrlCredentials("redis://app:s3cret@cache.internal:6379/0")).toBe(
+      "redis://***@cache.internal:6379/0",
+    );
+    expect(redactUrlCredentials("rediss://:s3cret@cache:6380")).toBe("rediss://***@cache:6380");
+    expect(redactUrlCredentials("redis://127.0.0.1:6379")).toBe("redis://127.0.0.1:6379");
   });
 });
