@@ -183,6 +183,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       confirmationTtlSeconds: config.confirmationTtlSeconds,
       statusPollIntervalMs: config.statusPollIntervalMs,
       now,
+      // Called only once the bot runs, by which time the messenger below exists.
+      onAttention: (payout, reason) => messenger.notifyAttention(payout, reason),
     });
     const bot = createBot({
       token,

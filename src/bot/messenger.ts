@@ -7,11 +7,11 @@ import type { Telegram } from "telegraf";
 import { TelegramError } from "telegraf";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
-import { DeliveryError, type Messenger } from "../payouts/notifier.js";
+import { type AttentionReason, DeliveryError, type Messenger } from "../payouts/notifier.js";
 import type { Payout } from "../payouts/payout.js";
 import type { Stores } from "../store/types.js";
 import { editMessageView, sendView } from "./reply.js";
-import { payoutStateView, settlementNotice, stuckNotice } from "./views.js";
+import { mismatchNotice, payoutStateView, settlementNotice, stuckNotice } from "./views.js";
 
 function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof TelegramError) {
@@ -59,7 +59,7 @@ export class TelegramMessenger implements Messenger {
     }
   }
 
-  async notifyAttention(payout: Payout, reason: "stuck" | "stranded"): Promise<void> {
+  async notifyAttention(payout: Payout, reason: AttentionReason): Promise<void> {
     if (reason === "stranded" && payout.messageId !== undefined) {
       // The prompt still says "Sending…": show the payer what it really is now.
       const view = payoutStateView(translator(payout.locale), payout);
@@ -69,14 +69,21 @@ export class TelegramMessenger implements Messenger {
       );
     }
     const admins = (await this.#stores.staff.list()).filter((member) => member.role === "admin");
-    const recipients = new Set([payout.chatId, ...admins.map((member) => member.userId)]);
+    // A mismatch is for admins: the payer's own prompt already reads "Outcome unknown".
+    const payer = reason === "mismatch" ? [] : [payout.chatId];
+    const recipients = new Set([...payer, ...admins.map((member) => member.userId)]);
     for (const chatId of recipients) {
       const locale =
         chatId === payout.chatId
           ? payout.locale
           : ((await this.#stores.sessions.getLocale(chatId)) ?? "en");
       const t = translator(locale);
-      const view = reason === "stuck" ? stuckNotice(t, payout) : payoutStateView(t, payout);
+      const view =
+        reason === "stuck"
+          ? stuckNotice(t, payout)
+          : reason === "mismatch"
+            ? mismatchNotice(t, payout)
+            : payoutStateView(t, payout);
       try {
         await sendView(this.#telegram, chatId, view);
       } catch (error) {

@@ -4,9 +4,15 @@
  * user or the API is escaped by `t()`.
  */
 import { Markup } from "telegraf";
-import { html, type MessageKey, type Translate } from "../i18n.js";
+import { html, type MessageKey, type Param, type Translate } from "../i18n.js";
 import { formatPhone } from "../payments/phone.js";
-import type { AvailabilityEntry, Payment } from "../payments/schemas.js";
+import {
+  type AvailabilityEntry,
+  knownOperator,
+  knownStatus,
+  type Payment,
+  type PaymentStatus,
+} from "../payments/schemas.js";
 import type { Payout } from "../payouts/payout.js";
 import { CALLBACK, formatTime, money, operatorName, STATE_TITLE, type View } from "./views.js";
 
@@ -38,13 +44,26 @@ const PAYMENT_STATUS_KEY = {
   success: "payment_status.success",
   failed: "payment_status.failed",
   canceled: "payment_status.canceled",
-} as const satisfies Record<Payment["status"], MessageKey>;
+} as const satisfies Record<PaymentStatus, MessageKey>;
+
+/** A status the spec names, translated; any other the API sends, shown as it came. */
+function paymentStatusText(t: Translate, status: string | undefined): Param {
+  const known = knownStatus(status);
+  if (known) return html(t(PAYMENT_STATUS_KEY[known]));
+  return status ?? "?";
+}
+
+/** An operator we know by its name; any other as the API wrote it. */
+function paymentOperatorText(operator: string | undefined): string {
+  const known = knownOperator(operator);
+  return known ? operatorName(known) : (operator ?? "?");
+}
 
 /** /status: the payment as the API reports it. */
 export function paymentView(t: Translate, payment: Payment): View {
   const lines = [
     t("status.title", { id: payment.id }),
-    t("status.status", { status: html(t(PAYMENT_STATUS_KEY[payment.status])) }),
+    t("status.status", { status: paymentStatusText(t, payment.status) }),
   ];
   if (payment.paymentType)
     lines.push(
@@ -61,7 +80,7 @@ export function paymentView(t: Translate, payment: Payment): View {
     lines.push(
       t("payout.number", {
         phone: formatPhone(payment.phoneNumber),
-        operator: payment.telecomOperator ? operatorName(payment.telecomOperator) : "?",
+        operator: paymentOperatorText(payment.telecomOperator),
       }),
     );
   }

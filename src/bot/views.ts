@@ -216,6 +216,20 @@ export function stuckNotice(t: Translate, payout: Payout): View {
   };
 }
 
+/** To admins: a 201 answered this payout with a payment that is not its own. */
+export function mismatchNotice(t: Translate, payout: Payout): View {
+  return {
+    text: [
+      t("notice.mismatch", {
+        amount: money(t, payout.amount),
+        name: payout.recipientName,
+        ref: payout.id,
+      }),
+      t("payout.payment_id", { id: payout.candidatePaymentId ?? "—" }),
+    ].join("\n"),
+  };
+}
+
 const PHONE_PROBLEM_KEY: Record<PhoneProblem, MessageKey> = {
   empty: "error.phone.empty",
   not_digits: "error.phone.not_digits",

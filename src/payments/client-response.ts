@@ -23,6 +23,8 @@ export interface AnsweredCall<T> {
   /** Full path as sent, base path included, segments already encoded. */
   path: string;
   schema: z.ZodType<T>;
+  /** What in a readable body was not as published (logged, never refused). */
+  oddities?: (body: unknown) => string[];
 }
 
 export interface RawResponse {
@@ -32,7 +34,7 @@ export interface RawResponse {
 }
 
 export type AttemptOutcome<T> =
-  | { ok: true; value: T }
+  | { ok: true; value: T; oddities?: string[] }
   | {
       ok: false;
       failure: AttemptFailure;
@@ -92,7 +94,7 @@ export function interpretResponse<T>(
     const error = new InvalidResponseError(operation, statusCode, problems);
     return { ok: false, failure: { kind: "invalid-response" }, error };
   }
-  return { ok: true, value: parsed.data };
+  return { ok: true, value: parsed.data, oddities: call.oddities?.(json.value) };
 }
 
 function signatureProblem(
@@ -108,6 +110,8 @@ function signatureProblem(
     method: call.method,
     pathAndQuery: call.path,
     body: response.text,
+    // The answer to the request we just sent on our own connection cannot be a replay.
+    maxSkewMs: null,
   });
 }
 

@@ -43,6 +43,7 @@ import {
   type PaymentRequest,
   PaymentRequestSchema,
   PaymentSchema,
+  paymentOddities,
   type UserInfo,
   UserInfoSchema,
 } from "./schemas.js";
@@ -92,7 +93,12 @@ export class PaymentClient {
   /** GET /payments/{id}. */
   async getPayment(id: string): Promise<Payment> {
     if (id === "") throw new TypeError("getPayment: the payment id is empty");
-    return this.get("getPayment", `/payments/${encodeURIComponent(id)}`, PaymentSchema);
+    return this.get(
+      "getPayment",
+      `/payments/${encodeURIComponent(id)}`,
+      PaymentSchema,
+      paymentOddities,
+    );
   }
 
   /** GET /availability. */
@@ -132,12 +138,32 @@ export class PaymentClient {
       phoneNumber: parsed.data.phoneNumber,
     });
     const fullPath = `${this.options.basePath}${path}`;
-    return this.execute({ operation, method: "POST", path: fullPath, body, schema: PaymentSchema });
+    const schema = PaymentSchema;
+    return this.execute({
+      operation,
+      method: "POST",
+      path: fullPath,
+      body,
+      schema,
+      oddities: paymentOddities,
+    });
   }
 
-  private get<T>(operation: PaymentOperation, path: string, schema: z.ZodType<T>): Promise<T> {
+  private get<T>(
+    operation: PaymentOperation,
+    path: string,
+    schema: z.ZodType<T>,
+    oddities?: (body: unknown) => string[],
+  ): Promise<T> {
     const fullPath = `${this.options.basePath}${path}`;
-    return this.execute({ operation, method: "GET", path: fullPath, body: undefined, schema });
+    return this.execute({
+      operation,
+      method: "GET",
+      path: fullPath,
+      body: undefined,
+      schema,
+      oddities,
+    });
   }
 
   private async execute<T>(call: Call<T>): Promise<T> {
@@ -221,7 +247,12 @@ export class PaymentClient {
       return { ok: false, failure, error: this.transportError(call.operation, failure, error) };
     }
     if (debug) logger.debug({ ...logFields(), status: response.statusCode }, "payment api request");
-    return interpretResponse(call, response, this.options.verifyKey);
+    const outcome = interpretResponse(call, response, this.options.verifyKey);
+    if (outcome.ok && outcome.oddities && outcome.oddities.length > 0) {
+      // Read and used all the same: an odd field must not cost a payment its tracking.
+      logger.warn({ ...logFields(), oddities: outcome.oddities }, "payment api answer was odd");
+    }
+    return outcome;
   }
 
   /** One HTTP exchange under the attempt's deadline; the timer is cleared whatever happens. */

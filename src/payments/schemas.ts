@@ -21,26 +21,90 @@ export type PaymentStatus = z.infer<typeof PaymentStatusSchema>;
 export const FINAL_PAYMENT_STATUSES: readonly PaymentStatus[] = ["success", "failed", "canceled"];
 
 /**
- * The spec lists the fields but not which are always present. We require what we cannot
- * work without (`id`, `status`) and take the rest as optional. Assumed: `amount` and `fee`
- * are whole XAF (the currency has no minor unit in use).
+ * An optional field of an answer: absent, null (the real service sends `"description": null`)
+ * or of an unexpected type all read as `undefined`, so one odd field never costs the whole
+ * answer. `answerOddities` reports what was dropped, for the log.
+ */
+function tolerant<T extends z.ZodType>(schema: T) {
+  return schema
+    .nullish()
+    .catch(undefined)
+    .transform((value): z.output<T> | undefined => value ?? undefined)
+    .optional();
+}
+
+/** An id sent as a number is still an id: kept as its decimal text. */
+const PaymentIdSchema = z.union([
+  z.string().trim().min(1),
+  z
+    .number()
+    .int()
+    .nonnegative()
+    .transform((id) => String(id)),
+]);
+
+/**
+ * The published OpenAPI document requires none of the payment's fields, and the real
+ * service's own examples send null for some. We require only the id (without it there is
+ * nothing to track) and read every other field tolerantly: a status or operator we do not
+ * know is kept as text, never refused. Assumed: `amount` and `fee` are whole XAF.
  */
 export const PaymentSchema = z.looseObject({
-  id: z.string().min(1),
-  status: PaymentStatusSchema,
-  amount: z.number().int().optional(),
-  fee: z.number().int().optional(),
-  currency: z.string().optional(),
-  description: z.string().optional(),
-  merchantId: z.number().int().optional(),
-  paymentType: PaymentTypeSchema.optional(),
-  phoneNumber: z.string().optional(),
-  telecomOperator: TelecomOperatorSchema.optional(),
+  id: PaymentIdSchema,
+  status: tolerant(z.string().min(1)),
+  amount: tolerant(z.number().int()),
+  fee: tolerant(z.number().int()),
+  currency: tolerant(z.string()),
+  description: tolerant(z.string()),
+  merchantId: tolerant(z.number().int()),
+  paymentType: tolerant(z.string().min(1)),
+  phoneNumber: tolerant(z.string().min(1)),
+  telecomOperator: tolerant(z.string().min(1)),
   // ISO 8601 per the spec; kept as text so an unexpected variant does not lose the payment.
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
+  createdAt: tolerant(z.string()),
+  updatedAt: tolerant(z.string()),
 });
 export type Payment = z.infer<typeof PaymentSchema>;
+
+/** The payment's fields as the OpenAPI document types them (null allowed: the examples send it). */
+const PaymentAsPublishedSchema = z.looseObject({
+  id: z.string().min(1),
+  status: PaymentStatusSchema,
+  amount: z.number().int().nullish(),
+  fee: z.number().int().nullish(),
+  currency: z.string().nullish(),
+  description: z.string().nullish(),
+  merchantId: z.number().int().nullish(),
+  paymentType: PaymentTypeSchema.nullish(),
+  phoneNumber: z.string().nullish(),
+  telecomOperator: TelecomOperatorSchema.nullish(),
+  createdAt: z.string().nullish(),
+  updatedAt: z.string().nullish(),
+});
+
+/**
+ * What in a payment answer we read but did not expect (a field of the wrong type, an
+ * unknown status or operator, a missing status): worth a log line, never a refusal.
+ */
+export function paymentOddities(body: unknown): string[] {
+  const checked = PaymentAsPublishedSchema.safeParse(body);
+  if (checked.success) return [];
+  return checked.error.issues.map(
+    (issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`,
+  );
+}
+
+/** The status as one of the four the spec names, or undefined for anything else. */
+export function knownStatus(status: string | undefined): PaymentStatus | undefined {
+  const known = PaymentStatusSchema.safeParse(status);
+  return known.success ? known.data : undefined;
+}
+
+/** The operator as one the bot knows, or undefined for anything else. */
+export function knownOperator(operator: string | undefined): TelecomOperator | undefined {
+  const known = TelecomOperatorSchema.safeParse(operator);
+  return known.success ? known.data : undefined;
+}
 
 /** Body of POST /collect and POST /disburse. */
 export const PaymentRequestSchema = z.object({
@@ -51,29 +115,37 @@ export type PaymentRequest = z.infer<typeof PaymentRequestSchema>;
 
 /**
  * `OPERATIONAL` is the only value the spec names; the real service also documents
- * `SUSPENDED`. Unknown values are kept as strings and treated as "not operational".
+ * `SUSPENDED`. Unknown values are kept as strings and treated as "not operational". An
+ * operator or operation type we do not know is kept too (it simply matches nothing we ask).
  */
 export const AvailabilityEntrySchema = z.looseObject({
-  operator: TelecomOperatorSchema,
+  operator: z.string().min(1),
   operation: z.looseObject({
-    type: PaymentTypeSchema,
+    type: z.string().min(1),
     status: z.string().min(1),
   }),
 });
 export type AvailabilityEntry = z.infer<typeof AvailabilityEntrySchema>;
-export const AvailabilitySchema = z.array(AvailabilityEntrySchema);
+/** Entries that cannot be read (no operator, no operation) are left out, not fatal. */
+export const AvailabilitySchema = z.array(z.unknown()).transform((entries) =>
+  entries.flatMap((entry) => {
+    const read = AvailabilityEntrySchema.safeParse(entry);
+    return read.success ? [read.data] : [];
+  }),
+);
 
 export const OPERATIONAL = "OPERATIONAL";
 
+/** A name part that is null or absent reads as empty (an empty name means "no account"). */
 export const UserInfoSchema = z.looseObject({
-  firstName: z.string(),
-  lastName: z.string(),
+  firstName: tolerant(z.string()).transform((name) => name ?? ""),
+  lastName: tolerant(z.string()).transform((name) => name ?? ""),
 });
 export type UserInfo = z.infer<typeof UserInfoSchema>;
 
 export const HttpErrorSchema = z.looseObject({
   message: z.string(),
-  statusCode: z.number().int(),
-  details: z.array(z.unknown()).optional(),
+  statusCode: tolerant(z.number().int()),
+  details: tolerant(z.array(z.unknown())),
 });
 export type HttpError = z.infer<typeof HttpErrorSchema>;

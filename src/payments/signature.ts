@@ -11,8 +11,10 @@
  * - `body` is the exact bytes sent (empty for GET), as UTF-8 text;
  * - the signature is RSASSA-PKCS1-v1_5 with SHA-256, base64-encoded, in `X-Sig`.
  *
- * Verification also refuses a timestamp more than `maxSkewMs` (5 minutes) from now, so a
- * captured callback cannot be replayed days later.
+ * Verification of a callback also refuses a timestamp more than `maxSkewMs` (5 minutes) from
+ * now, so a captured callback cannot be replayed days later. An answer on our own connection
+ * is not checked for freshness (`maxSkewMs: null`): it answers the request we just sent, and
+ * a service clock that is off must not turn a payment that was made into "unknown".
  */
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto";
 
@@ -73,7 +75,8 @@ export interface VerifyInput {
   pathAndQuery: string;
   body: string;
   nowMs?: number;
-  maxSkewMs?: number;
+  /** Largest accepted distance from now; `null` skips the freshness check. Default 5 min. */
+  maxSkewMs?: number | null;
 }
 
 /** `null` when the signature is good, else what is wrong with it. */
@@ -81,8 +84,10 @@ export function verifyParts(input: VerifyInput): SignatureProblem | null {
   if (!input.signature || !input.timestamp) return "missing";
   if (!/^\d{1,16}$/.test(input.timestamp)) return "bad-timestamp";
   const timestampMs = Number(input.timestamp);
-  const skew = Math.abs((input.nowMs ?? Date.now()) - timestampMs);
-  if (skew > (input.maxSkewMs ?? DEFAULT_MAX_SKEW_MS)) return "stale";
+  const maxSkewMs = input.maxSkewMs === undefined ? DEFAULT_MAX_SKEW_MS : input.maxSkewMs;
+  if (maxSkewMs !== null && Math.abs((input.nowMs ?? Date.now()) - timestampMs) > maxSkewMs) {
+    return "stale";
+  }
   const canonical = canonicalString({
     timestampMs,
     method: input.method,

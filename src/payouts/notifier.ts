@@ -26,12 +26,17 @@ export class DeliveryError extends Error {
   }
 }
 
+export type AttentionReason = "stuck" | "stranded" | "mismatch";
+
 /** How payers and admins are reached (Telegram, in src/bot/messenger.ts). */
 export interface Messenger {
   /** Edits the payout's prompt to its final state and pushes a new message to the payer. */
   notifySettled(payout: Payout): Promise<void>;
-  /** A payout needs a person: stuck pending, or stranded by a crash (now unknown). */
-  notifyAttention(payout: Payout, reason: "stuck" | "stranded"): Promise<void>;
+  /**
+   * A payout needs a person: stuck pending, stranded by a crash (now unknown), or answered
+   * with a payment that does not match its request (now unknown; admins only).
+   */
+  notifyAttention(payout: Payout, reason: AttentionReason): Promise<void>;
 }
 
 export interface NotifierOptions {

@@ -35,6 +35,11 @@ export interface PayoutServiceOptions {
   /** How long an /availability answer is reused. Default 30 s. */
   availabilityCacheMs?: number;
   now?: () => number;
+  /**
+   * Told when a payout needs a person at once: a 201 that does not match its request.
+   * Failures are logged, never thrown back into the submission.
+   */
+  onAttention?: (payout: Payout, reason: "mismatch") => Promise<void>;
 }
 
 export type PrepareFailure =

@@ -17,7 +17,8 @@ import { parseAmount } from "../payments/money.js";
 import { parsePhone } from "../payments/phone.js";
 import {
   type AvailabilityEntry,
-  FINAL_PAYMENT_STATUSES,
+  knownOperator,
+  knownStatus,
   OPERATIONAL,
   type Payment,
   type PaymentType,
@@ -25,6 +26,7 @@ import {
   type UserInfo,
 } from "../payments/schemas.js";
 import type { AuditEntry, Stores, TransitionResult } from "../store/types.js";
+import { answerMismatch, finalStatusOf, paymentMatches } from "./answer-check.js";
 import { type PayoutEvent, settleEventFor } from "./lifecycle.js";
 import type { Payout, PayoutKind, PayoutPatch } from "./payout.js";
 import type {
@@ -60,18 +62,6 @@ export function cleanNote(note: string | undefined): string | undefined {
   return cleaned.length > MAX_NOTE_LENGTH ? `${cleaned.slice(0, MAX_NOTE_LENGTH - 1)}…` : cleaned;
 }
 
-/**
- * Whether a payment (found in the portal, or named by a callback) is this payout's: same
- * number, amount and kind. A number the API leaves out cannot confirm a match, so it refuses one.
- */
-export function paymentMatches(payment: Payment, payout: Payout): boolean {
-  return (
-    payment.phoneNumber?.replace(/\D/g, "").endsWith(payout.phone.slice(3)) === true &&
-    payment.amount === payout.amount &&
-    (payment.paymentType === undefined || payment.paymentType === OPERATION_OF[payout.kind])
-  );
-}
-
 /** A compare-and-set that found the payout gone or already moved on by someone else. */
 function lostRace(
   result: Extract<TransitionResult, { ok: false }>,
@@ -90,6 +80,9 @@ export class PayoutService {
   readonly #availabilityCacheMs: number;
   readonly #now: () => number;
   #availability: { entries: AvailabilityEntry[]; atMs: number } | undefined;
+  readonly #onAttention: NonNullable<PayoutServiceOptions["onAttention"]>;
+  /** Statuses outside the spec's four already logged (each once per process). */
+  readonly #unknownStatuses = new Set<string>();
 
   constructor(options: PayoutServiceOptions) {
     this.#gateway = options.gateway;
@@ -99,6 +92,7 @@ export class PayoutService {
     this.#pollIntervalMs = options.statusPollIntervalMs;
     this.#availabilityCacheMs = options.availabilityCacheMs ?? 30_000;
     this.#now = options.now ?? Date.now;
+    this.#onAttention = options.onAttention ?? (async () => {});
   }
 
   /**
@@ -189,6 +183,14 @@ export class PayoutService {
     return this.#gateway.getPayment(paymentId);
   }
 
+  /** A status outside the spec's four keeps the payout pending; it is logged once. */
+  private noteUnknownStatus(status: string | undefined): void {
+    const key = status ?? "(none)";
+    if (status === "pending" || this.#unknownStatuses.has(key)) return;
+    if (this.#unknownStatuses.size < 100) this.#unknownStatuses.add(key);
+    this.#log.warn({ status: key }, "the API reported a status we do not know; still pending");
+  }
+
   private async isOperational(operator: TelecomOperator, kind: PayoutKind): Promise<boolean> {
     const entries = await this.availability();
     const entry = entries.find(
@@ -253,15 +255,62 @@ export class PayoutService {
     } catch (error) {
       return this.recordSubmitFailure(payout, error);
     }
+    // Logged before it is written: if the write fails, the id is still on record.
+    this.#log.info({ payoutId: payout.id, paymentId: payment.id }, "payment request answered");
+    const mismatch = answerMismatch(payout, payment);
+    if (mismatch) return this.recordMismatch(payout, payment, mismatch);
+    const operator = knownOperator(payment.telecomOperator);
+    if (payment.telecomOperator !== undefined && !operator) {
+      this.#log.warn(
+        { payoutId: payout.id, telecomOperator: payment.telecomOperator },
+        "the API named an operator we do not know; keeping the one from the number",
+      );
+    }
     const accepted = await this.leaveSubmitting(payout.id, "accepted", {
       paymentId: payment.id,
-      apiStatus: payment.status,
+      apiStatus: knownStatus(payment.status),
       fee: payment.fee,
-      operator: payment.telecomOperator ?? payout.operator,
+      operator: operator ?? payout.operator,
     });
+    if (accepted.state !== "pending") {
+      // The payment id already belongs to another payout: never attach it to this one.
+      return this.recordMismatch(payout, payment, "the payment id belongs to another payout");
+    }
     await this.#stores.tracking.schedule(payout.id, this.#now() + this.#pollIntervalMs);
     this.#log.info({ payoutId: payout.id, paymentId: payment.id }, "payment request accepted");
     return { outcome: "pending", payout: accepted };
+  }
+
+  /**
+   * A 201 whose body contradicts the request (another number or amount, or a payment id
+   * already recorded for another payout). Money may have moved, so the payout is
+   * `unknown`, never attached to that payment, and the admins are told at once.
+   */
+  private async recordMismatch(
+    payout: Payout,
+    payment: Payment,
+    problem: string,
+  ): Promise<SubmitResult> {
+    const message = `the API answered with a payment that does not match the request: ${problem}`;
+    const lost = await this.leaveSubmitting(payout.id, "lost", {
+      errorMessage: message,
+      candidatePaymentId: payment.id,
+    });
+    await this.#stores.audit.record({
+      atMs: this.#now(),
+      actorId: payout.initiatorId,
+      action: "payout_answer_mismatch",
+      payoutId: payout.id,
+      details: { paymentId: payment.id, problem },
+    });
+    this.#log.error(
+      { payoutId: payout.id, paymentId: payment.id, problem },
+      "payment answer does not match the request; outcome unknown",
+    );
+    await this.#onAttention(lost, "mismatch").catch((error: unknown) =>
+      this.#log.warn({ err: error, payoutId: payout.id }, "could not alert the admins"),
+    );
+    return { outcome: "unknown", payout: lost };
   }
 
   /** The move out of `submitting` after the request; only this call may make it (it holds the claim). */
@@ -271,8 +320,9 @@ export class PayoutService {
     patch: PayoutPatch,
   ): Promise<Payout> {
     const result = await this.#stores.payouts.transition(payoutId, event, patch);
-    if (!result.ok) throw new Error(`payout ${payoutId} left submitting while it was being sent`);
-    return result.payout;
+    if (result.ok) return result.payout;
+    if (result.reason === "payment_taken") return result.payout;
+    throw new Error(`payout ${payoutId} left submitting while it was being sent`);
   }
 
   private async recordSubmitFailure(payout: Payout, error: unknown): Promise<SubmitResult> {
@@ -332,12 +382,14 @@ export class PayoutService {
     if (payment.id !== payout.paymentId) {
       throw new Error(`asked for payment ${payout.paymentId}, the API answered ${payment.id}`);
     }
-    if (payment.status === "pending" || !FINAL_PAYMENT_STATUSES.includes(payment.status)) {
+    const status = finalStatusOf(payment);
+    if (!status) {
+      this.noteUnknownStatus(payment.status);
       return { outcome: "still_pending", payout };
     }
     const payoutId = payout.id;
-    const result = await this.#stores.payouts.transition(payoutId, settleEventFor(payment.status), {
-      apiStatus: payment.status,
+    const result = await this.#stores.payouts.transition(payoutId, settleEventFor(status), {
+      apiStatus: status,
       fee: payment.fee ?? payout.fee,
       settledAtMs: this.#now(),
     });
@@ -380,9 +432,10 @@ export class PayoutService {
     const owner = await this.#stores.payouts.findByPaymentId(payment.id);
     if (owner && owner.id !== payout.id) return { outcome: "payment_taken", payout, payment };
     const result = await this.resolve(payoutId, adminId, "resolve_with_id", {
-      patch: { paymentId: payment.id, apiStatus: payment.status, fee: payment.fee },
+      patch: { paymentId: payment.id, apiStatus: knownStatus(payment.status), fee: payment.fee },
       action: "unknown_resolved_with_payment",
-      details: { paymentId: payment.id, status: payment.status },
+      details: { paymentId: payment.id, status: payment.status ?? null },
+      payment,
     });
     if (result.outcome !== "resolved") return result;
     // Tracked like any pending payout; due now, so a final status shows up at once.
@@ -403,16 +456,24 @@ export class PayoutService {
     payoutId: string,
     adminId: number,
     event: "resolve_with_id" | "resolve_failed",
-    how: { patch: PayoutPatch; action: string; details?: AuditEntry["details"] },
+    how: {
+      patch: PayoutPatch;
+      action: string;
+      details?: AuditEntry["details"];
+      payment?: Payment;
+    },
   ): Promise<ResolveResult> {
     const result = await this.#stores.payouts.transition(payoutId, event, {
       ...how.patch,
       resolvedBy: adminId,
     });
     if (!result.ok) {
-      return result.reason === "not_found"
-        ? { outcome: "not_found" }
-        : { outcome: "not_unknown", payout: result.payout };
+      if (result.reason === "not_found") return { outcome: "not_found" };
+      // Another resolve took this payment id between our check and our move.
+      if (result.reason === "payment_taken" && how.payment) {
+        return { outcome: "payment_taken", payout: result.payout, payment: how.payment };
+      }
+      return { outcome: "not_unknown", payout: result.payout };
     }
     await this.#stores.audit.record({
       atMs: this.#now(),

@@ -9,8 +9,9 @@ import type { Logger } from "../logger.js";
 import { type Payment, PaymentSchema } from "../payments/schemas.js";
 import { verifyParts } from "../payments/signature.js";
 import type { Stores } from "../store/types.js";
+import { paymentMatches } from "./answer-check.js";
 import type { Payout } from "./payout.js";
-import { type PayoutService, paymentMatches } from "./service.js";
+import type { PayoutService } from "./service.js";
 
 export interface CallbackRequest {
   body: string;

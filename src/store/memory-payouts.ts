@@ -67,6 +67,11 @@ export class MemoryPayoutStore implements PayoutStore {
     if (nextState(current.state, event) === null) {
       return { ok: false, reason: "wrong_state", payout: structuredClone(current) };
     }
+    const owner =
+      checked.paymentId === undefined ? undefined : this.#byPaymentId.get(checked.paymentId);
+    if (owner !== undefined && owner !== id && this.#live(owner)) {
+      return { ok: false, reason: "payment_taken", payout: structuredClone(current) };
+    }
     const nowMs = this.#options.now();
     const moved: Payout = {
       ...current,

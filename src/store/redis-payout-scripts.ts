@@ -37,7 +37,10 @@ return 1
  *       retentionMs, notify (1/0), payment index key prefix, paymentId of the patch (raw,
  *       or ""), n, n source states (JSON), the tracked states (JSON, in KEYS order), then
  *       the fields to set as field/value pairs (state, updatedAtMs and claimId included).
- * Returns {"not_found"} | {"corrupt"} | {"unchanged"|"wrong_state"|"applied", HGETALL}.
+ * Returns {"not_found"} | {"corrupt"} |
+ *         {"unchanged"|"wrong_state"|"payment_taken"|"applied", HGETALL}.
+ * "payment_taken": the patch's paymentId is already indexed to another payout. One payment
+ * settles one payout, checked here so two concurrent moves cannot both take it.
  *
  * The payment index key is built here from its prefix rather than passed in KEYS: a move
  * without a paymentId in its patch (a settlement) must still give the index the record's
@@ -70,6 +73,10 @@ if claim ~= '' and current == target and redis.call('HGET', record, 'claimId') =
 end
 if not sources[current] then return {'wrong_state', redis.call('HGETALL', record)} end
 
+if paymentId ~= '' then
+  local owner = redis.call('GET', paymentPrefix .. paymentId)
+  if owner and owner ~= id then return {'payment_taken', redis.call('HGETALL', record)} end
+end
 if paymentId == '' then
   local stored = redis.call('HGET', record, 'paymentId')
   if stored then

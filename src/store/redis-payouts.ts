@@ -32,7 +32,7 @@ import type { PayoutListOptions, PayoutStore, TrackedState, TransitionResult } f
 const TransitionReplySchema = z.union([
   z.tuple([z.enum(["not_found", "corrupt"])]).transform(([status]) => ({ status, fields: null })),
   z
-    .tuple([z.enum(["unchanged", "wrong_state", "applied"]), z.array(z.string())])
+    .tuple([z.enum(["unchanged", "wrong_state", "payment_taken", "applied"]), z.array(z.string())])
     .transform(([status, fields]) => ({ status, fields })),
 ]);
 const HashSchema = z.record(z.string(), z.string());
@@ -138,6 +138,7 @@ export class RedisPayoutStore implements PayoutStore {
     }
     const payout = this.#decode(id, pairsToRecord(parsed.fields));
     if (parsed.status === "wrong_state") return { ok: false, reason: "wrong_state", payout };
+    if (parsed.status === "payment_taken") return { ok: false, reason: "payment_taken", payout };
     return { ok: true, payout, applied: parsed.status === "applied" };
   }
 

@@ -14,7 +14,9 @@ export type TransitionResult =
       applied: boolean;
     }
   | { ok: false; reason: "not_found" }
-  | { ok: false; reason: "wrong_state"; payout: Payout };
+  | { ok: false; reason: "wrong_state"; payout: Payout }
+  /** The patch's paymentId already belongs to another payout; nothing was changed. */
+  | { ok: false; reason: "payment_taken"; payout: Payout };
 
 /** The in-flight states, each kept in its own set (`listInState`, `idsInState`). */
 export type TrackedState = Extract<PayoutState, "unknown" | "pending" | "submitting">;

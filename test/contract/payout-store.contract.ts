@@ -194,6 +194,26 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(await stores.payouts.listInState("submitting")).toHaveLength(1);
     });
 
+    it("gives one payment id to one payout: of two concurrent moves that name it, one wins", async () => {
+      const first = await payoutIn(stores, "unknown");
+      const second = await payoutIn(stores, "unknown");
+      const results = await Promise.all(
+        [first, second].map((payout) =>
+          stores.payouts.transition(payout.id, "resolve_with_id", { paymentId: "pay-shared" }),
+        ),
+      );
+      expect(results.filter((result) => result.ok)).toHaveLength(1);
+      const loser = results.find((result) => !result.ok);
+      expect(loser).toMatchObject({ ok: false, reason: "payment_taken" });
+      expect(loser && !loser.ok && loser.reason !== "not_found" && loser.payout.state).toBe(
+        "unknown",
+      );
+      const owner = await stores.payouts.findByPaymentId("pay-shared");
+      expect([first.id, second.id]).toContain(owner?.id);
+      const other = owner?.id === first.id ? second : first;
+      expect((await stores.payouts.get(other.id))?.paymentId).toBeUndefined();
+    });
+
     it("queues exactly one notification when two settlements race", async () => {
       const payout = await payoutIn(stores, "pending");
       const results = await Promise.all([

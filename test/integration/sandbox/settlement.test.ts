@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { PaymentSchema, type PaymentStatus } from "../../../src/payments/schemas.js";
+import { knownStatus, PaymentSchema, type PaymentStatus } from "../../../src/payments/schemas.js";
 import { type SandboxHandle, SCRIPTED_NUMBERS, startSandbox } from "../../../src/sandbox/index.js";
 import { call, waitFor } from "./helpers.js";
 
@@ -27,14 +27,14 @@ async function pay(path: "/disburse" | "/collect", phoneNumber: string, amount =
 async function finalStatusOf(id: string): Promise<PaymentStatus> {
   return waitFor(async () => {
     const { status } = PaymentSchema.parse((await call(sandbox, "GET", `/payments/${id}`)).json);
-    return status === "pending" ? undefined : status;
+    return status === "pending" ? undefined : knownStatus(status);
   }, `payment ${id} to settle`);
 }
 
 /** Lets more than a settle delay pass, then reads the status. */
 async function statusAfterSettleDelay(id: string): Promise<PaymentStatus | undefined> {
   await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS * 5));
-  return sandbox.getPayment(id)?.status;
+  return knownStatus(sandbox.getPayment(id)?.status);
 }
 
 describe("Sandbox scripted numbers", () => {

@@ -4,9 +4,12 @@ import {
   AvailabilitySchema,
   FINAL_PAYMENT_STATUSES,
   HttpErrorSchema,
+  knownOperator,
+  knownStatus,
   OPERATIONAL,
   PaymentRequestSchema,
   PaymentSchema,
+  paymentOddities,
   UserInfoSchema,
 } from "../../../src/payments/schemas.js";
 
@@ -46,26 +49,78 @@ describe("PaymentSchema", () => {
     expect(PaymentSchema.safeParse({ id: "p1", status }).success).toBe(true);
   });
 
+  it("reads the real service's 201 example: a null description reads as absent", () => {
+    const parsed = PaymentSchema.parse({ ...FULL_PAYMENT, description: null });
+    expect(parsed.description).toBeUndefined();
+    expect(parsed).toMatchObject({ id: FULL_PAYMENT.id, amount: 5000, merchantId: 42 });
+    expect(paymentOddities({ ...FULL_PAYMENT, description: null })).toEqual([]);
+  });
+
+  it("reads an id sent as a number as its decimal text", () => {
+    expect(PaymentSchema.parse({ id: 12, status: "pending" }).id).toBe("12");
+  });
+
+  it.each([
+    ["no status", { id: "p1" }, "status", undefined],
+    ["a status outside the enum", { id: "p1", status: "SUCCESSFUL" }, "status", "SUCCESSFUL"],
+    ["the British spelling cancelled", { id: "p1", status: "cancelled" }, "status", "cancelled"],
+    [
+      "the operator nexttel",
+      { ...FULL_PAYMENT, telecomOperator: "nexttel" },
+      "telecomOperator",
+      "nexttel",
+    ],
+    [
+      "the operator in capitals",
+      { ...FULL_PAYMENT, telecomOperator: "MTN" },
+      "telecomOperator",
+      "MTN",
+    ],
+    [
+      "an unknown payment type",
+      { ...FULL_PAYMENT, paymentType: "refund" },
+      "paymentType",
+      "refund",
+    ],
+  ])(
+    "reads a payment with %s, keeping what was sent and reporting it as odd",
+    (_what, value, field, kept) => {
+      const parsed = PaymentSchema.parse(value);
+      expect(parsed[field]).toBe(kept);
+      expect(paymentOddities(value).some((problem) => problem.startsWith(field))).toBe(true);
+    },
+  );
+
+  it.each([
+    ["the amount as a string", { ...FULL_PAYMENT, amount: "5000" }, "amount"],
+    ["a fractional amount", { ...FULL_PAYMENT, amount: 12.5 }, "amount"],
+    ["the fee as a string", { ...FULL_PAYMENT, fee: "50" }, "fee"],
+    ["the merchant id as a string", { ...FULL_PAYMENT, merchantId: "42" }, "merchantId"],
+    ["the phone number as a number", { ...FULL_PAYMENT, phoneNumber: 237670000001 }, "phoneNumber"],
+    ["a date as a number", { ...FULL_PAYMENT, createdAt: 1_717_236_000_000 }, "createdAt"],
+  ])("reads a payment with %s, that field as absent and reported as odd", (_what, value, field) => {
+    const parsed = PaymentSchema.parse(value);
+    expect(parsed.id).toBe(FULL_PAYMENT.id);
+    expect(parsed[field]).toBeUndefined();
+    expect(paymentOddities(value).some((problem) => problem.startsWith(field))).toBe(true);
+  });
+
   it.each([
     ["no id", { status: "pending" }],
     ["an empty id", { id: "", status: "pending" }],
-    ["a numeric id", { id: 12, status: "pending" }],
-    ["no status", { id: "p1" }],
-    ["a status outside the enum", { id: "p1", status: "SUCCESSFUL" }],
-    ["the British spelling cancelled", { id: "p1", status: "cancelled" }],
-    ["the amount as a string", { ...FULL_PAYMENT, amount: "5000" }],
-    ["a fractional amount", { ...FULL_PAYMENT, amount: 12.5 }],
-    ["the fee as a string", { ...FULL_PAYMENT, fee: "50" }],
-    ["the operator nexttel", { ...FULL_PAYMENT, telecomOperator: "nexttel" }],
-    ["the operator in capitals", { ...FULL_PAYMENT, telecomOperator: "MTN" }],
-    ["an unknown payment type", { ...FULL_PAYMENT, paymentType: "refund" }],
-    ["the merchant id as a string", { ...FULL_PAYMENT, merchantId: "42" }],
-    ["the phone number as a number", { ...FULL_PAYMENT, phoneNumber: 237670000001 }],
-    ["a date as a number", { ...FULL_PAYMENT, createdAt: 1_717_236_000_000 }],
+    ["an id that is an object", { id: { value: "p1" }, status: "pending" }],
     ["an array", [FULL_PAYMENT]],
     ["null", null],
-  ])("refuses a payment with %s", (_what, value) => {
+  ])("refuses a payment with %s: there is nothing to track", (_what, value) => {
     expect(PaymentSchema.safeParse(value).success).toBe(false);
+  });
+
+  it("knows the four statuses of the spec and nothing else", () => {
+    expect(knownStatus("canceled")).toBe("canceled");
+    expect(knownStatus("cancelled")).toBeUndefined();
+    expect(knownStatus(undefined)).toBeUndefined();
+    expect(knownOperator("orange")).toBe("orange");
+    expect(knownOperator("MTN")).toBeUndefined();
   });
 
   it("names the final statuses: every status but pending", () => {
@@ -125,24 +180,28 @@ describe("AvailabilitySchema", () => {
     expect(AvailabilityEntrySchema.parse(entry)).toEqual(entry);
   });
 
-  it.each([
-    [
-      "an unknown operator",
+  it("keeps an entry for an operator or operation type it does not know", () => {
+    const unknown = [
       { operator: "nexttel", operation: { type: "collection", status: "OPERATIONAL" } },
-    ],
-    [
-      "an unknown operation type",
       { operator: "mtn", operation: { type: "refund", status: "OPERATIONAL" } },
-    ],
+    ];
+    expect(AvailabilitySchema.parse(unknown)).toEqual(unknown);
+  });
+
+  it.each([
     ["an empty status", { operator: "mtn", operation: { type: "collection", status: "" } }],
     [
       "a status that is not a string",
       { operator: "mtn", operation: { type: "collection", status: 1 } },
     ],
     ["no operation", { operator: "mtn" }],
-  ])("refuses an entry with %s", (_what, entry) => {
+    [
+      "a null operator",
+      { operator: null, operation: { type: "collection", status: "OPERATIONAL" } },
+    ],
+  ])("leaves out an entry with %s and keeps the others", (_what, entry) => {
     expect(AvailabilityEntrySchema.safeParse(entry).success).toBe(false);
-    expect(AvailabilitySchema.safeParse([entry]).success).toBe(false);
+    expect(AvailabilitySchema.parse([entry, entries[0]])).toEqual([entries[0]]);
   });
 
   it("refuses an object where a list belongs", () => {
@@ -164,11 +223,19 @@ describe("UserInfoSchema", () => {
   });
 
   it.each([
-    ["no last name", { firstName: "Awa" }],
-    ["a null first name", { firstName: null, lastName: "Nkemelu" }],
-    ["a numeric last name", { firstName: "Awa", lastName: 7 }],
-  ])("refuses user info with %s", (_what, value) => {
-    expect(UserInfoSchema.safeParse(value).success).toBe(false);
+    ["no last name", { firstName: "Awa" }, { firstName: "Awa", lastName: "" }],
+    [
+      "a null first name",
+      { firstName: null, lastName: "Nkemelu" },
+      { firstName: "", lastName: "Nkemelu" },
+    ],
+    ["a numeric last name", { firstName: "Awa", lastName: 7 }, { firstName: "Awa", lastName: "" }],
+  ])("reads user info with %s, the odd part as empty", (_what, value, read) => {
+    expect(UserInfoSchema.parse(value)).toEqual(read);
+  });
+
+  it("refuses a body that is not an object", () => {
+    expect(UserInfoSchema.safeParse("Awa Nkemelu").success).toBe(false);
   });
 });
 
@@ -196,11 +263,16 @@ describe("HttpErrorSchema", () => {
   });
 
   it.each([
-    ["no message", { statusCode: 400 }],
     ["no status code", { message: "x" }],
     ["the status code as a string", { message: "x", statusCode: "400" }],
     ["a fractional status code", { message: "x", statusCode: 400.5 }],
     ["details that are not a list", { message: "x", statusCode: 400, details: "bad" }],
+  ])("reads an error body with %s: the message is what matters", (_what, value) => {
+    expect(HttpErrorSchema.parse(value).message).toBe("x");
+  });
+
+  it.each([
+    ["no message", { statusCode: 400 }],
     ["a plain-text body", "Internal Server Error"],
   ])("refuses an error body with %s", (_what, value) => {
     expect(HttpErrorSchema.safeParse(value).success).toBe(false);
