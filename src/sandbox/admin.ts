@@ -5,16 +5,12 @@
  * Setters answer 200 with the state snapshot after the change.
  */
 import { z } from "zod";
-import {
-  PaymentStatusSchema,
-  PaymentTypeSchema,
-  TelecomOperatorSchema,
-} from "../payments/schemas.js";
 import { detailsOf } from "./api.js";
 import type { SandboxControls } from "./controls.js";
 import { FaultBodySchema } from "./faults.js";
 import { type ApiResponse, findRoute, httpError, ok, parseJson, type Route } from "./http-io.js";
 import { SCRIPTED_NUMBERS } from "./scripted.js";
+import { PaymentStatusSchema, PaymentTypeSchema, TelecomOperatorSchema } from "./spec.js";
 
 export const ADMIN_PREFIX = "/_sandbox/";
 

@@ -10,30 +10,32 @@
  *   mobile money account; 405 for a known path with another method.
  */
 import { z } from "zod";
-import { MAX_AMOUNT_XAF } from "../payments/money.js";
-import { type PhoneProblem, parsePhone } from "../payments/phone.js";
-import { OPERATIONAL, type PaymentType, type TelecomOperator } from "../payments/schemas.js";
 import { type ApiResponse, findRoute, httpError, ok, parseJson, type Route } from "./http-io.js";
 import { registeredNameOf } from "./scripted.js";
+import {
+  checkPhoneNumber,
+  OPERATIONAL,
+  type PaymentType,
+  SANDBOX_MAX_AMOUNT_XAF,
+  type SandboxPhoneProblem,
+  type TelecomOperator,
+} from "./spec.js";
 import type { SandboxState } from "./state.js";
 
-const PHONE_PROBLEMS: Record<PhoneProblem, string> = {
+const PHONE_PROBLEMS: Record<SandboxPhoneProblem, string> = {
   empty: "is required",
   not_digits: "must be digits only: 237 then 9 digits",
-  wrong_country: "must be a Cameroonian number: 237 then 9 digits",
   wrong_length: "must be 237 then 9 digits",
-  not_mobile: "is not a mobile number (unknown prefix)",
-  unsupported_operator: "belongs to an operator the API does not serve (only MTN and Orange)",
+  not_served: "is not an MTN or Orange mobile number",
 };
 
 /** A normalized MTN/Orange number: `237` + 9 digits, nothing else. */
 const SandboxPhoneSchema = z
   .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
   .transform((value, ctx): { phone: string; operator: TelecomOperator } => {
-    const parsed = /^237\d{9}$/.test(value) ? parsePhone(value) : undefined;
-    if (parsed?.ok) return { phone: parsed.phone, operator: parsed.operator };
-    const problem = parsed?.problem ?? (/^\d*$/.test(value) ? "wrong_length" : "not_digits");
-    ctx.addIssue({ code: "custom", message: PHONE_PROBLEMS[value === "" ? "empty" : problem] });
+    const checked = checkPhoneNumber(value);
+    if (checked.ok) return { phone: value, operator: checked.operator };
+    ctx.addIssue({ code: "custom", message: PHONE_PROBLEMS[checked.problem] });
     return z.NEVER;
   });
 
@@ -45,7 +47,7 @@ const PaymentBodySchema = z.object(
       .number({ error: (issue) => (issue.input === undefined ? "is required" : POSITIVE_INTEGER) })
       .int(POSITIVE_INTEGER)
       .positive(POSITIVE_INTEGER)
-      .max(MAX_AMOUNT_XAF, `must be at most ${MAX_AMOUNT_XAF} XAF`),
+      .max(SANDBOX_MAX_AMOUNT_XAF, `must be at most ${SANDBOX_MAX_AMOUNT_XAF} XAF`),
     phoneNumber: SandboxPhoneSchema,
   },
   { error: "the body must be a JSON object" },

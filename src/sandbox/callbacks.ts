@@ -11,8 +11,8 @@
 import type { KeyObject } from "node:crypto";
 import { request } from "undici";
 import { type Logger, maskPhone } from "../logger.js";
-import type { PaymentStatus } from "../payments/schemas.js";
-import { pathAndQueryOf, signParts } from "../payments/signature.js";
+import { signatureHeaders } from "./signing.js";
+import type { PaymentStatus } from "./spec.js";
 import type { SandboxPayment } from "./state.js";
 
 export interface CallbackAttempt {
@@ -30,6 +30,8 @@ export interface CallbackSenderInit {
   privateKey: KeyObject;
   retryDelaysMs: readonly number[];
   timeoutMs: number;
+  /** Added to the signed timestamps: a service whose clock is off. */
+  clockSkewMs: number;
   logger: Logger;
 }
 
@@ -104,10 +106,11 @@ export class CallbackSender {
     const { url, payment, body } = delivery;
     const headers = {
       "content-type": "application/json",
-      ...signParts(this.#init.privateKey, {
+      ...signatureHeaders(this.#init.privateKey, {
         method: "POST",
-        pathAndQuery: pathAndQueryOf(url),
+        pathAndQuery: `${new URL(url).pathname}${new URL(url).search}`,
         body,
+        timestampMs: Date.now() + this.#init.clockSkewMs,
       }),
     };
     const timeout = AbortSignal.timeout(this.#init.timeoutMs);

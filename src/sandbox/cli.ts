@@ -6,7 +6,6 @@
 import { z } from "zod";
 import { ConfigError } from "../config.js";
 import { createLogger, type Logger } from "../logger.js";
-import { formatPhone } from "../payments/phone.js";
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   DEFAULT_SANDBOX_API_KEY,
@@ -16,6 +15,7 @@ import {
 } from "./options.js";
 import { SCRIPTED_NUMBERS } from "./scripted.js";
 import { type SandboxHandle, startSandbox } from "./server.js";
+import { displayPhone } from "./spec.js";
 
 export const DEFAULT_SANDBOX_PORT = 8090;
 
@@ -115,7 +115,7 @@ function sandboxBanner(sandbox: SandboxHandle, options: SandboxOptions): string 
   const rate = options.rateLimitPerMinute === 0 ? "off" : `${options.rateLimitPerMinute}/min`;
   const rows = SCRIPTED_NUMBERS.map((entry) => {
     const name = entry.name ? `${entry.name.firstName} ${entry.name.lastName}` : "(no account)";
-    return `  ${entry.phone}  ${formatPhone(entry.phone).padEnd(18)}  ${entry.operator.padEnd(6)}  ${name.padEnd(20)}  ${entry.behaviour}`;
+    return `  ${entry.phone}  ${displayPhone(entry.phone).padEnd(18)}  ${entry.operator.padEnd(6)}  ${name.padEnd(20)}  ${entry.behaviour}`;
   });
   return [
     `Payment API sandbox listening on ${sandbox.url}`,

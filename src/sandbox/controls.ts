@@ -2,12 +2,13 @@
  * The test controls of a running sandbox, in one place: the handle's methods and the
  * `/_sandbox/` admin routes both call these, so the two can never disagree.
  */
-import type { PaymentStatus, PaymentType, TelecomOperator } from "../payments/schemas.js";
+
 import type { CallbackAttempt, CallbackSender } from "./callbacks.js";
 import type { Fault, FaultQueue } from "./faults.js";
 import { type ResolvedSandboxOptions, requireNonNegative } from "./options.js";
 import type { SlidingWindowLimiter } from "./rate-limit.js";
 import type { RecordedRequest, RequestLog } from "./requests.js";
+import type { PaymentStatus, PaymentType, TelecomOperator } from "./spec.js";
 import type { SandboxAvailabilityEntry, SandboxPayment, SandboxState } from "./state.js";
 
 /** Everything a sandbox is made of. */

@@ -8,7 +8,6 @@
 import type { KeyObject } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import { maskPhonesIn } from "../logger.js";
-import { headerValue, signParts, verifyParts } from "../payments/signature.js";
 import { ADMIN_PREFIX, routeAdmin } from "./admin.js";
 import { routeApi } from "./api.js";
 import type { SandboxControls, SandboxParts } from "./controls.js";
@@ -24,6 +23,7 @@ import {
   writeResponse,
 } from "./http-io.js";
 import { MAX_BODY_BYTES } from "./options.js";
+import { firstHeader, requestSignatureProblem, signatureHeaders } from "./signing.js";
 
 export interface ExchangeContext {
   parts: SandboxParts;
@@ -119,7 +119,7 @@ async function handleApi(
   target: Target,
 ): Promise<number | undefined> {
   const body = await readBody(req, MAX_BODY_BYTES);
-  const apiKey = headerValue(req.headers["x-api-key"]);
+  const apiKey = firstHeader(req.headers["x-api-key"]);
   context.parts.requests.record({
     method: target.method,
     path: target.path,
@@ -159,13 +159,13 @@ function answer(
     ]);
   }
   if (context.requestVerifyKey) {
-    const problem = verifyParts({
-      publicKey: context.requestVerifyKey,
-      signature: headerValue(req.headers["x-sig"]),
-      timestamp: headerValue(req.headers["x-sig-timestamp"]),
+    const problem = requestSignatureProblem(context.requestVerifyKey, {
+      signature: firstHeader(req.headers["x-sig"]),
+      timestamp: firstHeader(req.headers["x-sig-timestamp"]),
       method: target.method,
       pathAndQuery: target.pathAndQuery,
       body: body.text,
+      nowMs: Date.now(),
     });
     if (problem) {
       return httpError(401, "unauthorized: bad request signature", [{ header: "X-Sig", problem }]);
@@ -214,10 +214,11 @@ function send(
 ): number {
   const text = bodyText(response);
   const signature = context.parts.options.signResponses
-    ? signParts(context.privateKey, {
+    ? signatureHeaders(context.privateKey, {
         method: target.method,
         pathAndQuery: target.pathAndQuery,
         body: text,
+        timestampMs: Date.now() + context.parts.options.clockSkewMs,
       })
     : {};
   writeResponse(res, response.status, text, { ...response.headers, ...signature });

@@ -1,5 +1,5 @@
 /** The local Payment API sandbox: a library (`startSandbox`) and a command (`runSandboxCommand`). */
-export { MAX_AMOUNT_XAF } from "../payments/money.js";
+
 export type { CallbackAttempt } from "./callbacks.js";
 export {
   DEFAULT_SANDBOX_PORT,
@@ -27,4 +27,5 @@ export {
   type ScriptedOutcome,
 } from "./scripted.js";
 export { type SandboxHandle, startSandbox } from "./server.js";
+export { SANDBOX_MAX_AMOUNT_XAF } from "./spec.js";
 export { feeOf, type SandboxPayment } from "./state.js";

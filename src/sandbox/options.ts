@@ -45,6 +45,11 @@ export interface SandboxOptions {
   initialBalance?: number;
   /** Sign every API response with `X-Sig`. Default true. */
   signResponses?: boolean;
+  /**
+   * How far the sandbox's clock is from the machine's, in ms, for the timestamps it signs
+   * (answers and callbacks): a service whose clock is off. Default 0.
+   */
+  clockSkewMs?: number;
   /** When set, API requests must carry an `X-Sig` this public key verifies, else 401. */
   requestVerifyKeyPem?: string;
   /**
@@ -69,10 +74,18 @@ export interface ResolvedSandboxOptions {
   callbackTimeoutMs: number;
   initialBalance: number;
   signResponses: boolean;
+  clockSkewMs: number;
   requestVerifyKeyPem: string | undefined;
   privateKeyPem: string | undefined;
   maxRecordedRequests: number;
   logger: Logger;
+}
+
+/** `value`, or a RangeError naming `name` when it is not a finite number. */
+function finiteNumber(name: string, value: number): number {
+  if (!Number.isFinite(value))
+    throw new RangeError(`${name} must be a finite number, got ${value}`);
+  return value;
 }
 
 /** `value`, or a RangeError naming `name` when it is not a finite number ≥ 0. */
@@ -116,6 +129,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
       options.initialBalance ?? DEFAULT_INITIAL_BALANCE_XAF,
     ),
     signResponses: options.signResponses ?? true,
+    clockSkewMs: finiteNumber("clockSkewMs", options.clockSkewMs ?? 0),
     requestVerifyKeyPem: options.requestVerifyKeyPem,
     privateKeyPem: options.privateKeyPem,
     maxRecordedRequests: nonNegative("maxRecordedRequests", options.maxRecordedRequests ?? 100_000),

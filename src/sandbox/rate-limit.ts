@@ -3,7 +3,6 @@
  * sliding 60-second window per API key over every API endpoint. Only accepted requests
  * count, so a client that backs off as told by `Retry-After` gets in when it returns.
  */
-import { takeSlidingWindowSlot } from "../payments/local-rate-limiter.js";
 
 const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -29,8 +28,14 @@ export class SlidingWindowLimiter {
       hits = [];
       this.#hits.set(key, hits);
     }
-    const retryInMs = takeSlidingWindowSlot(hits, this.#limit, this.#windowMs, nowMs);
-    return Math.ceil(retryInMs / 1000);
+    // Hits older than the window no longer count.
+    while (hits.length > 0 && (hits[0] ?? nowMs) <= nowMs - this.#windowMs) hits.shift();
+    if (hits.length < this.#limit) {
+      hits.push(nowMs);
+      return 0;
+    }
+    const freesAtMs = (hits[0] ?? nowMs) + this.#windowMs;
+    return Math.max(1, Math.ceil((freesAtMs - nowMs) / 1000));
   }
 
   clear(): void {

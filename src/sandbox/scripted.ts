@@ -4,7 +4,7 @@
  * Every other valid MTN/Orange number has an account, a stable generated name, and succeeds.
  */
 import { createHash } from "node:crypto";
-import type { TelecomOperator, UserInfo } from "../payments/schemas.js";
+import type { TelecomOperator, UserInfo } from "./spec.js";
 
 /** How a payment to or from a number ends. `pending` never settles; `no_account` is refused. */
 export type ScriptedOutcome = "success" | "failed" | "pending" | "canceled" | "no_account";

@@ -6,8 +6,6 @@
 import type { KeyObject } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Payment, PaymentStatus } from "../payments/schemas.js";
-import { loadPublicKey } from "../payments/signature.js";
 import { type CallbackAttempt, CallbackSender } from "./callbacks.js";
 import { createControls, type SandboxControls, type SandboxParts } from "./controls.js";
 import { handleExchange } from "./exchange.js";
@@ -16,7 +14,9 @@ import { sandboxKeys } from "./keys.js";
 import { resolveSandboxOptions, type SandboxOptions } from "./options.js";
 import { SlidingWindowLimiter } from "./rate-limit.js";
 import { type RecordedRequest, type RequestFilter, RequestLog } from "./requests.js";
-import { SandboxState } from "./state.js";
+import { publicKeyOf } from "./signing.js";
+import type { PaymentStatus } from "./spec.js";
+import { type SandboxPayment, SandboxState } from "./state.js";
 
 /** The handle passes these controls through unchanged (see controls.ts for what each does). */
 type PassedControls =
@@ -42,7 +42,7 @@ export interface SandboxHandle extends Pick<SandboxControls, PassedControls> {
   /** Every callback attempt made since start or the last reset, in order. */
   readonly callbackAttempts: readonly CallbackAttempt[];
   countRequests(filter?: RequestFilter): number;
-  getPayment(id: string): Payment | undefined;
+  getPayment(id: string): SandboxPayment | undefined;
   /** Sets the status (no money moves) and fires the callback for a final one. Throws on an unknown id. */
   forceStatus(id: string, status: PaymentStatus): void;
   /** Stops timers, callback retries and the server (open connections are dropped). Idempotent. */
@@ -98,6 +98,7 @@ function buildParts(options: SandboxOptions): SandboxParts & { privateKey: KeyOb
     privateKey: keys.privateKey,
     retryDelaysMs: resolved.callbackRetryDelaysMs,
     timeoutMs: resolved.callbackTimeoutMs,
+    clockSkewMs: resolved.clockSkewMs,
     logger: resolved.logger,
   });
   const state: SandboxState = new SandboxState({
@@ -137,7 +138,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requestVerifyKey:
       resolved.requestVerifyKeyPem === undefined
         ? undefined
-        : loadPublicKey(resolved.requestVerifyKeyPem),
+        : publicKeyOf(resolved.requestVerifyKeyPem),
     apiKeys: new Set(resolved.apiKeys),
     sleep: waits.sleep,
   };

@@ -9,8 +9,9 @@
  * - a successful collection adds `amount - fee`;
  * - `forceStatus` is a test override: it sets the status and moves no money.
  */
-import { randomBytes } from "node:crypto";
-import { maskPhone } from "../logger.js";
+import { randomUUID } from "node:crypto";
+import { SANDBOX_CURRENCY, SANDBOX_MERCHANT_ID } from "./options.js";
+import { outcomeOf } from "./scripted.js";
 import {
   OPERATIONAL,
   PAYMENT_TYPES,
@@ -18,23 +19,25 @@ import {
   type PaymentType,
   TELECOM_OPERATORS,
   type TelecomOperator,
-} from "../payments/schemas.js";
-import { SANDBOX_CURRENCY, SANDBOX_MERCHANT_ID } from "./options.js";
-import { outcomeOf } from "./scripted.js";
+} from "./spec.js";
 
-/** A payment as the sandbox stores and returns it: every field of spec section 2.1. */
+/**
+ * A payment as the sandbox stores and returns it: every field of spec section 2.1, in the
+ * order of the real service's published examples. `description` is null, as in the real
+ * service's 201 examples: a request has no field to give one.
+ */
 export type SandboxPayment = {
-  id: string;
-  status: PaymentStatus;
   amount: number;
-  fee: number;
+  createdAt: string;
   currency: string;
-  description: string;
+  description: string | null;
+  fee: number;
+  id: string;
   merchantId: number;
   paymentType: PaymentType;
   phoneNumber: string;
+  status: PaymentStatus;
   telecomOperator: TelecomOperator;
-  createdAt: string;
   updatedAt: string;
 };
 
@@ -63,12 +66,6 @@ export interface SandboxStateInit {
 /** 1 % for disbursements, 2 % for collections, rounded up to a whole XAF. */
 export function feeOf(paymentType: PaymentType, amount: number): number {
   return paymentType === "disbursement" ? Math.ceil(amount / 100) : Math.ceil(amount / 50);
-}
-
-function descriptionOf(paymentType: PaymentType, phone: string): string {
-  return paymentType === "disbursement"
-    ? `Disbursement to ${maskPhone(phone)}`
-    : `Collection from ${maskPhone(phone)}`;
 }
 
 function availabilityKey(operator: TelecomOperator, type: PaymentType): string {
@@ -177,17 +174,17 @@ export class SandboxState {
   createPayment(request: NewPayment): SandboxPayment {
     const now = new Date().toISOString();
     const payment: SandboxPayment = {
-      id: `pay_${randomBytes(8).toString("hex")}`,
-      status: "pending",
       amount: request.amount,
-      fee: feeOf(request.paymentType, request.amount),
+      createdAt: now,
       currency: SANDBOX_CURRENCY,
-      description: descriptionOf(request.paymentType, request.phoneNumber),
+      description: null,
+      fee: feeOf(request.paymentType, request.amount),
+      id: randomUUID(),
       merchantId: SANDBOX_MERCHANT_ID,
       paymentType: request.paymentType,
       phoneNumber: request.phoneNumber,
+      status: "pending",
       telecomOperator: request.telecomOperator,
-      createdAt: now,
       updatedAt: now,
     };
     this.#payments.set(payment.id, payment);

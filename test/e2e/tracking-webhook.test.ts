@@ -31,8 +31,15 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function start(env: Record<string, string>, settleDelayMs = 150): Promise<Harness> {
-  h = await startHarness({ env, sandbox: { privateKeyPem: sandboxKeyPem, settleDelayMs } });
+async function start(
+  env: Record<string, string>,
+  settleDelayMs = 150,
+  clockSkewMs = 0,
+): Promise<Harness> {
+  h = await startHarness({
+    env,
+    sandbox: { privateKeyPem: sandboxKeyPem, settleDelayMs, clockSkewMs },
+  });
   return h;
 }
 
@@ -153,6 +160,22 @@ describe("status callbacks, with polling too slow to matter", () => {
     await quiet(harness);
     expect(noticesAbout(harness, prompt, payout)).toHaveLength(1);
     expect((await harness.app.stores.payouts.get(payout.id))?.state).toBe(row.status);
+  });
+
+  it("trusts answers from a service whose clock is 10 minutes slow, refuses its stale callbacks, and settles by polling", async () => {
+    const harness = await start({ STATUS_POLL_INTERVAL_MS: "300" }, 150, -10 * 60_000);
+    harness.sandbox.setCallbackUrl(webhookUrl(harness));
+    const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+
+    const { prompt, payout } = await confirmPayout(harness, payer, "/pay 237670000001 5000");
+    const notice = await harness.emulator.waitForMessage((m) => isNotice(m, prompt));
+
+    expect(plainText(notice)).toContain("✅ Paid: 5,000 FCFA");
+    expect((await harness.app.stores.payouts.get(payout.id))?.state).toBe("success");
+    // The callback, signed ten minutes in the past, could be a replay: refused.
+    await expect.poll(() => harness.sandbox.callbackAttempts.length).toBeGreaterThan(0);
+    expect(harness.sandbox.callbackAttempts[0]).toMatchObject({ outcome: 401 });
+    expect(harness.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
   });
 
   it("refuses unsigned and badly signed callbacks with 401, and tells no one anything", async () => {

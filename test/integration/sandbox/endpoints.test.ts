@@ -7,7 +7,7 @@ import {
 } from "../../../src/payments/schemas.js";
 import {
   DEFAULT_SANDBOX_API_KEY,
-  MAX_AMOUNT_XAF,
+  SANDBOX_MAX_AMOUNT_XAF,
   type SandboxHandle,
   startSandbox,
 } from "../../../src/sandbox/index.js";
@@ -32,6 +32,8 @@ describe("Sandbox endpoints", () => {
     });
     expect(response.status).toBe(201);
     expect(response.headers["content-type"]).toBe("application/json");
+    // As the real service's published 201 example: every field, description null.
+    expect(response.json).toMatchObject({ description: null });
     const payment = PaymentSchema.parse(response.json);
     expect(payment).toMatchObject({
       status: "pending",
@@ -42,9 +44,8 @@ describe("Sandbox endpoints", () => {
       paymentType: "disbursement",
       phoneNumber: "237670000001",
       telecomOperator: "mtn",
-      description: "Disbursement to 2376•••••001",
     });
-    expect(payment.id).toMatch(/^pay_[0-9a-f]{16}$/);
+    expect(payment.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(Number.isNaN(Date.parse(payment.createdAt ?? ""))).toBe(false);
     expect(payment.updatedAt).toBe(payment.createdAt);
   });
@@ -145,7 +146,7 @@ describe("Sandbox request validation", () => {
     ["a fractional amount", { amount: 10.5, phoneNumber: "237670000001" }, "amount"],
     [
       "an amount over the maximum",
-      { amount: MAX_AMOUNT_XAF + 1, phoneNumber: "237670000001" },
+      { amount: SANDBOX_MAX_AMOUNT_XAF + 1, phoneNumber: "237670000001" },
       "amount",
     ],
     [
