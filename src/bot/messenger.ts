@@ -60,7 +60,7 @@ export class TelegramMessenger implements Messenger {
   }
 
   async notifyAttention(payout: Payout, reason: AttentionReason): Promise<void> {
-    if (reason === "stranded" && payout.messageId !== undefined) {
+    if ((reason === "stranded" || reason === "accepted_late") && payout.messageId !== undefined) {
       // The prompt still says "Sending…": show the payer what it really is now.
       const view = payoutStateView(translator(payout.locale), payout);
       await editMessageView(this.#telegram, payout.chatId, payout.messageId, view).catch(

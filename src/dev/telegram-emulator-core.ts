@@ -83,6 +83,7 @@ export class EmulatorCore implements UserHost {
   readonly #commands = new Map<string, BotCommand[]>();
   readonly #openQueries = new Set<string>();
   readonly #failures = new Map<string, FailureResponse[]>();
+  readonly #delays = new Map<string, number[]>();
   readonly #events: EventEmitter<TelegramEmulatorEvents>;
   #sequence = 0;
 
@@ -182,6 +183,19 @@ export class EmulatorCore implements UserHost {
     const queued = this.#failures.get(key) ?? [];
     for (let i = 0; i < times; i += 1) queued.push(response);
     this.#failures.set(key, queued);
+  }
+
+  /** The next `times` calls of `method` are answered `delayMs` late. */
+  delayNext(method: string, delayMs: number, times: number): void {
+    const key = method.toLowerCase();
+    const queued = this.#delays.get(key) ?? [];
+    for (let i = 0; i < times; i += 1) queued.push(delayMs);
+    this.#delays.set(key, queued);
+  }
+
+  /** How late to answer this call of `method` (0: at once). */
+  takeDelay(method: string): number {
+    return this.#delays.get(method.toLowerCase())?.shift() ?? 0;
   }
 
   /** The injected failure for this call of `method`, if one is queued. */

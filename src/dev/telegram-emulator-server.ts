@@ -116,6 +116,9 @@ export class BotApiServer {
     if (!handler) throw new BotApiError(404, "Not Found: method not found");
     this.#core.recordCall(method, describeParams(request));
     try {
+      const delayMs = this.#core.takeDelay(method);
+      // A slow Telegram: the call is recorded at once and answered late.
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const failure = this.#core.takeFailure(method);
       if (failure) throw failure;
       return await handler({ core: this.#core, request, signal });

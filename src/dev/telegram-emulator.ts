@@ -259,6 +259,11 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
     this.#core.failNext(method, response, times);
   }
 
+  /** Answers the next `times` calls of `method` `delayMs` late: a slow Telegram. */
+  delayNext(method: string, delayMs: number, times = 1): void {
+    this.#core.delayNext(method, delayMs, times);
+  }
+
   /** The text a user reads in a bot message. */
   plainText(message: SentMessage): string {
     return plainText(message);

@@ -37,6 +37,8 @@ export const PAYOUT_EVENTS = [
   "refused",
   /** The request may have reached the API and the answer was lost. Never retried. */
   "lost",
+  /** The 201 of the very claim of a payout already marked unknown arrived after all. */
+  "accepted_late",
   /** The API itself reports a final status (after a webhook hint or a poll). */
   "settle_success",
   "settle_failed",
@@ -61,7 +63,7 @@ export const TRANSITIONS: Readonly<
   awaiting_approval: { approve: "submitting", reject: "rejected", expire: "expired" },
   submitting: { accepted: "pending", refused: "rejected_by_api", lost: "unknown" },
   pending: { settle_success: "success", settle_failed: "failed", settle_canceled: "canceled" },
-  unknown: { resolve_with_id: "pending", resolve_failed: "failed" },
+  unknown: { resolve_with_id: "pending", resolve_failed: "failed", accepted_late: "pending" },
   cancelled: {},
   expired: {},
   rejected: {},

@@ -26,7 +26,7 @@ export class DeliveryError extends Error {
   }
 }
 
-export type AttentionReason = "stuck" | "stranded" | "mismatch";
+export type AttentionReason = "stuck" | "stranded" | "mismatch" | "accepted_late";
 
 /** How payers and admins are reached (Telegram, in src/bot/messenger.ts). */
 export interface Messenger {

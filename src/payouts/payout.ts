@@ -39,6 +39,11 @@ export const PayoutSchema = z.object({
   /** Who claimed the submission (see PayoutStore.transition). */
   claimId: z.string().optional(),
   submittedAtMs: z.number().int().optional(),
+  /**
+   * When the request was let go, on the store's clock (Redis TIME), stamped by the last
+   * atomic check before sending. Unset: nothing was sent for this payout.
+   */
+  sentAtMs: z.number().int().optional(),
   paymentId: z.string().optional(),
   /** Last status the API reported. */
   apiStatus: PaymentStatusSchema.optional(),

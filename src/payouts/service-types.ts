@@ -39,7 +39,7 @@ export interface PayoutServiceOptions {
    * Told when a payout needs a person at once: a 201 that does not match its request.
    * Failures are logged, never thrown back into the submission.
    */
-  onAttention?: (payout: Payout, reason: "mismatch") => Promise<void>;
+  onAttention?: (payout: Payout, reason: "mismatch" | "accepted_late") => Promise<void>;
 }
 
 export type PrepareFailure =
@@ -72,7 +72,9 @@ export type ClaimResult =
 export type SubmitResult =
   | { outcome: "pending"; payout: Payout }
   | { outcome: "refused"; payout: Payout; error: PaymentClientError }
-  | { outcome: "unknown"; payout: Payout };
+  | { outcome: "unknown"; payout: Payout }
+  /** The payout left `submitting` before the request could leave: nothing was sent. */
+  | { outcome: "not_sent"; payout: Payout };
 
 export type CancelResult =
   | { outcome: "cancelled"; payout: Payout }

@@ -244,7 +244,13 @@ export class PayoutService {
    * never retried here, verified by a person.
    */
   async submit(claimed: Extract<ClaimResult, { outcome: "claimed" }>): Promise<SubmitResult> {
-    const { payout } = claimed;
+    const { payout, claimId } = claimed;
+    // The last atomic check: a payout that left `submitting` meanwhile (marked unknown by
+    // the stranded rule while this process stalled) must never be sent.
+    const sending = await this.withStoreRetries(payout.id, "mark sending", () =>
+      this.#stores.payouts.markSending(payout.id, claimId),
+    );
+    if (!sending.ok) return this.recordNotSent(payout, sending.payout);
     const request = { amount: payout.amount, phoneNumber: payout.phone };
     let payment: Payment;
     try {
@@ -266,7 +272,7 @@ export class PayoutService {
         "the API named an operator we do not know; keeping the one from the number",
       );
     }
-    const accepted = await this.leaveSubmitting(payout.id, "accepted", {
+    const accepted = await this.recordAccepted(payout.id, claimId, {
       paymentId: payment.id,
       apiStatus: knownStatus(payment.status),
       fee: payment.fee,
@@ -311,6 +317,96 @@ export class PayoutService {
       this.#log.warn({ err: error, payoutId: payout.id }, "could not alert the admins"),
     );
     return { outcome: "unknown", payout: lost };
+  }
+
+  /**
+   * Records the payment id of a 201. A transient Redis error is retried: the id must not be
+   * lost. The move carries the claim id, so a resend that Redis had already applied reads
+   * as "already pending under this claim" (success). A payout the stranded rule marked
+   * unknown meanwhile (same claim) takes the id late, and the admins are told.
+   */
+  private async recordAccepted(
+    payoutId: string,
+    claimId: string,
+    patch: PayoutPatch,
+  ): Promise<Payout> {
+    const result = await this.withStoreRetries(payoutId, "record the payment id", () =>
+      this.#stores.payouts.transition(payoutId, "accepted", patch, { claimId }),
+    );
+    if (result.ok) return result.payout;
+    if (result.reason === "payment_taken") return result.payout;
+    if (result.reason === "wrong_state" && result.payout.state === "unknown") {
+      if (result.payout.claimId === claimId) return this.recordLateAccepted(result.payout, patch);
+    }
+    throw new Error(`payout ${payoutId} left submitting while it was being sent`);
+  }
+
+  /** `unknown → pending`: the 201 of this very claim arrived after it was marked unknown. */
+  private async recordLateAccepted(payout: Payout, patch: PayoutPatch): Promise<Payout> {
+    const late = await this.withStoreRetries(payout.id, "record a late payment id", () =>
+      this.#stores.payouts.transition(payout.id, "accepted_late", patch),
+    );
+    if (!late.ok) {
+      if (late.reason === "not_found") throw new Error(`payout ${payout.id} is gone`);
+      return late.payout;
+    }
+    await this.#stores.audit.record({
+      atMs: this.#now(),
+      actorId: payout.initiatorId,
+      action: "payout_accepted_late",
+      payoutId: payout.id,
+      details: { paymentId: patch.paymentId ?? null },
+    });
+    this.#log.warn(
+      { payoutId: payout.id, paymentId: patch.paymentId },
+      "a payout marked unknown was accepted late; tracking it again",
+    );
+    await this.#onAttention(late.payout, "accepted_late").catch((error: unknown) =>
+      this.#log.warn({ err: error, payoutId: payout.id }, "could not alert the admins"),
+    );
+    return late.payout;
+  }
+
+  /**
+   * The payout left `submitting` before its request could go: nothing was sent, and
+   * nothing will be. One marked unknown by the stranded rule is known not to be paid.
+   */
+  private async recordNotSent(payout: Payout, now: Payout | null): Promise<SubmitResult> {
+    this.#log.warn(
+      { payoutId: payout.id, state: now?.state ?? "gone" },
+      "payout left submitting before its request was sent; nothing sent",
+    );
+    if (now?.state !== "unknown" || now.claimId !== payout.claimId) {
+      return { outcome: "not_sent", payout: now ?? payout };
+    }
+    const failed = await this.#stores.payouts.transition(payout.id, "resolve_failed", {
+      settledAtMs: this.#now(),
+      errorMessage: "not sent: the payout was marked unknown before its request could leave",
+    });
+    await this.#stores.audit.record({
+      atMs: this.#now(),
+      actorId: payout.initiatorId,
+      action: "payout_not_sent",
+      payoutId: payout.id,
+    });
+    return { outcome: "not_sent", payout: failed.ok ? failed.payout : now };
+  }
+
+  /** Runs a store write, asking again (up to 3 times) when Redis did not answer. */
+  private async withStoreRetries<T>(
+    payoutId: string,
+    what: string,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write();
+      } catch (error) {
+        if (attempt >= CLAIM_ATTEMPTS) throw error;
+        this.#log.warn({ payoutId, err: error, attempt }, `could not ${what}; asking again`);
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
   }
 
   /** The move out of `submitting` after the request; only this call may make it (it holds the claim). */

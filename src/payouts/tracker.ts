@@ -121,7 +121,8 @@ export class PayoutTracker {
       await Promise.all(missing.map((id) => stores.tracking.schedule(id, now())));
     }
     for (const payout of await stores.payouts.listInState("submitting")) {
-      const since = payout.submittedAtMs ?? payout.updatedAtMs;
+      // The send time is stamped by the last check before the request left.
+      const since = payout.sentAtMs ?? payout.submittedAtMs ?? payout.updatedAtMs;
       if (now() - since < this.#options.submittingLimitMs) continue;
       const result = await stores.payouts.transition(payout.id, "lost", {
         errorMessage: "the bot stopped while the request was being sent",

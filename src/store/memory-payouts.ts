@@ -14,7 +14,13 @@ import {
   notifiesPayer,
   PayoutExistsError,
 } from "./payout-codec.js";
-import type { PayoutListOptions, PayoutStore, TrackedState, TransitionResult } from "./types.js";
+import type {
+  MarkSendingResult,
+  PayoutListOptions,
+  PayoutStore,
+  TrackedState,
+  TransitionResult,
+} from "./types.js";
 
 interface Entry {
   payout: Payout;
@@ -83,6 +89,17 @@ export class MemoryPayoutStore implements PayoutStore {
     this.#store(moved);
     if (notifiesPayer(target)) this.#options.enqueueNotification(id, nowMs);
     return { ok: true, payout: structuredClone(moved), applied: true };
+  }
+
+  async markSending(id: string, claimId: string): Promise<MarkSendingResult> {
+    const entry = this.#live(id);
+    if (!entry) return { ok: false, payout: null };
+    if (entry.payout.state !== "submitting" || entry.payout.claimId !== claimId) {
+      return { ok: false, payout: structuredClone(entry.payout) };
+    }
+    const sentAtMs = this.#options.now();
+    entry.payout = { ...entry.payout, sentAtMs };
+    return { ok: true, sentAtMs };
   }
 
   async update(id: string, patch: PayoutPatch): Promise<Payout | null> {

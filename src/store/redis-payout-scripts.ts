@@ -99,6 +99,23 @@ return {'applied', redis.call('HGETALL', record)}
 `);
 
 /**
+ * The last check before a request leaves: the payout is still `submitting` under this
+ * claim. Stamps `sentAtMs` with Redis's own clock, so every replica measures a send time
+ * the same way. KEYS: record. ARGV: claimId (JSON).
+ * Returns {"sending", ms} | {"moved", HGETALL} | {"not_found"}.
+ */
+export const MARK_SENDING_SCRIPT = luaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'not_found'} end
+if redis.call('HGET', KEYS[1], 'state') ~= '"submitting"' or redis.call('HGET', KEYS[1], 'claimId') ~= ARGV[1] then
+  return {'moved', redis.call('HGETALL', KEYS[1])}
+end
+local time = redis.call('TIME')
+local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('HSET', KEYS[1], 'sentAtMs', string.format('%d', ms))
+return {'sending', string.format('%d', ms)}
+`);
+
+/**
  * KEYS: record, payment index of the patch's paymentId.
  * ARGV: id, has paymentId (1/0), then field/value pairs.
  * Returns nil when the record does not exist, else HGETALL after the change.

@@ -25,9 +25,26 @@ import {
   pairsToRecord,
   TRACKED_STATES,
 } from "./payout-codec.js";
-import { CREATE_SCRIPT, TRANSITION_SCRIPT, UPDATE_SCRIPT } from "./redis-payout-scripts.js";
+import {
+  CREATE_SCRIPT,
+  MARK_SENDING_SCRIPT,
+  TRANSITION_SCRIPT,
+  UPDATE_SCRIPT,
+} from "./redis-payout-scripts.js";
 import { replyAt } from "./redis-reply.js";
-import type { PayoutListOptions, PayoutStore, TrackedState, TransitionResult } from "./types.js";
+import type {
+  MarkSendingResult,
+  PayoutListOptions,
+  PayoutStore,
+  TrackedState,
+  TransitionResult,
+} from "./types.js";
+
+const MarkSendingReplySchema = z.union([
+  z.tuple([z.literal("not_found")]),
+  z.tuple([z.literal("sending"), z.string().regex(/^\d+$/)]),
+  z.tuple([z.literal("moved"), z.array(z.string())]),
+]);
 
 const TransitionReplySchema = z.union([
   z.tuple([z.enum(["not_found", "corrupt"])]).transform(([status]) => ({ status, fields: null })),
@@ -140,6 +157,20 @@ export class RedisPayoutStore implements PayoutStore {
     if (parsed.status === "wrong_state") return { ok: false, reason: "wrong_state", payout };
     if (parsed.status === "payment_taken") return { ok: false, reason: "payment_taken", payout };
     return { ok: true, payout, applied: parsed.status === "applied" };
+  }
+
+  async markSending(id: string, claimId: string): Promise<MarkSendingResult> {
+    const reply = MarkSendingReplySchema.parse(
+      await runScript(
+        this.#redis,
+        MARK_SENDING_SCRIPT,
+        [this.#keys.payout(id)],
+        [JSON.stringify(claimId)],
+      ),
+    );
+    if (reply[0] === "not_found") return { ok: false, payout: null };
+    if (reply[0] === "sending") return { ok: true, sentAtMs: Number(reply[1]) };
+    return { ok: false, payout: this.#decode(id, pairsToRecord(reply[1])) };
   }
 
   async update(id: string, patch: PayoutPatch): Promise<Payout | null> {

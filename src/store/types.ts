@@ -28,6 +28,11 @@ export interface PayoutListOptions {
   limit: number;
 }
 
+/** The last check before sending: still ours to send, or moved on (then nothing may leave). */
+export type MarkSendingResult =
+  | { ok: true; sentAtMs: number }
+  | { ok: false; payout: Payout | null };
+
 export interface PayoutStore {
   /** Stores a new payout (state `awaiting_confirmation`), indexed under its initiator. */
   create(payout: Payout): Promise<void>;
@@ -52,6 +57,12 @@ export interface PayoutStore {
     patch?: PayoutPatch,
     options?: { claimId?: string },
   ): Promise<TransitionResult>;
+  /**
+   * Atomically: if the payout is still `submitting` under `claimId`, stamps `sentAtMs` with
+   * the store's clock and answers ok; otherwise changes nothing. Called right before a
+   * payment request leaves: a payout moved on (e.g. marked unknown) is never sent.
+   */
+  markSending(id: string, claimId: string): Promise<MarkSendingResult>;
   /** Sets fields without a state change (bookkeeping such as `messageId`, `notifiedAtMs`). */
   update(id: string, patch: PayoutPatch): Promise<Payout | null>;
   findByPaymentId(paymentId: string): Promise<Payout | null>;

@@ -94,7 +94,11 @@ describe("a bot process killed and started again", () => {
     // Down past the stranded limit (5 min): the next process marks it unknown, tells the
     // payer and the admins, and still sends nothing.
     if (!stranded) throw new Error("no payout left in submitting");
-    await world.stores.payouts.update(stranded.id, { submittedAtMs: Date.now() - 6 * 60_000 });
+    const longAgoMs = Date.now() - 6 * 60_000;
+    await world.stores.payouts.update(stranded.id, {
+      submittedAtMs: longAgoMs,
+      sentAtMs: longAgoMs,
+    });
     const told = world.emulator.waitForMessage(
       (m) => m.chatId === PAYER_ID && plainText(m).includes("Outcome unknown"),
     );

@@ -55,12 +55,29 @@ async function dropGoneButtons(ctx: BotContext): Promise<void> {
 /** A half-finished /pay dialog is forgotten after this long. */
 const DIALOG_TTL_SECONDS = 600;
 
-/** Runs a Telegram call whose failure must not stop what follows (logged, not thrown). */
-async function bestEffort(ctx: BotContext, call: () => Promise<unknown>): Promise<void> {
+/** How long Confirm waits for Telegram's answer to "Sending…" before it goes on. */
+const SIDE_CALL_MS = 3_000;
+
+/**
+ * Runs a Telegram call whose failure must not stop what follows (logged, not thrown), and
+ * stops waiting for it after `deadlineMs`.
+ */
+async function bestEffort(
+  ctx: BotContext,
+  call: () => Promise<unknown>,
+  deadlineMs = Number.POSITIVE_INFINITY,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<"late">((resolve) => {
+    if (Number.isFinite(deadlineMs)) timer = setTimeout(() => resolve("late"), deadlineMs);
+  });
   try {
-    await call();
+    const outcome = await Promise.race([call().then(() => "done" as const), deadline]);
+    if (outcome === "late") ctx.log.warn({ deadlineMs }, "telegram call is slow; carrying on");
   } catch (error) {
     ctx.log.warn({ err: error }, "telegram call failed; carrying on");
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -196,15 +213,25 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   composer.action(CALLBACK_PATTERN.confirm, async (ctx) => {
     const payoutId = ctx.match[1] ?? "";
+    // The role is read afresh for every update: one demoted since the prompt cannot pay.
+    if (!can(ctx.staff, "pay")) {
+      await ctx.answerCbQuery(ctx.t.plain("confirm.no_longer_allowed"), { show_alert: true });
+      return;
+    }
     const claim = await deps.service.claim(payoutId, ctx.from.id);
     switch (claim.outcome) {
       case "claimed": {
-        // Answer first (Telegram expires unanswered queries), then the slow request. Once
-        // claimed, the payout must be submitted whatever Telegram says: a failed answer or
-        // edit must not strand it in `submitting` with nothing sent.
-        await bestEffort(ctx, () => ctx.answerCbQuery(ctx.t.plain("confirm.sending")));
-        await bestEffort(ctx, () => editView(ctx, payoutStateView(ctx.t, claim.payout)));
-        const result = await deps.service.submit(claim);
+        // The request leaves at once: nothing slow stands between the claim and it. Telegram
+        // is told alongside, each call under a short deadline, so a slow or failing Telegram
+        // can neither delay the payment nor strand it in `submitting`.
+        const submitted = deps.service.submit(claim);
+        const told = Promise.all([
+          bestEffort(ctx, () => ctx.answerCbQuery(ctx.t.plain("confirm.sending")), SIDE_CALL_MS),
+          bestEffort(ctx, () => editView(ctx, payoutStateView(ctx.t, claim.payout)), SIDE_CALL_MS),
+        ]);
+        const result = await submitted;
+        // "Sending…" must not land over the outcome: the outcome is edited in after it.
+        await told;
         await editView(ctx, payoutStateView(ctx.t, result.payout));
         return;
       }

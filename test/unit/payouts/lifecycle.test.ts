@@ -43,6 +43,8 @@ const DESIGN_MOVES: ReadonlyArray<
   // An admin resolves it with a payment id / marks it failed.
   ["unknown", "resolve_with_id", "pending"],
   ["unknown", "resolve_failed", "failed"],
+  // The 201 of the same claim arrives after the payout was marked unknown (issue 9).
+  ["unknown", "accepted_late", "pending"],
 ];
 
 const ALL_STATES: readonly PayoutState[] = [
@@ -70,6 +72,7 @@ const ALL_EVENTS: readonly PayoutEvent[] = [
   "accepted",
   "refused",
   "lost",
+  "accepted_late",
   "settle_success",
   "settle_failed",
   "settle_canceled",
@@ -102,8 +105,8 @@ describe("payout lifecycle", () => {
   });
 
   describe("nextState", () => {
-    it("is checked for every one of the 168 (state, event) pairs", () => {
-      expect(EVERY_PAIR).toHaveLength(12 * 14);
+    it("is checked for every one of the 180 (state, event) pairs", () => {
+      expect(EVERY_PAIR).toHaveLength(12 * 15);
     });
 
     it.each(EVERY_PAIR.filter(([, , to]) => to !== null))(
@@ -145,6 +148,7 @@ describe("payout lifecycle", () => {
       ["accepted", "pending"],
       ["refused", "rejected_by_api"],
       ["lost", "unknown"],
+      ["accepted_late", "pending"],
       ["settle_success", "success"],
       ["settle_failed", "failed"],
       ["settle_canceled", "canceled"],
