@@ -88,13 +88,17 @@ async function connectStores(
   return { stores, redis };
 }
 
-function rateLimiter(config: Config, redis: Redis | undefined): RateLimiter {
-  const limit = config.payment.rateLimitPerMinute;
+function rateLimiter(
+  config: Config,
+  redis: Redis | undefined,
+  name = "payment-api",
+  limit = config.payment.rateLimitPerMinute,
+): RateLimiter {
   if (!redis) return new LocalRateLimiter({ limit, windowMs: limiterWindowMs() });
   // Shared by every replica on this Redis: the API counts requests per key, not per process.
   return new RedisRateLimiter({
     redis,
-    key: keys(config.redis.keyPrefix).rateLimit("payment-api"),
+    key: keys(config.redis.keyPrefix).rateLimit(name),
     limit,
     windowMs: limiterWindowMs(),
   });
@@ -226,7 +230,18 @@ export async function startApp(options: AppOptions): Promise<App> {
         ? loadPublicKey(config.payment.signaturePublicKey)
         : undefined,
       onSettled: () => notifier.wake(),
+      rereadLimiter: rateLimiter(
+        config,
+        redis,
+        "callback-rereads",
+        config.payment.webhookRereadsPerMinute,
+      ),
     });
+    if (config.payment.webhookUnsigned) {
+      logger.warn(
+        "PAYMENT_WEBHOOK_UNSIGNED=allow: payment callbacks and answers are NOT verified in production; set PAYMENT_SIGNATURE_PUBLIC_KEY",
+      );
+    }
     cleanups.push(() => webhook.idle());
 
     const webhookUrl = config.telegram.webhookUrl;

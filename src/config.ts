@@ -120,6 +120,11 @@ const envSchema = z.object({
       message: "must be a URL path starting with /, e.g. /webhooks/payments",
     }),
   PAYMENT_SIGNATURE_PUBLIC_KEY: optionalText(),
+  PAYMENT_WEBHOOK_UNSIGNED: optionalText().refine(
+    (value) => value === undefined || value === "allow",
+    { message: 'must be "allow" (to accept unsigned callbacks in production) or unset' },
+  ),
+  PAYMENT_WEBHOOK_REREADS_PER_MINUTE: intInRange(0, 0, 10_000),
   PAYMENT_REQUEST_SIGNING_KEY: optionalText(),
   REDIS_URL: optionalText()
     .transform((value) => value ?? "redis://127.0.0.1:6379")
@@ -161,6 +166,13 @@ export interface Config {
     signaturePublicKey: string | undefined;
     /** PEM text of the private key that signs our requests. */
     requestSigningKey: string | undefined;
+    /** Production without a verification key, explicitly allowed (warned at every start). */
+    webhookUnsigned: boolean;
+    /**
+     * Callback-driven re-reads of payments allowed per minute, across replicas: forged
+     * callbacks must not spend the API's rate limit. Default a tenth of that limit.
+     */
+    webhookRereadsPerMinute: number;
     timeoutMs: number;
   };
   redis: { url: string; keyPrefix: string };
@@ -219,6 +231,18 @@ function readPem(
   return pem;
 }
 
+/** Telegram only calls https:// webhooks; a local emulator on loopback may use http. */
+function isHttpsOrLoopback(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return true; // reported by the schema as not a URL
+  }
+  if (parsed.protocol === "https:") return true;
+  return ["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname);
+}
+
 /**
  * Parses the environment. Throws a `ConfigError` listing every problem; `mode` decides
  * which variables are required (`start` needs the token and the Payment API; the demo and
@@ -258,6 +282,24 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
       );
     }
   }
+  // An unsigned callback is anyone's word: in production it takes an explicit opt-out.
+  const unsignedAllowed = textOf(env.PAYMENT_WEBHOOK_UNSIGNED) === "allow";
+  if (
+    mode === "start" &&
+    textOf(env.PAYMENT_ENV) === "production" &&
+    !textOf(env.PAYMENT_SIGNATURE_PUBLIC_KEY) &&
+    !unsignedAllowed
+  ) {
+    problems.push(
+      "PAYMENT_SIGNATURE_PUBLIC_KEY: required in production, to verify the API's answers and callbacks (from the merchant portal); to run without it anyway, set PAYMENT_WEBHOOK_UNSIGNED=allow",
+    );
+  }
+  const webhookUrl = textOf(env.TELEGRAM_WEBHOOK_URL);
+  if (webhookUrl && !isHttpsOrLoopback(webhookUrl)) {
+    problems.push(
+      "TELEGRAM_WEBHOOK_URL: must start with https:// (Telegram refuses anything else; plain http is only for a local Bot API emulator on 127.0.0.1 or localhost)",
+    );
+  }
   if (textOf(env.TELEGRAM_WEBHOOK_URL) && !textOf(env.TELEGRAM_WEBHOOK_SECRET)) {
     problems.push(
       "TELEGRAM_WEBHOOK_SECRET: required with TELEGRAM_WEBHOOK_URL, so forged updates are refused",
@@ -293,6 +335,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
       webhookPath: values.PAYMENT_WEBHOOK_PATH,
       signaturePublicKey,
       requestSigningKey,
+      webhookUnsigned: signaturePublicKey === undefined && unsignedAllowed,
+      webhookRereadsPerMinute:
+        values.PAYMENT_WEBHOOK_REREADS_PER_MINUTE ||
+        Math.max(1, Math.floor(RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV] / 10)),
       timeoutMs: values.PAYMENT_TIMEOUT_MS,
     },
     redis: { url: values.REDIS_URL, keyPrefix: values.REDIS_KEY_PREFIX },

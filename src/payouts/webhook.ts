@@ -3,9 +3,17 @@
  * configured), parsed, matched to a payout, and then the payout is settled from what
  * `GET /payments/{id}` says — never from the callback body. So a forged "success" reaches
  * no chat, and duplicates are harmless (settling is a compare-and-set).
+ *
+ * Re-reads spend the API's shared rate limit, so callbacks cannot be allowed to drive them
+ * freely: at most one re-read per payout at a time (a lease), and at most a set number per
+ * minute across replicas (`rereadLimiter`). A callback over either is acknowledged and
+ * left to the poller, which finds the status anyway.
  */
+
 import type { KeyObject } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Logger } from "../logger.js";
+import type { RateLimiter } from "../payments/rate-limiter.js";
 import { type Payment, PaymentSchema } from "../payments/schemas.js";
 import { verifyParts } from "../payments/signature.js";
 import type { Stores } from "../store/types.js";
@@ -33,11 +41,17 @@ export interface PaymentWebhookOptions {
   publicKey?: KeyObject;
   /** Called after a payout was settled (to deliver its notification at once). */
   onSettled?: () => void;
+  /** Caps callback-driven re-reads per minute, shared by every replica. None: no cap. */
+  rereadLimiter?: RateLimiter;
 }
+
+/** How long one payout's callback re-read holds its lease (longer than any re-read takes). */
+const REREAD_LEASE_MS = 30_000;
 
 export class PaymentWebhook {
   readonly #options: PaymentWebhookOptions;
   readonly #work = new Set<Promise<void>>();
+  readonly #owner = randomUUID();
 
   constructor(options: PaymentWebhookOptions) {
     this.#options = options;
@@ -75,9 +89,13 @@ export class PaymentWebhook {
     }
     const payout = await stores.payouts.findByPaymentId(parsed.data.id);
     if (!payout) {
-      await this.offerAsHint(parsed.data);
+      // Only a callback we could verify may suggest anything to an admin.
+      if (publicKey) await this.offerAsHint(parsed.data);
       return { status: 200, body: { ok: true } };
     }
+    // Only a pending payout can be settled; others need no re-read (and spend no slot).
+    if (payout.state !== "pending") return { status: 202, body: { ok: true } };
+    if (!(await this.mayReread(payout))) return { status: 202, body: { ok: true } };
     this.track(this.settle(payout, parsed.data.id));
     return { status: 202, body: { ok: true } };
   }
@@ -104,8 +122,25 @@ export class PaymentWebhook {
     logger.info({ paymentId: payment.id }, "payment callback for an id we do not know; ignored");
   }
 
+  /** One re-read per payout at a time, and within the per-minute cap. */
+  private async mayReread(payout: Payout): Promise<boolean> {
+    const { stores, logger, rereadLimiter } = this.#options;
+    const lease = `callback-reread:${payout.id}`;
+    if (!(await stores.leases.acquire(lease, this.#owner, REREAD_LEASE_MS))) {
+      logger.info({ payoutId: payout.id }, "a callback re-read of this payout is under way");
+      return false;
+    }
+    const slot = rereadLimiter ? await rereadLimiter.tryAcquire() : { granted: true };
+    if (!slot.granted) {
+      await stores.leases.release(lease, this.#owner);
+      logger.warn({ payoutId: payout.id }, "callback re-reads over the cap; left to polling");
+      return false;
+    }
+    return true;
+  }
+
   private async settle(payout: Payout, paymentId: string): Promise<void> {
-    const { service, logger, onSettled } = this.#options;
+    const { service, logger, onSettled, stores } = this.#options;
     const payoutId = payout.id;
     try {
       const result = await service.settle(payout);
@@ -114,6 +149,8 @@ export class PaymentWebhook {
     } catch (error) {
       // The poller will get to it: a failed re-read loses nothing.
       logger.warn({ err: error, payoutId }, "could not re-read the payment after a callback");
+    } finally {
+      await stores.leases.release(`callback-reread:${payoutId}`, this.#owner).catch(() => {});
     }
   }
 

@@ -46,6 +46,8 @@ describe("loadConfig", () => {
           webhookPath: "/webhooks/payments",
           signaturePublicKey: undefined,
           requestSigningKey: undefined,
+          webhookUnsigned: false,
+          webhookRereadsPerMinute: 10,
           timeoutMs: 15_000,
         },
         redis: { url: "redis://127.0.0.1:6379", keyPrefix: "payout-bot:" },
@@ -245,6 +247,41 @@ describe("loadConfig", () => {
       expect(() => loadConfig({}, "demo")).not.toThrow();
       expect(() => loadConfig({}, "sandbox")).not.toThrow();
     });
+  });
+
+  describe("in production", () => {
+    const PRODUCTION = { ...START_ENV, PAYMENT_ENV: "production" };
+
+    it("refuses to start without the key that verifies answers and callbacks", () => {
+      expect(problemsOf(PRODUCTION, "start")).toEqual([
+        expect.stringMatching(
+          /^PAYMENT_SIGNATURE_PUBLIC_KEY: required in production.*PAYMENT_WEBHOOK_UNSIGNED=allow/,
+        ),
+      ]);
+    });
+
+    it("starts unsigned only when told so explicitly, and says so in the config", () => {
+      const config = loadConfig({ ...PRODUCTION, PAYMENT_WEBHOOK_UNSIGNED: "allow" }, "start");
+      expect(config.payment.webhookUnsigned).toBe(true);
+      expect(config.payment.webhookRereadsPerMinute).toBe(30);
+    });
+
+    it("takes only allow as the opt-out", () => {
+      expect(problemsOf({ ...PRODUCTION, PAYMENT_WEBHOOK_UNSIGNED: "yes" }, "start")).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^PAYMENT_WEBHOOK_UNSIGNED: must be "allow"/),
+        ]),
+      );
+    });
+  });
+
+  it("refuses a Telegram webhook URL that is not https, except on loopback for the emulator", () => {
+    const env = { ...START_ENV, TELEGRAM_WEBHOOK_SECRET: "s3cret" };
+    expect(
+      problemsOf({ ...env, TELEGRAM_WEBHOOK_URL: "http://bot.example.com/telegram" }, "start"),
+    ).toEqual([expect.stringMatching(/^TELEGRAM_WEBHOOK_URL: must start with https:\/\//)]);
+    const local = { ...env, TELEGRAM_WEBHOOK_URL: "http://127.0.0.1:8080/telegram" };
+    expect(loadConfig(local, "start").telegram.webhookUrl).toBe("http://127.0.0.1:8080/telegram");
   });
 
   it("requires a webhook secret with a webhook URL, in every mode", () => {
