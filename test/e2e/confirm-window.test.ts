@@ -48,7 +48,7 @@ describe("Confirm while Telegram is slow", () => {
   it("never sends a payout that was marked unknown between its claim and its request", async () => {
     clock.nowMs = Date.now();
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const prompt = await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
+    await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
     const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
     const payoutId = items[0]?.id ?? "";
 
