@@ -5,6 +5,7 @@
 import type { Telegram } from "telegraf";
 import { TelegramError } from "telegraf";
 import type { InlineKeyboardMarkup, Message } from "telegraf/types";
+import { clampHtml } from "./clamp.js";
 import type { BotContext } from "./context.js";
 import type { View } from "./views.js";
 
@@ -23,11 +24,11 @@ function editOptions(view: View) {
 
 /** Replies with an HTML text (a translation from `t()`), link previews left as Telegram's default. */
 export async function replyHtml(ctx: BotContext, text: string): Promise<Message.TextMessage> {
-  return ctx.reply(text, { parse_mode: "HTML" });
+  return ctx.reply(clampHtml(text), { parse_mode: "HTML" });
 }
 
 export async function replyView(ctx: BotContext, view: View): Promise<Message.TextMessage> {
-  return ctx.reply(view.text, sendOptions(view));
+  return ctx.reply(clampHtml(view.text), sendOptions(view));
 }
 
 async function ignoringNotModified(edit: Promise<unknown>): Promise<void> {
@@ -42,7 +43,7 @@ async function ignoringNotModified(edit: Promise<unknown>): Promise<void> {
 
 /** Edits the message the callback query came from; a view without keyboard removes the buttons. */
 export async function editView(ctx: BotContext, view: View): Promise<void> {
-  await ignoringNotModified(ctx.editMessageText(view.text, editOptions(view)));
+  await ignoringNotModified(ctx.editMessageText(clampHtml(view.text), editOptions(view)));
 }
 
 /** Edits a message by chat and id (notifications, where there is no callback query). */
@@ -53,7 +54,7 @@ export async function editMessageView(
   view: View,
 ): Promise<void> {
   await ignoringNotModified(
-    telegram.editMessageText(chatId, messageId, undefined, view.text, editOptions(view)),
+    telegram.editMessageText(chatId, messageId, undefined, clampHtml(view.text), editOptions(view)),
   );
 }
 
@@ -62,5 +63,5 @@ export async function sendView(
   chatId: number,
   view: View,
 ): Promise<Message.TextMessage> {
-  return telegram.sendMessage(chatId, view.text, sendOptions(view));
+  return telegram.sendMessage(chatId, clampHtml(view.text), sendOptions(view));
 }

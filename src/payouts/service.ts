@@ -42,6 +42,8 @@ import type {
 } from "./service-types.js";
 
 export const MAX_NOTE_LENGTH = 140;
+/** A registered name longer than this is cut: it is shown in every message about the payout. */
+export const MAX_NAME_LENGTH = 100;
 
 /** Tries of one claim before giving up (see `claimOnce`). */
 const CLAIM_ATTEMPTS = 3;
@@ -51,15 +53,29 @@ const OPERATION_OF: Record<PayoutKind, PaymentType> = {
   collection: "collection",
 };
 
-/** Strips control characters and trims a free-text note to a sane length. */
-export function cleanNote(note: string | undefined): string | undefined {
-  if (note === undefined) return undefined;
-  const cleaned = note
-    .replace(/\p{Cc}/gu, " ")
+/**
+ * One line of text from a user or the API, made safe to show: control characters (newlines
+ * included) and other invisible format characters become spaces, runs of space fold, and
+ * the result is trimmed and cut to `maxLength`. Undefined when nothing is left.
+ */
+function cleanLine(text: string | undefined, maxLength: number): string | undefined {
+  if (text === undefined) return undefined;
+  const cleaned = text
+    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
   if (cleaned === "") return undefined;
-  return cleaned.length > MAX_NOTE_LENGTH ? `${cleaned.slice(0, MAX_NOTE_LENGTH - 1)}…` : cleaned;
+  return cleaned.length > maxLength ? `${cleaned.slice(0, maxLength - 1)}…` : cleaned;
+}
+
+/** Strips control characters and trims a free-text note to a sane length. */
+export function cleanNote(note: string | undefined): string | undefined {
+  return cleanLine(note, MAX_NOTE_LENGTH);
+}
+
+/** A registered name as shown in messages: one clean line of at most 100 characters. */
+export function cleanName(info: UserInfo): string {
+  return cleanLine(`${info.firstName} ${info.lastName}`, MAX_NAME_LENGTH) ?? "";
 }
 
 /** A compare-and-set that found the payout gone or already moved on by someone else. */
@@ -119,7 +135,7 @@ export class PayoutService {
         };
       }
       const info = await this.#gateway.getUserInfo(phone.phone);
-      name = `${info.firstName} ${info.lastName}`.trim();
+      name = cleanName(info);
     } catch (error) {
       if (error instanceof PaymentApiError && error.statusCode === 404) {
         return { ok: false, reason: "no_account", phone: phone.phone };
@@ -166,7 +182,13 @@ export class PayoutService {
 
   /** The registered name for a number (the same check /pay makes). */
   async whois(phone: string): Promise<UserInfo> {
-    return this.#gateway.getUserInfo(phone);
+    const info = await this.#gateway.getUserInfo(phone);
+    // Each part alone, cleaned like the full name: what the API sends is shown to staff.
+    return {
+      ...info,
+      firstName: cleanLine(info.firstName, MAX_NAME_LENGTH) ?? "",
+      lastName: cleanLine(info.lastName, MAX_NAME_LENGTH) ?? "",
+    };
   }
 
   /** Operator availability, cached for a short while (every /pay would otherwise ask). */

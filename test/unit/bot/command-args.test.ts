@@ -72,3 +72,28 @@ describe("commandPayload", () => {
     expect(commandPayload("hello")).toBe("");
   });
 });
+
+describe("splitPaymentArgs with an amount that is not valid", () => {
+  it.each([
+    ["670000001 6 000 000", "6 000 000", undefined],
+    ["670000001 6 000 000 rent", "6 000 000", "rent"],
+    ["670000001 1 000.50", "1 000.50", undefined],
+    ["670000001 1 000,50 fuel", "1 000,50", "fuel"],
+    ["670000001 5 000 000 000", "5 000 000 000", undefined],
+  ])("takes every group of %s as the amount, never a part of it", (text, amount, note) => {
+    expect(splitPaymentArgs(text)).toEqual(
+      note === undefined ? { phone: "670000001", amount } : { phone: "670000001", amount, note },
+    );
+  });
+
+  it.each([
+    ["670000001 5 000 salary", "5 000", "salary"],
+    ["670000001 5 000 FCFA salary", "5 000 FCFA", "salary"],
+    ["670000001 5000 12 boxes", "5000", "12 boxes"],
+    ["670000001 5 000 12 boxes", "5 000", "12 boxes"],
+    ["670000001 12 boxes", "12", "boxes"],
+    ["670000001 5k lunch", "5k", "lunch"],
+  ])("still reads %s as an amount and a note", (text, amount, note) => {
+    expect(splitPaymentArgs(text)).toEqual({ phone: "670000001", amount, note });
+  });
+});
