@@ -105,6 +105,41 @@ export function payoutLine(t: Translate, payout: Payout, withInitiator: boolean)
     : t("history.line", parts);
 }
 
+/** Older/newer buttons of a paged list, or none when it fits on one page. */
+function pageButtons(
+  t: Translate,
+  page: number,
+  pages: number,
+  callback: (page: number) => string,
+) {
+  const buttons = [];
+  if (page > 0) buttons.push(Markup.button.callback(t.plain("button.newer"), callback(page - 1)));
+  if (page + 1 < pages) {
+    buttons.push(Markup.button.callback(t.plain("button.older"), callback(page + 1)));
+  }
+  return buttons.length > 0 ? Markup.inlineKeyboard([buttons]).reply_markup : undefined;
+}
+
+/** /unknown: one page of the payouts whose outcome is unknown, newest first, and what to do. */
+export function unknownView(
+  t: Translate,
+  page: { items: Payout[]; total: number; page: number; pageSize: number },
+): View {
+  if (page.total === 0) return { text: t("unknown.none") };
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const lines = [t("unknown.title", { count: page.total }), ""];
+  if (pages > 1) lines[1] = t("unknown.page", { page: page.page + 1, pages });
+  for (const payout of page.items) {
+    lines.push(payoutLine(t, payout, true));
+    if (payout.candidatePaymentId) {
+      lines.push(t("unknown.hint", { ref: payout.id, id: payout.candidatePaymentId }));
+    }
+  }
+  lines.push("", t("unknown.how"));
+  const keyboard = pageButtons(t, page.page, pages, CALLBACK.unknown);
+  return keyboard ? { text: lines.join("\n"), keyboard } : { text: lines.join("\n") };
+}
+
 export function historyView(
   t: Translate,
   page: { items: Payout[]; total: number; page: number; pageSize: number },

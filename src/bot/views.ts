@@ -23,11 +23,13 @@ export const CALLBACK = {
   confirm: (payoutId: string) => `c:${payoutId}`,
   cancel: (payoutId: string) => `x:${payoutId}`,
   history: (page: number) => `h:${page}`,
+  unknown: (page: number) => `u:${page}`,
 } as const;
 export const CALLBACK_PATTERN = {
   confirm: /^c:([\w-]{8,40})$/,
   cancel: /^x:([\w-]{8,40})$/,
   history: /^h:(\d{1,4})$/,
+  unknown: /^u:(\d{1,4})$/,
 } as const;
 
 /** Times are shown in Cameroon's time zone (West Africa Time, UTC+1). */

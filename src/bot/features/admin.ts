@@ -10,9 +10,12 @@ import type { ResolveResult } from "../../payouts/service-types.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
-import { replyHtml, replyView } from "../reply.js";
-import { payoutLine } from "../report-views.js";
-import { payoutStateView } from "../views.js";
+import { editView, replyHtml, replyView } from "../reply.js";
+import { unknownView } from "../report-views.js";
+import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
+
+/** Unknown payouts per page of /unknown: room for each one's hint in one message. */
+const UNKNOWN_PAGE_SIZE = 10;
 
 export interface AdminDeps {
   service: PayoutService;
@@ -39,22 +42,27 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
     return false;
   };
 
+  /** One page of /unknown, newest first (the set itself has no order). */
+  const unknownPage = async (ctx: BotContext, page: number) => {
+    const payouts = await deps.stores.payouts.listInState("unknown");
+    payouts.sort((a, b) => b.createdAtMs - a.createdAtMs || a.id.localeCompare(b.id));
+    const start = page * UNKNOWN_PAGE_SIZE;
+    const items = payouts.slice(start, start + UNKNOWN_PAGE_SIZE);
+    return unknownView(ctx.t, { items, total: payouts.length, page, pageSize: UNKNOWN_PAGE_SIZE });
+  };
+
   composer.command("unknown", async (ctx) => {
     if (!(await isAdmin(ctx))) return;
-    const payouts = await deps.stores.payouts.listInState("unknown");
-    if (payouts.length === 0) {
-      await replyHtml(ctx, ctx.t("unknown.none"));
+    await replyView(ctx, await unknownPage(ctx, 0));
+  });
+
+  composer.action(CALLBACK_PATTERN.unknown, async (ctx) => {
+    if (!can(ctx.staff, "admin")) {
+      await ctx.answerCbQuery(ctx.t.plain("access.admin_only"), { show_alert: true });
       return;
     }
-    const lines = [ctx.t("unknown.title", { count: payouts.length }), ""];
-    for (const payout of payouts) {
-      lines.push(payoutLine(ctx.t, payout, true));
-      if (payout.candidatePaymentId) {
-        lines.push(ctx.t("unknown.hint", { ref: payout.id, id: payout.candidatePaymentId }));
-      }
-    }
-    lines.push("", ctx.t("unknown.how"));
-    await replyHtml(ctx, lines.join("\n"));
+    await ctx.answerCbQuery();
+    await editView(ctx, await unknownPage(ctx, Number(ctx.match[1])));
   });
 
   composer.command("resolve", async (ctx) => {
