@@ -1,6 +1,8 @@
 /**
- * Recognizes "the store is not reachable" errors from ioredis, so the bot can tell users it
- * cannot take payouts right now instead of reporting an internal error.
+ * Recognizes "the store cannot take this now" errors from ioredis, so the bot can tell users
+ * it cannot take payouts right now instead of reporting an internal error: the server is
+ * unreachable, still loading, or refusing writes (out of memory, a read-only replica after a
+ * failover, a failed disk save, too few replicas).
  */
 const UNAVAILABLE_PATTERNS = [
   /enableOfflineQueue/i,
@@ -10,6 +12,11 @@ const UNAVAILABLE_PATTERNS = [
   /ECONNRESET/,
   /Reached the max retries per request limit/i,
   /LOADING/,
+  /^OOM /,
+  /^READONLY /,
+  /^MISCONF /,
+  /^NOREPLICAS /,
+  /^MASTERDOWN /,
 ];
 
 export function isStoreUnavailableError(error: unknown): boolean {
