@@ -50,9 +50,34 @@ export function maskPhone(phone: string): string {
   return `${digits.slice(0, 4)}${"•".repeat(digits.length - 7)}${digits.slice(-3)}`;
 }
 
-/** Masks every run of 8 or more digits (a phone number in a URL path, say) with maskPhone. */
+/**
+ * A number as people write it: 8 to 15 digits, maybe with a leading +, single spaces, dots
+ * or dashes between them (`237670000001`, `+237 670 00 00 01`, `670-00-00-01`).
+ */
+const WRITTEN_NUMBER = /\+?\d(?:[ \u00A0.-]?\d){7,14}/g;
+
+/** Masks every number of 8 or more digits in `text`, however it is written, with maskPhone. */
 export function maskPhonesIn(text: string): string {
-  return text.replace(/\d{8,}/g, maskPhone);
+  return text.replace(WRITTEN_NUMBER, maskPhone);
+}
+
+/**
+ * Fields of library errors that carry what was sent: ioredis's `command` (with its args,
+ * where keys and values can hold phone numbers) and Telegraf's `on` (with the request
+ * payload, the message text). Only the command or method name is kept.
+ */
+function dropRequestData(serialized: Record<string, unknown>): void {
+  const command: unknown = serialized.command;
+  if (command && typeof command === "object" && "name" in command) {
+    serialized.command = { name: command.name };
+  } else if (command !== undefined) {
+    delete serialized.command;
+  }
+  const on: unknown = serialized.on;
+  if (on && typeof on === "object" && "method" in on) serialized.on = { method: on.method };
+  else if (on !== undefined) delete serialized.on;
+  delete serialized.args;
+  delete serialized.payload;
 }
 
 /** `redis://user:secret@host:6379` → `redis://***@host:6379`: a URL fit to show or log. */
@@ -99,8 +124,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     serializers: {
       err: (error: unknown) => {
         const serialized = pino.stdSerializers.err(error as Error);
-        serialized.message = redactToken(serialized.message ?? "");
-        if (serialized.stack) serialized.stack = redactToken(serialized.stack);
+        serialized.message = maskPhonesIn(redactToken(serialized.message ?? ""));
+        if (serialized.stack) serialized.stack = maskPhonesIn(redactToken(serialized.stack));
+        dropRequestData(serialized);
         return serialized;
       },
     },
