@@ -10,9 +10,9 @@ import type { Payout, PayoutPatch } from "../payouts/payout.js";
 import {
   checkPatch,
   checkPayout,
-  expiresInState,
   notifiesPayer,
   PayoutExistsError,
+  recordLifetimeMs,
 } from "./payout-codec.js";
 import type {
   MarkSendingResult,
@@ -147,9 +147,9 @@ export class MemoryPayoutStore implements PayoutStore {
 
   /** Stores `payout` as is, with the expiry and index its state calls for. */
   #store(payout: Payout): void {
-    const expiresAtMs = expiresInState(payout.state)
-      ? this.#options.now() + this.#options.retentionMs
-      : null;
+    const nowMs = this.#options.now();
+    const lifetimeMs = recordLifetimeMs(payout, nowMs, this.#options.retentionMs);
+    const expiresAtMs = lifetimeMs === null ? null : nowMs + lifetimeMs;
     this.#entries.set(payout.id, { payout, expiresAtMs });
     if (payout.paymentId !== undefined) this.#byPaymentId.set(payout.paymentId, payout.id);
   }

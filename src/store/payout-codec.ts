@@ -29,6 +29,23 @@ export function expiresInState(state: PayoutState): boolean {
   return !isInFlight(state);
 }
 
+/**
+ * An unconfirmed prompt is kept until its Confirm button expires plus this grace (for a
+ * late press to be told "expired"), not for the whole retention: nothing happened to it.
+ */
+export const PROMPT_GRACE_MS = 60 * 60_000;
+
+/** How long a record is kept after it is written in `payout`'s state (null: for ever). */
+export function recordLifetimeMs(
+  payout: Payout,
+  nowMs: number,
+  retentionMs: number,
+): number | null {
+  if (!expiresInState(payout.state)) return null;
+  if (payout.state !== "awaiting_confirmation") return retentionMs;
+  return Math.min(retentionMs, Math.max(1, payout.expiresAtMs - nowMs + PROMPT_GRACE_MS));
+}
+
 /** Moving into one of these queues the payer's notification in the outbox. */
 export function notifiesPayer(state: PayoutState): boolean {
   return state === "success" || state === "failed" || state === "canceled";

@@ -9,15 +9,16 @@ import { luaScript } from "./lua.js";
 /**
  * KEYS: record, user index, all index, state set of the payout's state, payment index.
  * ARGV: id, createdAtMs, cutoffMs (index entries older go), retentionMs, expires (1/0),
- *       tracked (1/0), has paymentId (1/0), then the fields as field/value pairs.
+ *       tracked (1/0), has paymentId (1/0), the record's lifetime (ms; an unconfirmed
+ *       prompt's is short), then the fields as field/value pairs.
  * Returns 1 when stored, 0 when the id exists (nothing written).
  */
 export const CREATE_SCRIPT = luaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local id, createdAt, cutoff, retention = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local expires = ARGV[5] == '1'
-redis.call('HSET', KEYS[1], unpack(ARGV, 8))
-if expires then redis.call('PEXPIRE', KEYS[1], retention) end
+redis.call('HSET', KEYS[1], unpack(ARGV, 9))
+if expires then redis.call('PEXPIRE', KEYS[1], ARGV[8]) end
 for _, index in ipairs({KEYS[2], KEYS[3]}) do
   redis.call('ZADD', index, createdAt, id)
   redis.call('ZREMRANGEBYSCORE', index, '-inf', '(' .. cutoff)

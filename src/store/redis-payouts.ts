@@ -23,6 +23,7 @@ import {
   notifiesPayer,
   PayoutExistsError,
   pairsToRecord,
+  recordLifetimeMs,
   TRACKED_STATES,
 } from "./payout-codec.js";
 import {
@@ -99,6 +100,7 @@ export class RedisPayoutStore implements PayoutStore {
         flag(expiresInState(record.state)),
         flag(isTracked(record.state)),
         flag(record.paymentId !== undefined),
+        recordLifetimeMs(record, this.#now(), this.#retentionMs) ?? this.#retentionMs,
         ...encodeFields(record),
       ],
     );

@@ -12,7 +12,7 @@ import {
   TRANSITIONS,
 } from "../../src/payouts/lifecycle.js";
 import type { Payout } from "../../src/payouts/payout.js";
-import { PayoutExistsError } from "../../src/store/payout-codec.js";
+import { PayoutExistsError, PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import type { Stores } from "../../src/store/types.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
@@ -212,6 +212,27 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect([first.id, second.id]).toContain(owner?.id);
       const other = owner?.id === first.id ? second : first;
       expect((await stores.payouts.get(other.id))?.paymentId).toBeUndefined();
+    });
+
+    it("forgets an unconfirmed prompt once its button expired plus the grace, not after the retention", async () => {
+      // Expired just under the grace ago: about 300 ms of life left, far from the retention.
+      const expiresAtMs = Date.now() - PROMPT_GRACE_MS + 300;
+      const forgotten = samplePayout({ expiresAtMs });
+      const confirmed = samplePayout({ expiresAtMs });
+      await stores.payouts.create(forgotten);
+      await stores.payouts.create(confirmed);
+      const claimed = await stores.payouts.transition(
+        confirmed.id,
+        "confirm",
+        {},
+        { claimId: "c" },
+      );
+      expect(claimed.ok).toBe(true);
+
+      await harness.elapse(700);
+
+      expect(await stores.payouts.get(forgotten.id)).toBeNull();
+      expect((await stores.payouts.get(confirmed.id))?.state).toBe("submitting");
     });
 
     it("queues exactly one notification when two settlements race", async () => {
