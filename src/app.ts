@@ -20,6 +20,7 @@ import type { RateLimiter } from "./payments/rate-limiter.js";
 import { loadPublicKey } from "./payments/signature.js";
 import { Notifier } from "./payouts/notifier.js";
 import { PayoutService } from "./payouts/service.js";
+import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
 import { PayoutTracker } from "./payouts/tracker.js";
 import { PaymentWebhook } from "./payouts/webhook.js";
 import { keys } from "./store/keys.js";
@@ -163,7 +164,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       ? { stores: options.stores, redis: undefined }
       : await connectStores(config, logger);
     cleanups.push(() => stores.close());
-    for (const member of config.staff) await stores.staff.set(member.userId, member.role);
+    const bootstrap = await applyBootstrapStaff(stores.staff, config.staff, logger);
+    logger.info(bootstrap, "staff from STAFF applied; /staff changes kept");
 
     const client = new PaymentClient({
       baseUrl,

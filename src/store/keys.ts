@@ -29,6 +29,8 @@ export interface Keys {
   dialog(chatId: number): string;
   locale(userId: number): string;
   staff(): string;
+  /** userId → JSON StaffOrigin: where each role (or removal) came from. */
+  staffOrigins(): string;
   tracking(): string;
   outbox(): string;
   audit(): string;
@@ -48,6 +50,7 @@ export function keys(prefix: string): Keys {
     dialog: (chatId) => `${prefix}dialog:${chatId}`,
     locale: (userId) => `${prefix}locale:${userId}`,
     staff: () => `${prefix}staff`,
+    staffOrigins: () => `${prefix}staff-origin`,
     tracking: () => `${prefix}tracking`,
     outbox: () => `${prefix}outbox`,
     audit: () => `${prefix}audit`,

@@ -21,6 +21,7 @@ import type {
   LeaseStore,
   SessionStore,
   StaffMember,
+  StaffOrigin,
   StaffStore,
   Stores,
 } from "./types.js";
@@ -97,23 +98,36 @@ class MemorySessionStore implements SessionStore {
 
 class MemoryStaffStore implements StaffStore {
   readonly #roles = new Map<number, Role>();
+  readonly #origins = new Map<number, StaffOrigin>();
 
   async get(userId: number): Promise<Role | null> {
     return this.#roles.get(userId) ?? null;
   }
 
-  async set(userId: number, role: Role): Promise<void> {
+  async set(userId: number, role: Role, origin?: StaffOrigin): Promise<void> {
     this.#roles.set(userId, checkInput(RoleSchema, role, "role"));
+    if (origin) this.#origins.set(userId, structuredClone(origin));
+    else this.#origins.delete(userId);
   }
 
-  async remove(userId: number): Promise<boolean> {
+  async remove(userId: number, origin?: StaffOrigin): Promise<boolean> {
+    if (origin) this.#origins.set(userId, { ...structuredClone(origin), removed: true });
+    else this.#origins.delete(userId);
     return this.#roles.delete(userId);
+  }
+
+  async origin(userId: number): Promise<StaffOrigin | null> {
+    const origin = this.#origins.get(userId);
+    return origin ? structuredClone(origin) : null;
   }
 
   /** Every member, by user id. */
   async list(): Promise<StaffMember[]> {
     return [...this.#roles]
-      .map(([userId, role]) => ({ userId, role }))
+      .map(([userId, role]) => {
+        const origin = this.#origins.get(userId);
+        return origin ? { userId, role, origin: structuredClone(origin) } : { userId, role };
+      })
       .sort((a, b) => a.userId - b.userId);
   }
 }

@@ -4,13 +4,24 @@
  * which for a role means "no access" (fail closed).
  */
 import type { Redis } from "ioredis";
+import { z } from "zod";
 import type { Role } from "../config.js";
 import { type Logger, silentLogger } from "../logger.js";
 import { type Locale, LocaleSchema } from "../payouts/payout.js";
 import type { Keys } from "./keys.js";
 import { parseJsonOrUndefined } from "./redis-reply.js";
 import { checkInput, DialogStateSchema, RoleSchema } from "./schemas.js";
-import type { DialogState, SessionStore, StaffMember, StaffStore } from "./types.js";
+import type { DialogState, SessionStore, StaffMember, StaffOrigin, StaffStore } from "./types.js";
+
+const StaffOriginSchema = z.union([
+  z.object({ source: z.literal("env"), removed: z.boolean().optional() }),
+  z.object({
+    source: z.literal("runtime"),
+    byUserId: z.number().int(),
+    atMs: z.number().int(),
+    removed: z.boolean().optional(),
+  }),
+]);
 
 export class RedisSessionStore implements SessionStore {
   readonly #redis: Redis;
@@ -59,11 +70,13 @@ export class RedisSessionStore implements SessionStore {
 export class RedisStaffStore implements StaffStore {
   readonly #redis: Redis;
   readonly #key: string;
+  readonly #originsKey: string;
   readonly #logger: Logger;
 
   constructor(redis: Redis, keys: Keys, logger: Logger = silentLogger) {
     this.#redis = redis;
     this.#key = keys.staff();
+    this.#originsKey = keys.staffOrigins();
     this.#logger = logger;
   }
 
@@ -72,25 +85,54 @@ export class RedisStaffStore implements StaffStore {
     return value === null ? null : this.#role(userId, value);
   }
 
-  async set(userId: number, role: Role): Promise<void> {
-    await this.#redis.hset(this.#key, String(userId), checkInput(RoleSchema, role, "role"));
+  async set(userId: number, role: Role, origin?: StaffOrigin): Promise<void> {
+    const field = String(userId);
+    const multi = this.#redis.multi().hset(this.#key, field, checkInput(RoleSchema, role, "role"));
+    if (origin) multi.hset(this.#originsKey, field, JSON.stringify(origin));
+    else multi.hdel(this.#originsKey, field);
+    await multi.exec();
   }
 
   /** True when the user had a role. */
-  async remove(userId: number): Promise<boolean> {
-    return (await this.#redis.hdel(this.#key, String(userId))) > 0;
+  async remove(userId: number, origin?: StaffOrigin): Promise<boolean> {
+    const field = String(userId);
+    const multi = this.#redis.multi().hdel(this.#key, field);
+    if (origin) multi.hset(this.#originsKey, field, JSON.stringify({ ...origin, removed: true }));
+    else multi.hdel(this.#originsKey, field);
+    const replies = await multi.exec();
+    return Number(replies?.[0]?.[1] ?? 0) > 0;
+  }
+
+  async origin(userId: number): Promise<StaffOrigin | null> {
+    return this.#origin(userId, await this.#redis.hget(this.#originsKey, String(userId)));
   }
 
   /** Every member, by user id. */
   async list(): Promise<StaffMember[]> {
-    const all = await this.#redis.hgetall(this.#key);
+    const [all, origins] = await Promise.all([
+      this.#redis.hgetall(this.#key),
+      this.#redis.hgetall(this.#originsKey),
+    ]);
     const members: StaffMember[] = [];
     for (const [field, value] of Object.entries(all)) {
       const userId = Number(field);
       const role = Number.isSafeInteger(userId) ? this.#role(userId, value) : null;
-      if (role) members.push({ userId, role });
+      const origin = this.#origin(userId, origins[field] ?? null);
+      if (role) members.push(origin ? { userId, role, origin } : { userId, role });
     }
     return members.sort((a, b) => a.userId - b.userId);
+  }
+
+  #origin(userId: number, text: string | null): StaffOrigin | null {
+    if (text === null) return null;
+    try {
+      const parsed = StaffOriginSchema.safeParse(JSON.parse(text));
+      if (parsed.success) return parsed.data;
+    } catch {
+      // reported below
+    }
+    this.#logger.error({ userId }, "stored staff origin is not valid; treated as unknown");
+    return null;
   }
 
   #role(userId: number, value: string): Role | null {

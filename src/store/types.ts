@@ -89,15 +89,32 @@ export interface SessionStore {
   setLocale(userId: number, locale: Locale): Promise<void>;
 }
 
+/**
+ * Where a staff member's role, or their removal, came from: the `STAFF` variable at start,
+ * or an admin's `/staff` command. A runtime change always wins over `STAFF` (see
+ * payouts/staff-bootstrap.ts).
+ */
+export type StaffOrigin =
+  | { source: "env"; removed?: boolean }
+  | { source: "runtime"; byUserId: number; atMs: number; removed?: boolean };
+
 export interface StaffMember {
   userId: number;
   role: Role;
+  origin?: StaffOrigin;
 }
 
 export interface StaffStore {
   get(userId: number): Promise<Role | null>;
-  set(userId: number, role: Role): Promise<void>;
-  remove(userId: number): Promise<boolean>;
+  /** Sets the role, recording its origin when given. */
+  set(userId: number, role: Role, origin?: StaffOrigin): Promise<void>;
+  /**
+   * Removes the role. With a runtime origin the removal itself is remembered, so a restart
+   * does not bring the member back from `STAFF`; without one, the origin goes too.
+   */
+  remove(userId: number, origin?: StaffOrigin): Promise<boolean>;
+  /** The origin recorded for this user (a remembered removal included), or null. */
+  origin(userId: number): Promise<StaffOrigin | null>;
   list(): Promise<StaffMember[]>;
 }
 

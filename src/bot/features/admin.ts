@@ -90,8 +90,18 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
     if (!action) {
       const staff = await deps.stores.staff.list();
       const lines = [ctx.t("staff.title")];
-      for (const member of staff)
-        lines.push(ctx.t("staff.line", { id: member.userId, role: ctx.t(`role.${member.role}`) }));
+      for (const member of staff) {
+        const role = ctx.t(`role.${member.role}`);
+        const origin = member.origin;
+        lines.push(
+          origin?.source === "env"
+            ? ctx.t("staff.line_env", { id: member.userId, role })
+            : origin?.source === "runtime"
+              ? ctx.t("staff.line_runtime", { id: member.userId, role, by: origin.byUserId })
+              : ctx.t("staff.line", { id: member.userId, role }),
+        );
+      }
+      lines.push("", ctx.t("staff.origin_rule"));
       lines.push("", ctx.t("usage.staff"));
       await replyHtml(ctx, lines.join("\n"));
       return;
@@ -102,7 +112,8 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
       return;
     }
     if (action === "add" && role && isRole(role)) {
-      await deps.stores.staff.set(userId, role);
+      const origin = { source: "runtime", byUserId: ctx.from.id, atMs: deps.now() } as const;
+      await deps.stores.staff.set(userId, role, origin);
       await audit(deps, ctx.from.id, "staff_set", { userId, role });
       await replyHtml(ctx, ctx.t("staff.added", { id: userId, role: ctx.t(`role.${role}`) }));
       return;
@@ -112,7 +123,11 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
         await replyHtml(ctx, ctx.t("staff.not_yourself"));
         return;
       }
-      const removed = await deps.stores.staff.remove(userId);
+      const removed = await deps.stores.staff.remove(userId, {
+        source: "runtime",
+        byUserId: ctx.from.id,
+        atMs: deps.now(),
+      });
       if (removed) await audit(deps, ctx.from.id, "staff_removed", { userId });
       await replyHtml(ctx, ctx.t(removed ? "staff.removed" : "staff.not_staff", { id: userId }));
       return;
