@@ -170,7 +170,7 @@ export interface Config {
     webhookUnsigned: boolean;
     /**
      * Callback-driven re-reads of payments allowed per minute, across replicas: forged
-     * callbacks must not spend the API's rate limit. Default a tenth of that limit.
+     * callbacks must not spend the API's rate limit. Default half of that limit.
      */
     webhookRereadsPerMinute: number;
     timeoutMs: number;
@@ -338,7 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
       webhookUnsigned: signaturePublicKey === undefined && unsignedAllowed,
       webhookRereadsPerMinute:
         values.PAYMENT_WEBHOOK_REREADS_PER_MINUTE ||
-        Math.max(1, Math.floor(RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV] / 10)),
+        Math.max(1, Math.floor(RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV] / 2)),
       timeoutMs: values.PAYMENT_TIMEOUT_MS,
     },
     redis: { url: values.REDIS_URL, keyPrefix: values.REDIS_KEY_PREFIX },

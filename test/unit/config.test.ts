@@ -47,7 +47,7 @@ describe("loadConfig", () => {
           signaturePublicKey: undefined,
           requestSigningKey: undefined,
           webhookUnsigned: false,
-          webhookRereadsPerMinute: 10,
+          webhookRereadsPerMinute: 50,
           timeoutMs: 15_000,
         },
         redis: { url: "redis://127.0.0.1:6379", keyPrefix: "payout-bot:" },
@@ -263,7 +263,7 @@ describe("loadConfig", () => {
     it("starts unsigned only when told so explicitly, and says so in the config", () => {
       const config = loadConfig({ ...PRODUCTION, PAYMENT_WEBHOOK_UNSIGNED: "allow" }, "start");
       expect(config.payment.webhookUnsigned).toBe(true);
-      expect(config.payment.webhookRereadsPerMinute).toBe(30);
+      expect(config.payment.webhookRereadsPerMinute).toBe(150);
     });
 
     it("takes only allow as the opt-out", () => {
