@@ -3,6 +3,7 @@
  * and stops them in reverse. `npm start`, the demo and the end-to-end tests all run the
  * product through `startApp`, so what is tested is what runs.
  */
+import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { Telegraf } from "telegraf";
 import { TelegramError } from "telegraf";
@@ -284,6 +285,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     } else {
       await bot.telegram.deleteWebhook();
       const started = new UpdatePoller({
+        // Two processes cannot listen on one host and port: a stable name for this instance.
+        ...(http && config.http.port !== 0 ? { owner: `${hostname()}:${config.http.port}` } : {}),
         telegram: bot.telegram,
         handleUpdate: (update) => bot.handleUpdate(update),
         leases: stores.leases,

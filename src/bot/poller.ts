@@ -28,13 +28,19 @@ export interface PollerOptions {
    */
   standbyRetryMs?: number;
   leaseName?: string;
+  /**
+   * Who holds the lease. A stable identity (the host and the HTTP port this instance
+   * listens on) lets a process restarted after a crash take back its own lease at once,
+   * instead of waiting for the dead process's lease to lapse. Default: random per process.
+   */
+  owner?: string;
 }
 
 const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 export class UpdatePoller {
-  readonly owner = randomUUID();
-  readonly #options: Required<PollerOptions>;
+  readonly owner: string;
+  readonly #options: Required<Omit<PollerOptions, "owner">>;
   readonly #inFlight = new Set<Promise<void>>();
   #stopped = true;
   #loop: Promise<void> | undefined;
@@ -44,6 +50,7 @@ export class UpdatePoller {
   #renewFailing = false;
 
   constructor(options: PollerOptions) {
+    this.owner = options.owner ?? randomUUID();
     this.#options = {
       pollTimeoutSeconds: 25,
       leaseMs: 30_000,

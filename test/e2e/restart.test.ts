@@ -7,8 +7,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator.js";
 import { keys } from "../../src/store/keys.js";
-import { messagesWith, payAndConfirm } from "../support/flows.js";
+import { isNewReplyIn, messagesWith, payAndConfirm, sendAndWait } from "../support/flows.js";
 import { ADMIN_ID, PAYER_ID } from "../support/harness.js";
+import { freePort } from "../support/net.js";
 import { startBot, waitUntil } from "../support/processes.js";
 import { testRedis } from "../support/redis.js";
 import { lapsePollerLease, worldPerTest } from "../support/world.js";
@@ -109,5 +110,20 @@ describe("a bot process killed and started again", () => {
     await Promise.all([told, toldAdmin]);
     expect((await world.stores.payouts.get(stranded.id))?.state).toBe("unknown");
     expect(world.sandbox.countRequests(DISBURSE)).toBe(1);
+  });
+
+  it("answers at once when restarted after a crash: it takes back its own polling lease", async () => {
+    // The same host and HTTP port, as a process restarted in place by its supervisor.
+    const env = { ...world.env, HTTP_PORT: String(await freePort()) };
+    const first = await startBot(env);
+    const payer = world.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await sendAndWait(world.emulator, payer, "/help");
+    await first.process.kill("SIGKILL");
+
+    // The dead process's lease is still there (30 s); nothing lapses it here.
+    await startBot(env);
+    const answer = world.emulator.waitForMessage(isNewReplyIn(PAYER_ID), 10_000);
+    await payer.sendText("/help");
+    expect(plainText(await answer)).toContain("/pay");
   });
 });
