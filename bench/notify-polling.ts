@@ -127,7 +127,7 @@ function fakeClockTracker(
   });
   const tracker = new PayoutTracker({
     ...{ service, stores, now, pollIntervalMs: BASE_INTERVAL_MS, tickMs: TICK_MS },
-    ...{ stuckAfterMs: 86_400_000, submittingLimitMs: 300_000 },
+    ...{ stuckAfterMs: 86_400_000, stopAfterMs: 90 * 86_400_000, submittingLimitMs: 300_000 },
   });
   return { clock, tracker };
 }

@@ -219,6 +219,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       stuckAfterMs: config.stuckAfterMs,
       // Longer than any one submission can take (timeouts, 429 waits), so a live one is never taken.
       submittingLimitMs: Math.max(5 * 60_000, config.payment.timeoutMs * 8),
+      stopAfterMs: config.retentionMs,
       ...tick,
       now,
       onAttention: (payout, reason) => messenger.notifyAttention(payout, reason),

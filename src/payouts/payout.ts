@@ -63,6 +63,11 @@ export const PayoutSchema = z.object({
    * Only a hint shown to admins (/unknown); /resolve checks it with the API like any id.
    */
   candidatePaymentId: z.string().optional(),
+  /**
+   * Set when polling gave up: still pending at the retention. The payout stays pending (money
+   * may yet move) for an admin to look at; nothing polls it again.
+   */
+  trackingStoppedAtMs: z.number().int().optional(),
   /** Polls spent on it so far (for the backoff schedule). */
   pollCount: z.number().int().nonnegative().optional(),
 });

@@ -22,8 +22,13 @@ export interface TrackerOptions {
   maxPollIntervalMs?: number;
   /** Growth of the delay per poll. Default 1.6. */
   backoffFactor?: number;
-  /** After this long pending, the payer and admins are told the payout looks stuck. */
+  /**
+   * After this long pending, the payer and admins are told the payout looks stuck, and it
+   * is polled hourly from then on.
+   */
   stuckAfterMs: number;
+  /** After this long pending (the retention), polling stops for good. */
+  stopAfterMs: number;
   /** A payout left in `submitting` longer than this (a crash mid-request) becomes `unknown`. */
   submittingLimitMs: number;
   /** How often the schedule is checked. Default: a quarter of the poll interval, at most 1 s. */
@@ -38,6 +43,8 @@ export interface TrackerOptions {
 }
 
 const RESUME_EVERY_MS = 60_000;
+/** Poll interval of a payout past the stuck limit: it will not settle in minutes now. */
+const SLOW_POLL_MS = 60 * 60_000;
 const RESUME_BATCH = 500;
 
 /**
@@ -118,7 +125,11 @@ export class PayoutTracker {
       const batch = pendingIds.slice(start, start + RESUME_BATCH);
       const due = await Promise.all(batch.map((id) => stores.tracking.dueAt(id)));
       const missing = batch.filter((_, index) => due[index] === null);
-      await Promise.all(missing.map((id) => stores.tracking.schedule(id, now())));
+      // A payout whose polling was stopped is not in the schedule on purpose: read the few
+      // missing ones to tell them from payouts that fell out of it.
+      const payouts = await Promise.all(missing.map((id) => stores.payouts.get(id)));
+      const lost = missing.filter((_, index) => !payouts[index]?.trackingStoppedAtMs);
+      await Promise.all(lost.map((id) => stores.tracking.schedule(id, now())));
     }
     for (const payout of await stores.payouts.listInState("submitting")) {
       // The send time is stamped by the last check before the request left.
@@ -179,17 +190,33 @@ export class PayoutTracker {
       random,
     );
     const since = payout.submittedAtMs ?? payout.createdAtMs;
-    const stuck = !payout.stuckReportedAtMs && now() - since >= this.#options.stuckAfterMs;
+    if (now() - since >= this.#options.stopAfterMs) {
+      await this.stopTracking(payout);
+      return;
+    }
+    const slow = now() - since >= this.#options.stuckAfterMs;
+    const stuck = slow && !payout.stuckReportedAtMs;
     // One write for the poll count and, the first time, the stuck mark.
     const updated = await stores.payouts.update(id, {
       pollCount,
       ...(stuck ? { stuckReportedAtMs: now() } : {}),
     });
-    await stores.tracking.schedule(id, now() + delay);
+    await stores.tracking.schedule(id, now() + (slow ? Math.max(delay, SLOW_POLL_MS) : delay));
     if (stuck) {
       this.#log.warn({ payoutId: id }, "payout still pending after the stuck limit");
       if (updated) await this.#options.onAttention?.(updated, "stuck");
     }
+  }
+
+  /** Still pending at the retention: polling stops, the payout stays for a person to see. */
+  private async stopTracking(payout: Payout): Promise<void> {
+    const { stores, now } = this.#options;
+    await stores.payouts.update(payout.id, { trackingStoppedAtMs: now() });
+    await stores.tracking.remove(payout.id);
+    this.#log.error(
+      { payoutId: payout.id, paymentId: payout.paymentId },
+      "payout still pending at the retention; polling stopped",
+    );
   }
 
   /** The API did not answer usefully: try again later, honouring Retry-After on a 429. */

@@ -17,12 +17,18 @@ interface Attention {
   reason: "stuck" | "stranded";
 }
 
+interface TrackerOverrides {
+  random?: () => number;
+  stuckAfterMs?: number;
+  stopAfterMs?: number;
+}
+
 interface Setup {
   clock: FakeClock;
   stores: Stores;
   gateway: ScriptedGateway;
   attention: Attention[];
-  tracker: (overrides?: { random?: () => number; stuckAfterMs?: number }) => PayoutTracker;
+  tracker: (overrides?: TrackerOverrides) => PayoutTracker;
 }
 
 function setup(pollIntervalMs = 5 * SECOND): Setup {
@@ -34,12 +40,13 @@ function setup(pollIntervalMs = 5 * SECOND): Setup {
     statusPollIntervalMs: pollIntervalMs,
   });
   const attention: Attention[] = [];
-  const tracker = (overrides: { random?: () => number; stuckAfterMs?: number } = {}) =>
+  const tracker = (overrides: TrackerOverrides = {}) =>
     new PayoutTracker({
       service,
       stores,
       pollIntervalMs,
       stuckAfterMs: overrides.stuckAfterMs ?? 24 * HOUR,
+      stopAfterMs: overrides.stopAfterMs ?? 90 * 24 * HOUR,
       submittingLimitMs: 5 * MINUTE,
       now: clock.now,
       random: overrides.random ?? (() => 0.5),
@@ -227,6 +234,35 @@ describe("PayoutTracker", () => {
     expect(stored?.stuckReportedAtMs).toBeGreaterThanOrEqual(START_MS + HOUR);
     expect(stored?.state).toBe("pending");
     expect(await s.stores.tracking.dueAt(payout.id)).not.toBeNull();
+  });
+
+  it("polls a payout past the stuck limit hourly, not every 15 minutes", async () => {
+    const s = setup();
+    const payout = await pendingPayout(s);
+    const tracker = s.tracker({ stuckAfterMs: HOUR });
+    await runUntil(s, tracker, payout.id, START_MS + 3 * HOUR);
+    const pollsBefore = s.gateway.polls.length;
+    await runUntil(s, tracker, payout.id, START_MS + 13 * HOUR);
+    // Ten more hours: about ten polls (±10% jitter), where 15-minute polls would make 40.
+    expect(s.gateway.polls.length - pollsBefore).toBeGreaterThanOrEqual(9);
+    expect(s.gateway.polls.length - pollsBefore).toBeLessThanOrEqual(11);
+  });
+
+  it("stops polling a payout still pending at the retention, even across resumes", async () => {
+    const s = setup();
+    const payout = await pendingPayout(s);
+    const tracker = s.tracker({ stuckAfterMs: HOUR, stopAfterMs: 6 * HOUR });
+    await runUntil(s, tracker, payout.id, START_MS + 7 * HOUR);
+    expect(await s.stores.tracking.dueAt(payout.id)).toBeNull();
+    const polls = s.gateway.polls.length;
+    s.clock.nowMs += 2 * HOUR;
+    await tracker.resume();
+    s.clock.nowMs += HOUR;
+    await tracker.tick();
+    expect(s.gateway.polls).toHaveLength(polls);
+    const stored = await s.stores.payouts.get(payout.id);
+    expect(stored?.state).toBe("pending");
+    expect(stored?.trackingStoppedAtMs).toBeGreaterThanOrEqual(START_MS + 6 * HOUR);
   });
 
   it("lets two replicas share the schedule without polling one payout twice", async () => {
