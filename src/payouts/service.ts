@@ -40,13 +40,16 @@ import type {
   SettleResult,
   SubmitResult,
 } from "./service-types.js";
+import {
+  PERSISTENT_RETRY,
+  QUICK_RETRY,
+  retryStoreWrite,
+  type StoreRetryPolicy,
+} from "./store-retry.js";
 
 export const MAX_NOTE_LENGTH = 140;
 /** A registered name longer than this is cut: it is shown in every message about the payout. */
 export const MAX_NAME_LENGTH = 100;
-
-/** Tries of one claim before giving up (see `claimOnce`). */
-const CLAIM_ATTEMPTS = 3;
 
 const OPERATION_OF: Record<PayoutKind, PaymentType> = {
   disbursement: "disbursement",
@@ -245,19 +248,11 @@ export class PayoutService {
    * by Redis, so it is asked again with the same claim id: the store answers "yours
    * already" instead of a conflict, and the payout is neither sent twice nor stranded.
    */
-  private async claimOnce(payoutId: string, claimId: string) {
+  private claimOnce(payoutId: string, claimId: string) {
     const patch = { submittedAtMs: this.#now() };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#stores.payouts.transition(payoutId, "confirm", patch, { claimId });
-      } catch (error) {
-        if (attempt >= CLAIM_ATTEMPTS) throw error;
-        this.#log.warn(
-          { payoutId, err: error, attempt },
-          "claim failed; asking again with the same claim id",
-        );
-      }
-    }
+    return this.withStoreRetries(payoutId, "claim", () =>
+      this.#stores.payouts.transition(payoutId, "confirm", patch, { claimId }),
+    );
   }
 
   /**
@@ -352,8 +347,11 @@ export class PayoutService {
     claimId: string,
     patch: PayoutPatch,
   ): Promise<Payout> {
-    const result = await this.withStoreRetries(payoutId, "record the payment id", () =>
-      this.#stores.payouts.transition(payoutId, "accepted", patch, { claimId }),
+    const result = await this.withStoreRetries(
+      payoutId,
+      "record the payment id",
+      () => this.#stores.payouts.transition(payoutId, "accepted", patch, { claimId }),
+      PERSISTENT_RETRY,
     );
     if (result.ok) return result.payout;
     if (result.reason === "payment_taken") return result.payout;
@@ -365,8 +363,11 @@ export class PayoutService {
 
   /** `unknown → pending`: the 201 of this very claim arrived after it was marked unknown. */
   private async recordLateAccepted(payout: Payout, patch: PayoutPatch): Promise<Payout> {
-    const late = await this.withStoreRetries(payout.id, "record a late payment id", () =>
-      this.#stores.payouts.transition(payout.id, "accepted_late", patch),
+    const late = await this.withStoreRetries(
+      payout.id,
+      "record a late payment id",
+      () => this.#stores.payouts.transition(payout.id, "accepted_late", patch),
+      PERSISTENT_RETRY,
     );
     if (!late.ok) {
       if (late.reason === "not_found") throw new Error(`payout ${payout.id} is gone`);
@@ -414,21 +415,19 @@ export class PayoutService {
     return { outcome: "not_sent", payout: failed.ok ? failed.payout : now };
   }
 
-  /** Runs a store write, asking again (up to 3 times) when Redis did not answer. */
-  private async withStoreRetries<T>(
+  /** Runs a store write, asking again as `policy` says when Redis did not answer. */
+  private withStoreRetries<T>(
     payoutId: string,
     what: string,
     write: () => Promise<T>,
+    policy: StoreRetryPolicy = QUICK_RETRY,
   ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await write();
-      } catch (error) {
-        if (attempt >= CLAIM_ATTEMPTS) throw error;
-        this.#log.warn({ payoutId, err: error, attempt }, `could not ${what}; asking again`);
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-      }
-    }
+    return retryStoreWrite(write, policy, (error, attempt, retryInMs) =>
+      this.#log.warn(
+        { payoutId, err: error, attempt, retryInMs },
+        `could not ${what}; asking again`,
+      ),
+    );
   }
 
   /** The move out of `submitting` after the request; only this call may make it (it holds the claim). */
