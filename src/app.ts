@@ -24,6 +24,7 @@ import { PayoutService } from "./payouts/service.js";
 import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
 import { PayoutTracker } from "./payouts/tracker.js";
 import { PaymentWebhook } from "./payouts/webhook.js";
+import { RedisDurability } from "./store/durability.js";
 import { keys } from "./store/keys.js";
 import { createRedisConnection, createRedisStores, waitForReady } from "./store/redis.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis-rate-limiter.js";
@@ -82,12 +83,39 @@ async function connectStores(
       },
     );
   }
+  const durability = await startDurability(config, redis, logger);
   const stores = createRedisStores(redis, {
     prefix: config.redis.keyPrefix,
     retentionMs: config.retentionMs,
     logger,
+    durability,
   });
   return { stores, redis };
+}
+
+/**
+ * The durable-write plan on a connection of its own (REDIS_DURABILITY=auto), read from the
+ * server now; a server that cannot make writes durable is named in a warning.
+ */
+async function startDurability(config: Config, redis: Redis, logger: Logger) {
+  if (config.redis.durability === "off") return undefined;
+  const connection = redis.duplicate();
+  connection.on("error", () => {}); // the main connection logs the outage
+  try {
+    await waitForReady(connection, 10_000);
+    const plan = new RedisDurability(connection, {
+      timeoutMs: config.redis.durabilityTimeoutMs,
+      logger,
+    });
+    await plan.start();
+    return { plan, connection };
+  } catch (error) {
+    connection.disconnect();
+    redis.disconnect();
+    throw new StartupError("Redis did not answer the durable-writes set-up (INFO).", {
+      cause: error,
+    });
+  }
 }
 
 function rateLimiter(

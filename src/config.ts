@@ -136,6 +136,11 @@ const envSchema = z.object({
     .refine((value) => /^[\w:.-]{1,64}$/.test(value), {
       message: "must be 1-64 characters of letters, digits, _ : . -",
     }),
+  REDIS_DURABILITY: optionalText().refine(
+    (value) => value === undefined || value === "auto" || value === "off",
+    { message: 'must be "auto" (wait until money writes are persisted) or "off"' },
+  ),
+  REDIS_DURABILITY_TIMEOUT_MS: intInRange(2000, 100, 60_000),
   STAFF: z.string().optional(),
   HTTP_HOST: optionalText().transform((value) => value ?? "0.0.0.0"),
   HTTP_PORT: intInRange(8080, 0, 65535),
@@ -175,7 +180,13 @@ export interface Config {
     webhookRereadsPerMinute: number;
     timeoutMs: number;
   };
-  redis: { url: string; keyPrefix: string };
+  redis: {
+    url: string;
+    keyPrefix: string;
+    /** Wait until money writes are persisted (store/durability.ts). Default: on in production. */
+    durability: "auto" | "off";
+    durabilityTimeoutMs: number;
+  };
   staff: StaffEntry[];
   http: { host: string; port: number };
   confirmationTtlSeconds: number;
@@ -341,7 +352,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
         Math.max(1, Math.floor(RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV] / 2)),
       timeoutMs: values.PAYMENT_TIMEOUT_MS,
     },
-    redis: { url: values.REDIS_URL, keyPrefix: values.REDIS_KEY_PREFIX },
+    redis: {
+      url: values.REDIS_URL,
+      keyPrefix: values.REDIS_KEY_PREFIX,
+      durability: values.REDIS_DURABILITY ?? (values.PAYMENT_ENV === "production" ? "auto" : "off"),
+      durabilityTimeoutMs: values.REDIS_DURABILITY_TIMEOUT_MS,
+    },
     staff,
     http: { host: values.HTTP_HOST, port: values.HTTP_PORT },
     confirmationTtlSeconds: values.CONFIRMATION_TTL_SECONDS,

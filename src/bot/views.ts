@@ -131,6 +131,7 @@ export const STATE_TITLE: Record<PayoutState, MessageKey> = {
 
 /** Why the API refused, in words a payer can act on. */
 export function refusalReason(t: Translate, payout: Payout): string {
+  if (payout.heldBackBecause === "storage_not_confirmed") return t("refusal.storage");
   const detail = payout.errorMessage ?? "";
   switch (payout.errorStatusCode) {
     case 400:

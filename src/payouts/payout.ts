@@ -51,6 +51,11 @@ export const PayoutSchema = z.object({
   /** Why the API refused, or why the outcome is unknown (technical, for staff). */
   errorMessage: z.string().optional(),
   errorStatusCode: z.number().int().optional(),
+  /**
+   * Set when the bot itself held the request back: `storage_not_confirmed`, its storage
+   * could not confirm the claim was persisted (REDIS_DURABILITY), so nothing was sent.
+   */
+  heldBackBecause: z.enum(["storage_not_confirmed"]).optional(),
   settledAtMs: z.number().int().optional(),
   /** Admin who resolved an unknown payout. */
   resolvedBy: z.number().int().optional(),

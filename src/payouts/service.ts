@@ -264,10 +264,13 @@ export class PayoutService {
     const { payout, claimId } = claimed;
     // The last atomic check: a payout that left `submitting` meanwhile (marked unknown by
     // the stranded rule while this process stalled) must never be sent.
+    // Durable: if Redis failed over now, the new primary must still know this payout may
+    // have been sent, or it could go back to "awaiting confirmation" and be paid twice.
     const sending = await this.withStoreRetries(payout.id, "mark sending", () =>
-      this.#stores.payouts.markSending(payout.id, claimId),
+      this.#stores.payouts.markSending(payout.id, claimId, { durable: true }),
     );
     if (!sending.ok) return this.recordNotSent(payout, sending.payout);
+    if (!sending.durable) return this.holdBack(payout);
     const request = { amount: payout.amount, phoneNumber: payout.phone };
     let payment: Payment;
     try {
@@ -347,11 +350,8 @@ export class PayoutService {
     claimId: string,
     patch: PayoutPatch,
   ): Promise<Payout> {
-    const result = await this.withStoreRetries(
-      payoutId,
-      "record the payment id",
-      () => this.#stores.payouts.transition(payoutId, "accepted", patch, { claimId }),
-      PERSISTENT_RETRY,
+    const result = await this.durableTransition(payoutId, "record the payment id", () =>
+      this.#stores.payouts.transition(payoutId, "accepted", patch, { claimId, durable: true }),
     );
     if (result.ok) return result.payout;
     if (result.reason === "payment_taken") return result.payout;
@@ -363,11 +363,9 @@ export class PayoutService {
 
   /** `unknown → pending`: the 201 of this very claim arrived after it was marked unknown. */
   private async recordLateAccepted(payout: Payout, patch: PayoutPatch): Promise<Payout> {
-    const late = await this.withStoreRetries(
-      payout.id,
-      "record a late payment id",
-      () => this.#stores.payouts.transition(payout.id, "accepted_late", patch),
-      PERSISTENT_RETRY,
+    const options = { claimId: payout.claimId, durable: true };
+    const late = await this.durableTransition(payout.id, "record a late payment id", () =>
+      this.#stores.payouts.transition(payout.id, "accepted_late", patch, options),
     );
     if (!late.ok) {
       if (late.reason === "not_found") throw new Error(`payout ${payout.id} is gone`);
@@ -388,6 +386,22 @@ export class PayoutService {
       this.#log.warn({ err: error, payoutId: payout.id }, "could not alert the admins"),
     );
     return late.payout;
+  }
+
+  /**
+   * The claim could not be confirmed persisted (no replica answered in time): the request
+   * is not sent, and the payout ends `rejected_by_api` saying the bot held it back.
+   */
+  private async holdBack(payout: Payout): Promise<SubmitResult> {
+    this.#log.error(
+      { payoutId: payout.id },
+      "claim not confirmed persisted by Redis in time; request not sent",
+    );
+    const held = await this.leaveSubmitting(payout.id, "refused", {
+      errorMessage: "not sent: the bot's storage could not confirm the claim was saved",
+      heldBackBecause: "storage_not_confirmed",
+    });
+    return { outcome: "not_sent", payout: held };
   }
 
   /**
@@ -428,6 +442,37 @@ export class PayoutService {
         `could not ${what}; asking again`,
       ),
     );
+  }
+
+  /**
+   * A move that records what already happened (a payment id): asked again, for up to a
+   * minute, while Redis does not answer or cannot confirm the write persisted. Each try
+   * carries the claim id, so one that Redis had applied reads as done. Past the minute an
+   * unconfirmed move stands as made (logged); one Redis never took is thrown.
+   */
+  private async durableTransition(
+    payoutId: string,
+    what: string,
+    move: () => Promise<TransitionResult>,
+  ): Promise<TransitionResult> {
+    let unconfirmed: TransitionResult | undefined;
+    try {
+      return await this.withStoreRetries(
+        payoutId,
+        what,
+        async () => {
+          const result = await move();
+          if (!result.ok || result.durable) return result;
+          unconfirmed = result;
+          throw new Error("the write is not confirmed persisted yet");
+        },
+        PERSISTENT_RETRY,
+      );
+    } catch (error) {
+      if (!unconfirmed) throw error;
+      this.#log.error({ payoutId, err: error }, `could not confirm the write to ${what}`);
+      return unconfirmed;
+    }
   }
 
   /** The move out of `submitting` after the request; only this call may make it (it holds the claim). */
@@ -580,10 +625,13 @@ export class PayoutService {
       payment?: Payment;
     },
   ): Promise<ResolveResult> {
-    const result = await this.#stores.payouts.transition(payoutId, event, {
-      ...how.patch,
-      resolvedBy: adminId,
-    });
+    // Durable: a payment id an admin found must survive a failover like any other.
+    const result = await this.#stores.payouts.transition(
+      payoutId,
+      event,
+      { ...how.patch, resolvedBy: adminId },
+      { durable: true },
+    );
     if (!result.ok) {
       if (result.reason === "not_found") return { outcome: "not_found" };
       // Another resolve took this payment id between our check and our move.

@@ -19,6 +19,7 @@ import type {
   PayoutListOptions,
   PayoutStore,
   TrackedState,
+  TransitionOptions,
   TransitionResult,
 } from "./types.js";
 
@@ -59,7 +60,7 @@ export class MemoryPayoutStore implements PayoutStore {
     id: string,
     event: PayoutEvent,
     patch: PayoutPatch = {},
-    options: { claimId?: string } = {},
+    options: TransitionOptions = {},
   ): Promise<TransitionResult> {
     const checked = checkPatch(patch);
     const entry = this.#live(id);
@@ -68,7 +69,7 @@ export class MemoryPayoutStore implements PayoutStore {
     const target = targetOf(event);
     const claim = options.claimId;
     if (claim !== undefined && current.state === target && current.claimId === claim) {
-      return { ok: true, payout: structuredClone(current), applied: false };
+      return { ok: true, payout: structuredClone(current), applied: false, durable: true };
     }
     if (nextState(current.state, event) === null) {
       return { ok: false, reason: "wrong_state", payout: structuredClone(current) };
@@ -88,7 +89,7 @@ export class MemoryPayoutStore implements PayoutStore {
     };
     this.#store(moved);
     if (notifiesPayer(target)) this.#options.enqueueNotification(id, nowMs);
-    return { ok: true, payout: structuredClone(moved), applied: true };
+    return { ok: true, payout: structuredClone(moved), applied: true, durable: true };
   }
 
   async markSending(id: string, claimId: string): Promise<MarkSendingResult> {
@@ -99,7 +100,7 @@ export class MemoryPayoutStore implements PayoutStore {
     }
     const sentAtMs = this.#options.now();
     entry.payout = { ...entry.payout, sentAtMs };
-    return { ok: true, sentAtMs };
+    return { ok: true, sentAtMs, durable: true };
   }
 
   async update(id: string, patch: PayoutPatch): Promise<Payout | null> {

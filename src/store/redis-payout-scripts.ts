@@ -68,8 +68,11 @@ for k = 3, #KEYS do
 end
 
 local current = redis.call('HGET', record, 'state')
--- A resend of a call that already applied finds its own claim.
+-- A resend of a call that already applied finds its own claim. The claim is written
+-- again (same value) so that a durability wait after this call covers the record even on
+-- a connection that did not make the first write.
 if claim ~= '' and current == target and redis.call('HGET', record, 'claimId') == claim then
+  redis.call('HSET', record, 'claimId', claim)
   return {'unchanged', redis.call('HGETALL', record)}
 end
 if not sources[current] then return {'wrong_state', redis.call('HGETALL', record)} end

@@ -10,8 +10,9 @@ import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
 import { type PayoutEvent, sourcesOf, targetOf } from "../payouts/lifecycle.js";
 import type { Payout, PayoutPatch } from "../payouts/payout.js";
+import type { RedisDurability } from "./durability.js";
 import type { Keys } from "./keys.js";
-import { runScript } from "./lua.js";
+import { type LuaScript, runScript } from "./lua.js";
 import {
   CorruptRecordError,
   checkPatch,
@@ -34,10 +35,12 @@ import {
 } from "./redis-payout-scripts.js";
 import { replyAt } from "./redis-reply.js";
 import type {
+  DurableOption,
   MarkSendingResult,
   PayoutListOptions,
   PayoutStore,
   TrackedState,
+  TransitionOptions,
   TransitionResult,
 } from "./types.js";
 
@@ -57,6 +60,8 @@ const HashSchema = z.record(z.string(), z.string());
 
 export interface RedisPayoutStoreOptions {
   keys: Keys;
+  /** Makes the writes asked to be durable wait until persisted; without it, none waits. */
+  durability?: RedisDurability;
   /** How long a payout is kept after its last move, unless it is in flight. */
   retentionMs: number;
   logger?: Logger;
@@ -70,6 +75,7 @@ export class RedisPayoutStore implements PayoutStore {
   readonly #retentionMs: number;
   readonly #logger: Logger;
   readonly #now: () => number;
+  readonly #durability: RedisDurability | undefined;
 
   constructor(redis: Redis, options: RedisPayoutStoreOptions) {
     this.#redis = redis;
@@ -77,6 +83,18 @@ export class RedisPayoutStore implements PayoutStore {
     this.#retentionMs = options.retentionMs;
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? Date.now;
+    this.#durability = options.durability;
+  }
+
+  /** Runs a payout script, durably when asked and a durability plan is set. */
+  async #run(
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+    durable: boolean | undefined,
+  ): Promise<{ reply: unknown; durable: boolean }> {
+    if (durable && this.#durability) return this.#durability.runScript(script, keys, args);
+    return { reply: await runScript(this.#redis, script, keys, args), durable: true };
   }
 
   async create(payout: Payout): Promise<void> {
@@ -116,7 +134,7 @@ export class RedisPayoutStore implements PayoutStore {
     id: string,
     event: PayoutEvent,
     patch: PayoutPatch = {},
-    options: { claimId?: string } = {},
+    options: TransitionOptions = {},
   ): Promise<TransitionResult> {
     const target = targetOf(event);
     const checked = checkPatch(patch);
@@ -130,8 +148,7 @@ export class RedisPayoutStore implements PayoutStore {
     };
     const sources = sourcesOf(event);
     const k = this.#keys;
-    const reply = await runScript(
-      this.#redis,
+    const { reply, durable } = await this.#run(
       TRANSITION_SCRIPT,
       [k.payout(id), k.outbox(), ...TRACKED_STATES.map((state) => k.stateSet(state))],
       [
@@ -149,6 +166,7 @@ export class RedisPayoutStore implements PayoutStore {
         ...TRACKED_STATES.map((state) => JSON.stringify(state)),
         ...encodeFields(fields),
       ],
+      options.durable,
     );
     const parsed = TransitionReplySchema.parse(reply);
     if (parsed.fields === null) {
@@ -158,20 +176,25 @@ export class RedisPayoutStore implements PayoutStore {
     const payout = this.#decode(id, pairsToRecord(parsed.fields));
     if (parsed.status === "wrong_state") return { ok: false, reason: "wrong_state", payout };
     if (parsed.status === "payment_taken") return { ok: false, reason: "payment_taken", payout };
-    return { ok: true, payout, applied: parsed.status === "applied" };
+    return { ok: true, payout, applied: parsed.status === "applied", durable };
   }
 
-  async markSending(id: string, claimId: string): Promise<MarkSendingResult> {
-    const reply = MarkSendingReplySchema.parse(
-      await runScript(
-        this.#redis,
-        MARK_SENDING_SCRIPT,
-        [this.#keys.payout(id)],
-        [JSON.stringify(claimId)],
-      ),
+  async markSending(
+    id: string,
+    claimId: string,
+    options: DurableOption = {},
+  ): Promise<MarkSendingResult> {
+    const ran = await this.#run(
+      MARK_SENDING_SCRIPT,
+      [this.#keys.payout(id)],
+      [JSON.stringify(claimId)],
+      options.durable,
     );
+    const reply = MarkSendingReplySchema.parse(ran.reply);
     if (reply[0] === "not_found") return { ok: false, payout: null };
-    if (reply[0] === "sending") return { ok: true, sentAtMs: Number(reply[1]) };
+    if (reply[0] === "sending") {
+      return { ok: true, sentAtMs: Number(reply[1]), durable: ran.durable };
+    }
     return { ok: false, payout: this.#decode(id, pairsToRecord(reply[1])) };
   }
 

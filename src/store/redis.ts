@@ -9,6 +9,7 @@
  */
 import { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../logger.js";
+import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisAuditLog, RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
@@ -103,6 +104,8 @@ export interface RedisStoresOptions {
   logger?: Logger;
   /** How long `ping` waits for PONG; default 1000. */
   pingTimeoutMs?: number;
+  /** Durable writes of the payout store (none: no write waits). Stopped by `close()`. */
+  durability?: { plan: RedisDurability; connection: Redis };
 }
 
 /** Every store on `redis`, under `prefix`. `close()` quits the connection. */
@@ -111,7 +114,12 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
   const logger = options.logger ?? silentLogger;
   return {
     kind: "redis",
-    payouts: new RedisPayoutStore(redis, { keys: k, retentionMs: options.retentionMs, logger }),
+    payouts: new RedisPayoutStore(redis, {
+      keys: k,
+      retentionMs: options.retentionMs,
+      logger,
+      durability: options.durability?.plan,
+    }),
     sessions: new RedisSessionStore(redis, k, logger),
     staff: new RedisStaffStore(redis, k, logger),
     tracking: new RedisDueQueue(redis, k.tracking()),
@@ -119,7 +127,13 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     audit: new RedisAuditLog(redis, k.audit(), logger),
     leases: new RedisLeaseStore(redis, k.lease),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
-    close: () => closeConnection(redis),
+    close: async () => {
+      if (options.durability) {
+        options.durability.plan.stop();
+        await closeConnection(options.durability.connection);
+      }
+      await closeConnection(redis);
+    },
   };
 }
 

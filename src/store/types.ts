@@ -10,8 +10,14 @@ import type { Locale, Payout, PayoutPatch } from "../payouts/payout.js";
 export type TransitionResult =
   | {
       ok: true;
-      payout: Payout /** true when this call (not an earlier one) made the move */;
+      payout: Payout;
+      /** True when this call (not an earlier one) made the move. */
       applied: boolean;
+      /**
+       * False only when a durable write was asked for and the store could not confirm it
+       * was persisted in time (see store/durability.ts); the move itself was made.
+       */
+      durable: boolean;
     }
   | { ok: false; reason: "not_found" }
   | { ok: false; reason: "wrong_state"; payout: Payout }
@@ -28,10 +34,25 @@ export interface PayoutListOptions {
   limit: number;
 }
 
-/** The last check before sending: still ours to send, or moved on (then nothing may leave). */
+/**
+ * The last check before sending: still ours to send, or moved on (then nothing may leave).
+ * `durable: false`: the check and the claim before it are not known to be persisted.
+ */
 export type MarkSendingResult =
-  | { ok: true; sentAtMs: number }
+  | { ok: true; sentAtMs: number; durable: boolean }
   | { ok: false; payout: Payout | null };
+
+export interface DurableOption {
+  /**
+   * Wait until the write is persisted (a replica or the AOF has it) before answering, as
+   * the store's durability plan allows; the answer says whether that was confirmed.
+   */
+  durable?: boolean;
+}
+
+export interface TransitionOptions extends DurableOption {
+  claimId?: string;
+}
 
 export interface PayoutStore {
   /** Stores a new payout (state `awaiting_confirmation`), indexed under its initiator. */
@@ -55,14 +76,14 @@ export interface PayoutStore {
     id: string,
     event: PayoutEvent,
     patch?: PayoutPatch,
-    options?: { claimId?: string },
+    options?: TransitionOptions,
   ): Promise<TransitionResult>;
   /**
    * Atomically: if the payout is still `submitting` under `claimId`, stamps `sentAtMs` with
    * the store's clock and answers ok; otherwise changes nothing. Called right before a
    * payment request leaves: a payout moved on (e.g. marked unknown) is never sent.
    */
-  markSending(id: string, claimId: string): Promise<MarkSendingResult>;
+  markSending(id: string, claimId: string, options?: DurableOption): Promise<MarkSendingResult>;
   /** Sets fields without a state change (bookkeeping such as `messageId`, `notifiedAtMs`). */
   update(id: string, patch: PayoutPatch): Promise<Payout | null>;
   findByPaymentId(paymentId: string): Promise<Payout | null>;

@@ -174,7 +174,12 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       const first = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "a" });
       expect(first).toMatchObject({ ok: true, applied: true, payout: { claimId: "a" } });
       const again = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "a" });
-      expect(again).toEqual({ ok: true, applied: false, payout: first.ok && first.payout });
+      expect(again).toEqual({
+        ok: true,
+        applied: false,
+        durable: true,
+        payout: first.ok && first.payout,
+      });
       const other = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "b" });
       expect(other).toMatchObject({ ok: false, reason: "wrong_state", payout: { claimId: "a" } });
     });

@@ -190,19 +190,26 @@ export class PrivateRedis {
   /** Data directory (removed by `close`); with `persist` its AOF keeps data across restarts. */
   readonly dir = mkdtempSync(join(tmpdir(), "payout-bot-redis-"));
   readonly #persist: boolean;
+  readonly #args: readonly string[];
   #child: ChildProcess | undefined;
   readonly #tracked = { stop: () => this.close() };
 
-  private constructor(port: number, persist: boolean) {
+  private constructor(port: number, persist: boolean, args: readonly string[]) {
     this.port = port;
     this.url = `redis://127.0.0.1:${port}`;
     this.#persist = persist;
+    this.#args = args;
     running.add(this.#tracked);
   }
 
-  /** Starts one; `persist` turns the AOF on (the data survives `stop` and `start`). */
-  static async start(options: { persist?: boolean } = {}): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort(), options.persist ?? false);
+  /**
+   * Starts one; `persist` turns the AOF on (the data survives `stop` and `start`); `args`
+   * go to redis-server as they are (e.g. `["--replicaof", "127.0.0.1", "6380"]`).
+   */
+  static async start(
+    options: { persist?: boolean; args?: readonly string[] } = {},
+  ): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort(), options.persist ?? false, options.args ?? []);
     await redis.start().catch(async (error: unknown) => {
       await redis.close();
       throw error;
@@ -214,7 +221,7 @@ export class PrivateRedis {
   async start(): Promise<void> {
     if (this.#child) return;
     const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", ""];
-    args.push("--dir", this.dir, "--appendonly", this.#persist ? "yes" : "no");
+    args.push("--dir", this.dir, "--appendonly", this.#persist ? "yes" : "no", ...this.#args);
     const child = spawn("redis-server", args, { stdio: "ignore" });
     this.#child = child;
     child.once("exit", () => {
@@ -223,12 +230,15 @@ export class PrivateRedis {
     await waitUntil(() => redisAnswers(this.url, 500), `redis-server on port ${this.port}`);
   }
 
-  /** Shuts the server down (SIGTERM: the AOF is flushed) and waits for it to exit. */
-  async stop(): Promise<void> {
+  /**
+   * Shuts the server down and waits for it to exit: SIGTERM flushes the AOF; SIGKILL is a
+   * crash (nothing more is written or sent to replicas).
+   */
+  async stop(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
     const child = this.#child;
     if (!child) return;
     const exited = once(child, "exit");
-    child.kill("SIGTERM");
+    child.kill(signal);
     const force = setTimeout(() => child.kill("SIGKILL"), 5000);
     await exited;
     clearTimeout(force);

@@ -50,7 +50,12 @@ describe("loadConfig", () => {
           webhookRereadsPerMinute: 50,
           timeoutMs: 15_000,
         },
-        redis: { url: "redis://127.0.0.1:6379", keyPrefix: "payout-bot:" },
+        redis: {
+          url: "redis://127.0.0.1:6379",
+          keyPrefix: "payout-bot:",
+          durability: "off",
+          durabilityTimeoutMs: 2000,
+        },
         staff: [],
         http: { host: "0.0.0.0", port: 8080 },
         confirmationTtlSeconds: 300,
@@ -105,6 +110,8 @@ describe("loadConfig", () => {
     expect(config.redis).toEqual({
       url: "rediss://cache.example.com:6380/2",
       keyPrefix: "bot:test.1-",
+      durability: "off",
+      durabilityTimeoutMs: 2000,
     });
     expect(config.staff).toEqual([{ userId: 111, role: "admin" }]);
     expect(config.http).toEqual({ host: "127.0.0.1", port: 3000 });
@@ -264,6 +271,19 @@ describe("loadConfig", () => {
       const config = loadConfig({ ...PRODUCTION, PAYMENT_WEBHOOK_UNSIGNED: "allow" }, "start");
       expect(config.payment.webhookUnsigned).toBe(true);
       expect(config.payment.webhookRereadsPerMinute).toBe(150);
+    });
+
+    it("waits for durable Redis writes unless told not to", () => {
+      const env = { ...PRODUCTION, PAYMENT_WEBHOOK_UNSIGNED: "allow" };
+      expect(loadConfig(env, "start").redis).toMatchObject({
+        durability: "auto",
+        durabilityTimeoutMs: 2000,
+      });
+      expect(loadConfig({ ...env, REDIS_DURABILITY: "off" }, "start").redis.durability).toBe("off");
+      expect(loadConfig(START_ENV, "start").redis.durability).toBe("off");
+      expect(problemsOf({ ...env, REDIS_DURABILITY: "always" }, "start")).toEqual([
+        expect.stringMatching(/^REDIS_DURABILITY: must be "auto"/),
+      ]);
     });
 
     it("takes only allow as the opt-out", () => {

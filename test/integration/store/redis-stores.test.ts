@@ -99,7 +99,12 @@ describe("redis stores (Redis only)", () => {
     const before = await redis.hgetall(keys(prefix).payout(payout.id));
     const resent = await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
     expect(first).toMatchObject({ ok: true, applied: true });
-    expect(resent).toEqual({ ok: true, applied: false, payout: first.ok && first.payout });
+    expect(resent).toEqual({
+      ok: true,
+      applied: false,
+      durable: true,
+      payout: first.ok && first.payout,
+    });
     expect(await redis.hgetall(keys(prefix).payout(payout.id))).toEqual(before);
   });
 

@@ -1,0 +1,107 @@
+/**
+ * The durability wait (REDIS_DURABILITY): a payout's claim, and later its payment id, are
+ * on a replica before the bot goes on. Here the replica's link to the primary runs through
+ * a relay that holds every byte 300 ms, as a slow network would: without the wait, the
+ * request would leave while only the primary knew of the claim, and a failover then could
+ * roll the payout back to "awaiting confirmation" after the money left.
+ */
+import { Redis } from "ioredis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TcpRelay } from "../../src/dev/tcp-relay.js";
+import { keys } from "../../src/store/keys.js";
+import { isPromptReading, showPrompt } from "../support/flows.js";
+import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { PrivateRedis, waitUntil } from "../support/processes.js";
+
+const LINK_DELAY_MS = 300;
+
+/** The replica's copy of a payout field (JSON-decoded), or null. */
+async function replicaField(replica: Redis, key: string, field: string): Promise<unknown> {
+  const value = await replica.hget(key, field);
+  return value === null ? null : JSON.parse(value);
+}
+
+describe("durable writes with a replica behind a slow link", () => {
+  let primary: PrivateRedis;
+  let replicaServer: PrivateRedis;
+  let link: TcpRelay;
+  let replica: Redis;
+  let h: Harness | undefined;
+
+  beforeEach(async () => {
+    primary = await PrivateRedis.start();
+    link = await TcpRelay.start({
+      targetPort: primary.port,
+      upstreamDelayMs: LINK_DELAY_MS,
+      downstreamDelayMs: LINK_DELAY_MS,
+    });
+    replicaServer = await PrivateRedis.start({
+      args: ["--replicaof", "127.0.0.1", String(link.port)],
+    });
+    replica = new Redis(replicaServer.url, { maxRetriesPerRequest: 1 });
+    await waitUntil(
+      async () => /master_link_status:up/.test(await replica.info("replication")),
+      "the replica to be in sync",
+    );
+  });
+
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    replica.disconnect();
+    await replicaServer.close();
+    await link.close();
+    await primary.close();
+  });
+
+  async function start(durability: string) {
+    h = await startHarness({
+      env: { REDIS_URL: primary.url, REDIS_DURABILITY: durability },
+    });
+    return h;
+  }
+
+  it("has the claim on the replica before the request leaves, and the payment id before Pending shows", async () => {
+    const harness = await start("auto");
+    const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await showPrompt(harness.emulator, payer, "/pay 237670000001 5000");
+    const { items } = await harness.app.stores.payouts.list({
+      userId: PAYER_ID,
+      offset: 0,
+      limit: 1,
+    });
+    const record = keys(harness.prefix).payout(items[0]?.id ?? "");
+    const pending = harness.emulator.waitForMessage(isPromptReading(prompt, "Pending"), 15_000);
+
+    await payer.pressButton(prompt, 0);
+    await waitUntil(
+      () => harness.sandbox.countRequests({ method: "POST", path: "/disburse" }) === 1,
+      "the payment request",
+    );
+    // The request is at the API: the replica must already know it may have been sent.
+    expect(await replicaField(replica, record, "state")).toBe("submitting");
+    expect(await replicaField(replica, record, "sentAtMs")).toEqual(expect.any(Number));
+
+    await pending;
+    const [payment] = harness.sandbox.snapshot().payments;
+    expect(await replicaField(replica, record, "state")).toBe("pending");
+    expect(await replicaField(replica, record, "paymentId")).toBe(payment?.id);
+  });
+
+  it("sends nothing when no replica confirms the claim in time, and says so", async () => {
+    const harness = await start("auto");
+    const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await showPrompt(harness.emulator, payer, "/pay 237670000001 5000");
+    // The replica is still listed as online, but nothing it is sent comes back any more.
+    link.setDelays(60_000, 60_000);
+
+    const refused = harness.emulator.waitForMessage(
+      isPromptReading(prompt, "Not accepted"),
+      15_000,
+    );
+    await payer.pressButton(prompt, 0);
+    const shown = await refused;
+    expect(harness.emulator.plainText(shown)).toContain("storage could not confirm");
+    expect(harness.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(0);
+  });
+});
