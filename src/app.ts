@@ -10,7 +10,8 @@ import { TelegramError } from "telegraf";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger.js";
-import { UpdatePoller } from "./bot/poller.js";
+import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/poller.js";
+import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram-transport.js";
 import type { Config } from "./config.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import { type Logger, redactUrlCredentials } from "./logger.js";
@@ -236,7 +237,14 @@ export async function startApp(options: AppOptions): Promise<App> {
     // Only values that are set: an explicit `undefined` would override the loops' defaults
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
     const tick = options.loopTickMs === undefined ? {} : { tickMs: options.loopTickMs };
-    const notifier = new Notifier({ stores, messenger, logger, now, ...tick });
+    const notifier = new Notifier({
+      stores,
+      messenger,
+      logger,
+      now,
+      callTimeoutMs: TELEGRAM_CALL_TIMEOUT_MS,
+      ...tick,
+    });
     notifier.start();
     cleanups.push(() => notifier.stop());
     const tracker = new PayoutTracker({
@@ -313,16 +321,15 @@ export async function startApp(options: AppOptions): Promise<App> {
       });
     } else {
       await bot.telegram.deleteWebhook();
+      const pollTimeoutSeconds = options.pollTimeoutSeconds ?? DEFAULT_POLL_TIMEOUT_SECONDS;
       const started = new UpdatePoller({
         // Two processes cannot listen on one host and port: a stable name for this instance.
         ...(http && config.http.port !== 0 ? { owner: `${hostname()}:${config.http.port}` } : {}),
-        telegram: bot.telegram,
+        telegram: longPollTelegram(token, config.telegram.apiRoot, pollTimeoutSeconds),
         handleUpdate: (update) => bot.handleUpdate(update),
         leases: stores.leases,
         logger,
-        ...(options.pollTimeoutSeconds === undefined
-          ? {}
-          : { pollTimeoutSeconds: options.pollTimeoutSeconds }),
+        pollTimeoutSeconds,
       });
       started.start();
       poller = started;

@@ -18,6 +18,7 @@ import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { statusFeature } from "./features/status.js";
 import { replyHtml } from "./reply.js";
+import { boundedTelegram } from "./telegram-transport.js";
 
 export interface BotDeps {
   token: string;
@@ -39,9 +40,12 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   const bot = new Telegraf<BotContext>(deps.token, {
     contextType: BotContext,
     handlerTimeout: HANDLER_TIMEOUT_MS,
-    // Replies go out as API calls we can await and check, never in the webhook answer.
     telegram: { apiRoot: deps.apiRoot, webhookReply: false },
   });
+  // Every call, the handlers' included, goes through one client whose calls end within a
+  // deadline (Telegraf makes a client per update from options that would lose the agent).
+  bot.telegram = boundedTelegram(deps.token, deps.apiRoot);
+  Object.assign(bot.context, { telegram: bot.telegram });
 
   bot.use(sequentialPerChat());
   bot.use(access({ stores: deps.stores, logger: deps.logger }));

@@ -38,6 +38,9 @@ export interface PollerOptions {
 
 const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
+/** How long one getUpdates waits for updates, in seconds, unless told otherwise. */
+export const DEFAULT_POLL_TIMEOUT_SECONDS = 25;
+
 export class UpdatePoller {
   readonly owner: string;
   readonly #options: Required<Omit<PollerOptions, "owner">>;
@@ -52,7 +55,7 @@ export class UpdatePoller {
   constructor(options: PollerOptions) {
     this.owner = options.owner ?? randomUUID();
     this.#options = {
-      pollTimeoutSeconds: 25,
+      pollTimeoutSeconds: DEFAULT_POLL_TIMEOUT_SECONDS,
       leaseMs: 30_000,
       errorBackoffMs: 2000,
       standbyRetryMs: Math.min(1000, (options.leaseMs ?? 30_000) / 3),

@@ -45,7 +45,14 @@ export interface NotifierOptions {
   logger?: Logger;
   /** How often the outbox is checked when nothing wakes the loop. Default 500 ms. */
   tickMs?: number;
+  /**
+   * How long a notice claimed by this notifier is hidden from the others. It must outlast
+   * a delivery at its worst (two Telegram calls at `callTimeoutMs` each, and Redis), or a
+   * slow Telegram would let another replica take the notice and send it twice. Default 60 s.
+   */
   leaseMs?: number;
+  /** The longest one Telegram call can take (the messenger's deadline). Default 10 s. */
+  callTimeoutMs?: number;
   /** Attempts before a notification is dropped (logged). Default 12. */
   maxAttempts?: number;
   /** First retry delay; doubles per attempt up to 10 min. Default 2 s. */
@@ -53,8 +60,10 @@ export interface NotifierOptions {
   now?: () => number;
 }
 
-/** Notifications claimed per round trip to the outbox. */
-const DRAIN_BATCH = 20;
+/** Telegram calls of one delivery at most: the prompt's edit and the push message. */
+const CALLS_PER_DELIVERY = 2;
+/** Room in a lease for the Redis reads and writes of one delivery. */
+const LEASE_MARGIN_MS = 1000;
 
 export class Notifier {
   readonly #options: Required<Omit<NotifierOptions, "logger">>;
@@ -64,6 +73,8 @@ export class Notifier {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> = Promise.resolve();
   #stopped = true;
+  /** Set by stop(): a drain in progress hands the rest over instead of going on. */
+  #stopping = false;
 
   constructor(options: NotifierOptions) {
     this.#log = options.logger ?? silentLogger;
@@ -74,18 +85,27 @@ export class Notifier {
       leaseMs: options.leaseMs ?? 60_000,
       maxAttempts: options.maxAttempts ?? 12,
       retryBaseMs: options.retryBaseMs ?? 2000,
+      callTimeoutMs: options.callTimeoutMs ?? 10_000,
       now: options.now ?? Date.now,
     };
+    const { leaseMs, callTimeoutMs } = this.#options;
+    if (leaseMs <= CALLS_PER_DELIVERY * callTimeoutMs + LEASE_MARGIN_MS) {
+      throw new RangeError(
+        `notifier lease (${leaseMs} ms) must outlast a delivery at the Telegram call deadline (${CALLS_PER_DELIVERY} × ${callTimeoutMs} ms)`,
+      );
+    }
     this.#failures = new FailureStreakLog(this.#log, "notification round");
   }
 
   start(): void {
     this.#stopped = false;
+    this.#stopping = false;
     this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopping = true;
     if (this.#timer) clearTimeout(this.#timer);
     await this.#running;
   }
@@ -111,15 +131,20 @@ export class Notifier {
     }, delayMs);
   }
 
-  /** Delivers every notification that is due; returns how many were handled. */
+  /**
+   * Delivers every notification that is due; returns how many were handled. Each is claimed
+   * just before it is delivered, one at a time: a lease then covers one delivery, however
+   * many are waiting behind it.
+   */
   async drain(): Promise<number> {
     const { stores, now, leaseMs } = this.#options;
     let handled = 0;
     for (;;) {
-      const ids = await stores.outbox.claimDue(now(), DRAIN_BATCH, leaseMs);
-      for (const id of ids) await this.deliver(id);
-      handled += ids.length;
-      if (ids.length < DRAIN_BATCH || this.#stopped) return handled;
+      const [id] = await stores.outbox.claimDue(now(), 1, leaseMs);
+      if (id === undefined) return handled;
+      await this.deliver(id);
+      handled += 1;
+      if (this.#stopping) return handled;
     }
   }
 
