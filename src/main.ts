@@ -5,6 +5,7 @@
  */
 import { StartupError, startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { withEnvFile } from "./env-file.js";
 import { createLogger, type Logger, redactUrlCredentials } from "./logger.js";
 
 const USAGE = "usage: main.js start | demo | sandbox";
@@ -41,8 +42,10 @@ function onShutdown(logger: Logger, stop: () => Promise<void>): void {
 }
 
 async function start(): Promise<void> {
-  const config = loadConfig(process.env, "start");
+  const { env, file: envFile } = withEnvFile(process.env);
+  const config = loadConfig(env, "start");
   const logger = createLogger({ level: config.logLevel });
+  if (envFile) logger.info({ envFile }, "read .env (the real environment wins over it)");
   const app = await startApp({ config, logger });
   onShutdown(logger, () => app.stop());
   logger.info(
