@@ -18,6 +18,7 @@ import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { statusFeature } from "./features/status.js";
 import { replyHtml } from "./reply.js";
+import { cosmetic } from "./telegram-failure.js";
 
 export interface BotDeps {
   token: string;
@@ -83,7 +84,13 @@ function commandMenu(locale: Locale): BotCommand[] {
   return names.map((command) => ({ command, description: t.plain(`menu.${command}`) }));
 }
 
-export async function registerCommands(bot: Telegraf<BotContext>): Promise<void> {
-  await bot.telegram.setMyCommands(commandMenu("en"));
-  await bot.telegram.setMyCommands(commandMenu("fr"), { language_code: "fr" });
+/** Sets the menu; a Bot API that refuses it costs the menu, not the bot (logged, not thrown). */
+export async function registerCommands(bot: Telegraf<BotContext>, logger: Logger): Promise<void> {
+  const { telegram } = bot;
+  await cosmetic("setMyCommands", () => telegram.setMyCommands(commandMenu("en")), logger);
+  await cosmetic(
+    "setMyCommands",
+    () => telegram.setMyCommands(commandMenu("fr"), { language_code: "fr" }),
+    logger,
+  );
 }
