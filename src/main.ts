@@ -72,7 +72,7 @@ async function main(argv: string[]): Promise<void> {
     }
     if (command === "sandbox") {
       const { runSandboxCommand } = await import("./sandbox/cli.js");
-      return await runSandboxCommand(process.env);
+      return await runSandboxCommand(process.env, { argv: argv.slice(1) });
     }
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 2);
