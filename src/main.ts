@@ -1,6 +1,7 @@
 /**
  * Command line: `start` (the bot, per the environment), `demo` (everything on this
- * machine, in the terminal), `sandbox` (the local Payment API alone).
+ * machine, in the terminal), `sandbox` (the local Payment API alone), `emulator` (a local
+ * Telegram Bot API alone, with a terminal chat).
  * Exit codes: 0 clean stop, 1 start-up failure, 2 bad configuration or usage.
  */
 import { StartupError, startApp } from "./app.js";
@@ -8,7 +9,7 @@ import { ConfigError, loadConfig } from "./config.js";
 import { withEnvFile } from "./env-file.js";
 import { createLogger, type Logger, redactUrlCredentials } from "./logger.js";
 
-const USAGE = "usage: main.js start | demo | sandbox";
+const USAGE = "usage: main.js start | demo | sandbox | emulator";
 
 /** How long a stop may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 20_000;
@@ -73,6 +74,10 @@ async function main(argv: string[]): Promise<void> {
     if (command === "sandbox") {
       const { runSandboxCommand } = await import("./sandbox/cli.js");
       return await runSandboxCommand(process.env, { argv: argv.slice(1) });
+    }
+    if (command === "emulator") {
+      const { runEmulatorCommand } = await import("./dev/emulator-command.js");
+      return await runEmulatorCommand(process.env, { argv: argv.slice(1) });
     }
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 2);

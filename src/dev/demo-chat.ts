@@ -37,8 +37,13 @@ export interface DemoChatOptions {
   style: Style;
   /** True on a terminal: line editing and a prompt; false on pipes. */
   interactive: boolean;
-  role(): Promise<DemoRole>;
-  setRole(role: DemoRole): Promise<void>;
+  /** The user's role and how to change it (`:role`); absent where the bot's staff is out of reach. */
+  role?(): Promise<DemoRole>;
+  setRole?(role: DemoRole): Promise<void>;
+  /** How the chat's own lines are marked, e.g. `(demo)`. Default "demo". */
+  label?: string;
+  /** The answer to `:help`. Default: the demo's commands and the scripted numbers. */
+  help?: string;
   /** After sending a line, how long to wait for the bot before reading the next one. Default 5000. */
   replyWaitMs?: number;
 }
@@ -59,6 +64,7 @@ export class DemoChat {
   #ended = false;
   #queue: Promise<void> = Promise.resolve();
   #waiters = new Set<() => void>();
+  readonly #label: string;
   readonly #listeners = {
     message: (message: SentMessage) => this.#onBotMessage(message, "new"),
     edit: (message: SentMessage) => this.#onBotMessage(message, "edit"),
@@ -74,6 +80,7 @@ export class DemoChat {
 
   constructor(options: DemoChatOptions) {
     this.#options = options;
+    this.#label = options.label ?? "demo";
     this.#chatId = options.user.privateChat.id;
     this.#finished = new Promise((resolve) => {
       this.#finish = resolve;
@@ -104,7 +111,7 @@ export class DemoChat {
       this.#queue = this.#queue
         .then(() => this.#handle(line))
         .catch((error: unknown) => {
-          this.#show(`(demo) ${error instanceof Error ? error.message : String(error)}`);
+          this.#show(`(${this.#label}) ${error instanceof Error ? error.message : String(error)}`);
         });
     });
     this.#rl.on("SIGINT", () => this.end("interrupt"));
@@ -175,38 +182,43 @@ export class DemoChat {
       case "h":
       case "help":
       case "?":
-        this.#show(demoHelp(this.#options.style));
+        this.#show(this.#options.help ?? demoHelp(this.#options.style));
         return;
       case "role":
         return this.#role(args[0]);
       case "say": {
         const text = line.replace(/^:say\s*/i, "");
-        if (text === "") this.#show("(demo) Usage: :say TEXT, e.g. :say 1");
+        if (text === "") this.#show(`(${this.#label}) Usage: :say TEXT, e.g. :say 1`);
         else await this.#afterReply(() => this.#options.user.sendText(text));
         return;
       }
       case "press":
         return this.#pressById(args[0], args[1]);
       default:
-        this.#show(`(demo) Unknown demo command ":${name}". Type :help for the list.`);
+        this.#show(`(${this.#label}) Unknown command ":${name}". Type :help for the list.`);
     }
   }
 
   async #role(wanted: string | undefined): Promise<void> {
+    const { role: roleOf, setRole } = this.#options;
+    if (!roleOf || !setRole) {
+      this.#show(`(${this.#label}) Roles are the bot's: STAFF, or /staff from an admin.`);
+      return;
+    }
     if (wanted === undefined) {
-      this.#show(`(demo) Your role: ${await this.#options.role()}.`);
+      this.#show(`(${this.#label}) Your role: ${await roleOf()}.`);
       return;
     }
     const role = wanted.toLowerCase();
     if (!isDemoRole(role)) {
-      this.#show(`(demo) Roles: ${DEMO_ROLES.join(", ")}.`);
+      this.#show(`(${this.#label}) Roles: ${DEMO_ROLES.join(", ")}.`);
       return;
     }
-    await this.#options.setRole(role);
+    await setRole(role);
     this.#show(
       role === "stranger"
-        ? "(demo) You are now a stranger: the bot no longer knows you."
-        : `(demo) You are now ${role === "admin" || role === "approver" ? "an" : "a"} ${role}.`,
+        ? `(${this.#label}) You are now a stranger: the bot no longer knows you.`
+        : `(${this.#label}) You are now ${role === "admin" || role === "approver" ? "an" : "a"} ${role}.`,
     );
   }
 
@@ -214,7 +226,7 @@ export class DemoChat {
     const message = this.#options.emulator.message(this.#chatId, Number(messageArg));
     const choice = Number(buttonArg);
     if (!message || message.deleted || !Number.isInteger(choice)) {
-      this.#show("(demo) Usage: :press MSG N, e.g. :press 4 1 for button [1] of bot #4.");
+      this.#show(`(${this.#label}) Usage: :press MSG N, e.g. :press 4 1 for button [1] of bot #4.`);
       return;
     }
     await this.#press(message, choice);
@@ -223,7 +235,7 @@ export class DemoChat {
   async #press(message: SentMessage, choice: number): Promise<void> {
     const button = buttonsOf(message)[choice - 1];
     if (!button) {
-      this.#show(`(demo) bot #${message.messageId} has no button [${choice}].`);
+      this.#show(`(${this.#label}) bot #${message.messageId} has no button [${choice}].`);
       return;
     }
     const others = this.#withButtons().length > 1;
@@ -231,7 +243,7 @@ export class DemoChat {
     this.#show(`(pressed ${button.text}${where})`);
     if (button.callback_data === undefined) {
       this.#show(
-        `(demo) This button opens ${button.url ?? "nothing"}: nothing to send to the bot.`,
+        `(${this.#label}) This button opens ${button.url ?? "nothing"}: nothing to send to the bot.`,
       );
       return;
     }

@@ -183,14 +183,16 @@ export function banner(facts: BannerFacts, style: Style): string {
   ].join("\n");
 }
 
-/** The answer to `:help`. */
-export function demoHelp(style: Style): string {
+/** The answer to `:help`; `withRoles: false` where the chat cannot change roles (the emulator). */
+export function demoHelp(style: Style, withRoles = true): string {
   return [
-    `${bold("Demo commands", style)} (everything else goes to the bot as a Telegram message):`,
+    `${bold("Chat commands", style)} (everything else goes to the bot as a Telegram message):`,
     "  1, 2, …              press that button of the latest message with buttons",
     "  :press MSG N         press button N of bot message #MSG",
     "  :say TEXT            send TEXT as it is (e.g. a lone number)",
-    `  :role [ROLE]         show or change your role: ${DEMO_ROLES.join(", ")}`,
+    ...(withRoles
+      ? [`  :role [ROLE]         show or change your role: ${DEMO_ROLES.join(", ")}`]
+      : []),
     "  :help                this text",
     "  :quit                stop everything and leave (also Ctrl-C, or end of input)",
     "",

@@ -14,6 +14,7 @@ import { startSandbox } from "../sandbox/index.js";
 import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
 import {
   DEMO_USAGE,
+  DEMO_USER,
   type DemoOptions,
   type DemoRole,
   demoArgv,
@@ -21,6 +22,7 @@ import {
 } from "./demo-options.js";
 import { banner, type Style } from "./demo-render.js";
 import { chooseDemoStorage } from "./demo-store.js";
+import { Signals } from "./stop-signals.js";
 import {
   type EmulatedUser,
   startTelegramEmulator,
@@ -29,8 +31,7 @@ import {
 
 export type { DemoIo } from "./demo-chat.js";
 
-/** The person at the terminal, as Telegram would describe them. */
-export const DEMO_USER = { id: 424242, firstName: "Demo", username: "demo_user" } as const;
+export { DEMO_USER } from "./demo-options.js";
 
 /** Settings of `npm start` the demo lets the environment change; the rest it sets itself. */
 const PASSED_THROUGH = [
@@ -141,40 +142,6 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
     languageCode: options.languageCode,
   });
   return { app, user, emulator, storage: storage.description };
-}
-
-/**
- * SIGINT/SIGTERM, watched from the start: a signal during start-up stops the demo once
- * the parts are up (so they are stopped cleanly); later, it ends the chat. A second
- * signal exits at once.
- */
-class Signals {
-  received = false;
-  #onSignal: () => void = () => {};
-  readonly #output: NodeJS.WritableStream;
-  readonly #handler = () => {
-    if (this.received) {
-      this.#output.write("Stopping anyway.\n");
-      process.exit(1);
-    }
-    this.received = true;
-    this.#onSignal();
-  };
-
-  constructor(output: NodeJS.WritableStream) {
-    this.#output = output;
-    process.on("SIGINT", this.#handler);
-    process.on("SIGTERM", this.#handler);
-  }
-
-  onSignal(action: () => void): void {
-    this.#onSignal = action;
-  }
-
-  unhook(): void {
-    process.off("SIGINT", this.#handler);
-    process.off("SIGTERM", this.#handler);
-  }
 }
 
 async function roleOf(app: App): Promise<DemoRole> {

@@ -2,21 +2,18 @@
  * `npm run demo` as a person runs it: the real command in a child process, typed into
  * through a pipe, its chat read from stdout (plain text, since stdout is not a terminal).
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEMO_USER } from "../../src/dev/demo.js";
 import { translator } from "../../src/i18n.js";
 import { formatAmount } from "../../src/payments/money.js";
 import { SCRIPTED_NUMBERS } from "../../src/sandbox/index.js";
 import { freePort } from "../support/net.js";
+import { escapeRegExp, PipedProcess } from "../support/piped-process.js";
 import { testRedis, testRedisUrl } from "../support/redis.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const WAIT_MS = 20_000;
 const en = translator("en");
 
 function scripted(outcome: string) {
@@ -28,72 +25,20 @@ function scripted(outcome: string) {
   };
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/** The demo command with piped stdio; `waitFor` reads its output in order. */
-class DemoProcess {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output = "";
-  stderr = "";
-  #cursor = 0;
-
-  constructor(env: Record<string, string>, args: string[] = []) {
-    this.child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "demo", ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      this.output += chunk;
-    });
-    this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      this.stderr += chunk;
-    });
-    this.exited = new Promise((resolve) => {
-      this.child.once("exit", (code, signal) => resolve({ code, signal }));
-    });
-  }
-
-  type(line: string): void {
-    this.child.stdin.write(`${line}\n`);
-  }
-
-  /** The first match of `pattern` in output not yet consumed by an earlier wait. */
-  async waitFor(pattern: RegExp): Promise<RegExpExecArray> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const match = pattern.exec(this.output.slice(this.#cursor));
-      if (match) {
-        this.#cursor += match.index + match[0].length;
-        return match;
-      }
-      if (Date.now() > deadline || this.child.exitCode !== null) {
-        throw new Error(
-          `demo output did not show ${pattern}\n--- stdout ---\n${this.output}\n--- stderr ---\n${this.stderr}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-
-  kill(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
-  }
-}
-
-let demo: DemoProcess | undefined;
+let demo: PipedProcess | undefined;
 let logDir: string | undefined;
 
 function startDemo(
   env: Record<string, string>,
   args: string[] = [],
-): { demo: DemoProcess; logFile: string } {
+): { demo: PipedProcess; logFile: string } {
   logDir = mkdtempSync(join(tmpdir(), "demo-test-"));
   const logFile = join(logDir, "demo.log");
-  demo = new DemoProcess({ DEMO_SETTLE_DELAY_MS: "300", DEMO_LOG_FILE: logFile, ...env }, args);
+  demo = new PipedProcess(["demo", ...args], {
+    DEMO_SETTLE_DELAY_MS: "300",
+    DEMO_LOG_FILE: logFile,
+    ...env,
+  });
   return { demo, logFile };
 }
 
