@@ -19,22 +19,29 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-/** Runs `stop` on the first SIGTERM/SIGINT and exits 0, or 1 past the deadline. */
+/**
+ * Runs `stop` on the first SIGTERM/SIGINT and exits 0, or 1 when it fails or passes the
+ * deadline; the last log line is always "stopped", with the exit code.
+ */
 function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "stopping");
+    const exit = (exitCode: number) => {
+      logger.info({ signal, exitCode }, "stopped");
+      process.exit(exitCode);
+    };
     setTimeout(() => {
       logger.error("stop took too long; exiting");
-      process.exit(1);
+      exit(1);
     }, STOP_DEADLINE_MS).unref();
     stop().then(
-      () => process.exit(0),
+      () => exit(0),
       (error: unknown) => {
         logger.error({ err: error }, "stop failed");
-        process.exit(1);
+        exit(1);
       },
     );
   };

@@ -28,6 +28,8 @@ export interface DemoOptions {
   settleDelayMs: number;
   /** Where the JSON logs go; default `<tmpdir>/payout-bot-demo-<pid>.log`. */
   logFile: string;
+  /** DEMO_LOG_FILE named the file: it is kept. The default one is removed on a clean exit. */
+  keepLogFile: boolean;
   /** `--help`: print the usage and stop. */
   help: boolean;
 }
@@ -46,7 +48,8 @@ export const DEMO_USAGE = [
   "  REDIS_URL               Redis to use if one answers (default redis://127.0.0.1:6379);",
   "                          else the demo runs on an in-memory store",
   `  DEMO_SETTLE_DELAY_MS    how long a payment stays pending (default ${DEFAULT_DEMO_SETTLE_DELAY_MS})`,
-  "  DEMO_LOG_FILE           where the logs go (default a file in the temp directory)",
+  "  DEMO_LOG_FILE           where the logs go, kept (default a file in the temp directory,",
+  "                          removed on a clean exit)",
   "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS, PAYMENT_TIMEOUT_MS,",
   "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS: as for npm start",
 ].join("\n");
@@ -135,9 +138,17 @@ export function parseDemoOptions(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   const languageCode = languageOf(raw.values.get("lang") ?? env.DEMO_LANG ?? "en", problems);
   const settleDelayMs = settleDelayOf(env.DEMO_SETTLE_DELAY_MS, problems);
-  const logFile = env.DEMO_LOG_FILE?.trim() || join(tmpdir(), `payout-bot-demo-${process.pid}.log`);
+  const namedLogFile = env.DEMO_LOG_FILE?.trim();
+  const logFile = namedLogFile || join(tmpdir(), `payout-bot-demo-${process.pid}.log`);
   if (problems.length > 0 || !isDemoRole(role) || languageCode === undefined) {
     throw new ConfigError(problems);
   }
-  return { role, languageCode, settleDelayMs, logFile, help: raw.help };
+  return {
+    role,
+    languageCode,
+    settleDelayMs,
+    logFile,
+    keepLogFile: Boolean(namedLogFile),
+    help: raw.help,
+  };
 }

@@ -163,6 +163,8 @@ export interface BannerFacts {
   languageCode: string;
   storage: string;
   logFile: string;
+  /** False: the log file is removed when the demo stops cleanly. */
+  keepLogFile: boolean;
   settleDelayMs: number;
 }
 
@@ -174,7 +176,7 @@ export function banner(facts: BannerFacts, style: Style): string {
       ": the real bot, a local Payment API sandbox and an emulated Telegram, on this machine.",
     `  You:    ${facts.userName} (Telegram id ${facts.userId}, language ${facts.languageCode}), role ${bold(facts.role, style)}`,
     `  Store:  ${facts.storage}`,
-    `  Logs:   ${facts.logFile}`,
+    `  Logs:   ${facts.logFile}${facts.keepLogFile ? "" : " (removed when the demo stops cleanly)"}`,
     `  Money:  payments stay pending ${seconds} s, then the sandbox settles them and calls the bot's webhook.`,
     `  ${scriptedHint()} Any other MTN or Orange number succeeds.`,
     "",

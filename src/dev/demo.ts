@@ -6,6 +6,7 @@
  * do in production: the sandbox calls the bot's payment webhook.
  */
 import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
 import { pino } from "pino";
 import { type App, StartupError, startApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
@@ -184,6 +185,7 @@ async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) 
     languageCode: options.languageCode,
     storage: running.storage,
     logFile: options.logFile,
+    keepLogFile: options.keepLogFile,
     settleDelayMs: options.settleDelayMs,
   };
   session.start(banner(facts, style));
@@ -216,6 +218,7 @@ export async function runDemo(
   const cleanups = new Cleanups(logger);
   const signals = new Signals(output);
   output.write(`Starting the demo (logs: ${logFile})…\n`);
+  let clean = false;
   try {
     const running = await startParts(settings, logger, cleanups);
     const why = signals.received ? "interrupt" : await chat(running, settings, streams, signals);
@@ -226,10 +229,14 @@ export async function runDemo(
       process.exit(1);
     }, STOP_DEADLINE_MS).unref();
     await cleanups.run();
+    logger.info("demo stopped");
+    clean = true;
     output.write("Stopped. Bye.\n");
   } finally {
     await cleanups.run();
     signals.unhook();
     destination.end();
+    // A log nobody asked for is not left behind; after a failure it is kept for reading.
+    if (clean && !settings.options.keepLogFile) rmSync(logFile, { force: true });
   }
 }

@@ -2,7 +2,7 @@
  * `npm run demo` as a person runs it: the real command in a child process, typed into
  * through a pipe, its chat read from stdout (plain text, since stdout is not a terminal).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -88,7 +88,10 @@ describe("npm run demo", () => {
     expect(demo.output).toContain("Stopped.");
     expect(await countKeys(prefix)).toBe(0);
     // Logs went to the file (settlement came by webhook), none over the chat.
-    expect(readFileSync(logFile, "utf8")).toContain('"msg":"payment callback handled"');
+    const logs = readFileSync(logFile, "utf8");
+    expect(logs).toContain('"msg":"payment callback handled"');
+    // DEMO_LOG_FILE named it: kept, down to the last line.
+    expect(logs.trim().split("\n").at(-1)).toContain('"msg":"demo stopped"');
     expect(demo.output).not.toContain('"level"');
     // stdout is a pipe: plain text, no ANSI codes.
     expect(demo.output).not.toContain("\u001b[");
@@ -132,6 +135,19 @@ describe("npm run demo", () => {
     demo.type(":quit");
     const exit = await demo.exited;
     expect(exit.code).toBe(0);
+  });
+
+  it("removes its default log file on a clean exit, and says so at start", async () => {
+    const port = await freePort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}`, DEMO_LOG_FILE: "" });
+    const [, logFile = ""] = await demo.waitFor(
+      /Logs: +(\S+payout-bot-demo-\d+\.log) \(removed when the demo stops cleanly\)/,
+    );
+    expect(existsSync(logFile)).toBe(true);
+
+    demo.type(":quit");
+    expect((await demo.exited).code).toBe(0);
+    expect(existsSync(logFile)).toBe(false);
   });
 
   it("refuses an unknown role with exit code 2 and says which roles exist", async () => {

@@ -45,6 +45,8 @@ describe("the bot process", () => {
       const exit = await bot.process.waitForExit(10_000);
       expect(exit).toEqual({ code: 0, signal: null });
       expect(bot.process.hasLog((line) => line.msg === "stopping")).toBe(true);
+      // The last line says it stopped, and how.
+      expect(bot.process.logs.at(-1)).toMatchObject({ msg: "stopped", signal, exitCode: 0 });
       expect(await pollerLeaseHolder()).toBeNull();
       expect(await healthStatus(bot.url, 500)).toBe(0);
 
