@@ -158,12 +158,13 @@ export async function startApp(options: AppOptions): Promise<App> {
       service,
       stores,
       logger,
+      timeZone: config.timeZone,
       now,
     });
     const botUsername = await botIdentity(bot);
     await registerCommands(bot, logger);
 
-    const messenger = new TelegramMessenger(bot.telegram, stores, logger);
+    const messenger = new TelegramMessenger(bot.telegram, stores, logger, config.timeZone);
     // Only values that are set: an explicit `undefined` would override the loops' defaults
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
     const tick = options.loopTickMs === undefined ? {} : { tickMs: options.loopTickMs };

@@ -26,6 +26,8 @@ export interface BotDeps {
   service: PayoutService;
   stores: Stores;
   logger: Logger;
+  /** IANA zone of the times in messages; default Africa/Douala. */
+  timeZone?: string;
   now?: () => number;
 }
 
@@ -45,7 +47,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   });
 
   bot.use(sequentialPerChat());
-  bot.use(access({ stores: deps.stores, logger: deps.logger }));
+  bot.use(access({ stores: deps.stores, logger: deps.logger, timeZone: deps.timeZone }));
   bot.use(helpFeature({ stores: deps.stores }));
   bot.use(payFeature({ service: deps.service, stores: deps.stores, now }));
   bot.use(lookupFeature({ service: deps.service }));

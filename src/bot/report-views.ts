@@ -14,7 +14,7 @@ import {
   type PaymentStatus,
 } from "../payments/schemas.js";
 import type { Payout } from "../payouts/payout.js";
-import { CALLBACK, formatTime, money, operatorName, STATE_TITLE, type View } from "./views.js";
+import { CALLBACK, money, operatorName, STATE_TITLE, type View } from "./views.js";
 
 export function availabilityView(t: Translate, entries: readonly AvailabilityEntry[]): View {
   const lines = [t("availability.title"), ""];
@@ -86,7 +86,7 @@ export function paymentView(t: Translate, payment: Payment): View {
   }
   const updated = payment.updatedAt ?? payment.createdAt;
   if (updated && !Number.isNaN(Date.parse(updated))) {
-    lines.push(t("status.updated", { time: formatTime(Date.parse(updated), t.locale) }));
+    lines.push(t("status.updated", { time: t.time(Date.parse(updated)) }));
   }
   return { text: lines.join("\n") };
 }
@@ -97,7 +97,7 @@ export function payoutLine(t: Translate, payout: Payout, withInitiator: boolean)
     state: html(t(STATE_TITLE[payout.state])),
     amount: money(t, payout.amount),
     name: payout.recipientName,
-    time: formatTime(payout.createdAtMs, t.locale),
+    time: t.time(payout.createdAtMs),
     ref: payout.id,
   };
   return withInitiator

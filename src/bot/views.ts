@@ -10,7 +10,7 @@ import type { MessageKey, Translate } from "../i18n.js";
 import { type AmountProblem, formatAmount } from "../payments/money.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../payments/phone.js";
 import type { PayoutState } from "../payouts/lifecycle.js";
-import type { Locale, Payout } from "../payouts/payout.js";
+import type { Payout } from "../payouts/payout.js";
 import type { PrepareFailure } from "../payouts/service-types.js";
 
 export interface View {
@@ -31,29 +31,6 @@ export const CALLBACK_PATTERN = {
   history: /^h:(\d{1,4})$/,
   unknown: /^u:(\d{1,4})$/,
 } as const;
-
-/** Times are shown in Cameroon's time zone (West Africa Time, UTC+1). */
-const TIME_ZONE = "Africa/Douala";
-
-/** One formatter per locale: building an Intl.DateTimeFormat is costly, using one is not. */
-const TIME_FORMATS: Record<Locale, Intl.DateTimeFormat> = {
-  en: timeFormat("en-GB"),
-  fr: timeFormat("fr-FR"),
-};
-
-function timeFormat(tag: string): Intl.DateTimeFormat {
-  return new Intl.DateTimeFormat(tag, {
-    timeZone: TIME_ZONE,
-    day: "2-digit",
-    month: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-  });
-}
-
-export function formatTime(ms: number, locale: Locale): string {
-  return TIME_FORMATS[locale].format(new Date(ms));
-}
 
 const OPERATOR_NAMES: Record<OperatorHint, string> = {
   mtn: "MTN MoMo",
@@ -104,7 +81,7 @@ export function confirmationPrompt(t: Translate, payout: Payout, nowMs: number):
     "",
     payoutDetails(t, payout),
     "",
-    t("prompt.expires", { minutes, time: formatTime(payout.expiresAtMs, t.locale) }),
+    t("prompt.expires", { minutes, time: t.time(payout.expiresAtMs) }),
   ].join("\n");
   const keyboard = Markup.inlineKeyboard([
     Markup.button.callback(t.plain("button.confirm"), CALLBACK.confirm(payout.id)),
@@ -158,7 +135,7 @@ export function payoutStateView(t: Translate, payout: Payout): View {
   if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
   lines.push(...feeLines(t, payout));
   if (payout.settledAtMs !== undefined) {
-    lines.push(t("payout.settled_at", { time: formatTime(payout.settledAtMs, t.locale) }));
+    lines.push(t("payout.settled_at", { time: t.time(payout.settledAtMs) }));
   }
   const explanation = stateExplanation(t, payout);
   if (explanation) lines.push("", explanation);
@@ -202,7 +179,7 @@ export function settlementNotice(t: Translate, payout: Payout): View {
   if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
   lines.push(
     t("payout.settled_at", {
-      time: formatTime(payout.settledAtMs ?? payout.updatedAtMs, t.locale),
+      time: t.time(payout.settledAtMs ?? payout.updatedAtMs),
     }),
   );
   return { text: lines.join("\n") };

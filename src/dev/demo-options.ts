@@ -51,7 +51,7 @@ export const DEMO_USAGE = [
   "  DEMO_LOG_FILE           where the logs go, kept (default a file in the temp directory,",
   "                          removed on a clean exit)",
   "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS, PAYMENT_TIMEOUT_MS,",
-  "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS: as for npm start",
+  "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS, TIME_ZONE: as for npm start",
 ].join("\n");
 
 /** The arguments after the `demo` command in `process.argv`. */

@@ -43,6 +43,7 @@ const PASSED_THROUGH = [
   "PAYMENT_TIMEOUT_MS",
   "PAYOUT_STUCK_AFTER_HOURS",
   "PAYOUT_RETENTION_DAYS",
+  "TIME_ZONE",
 ] as const;
 
 /** How long stopping may take before the process exits anyway. */

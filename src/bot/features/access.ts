@@ -13,6 +13,8 @@ import { replyHtml } from "../reply.js";
 export interface AccessDeps {
   stores: Stores;
   logger: Logger;
+  /** IANA zone of the times `ctx.t` shows; default Africa/Douala. */
+  timeZone?: string | undefined;
 }
 
 const GROUP_ALLOWED = /^\/(start|help)(@\w+)?(\s|$)/;
@@ -27,7 +29,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
     ]);
     ctx.staff = role ? { userId: from.id, role } : null;
     ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code);
-    ctx.t = translator(ctx.locale);
+    ctx.t = translator(ctx.locale, deps.timeZone);
     ctx.log = deps.logger.child({ updateId: ctx.update.update_id, userId: from.id });
 
     if (ctx.chat && ctx.chat.type !== "private") {

@@ -35,7 +35,7 @@ export function helpFeature(deps: { stores: Stores }): Composer<BotContext> {
     }
     await deps.stores.sessions.setLocale(ctx.from.id, wanted);
     ctx.locale = wanted;
-    ctx.t = translator(wanted);
+    ctx.t = translator(wanted, ctx.t.timeZone);
     await replyHtml(ctx, ctx.t("lang.changed"));
   });
 

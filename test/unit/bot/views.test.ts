@@ -11,7 +11,6 @@ import {
   CALLBACK_PATTERN,
   cannotPayText,
   confirmationPrompt,
-  formatTime,
   payoutStateView,
   phoneProblemText,
   prepareFailureText,
@@ -70,7 +69,7 @@ describe("confirmationPrompt", () => {
         "Amount: 1,234,500 FCFA",
         "Note: delivery",
         "",
-        "Check the name. This confirmation expires in 5 min (15 Jan, 12:05).",
+        "Check the name. This confirmation expires in 5 min (15 Jan, 12:05 UTC+1).",
       ].join("\n"),
     );
   });
@@ -86,7 +85,7 @@ describe("confirmationPrompt", () => {
     expect(text).toContain("Confirmez ce paiement");
     expect(text).toContain("Numéro : +237 690 00 00 01 (Orange Money)");
     expect(text).toContain("Montant : 1\u202F234\u202F500 FCFA");
-    expect(text).toContain("expire dans 5 min (15 janv., 12:05)");
+    expect(text).toContain("expire dans 5 min (15 janv., 12:05 UTC+1)");
     expect(view.keyboard?.inline_keyboard.flat().map((button) => button.text)).toEqual([
       "✅ Confirmer",
       "✖️ Annuler",
@@ -201,7 +200,7 @@ describe("payoutStateView", () => {
       payoutStateView(en, payout({ state: "success", fee: 1500, settledAtMs: NOW })),
     );
     expect(text).toContain("Fee: 1,500 FCFA");
-    expect(text).toContain("Time: 15 Jan, 12:00");
+    expect(text).toContain("Time: 15 Jan, 12:00 UTC+1");
   });
 
   it("says nothing was paid for cancelled, expired and refused payouts", () => {
@@ -381,7 +380,7 @@ describe("paymentView", () => {
     expect(text).toContain("Statut : ✅ effectué");
     expect(text).toContain("Montant : 5\u202F000 FCFA");
     expect(text).toContain("+237 690 00 00 01 (Orange Money)");
-    expect(text).toContain("15 janv., 12:00");
+    expect(text).toContain("Dernière mise à jour : 15 janv., 12:00 UTC+1");
   });
 });
 
@@ -410,14 +409,28 @@ describe("historyView and payoutLine", () => {
   it("writes one line per payout with its reference", () => {
     const line = read(payoutLine(en, payout({ state: "pending" }), false));
     expect(line).toBe(
-      "⏳ Pending · 1,234,500 FCFA · Jean-Paul Mbarga · 15 Jan, 12:00 · Zx9_Kq-3LmNpQr8sTuVw",
+      "⏳ Pending · 1,234,500 FCFA · Jean-Paul Mbarga · 15 Jan, 12:00 UTC+1 · Zx9_Kq-3LmNpQr8sTuVw",
     );
   });
 });
 
-describe("formatTime", () => {
-  it("shows Cameroon time (UTC+1) in each language", () => {
-    expect(formatTime(NOW, "en")).toBe("15 Jan, 12:00");
-    expect(formatTime(NOW, "fr")).toBe("15 janv., 12:00");
+describe("t.time", () => {
+  it("shows Cameroon time with its offset in each language by default", () => {
+    expect(en.time(NOW)).toBe("15 Jan, 12:00 UTC+1");
+    expect(fr.time(NOW)).toBe("15 janv., 12:00 UTC+1");
+  });
+
+  it("shows the configured zone, its offset and its daylight saving time", () => {
+    expect(translator("en", "UTC").time(NOW)).toBe("15 Jan, 11:00 UTC");
+    expect(translator("fr", "America/New_York").time(NOW)).toBe("15 janv., 06:00 UTC-5");
+    expect(translator("en", "Europe/Paris").time(Date.UTC(2024, 6, 15, 11, 0))).toBe(
+      "15 Jul, 13:00 UTC+2",
+    );
+  });
+
+  it("puts the zone in every view that shows a time", () => {
+    const kolkata = translator("en", "Asia/Kolkata");
+    const prompt = read(confirmationPrompt(kolkata, payout(), NOW));
+    expect(prompt).toContain("(15 Jan, 16:35 UTC+5:30)");
   });
 });
