@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../logger.js";
 import { keys } from "./keys.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
+import { RedisProfileStore } from "./redis-profiles.js";
 import { RedisAuditLog, RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
 import type { Stores } from "./types.js";
@@ -114,6 +115,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     payouts: new RedisPayoutStore(redis, { keys: k, retentionMs: options.retentionMs, logger }),
     sessions: new RedisSessionStore(redis, k, logger),
     staff: new RedisStaffStore(redis, k, logger),
+    profiles: new RedisProfileStore(redis, k.profiles(), logger),
     tracking: new RedisDueQueue(redis, k.tracking()),
     outbox: new RedisDueQueue(redis, k.outbox()),
     audit: new RedisAuditLog(redis, k.audit(), logger),

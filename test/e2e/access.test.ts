@@ -43,6 +43,10 @@ describe("access rules, end to end", () => {
     expect(h.emulator.messages(STRANGER_ID)).toHaveLength(2);
     expectNoPaymentTraffic();
     expect(await h.app.stores.sessions.getDialog(STRANGER_ID)).toBeNull();
+    // Nothing of a stranger is kept, not even the name; a staff member's is.
+    await reply(VIEWER_ID, "/help");
+    const names = await h.app.stores.profiles.getMany([STRANGER_ID, VIEWER_ID]);
+    expect([...names.keys()]).toEqual([VIEWER_ID]);
   });
 
   it("refuses a stranger inside what would be a dialog", async () => {

@@ -392,7 +392,8 @@ describe("historyView and payoutLine", () => {
     const text = read(view);
     expect(text).toContain("All payouts (page 2 of 3)");
     expect(text).toContain(HOSTILE);
-    expect(text).toContain("by 1002");
+    // Nobody named the initiator to the bot: the id stands in.
+    expect(text).toContain("by user 1002");
     const buttons = view.keyboard?.inline_keyboard.flat() ?? [];
     expect(buttons.map((b) => ("callback_data" in b ? b.callback_data : ""))).toEqual([
       "h:0",
@@ -406,11 +407,26 @@ describe("historyView and payoutLine", () => {
     );
   });
 
-  it("writes one line per payout with its reference", () => {
-    const line = read(payoutLine(en, payout({ state: "pending" }), false));
-    expect(line).toBe(
-      "⏳ Pending · 1,234,500 FCFA · Jean-Paul Mbarga · 15 Jan, 12:00 UTC+1 · Zx9_Kq-3LmNpQr8sTuVw",
+  it("writes one line per payout: payout or collection, masked number, time, reference", () => {
+    expect(read(payoutLine(en, payout({ state: "pending" })))).toBe(
+      "⏳ Pending · Payout of 1,234,500 FCFA to Jean-Paul Mbarga (6•• •• •0 01) · 15 Jan, 12:00 UTC+1 · Zx9_Kq-3LmNpQr8sTuVw",
     );
+    expect(read(payoutLine(fr, payout({ kind: "collection", state: "success" }), "Ama"))).toBe(
+      "✅ Effectué · Encaissement de 1\u202F234\u202F500 FCFA auprès de Jean-Paul Mbarga (6•• •• •0 01) · 15 janv., 12:00 UTC+1 · par Ama · Zx9_Kq-3LmNpQr8sTuVw",
+    );
+  });
+
+  it("names who made each payout when the bot knows their name, else their id", () => {
+    const items = [payout({ initiatorId: 7 }), payout({ id: "other-payout-id", initiatorId: 8 })];
+    const names = new Map([[7, "<b>Ama</b>"]]);
+    const view = historyView(en, { items, total: 2, page: 0, pageSize: 10 }, true, names);
+
+    expect(view.text).toContain("by &lt;b&gt;Ama&lt;/b&gt;");
+    expect(read(view)).toContain("by <b>Ama</b> · Zx9_Kq-3LmNpQr8sTuVw");
+    expect(read(view)).toContain("by user 8 · other-payout-id");
+    // A payer's own list: no "by".
+    const own = read(historyView(en, { items, total: 2, page: 0, pageSize: 10 }, false, names));
+    expect(own).not.toContain(" by ");
   });
 });
 
