@@ -142,6 +142,24 @@ export function payoutStateView(t: Translate, payout: Payout): View {
   return { text: lines.join("\n") };
 }
 
+/**
+ * For a payment that failed or was canceled: what the API said about it, when it said
+ * anything, and what to do next. Nothing for any other state.
+ */
+function outcomeAdvice(t: Translate, payout: Payout): string[] {
+  if (payout.state !== "failed" && payout.state !== "canceled") return [];
+  const next: MessageKey =
+    payout.state === "failed"
+      ? payout.kind === "disbursement"
+        ? "next.failed_disbursement"
+        : "next.failed_collection"
+      : payout.kind === "disbursement"
+        ? "next.canceled_disbursement"
+        : "next.canceled_collection";
+  const said = payout.apiRemark ? [t("explain.api_said", { remark: payout.apiRemark })] : [];
+  return [...said, t(next)];
+}
+
 function stateExplanation(t: Translate, payout: Payout): string | undefined {
   switch (payout.state) {
     case "pending":
@@ -155,7 +173,10 @@ function stateExplanation(t: Translate, payout: Payout): string | undefined {
       return t("explain.nothing_paid");
     case "failed":
     case "canceled":
-      return t(payout.kind === "disbursement" ? "explain.not_paid_out" : "explain.not_collected");
+      return [
+        t(payout.kind === "disbursement" ? "explain.not_paid_out" : "explain.not_collected"),
+        ...outcomeAdvice(t, payout),
+      ].join("\n");
     default:
       return undefined;
   }
@@ -182,6 +203,8 @@ export function settlementNotice(t: Translate, payout: Payout): View {
       time: t.time(payout.settledAtMs ?? payout.updatedAtMs),
     }),
   );
+  const advice = outcomeAdvice(t, payout);
+  if (advice.length > 0) lines.push("", ...advice);
   return { text: lines.join("\n") };
 }
 

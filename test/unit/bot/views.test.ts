@@ -258,6 +258,35 @@ describe("settlementNotice and stuckNotice", () => {
     expect(text).toContain("Payment id: pay_9");
   });
 
+  it.each([
+    ["failed", "disbursement", "What to do: check the number and the name with the recipient"],
+    ["failed", "collection", "What to do: check the number with the customer"],
+    ["canceled", "disbursement", "What to do: the operator stopped it"],
+    ["canceled", "collection", "What to do: the customer may have refused"],
+  ] as const)("says what to do next about a %s %s, and what the API said", (state, kind, next) => {
+    const quiet = read(settlementNotice(en, payout({ state, kind })));
+    expect(quiet).toContain(next);
+    expect(quiet).not.toContain("said");
+    const p = payout({ state, kind, apiRemark: HOSTILE });
+    for (const view of [settlementNotice(en, p), payoutStateView(en, p)]) {
+      expect(view.text).not.toContain("<script>");
+      expect(read(view)).toContain(`The payment service said: “${HOSTILE}”\n${next}`);
+    }
+  });
+
+  it("tells nothing more than the outcome for a completed payout", () => {
+    const p = payout({ state: "success", apiRemark: "Payment for services" });
+    expect(read(settlementNotice(en, p))).not.toContain("Payment for services");
+    expect(read(settlementNotice(en, p))).not.toContain("What to do");
+  });
+
+  it("says it in French too", () => {
+    const p = payout({ state: "canceled", kind: "collection", locale: "fr", apiRemark: "Refusé" });
+    const text = read(settlementNotice(fr, p));
+    expect(text).toContain("Le service de paiement a indiqué : « Refusé »");
+    expect(text).toContain("Que faire : le client a peut-être refusé");
+  });
+
   it("escapes the name in French notices", () => {
     const p = payout({ state: "success", recipientName: HOSTILE, locale: "fr" });
     expect(read(settlementNotice(fr, p))).toContain(`Payé : 1\u202F234\u202F500 FCFA à ${HOSTILE}`);
