@@ -133,7 +133,7 @@ const OUTCOME_HINT: Record<ScriptedOutcome, string> = {
   failed: "to fail",
   pending: "to stay pending",
   no_account: "for a number with no account",
-  canceled: "to be canceled by the operator",
+  canceled: "to be cancelled by the operator",
 };
 
 /** `try 670000001 to succeed, 670000002 to fail, …` from the sandbox's scripted MTN numbers. */

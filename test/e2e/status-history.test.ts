@@ -61,7 +61,7 @@ describe("/status", () => {
     for (const id of [VIEWER_ID, PAYER_ID, ADMIN_ID]) {
       const text = await ask(user(id), `/status ${paymentId}`);
       expect(text).toContain(`🔎 Payment ${paymentId}`);
-      expect(text).toContain("Status: ❌ failed");
+      expect(text).toContain("Status: ❌ Failed");
       expect(text).toContain("Type: payout");
       expect(text).toContain("Amount: 2,500 FCFA");
       expect(text).toContain("+237 670 00 00 02 (MTN MoMo)");

@@ -49,7 +49,7 @@ function webhookUrl(harness: Harness): string {
   return `${http.url}${harness.app.config.payment.webhookPath}`;
 }
 
-const NOTICE_START = { success: "✅ Paid:", failed: "❌ Failed:", canceled: "⚪ Canceled:" };
+const NOTICE_START = { success: "✅ Paid:", failed: "❌ Failed:", canceled: "⚪ Cancelled:" };
 
 function isNotice(message: SentMessage, prompt: SentMessage): boolean {
   const text = plainText(message);
@@ -152,8 +152,8 @@ describe("status callbacks, with polling too slow to matter", () => {
     {
       number: "237670000005",
       status: "canceled",
-      start: "⚪ Canceled:",
-      title: "Canceled",
+      start: "⚪ Cancelled:",
+      title: "Cancelled by the operator",
       next: "What to do: the operator stopped it; the recipient's account may not accept it.",
     },
   ])("tells the payer about a $status payout from the callback, and what to do", async (row) => {

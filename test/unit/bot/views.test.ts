@@ -246,7 +246,11 @@ describe("settlementNotice and stuckNotice", () => {
       "disbursement",
       "❌ Failed: 1,234,500 FCFA for Jean-Paul Mbarga did not go through.",
     ],
-    ["canceled", "collection", "⚪ Canceled: 1,234,500 FCFA for Jean-Paul Mbarga was canceled"],
+    [
+      "canceled",
+      "collection",
+      "⚪ Cancelled: 1,234,500 FCFA for Jean-Paul Mbarga was cancelled by the operator.",
+    ],
   ] as const)("tells the payer about %s (%s)", (state, kind, first) => {
     const p = payout({ state, kind, paymentId: "pay_9", fee: 100, settledAtMs: NOW });
     const text = read(settlementNotice(en, p));
@@ -383,15 +387,24 @@ describe("availabilityView", () => {
       [
         "📶 Operators right now",
         "",
-        "MTN MoMo: payouts ✅ available; collections ⛔ <SUSPENDED>",
-        "Orange Money: payouts ✅ available; collections not listed",
+        "MTN MoMo: payouts ✅ Available; collections ⛔ <SUSPENDED>",
+        "Orange Money: payouts ✅ Available; collections ❔ Not listed",
       ].join("\n"),
     );
-    expect(read(availabilityView(fr, entries))).toContain("Orange Money : paiements ✅ disponible");
+    expect(read(availabilityView(fr, entries))).toContain("Orange Money : paiements ✅ Disponible");
   });
 });
 
 describe("paymentView", () => {
+  it.each([
+    ["pending", "Status: ⏳ Pending"],
+    ["success", "Status: ✅ Completed"],
+    ["failed", "Status: ❌ Failed"],
+    ["canceled", "Status: ⚪ Cancelled"],
+  ])("shows the status %s as a capitalised word", (status, shown) => {
+    expect(read(paymentView(en, { id: "pay_1", status }))).toContain(shown);
+  });
+
   it("shows a payment as the API reports it", () => {
     const text = read(
       paymentView(fr, {
@@ -406,7 +419,7 @@ describe("paymentView", () => {
       }),
     );
     expect(text).toContain("Paiement pay_1");
-    expect(text).toContain("Statut : ✅ effectué");
+    expect(text).toContain("Statut : ✅ Effectué");
     expect(text).toContain("Montant : 5\u202F000 FCFA");
     expect(text).toContain("+237 690 00 00 01 (Orange Money)");
     expect(text).toContain("Dernière mise à jour : 15 janv., 12:00 UTC+1");
