@@ -109,6 +109,7 @@ describe("access rules, end to end", () => {
     const text = plainText(await reply(ADMIN_ID, "/help"));
 
     expect(text).toContain("your role: admin");
+    expect(text).toContain("You will get a message here when each of your payments completes.");
     expect(text).toContain("/pay");
     expect(text).toContain("/staff");
     expect(text).toContain("/unknown");
@@ -123,6 +124,8 @@ describe("access rules, end to end", () => {
     expect(text).not.toContain("/pay");
     expect(text).not.toContain("/collect");
     expect(text).not.toContain("/staff");
+    // A viewer starts no payment, so is told of none.
+    expect(text).not.toContain("You will get a message");
   });
 
   it("lets an approver pay but not manage staff", async () => {
