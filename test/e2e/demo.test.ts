@@ -12,6 +12,7 @@ import { formatAmount } from "../../src/payments/money.js";
 import { SCRIPTED_NUMBERS } from "../../src/sandbox/index.js";
 import { freePort } from "../support/net.js";
 import { escapeRegExp, PipedProcess } from "../support/piped-process.js";
+import { waitUntil } from "../support/processes.js";
 import { testRedis, testRedisUrl } from "../support/redis.js";
 
 const en = translator("en");
@@ -23,6 +24,16 @@ function scripted(outcome: string) {
     national: entry.phone.slice(3),
     name: entry.name ? `${entry.name.firstName} ${entry.name.lastName}` : "",
   };
+}
+
+const PROMPT = "you › ";
+
+/** A transcript with what changes from run to run (times, payment ids, references) blanked. */
+function comparable(transcript: string): string {
+  return transcript
+    .replace(/\d{2} \w{3}, \d{2}:\d{2} UTC[+-]?\d*/g, "<time>")
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<payment id>")
+    .replace(/ · [\w-]{16}$/gm, " · <reference>");
 }
 
 let demo: PipedProcess | undefined;
@@ -148,6 +159,31 @@ describe("npm run demo", () => {
     demo.type(":quit");
     expect((await demo.exited).code).toBe(0);
     expect(existsSync(logFile)).toBe(false);
+  });
+
+  it("prints what the README's transcript shows, for the same input", async () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const block = /A real transcript of `npm run demo`[^`]*```\n([\s\S]*?)```/.exec(readme)?.[1];
+    if (!block) throw new Error("the README has no demo transcript");
+    const expected = comparable(block);
+    const inputs = block
+      .split("\n")
+      .filter((line) => line.startsWith(PROMPT))
+      .map((line) => line.slice(PROMPT.length));
+    expect(inputs.length).toBeGreaterThan(2);
+
+    const port = await freePort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    const chat = () => comparable(demo.output.slice(demo.output.indexOf(PROMPT)));
+    await demo.waitFor(/:quit or Ctrl-C to leave\./);
+    for (const input of inputs) {
+      // Each line is typed once the chat shows what the README shows before it.
+      const before = expected.slice(0, expected.indexOf(`${PROMPT}${input}`));
+      await waitUntil(() => chat().startsWith(before), `the transcript before "${input}"`, 20_000);
+      demo.type(input);
+    }
+    expect((await demo.exited).code).toBe(0);
+    expect(chat().replace(/Stopping…[\s\S]*$/, "")).toBe(expected);
   });
 
   it("refuses an unknown role with exit code 2 and says which roles exist", async () => {
