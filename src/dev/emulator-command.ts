@@ -9,7 +9,7 @@ import { DEFAULT_SANDBOX_API_KEY, DEFAULT_SANDBOX_PORT } from "../sandbox/index.
 import { StartupError } from "../startup-checks.js";
 import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
 import { DEMO_USER, languageOf, readFlags } from "./demo-options.js";
-import { bold, demoHelp, type Style } from "./demo-render.js";
+import { bold, type Style } from "./demo-render.js";
 import { Signals } from "./stop-signals.js";
 import { DEFAULT_EMULATOR_TOKEN, startTelegramEmulator } from "./telegram-emulator.js";
 
@@ -137,7 +137,6 @@ export async function runEmulatorCommand(
       style,
       interactive: isTty(input) && isTty(output),
       label: "emulator",
-      help: demoHelp(style, false),
     });
     // The bot's first call when it starts: tell the person their bot is there.
     emulator.on("call", (call) => {

@@ -69,6 +69,9 @@ describe("npm run emulator", () => {
     const paid = en.plain("notice.paid", { amount: "5,000 FCFA", name: "Jean-Paul Mbarga" });
     await emulator.waitFor(new RegExp(`bot #\\d+ › ${escapeRegExp(paid)}`));
 
+    // Roles are the bot's (STAFF, /staff): the emulator's chat cannot change them.
+    emulator.type(":role admin");
+    await emulator.waitFor(/\(emulator\) Roles come from the bot's STAFF and \/staff\./);
     emulator.type(":quit");
     expect((await emulator.exited).code).toBe(0);
     expect(emulator.output).toContain("Stopped. Bye.");
