@@ -6,7 +6,6 @@
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { Telegraf } from "telegraf";
-import { TelegramError } from "telegraf";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger.js";
@@ -16,7 +15,6 @@ import type { Config } from "./config.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import { type Logger, redactUrlCredentials } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
-import { PaymentApiError, PaymentClientError } from "./payments/errors.js";
 import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
 import type { RateLimiter } from "./payments/rate-limiter.js";
 import { loadPublicKey } from "./payments/signature.js";
@@ -25,19 +23,19 @@ import { PayoutService } from "./payouts/service.js";
 import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
 import { PayoutTracker } from "./payouts/tracker.js";
 import { PaymentWebhook } from "./payouts/webhook.js";
+import {
+  botIdentity,
+  checkPaymentApi,
+  requiredTelegramCall,
+  StartupError,
+} from "./startup-checks.js";
 import { RedisDurability } from "./store/durability.js";
 import { keys } from "./store/keys.js";
 import { createRedisConnection, createRedisStores, waitForReady } from "./store/redis.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis-rate-limiter.js";
 import type { Stores } from "./store/types.js";
 
-/** A start-up failure with a message for a person (no stack trace needed). */
-export class StartupError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "StartupError";
-  }
-}
+export { StartupError };
 
 export interface AppOptions {
   config: Config;
@@ -135,45 +133,6 @@ function rateLimiter(
   });
 }
 
-/** Checks the API key and base URL once, so a wrong one stops the start with a clear message. */
-async function checkPaymentApi(client: PaymentClient, config: Config): Promise<void> {
-  try {
-    await client.getAvailability();
-  } catch (error) {
-    if (error instanceof PaymentApiError && error.statusCode === 401) {
-      throw new StartupError(
-        "The Payment API refused PAYMENT_API_KEY (401). Check the key in the merchant portal.",
-      );
-    }
-    if (error instanceof PaymentClientError) {
-      throw new StartupError(
-        `The Payment API at ${config.payment.baseUrl} did not answer properly: ${error.message}. Check PAYMENT_API_BASE_URL.`,
-        { cause: error },
-      );
-    }
-    throw error;
-  }
-}
-
-async function botIdentity(bot: Telegraf<BotContext>): Promise<string> {
-  try {
-    bot.botInfo = await bot.telegram.getMe();
-    return bot.botInfo.username;
-  } catch (error) {
-    if (error instanceof TelegramError && error.code === 401) {
-      throw new StartupError(
-        "Telegram refused TELEGRAM_BOT_TOKEN (401 Unauthorized). Copy the token from @BotFather again.",
-      );
-    }
-    throw new StartupError(
-      `Telegram did not answer getMe: ${error instanceof Error ? error.message : String(error)}`,
-      {
-        cause: error,
-      },
-    );
-  }
-}
-
 /** Starts everything; on a failure part-way, stops what had started and throws. */
 export async function startApp(options: AppOptions): Promise<App> {
   const { config, logger } = options;
@@ -209,7 +168,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
     });
     cleanups.push(() => client.close());
-    await checkPaymentApi(client, config);
+    await checkPaymentApi(client, baseUrl);
 
     const now = options.now ?? Date.now;
     const service = new PayoutService({
@@ -228,12 +187,13 @@ export async function startApp(options: AppOptions): Promise<App> {
       service,
       stores,
       logger,
+      timeZone: config.timeZone,
       now,
     });
     const botUsername = await botIdentity(bot);
-    await registerCommands(bot);
+    await registerCommands(bot, logger);
 
-    const messenger = new TelegramMessenger(bot.telegram, stores, logger);
+    const messenger = new TelegramMessenger(bot.telegram, stores, logger, config.timeZone);
     // Only values that are set: an explicit `undefined` would override the loops' defaults
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
     const tick = options.loopTickMs === undefined ? {} : { tickMs: options.loopTickMs };
@@ -315,12 +275,14 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     let poller: UpdatePoller | undefined;
     if (webhookUrl && webhookSecret) {
-      await bot.telegram.setWebhook(webhookUrl, {
-        secret_token: webhookSecret,
-        allowed_updates: ["message", "callback_query"],
-      });
+      await requiredTelegramCall("setWebhook", () =>
+        bot.telegram.setWebhook(webhookUrl, {
+          secret_token: webhookSecret,
+          allowed_updates: ["message", "callback_query"],
+        }),
+      );
     } else {
-      await bot.telegram.deleteWebhook();
+      await requiredTelegramCall("deleteWebhook", () => bot.telegram.deleteWebhook());
       const pollTimeoutSeconds = options.pollTimeoutSeconds ?? DEFAULT_POLL_TIMEOUT_SECONDS;
       const started = new UpdatePoller({
         // Two processes cannot listen on one host and port: a stable name for this instance.

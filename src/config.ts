@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "./time.js";
 
 export const ROLES = ["admin", "approver", "payer", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
@@ -149,6 +150,11 @@ const envSchema = z.object({
   PAYOUT_STUCK_AFTER_HOURS: intInRange(24, 1, 24 * 30),
   PAYOUT_RETENTION_DAYS: intInRange(90, 1, 3650),
   PAYMENT_TIMEOUT_MS: intInRange(15_000, 1000, 120_000),
+  TIME_ZONE: optionalText()
+    .transform((value) => canonicalTimeZone(value ?? DEFAULT_TIME_ZONE))
+    .refine((zone) => zone !== undefined, {
+      message: "must be an IANA time zone name, e.g. Africa/Douala, Africa/Lagos or UTC",
+    }),
   LOG_LEVEL: optionalText()
     .transform((value) => value ?? "info")
     .pipe(z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` })),
@@ -193,6 +199,8 @@ export interface Config {
   statusPollIntervalMs: number;
   stuckAfterMs: number;
   retentionMs: number;
+  /** IANA zone of the times shown to users (TIME_ZONE). */
+  timeZone: string;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -364,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     statusPollIntervalMs: values.STATUS_POLL_INTERVAL_MS,
     stuckAfterMs: values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
     retentionMs: values.PAYOUT_RETENTION_DAYS * 86_400_000,
+    timeZone: values.TIME_ZONE ?? DEFAULT_TIME_ZONE,
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -7,6 +7,7 @@
 import en from "../locales/en.json" with { type: "json" };
 import fr from "../locales/fr.json" with { type: "json" };
 import { LOCALES, type Locale } from "./payouts/payout.js";
+import { DEFAULT_TIME_ZONE, timeFormatter } from "./time.js";
 
 export type MessageKey = keyof typeof en;
 
@@ -28,7 +29,11 @@ export interface Translate {
   (key: MessageKey, params?: Params): string;
   /** The same text without HTML (callback query answers are plain text). */
   plain(key: MessageKey, params?: Params): string;
+  /** An instant (Unix ms) as the reader reads it: "15 Jan, 12:00 UTC+1". */
+  time(ms: number): string;
   readonly locale: Locale;
+  /** The IANA time zone `time` shows. */
+  readonly timeZone: string;
 }
 
 /** Escapes the three characters Telegram's HTML parse mode reads (and quotes, for attributes). */
@@ -60,24 +65,32 @@ function render(template: string, params: Params | undefined): string {
   });
 }
 
-function buildTranslator(locale: Locale): Translate {
+function buildTranslator(locale: Locale, timeZone: string): Translate {
   const catalog = CATALOGS[locale];
   const translate = (key: MessageKey, params?: Params) => render(catalog[key], params);
   return Object.assign(translate, {
     plain: (key: MessageKey, params?: Params) => stripHtml(render(catalog[key], params)),
+    time: timeFormatter(locale, timeZone),
     locale,
+    timeZone,
   });
 }
 
-// Built once: the access middleware asks for one on every update.
-const TRANSLATORS: Record<Locale, Translate> = {
-  en: buildTranslator("en"),
-  fr: buildTranslator("fr"),
-};
+// Built once per language and zone: the access middleware asks for one on every update.
+const TRANSLATORS = new Map<string, Translate>();
 
-/** The `t()` of a locale (the same object on every call). */
-export function translator(locale: Locale): Translate {
-  return TRANSLATORS[locale];
+/**
+ * The `t()` of a locale, showing times in `timeZone` (an IANA name, checked by the
+ * configuration; default Africa/Douala). The same object on every call.
+ */
+export function translator(locale: Locale, timeZone = DEFAULT_TIME_ZONE): Translate {
+  const key = `${locale} ${timeZone}`;
+  let t = TRANSLATORS.get(key);
+  if (!t) {
+    t = buildTranslator(locale, timeZone);
+    TRANSLATORS.set(key, t);
+  }
+  return t;
 }
 
 /** French for a Telegram `language_code` starting with "fr", English otherwise. */

@@ -1,13 +1,15 @@
 /**
  * Command line: `start` (the bot, per the environment), `demo` (everything on this
- * machine, in the terminal), `sandbox` (the local Payment API alone).
+ * machine, in the terminal), `sandbox` (the local Payment API alone), `emulator` (a local
+ * Telegram Bot API alone, with a terminal chat).
  * Exit codes: 0 clean stop, 1 start-up failure, 2 bad configuration or usage.
  */
 import { StartupError, startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { withEnvFile } from "./env-file.js";
 import { createLogger, type Logger, redactUrlCredentials } from "./logger.js";
 
-const USAGE = "usage: main.js start | demo | sandbox";
+const USAGE = "usage: main.js start | demo | sandbox | emulator";
 
 /** How long a stop may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 20_000;
@@ -17,22 +19,29 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-/** Runs `stop` on the first SIGTERM/SIGINT and exits 0, or 1 past the deadline. */
+/**
+ * Runs `stop` on the first SIGTERM/SIGINT and exits 0, or 1 when it fails or passes the
+ * deadline; the last log line is always "stopped", with the exit code.
+ */
 function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "stopping");
+    const exit = (exitCode: number) => {
+      logger.info({ signal, exitCode }, "stopped");
+      process.exit(exitCode);
+    };
     setTimeout(() => {
       logger.error("stop took too long; exiting");
-      process.exit(1);
+      exit(1);
     }, STOP_DEADLINE_MS).unref();
     stop().then(
-      () => process.exit(0),
+      () => exit(0),
       (error: unknown) => {
         logger.error({ err: error }, "stop failed");
-        process.exit(1);
+        exit(1);
       },
     );
   };
@@ -41,8 +50,10 @@ function onShutdown(logger: Logger, stop: () => Promise<void>): void {
 }
 
 async function start(): Promise<void> {
-  const config = loadConfig(process.env, "start");
+  const { env, file: envFile } = withEnvFile(process.env);
+  const config = loadConfig(env, "start");
   const logger = createLogger({ level: config.logLevel });
+  if (envFile) logger.info({ envFile }, "read .env (the real environment wins over it)");
   const app = await startApp({ config, logger });
   onShutdown(logger, () => app.stop());
   logger.info(
@@ -69,7 +80,11 @@ async function main(argv: string[]): Promise<void> {
     }
     if (command === "sandbox") {
       const { runSandboxCommand } = await import("./sandbox/cli.js");
-      return await runSandboxCommand(process.env);
+      return await runSandboxCommand(process.env, { argv: argv.slice(1) });
+    }
+    if (command === "emulator") {
+      const { runEmulatorCommand } = await import("./dev/emulator-command.js");
+      return await runEmulatorCommand(process.env, { argv: argv.slice(1) });
     }
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 2);

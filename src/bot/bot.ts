@@ -18,6 +18,7 @@ import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { statusFeature } from "./features/status.js";
 import { replyHtml } from "./reply.js";
+import { cosmetic } from "./telegram-failure.js";
 import { boundedTelegram } from "./telegram-transport.js";
 
 export interface BotDeps {
@@ -26,6 +27,8 @@ export interface BotDeps {
   service: PayoutService;
   stores: Stores;
   logger: Logger;
+  /** IANA zone of the times in messages; default Africa/Douala. */
+  timeZone?: string;
   now?: () => number;
 }
 
@@ -48,7 +51,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   Object.assign(bot.context, { telegram: bot.telegram });
 
   bot.use(sequentialPerChat());
-  bot.use(access({ stores: deps.stores, logger: deps.logger }));
+  bot.use(access({ stores: deps.stores, logger: deps.logger, timeZone: deps.timeZone }));
   bot.use(helpFeature({ stores: deps.stores }));
   bot.use(payFeature({ service: deps.service, stores: deps.stores, now }));
   bot.use(lookupFeature({ service: deps.service }));
@@ -87,7 +90,13 @@ function commandMenu(locale: Locale): BotCommand[] {
   return names.map((command) => ({ command, description: t.plain(`menu.${command}`) }));
 }
 
-export async function registerCommands(bot: Telegraf<BotContext>): Promise<void> {
-  await bot.telegram.setMyCommands(commandMenu("en"));
-  await bot.telegram.setMyCommands(commandMenu("fr"), { language_code: "fr" });
+/** Sets the menu; a Bot API that refuses it costs the menu, not the bot (logged, not thrown). */
+export async function registerCommands(bot: Telegraf<BotContext>, logger: Logger): Promise<void> {
+  const { telegram } = bot;
+  await cosmetic("setMyCommands", () => telegram.setMyCommands(commandMenu("en")), logger);
+  await cosmetic(
+    "setMyCommands",
+    () => telegram.setMyCommands(commandMenu("fr"), { language_code: "fr" }),
+    logger,
+  );
 }

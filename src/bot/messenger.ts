@@ -10,6 +10,7 @@ import type { Logger } from "../logger.js";
 import { type AttentionReason, DeliveryError, type Messenger } from "../payouts/notifier.js";
 import type { Payout } from "../payouts/payout.js";
 import type { Stores } from "../store/types.js";
+import { DEFAULT_TIME_ZONE } from "../time.js";
 import { editMessageView, sendView } from "./reply.js";
 import { mismatchNotice, payoutStateView, settlementNotice, stuckNotice } from "./views.js";
 
@@ -32,15 +33,18 @@ export class TelegramMessenger implements Messenger {
   readonly #telegram: Telegram;
   readonly #stores: Stores;
   readonly #log: Logger;
+  readonly #timeZone: string;
 
-  constructor(telegram: Telegram, stores: Stores, logger: Logger) {
+  /** `timeZone`: IANA zone of the times in the messages (TIME_ZONE). */
+  constructor(telegram: Telegram, stores: Stores, logger: Logger, timeZone = DEFAULT_TIME_ZONE) {
     this.#telegram = telegram;
     this.#stores = stores;
     this.#log = logger;
+    this.#timeZone = timeZone;
   }
 
   async notifySettled(payout: Payout): Promise<void> {
-    const t = translator(payout.locale);
+    const t = translator(payout.locale, this.#timeZone);
     if (payout.messageId !== undefined) {
       // The prompt may be gone (deleted, too old to edit): the push below is what matters.
       await editMessageView(
@@ -62,7 +66,7 @@ export class TelegramMessenger implements Messenger {
   async notifyAttention(payout: Payout, reason: AttentionReason): Promise<void> {
     if ((reason === "stranded" || reason === "accepted_late") && payout.messageId !== undefined) {
       // The prompt still says "Sending…": show the payer what it really is now.
-      const view = payoutStateView(translator(payout.locale), payout);
+      const view = payoutStateView(translator(payout.locale, this.#timeZone), payout);
       await editMessageView(this.#telegram, payout.chatId, payout.messageId, view).catch(
         (error: unknown) =>
           this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
@@ -77,7 +81,7 @@ export class TelegramMessenger implements Messenger {
         chatId === payout.chatId
           ? payout.locale
           : ((await this.#stores.sessions.getLocale(chatId)) ?? "en");
-      const t = translator(locale);
+      const t = translator(locale, this.#timeZone);
       const view =
         reason === "stuck"
           ? stuckNotice(t, payout)

@@ -23,6 +23,13 @@ export interface PollerOptions {
   /** Pause after a failed getUpdates. Default 2 s. */
   errorBackoffMs?: number;
   /**
+   * Shortest time from one getUpdates to the next when the first came back empty before
+   * its timeout. Telegram holds an empty long poll for the whole timeout; a server that
+   * ignores `timeout` answers at once, and asking again at once would spin (thousands of
+   * requests a second). Default 1 s.
+   */
+  emptyPollIntervalMs?: number;
+  /**
    * How often a replica without the lease tries to take it. Default 1 s, at most a third
    * of the lease: a lease handed over on a clean stop is taken within about this long.
    */
@@ -41,13 +48,24 @@ const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 /** How long one getUpdates waits for updates, in seconds, unless told otherwise. */
 export const DEFAULT_POLL_TIMEOUT_SECONDS = 25;
 
+type TelegrafSignal = NonNullable<NonNullable<Parameters<Telegram["callApi"]>[2]>["signal"]>;
+
+/**
+ * Node's own AbortSignal is what Telegraf's options take: its HTTP client (node-fetch)
+ * accepts any spec AbortSignal, but its typings name the `abort-controller` polyfill's type.
+ */
+function isTelegrafSignal(signal: AbortSignal): signal is AbortSignal & TelegrafSignal {
+  return signal instanceof AbortSignal;
+}
+
 export class UpdatePoller {
   readonly owner: string;
   readonly #options: Required<Omit<PollerOptions, "owner">>;
   readonly #inFlight = new Set<Promise<void>>();
   #stopped = true;
   #loop: Promise<void> | undefined;
-  #abort: AbortController | undefined;
+  /** Aborted by `stop`: ends a pause and the long poll in flight. */
+  #abort = new AbortController();
   #leader = false;
   #renewedAt = 0;
   #renewFailing = false;
@@ -58,6 +76,7 @@ export class UpdatePoller {
       pollTimeoutSeconds: DEFAULT_POLL_TIMEOUT_SECONDS,
       leaseMs: 30_000,
       errorBackoffMs: 2000,
+      emptyPollIntervalMs: 1000,
       standbyRetryMs: Math.min(1000, (options.leaseMs ?? 30_000) / 3),
       leaseName: "telegram-poller",
       ...options,
@@ -70,16 +89,17 @@ export class UpdatePoller {
 
   start(): void {
     this.#stopped = false;
+    this.#abort = new AbortController();
     this.#loop = this.run();
   }
 
   /**
    * Stops polling, waits for handlers in flight, and hands the lease over. A long poll
-   * still waiting is not awaited: what it brings back is left unconfirmed.
+   * still waiting is aborted: what it would have brought is left unconfirmed.
    */
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#abort?.abort();
+    this.#abort.abort();
     await Promise.race([this.#loop, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     await Promise.allSettled([...this.#inFlight]);
     if (this.#leader)
@@ -142,15 +162,22 @@ export class UpdatePoller {
   }
 
   private async pollOnce(offset: number): Promise<number> {
-    const { telegram, pollTimeoutSeconds } = this.#options;
-    const updates = await telegram.callApi("getUpdates", {
-      offset,
-      limit: 100,
-      timeout: pollTimeoutSeconds,
-      allowed_updates: [...ALLOWED_UPDATES],
-    });
+    const { telegram, pollTimeoutSeconds, emptyPollIntervalMs } = this.#options;
+    const { signal } = this.#abort;
+    const askedAtMs = Date.now();
+    const updates = await telegram.callApi(
+      "getUpdates",
+      { offset, limit: 100, timeout: pollTimeoutSeconds, allowed_updates: [...ALLOWED_UPDATES] },
+      { signal: isTelegrafSignal(signal) ? signal : undefined },
+    );
     // Stopped while waiting: leave these unconfirmed, so the next poller gets them again.
     if (this.#stopped) return offset;
+    const tookMs = Date.now() - askedAtMs;
+    // Telegram holds an empty poll for its whole timeout; one answered sooner did not wait.
+    if (updates.length === 0 && tookMs < pollTimeoutSeconds * 1000) {
+      await this.pause(emptyPollIntervalMs - tookMs);
+      return offset;
+    }
     let next = offset;
     for (const update of updates) {
       next = Math.max(next, update.update_id + 1);
@@ -169,14 +196,18 @@ export class UpdatePoller {
     void handled.finally(() => this.#inFlight.delete(handled));
   }
 
+  /** Waits `ms` (nothing when zero or less), or less when the poller stops. */
   private pause(ms: number): Promise<void> {
+    const signal = this.#abort.signal;
+    if (ms <= 0 || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#abort = new AbortController();
-      this.#abort.signal.addEventListener("abort", () => {
+      const done = () => {
         clearTimeout(timer);
+        signal.removeEventListener("abort", done);
         resolve();
-      });
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done);
     });
   }
 }

@@ -14,7 +14,7 @@ import {
   type PaymentStatus,
 } from "../payments/schemas.js";
 import type { Payout } from "../payouts/payout.js";
-import { CALLBACK, formatTime, money, operatorName, STATE_TITLE, type View } from "./views.js";
+import { CALLBACK, money, operatorName, STATE_TITLE, type View } from "./views.js";
 
 export function availabilityView(t: Translate, entries: readonly AvailabilityEntry[]): View {
   const lines = [t("availability.title"), ""];
@@ -86,23 +86,44 @@ export function paymentView(t: Translate, payment: Payment): View {
   }
   const updated = payment.updatedAt ?? payment.createdAt;
   if (updated && !Number.isNaN(Date.parse(updated))) {
-    lines.push(t("status.updated", { time: formatTime(Date.parse(updated), t.locale) }));
+    lines.push(t("status.updated", { time: t.time(Date.parse(updated)) }));
   }
   return { text: lines.join("\n") };
 }
 
-/** One line per payout for /history and /unknown. */
-export function payoutLine(t: Translate, payout: Payout, withInitiator: boolean): string {
-  const parts = {
-    state: html(t(STATE_TITLE[payout.state])),
+/**
+ * A number in a list: the same digits as the logs' mask (2376•••••001), grouped as people
+ * read them: `6•• •• •0 01`. Enough to tell two recipients apart, not to dial one.
+ */
+export function maskedPhone(phone: string): string {
+  const national = phone.slice(-9);
+  return `${national.slice(0, 1)}•• •• •${national.slice(6, 7)} ${national.slice(7)}`;
+}
+
+/** Who made a payout, by the first name Telegram gave them, else by id ("user 1002"). */
+export function initiatorName(t: Translate, names: ReadonlyMap<number, string>, id: number) {
+  return names.get(id) ?? t.plain("history.user_id", { id });
+}
+
+/**
+ * One line per payout for /history and /unknown: its state, payout or collection, how
+ * much, to or from whom (masked number), when, and, given `initiator`, who made it.
+ */
+export function payoutLine(t: Translate, payout: Payout, initiator?: string): string {
+  const what = t(payout.kind === "disbursement" ? "history.payout" : "history.collection", {
     amount: money(t, payout.amount),
     name: payout.recipientName,
-    time: formatTime(payout.createdAtMs, t.locale),
+    phone: maskedPhone(payout.phone),
+  });
+  const parts = {
+    state: html(t(STATE_TITLE[payout.state])),
+    what: html(what),
+    time: t.time(payout.createdAtMs),
     ref: payout.id,
   };
-  return withInitiator
-    ? t("history.line_with_initiator", { ...parts, initiator: payout.initiatorId })
-    : t("history.line", parts);
+  return initiator === undefined
+    ? t("history.line", parts)
+    : t("history.line_with_initiator", { ...parts, initiator });
 }
 
 /** Older/newer buttons of a paged list, or none when it fits on one page. */
@@ -120,17 +141,21 @@ function pageButtons(
   return buttons.length > 0 ? Markup.inlineKeyboard([buttons]).reply_markup : undefined;
 }
 
-/** /unknown: one page of the payouts whose outcome is unknown, newest first, and what to do. */
+/**
+ * /unknown: one page of the payouts whose outcome is unknown, newest first, and what to do.
+ * `names`: first names of the staff who made them (see `initiatorName`).
+ */
 export function unknownView(
   t: Translate,
   page: { items: Payout[]; total: number; page: number; pageSize: number },
+  names: ReadonlyMap<number, string> = new Map(),
 ): View {
   if (page.total === 0) return { text: t("unknown.none") };
   const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
   const lines = [t("unknown.title", { count: page.total }), ""];
   if (pages > 1) lines[1] = t("unknown.page", { page: page.page + 1, pages });
   for (const payout of page.items) {
-    lines.push(payoutLine(t, payout, true));
+    lines.push(payoutLine(t, payout, initiatorName(t, names, payout.initiatorId)));
     if (payout.candidatePaymentId) {
       lines.push(t("unknown.hint", { ref: payout.id, id: payout.candidatePaymentId }));
     }
@@ -140,17 +165,24 @@ export function unknownView(
   return keyboard ? { text: lines.join("\n"), keyboard } : { text: lines.join("\n") };
 }
 
+/**
+ * /history: one page, newest first. With `everyone` (admins, viewers) each line says who
+ * made the payout, by `names` (see `initiatorName`); a payer's own list does not.
+ */
 export function historyView(
   t: Translate,
   page: { items: Payout[]; total: number; page: number; pageSize: number },
   everyone: boolean,
+  names: ReadonlyMap<number, string> = new Map(),
 ): View {
   if (page.total === 0) return { text: t("history.empty") };
   const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
   const lines = [
     t(everyone ? "history.title_all" : "history.title", { page: page.page + 1, pages }),
     "",
-    ...page.items.map((payout) => payoutLine(t, payout, everyone)),
+    ...page.items.map((payout) =>
+      payoutLine(t, payout, everyone ? initiatorName(t, names, payout.initiatorId) : undefined),
+    ),
   ];
   const buttons = [];
   if (page.page > 0)

@@ -10,7 +10,7 @@ import type { MessageKey, Translate } from "../i18n.js";
 import { type AmountProblem, formatAmount } from "../payments/money.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../payments/phone.js";
 import type { PayoutState } from "../payouts/lifecycle.js";
-import type { Locale, Payout } from "../payouts/payout.js";
+import type { Payout } from "../payouts/payout.js";
 import type { PrepareFailure } from "../payouts/service-types.js";
 
 export interface View {
@@ -31,29 +31,6 @@ export const CALLBACK_PATTERN = {
   history: /^h:(\d{1,4})$/,
   unknown: /^u:(\d{1,4})$/,
 } as const;
-
-/** Times are shown in Cameroon's time zone (West Africa Time, UTC+1). */
-const TIME_ZONE = "Africa/Douala";
-
-/** One formatter per locale: building an Intl.DateTimeFormat is costly, using one is not. */
-const TIME_FORMATS: Record<Locale, Intl.DateTimeFormat> = {
-  en: timeFormat("en-GB"),
-  fr: timeFormat("fr-FR"),
-};
-
-function timeFormat(tag: string): Intl.DateTimeFormat {
-  return new Intl.DateTimeFormat(tag, {
-    timeZone: TIME_ZONE,
-    day: "2-digit",
-    month: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-  });
-}
-
-export function formatTime(ms: number, locale: Locale): string {
-  return TIME_FORMATS[locale].format(new Date(ms));
-}
 
 const OPERATOR_NAMES: Record<OperatorHint, string> = {
   mtn: "MTN MoMo",
@@ -104,7 +81,7 @@ export function confirmationPrompt(t: Translate, payout: Payout, nowMs: number):
     "",
     payoutDetails(t, payout),
     "",
-    t("prompt.expires", { minutes, time: formatTime(payout.expiresAtMs, t.locale) }),
+    t("prompt.expires", { minutes, time: t.time(payout.expiresAtMs) }),
   ].join("\n");
   const keyboard = Markup.inlineKeyboard([
     Markup.button.callback(t.plain("button.confirm"), CALLBACK.confirm(payout.id)),
@@ -159,11 +136,29 @@ export function payoutStateView(t: Translate, payout: Payout): View {
   if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
   lines.push(...feeLines(t, payout));
   if (payout.settledAtMs !== undefined) {
-    lines.push(t("payout.settled_at", { time: formatTime(payout.settledAtMs, t.locale) }));
+    lines.push(t("payout.settled_at", { time: t.time(payout.settledAtMs) }));
   }
   const explanation = stateExplanation(t, payout);
   if (explanation) lines.push("", explanation);
   return { text: lines.join("\n") };
+}
+
+/**
+ * For a payment that failed or was canceled: what the API said about it, when it said
+ * anything, and what to do next. Nothing for any other state.
+ */
+function outcomeAdvice(t: Translate, payout: Payout): string[] {
+  if (payout.state !== "failed" && payout.state !== "canceled") return [];
+  const next: MessageKey =
+    payout.state === "failed"
+      ? payout.kind === "disbursement"
+        ? "next.failed_disbursement"
+        : "next.failed_collection"
+      : payout.kind === "disbursement"
+        ? "next.canceled_disbursement"
+        : "next.canceled_collection";
+  const said = payout.apiRemark ? [t("explain.api_said", { remark: payout.apiRemark })] : [];
+  return [...said, t(next)];
 }
 
 function stateExplanation(t: Translate, payout: Payout): string | undefined {
@@ -179,7 +174,10 @@ function stateExplanation(t: Translate, payout: Payout): string | undefined {
       return t("explain.nothing_paid");
     case "failed":
     case "canceled":
-      return t(payout.kind === "disbursement" ? "explain.not_paid_out" : "explain.not_collected");
+      return [
+        t(payout.kind === "disbursement" ? "explain.not_paid_out" : "explain.not_collected"),
+        ...outcomeAdvice(t, payout),
+      ].join("\n");
     default:
       return undefined;
   }
@@ -203,9 +201,11 @@ export function settlementNotice(t: Translate, payout: Payout): View {
   if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
   lines.push(
     t("payout.settled_at", {
-      time: formatTime(payout.settledAtMs ?? payout.updatedAtMs, t.locale),
+      time: t.time(payout.settledAtMs ?? payout.updatedAtMs),
     }),
   );
+  const advice = outcomeAdvice(t, payout);
+  if (advice.length > 0) lines.push("", ...advice);
   return { text: lines.join("\n") };
 }
 

@@ -37,8 +37,11 @@ export interface DemoChatOptions {
   style: Style;
   /** True on a terminal: line editing and a prompt; false on pipes. */
   interactive: boolean;
-  role(): Promise<DemoRole>;
-  setRole(role: DemoRole): Promise<void>;
+  /** Read and change the role (`:role`, and in `:help`); absent: the bot's staff is out of reach. */
+  role?(): Promise<DemoRole>;
+  setRole?(role: DemoRole): Promise<void>;
+  /** How the chat's own lines are marked: `(demo)` by default. */
+  label?: string;
   /** After sending a line, how long to wait for the bot before reading the next one. Default 5000. */
   replyWaitMs?: number;
 }
@@ -104,7 +107,7 @@ export class DemoChat {
       this.#queue = this.#queue
         .then(() => this.#handle(line))
         .catch((error: unknown) => {
-          this.#show(`(demo) ${error instanceof Error ? error.message : String(error)}`);
+          this.#note(error instanceof Error ? error.message : String(error));
         });
     });
     this.#rl.on("SIGINT", () => this.end("interrupt"));
@@ -175,38 +178,34 @@ export class DemoChat {
       case "h":
       case "help":
       case "?":
-        this.#show(demoHelp(this.#options.style));
+        this.#show(demoHelp(this.#options.style, this.#options.setRole !== undefined));
         return;
       case "role":
         return this.#role(args[0]);
       case "say": {
         const text = line.replace(/^:say\s*/i, "");
-        if (text === "") this.#show("(demo) Usage: :say TEXT, e.g. :say 1");
+        if (text === "") this.#note("Usage: :say TEXT, e.g. :say 1");
         else await this.#afterReply(() => this.#options.user.sendText(text));
         return;
       }
       case "press":
         return this.#pressById(args[0], args[1]);
       default:
-        this.#show(`(demo) Unknown demo command ":${name}". Type :help for the list.`);
+        this.#note(`Unknown command ":${name}". Type :help for the list.`);
     }
   }
 
   async #role(wanted: string | undefined): Promise<void> {
-    if (wanted === undefined) {
-      this.#show(`(demo) Your role: ${await this.#options.role()}.`);
-      return;
-    }
+    const { role: roleOf, setRole } = this.#options;
+    if (!roleOf || !setRole) return this.#note("Roles come from the bot's STAFF and /staff.");
+    if (wanted === undefined) return this.#note(`Your role: ${await roleOf()}.`);
     const role = wanted.toLowerCase();
-    if (!isDemoRole(role)) {
-      this.#show(`(demo) Roles: ${DEMO_ROLES.join(", ")}.`);
-      return;
-    }
-    await this.#options.setRole(role);
-    this.#show(
+    if (!isDemoRole(role)) return this.#note(`Roles: ${DEMO_ROLES.join(", ")}.`);
+    await setRole(role);
+    this.#note(
       role === "stranger"
-        ? "(demo) You are now a stranger: the bot no longer knows you."
-        : `(demo) You are now ${role === "admin" || role === "approver" ? "an" : "a"} ${role}.`,
+        ? "You are now a stranger: the bot no longer knows you."
+        : `You are now ${role === "admin" || role === "approver" ? "an" : "a"} ${role}.`,
     );
   }
 
@@ -214,7 +213,7 @@ export class DemoChat {
     const message = this.#options.emulator.message(this.#chatId, Number(messageArg));
     const choice = Number(buttonArg);
     if (!message || message.deleted || !Number.isInteger(choice)) {
-      this.#show("(demo) Usage: :press MSG N, e.g. :press 4 1 for button [1] of bot #4.");
+      this.#note("Usage: :press MSG N, e.g. :press 4 1 for button [1] of bot #4.");
       return;
     }
     await this.#press(message, choice);
@@ -223,16 +222,14 @@ export class DemoChat {
   async #press(message: SentMessage, choice: number): Promise<void> {
     const button = buttonsOf(message)[choice - 1];
     if (!button) {
-      this.#show(`(demo) bot #${message.messageId} has no button [${choice}].`);
+      this.#note(`bot #${message.messageId} has no button [${choice}].`);
       return;
     }
     const others = this.#withButtons().length > 1;
     const where = others ? ` on bot #${message.messageId} (:press MSG N for another message)` : "";
     this.#show(`(pressed ${button.text}${where})`);
     if (button.callback_data === undefined) {
-      this.#show(
-        `(demo) This button opens ${button.url ?? "nothing"}: nothing to send to the bot.`,
-      );
+      this.#note(`This button opens ${button.url ?? "nothing"}: nothing to send to the bot.`);
       return;
     }
     await this.#afterReply(() => this.#options.user.pressButton(message, choice - 1));
@@ -277,6 +274,11 @@ export class DemoChat {
     } else {
       this.#write(`${text}\n`);
     }
+  }
+
+  /** A line of the chat's own, marked as such: `(demo) …`. */
+  #note(text: string): void {
+    this.#show(`(${this.#options.label ?? "demo"}) ${text}`);
   }
 
   #prompt(): void {

@@ -8,6 +8,9 @@ import { join } from "node:path";
 import { ConfigError, ROLES, type Role } from "../config.js";
 import { LOCALES, type Locale } from "../payouts/payout.js";
 
+/** The person at the terminal (of the demo and the emulator), as Telegram would describe them. */
+export const DEMO_USER = { id: 424242, firstName: "Demo", username: "demo_user" } as const;
+
 /** A staff role, or `stranger`: someone the bot does not know. */
 export const DEMO_ROLES = [...ROLES, "stranger"] as const;
 export type DemoRole = Role | "stranger";
@@ -25,6 +28,8 @@ export interface DemoOptions {
   settleDelayMs: number;
   /** Where the JSON logs go; default `<tmpdir>/payout-bot-demo-<pid>.log`. */
   logFile: string;
+  /** DEMO_LOG_FILE named the file: it is kept. The default one is removed on a clean exit. */
+  keepLogFile: boolean;
   /** `--help`: print the usage and stop. */
   help: boolean;
 }
@@ -43,9 +48,10 @@ export const DEMO_USAGE = [
   "  REDIS_URL               Redis to use if one answers (default redis://127.0.0.1:6379);",
   "                          else the demo runs on an in-memory store",
   `  DEMO_SETTLE_DELAY_MS    how long a payment stays pending (default ${DEFAULT_DEMO_SETTLE_DELAY_MS})`,
-  "  DEMO_LOG_FILE           where the logs go (default a file in the temp directory)",
+  "  DEMO_LOG_FILE           where the logs go, kept (default a file in the temp directory,",
+  "                          removed on a clean exit)",
   "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS, PAYMENT_TIMEOUT_MS,",
-  "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS: as for npm start",
+  "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS, TIME_ZONE: as for npm start",
 ].join("\n");
 
 /** The arguments after the `demo` command in `process.argv`. */
@@ -54,24 +60,32 @@ export function demoArgv(argv: readonly string[]): string[] {
   return at === -1 ? [] : argv.slice(at + 1);
 }
 
-interface RawOptions {
-  role: string | undefined;
-  lang: string | undefined;
+/** Flags as given: the value of each named flag present, and whether help was asked. */
+export interface RawFlags<Name extends string> {
+  values: ReadonlyMap<Name, string>;
   help: boolean;
 }
 
-/** `--name value` and `--name=value`; unknown flags and missing values are problems. */
-function readFlags(argv: readonly string[], problems: string[]): RawOptions {
-  const raw: RawOptions = { role: undefined, lang: undefined, help: false };
+/**
+ * `--name value` and `--name=value` for each of `names`, plus `-h`/`--help`; unknown flags
+ * and missing values are added to `problems` (see --help).
+ */
+export function readFlags<Name extends string>(
+  argv: readonly string[],
+  names: readonly Name[],
+  problems: string[],
+): RawFlags<Name> {
+  const values = new Map<Name, string>();
+  let help = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] ?? "";
     if (arg === "-h" || arg === "--help") {
-      raw.help = true;
+      help = true;
       continue;
     }
-    const match = /^--(role|lang)(?:=(.*))?$/.exec(arg);
-    const name = match?.[1];
-    if (name !== "role" && name !== "lang") {
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    const name = names.find((known) => known === match?.[1]);
+    if (name === undefined) {
       problems.push(`${arg}: unknown argument (see --help)`);
       continue;
     }
@@ -84,9 +98,19 @@ function readFlags(argv: readonly string[], problems: string[]): RawOptions {
       problems.push(`--${name}: needs a value`);
       continue;
     }
-    raw[name] = value;
+    values.set(name, value);
   }
-  return raw;
+  return { values, help };
+}
+
+/** A Telegram language the bot speaks (`en`, `fr`), or undefined with a problem added. */
+export function languageOf(value: string, problems: string[]): Locale | undefined {
+  const lang = value.trim().toLowerCase();
+  const languageCode = LOCALES.find((locale) => locale === lang);
+  if (languageCode === undefined) {
+    problems.push(`language "${lang}": must be one of ${LOCALES.join(", ")}`);
+  }
+  return languageCode;
 }
 
 function settleDelayOf(value: string | undefined, problems: string[]): number {
@@ -107,20 +131,24 @@ function settleDelayOf(value: string | undefined, problems: string[]): number {
  */
 export function parseDemoOptions(argv: readonly string[], env: NodeJS.ProcessEnv): DemoOptions {
   const problems: string[] = [];
-  const raw = readFlags(argv, problems);
-  const role = (raw.role ?? env.DEMO_ROLE ?? "admin").trim().toLowerCase();
+  const raw = readFlags(argv, ["role", "lang"], problems);
+  const role = (raw.values.get("role") ?? env.DEMO_ROLE ?? "admin").trim().toLowerCase();
   if (!isDemoRole(role)) {
     problems.push(`role "${role}": must be one of ${DEMO_ROLES.join(", ")}`);
   }
-  const lang = (raw.lang ?? env.DEMO_LANG ?? "en").trim().toLowerCase();
-  const languageCode = LOCALES.find((locale) => locale === lang);
-  if (languageCode === undefined) {
-    problems.push(`language "${lang}": must be one of ${LOCALES.join(", ")}`);
-  }
+  const languageCode = languageOf(raw.values.get("lang") ?? env.DEMO_LANG ?? "en", problems);
   const settleDelayMs = settleDelayOf(env.DEMO_SETTLE_DELAY_MS, problems);
-  const logFile = env.DEMO_LOG_FILE?.trim() || join(tmpdir(), `payout-bot-demo-${process.pid}.log`);
+  const namedLogFile = env.DEMO_LOG_FILE?.trim();
+  const logFile = namedLogFile || join(tmpdir(), `payout-bot-demo-${process.pid}.log`);
   if (problems.length > 0 || !isDemoRole(role) || languageCode === undefined) {
     throw new ConfigError(problems);
   }
-  return { role, languageCode, settleDelayMs, logFile, help: raw.help };
+  return {
+    role,
+    languageCode,
+    settleDelayMs,
+    logFile,
+    keepLogFile: Boolean(namedLogFile),
+    help: raw.help,
+  };
 }

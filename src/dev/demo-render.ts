@@ -133,7 +133,7 @@ const OUTCOME_HINT: Record<ScriptedOutcome, string> = {
   failed: "to fail",
   pending: "to stay pending",
   no_account: "for a number with no account",
-  canceled: "to be canceled by the operator",
+  canceled: "to be cancelled by the operator",
 };
 
 /** `try 670000001 to succeed, 670000002 to fail, …` from the sandbox's scripted MTN numbers. */
@@ -163,6 +163,8 @@ export interface BannerFacts {
   languageCode: string;
   storage: string;
   logFile: string;
+  /** False: the log file is removed when the demo stops cleanly. */
+  keepLogFile: boolean;
   settleDelayMs: number;
 }
 
@@ -174,7 +176,7 @@ export function banner(facts: BannerFacts, style: Style): string {
       ": the real bot, a local Payment API sandbox and an emulated Telegram, on this machine.",
     `  You:    ${facts.userName} (Telegram id ${facts.userId}, language ${facts.languageCode}), role ${bold(facts.role, style)}`,
     `  Store:  ${facts.storage}`,
-    `  Logs:   ${facts.logFile}`,
+    `  Logs:   ${facts.logFile}${facts.keepLogFile ? "" : " (removed when the demo stops cleanly)"}`,
     `  Money:  payments stay pending ${seconds} s, then the sandbox settles them and calls the bot's webhook.`,
     `  ${scriptedHint()} Any other MTN or Orange number succeeds.`,
     "",
@@ -183,14 +185,16 @@ export function banner(facts: BannerFacts, style: Style): string {
   ].join("\n");
 }
 
-/** The answer to `:help`. */
-export function demoHelp(style: Style): string {
+/** The answer to `:help`; `withRoles: false` where the chat cannot change roles (the emulator). */
+export function demoHelp(style: Style, withRoles = true): string {
   return [
-    `${bold("Demo commands", style)} (everything else goes to the bot as a Telegram message):`,
+    `${bold("Chat commands", style)} (everything else goes to the bot as a Telegram message):`,
     "  1, 2, …              press that button of the latest message with buttons",
     "  :press MSG N         press button N of bot message #MSG",
     "  :say TEXT            send TEXT as it is (e.g. a lone number)",
-    `  :role [ROLE]         show or change your role: ${DEMO_ROLES.join(", ")}`,
+    ...(withRoles
+      ? [`  :role [ROLE]         show or change your role: ${DEMO_ROLES.join(", ")}`]
+      : []),
     "  :help                this text",
     "  :quit                stop everything and leave (also Ctrl-C, or end of input)",
     "",

@@ -6,6 +6,7 @@
  * do in production: the sandbox calls the bot's payment webhook.
  */
 import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
 import { pino } from "pino";
 import { type App, StartupError, startApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
@@ -14,6 +15,7 @@ import { startSandbox } from "../sandbox/index.js";
 import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
 import {
   DEMO_USAGE,
+  DEMO_USER,
   type DemoOptions,
   type DemoRole,
   demoArgv,
@@ -21,6 +23,7 @@ import {
 } from "./demo-options.js";
 import { banner, type Style } from "./demo-render.js";
 import { chooseDemoStorage } from "./demo-store.js";
+import { Signals } from "./stop-signals.js";
 import {
   type EmulatedUser,
   startTelegramEmulator,
@@ -29,8 +32,7 @@ import {
 
 export type { DemoIo } from "./demo-chat.js";
 
-/** The person at the terminal, as Telegram would describe them. */
-export const DEMO_USER = { id: 424242, firstName: "Demo", username: "demo_user" } as const;
+export { DEMO_USER } from "./demo-options.js";
 
 /** Settings of `npm start` the demo lets the environment change; the rest it sets itself. */
 const PASSED_THROUGH = [
@@ -41,6 +43,7 @@ const PASSED_THROUGH = [
   "PAYMENT_TIMEOUT_MS",
   "PAYOUT_STUCK_AFTER_HOURS",
   "PAYOUT_RETENTION_DAYS",
+  "TIME_ZONE",
 ] as const;
 
 /** How long stopping may take before the process exits anyway. */
@@ -143,40 +146,6 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
   return { app, user, emulator, storage: storage.description };
 }
 
-/**
- * SIGINT/SIGTERM, watched from the start: a signal during start-up stops the demo once
- * the parts are up (so they are stopped cleanly); later, it ends the chat. A second
- * signal exits at once.
- */
-class Signals {
-  received = false;
-  #onSignal: () => void = () => {};
-  readonly #output: NodeJS.WritableStream;
-  readonly #handler = () => {
-    if (this.received) {
-      this.#output.write("Stopping anyway.\n");
-      process.exit(1);
-    }
-    this.received = true;
-    this.#onSignal();
-  };
-
-  constructor(output: NodeJS.WritableStream) {
-    this.#output = output;
-    process.on("SIGINT", this.#handler);
-    process.on("SIGTERM", this.#handler);
-  }
-
-  onSignal(action: () => void): void {
-    this.#onSignal = action;
-  }
-
-  unhook(): void {
-    process.off("SIGINT", this.#handler);
-    process.off("SIGTERM", this.#handler);
-  }
-}
-
 async function roleOf(app: App): Promise<DemoRole> {
   return (await app.stores.staff.get(DEMO_USER.id)) ?? "stranger";
 }
@@ -217,6 +186,7 @@ async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) 
     languageCode: options.languageCode,
     storage: running.storage,
     logFile: options.logFile,
+    keepLogFile: options.keepLogFile,
     settleDelayMs: options.settleDelayMs,
   };
   session.start(banner(facts, style));
@@ -249,6 +219,7 @@ export async function runDemo(
   const cleanups = new Cleanups(logger);
   const signals = new Signals(output);
   output.write(`Starting the demo (logs: ${logFile})…\n`);
+  let clean = false;
   try {
     const running = await startParts(settings, logger, cleanups);
     const why = signals.received ? "interrupt" : await chat(running, settings, streams, signals);
@@ -259,10 +230,14 @@ export async function runDemo(
       process.exit(1);
     }, STOP_DEADLINE_MS).unref();
     await cleanups.run();
+    logger.info("demo stopped");
+    clean = true;
     output.write("Stopped. Bye.\n");
   } finally {
     await cleanups.run();
     signals.unhook();
     destination.end();
+    // A log nobody asked for is not left behind; after a failure it is kept for reading.
+    if (clean && !settings.options.keepLogFile) rmSync(logFile, { force: true });
   }
 }

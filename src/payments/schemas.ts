@@ -94,6 +94,23 @@ export function paymentOddities(body: unknown): string[] {
   );
 }
 
+/**
+ * Fields that may carry the service's own words about a payment's outcome. The spec names
+ * only `description` and says nothing of its content (the published examples send null on
+ * a 201 and a text on a read); the others are our guess at what a service adds on a
+ * failure, read only when they hold text.
+ */
+const REMARK_FIELDS = ["description", "reason", "failureReason", "message"] as const;
+
+/** What the API said about the payment, in its own words: the first text of REMARK_FIELDS. */
+export function paymentRemark(payment: Payment): string | undefined {
+  for (const field of REMARK_FIELDS) {
+    const value: unknown = payment[field];
+    if (typeof value === "string" && value.trim() !== "") return value;
+  }
+  return undefined;
+}
+
 /** The status as one of the four the spec names, or undefined for anything else. */
 export function knownStatus(status: string | undefined): PaymentStatus | undefined {
   const known = PaymentStatusSchema.safeParse(status);

@@ -48,6 +48,11 @@ export const PayoutSchema = z.object({
   /** Last status the API reported. */
   apiStatus: PaymentStatusSchema.optional(),
   fee: z.number().int().optional(),
+  /**
+   * What the API said about a failed or canceled payment (its description), one clean line:
+   * shown to the payer with the outcome.
+   */
+  apiRemark: z.string().optional(),
   /** Why the API refused, or why the outcome is unknown (technical, for staff). */
   errorMessage: z.string().optional(),
   errorStatusCode: z.number().int().optional(),

@@ -22,6 +22,7 @@ import {
   OPERATIONAL,
   type Payment,
   type PaymentType,
+  paymentRemark,
   type TelecomOperator,
   type UserInfo,
 } from "../payments/schemas.js";
@@ -50,6 +51,8 @@ import {
 export const MAX_NOTE_LENGTH = 140;
 /** A registered name longer than this is cut: it is shown in every message about the payout. */
 export const MAX_NAME_LENGTH = 100;
+/** What the API says about a failure is cut here: it is one line of a message. */
+const MAX_REMARK_LENGTH = 200;
 
 const OPERATION_OF: Record<PayoutKind, PaymentType> = {
   disbursement: "disbursement",
@@ -74,6 +77,11 @@ function cleanLine(text: string | undefined, maxLength: number): string | undefi
 /** Strips control characters and trims a free-text note to a sane length. */
 export function cleanNote(note: string | undefined): string | undefined {
   return cleanLine(note, MAX_NOTE_LENGTH);
+}
+
+/** What the API said about a payment, as shown to the payer: one clean line, 200 at most. */
+export function cleanRemark(remark: string | undefined): string | undefined {
+  return cleanLine(remark, MAX_REMARK_LENGTH);
 }
 
 /** A registered name as shown in messages: one clean line of at most 100 characters. */
@@ -554,6 +562,8 @@ export class PayoutService {
       apiStatus: status,
       fee: payment.fee ?? payout.fee,
       settledAtMs: this.#now(),
+      // Why it failed, when the API says: the payer reads it with the outcome.
+      apiRemark: status === "success" ? undefined : cleanRemark(paymentRemark(payment)),
     });
     if (!result.ok) {
       return {

@@ -21,7 +21,10 @@ export interface AdminContext {
 
 type AdminHandler = (context: AdminContext, param: string, body: string) => ApiResponse;
 
-const StatusBodySchema = z.object({ status: PaymentStatusSchema });
+const StatusBodySchema = z.object({
+  status: PaymentStatusSchema,
+  description: z.string().max(500).optional(),
+});
 const AvailabilityBodySchema = z.object({
   operator: TelecomOperatorSchema,
   type: PaymentTypeSchema,
@@ -82,8 +85,8 @@ const ROUTES: readonly Route<AdminHandler>[] = [
   {
     pattern: /^payments\/([^/]+)\/status$/,
     methods: {
-      POST: withBody(StatusBodySchema, (c, { status }, id) => {
-        const payment = c.controls.forceStatus(id, status);
+      POST: withBody(StatusBodySchema, (c, { status, description }, id) => {
+        const payment = c.controls.forceStatus(id, status, description);
         if (payment) return ok(payment);
         return httpError(404, "payment not found", [
           { field: "id", problem: "no payment has this id" },

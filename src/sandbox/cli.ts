@@ -19,6 +19,20 @@ import { displayPhone } from "./spec.js";
 
 export const DEFAULT_SANDBOX_PORT = 8090;
 
+export const SANDBOX_USAGE = [
+  "usage: npm run sandbox [-- --help]",
+  "",
+  "Runs the Payment API sandbox on its own until Ctrl-C. Settings come from the environment:",
+  `  SANDBOX_HOST, SANDBOX_PORT          where it listens (default ${DEFAULT_SANDBOX_HOST}:${DEFAULT_SANDBOX_PORT})`,
+  `  SANDBOX_API_KEYS                    accepted X-API-Key values, comma-separated (default ${DEFAULT_SANDBOX_API_KEY})`,
+  "  SANDBOX_CALLBACK_URL                where final statuses are posted, signed (default: none)",
+  `  SANDBOX_SETTLE_DELAY_MS             pending -> final after this long (default ${DEFAULT_SETTLE_DELAY_MS})`,
+  `  SANDBOX_RATE_LIMIT_PER_MINUTE       requests per minute per key, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})`,
+  "  LOG_LEVEL                           trace, debug, info, warn, error, fatal or silent (default info)",
+  "",
+  "  -h, --help                          this text",
+].join("\n");
+
 /**
  * Bad SANDBOX_* settings. A ConfigError, so the entry point reports it like any other bad
  * setting (every problem listed, exit code 2).
@@ -133,6 +147,8 @@ function sandboxBanner(sandbox: SandboxHandle, options: SandboxOptions): string 
 }
 
 export interface SandboxCommandIo {
+  /** What follows `sandbox` on the command line; only `-h`/`--help` is known. */
+  argv?: readonly string[];
   /** Where the banner goes. Default process.stdout. */
   stdout?: { write(text: string): unknown };
   /** Default: a pretty logger at LOG_LEVEL. */
@@ -156,7 +172,8 @@ function stopRequested(stop: AbortSignal | undefined): Promise<string> {
 }
 
 /**
- * Runs the sandbox until SIGINT or SIGTERM (or `io.stop`), then closes it and resolves.
+ * Runs the sandbox until SIGINT or SIGTERM (or `io.stop`), then closes it and resolves;
+ * with `--help` in `io.argv`, prints SANDBOX_USAGE and resolves at once.
  * Reads SANDBOX_HOST (127.0.0.1), SANDBOX_PORT (8090), SANDBOX_API_KEYS (comma-separated,
  * default `sandbox-test-key`), SANDBOX_CALLBACK_URL, SANDBOX_SETTLE_DELAY_MS (3000),
  * SANDBOX_RATE_LIMIT_PER_MINUTE (100, 0 = off) and LOG_LEVEL.
@@ -165,6 +182,17 @@ export async function runSandboxCommand(
   env: NodeJS.ProcessEnv,
   io: SandboxCommandIo = {},
 ): Promise<void> {
+  const argv = io.argv ?? [];
+  const unknown = argv.filter((arg) => arg !== "-h" && arg !== "--help");
+  if (unknown.length > 0) {
+    throw new SandboxSettingsError(
+      unknown.map((arg) => `${arg}: unknown argument (the sandbox takes only --help)`),
+    );
+  }
+  if (argv.length > 0) {
+    (io.stdout ?? process.stdout).write(`${SANDBOX_USAGE}\n`);
+    return;
+  }
   const { options, logLevel } = parseSandboxEnv(env);
   const logger = io.logger ?? createLogger({ pretty: true, level: logLevel });
   let sandbox: SandboxHandle;

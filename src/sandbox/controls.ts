@@ -37,8 +37,11 @@ export interface SandboxSnapshot {
 
 export interface SandboxControls {
   getPayment(id: string): SandboxPayment | undefined;
-  /** Sets the status (no money moves) and reports a final one; `undefined` for an unknown id. */
-  forceStatus(id: string, status: PaymentStatus): SandboxPayment | undefined;
+  /**
+   * Sets the status (no money moves), and the description when one is given (what the
+   * service may say about a failure), and reports a final one; `undefined` for an unknown id.
+   */
+  forceStatus(id: string, status: PaymentStatus, description?: string): SandboxPayment | undefined;
   /** `"OPERATIONAL"` or anything else, such as `"SUSPENDED"` (new payments then get 403). */
   setAvailability(operator: TelecomOperator, type: PaymentType, status: string): void;
   setCollectionsEnabled(enabled: boolean): void;
@@ -61,7 +64,7 @@ export function createControls(parts: SandboxParts): SandboxControls {
   const { state, faults, requests, limiter, callbacks } = parts;
   return {
     getPayment: (id) => state.getPayment(id),
-    forceStatus: (id, status) => state.forceStatus(id, status),
+    forceStatus: (id, status, description) => state.forceStatus(id, status, description),
     setAvailability: (operator, type, status) => state.setAvailability(operator, type, status),
     setCollectionsEnabled: (enabled) => state.setCollectionsEnabled(enabled),
     setDisbursementsEnabled: (enabled) => state.setDisbursementsEnabled(enabled),

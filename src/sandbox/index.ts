@@ -5,6 +5,7 @@ export {
   DEFAULT_SANDBOX_PORT,
   parseSandboxEnv,
   runSandboxCommand,
+  SANDBOX_USAGE,
   SandboxCommandError,
   type SandboxCommandIo,
   type SandboxCommandSettings,

@@ -23,7 +23,7 @@ const BEHAVIOURS: Record<ScriptedOutcome, string> = {
   success: "registered name; payments succeed",
   failed: "registered name; payments fail",
   pending: "registered name; payments stay pending forever",
-  canceled: "registered name; payments end canceled",
+  canceled: "registered name; payments are cancelled (status canceled)",
   no_account: "no mobile money account: userinfo 404, payments 404",
 };
 

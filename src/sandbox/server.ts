@@ -43,8 +43,11 @@ export interface SandboxHandle extends Pick<SandboxControls, PassedControls> {
   readonly callbackAttempts: readonly CallbackAttempt[];
   countRequests(filter?: RequestFilter): number;
   getPayment(id: string): SandboxPayment | undefined;
-  /** Sets the status (no money moves) and fires the callback for a final one. Throws on an unknown id. */
-  forceStatus(id: string, status: PaymentStatus): void;
+  /**
+   * Sets the status (no money moves), and the description when given, and fires the callback
+   * for a final one. Throws on an unknown id.
+   */
+  forceStatus(id: string, status: PaymentStatus, description?: string): void;
   /** Stops timers, callback retries and the server (open connections are dropped). Idempotent. */
   close(): Promise<void>;
 }
@@ -171,8 +174,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     countRequests: (filter) => requests.count(filter),
     getPayment: (id) => controls.getPayment(id),
-    forceStatus: (id, status) => {
-      if (!controls.forceStatus(id, status)) throw new RangeError(`no sandbox payment ${id}`);
+    forceStatus: (id, status, description) => {
+      if (!controls.forceStatus(id, status, description)) {
+        throw new RangeError(`no sandbox payment ${id}`);
+      }
     },
     setAvailability: controls.setAvailability,
     setCollectionsEnabled: controls.setCollectionsEnabled,

@@ -195,11 +195,15 @@ export class SandboxState {
     return { ...payment };
   }
 
-  /** Sets a status as-is (no money moves), cancels its settlement, reports a final one. */
-  forceStatus(id: string, status: PaymentStatus): SandboxPayment | undefined {
+  /**
+   * Sets a status as-is (no money moves), and the description when given, cancels its
+   * settlement, reports a final one.
+   */
+  forceStatus(id: string, status: PaymentStatus, description?: string): SandboxPayment | undefined {
     const payment = this.#payments.get(id);
     if (!payment) return undefined;
     this.#cancelSettlement(id);
+    if (description !== undefined) payment.description = description;
     this.#finish(payment, status);
     return { ...payment };
   }

@@ -11,6 +11,7 @@
  *   p dialog:{chatId}          STRING DialogState JSON, expires with the dialog
  *   p locale:{userId}          STRING "en" | "fr"
  *   p staff                    HASH   userId → role
+ *   p profile                  HASH   userId → UserProfile JSON (a staff member's name)
  *   p tracking                 ZSET   payout ids by next poll time
  *   p outbox                   ZSET   payout ids whose final status the payer must be told
  *   p audit                    LIST   AuditEntry JSON, newest first, capped
@@ -31,6 +32,8 @@ export interface Keys {
   staff(): string;
   /** userId → JSON StaffOrigin: where each role (or removal) came from. */
   staffOrigins(): string;
+  /** userId → JSON UserProfile: how Telegram names each staff member. */
+  profiles(): string;
   tracking(): string;
   outbox(): string;
   audit(): string;
@@ -51,6 +54,7 @@ export function keys(prefix: string): Keys {
     locale: (userId) => `${prefix}locale:${userId}`,
     staff: () => `${prefix}staff`,
     staffOrigins: () => `${prefix}staff-origin`,
+    profiles: () => `${prefix}profile`,
     tracking: () => `${prefix}tracking`,
     outbox: () => `${prefix}outbox`,
     audit: () => `${prefix}audit`,

@@ -12,6 +12,7 @@ import {
   checkInput,
   DialogStateSchema,
   RoleSchema,
+  UserProfileSchema,
 } from "./schemas.js";
 import type {
   AuditEntry,
@@ -19,11 +20,13 @@ import type {
   DialogState,
   DueQueue,
   LeaseStore,
+  ProfileStore,
   SessionStore,
   StaffMember,
   StaffOrigin,
   StaffStore,
   Stores,
+  UserProfile,
 } from "./types.js";
 
 export interface MemoryStoresOptions {
@@ -46,6 +49,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     }),
     sessions: new MemorySessionStore(now),
     staff: new MemoryStaffStore(),
+    profiles: new MemoryProfileStore(),
     tracking: new MemoryDueQueue(),
     outbox,
     audit: new MemoryAuditLog(),
@@ -129,6 +133,23 @@ class MemoryStaffStore implements StaffStore {
         return origin ? { userId, role, origin: structuredClone(origin) } : { userId, role };
       })
       .sort((a, b) => a.userId - b.userId);
+  }
+}
+
+class MemoryProfileStore implements ProfileStore {
+  readonly #profiles = new Map<number, UserProfile>();
+
+  async set(userId: number, profile: UserProfile): Promise<void> {
+    this.#profiles.set(userId, { ...checkInput(UserProfileSchema, profile, "profile") });
+  }
+
+  async getMany(userIds: readonly number[]): Promise<Map<number, UserProfile>> {
+    const found = new Map<number, UserProfile>();
+    for (const userId of userIds) {
+      const profile = this.#profiles.get(userId);
+      if (profile) found.set(userId, { ...profile });
+    }
+    return found;
   }
 }
 

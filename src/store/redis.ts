@@ -12,6 +12,7 @@ import { type Logger, silentLogger } from "../logger.js";
 import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
+import { RedisProfileStore } from "./redis-profiles.js";
 import { RedisAuditLog, RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
 import type { Stores } from "./types.js";
@@ -122,6 +123,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     }),
     sessions: new RedisSessionStore(redis, k, logger),
     staff: new RedisStaffStore(redis, k, logger),
+    profiles: new RedisProfileStore(redis, k.profiles(), logger),
     tracking: new RedisDueQueue(redis, k.tracking()),
     outbox: new RedisDueQueue(redis, k.outbox()),
     audit: new RedisAuditLog(redis, k.audit(), logger),

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ROLES } from "../config.js";
-import type { AuditEntry, DialogState } from "./types.js";
+import type { AuditEntry, DialogState, UserProfile } from "./types.js";
 
 export const DialogStateSchema: z.ZodType<DialogState> = z.object({
   kind: z.enum(["disbursement", "collection"]),
@@ -23,6 +23,15 @@ export const AuditEntrySchema: z.ZodType<AuditEntry> = z.object({
 });
 
 export const RoleSchema = z.enum(ROLES);
+
+/** Telegram allows first names of 1-64 characters and usernames of 5-32 of [A-Za-z0-9_]. */
+export const UserProfileSchema: z.ZodType<UserProfile> = z.object({
+  firstName: z.string().min(1).max(64),
+  username: z
+    .string()
+    .regex(/^\w{1,32}$/)
+    .optional(),
+});
 
 /** The audit log keeps this many entries, newest first. */
 export const AUDIT_CAPACITY = 10_000;

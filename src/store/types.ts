@@ -125,6 +125,22 @@ export interface StaffMember {
   origin?: StaffOrigin;
 }
 
+/** How Telegram names a user (their first name, and @username when they have one). */
+export interface UserProfile {
+  firstName: string;
+  username?: string;
+}
+
+/**
+ * The names of the staff members the bot has seen, so that lists can say who did what by
+ * name; a member who never wrote to the bot has none.
+ */
+export interface ProfileStore {
+  set(userId: number, profile: UserProfile): Promise<void>;
+  /** The known profiles of these users; users without one are left out. */
+  getMany(userIds: readonly number[]): Promise<Map<number, UserProfile>>;
+}
+
 export interface StaffStore {
   get(userId: number): Promise<Role | null>;
   /** Sets the role, recording its origin when given. */
@@ -181,6 +197,8 @@ export interface Stores {
   payouts: PayoutStore;
   sessions: SessionStore;
   staff: StaffStore;
+  /** Names of the staff members, as Telegram gave them. */
+  profiles: ProfileStore;
   /** Pending payouts to poll at `GET /payments/{id}`. */
   tracking: DueQueue;
   /** Final statuses to tell payers (ids of payouts). */

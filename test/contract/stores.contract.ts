@@ -127,6 +127,31 @@ function describeSessionsAndStaff(current: Clocked): void {
       expect(await stores.staff.list()).toEqual([{ userId: 100, role: "admin" }]);
     });
   });
+
+  describe("profiles", () => {
+    it("keeps each staff member's latest name and answers for the ones it knows", async () => {
+      const { stores } = current();
+      await stores.profiles.set(100, { firstName: "Ama", username: "ama_k" });
+      await stores.profiles.set(300, { firstName: "Paul" });
+      await stores.profiles.set(100, { firstName: "Amaka" });
+      const found = await stores.profiles.getMany([100, 300, 999, 100]);
+      expect([...found.entries()].sort(([a], [b]) => a - b)).toEqual([
+        [100, { firstName: "Amaka" }],
+        [300, { firstName: "Paul" }],
+      ]);
+      expect((await stores.profiles.getMany([])).size).toBe(0);
+    });
+
+    it("refuses a profile Telegram could not have sent, and keeps the one it had", async () => {
+      const { stores } = current();
+      await stores.profiles.set(100, { firstName: "Ama" });
+      await expect(stores.profiles.set(100, { firstName: "" })).rejects.toThrow(/profile/);
+      await expect(
+        stores.profiles.set(100, { firstName: "Ama", username: "has space" }),
+      ).rejects.toThrow(/profile/);
+      expect((await stores.profiles.getMany([100])).get(100)).toEqual({ firstName: "Ama" });
+    });
+  });
 }
 
 function describeQueues(current: () => Stores): void {

@@ -43,6 +43,10 @@ describe("access rules, end to end", () => {
     expect(h.emulator.messages(STRANGER_ID)).toHaveLength(2);
     expectNoPaymentTraffic();
     expect(await h.app.stores.sessions.getDialog(STRANGER_ID)).toBeNull();
+    // Nothing of a stranger is kept, not even the name; a staff member's is.
+    await reply(VIEWER_ID, "/help");
+    const names = await h.app.stores.profiles.getMany([STRANGER_ID, VIEWER_ID]);
+    expect([...names.keys()]).toEqual([VIEWER_ID]);
   });
 
   it("refuses a stranger inside what would be a dialog", async () => {
@@ -105,6 +109,7 @@ describe("access rules, end to end", () => {
     const text = plainText(await reply(ADMIN_ID, "/help"));
 
     expect(text).toContain("your role: admin");
+    expect(text).toContain("You will get a message here when each of your payments completes.");
     expect(text).toContain("/pay");
     expect(text).toContain("/staff");
     expect(text).toContain("/unknown");
@@ -119,6 +124,8 @@ describe("access rules, end to end", () => {
     expect(text).not.toContain("/pay");
     expect(text).not.toContain("/collect");
     expect(text).not.toContain("/staff");
+    // A viewer starts no payment, so is told of none.
+    expect(text).not.toContain("You will get a message");
   });
 
   it("lets an approver pay but not manage staff", async () => {

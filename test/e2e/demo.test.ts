@@ -2,21 +2,19 @@
  * `npm run demo` as a person runs it: the real command in a child process, typed into
  * through a pipe, its chat read from stdout (plain text, since stdout is not a terminal).
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEMO_USER } from "../../src/dev/demo.js";
 import { translator } from "../../src/i18n.js";
 import { formatAmount } from "../../src/payments/money.js";
 import { SCRIPTED_NUMBERS } from "../../src/sandbox/index.js";
 import { freePort } from "../support/net.js";
+import { escapeRegExp, PipedProcess } from "../support/piped-process.js";
+import { waitUntil } from "../support/processes.js";
 import { testRedis, testRedisUrl } from "../support/redis.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const WAIT_MS = 20_000;
 const en = translator("en");
 
 function scripted(outcome: string) {
@@ -28,72 +26,30 @@ function scripted(outcome: string) {
   };
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const PROMPT = "you › ";
+
+/** A transcript with what changes from run to run (times, payment ids, references) blanked. */
+function comparable(transcript: string): string {
+  return transcript
+    .replace(/\d{2} \w{3}, \d{2}:\d{2} UTC[+-]?\d*/g, "<time>")
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<payment id>")
+    .replace(/ · [\w-]{16}$/gm, " · <reference>");
 }
 
-/** The demo command with piped stdio; `waitFor` reads its output in order. */
-class DemoProcess {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output = "";
-  stderr = "";
-  #cursor = 0;
-
-  constructor(env: Record<string, string>, args: string[] = []) {
-    this.child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "demo", ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      this.output += chunk;
-    });
-    this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      this.stderr += chunk;
-    });
-    this.exited = new Promise((resolve) => {
-      this.child.once("exit", (code, signal) => resolve({ code, signal }));
-    });
-  }
-
-  type(line: string): void {
-    this.child.stdin.write(`${line}\n`);
-  }
-
-  /** The first match of `pattern` in output not yet consumed by an earlier wait. */
-  async waitFor(pattern: RegExp): Promise<RegExpExecArray> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const match = pattern.exec(this.output.slice(this.#cursor));
-      if (match) {
-        this.#cursor += match.index + match[0].length;
-        return match;
-      }
-      if (Date.now() > deadline || this.child.exitCode !== null) {
-        throw new Error(
-          `demo output did not show ${pattern}\n--- stdout ---\n${this.output}\n--- stderr ---\n${this.stderr}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-
-  kill(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
-  }
-}
-
-let demo: DemoProcess | undefined;
+let demo: PipedProcess | undefined;
 let logDir: string | undefined;
 
 function startDemo(
   env: Record<string, string>,
   args: string[] = [],
-): { demo: DemoProcess; logFile: string } {
+): { demo: PipedProcess; logFile: string } {
   logDir = mkdtempSync(join(tmpdir(), "demo-test-"));
   const logFile = join(logDir, "demo.log");
-  demo = new DemoProcess({ DEMO_SETTLE_DELAY_MS: "300", DEMO_LOG_FILE: logFile, ...env }, args);
+  demo = new PipedProcess(["demo", ...args], {
+    DEMO_SETTLE_DELAY_MS: "300",
+    DEMO_LOG_FILE: logFile,
+    ...env,
+  });
   return { demo, logFile };
 }
 
@@ -143,7 +99,10 @@ describe("npm run demo", () => {
     expect(demo.output).toContain("Stopped.");
     expect(await countKeys(prefix)).toBe(0);
     // Logs went to the file (settlement came by webhook), none over the chat.
-    expect(readFileSync(logFile, "utf8")).toContain('"msg":"payment callback handled"');
+    const logs = readFileSync(logFile, "utf8");
+    expect(logs).toContain('"msg":"payment callback handled"');
+    // DEMO_LOG_FILE named it: kept, down to the last line.
+    expect(logs.trim().split("\n").at(-1)).toContain('"msg":"demo stopped"');
     expect(demo.output).not.toContain('"level"');
     // stdout is a pipe: plain text, no ANSI codes.
     expect(demo.output).not.toContain("\u001b[");
@@ -187,6 +146,44 @@ describe("npm run demo", () => {
     demo.type(":quit");
     const exit = await demo.exited;
     expect(exit.code).toBe(0);
+  });
+
+  it("removes its default log file on a clean exit, and says so at start", async () => {
+    const port = await freePort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}`, DEMO_LOG_FILE: "" });
+    const [, logFile = ""] = await demo.waitFor(
+      /Logs: +(\S+payout-bot-demo-\d+\.log) \(removed when the demo stops cleanly\)/,
+    );
+    expect(existsSync(logFile)).toBe(true);
+
+    demo.type(":quit");
+    expect((await demo.exited).code).toBe(0);
+    expect(existsSync(logFile)).toBe(false);
+  });
+
+  it("prints what the README's transcript shows, for the same input", async () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const block = /A real transcript of `npm run demo`[^`]*```\n([\s\S]*?)```/.exec(readme)?.[1];
+    if (!block) throw new Error("the README has no demo transcript");
+    const expected = comparable(block);
+    const inputs = block
+      .split("\n")
+      .filter((line) => line.startsWith(PROMPT))
+      .map((line) => line.slice(PROMPT.length));
+    expect(inputs.length).toBeGreaterThan(2);
+
+    const port = await freePort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    const chat = () => comparable(demo.output.slice(demo.output.indexOf(PROMPT)));
+    await demo.waitFor(/:quit or Ctrl-C to leave\./);
+    for (const input of inputs) {
+      // Each line is typed once the chat shows what the README shows before it.
+      const before = expected.slice(0, expected.indexOf(`${PROMPT}${input}`));
+      await waitUntil(() => chat().startsWith(before), `the transcript before "${input}"`, 20_000);
+      demo.type(input);
+    }
+    expect((await demo.exited).code).toBe(0);
+    expect(chat().replace(/Stopping…[\s\S]*$/, "")).toBe(expected);
   });
 
   it("refuses an unknown role with exit code 2 and says which roles exist", async () => {

@@ -3,6 +3,9 @@
  * polling lease over, and start-up failures that say what is wrong and exit with the
  * documented code (2 for configuration, 1 for everything else) without a stack trace.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator.js";
 import { keys } from "../../src/store/keys.js";
@@ -42,6 +45,8 @@ describe("the bot process", () => {
       const exit = await bot.process.waitForExit(10_000);
       expect(exit).toEqual({ code: 0, signal: null });
       expect(bot.process.hasLog((line) => line.msg === "stopping")).toBe(true);
+      // The last line says it stopped, and how.
+      expect(bot.process.logs.at(-1)).toMatchObject({ msg: "stopped", signal, exitCode: 0 });
       expect(await pollerLeaseHolder()).toBeNull();
       expect(await healthStatus(bot.url, 500)).toBe(0);
 
@@ -54,6 +59,29 @@ describe("the bot process", () => {
       expect(plainText(await answer)).toContain("/pay");
     });
   }
+
+  it("reads .env from its working directory, and the real environment wins over it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bot-dotenv-"));
+    try {
+      const { PAYMENT_SIGNATURE_PUBLIC_KEY = "", ...fromFile } = world.env;
+      // The file says silent; the environment says info: only the environment's logs show.
+      const lines = Object.entries({ ...fromFile, LOG_LEVEL: "silent", HTTP_PORT: "1" });
+      writeFileSync(join(dir, ".env"), lines.map(([name, value]) => `${name}=${value}`).join("\n"));
+      const port = await freePort();
+      const child = new MainProcess(
+        ["start"],
+        { PAYMENT_SIGNATURE_PUBLIC_KEY, LOG_LEVEL: "info", HTTP_PORT: String(port) },
+        { cwd: dir },
+      );
+      const running = await child.waitForLog((line) => line.msg.startsWith("payout bot running"));
+      expect(running.http).toBe(`http://127.0.0.1:${port}`);
+      expect(child.hasLog((line) => line.msg.startsWith("read .env"))).toBe(true);
+      expect(await healthStatus(`http://127.0.0.1:${port}`)).toBe(200);
+      expect((await child.kill("SIGTERM")).code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   /** Runs `main.ts start` with `env` and waits for it to give up. */
   async function failedStart(env: Record<string, string>) {

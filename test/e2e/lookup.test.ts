@@ -68,8 +68,8 @@ describe("/whois and /availability, end to end", () => {
       [
         "📶 Operators right now",
         "",
-        "MTN MoMo: payouts ✅ available; collections ✅ available",
-        "Orange Money: payouts ✅ available; collections ⛔ SUSPENDED",
+        "MTN MoMo: payouts ✅ Available; collections ✅ Available",
+        "Orange Money: payouts ✅ Available; collections ⛔ SUSPENDED",
       ].join("\n"),
     );
     expect(h.sandbox.countRequests({ method: "GET", path: "/availability" })).toBe(before + 1);

@@ -3,13 +3,20 @@ import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { type EmulatedUser, plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
 import type { Payout } from "../../src/payouts/payout.js";
-import { pressAndWait, sendAndWait, showPrompt } from "../support/flows.js";
+import { payAndConfirm, pressAndWait, sendAndWait, showPrompt } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID, STRANGER_ID, VIEWER_ID } from "../support/harness.js";
 
 const h = harnessPerTest();
 
+const FIRST_NAMES = new Map([
+  [ADMIN_ID, "Ama"],
+  [PAYER_ID, "Paul"],
+  [VIEWER_ID, "Vera"],
+]);
+
 function user(id: number): EmulatedUser {
-  return h.emulator.user({ id, firstName: `User ${id}`, languageCode: "en" });
+  const firstName = FIRST_NAMES.get(id) ?? `User ${id}`;
+  return h.emulator.user({ id, firstName, languageCode: "en" });
 }
 
 /** Sends `text` as `from` and resolves with the bot's next message (new or edited) in that chat. */
@@ -54,7 +61,7 @@ describe("/status", () => {
     for (const id of [VIEWER_ID, PAYER_ID, ADMIN_ID]) {
       const text = await ask(user(id), `/status ${paymentId}`);
       expect(text).toContain(`🔎 Payment ${paymentId}`);
-      expect(text).toContain("Status: ❌ failed");
+      expect(text).toContain("Status: ❌ Failed");
       expect(text).toContain("Type: payout");
       expect(text).toContain("Amount: 2,500 FCFA");
       expect(text).toContain("+237 670 00 00 02 (MTN MoMo)");
@@ -182,12 +189,32 @@ describe("/history", () => {
     const page1 = await first;
     expect(plainText(page1)).toContain("All payouts (page 1 of 2)");
     expect(refsIn(page1)).toEqual(everyone.slice(0, 8));
-    expect(plainText(page1)).toContain(`by ${ADMIN_ID}`);
-    expect(plainText(page1)).toContain(`by ${PAYER_ID}`);
+    // The reader has written to the bot (/history): named. The payer never has: their id.
+    expect(plainText(page1)).toContain(id === ADMIN_ID ? "by Ama" : `by user ${ADMIN_ID}`);
+    expect(plainText(page1)).toContain(`by user ${PAYER_ID}`);
 
     const older = h.emulator.waitForMessage((m) => m.messageId === page1.messageId);
     await reader.pressButton(page1, "Older ▶");
     expect(refsIn(await older)).toEqual(everyone.slice(8));
+  });
+
+  it("says payout or collection, to or from whom (masked number), and who made it by name", async () => {
+    const payer = user(PAYER_ID);
+    await payAndConfirm(h.emulator, payer, "/pay 670000001 5000");
+    await payAndConfirm(h.emulator, payer, "/collect 690000003 2000"); // stays pending
+
+    const lines = (await ask(user(VIEWER_ID), "/history"))
+      .split("\n")
+      .filter((line) => line.includes(" · "));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^⏳ Pending · Collection of 2,000 FCFA from Clarisse Ewane \(6•• •• •0 03\) · \d\d \w{3}, \d\d:\d\d UTC\+1 · by Paul · [\w-]+$/,
+    );
+    expect(lines[1]).toMatch(
+      /^\S+ \w+ · Payout of 5,000 FCFA to Jean-Paul Mbarga \(6•• •• •0 01\) · .+ · by Paul · [\w-]+$/,
+    );
+    // The full number is never in the list.
+    expect(lines.join("\n")).not.toMatch(/670 ?00 ?00 ?01|690 ?00 ?00 ?03/);
   });
 
   it("tells a payer with no payouts that there are none", async () => {

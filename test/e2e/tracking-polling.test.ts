@@ -24,7 +24,7 @@ function isNotice(message: SentMessage, prompt: SentMessage): boolean {
   return (
     message.chatId === prompt.chatId &&
     message.messageId !== prompt.messageId &&
-    /^(✅ Paid|❌ Failed|⚪ Canceled):/.test(plainText(message))
+    /^(✅ Paid|❌ Failed|⚪ Cancelled):/.test(plainText(message))
   );
 }
 
@@ -45,7 +45,7 @@ describe("status tracking by polling only", () => {
   it.each([
     { number: "237670000001", state: "success", start: "✅ Paid:", title: "Completed" },
     { number: "237670000002", state: "failed", start: "❌ Failed:", title: "Failed" },
-    { number: "237670000005", state: "canceled", start: "⚪ Canceled:", title: "Canceled" },
+    { number: "237670000005", state: "canceled", start: "⚪ Cancelled:", title: "Cancelled" },
   ])("tells the payer about a $state payout found by polling", async (row) => {
     const harness = await start();
     const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });

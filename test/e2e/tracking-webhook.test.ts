@@ -49,7 +49,7 @@ function webhookUrl(harness: Harness): string {
   return `${http.url}${harness.app.config.payment.webhookPath}`;
 }
 
-const NOTICE_START = { success: "✅ Paid:", failed: "❌ Failed:", canceled: "⚪ Canceled:" };
+const NOTICE_START = { success: "✅ Paid:", failed: "❌ Failed:", canceled: "⚪ Cancelled:" };
 
 function isNotice(message: SentMessage, prompt: SentMessage): boolean {
   const text = plainText(message);
@@ -142,9 +142,21 @@ describe("status callbacks, with polling too slow to matter", () => {
   });
 
   it.each([
-    { number: "237670000002", status: "failed", start: "❌ Failed:", title: "Failed" },
-    { number: "237670000005", status: "canceled", start: "⚪ Canceled:", title: "Canceled" },
-  ])("tells the payer about a $status payout from the callback", async (row) => {
+    {
+      number: "237670000002",
+      status: "failed",
+      start: "❌ Failed:",
+      title: "Failed",
+      next: "What to do: check the number and the name with the recipient, then try again.",
+    },
+    {
+      number: "237670000005",
+      status: "canceled",
+      start: "⚪ Cancelled:",
+      title: "Cancelled by the operator",
+      next: "What to do: the operator stopped it; the recipient's account may not accept it.",
+    },
+  ])("tells the payer about a $status payout from the callback, and what to do", async (row) => {
     const harness = await start(SLOW_POLLING);
     harness.sandbox.setCallbackUrl(webhookUrl(harness));
     const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
@@ -153,13 +165,38 @@ describe("status callbacks, with polling too slow to matter", () => {
     const notice = await harness.emulator.waitForMessage((m) => isNotice(m, prompt));
     expect(plainText(notice).startsWith(row.start)).toBe(true);
     expect(plainText(notice)).toContain("3,000 FCFA");
+    expect(plainText(notice)).toContain(row.next);
+    // The sandbox's payment has no description: nothing is quoted.
+    expect(plainText(notice)).not.toContain("The payment service said");
     const edited = harness.emulator.message(prompt.chatId, prompt.messageId);
     expect(edited && plainText(edited)).toContain(row.title);
     expect(edited && plainText(edited)).toContain("The money was not sent.");
+    expect(edited && plainText(edited)).toContain(row.next);
     expect(paymentReads(harness, payout.paymentId)).toBe(1);
     await quiet(harness);
     expect(noticesAbout(harness, prompt, payout)).toHaveLength(1);
     expect((await harness.app.stores.payouts.get(payout.id))?.state).toBe(row.status);
+  });
+
+  it("passes on what the payment service said about a failure, escaped", async () => {
+    const harness = await start(SLOW_POLLING);
+    harness.sandbox.setCallbackUrl(webhookUrl(harness));
+    const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    // A number whose payments stay pending, until the service says otherwise.
+    const { prompt, payout } = await confirmPayout(harness, payer, "/pay 237670000003 3000");
+
+    const notice = harness.emulator.waitForMessage((m) => isNotice(m, prompt));
+    harness.sandbox.forceStatus(payout.paymentId, "failed", "Subscriber <b>balance</b>\ntoo low");
+    const text = plainText(await notice);
+    expect(text).toContain("The payment service said: “Subscriber <b>balance</b> too low”");
+    expect(text).toContain("What to do: check the number and the name with the recipient");
+    const edited = harness.emulator.message(prompt.chatId, prompt.messageId);
+    expect(edited && plainText(edited)).toContain(
+      "The payment service said: “Subscriber <b>balance</b> too low”",
+    );
+    expect((await harness.app.stores.payouts.get(payout.id))?.apiRemark).toBe(
+      "Subscriber <b>balance</b> too low",
+    );
   });
 
   it("trusts answers from a service whose clock is 10 minutes slow, refuses its stale callbacks, and settles by polling", async () => {

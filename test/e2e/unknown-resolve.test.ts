@@ -76,7 +76,8 @@ describe("/unknown and /resolve", () => {
     const list = await ask(admin, "/unknown");
     expect(list).toContain("1 payout(s) with an unknown outcome");
     expect(list).toContain(payout.id);
-    expect(list).toContain(`by ${PAYER_ID}`);
+    // The payer wrote to the bot (the /pay): named, not a bare id.
+    expect(list).toContain("by Paul");
 
     const notice = h.emulator.waitForMessage(
       (m) => m.chatId === PAYER_ID && plainText(m).startsWith("❌ Failed:"),

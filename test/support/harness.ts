@@ -68,7 +68,8 @@ export function harnessEnv(
 /**
  * The Payment API sandbox and the Telegram emulator as the tests want them: payments settle
  * 150 ms after they are made, no rate limit (unless `sandbox` says otherwise), and a long
- * poll ends after 200 ms.
+ * poll ends after 1 s at most: the whole timeout of the polls in-process apps make, as
+ * Telegram would hold them (a poll answered sooner than its timeout makes the bot pause).
  */
 export async function startServices(
   sandboxOptions: SandboxOptions = {},
@@ -78,7 +79,7 @@ export async function startServices(
     rateLimitPerMinute: 0,
     ...sandboxOptions,
   });
-  const emulator = await startTelegramEmulator({ maxPollWaitMs: 200 });
+  const emulator = await startTelegramEmulator({ maxPollWaitMs: 1000 });
   return { sandbox, emulator };
 }
 

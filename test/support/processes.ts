@@ -8,14 +8,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import { freePort, redisAnswers } from "./net.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** tsx and the entry point by absolute location, so a process may run in another directory. */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const MAIN = join(ROOT, "src/main.ts");
 
 /** One pino line of the bot's stdout (level label, message, and whatever else it logged). */
 export const LogLineSchema = z.looseObject({ level: z.string(), msg: z.string() });
@@ -66,9 +70,10 @@ export class MainProcess {
   #partial = "";
   #exit: ExitInfo | undefined;
 
-  constructor(args: string[], env: Record<string, string>) {
-    this.child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
-      cwd: ROOT,
+  /** `cwd` is the working directory (default the repository), where `start` looks for `.env`. */
+  constructor(args: string[], env: Record<string, string>, options: { cwd?: string } = {}) {
+    this.child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
+      cwd: options.cwd ?? ROOT,
       // Only what the test chose: nothing of the developer's environment leaks in.
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
       stdio: ["ignore", "pipe", "pipe"],

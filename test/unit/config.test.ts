@@ -62,6 +62,7 @@ describe("loadConfig", () => {
         statusPollIntervalMs: 5000,
         stuckAfterMs: 24 * 3_600_000,
         retentionMs: 90 * 86_400_000,
+        timeZone: "Africa/Douala",
         logLevel: "info",
       });
     },
@@ -91,6 +92,7 @@ describe("loadConfig", () => {
         PAYOUT_STUCK_AFTER_HOURS: "2",
         PAYOUT_RETENTION_DAYS: "7",
         PAYMENT_TIMEOUT_MS: "5000",
+        TIME_ZONE: " africa/lagos ",
         LOG_LEVEL: "debug",
       },
       "start",
@@ -119,6 +121,8 @@ describe("loadConfig", () => {
     expect(config.statusPollIntervalMs).toBe(250);
     expect(config.stuckAfterMs).toBe(2 * 3_600_000);
     expect(config.retentionMs).toBe(7 * 86_400_000);
+    // An IANA zone, in its canonical spelling.
+    expect(config.timeZone).toBe("Africa/Lagos");
     expect(config.logLevel).toBe("debug");
   });
 
@@ -158,6 +162,9 @@ describe("loadConfig", () => {
     ["PAYMENT_TIMEOUT_MS", "999", "from 1000 to 120000"],
     ["PAYMENT_TIMEOUT_MS", "120001", "from 1000 to 120000"],
     ["LOG_LEVEL", "verbose", "one of fatal, error"],
+    ["TIME_ZONE", "Mars/Olympus_Mons", "IANA time zone"],
+    ["TIME_ZONE", "WAT", "IANA time zone"],
+    ["TIME_ZONE", "+01:00", "IANA time zone"],
     ["STAFF", "boss", "not id:role"],
   ];
 

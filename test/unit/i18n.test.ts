@@ -120,6 +120,31 @@ describe("the locale catalogs", () => {
   });
 });
 
+describe("the wording", () => {
+  it("spells cancelled one way in English, whoever cancelled", () => {
+    const english = Object.values(en).join("\n");
+    expect(english).toMatch(/cancelled/i);
+    expect(english).not.toMatch(/canceled/i);
+  });
+
+  it.each(["en", "fr"])("starts every status word with a capital (%s)", (locale) => {
+    const catalog = CATALOGS[locale] ?? {};
+    const statuses = Object.entries(catalog).filter(
+      ([key]) =>
+        key.startsWith("state.") ||
+        key.startsWith("payment_status.") ||
+        key === "availability.up" ||
+        key === "availability.unlisted",
+    );
+    expect(statuses.length).toBeGreaterThan(15);
+    for (const [key, text] of statuses) {
+      // After the emoji and the markup: the word itself.
+      const word = stripHtml(text).replace(/^[^\p{L}]+/u, "");
+      expect(word[0], key).toBe(word[0]?.toUpperCase());
+    }
+  });
+});
+
 describe("translator", () => {
   it("escapes parameters and leaves html() values as they are", () => {
     const t = translator("en");

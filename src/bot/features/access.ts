@@ -1,7 +1,8 @@
 /**
  * Runs before every feature, on every update (callback queries included): finds the
  * staff member behind the update by numeric Telegram user id, their language, and keeps
- * money talk out of groups. Strangers get a short refusal that shows their id.
+ * money talk out of groups. Strangers get a short refusal that shows their id. A staff
+ * member's Telegram name is remembered (when it changed) for lists that say who did what.
  */
 import type { Middleware } from "telegraf";
 import { localeFromLanguageCode, translator } from "../../i18n.js";
@@ -9,15 +10,19 @@ import type { Logger } from "../../logger.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { replyHtml } from "../reply.js";
+import { StaffNames } from "../staff-names.js";
 
 export interface AccessDeps {
   stores: Stores;
   logger: Logger;
+  /** IANA zone of the times `ctx.t` shows; default Africa/Douala. */
+  timeZone?: string | undefined;
 }
 
 const GROUP_ALLOWED = /^\/(start|help)(@\w+)?(\s|$)/;
 
 export function access(deps: AccessDeps): Middleware<BotContext> {
+  const names = new StaffNames(deps.stores.profiles);
   return async (ctx, next) => {
     const from = ctx.from;
     if (!from || from.is_bot) return;
@@ -27,7 +32,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
     ]);
     ctx.staff = role ? { userId: from.id, role } : null;
     ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code);
-    ctx.t = translator(ctx.locale);
+    ctx.t = translator(ctx.locale, deps.timeZone);
     ctx.log = deps.logger.child({ updateId: ctx.update.update_id, userId: from.id });
 
     if (ctx.chat && ctx.chat.type !== "private") {
@@ -50,6 +55,10 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
       }
       return;
     }
+    // Lists name who made each payout; a name that cannot be saved costs only that.
+    await names
+      .remember(from)
+      .catch((error: unknown) => ctx.log.warn({ err: error }, "could not save the user's name"));
     return next();
   };
 }

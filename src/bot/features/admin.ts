@@ -12,6 +12,7 @@ import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { unknownView } from "../report-views.js";
+import { namesOf } from "../staff-names.js";
 import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
 
 /** Unknown payouts per page of /unknown: room for each one's hint in one message. */
@@ -48,7 +49,12 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
     payouts.sort((a, b) => b.createdAtMs - a.createdAtMs || a.id.localeCompare(b.id));
     const start = page * UNKNOWN_PAGE_SIZE;
     const items = payouts.slice(start, start + UNKNOWN_PAGE_SIZE);
-    return unknownView(ctx.t, { items, total: payouts.length, page, pageSize: UNKNOWN_PAGE_SIZE });
+    const names = await namesOf(
+      deps.stores.profiles,
+      items.map((payout) => payout.initiatorId),
+    );
+    const shown = { items, total: payouts.length, page, pageSize: UNKNOWN_PAGE_SIZE };
+    return unknownView(ctx.t, shown, names);
   };
 
   composer.command("unknown", async (ctx) => {

@@ -12,6 +12,8 @@ const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boo
   { key: "help.read", shown: (ctx) => can(ctx.staff, "read") },
   { key: "help.admin", shown: (ctx) => can(ctx.staff, "admin") },
   { key: "help.general", shown: () => true },
+  // Only those who start payouts are told when one completes; a viewer never is.
+  { key: "help.notices", shown: (ctx) => can(ctx.staff, "pay") },
 ];
 
 function helpText(ctx: BotContext): string {
@@ -35,7 +37,7 @@ export function helpFeature(deps: { stores: Stores }): Composer<BotContext> {
     }
     await deps.stores.sessions.setLocale(ctx.from.id, wanted);
     ctx.locale = wanted;
-    ctx.t = translator(wanted);
+    ctx.t = translator(wanted, ctx.t.timeZone);
     await replyHtml(ctx, ctx.t("lang.changed"));
   });
 

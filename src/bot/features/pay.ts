@@ -13,6 +13,7 @@ import type { DialogState, Stores } from "../../store/types.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
+import { cosmetic } from "../telegram-failure.js";
 import {
   amountProblemText,
   CALLBACK_PATTERN,
@@ -106,7 +107,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const chatId = ctx.chat?.id;
     const userId = ctx.from?.id;
     if (chatId === undefined || userId === undefined) return;
-    await ctx.sendChatAction("typing").catch(() => undefined);
+    await cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
     const result = await deps.service.prepare({
       kind,
       phone,

@@ -7,6 +7,7 @@ import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { historyView, paymentView } from "../report-views.js";
+import { namesOf } from "../staff-names.js";
 import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
 
 const HISTORY_PAGE_SIZE = 8;
@@ -58,7 +59,13 @@ export function statusFeature(deps: {
       offset: page * HISTORY_PAGE_SIZE,
       limit: HISTORY_PAGE_SIZE,
     });
-    return historyView(ctx.t, { ...result, page, pageSize: HISTORY_PAGE_SIZE }, everyone);
+    const names = everyone
+      ? await namesOf(
+          deps.stores.profiles,
+          result.items.map((payout) => payout.initiatorId),
+        )
+      : undefined;
+    return historyView(ctx.t, { ...result, page, pageSize: HISTORY_PAGE_SIZE }, everyone, names);
   };
 
   composer.command("history", async (ctx) => {

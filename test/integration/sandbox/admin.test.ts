@@ -49,8 +49,17 @@ describe("Sandbox admin surface", () => {
     const payment = await disburse();
     const forced = await admin("POST", `payments/${payment.id}/status`, { status: "failed" });
     expect(forced.status).toBe(200);
-    expect(forced.json).toMatchObject({ id: payment.id, status: "failed" });
+    expect(forced.json).toMatchObject({ id: payment.id, status: "failed", description: null });
     expect(sandbox.getPayment(payment.id)?.status).toBe("failed");
+    // What the service may say about a failure, for the bot to pass on.
+    const said = await admin("POST", `payments/${payment.id}/status`, {
+      status: "canceled",
+      description: "Rejected by the subscriber",
+    });
+    expect(said.json).toMatchObject({
+      status: "canceled",
+      description: "Rejected by the subscriber",
+    });
     expect((await admin("POST", "payments/pay_nope/status", { status: "failed" })).status).toBe(
       404,
     );

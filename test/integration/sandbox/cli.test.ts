@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/config.js";
@@ -6,6 +8,7 @@ import {
   DEFAULT_SANDBOX_API_KEY,
   parseSandboxEnv,
   runSandboxCommand,
+  SANDBOX_USAGE,
   SandboxSettingsError,
   startSandbox,
 } from "../../../src/sandbox/index.js";
@@ -76,6 +79,48 @@ describe("parseSandboxEnv", () => {
 });
 
 describe("runSandboxCommand", () => {
+  it("prints its options with --help, and starts nothing", async () => {
+    let printed = "";
+    await runSandboxCommand(
+      { SANDBOX_PORT: "not even a port" },
+      { argv: ["--help"], stdout: { write: (text: string) => (printed += text) } },
+    );
+    expect(printed).toBe(`${SANDBOX_USAGE}\n`);
+    for (const name of [
+      "SANDBOX_HOST",
+      "SANDBOX_PORT",
+      "SANDBOX_API_KEYS",
+      "SANDBOX_CALLBACK_URL",
+      "SANDBOX_SETTLE_DELAY_MS",
+      "SANDBOX_RATE_LIMIT_PER_MINUTE",
+      "--help",
+    ]) {
+      expect(printed).toContain(name);
+    }
+  });
+
+  it("refuses an argument it does not know, with exit code 2, before listening", async () => {
+    await expect(runSandboxCommand({}, { argv: ["--port", "9000"] })).rejects.toMatchObject({
+      name: "SandboxSettingsError",
+      exitCode: 2,
+      problems: [
+        "--port: unknown argument (the sandbox takes only --help)",
+        "9000: unknown argument (the sandbox takes only --help)",
+      ],
+    });
+  });
+
+  it("answers `npm run sandbox -- --help` with the options and exit code 0", () => {
+    const root = fileURLToPath(new URL("../../../", import.meta.url));
+    const run = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts", "sandbox", "-h"], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(`${SANDBOX_USAGE}\n`);
+  });
+
   it("serves until stopped, after printing the URL, key, public key and scripted numbers", async () => {
     let printed = "";
     const stop = new AbortController();

@@ -11,7 +11,6 @@ import {
   CALLBACK_PATTERN,
   cannotPayText,
   confirmationPrompt,
-  formatTime,
   payoutStateView,
   phoneProblemText,
   prepareFailureText,
@@ -70,7 +69,7 @@ describe("confirmationPrompt", () => {
         "Amount: 1,234,500 FCFA",
         "Note: delivery",
         "",
-        "Check the name. This confirmation expires in 5 min (15 Jan, 12:05).",
+        "Check the name. This confirmation expires in 5 min (15 Jan, 12:05 UTC+1).",
       ].join("\n"),
     );
   });
@@ -86,7 +85,7 @@ describe("confirmationPrompt", () => {
     expect(text).toContain("Confirmez ce paiement");
     expect(text).toContain("Numéro : +237 690 00 00 01 (Orange Money)");
     expect(text).toContain("Montant : 1\u202F234\u202F500 FCFA");
-    expect(text).toContain("expire dans 5 min (15 janv., 12:05)");
+    expect(text).toContain("expire dans 5 min (15 janv., 12:05 UTC+1)");
     expect(view.keyboard?.inline_keyboard.flat().map((button) => button.text)).toEqual([
       "✅ Confirmer",
       "✖️ Annuler",
@@ -201,7 +200,7 @@ describe("payoutStateView", () => {
       payoutStateView(en, payout({ state: "success", fee: 1500, settledAtMs: NOW })),
     );
     expect(text).toContain("Fee: 1,500 FCFA");
-    expect(text).toContain("Time: 15 Jan, 12:00");
+    expect(text).toContain("Time: 15 Jan, 12:00 UTC+1");
   });
 
   it("says nothing was paid for cancelled, expired and refused payouts", () => {
@@ -247,7 +246,11 @@ describe("settlementNotice and stuckNotice", () => {
       "disbursement",
       "❌ Failed: 1,234,500 FCFA for Jean-Paul Mbarga did not go through.",
     ],
-    ["canceled", "collection", "⚪ Canceled: 1,234,500 FCFA for Jean-Paul Mbarga was canceled"],
+    [
+      "canceled",
+      "collection",
+      "⚪ Cancelled: 1,234,500 FCFA for Jean-Paul Mbarga was cancelled by the operator.",
+    ],
   ] as const)("tells the payer about %s (%s)", (state, kind, first) => {
     const p = payout({ state, kind, paymentId: "pay_9", fee: 100, settledAtMs: NOW });
     const text = read(settlementNotice(en, p));
@@ -257,6 +260,35 @@ describe("settlementNotice and stuckNotice", () => {
     if (state === "success") expect(text).toContain("Fee: 100 FCFA");
     else expect(text).not.toContain("Fee");
     expect(text).toContain("Payment id: pay_9");
+  });
+
+  it.each([
+    ["failed", "disbursement", "What to do: check the number and the name with the recipient"],
+    ["failed", "collection", "What to do: check the number with the customer"],
+    ["canceled", "disbursement", "What to do: the operator stopped it"],
+    ["canceled", "collection", "What to do: the customer may have refused"],
+  ] as const)("says what to do next about a %s %s, and what the API said", (state, kind, next) => {
+    const quiet = read(settlementNotice(en, payout({ state, kind })));
+    expect(quiet).toContain(next);
+    expect(quiet).not.toContain("said");
+    const p = payout({ state, kind, apiRemark: HOSTILE });
+    for (const view of [settlementNotice(en, p), payoutStateView(en, p)]) {
+      expect(view.text).not.toContain("<script>");
+      expect(read(view)).toContain(`The payment service said: “${HOSTILE}”\n${next}`);
+    }
+  });
+
+  it("tells nothing more than the outcome for a completed payout", () => {
+    const p = payout({ state: "success", apiRemark: "Payment for services" });
+    expect(read(settlementNotice(en, p))).not.toContain("Payment for services");
+    expect(read(settlementNotice(en, p))).not.toContain("What to do");
+  });
+
+  it("says it in French too", () => {
+    const p = payout({ state: "canceled", kind: "collection", locale: "fr", apiRemark: "Refusé" });
+    const text = read(settlementNotice(fr, p));
+    expect(text).toContain("Le service de paiement a indiqué : « Refusé »");
+    expect(text).toContain("Que faire : le client a peut-être refusé");
   });
 
   it("escapes the name in French notices", () => {
@@ -355,15 +387,24 @@ describe("availabilityView", () => {
       [
         "📶 Operators right now",
         "",
-        "MTN MoMo: payouts ✅ available; collections ⛔ <SUSPENDED>",
-        "Orange Money: payouts ✅ available; collections not listed",
+        "MTN MoMo: payouts ✅ Available; collections ⛔ <SUSPENDED>",
+        "Orange Money: payouts ✅ Available; collections ❔ Not listed",
       ].join("\n"),
     );
-    expect(read(availabilityView(fr, entries))).toContain("Orange Money : paiements ✅ disponible");
+    expect(read(availabilityView(fr, entries))).toContain("Orange Money : paiements ✅ Disponible");
   });
 });
 
 describe("paymentView", () => {
+  it.each([
+    ["pending", "Status: ⏳ Pending"],
+    ["success", "Status: ✅ Completed"],
+    ["failed", "Status: ❌ Failed"],
+    ["canceled", "Status: ⚪ Cancelled"],
+  ])("shows the status %s as a capitalised word", (status, shown) => {
+    expect(read(paymentView(en, { id: "pay_1", status }))).toContain(shown);
+  });
+
   it("shows a payment as the API reports it", () => {
     const text = read(
       paymentView(fr, {
@@ -378,10 +419,10 @@ describe("paymentView", () => {
       }),
     );
     expect(text).toContain("Paiement pay_1");
-    expect(text).toContain("Statut : ✅ effectué");
+    expect(text).toContain("Statut : ✅ Effectué");
     expect(text).toContain("Montant : 5\u202F000 FCFA");
     expect(text).toContain("+237 690 00 00 01 (Orange Money)");
-    expect(text).toContain("15 janv., 12:00");
+    expect(text).toContain("Dernière mise à jour : 15 janv., 12:00 UTC+1");
   });
 });
 
@@ -393,7 +434,8 @@ describe("historyView and payoutLine", () => {
     const text = read(view);
     expect(text).toContain("All payouts (page 2 of 3)");
     expect(text).toContain(HOSTILE);
-    expect(text).toContain("by 1002");
+    // Nobody named the initiator to the bot: the id stands in.
+    expect(text).toContain("by user 1002");
     const buttons = view.keyboard?.inline_keyboard.flat() ?? [];
     expect(buttons.map((b) => ("callback_data" in b ? b.callback_data : ""))).toEqual([
       "h:0",
@@ -407,17 +449,46 @@ describe("historyView and payoutLine", () => {
     );
   });
 
-  it("writes one line per payout with its reference", () => {
-    const line = read(payoutLine(en, payout({ state: "pending" }), false));
-    expect(line).toBe(
-      "⏳ Pending · 1,234,500 FCFA · Jean-Paul Mbarga · 15 Jan, 12:00 · Zx9_Kq-3LmNpQr8sTuVw",
+  it("writes one line per payout: payout or collection, masked number, time, reference", () => {
+    expect(read(payoutLine(en, payout({ state: "pending" })))).toBe(
+      "⏳ Pending · Payout of 1,234,500 FCFA to Jean-Paul Mbarga (6•• •• •0 01) · 15 Jan, 12:00 UTC+1 · Zx9_Kq-3LmNpQr8sTuVw",
     );
+    expect(read(payoutLine(fr, payout({ kind: "collection", state: "success" }), "Ama"))).toBe(
+      "✅ Effectué · Encaissement de 1\u202F234\u202F500 FCFA auprès de Jean-Paul Mbarga (6•• •• •0 01) · 15 janv., 12:00 UTC+1 · par Ama · Zx9_Kq-3LmNpQr8sTuVw",
+    );
+  });
+
+  it("names who made each payout when the bot knows their name, else their id", () => {
+    const items = [payout({ initiatorId: 7 }), payout({ id: "other-payout-id", initiatorId: 8 })];
+    const names = new Map([[7, "<b>Ama</b>"]]);
+    const view = historyView(en, { items, total: 2, page: 0, pageSize: 10 }, true, names);
+
+    expect(view.text).toContain("by &lt;b&gt;Ama&lt;/b&gt;");
+    expect(read(view)).toContain("by <b>Ama</b> · Zx9_Kq-3LmNpQr8sTuVw");
+    expect(read(view)).toContain("by user 8 · other-payout-id");
+    // A payer's own list: no "by".
+    const own = read(historyView(en, { items, total: 2, page: 0, pageSize: 10 }, false, names));
+    expect(own).not.toContain(" by ");
   });
 });
 
-describe("formatTime", () => {
-  it("shows Cameroon time (UTC+1) in each language", () => {
-    expect(formatTime(NOW, "en")).toBe("15 Jan, 12:00");
-    expect(formatTime(NOW, "fr")).toBe("15 janv., 12:00");
+describe("t.time", () => {
+  it("shows Cameroon time with its offset in each language by default", () => {
+    expect(en.time(NOW)).toBe("15 Jan, 12:00 UTC+1");
+    expect(fr.time(NOW)).toBe("15 janv., 12:00 UTC+1");
+  });
+
+  it("shows the configured zone, its offset and its daylight saving time", () => {
+    expect(translator("en", "UTC").time(NOW)).toBe("15 Jan, 11:00 UTC");
+    expect(translator("fr", "America/New_York").time(NOW)).toBe("15 janv., 06:00 UTC-5");
+    expect(translator("en", "Europe/Paris").time(Date.UTC(2024, 6, 15, 11, 0))).toBe(
+      "15 Jul, 13:00 UTC+2",
+    );
+  });
+
+  it("puts the zone in every view that shows a time", () => {
+    const kolkata = translator("en", "Asia/Kolkata");
+    const prompt = read(confirmationPrompt(kolkata, payout(), NOW));
+    expect(prompt).toContain("(15 Jan, 16:35 UTC+5:30)");
   });
 });

@@ -1,0 +1,59 @@
+/**
+ * Remembers how Telegram names each staff member, so that /history and /unknown can say
+ * who made a payout ("by Ama") rather than a bare id. Cheap on the hot path: each process
+ * reads a member's stored name once, and writes only when Telegram's name differs from it.
+ */
+import type { User } from "telegraf/types";
+import type { ProfileStore, UserProfile } from "../store/types.js";
+
+/** One line, no control or invisible characters, at most 64 characters (Telegram's limit). */
+function cleanFirstName(name: string): string {
+  return name
+    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 64);
+}
+
+/** The profile of a Telegram user, or undefined when there is no name to show. */
+export function profileOf(user: Pick<User, "first_name" | "username">): UserProfile | undefined {
+  const firstName = cleanFirstName(user.first_name);
+  if (firstName === "") return undefined;
+  return user.username === undefined ? { firstName } : { firstName, username: user.username };
+}
+
+function sameProfile(a: UserProfile | undefined, b: UserProfile): boolean {
+  return a?.firstName === b.firstName && a.username === b.username;
+}
+
+export class StaffNames {
+  readonly #store: ProfileStore;
+  /** What the store holds for each member this process has seen (staff only: a few). */
+  readonly #known = new Map<number, UserProfile>();
+
+  constructor(store: ProfileStore) {
+    this.#store = store;
+  }
+
+  /** Records `user`'s name when it is not the one stored: one write per change. */
+  async remember(user: Pick<User, "id" | "first_name" | "username">): Promise<void> {
+    const profile = profileOf(user);
+    if (!profile) return;
+    if (!this.#known.has(user.id)) {
+      const stored = (await this.#store.getMany([user.id])).get(user.id);
+      if (stored) this.#known.set(user.id, stored);
+    }
+    if (sameProfile(this.#known.get(user.id), profile)) return;
+    await this.#store.set(user.id, profile);
+    this.#known.set(user.id, profile);
+  }
+}
+
+/** User id → first name, for the users whose name the bot knows (see `initiatorName`). */
+export async function namesOf(
+  store: ProfileStore,
+  userIds: readonly number[],
+): Promise<Map<number, string>> {
+  const profiles = await store.getMany(userIds);
+  return new Map([...profiles].map(([id, profile]) => [id, profile.firstName]));
+}

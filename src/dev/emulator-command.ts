@@ -1,0 +1,156 @@
+/**
+ * `npm run emulator`: a local Telegram Bot API on its own, with the terminal chat of the
+ * demo, for rehearsing the production command. It prints the TELEGRAM_API_ROOT and token
+ * to give `npm start`; with `npm run sandbox` as the Payment API, the real bot then runs
+ * end to end on this machine, and the person at the terminal chats with it.
+ */
+import { ConfigError } from "../config.js";
+import { DEFAULT_SANDBOX_API_KEY, DEFAULT_SANDBOX_PORT } from "../sandbox/index.js";
+import { StartupError } from "../startup-checks.js";
+import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
+import { DEMO_USER, languageOf, readFlags } from "./demo-options.js";
+import { bold, type Style } from "./demo-render.js";
+import { Signals } from "./stop-signals.js";
+import { DEFAULT_EMULATOR_TOKEN, startTelegramEmulator } from "./telegram-emulator.js";
+
+export const DEFAULT_EMULATOR_PORT = 8081;
+
+export const EMULATOR_USAGE = [
+  "usage: npm run emulator -- [--user ID] [--lang en|fr]",
+  "",
+  `  --user ID     your numeric Telegram user id in the chat (default ${DEMO_USER.id})`,
+  "  --lang CODE   your Telegram language, en or fr (default en)",
+  "  -h, --help    this text",
+  "",
+  "Environment (all optional):",
+  `  EMULATOR_HOST, EMULATOR_PORT   where it listens (default 127.0.0.1:${DEFAULT_EMULATOR_PORT})`,
+  "  EMULATOR_TOKEN                 the bot token it accepts (default a test token)",
+].join("\n");
+
+export interface EmulatorCommandOptions {
+  host: string;
+  port: number;
+  token: string;
+  userId: number;
+  languageCode: string;
+  help: boolean;
+}
+
+/** Reads the flags and EMULATOR_* variables; throws a ConfigError listing every problem. */
+export function parseEmulatorOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): EmulatorCommandOptions {
+  const problems: string[] = [];
+  const flags = readFlags(argv, ["user", "lang"], problems);
+  const languageCode = languageOf(flags.values.get("lang") ?? "en", problems);
+  const user = flags.values.get("user") ?? String(DEMO_USER.id);
+  if (!/^\d{1,15}$/.test(user))
+    problems.push(`--user: must be a numeric Telegram id (got "${user}")`);
+  const port = (env.EMULATOR_PORT ?? "").trim() || String(DEFAULT_EMULATOR_PORT);
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65_535) {
+    problems.push(`EMULATOR_PORT: must be a whole number from 0 to 65535 (got "${port}")`);
+  }
+  const token = (env.EMULATOR_TOKEN ?? "").trim() || DEFAULT_EMULATOR_TOKEN;
+  if (!/^\d+:[A-Za-z0-9_-]{20,}$/.test(token)) {
+    problems.push("EMULATOR_TOKEN: must look like a bot token (digits:20 or more letters)");
+  }
+  if (problems.length > 0 || languageCode === undefined) throw new ConfigError(problems);
+  return {
+    host: (env.EMULATOR_HOST ?? "").trim() || "127.0.0.1",
+    port: Number(port),
+    token,
+    userId: Number(user),
+    languageCode,
+    help: flags.help,
+  };
+}
+
+/** The arguments after the `emulator` command in `process.argv`. */
+function emulatorArgv(argv: readonly string[]): string[] {
+  const at = argv.indexOf("emulator");
+  return at === -1 ? [] : argv.slice(at + 1);
+}
+
+/** What to set for `npm start`, and how to run the rest on this machine. */
+function emulatorBanner(apiRoot: string, token: string, userId: number, style: Style): string {
+  const sandbox = `http://127.0.0.1:${DEFAULT_SANDBOX_PORT}`;
+  return [
+    `${bold("Telegram Bot API emulator", style)} listening on ${apiRoot}`,
+    "Give the bot:",
+    `  TELEGRAM_API_ROOT=${apiRoot}`,
+    `  TELEGRAM_BOT_TOKEN=${token}`,
+    `  STAFF=${userId}:admin        (you, in this chat: Telegram id ${userId})`,
+    "",
+    "To rehearse `npm start` on this machine (see the README, 'Rehearse on one machine'):",
+    "  1. npm run sandbox           (in a second terminal: the Payment API)",
+    `  2. TELEGRAM_API_ROOT=${apiRoot} TELEGRAM_BOT_TOKEN=${token} \\`,
+    `     PAYMENT_API_BASE_URL=${sandbox} PAYMENT_API_KEY=${DEFAULT_SANDBOX_API_KEY} \\`,
+    `     STAFF=${userId}:admin npm start   (in a third terminal, with Redis running)`,
+    "",
+    "Then type here what you would type in Telegram (/help, /pay 670000001 5000).",
+    "Type a button's number to press it; :help for chat commands; :quit or Ctrl-C to leave.",
+  ].join("\n");
+}
+
+/**
+ * Runs the emulator and its terminal chat until `:quit`, end of input or SIGINT/SIGTERM,
+ * then closes it. Flags come from `io.argv` (default: what follows `emulator` in
+ * `process.argv`). Throws a ConfigError for bad flags or settings.
+ */
+export async function runEmulatorCommand(
+  env: NodeJS.ProcessEnv,
+  io?: Partial<DemoIo> & { argv?: readonly string[] },
+): Promise<void> {
+  const input = io?.input ?? process.stdin;
+  const output = io?.output ?? process.stdout;
+  const options = parseEmulatorOptions(io?.argv ?? emulatorArgv(process.argv), env);
+  if (options.help) {
+    output.write(`${EMULATOR_USAGE}\n`);
+    return;
+  }
+  const signals = new Signals(output);
+  const emulator = await startTelegramEmulator({
+    host: options.host,
+    port: options.port,
+    token: options.token,
+  }).catch((error: unknown) => {
+    signals.unhook();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StartupError(
+      `the emulator could not listen on ${options.host}:${options.port} (${reason}); set EMULATOR_PORT`,
+      { cause: error },
+    );
+  });
+  try {
+    const style: Style = { ansi: isTty(output) && !env.NO_COLOR };
+    const user = emulator.user({
+      id: options.userId,
+      firstName: DEMO_USER.firstName,
+      username: DEMO_USER.username,
+      languageCode: options.languageCode,
+    });
+    const chat = new DemoChat({
+      emulator,
+      user,
+      io: { input, output },
+      style,
+      interactive: isTty(input) && isTty(output),
+      label: "emulator",
+    });
+    // The bot's first call when it starts: tell the person their bot is there.
+    emulator.on("call", (call) => {
+      if (call.method.toLowerCase() === "getme") chat.say(`(emulator) A bot connected (getMe).`);
+    });
+    signals.onSignal(() => chat.end("interrupt"));
+    output.on("error", () => chat.end("end-of-input"));
+    if (!signals.received) {
+      chat.start(emulatorBanner(emulator.apiRoot, emulator.token, options.userId, style));
+      await chat.finished;
+    }
+  } finally {
+    await emulator.close();
+    signals.unhook();
+  }
+  output.write("Stopped. Bye.\n");
+}

@@ -1,0 +1,117 @@
+/**
+ * The checks `startApp` makes before it takes updates: the Payment API answers with our
+ * key, and Telegram knows our token. A failure stops the start with a `StartupError` that
+ * names the call that failed and what came back, so a person can tell a wrong URL from a
+ * wrong key from a server that is not what it should be.
+ */
+import type { Telegraf } from "telegraf";
+import { TelegramError } from "telegraf";
+import { z } from "zod";
+import type { BotContext } from "./bot/context.js";
+import { describeTelegramFailure, excerpt } from "./bot/telegram-failure.js";
+import { redactToken } from "./logger.js";
+import type { PaymentClient } from "./payments/client.js";
+import {
+  InvalidResponseError,
+  PaymentApiError,
+  PaymentClientError,
+  PaymentNetworkError,
+  PaymentTimeoutError,
+  SignatureError,
+} from "./payments/errors.js";
+
+/** A start-up failure with a message for a person (no stack trace needed). */
+export class StartupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StartupError";
+  }
+}
+
+/** The innermost cause's message, e.g. "connect ECONNREFUSED 127.0.0.1:8090". */
+function rootCause(error: Error): string {
+  let current: Error = error;
+  while (current.cause instanceof Error) current = current.cause;
+  return current.message;
+}
+
+/** What the Payment API did with a request, in words. */
+function paymentAnswer(error: PaymentClientError): string {
+  if (error instanceof PaymentApiError) {
+    return `answered ${error.statusCode}: ${excerpt(error.apiMessage) || "(no message)"}`;
+  }
+  if (error instanceof InvalidResponseError) {
+    const problems = excerpt(error.problems.join("; "));
+    return `answered ${error.statusCode} with a body that is not an availability list (${problems})`;
+  }
+  if (error instanceof SignatureError) return `answered with a signature that ${error.problem}`;
+  if (error instanceof PaymentTimeoutError) return `did not answer within ${error.timeoutMs} ms`;
+  if (error instanceof PaymentNetworkError) return `did not answer (${rootCause(error)})`;
+  return `failed: ${error.message}`;
+}
+
+/**
+ * Checks the API key and base URL once with `GET /availability`, so a wrong one stops the
+ * start with a clear message instead of failing the first payout.
+ */
+export async function checkPaymentApi(client: PaymentClient, baseUrl: string): Promise<void> {
+  try {
+    await client.getAvailability();
+  } catch (error) {
+    if (error instanceof PaymentApiError && error.statusCode === 401) {
+      throw new StartupError(
+        "The Payment API refused PAYMENT_API_KEY (401) on GET /availability. Check the key in the merchant portal.",
+      );
+    }
+    if (!(error instanceof PaymentClientError)) throw error;
+    const fix =
+      error instanceof SignatureError
+        ? "Check PAYMENT_SIGNATURE_PUBLIC_KEY."
+        : "Check PAYMENT_API_BASE_URL.";
+    throw new StartupError(
+      `The Payment API at ${baseUrl} ${paymentAnswer(error)} on GET /availability. ${fix}`,
+      { cause: error },
+    );
+  }
+}
+
+/** What the bot relies on in getMe's answer. */
+const BotInfoSchema = z.looseObject({
+  id: z.number(),
+  is_bot: z.literal(true),
+  username: z.string().min(1),
+});
+
+/** Asks Telegram who the bot is (getMe); stops the start when it cannot tell. */
+export async function botIdentity(bot: Telegraf<BotContext>): Promise<string> {
+  try {
+    bot.botInfo = await bot.telegram.getMe();
+  } catch (error) {
+    if (error instanceof TelegramError && error.code === 401) {
+      throw new StartupError(
+        "Telegram refused TELEGRAM_BOT_TOKEN (401 Unauthorized) on getMe. Copy the token from @BotFather again.",
+      );
+    }
+    throw new StartupError(`${describeTelegramFailure("getMe", error)}. Check TELEGRAM_API_ROOT.`, {
+      cause: error,
+    });
+  }
+  // Typed as a bot by Telegraf, but it is whatever the server sent.
+  const me = BotInfoSchema.safeParse(bot.botInfo);
+  if (!me.success) {
+    const body = excerpt(redactToken(JSON.stringify(bot.botInfo) ?? "nothing"));
+    throw new StartupError(
+      `Telegram answered getMe with something that is not a bot: ${body}. Check TELEGRAM_API_ROOT.`,
+    );
+  }
+  return me.data.username;
+}
+
+/** A Telegram call the bot cannot run without (setWebhook, deleteWebhook): a failure stops the start. */
+export async function requiredTelegramCall<T>(method: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new StartupError(`${describeTelegramFailure(method, error)}.`, { cause: error });
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `npm run emulator` as the README's rehearsal runs it: the emulator with its terminal chat,
+ * `npm run sandbox` and `npm start`, three processes on one machine, wired only by what the
+ * emulator and the sandbox print. The person types into the emulator's chat.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { EMULATOR_USAGE } from "../../src/dev/emulator-command.js";
+import { translator } from "../../src/i18n.js";
+import { freePort } from "../support/net.js";
+import { escapeRegExp, PipedProcess } from "../support/piped-process.js";
+import { startBot, stopAllProcesses } from "../support/processes.js";
+import { dropTestPrefix, testPrefix, testRedisUrl } from "../support/redis.js";
+
+const en = translator("en");
+const started: PipedProcess[] = [];
+const prefix = testPrefix("emulator-cmd");
+
+function run(args: string[], env: Record<string, string>): PipedProcess {
+  const child = new PipedProcess(args, env);
+  started.push(child);
+  return child;
+}
+
+afterEach(async () => {
+  for (const child of started.splice(0)) {
+    child.kill();
+    await child.exited;
+  }
+  await stopAllProcesses();
+  await dropTestPrefix(prefix);
+});
+
+describe("npm run emulator", () => {
+  it("lets npm start run end to end with npm run sandbox, chatting in its terminal", async () => {
+    const emulator = run(["emulator"], { EMULATOR_PORT: String(await freePort()) });
+    const [, apiRoot = ""] = await emulator.waitFor(/TELEGRAM_API_ROOT=(\S+)/);
+    const [, token = ""] = await emulator.waitFor(/TELEGRAM_BOT_TOKEN=(\S+)/);
+    const [, staff = ""] = await emulator.waitFor(/STAFF=(\d+:admin)/);
+
+    const botPort = await freePort();
+    const sandbox = run(["sandbox"], {
+      SANDBOX_PORT: String(await freePort()),
+      SANDBOX_SETTLE_DELAY_MS: "300",
+      SANDBOX_CALLBACK_URL: `http://127.0.0.1:${botPort}/webhooks/payments`,
+      LOG_LEVEL: "silent",
+    });
+    const [, sandboxUrl = ""] = await sandbox.waitFor(/listening on (http:\S+)/);
+    const [, apiKey = ""] = await sandbox.waitFor(/API key \(X-API-Key\): +(\S+)/);
+
+    const bot = await startBot({
+      TELEGRAM_API_ROOT: apiRoot,
+      TELEGRAM_BOT_TOKEN: token,
+      PAYMENT_API_BASE_URL: sandboxUrl,
+      PAYMENT_API_KEY: apiKey,
+      STAFF: staff,
+      REDIS_URL: testRedisUrl(),
+      REDIS_KEY_PREFIX: prefix,
+      HTTP_PORT: String(botPort),
+    });
+    await emulator.waitFor(/\(emulator\) A bot connected/);
+
+    emulator.type("/pay 670000001 5000");
+    await emulator.waitFor(
+      new RegExp(`Jean-Paul Mbarga[\\s\\S]*\\[1\\] ${escapeRegExp(en.plain("button.confirm"))}`),
+    );
+    emulator.type("1");
+    await emulator.waitFor(new RegExp(`\\(edited\\) › ${escapeRegExp(en.plain("state.pending"))}`));
+    // Settled by the sandbox's callback to the bot (or the bot's polling), then pushed.
+    const paid = en.plain("notice.paid", { amount: "5,000 FCFA", name: "Jean-Paul Mbarga" });
+    await emulator.waitFor(new RegExp(`bot #\\d+ › ${escapeRegExp(paid)}`));
+
+    // Roles are the bot's (STAFF, /staff): the emulator's chat cannot change them.
+    emulator.type(":role admin");
+    await emulator.waitFor(/\(emulator\) Roles come from the bot's STAFF and \/staff\./);
+    emulator.type(":quit");
+    expect((await emulator.exited).code).toBe(0);
+    expect(emulator.output).toContain("Stopped. Bye.");
+    expect((await bot.process.kill("SIGTERM")).code).toBe(0);
+  });
+
+  it("prints its options with --help and exits 0", async () => {
+    const emulator = run(["emulator", "--help"], {});
+    expect((await emulator.exited).code).toBe(0);
+    expect(emulator.output).toBe(`${EMULATOR_USAGE}\n`);
+  });
+
+  it("refuses a user id that is not a number, with exit code 2", async () => {
+    const emulator = run(["emulator", "--user", "me"], {});
+    expect((await emulator.exited).code).toBe(2);
+    expect(emulator.stderr).toContain('--user: must be a numeric Telegram id (got "me")');
+  });
+});
