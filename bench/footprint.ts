@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { Payout } from "../src/payouts/payout.js";
+import type { Payout } from "../src/model/payout.js";
 import { startSandbox } from "../src/sandbox/index.js";
 import { keys } from "../src/store/keys.js";
 import { createRedisStores } from "../src/store/redis.js";

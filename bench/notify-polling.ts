@@ -6,8 +6,9 @@
  * the sandbox settles each payment (forceStatus) when the fake clock reaches its time.
  * Baseline: the same schedule computed from `nextPollDelayMs` without jitter.
  */
+
+import type { Payout } from "../src/model/payout.js";
 import { PaymentClient } from "../src/payments/client.js";
-import type { Payout } from "../src/payouts/payout.js";
 import { PayoutService } from "../src/payouts/service.js";
 import type { PaymentGateway } from "../src/payouts/service-types.js";
 import { nextPollDelayMs, PayoutTracker } from "../src/payouts/tracker.js";

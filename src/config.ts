@@ -5,19 +5,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { isRole, ROLES } from "./model/roles.js";
+import type { StaffEntry } from "./model/staff.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "./time.js";
-
-export const ROLES = ["admin", "approver", "payer", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
-
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
-
-export interface StaffEntry {
-  userId: number;
-  role: Role;
-}
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";

@@ -6,7 +6,7 @@
  */
 import en from "../locales/en.json" with { type: "json" };
 import fr from "../locales/fr.json" with { type: "json" };
-import { LOCALES, type Locale } from "./payouts/payout.js";
+import type { Locale } from "./model/locale.js";
 import { DEFAULT_TIME_ZONE, timeFormatter } from "./time.js";
 
 export type MessageKey = keyof typeof en;
@@ -94,14 +94,6 @@ export function translator(locale: Locale, timeZone = DEFAULT_TIME_ZONE): Transl
 }
 
 /** French for a Telegram `language_code` starting with "fr", English otherwise. */
-export function localeFromLanguageCode(code: string | undefined): Locale {
-  return code?.toLowerCase().startsWith("fr") ? "fr" : "en";
-}
-
-export function isLocale(value: string): value is Locale {
-  return (LOCALES as readonly string[]).includes(value);
-}
-
 export function allCatalogs(): Readonly<Record<Locale, Record<string, string>>> {
   return CATALOGS;
 }

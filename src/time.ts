@@ -4,7 +4,7 @@
  * "15 Jan, 12:00 UTC+1", "15 janv., 12:00 UTC+1". The offset reads the same in English and
  * French, where zone abbreviations do not (WAT, GMT+1, UTC+1 depending on the language).
  */
-import type { Locale } from "./payouts/payout.js";
+import type { Locale } from "./model/locale.js";
 
 /** Cameroon: West Africa Time, UTC+1 all year. */
 export const DEFAULT_TIME_ZONE = "Africa/Douala";

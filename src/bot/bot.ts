@@ -6,7 +6,7 @@ import { Telegraf } from "telegraf";
 import type { BotCommand } from "telegraf/types";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
-import type { Locale } from "../payouts/payout.js";
+import type { Locale } from "../model/locale.js";
 import type { PayoutService } from "../payouts/service.js";
 import { isStoreUnavailableError } from "../store/errors.js";
 import type { Stores } from "../store/types.js";

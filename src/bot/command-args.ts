@@ -7,8 +7,8 @@
  * note; otherwise the longest run of up to three words that reads as an amount. The rest
  * is the note.
  */
-import { parseAmount } from "../payments/money.js";
-import { parsePhone } from "../payments/phone.js";
+import { parseAmount } from "../model/money.js";
+import { parsePhone } from "../model/phone.js";
 
 export interface PaymentArgs {
   /** The words taken as the number (may be invalid: the caller validates). */

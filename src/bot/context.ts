@@ -6,8 +6,8 @@
 import { Context } from "telegraf";
 import { type Translate, translator } from "../i18n.js";
 import { type Logger, silentLogger } from "../logger.js";
-import type { Locale } from "../payouts/payout.js";
-import type { StaffMember } from "../store/types.js";
+import type { Locale } from "../model/locale.js";
+import type { StaffMember } from "../model/staff.js";
 
 export class BotContext extends Context {
   /** The staff member who sent this update; null for anyone else. */

@@ -5,15 +5,10 @@
  */
 import { Markup } from "telegraf";
 import { html, type MessageKey, type Param, type Translate } from "../i18n.js";
-import { formatPhone } from "../payments/phone.js";
-import {
-  type AvailabilityEntry,
-  knownOperator,
-  knownStatus,
-  type Payment,
-  type PaymentStatus,
-} from "../payments/schemas.js";
-import type { Payout } from "../payouts/payout.js";
+import { knownOperator, knownStatus, type PaymentStatus } from "../model/payment-terms.js";
+import type { Payout } from "../model/payout.js";
+import { formatPhone } from "../model/phone.js";
+import type { AvailabilityEntry, Payment } from "../payments/schemas.js";
 import { CALLBACK, money, operatorName, STATE_TITLE, type View } from "./views.js";
 
 export function availabilityView(t: Translate, entries: readonly AvailabilityEntry[]): View {

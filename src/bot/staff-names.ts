@@ -4,21 +4,15 @@
  * reads a member's stored name once, and writes only when Telegram's name differs from it.
  */
 import type { User } from "telegraf/types";
-import type { ProfileStore, UserProfile } from "../store/types.js";
-
-/** One line, no control or invisible characters, at most 64 characters (Telegram's limit). */
-function cleanFirstName(name: string): string {
-  return name
-    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, " ")
-    .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, 64);
-}
+import type { UserProfile } from "../model/staff.js";
+import { cleanLine } from "../model/text.js";
+import type { ProfileStore } from "../store/types.js";
 
 /** The profile of a Telegram user, or undefined when there is no name to show. */
 export function profileOf(user: Pick<User, "first_name" | "username">): UserProfile | undefined {
-  const firstName = cleanFirstName(user.first_name);
-  if (firstName === "") return undefined;
+  // One clean line of at most 64 characters (Telegram's own limit on a first name).
+  const firstName = cleanLine(user.first_name, 64);
+  if (firstName === undefined) return undefined;
   return user.username === undefined ? { firstName } : { firstName, username: user.username };
 }
 

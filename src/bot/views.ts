@@ -5,12 +5,12 @@
  */
 import { Markup } from "telegraf";
 import type { InlineKeyboardMarkup } from "telegraf/types";
-import type { Role } from "../config.js";
 import type { MessageKey, Translate } from "../i18n.js";
-import { type AmountProblem, formatAmount } from "../payments/money.js";
-import { formatPhone, type OperatorHint, type PhoneProblem } from "../payments/phone.js";
-import type { PayoutState } from "../payouts/lifecycle.js";
-import type { Payout } from "../payouts/payout.js";
+import type { PayoutState } from "../model/lifecycle.js";
+import { type AmountProblem, formatAmount } from "../model/money.js";
+import type { Payout } from "../model/payout.js";
+import { formatPhone, type OperatorHint, type PhoneProblem } from "../model/phone.js";
+import type { Role } from "../model/roles.js";
 import type { PrepareFailure } from "../payouts/service-types.js";
 
 export interface View {

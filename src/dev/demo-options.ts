@@ -5,8 +5,9 @@
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, ROLES, type Role } from "../config.js";
-import { LOCALES, type Locale } from "../payouts/payout.js";
+import { ConfigError } from "../config.js";
+import { LOCALES, type Locale } from "../model/locale.js";
+import { ROLES, type Role } from "../model/roles.js";
 
 /** The person at the terminal (of the demo and the emulator), as Telegram would describe them. */
 export const DEMO_USER = { id: 424242, firstName: "Demo", username: "demo_user" } as const;

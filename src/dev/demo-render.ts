@@ -4,7 +4,7 @@
  * numbered choices, edits, deletions and callback answers, plus the banner and help.
  */
 import type { MessageEntity } from "telegraf/types";
-import { formatPhone } from "../payments/phone.js";
+import { formatPhone } from "../model/phone.js";
 import { SCRIPTED_NUMBERS, type ScriptedOutcome } from "../sandbox/index.js";
 import { DEMO_ROLES } from "./demo-options.js";
 import { parseTelegramHtml, plainText } from "./telegram-emulator-html.js";

@@ -4,8 +4,10 @@
  * must never be recorded as this payout's: that is how one payer gets told "paid" with
  * someone else's money. Pure; no I/O.
  */
-import { knownStatus, type Payment, type PaymentType } from "../payments/schemas.js";
-import type { Payout, PayoutKind } from "./payout.js";
+
+import { knownStatus, type PaymentType } from "../model/payment-terms.js";
+import type { Payout, PayoutKind } from "../model/payout.js";
+import type { Payment } from "../payments/schemas.js";
 
 const OPERATION_OF: Record<PayoutKind, PaymentType> = {
   disbursement: "disbursement",

@@ -6,9 +6,9 @@
  */
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
+import type { Payout } from "../model/payout.js";
 import type { Stores } from "../store/types.js";
 import { FailureStreakLog } from "./failure-log.js";
-import type { Payout } from "./payout.js";
 
 /** Why a message could not be delivered, and whether trying again can help. */
 export class DeliveryError extends Error {

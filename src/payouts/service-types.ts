@@ -3,18 +3,14 @@
  * options, and one result type per operation (each outcome a case the caller must handle).
  */
 import type { Logger } from "../logger.js";
+import type { Locale } from "../model/locale.js";
+import type { AmountProblem } from "../model/money.js";
+import type { TelecomOperator } from "../model/payment-terms.js";
+import type { Payout, PayoutKind } from "../model/payout.js";
+import type { OperatorHint, PhoneProblem } from "../model/phone.js";
 import type { PaymentClientError } from "../payments/errors.js";
-import type { AmountProblem } from "../payments/money.js";
-import type { OperatorHint, PhoneProblem } from "../payments/phone.js";
-import type {
-  AvailabilityEntry,
-  Payment,
-  PaymentRequest,
-  TelecomOperator,
-  UserInfo,
-} from "../payments/schemas.js";
+import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
 import type { Stores } from "../store/types.js";
-import type { Locale, Payout, PayoutKind } from "./payout.js";
 
 /** What the service needs of the Payment API client (PaymentClient fits it). */
 export interface PaymentGateway {

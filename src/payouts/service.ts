@@ -7,29 +7,33 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "../logger.js";
 import { maskPhone, silentLogger } from "../logger.js";
+import type { AuditEntry } from "../model/audit.js";
+import { type PayoutEvent, settleEventFor } from "../model/lifecycle.js";
+import { parseAmount } from "../model/money.js";
+import {
+  knownOperator,
+  knownStatus,
+  type PaymentType,
+  type TelecomOperator,
+} from "../model/payment-terms.js";
+import type { Payout, PayoutKind, PayoutPatch } from "../model/payout.js";
+import { parsePhone } from "../model/phone.js";
+import { cleanLine, cleanName, cleanNote, cleanRemark, MAX_NAME_LENGTH } from "../model/text.js";
 import {
   OutcomeUnknownError,
   PaymentApiError,
   PaymentClientError,
   RateLimitedError,
 } from "../payments/errors.js";
-import { parseAmount } from "../payments/money.js";
-import { parsePhone } from "../payments/phone.js";
 import {
   type AvailabilityEntry,
-  knownOperator,
-  knownStatus,
   OPERATIONAL,
   type Payment,
-  type PaymentType,
   paymentRemark,
-  type TelecomOperator,
   type UserInfo,
 } from "../payments/schemas.js";
-import type { AuditEntry, Stores, TransitionResult } from "../store/types.js";
+import type { Stores, TransitionResult } from "../store/types.js";
 import { answerMismatch, finalStatusOf, paymentMatches } from "./answer-check.js";
-import { type PayoutEvent, settleEventFor } from "./lifecycle.js";
-import type { Payout, PayoutKind, PayoutPatch } from "./payout.js";
 import type {
   CancelResult,
   ClaimResult,
@@ -48,46 +52,10 @@ import {
   type StoreRetryPolicy,
 } from "./store-retry.js";
 
-export const MAX_NOTE_LENGTH = 140;
-/** A registered name longer than this is cut: it is shown in every message about the payout. */
-export const MAX_NAME_LENGTH = 100;
-/** What the API says about a failure is cut here: it is one line of a message. */
-const MAX_REMARK_LENGTH = 200;
-
 const OPERATION_OF: Record<PayoutKind, PaymentType> = {
   disbursement: "disbursement",
   collection: "collection",
 };
-
-/**
- * One line of text from a user or the API, made safe to show: control characters (newlines
- * included) and other invisible format characters become spaces, runs of space fold, and
- * the result is trimmed and cut to `maxLength`. Undefined when nothing is left.
- */
-function cleanLine(text: string | undefined, maxLength: number): string | undefined {
-  if (text === undefined) return undefined;
-  const cleaned = text
-    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  if (cleaned === "") return undefined;
-  return cleaned.length > maxLength ? `${cleaned.slice(0, maxLength - 1)}…` : cleaned;
-}
-
-/** Strips control characters and trims a free-text note to a sane length. */
-export function cleanNote(note: string | undefined): string | undefined {
-  return cleanLine(note, MAX_NOTE_LENGTH);
-}
-
-/** What the API said about a payment, as shown to the payer: one clean line, 200 at most. */
-export function cleanRemark(remark: string | undefined): string | undefined {
-  return cleanLine(remark, MAX_REMARK_LENGTH);
-}
-
-/** A registered name as shown in messages: one clean line of at most 100 characters. */
-export function cleanName(info: UserInfo): string {
-  return cleanLine(`${info.firstName} ${info.lastName}`, MAX_NAME_LENGTH) ?? "";
-}
 
 /** A compare-and-set that found the payout gone or already moved on by someone else. */
 function lostRace(

@@ -9,8 +9,8 @@
  *   `STAFF` stays the source of truth for the members it brought in.
  */
 
-import type { Role } from "../config.js";
 import type { Logger } from "../logger.js";
+import type { Role } from "../model/roles.js";
 import type { StaffStore } from "../store/types.js";
 
 export interface BootstrapEntry {

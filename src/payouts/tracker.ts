@@ -6,10 +6,10 @@
  */
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
+import type { Payout } from "../model/payout.js";
 import { PaymentApiError, PaymentClientError } from "../payments/errors.js";
 import type { Stores } from "../store/types.js";
 import { FailureStreakLog } from "./failure-log.js";
-import type { Payout } from "./payout.js";
 import type { PayoutService } from "./service.js";
 
 export interface TrackerOptions {

@@ -13,12 +13,12 @@
 import type { KeyObject } from "node:crypto";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../logger.js";
+import type { Payout } from "../model/payout.js";
 import type { RateLimiter } from "../payments/rate-limiter.js";
 import { type Payment, PaymentSchema } from "../payments/schemas.js";
 import { verifyParts } from "../payments/signature.js";
 import type { Stores } from "../store/types.js";
 import { paymentMatches } from "./answer-check.js";
-import type { Payout } from "./payout.js";
 import type { PayoutService } from "./service.js";
 
 export interface CallbackRequest {

@@ -18,7 +18,7 @@
  *   p lease:{name}             STRING owner, with a TTL
  *   p ratelimit:{name}         (owned by the rate limiter)
  */
-import type { PayoutState } from "../payouts/lifecycle.js";
+import type { PayoutState } from "../model/lifecycle.js";
 
 export interface Keys {
   readonly prefix: string;

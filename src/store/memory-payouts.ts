@@ -5,20 +5,15 @@
  * each method runs to completion without awaiting in between: that is its atomicity.
  * Records go in and out as deep copies, so callers cannot change what is stored.
  */
-import { nextState, type PayoutEvent, targetOf } from "../payouts/lifecycle.js";
-import type { Payout, PayoutPatch } from "../payouts/payout.js";
-import {
-  checkPatch,
-  checkPayout,
-  notifiesPayer,
-  PayoutExistsError,
-  recordLifetimeMs,
-} from "./payout-codec.js";
+
+import type { TrackedState } from "../model/lifecycle.js";
+import { nextState, notifiesPayer, type PayoutEvent, targetOf } from "../model/lifecycle.js";
+import type { Payout, PayoutPatch } from "../model/payout.js";
+import { checkPatch, checkPayout, PayoutExistsError, recordLifetimeMs } from "./payout-codec.js";
 import type {
   MarkSendingResult,
   PayoutListOptions,
   PayoutStore,
-  TrackedState,
   TransitionOptions,
   TransitionResult,
 } from "./types.js";

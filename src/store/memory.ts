@@ -3,30 +3,26 @@
  * stores (held to them by the contract tests), on an injectable clock. One process only:
  * nothing here is shared between replicas.
  */
-import type { Role } from "../config.js";
-import { type Locale, LocaleSchema } from "../payouts/payout.js";
+
+import type { AuditEntry } from "../model/audit.js";
+import { AuditEntrySchema } from "../model/audit.js";
+import type { DialogState } from "../model/dialog.js";
+import { DialogStateSchema } from "../model/dialog.js";
+import { type Locale, LocaleSchema } from "../model/locale.js";
+import type { Role } from "../model/roles.js";
+import { RoleSchema } from "../model/roles.js";
+import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
+import { UserProfileSchema } from "../model/staff.js";
 import { MemoryPayoutStore } from "./memory-payouts.js";
-import {
-  AUDIT_CAPACITY,
-  AuditEntrySchema,
-  checkInput,
-  DialogStateSchema,
-  RoleSchema,
-  UserProfileSchema,
-} from "./schemas.js";
+import { AUDIT_CAPACITY, checkInput } from "./schemas.js";
 import type {
-  AuditEntry,
   AuditLog,
-  DialogState,
   DueQueue,
   LeaseStore,
   ProfileStore,
   SessionStore,
-  StaffMember,
-  StaffOrigin,
   StaffStore,
   Stores,
-  UserProfile,
 } from "./types.js";
 
 export interface MemoryStoresOptions {

@@ -1,33 +1,14 @@
 /**
  * What both payout stores share: validation of what goes in, decoding of what comes out,
- * and the rules that decide expiry, state indexes and the outbox from the lifecycle.
+ * and how long a record is kept.
  */
 import type { z } from "zod";
-import { isInFlight, PAYOUT_STATES, type PayoutState } from "../payouts/lifecycle.js";
-import { type Payout, type PayoutPatch, PayoutSchema } from "../payouts/payout.js";
+import { expiresInState } from "../model/lifecycle.js";
+import { type Payout, type PayoutPatch, PayoutSchema } from "../model/payout.js";
 import { checkInput } from "./schemas.js";
-import type { TrackedState } from "./types.js";
 
 /** The fields a patch may carry (`id`, `kind`, `state` never change through one). */
 const PayoutPatchSchema = PayoutSchema.omit({ id: true, kind: true, state: true }).partial();
-
-/** The states `listInState` answers for: the in-flight ones, tracked in their own sets. */
-export const TRACKED_STATES: readonly TrackedState[] = PAYOUT_STATES.filter(
-  (state): state is TrackedState => isInFlight(state),
-);
-
-/** Whether payouts in `state` are kept in a state set (see TRACKED_STATES). */
-export function isTracked(state: PayoutState): state is TrackedState {
-  return (TRACKED_STATES as readonly PayoutState[]).includes(state);
-}
-
-/**
- * A payout expires `retentionMs` after its last move unless money may be moving (in
- * flight): those are kept until they reach a final state, however long that takes.
- */
-export function expiresInState(state: PayoutState): boolean {
-  return !isInFlight(state);
-}
 
 /**
  * An unconfirmed prompt is kept until its Confirm button expires plus this grace (for a
@@ -44,11 +25,6 @@ export function recordLifetimeMs(
   if (!expiresInState(payout.state)) return null;
   if (payout.state !== "awaiting_confirmation") return retentionMs;
   return Math.min(retentionMs, Math.max(1, payout.expiresAtMs - nowMs + PROMPT_GRACE_MS));
-}
-
-/** Moving into one of these queues the payer's notification in the outbox. */
-export function notifiesPayer(state: PayoutState): boolean {
-  return state === "success" || state === "failed" || state === "canceled";
 }
 
 /** A stored record that does not decode to a valid Payout. Never guessed around. */

@@ -8,8 +8,17 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
-import { type PayoutEvent, sourcesOf, targetOf } from "../payouts/lifecycle.js";
-import type { Payout, PayoutPatch } from "../payouts/payout.js";
+import type { TrackedState } from "../model/lifecycle.js";
+import {
+  expiresInState,
+  isTracked,
+  notifiesPayer,
+  type PayoutEvent,
+  sourcesOf,
+  TRACKED_STATES,
+  targetOf,
+} from "../model/lifecycle.js";
+import type { Payout, PayoutPatch } from "../model/payout.js";
 import type { RedisDurability } from "./durability.js";
 import type { Keys } from "./keys.js";
 import { type LuaScript, runScript } from "./lua.js";
@@ -19,13 +28,9 @@ import {
   checkPayout,
   decodePayout,
   encodeFields,
-  expiresInState,
-  isTracked,
-  notifiesPayer,
   PayoutExistsError,
   pairsToRecord,
   recordLifetimeMs,
-  TRACKED_STATES,
 } from "./payout-codec.js";
 import {
   CREATE_SCRIPT,
@@ -39,7 +44,6 @@ import type {
   MarkSendingResult,
   PayoutListOptions,
   PayoutStore,
-  TrackedState,
   TransitionOptions,
   TransitionResult,
 } from "./types.js";

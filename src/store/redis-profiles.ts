@@ -4,9 +4,11 @@
  */
 import type { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../logger.js";
+import type { UserProfile } from "../model/staff.js";
+import { UserProfileSchema } from "../model/staff.js";
 import { parseJsonOrUndefined } from "./redis-reply.js";
-import { checkInput, UserProfileSchema } from "./schemas.js";
-import type { ProfileStore, UserProfile } from "./types.js";
+import { checkInput } from "./schemas.js";
+import type { ProfileStore } from "./types.js";
 
 export class RedisProfileStore implements ProfileStore {
   readonly #redis: Redis;

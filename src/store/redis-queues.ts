@@ -5,10 +5,12 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
+import type { AuditEntry } from "../model/audit.js";
+import { AuditEntrySchema } from "../model/audit.js";
 import { luaScript, runScript } from "./lua.js";
 import { parseJsonOrUndefined, replyAt } from "./redis-reply.js";
-import { AUDIT_CAPACITY, AuditEntrySchema, checkInput } from "./schemas.js";
-import type { AuditEntry, AuditLog, DueQueue, LeaseStore } from "./types.js";
+import { AUDIT_CAPACITY, checkInput } from "./schemas.js";
+import type { AuditLog, DueQueue, LeaseStore } from "./types.js";
 
 /** KEYS: queue. ARGV: nowMs, limit, leaseUntilMs. Claims (re-scores) and returns due ids. */
 const CLAIM_DUE_SCRIPT = luaScript(`

@@ -4,24 +4,18 @@
  * which for a role means "no access" (fail closed).
  */
 import type { Redis } from "ioredis";
-import { z } from "zod";
-import type { Role } from "../config.js";
 import { type Logger, silentLogger } from "../logger.js";
-import { type Locale, LocaleSchema } from "../payouts/payout.js";
+import type { DialogState } from "../model/dialog.js";
+import { DialogStateSchema } from "../model/dialog.js";
+import { type Locale, LocaleSchema } from "../model/locale.js";
+import type { Role } from "../model/roles.js";
+import { RoleSchema } from "../model/roles.js";
+import type { StaffMember, StaffOrigin } from "../model/staff.js";
+import { StaffOriginSchema } from "../model/staff.js";
 import type { Keys } from "./keys.js";
 import { parseJsonOrUndefined } from "./redis-reply.js";
-import { checkInput, DialogStateSchema, RoleSchema } from "./schemas.js";
-import type { DialogState, SessionStore, StaffMember, StaffOrigin, StaffStore } from "./types.js";
-
-const StaffOriginSchema = z.union([
-  z.object({ source: z.literal("env"), removed: z.boolean().optional() }),
-  z.object({
-    source: z.literal("runtime"),
-    byUserId: z.number().int(),
-    atMs: z.number().int(),
-    removed: z.boolean().optional(),
-  }),
-]);
+import { checkInput } from "./schemas.js";
+import type { SessionStore, StaffStore } from "./types.js";
 
 export class RedisSessionStore implements SessionStore {
   readonly #redis: Redis;

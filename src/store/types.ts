@@ -3,9 +3,13 @@
  * in-memory one (the demo without Redis); one contract test suite runs against both so
  * they cannot drift. Payout logic lives above these, once.
  */
-import type { Role } from "../config.js";
-import type { PayoutEvent, PayoutState } from "../payouts/lifecycle.js";
-import type { Locale, Payout, PayoutPatch } from "../payouts/payout.js";
+import type { AuditEntry } from "../model/audit.js";
+import type { DialogState } from "../model/dialog.js";
+import type { PayoutEvent, TrackedState } from "../model/lifecycle.js";
+import type { Locale } from "../model/locale.js";
+import type { Payout, PayoutPatch } from "../model/payout.js";
+import type { Role } from "../model/roles.js";
+import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 
 export type TransitionResult =
   | {
@@ -23,9 +27,6 @@ export type TransitionResult =
   | { ok: false; reason: "wrong_state"; payout: Payout }
   /** The patch's paymentId already belongs to another payout; nothing was changed. */
   | { ok: false; reason: "payment_taken"; payout: Payout };
-
-/** The in-flight states, each kept in its own set (`listInState`, `idsInState`). */
-export type TrackedState = Extract<PayoutState, "unknown" | "pending" | "submitting">;
 
 /** A page of history: `userId` undefined means everyone's. */
 export interface PayoutListOptions {
@@ -95,40 +96,12 @@ export interface PayoutStore {
   idsInState(state: TrackedState): Promise<string[]>;
 }
 
-/** A conversation in progress in one chat (the /pay dialog). */
-export interface DialogState {
-  kind: "disbursement" | "collection";
-  step: "phone" | "amount";
-  phone?: string;
-}
-
 export interface SessionStore {
   getDialog(chatId: number): Promise<DialogState | null>;
   setDialog(chatId: number, dialog: DialogState, ttlSeconds: number): Promise<void>;
   clearDialog(chatId: number): Promise<void>;
   getLocale(userId: number): Promise<Locale | null>;
   setLocale(userId: number, locale: Locale): Promise<void>;
-}
-
-/**
- * Where a staff member's role, or their removal, came from: the `STAFF` variable at start,
- * or an admin's `/staff` command. A runtime change always wins over `STAFF` (see
- * payouts/staff-bootstrap.ts).
- */
-export type StaffOrigin =
-  | { source: "env"; removed?: boolean }
-  | { source: "runtime"; byUserId: number; atMs: number; removed?: boolean };
-
-export interface StaffMember {
-  userId: number;
-  role: Role;
-  origin?: StaffOrigin;
-}
-
-/** How Telegram names a user (their first name, and @username when they have one). */
-export interface UserProfile {
-  firstName: string;
-  username?: string;
 }
 
 /**
@@ -167,14 +140,6 @@ export interface DueQueue {
   /** When `id` is next due, or null when it is not scheduled. */
   dueAt(id: string): Promise<number | null>;
   size(): Promise<number>;
-}
-
-export interface AuditEntry {
-  atMs: number;
-  actorId: number;
-  action: string;
-  payoutId?: string;
-  details?: Record<string, string | number | boolean | null>;
 }
 
 export interface AuditLog {

@@ -10,8 +10,8 @@ import {
   type PayoutEvent,
   type PayoutState,
   TRANSITIONS,
-} from "../../src/payouts/lifecycle.js";
-import type { Payout } from "../../src/payouts/payout.js";
+} from "../../src/model/lifecycle.js";
+import type { Payout } from "../../src/model/payout.js";
 import { PayoutExistsError, PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import type { Stores } from "../../src/store/types.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";

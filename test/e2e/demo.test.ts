@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEMO_USER } from "../../src/dev/demo.js";
 import { translator } from "../../src/i18n.js";
-import { formatAmount } from "../../src/payments/money.js";
+import { formatAmount } from "../../src/model/money.js";
 import { SCRIPTED_NUMBERS } from "../../src/sandbox/index.js";
 import { freePort } from "../support/net.js";
 import { escapeRegExp, PipedProcess } from "../support/piped-process.js";

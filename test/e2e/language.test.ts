@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator.js";
-import { formatAmount } from "../../src/payments/money.js";
+import { formatAmount } from "../../src/model/money.js";
 import { isNewReplyIn, isPromptIn, sendAndWait } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 

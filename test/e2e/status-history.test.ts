@@ -2,7 +2,7 @@
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { type EmulatedUser, plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
-import type { Payout } from "../../src/payouts/payout.js";
+import type { Payout } from "../../src/model/payout.js";
 import { payAndConfirm, pressAndWait, sendAndWait, showPrompt } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID, STRANGER_ID, VIEWER_ID } from "../support/harness.js";
 

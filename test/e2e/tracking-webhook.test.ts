@@ -6,8 +6,8 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { request } from "undici";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import type { Payout } from "../../src/model/payout.js";
 import { signParts } from "../../src/payments/signature.js";
-import type { Payout } from "../../src/payouts/payout.js";
 import { confirmPayout } from "../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 

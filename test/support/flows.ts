@@ -9,7 +9,7 @@ import {
   type SentMessage,
   type TelegramEmulator,
 } from "../../src/dev/telegram-emulator.js";
-import type { Payout } from "../../src/payouts/payout.js";
+import type { Payout } from "../../src/model/payout.js";
 import type { Harness } from "./harness.js";
 
 type MessagePredicate = (message: SentMessage) => boolean;

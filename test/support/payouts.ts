@@ -1,4 +1,4 @@
-import type { Payout } from "../../src/payouts/payout.js";
+import type { Payout } from "../../src/model/payout.js";
 import { PayoutService } from "../../src/payouts/service.js";
 import type { PaymentGateway } from "../../src/payouts/service-types.js";
 import { createMemoryStores } from "../../src/store/memory.js";

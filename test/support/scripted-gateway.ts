@@ -1,4 +1,5 @@
-import type { Payment, PaymentStatus } from "../../src/payments/schemas.js";
+import type { PaymentStatus } from "../../src/model/payment-terms.js";
+import type { Payment } from "../../src/payments/schemas.js";
 import type { PaymentGateway } from "../../src/payouts/service-types.js";
 
 /**

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_AMOUNT_XAF } from "../../src/payments/money.js";
+import { MAX_AMOUNT_XAF } from "../../src/model/money.js";
 import { SANDBOX_MAX_AMOUNT_XAF } from "../../src/sandbox/index.js";
 
 const SRC = new URL("../../src/", import.meta.url).pathname;

@@ -4,15 +4,8 @@ import { describe, expect, it } from "vitest";
 import en from "../../locales/en.json" with { type: "json" };
 import fr from "../../locales/fr.json" with { type: "json" };
 import { parseTelegramHtml } from "../../src/dev/telegram-emulator-html.js";
-import {
-  allCatalogs,
-  escapeHtml,
-  html,
-  isLocale,
-  localeFromLanguageCode,
-  stripHtml,
-  translator,
-} from "../../src/i18n.js";
+import { allCatalogs, escapeHtml, html, stripHtml, translator } from "../../src/i18n.js";
+import { isLocale, localeFromLanguageCode } from "../../src/model/locale.js";
 
 const CATALOGS: Record<string, Record<string, string>> = { en, fr };
 /** The tags our templates may use (a subset of what Telegram's HTML parse mode allows). */

@@ -5,8 +5,9 @@
  * member's Telegram name is remembered (when it changed) for lists that say who did what.
  */
 import type { Middleware } from "telegraf";
-import { localeFromLanguageCode, translator } from "../../i18n.js";
+import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
+import { localeFromLanguageCode } from "../../model/locale.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { replyHtml } from "../reply.js";

@@ -3,8 +3,8 @@
  * management. Every action is recorded in the audit log.
  */
 import { Composer } from "telegraf";
-import { isRole } from "../../config.js";
 import type { MessageKey } from "../../i18n.js";
+import { isRole } from "../../model/roles.js";
 import type { PayoutService } from "../../payouts/service.js";
 import type { ResolveResult } from "../../payouts/service-types.js";
 import type { Stores } from "../../store/types.js";

@@ -1,6 +1,7 @@
 /** /start, /help and /lang, and the answer to anything the bot does not understand. */
 import { Composer } from "telegraf";
-import { isLocale, type MessageKey, translator } from "../../i18n.js";
+import { type MessageKey, translator } from "../../i18n.js";
+import { isLocale } from "../../model/locale.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";

@@ -1,7 +1,7 @@
 /** /whois and /availability: read-only questions to the Payment API, through the service. */
 import { Composer } from "telegraf";
+import { formatPhone, parsePhone } from "../../model/phone.js";
 import { PaymentApiError } from "../../payments/errors.js";
-import { formatPhone, parsePhone } from "../../payments/phone.js";
 import type { PayoutService } from "../../payouts/service.js";
 import { commandPayload } from "../command-args.js";
 import { type BotContext, can } from "../context.js";

@@ -5,11 +5,12 @@
  */
 import { Composer } from "telegraf";
 import { message } from "telegraf/filters";
-import { MAX_AMOUNT_XAF, parseAmount } from "../../payments/money.js";
-import { parsePhone } from "../../payments/phone.js";
-import type { Payout, PayoutKind } from "../../payouts/payout.js";
+import type { DialogState } from "../../model/dialog.js";
+import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
+import type { Payout, PayoutKind } from "../../model/payout.js";
+import { parsePhone } from "../../model/phone.js";
 import type { PayoutService } from "../../payouts/service.js";
-import type { DialogState, Stores } from "../../store/types.js";
+import type { Stores } from "../../store/types.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import { type BotContext, can } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";

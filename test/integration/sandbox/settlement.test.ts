@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { knownStatus, PaymentSchema, type PaymentStatus } from "../../../src/payments/schemas.js";
+import { knownStatus, type PaymentStatus } from "../../../src/model/payment-terms.js";
+import { PaymentSchema } from "../../../src/payments/schemas.js";
 import { type SandboxHandle, SCRIPTED_NUMBERS, startSandbox } from "../../../src/sandbox/index.js";
 import { call, waitFor } from "./helpers.js";
 

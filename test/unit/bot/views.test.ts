@@ -21,11 +21,12 @@ import {
 } from "../../../src/bot/views.js";
 import { parseTelegramHtml } from "../../../src/dev/telegram-emulator-html.js";
 import { translator } from "../../../src/i18n.js";
-import { AMOUNT_PROBLEMS, MAX_AMOUNT_XAF } from "../../../src/payments/money.js";
-import type { PhoneProblem } from "../../../src/payments/phone.js";
+import { PAYOUT_STATES } from "../../../src/model/lifecycle.js";
+import { LOCALES } from "../../../src/model/locale.js";
+import { AMOUNT_PROBLEMS, MAX_AMOUNT_XAF } from "../../../src/model/money.js";
+import { type Payout, PayoutSchema } from "../../../src/model/payout.js";
+import type { PhoneProblem } from "../../../src/model/phone.js";
 import type { AvailabilityEntry } from "../../../src/payments/schemas.js";
-import { PAYOUT_STATES } from "../../../src/payouts/lifecycle.js";
-import { LOCALES, type Payout, PayoutSchema } from "../../../src/payouts/payout.js";
 
 const en = translator("en");
 const fr = translator("fr");

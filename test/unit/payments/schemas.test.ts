@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
-  AvailabilityEntrySchema,
-  AvailabilitySchema,
   FINAL_PAYMENT_STATUSES,
-  HttpErrorSchema,
   knownOperator,
   knownStatus,
+} from "../../../src/model/payment-terms.js";
+import {
+  AvailabilityEntrySchema,
+  AvailabilitySchema,
+  HttpErrorSchema,
   OPERATIONAL,
   PaymentRequestSchema,
   PaymentSchema,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Payout } from "../../../src/model/payout.js";
 import { DeliveryError, type Messenger, Notifier } from "../../../src/payouts/notifier.js";
-import type { Payout } from "../../../src/payouts/payout.js";
 import { createMemoryStores } from "../../../src/store/memory.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type FakeClock, fakeClock } from "../../support/clock.js";

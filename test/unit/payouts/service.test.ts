@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Payout } from "../../../src/model/payout.js";
 import { PaymentClient } from "../../../src/payments/client.js";
-import type { Payout } from "../../../src/payouts/payout.js";
 import type { PayoutService } from "../../../src/payouts/service.js";
 import type { ClaimResult } from "../../../src/payouts/service-types.js";
 import { type SandboxHandle, startSandbox } from "../../../src/sandbox/index.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Payout } from "../../../src/model/payout.js";
 import { PaymentApiError, PaymentTimeoutError } from "../../../src/payments/errors.js";
-import type { Payout } from "../../../src/payouts/payout.js";
 import { nextPollDelayMs, PayoutTracker } from "../../../src/payouts/tracker.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type FakeClock, fakeClock } from "../../support/clock.js";

@@ -5,7 +5,7 @@ import {
   MAX_AMOUNT_INPUT_LENGTH,
   MAX_AMOUNT_XAF,
   parseAmount,
-} from "../../../src/payments/money.js";
+} from "../../../src/model/money.js";
 
 const NBSP = "\u00A0";
 const NNBSP = "\u202F";

@@ -3,12 +3,9 @@
  * to make. Stored by the stores, validated with this schema on every read.
  */
 import { z } from "zod";
-import { PaymentStatusSchema, TelecomOperatorSchema } from "../payments/schemas.js";
 import { PAYOUT_STATES } from "./lifecycle.js";
-
-export const LOCALES = ["en", "fr"] as const;
-export const LocaleSchema = z.enum(LOCALES);
-export type Locale = z.infer<typeof LocaleSchema>;
+import { LocaleSchema } from "./locale.js";
+import { PaymentStatusSchema, TelecomOperatorSchema } from "./payment-terms.js";
 
 export const PayoutKindSchema = z.enum(["disbursement", "collection"]);
 export type PayoutKind = z.infer<typeof PayoutKindSchema>;

@@ -110,3 +110,29 @@ export function settleEventFor(status: "success" | "failed" | "canceled"): Payou
       ? "settle_failed"
       : "settle_canceled";
 }
+
+/** The in-flight states, each kept in its own set (`listInState`, `idsInState`). */
+export type TrackedState = Extract<PayoutState, "unknown" | "pending" | "submitting">;
+
+/** The states `listInState` answers for: the in-flight ones, tracked in their own sets. */
+export const TRACKED_STATES: readonly TrackedState[] = PAYOUT_STATES.filter(
+  (state): state is TrackedState => isInFlight(state),
+);
+
+/** Whether payouts in `state` are kept in a state set (see TRACKED_STATES). */
+export function isTracked(state: PayoutState): state is TrackedState {
+  return (TRACKED_STATES as readonly PayoutState[]).includes(state);
+}
+
+/**
+ * A payout expires `retentionMs` after its last move unless money may be moving (in
+ * flight): those are kept until they reach a final state, however long that takes.
+ */
+export function expiresInState(state: PayoutState): boolean {
+  return !isInFlight(state);
+}
+
+/** Moving into one of these queues the payer's notification in the outbox. */
+export function notifiesPayer(state: PayoutState): boolean {
+  return state === "success" || state === "failed" || state === "canceled";
+}

@@ -6,7 +6,7 @@
  * Prefixes (after 237): MTN 650–654, 67x, 680–683; Orange 655–659, 69x, 686–689,
  * 640–642; Nexttel 66x, 684–685 and Camtel 62x, 242–243 are not served by the API.
  */
-import type { TelecomOperator } from "./schemas.js";
+import type { TelecomOperator } from "./payment-terms.js";
 
 export type OperatorHint = TelecomOperator | "nexttel" | "camtel";
 

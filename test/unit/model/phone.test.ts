@@ -5,7 +5,7 @@ import {
   operatorOf,
   type PhoneProblem,
   parsePhone,
-} from "../../../src/payments/phone.js";
+} from "../../../src/model/phone.js";
 
 describe("parsePhone", () => {
   const sameNumber: readonly string[] = [

@@ -10,7 +10,7 @@ import {
   settleEventFor,
   sourcesOf,
   targetOf,
-} from "../../../src/payouts/lifecycle.js";
+} from "../../../src/model/lifecycle.js";
 
 /**
  * The lifecycle table of shared/DESIGN.md, written out by hand (not read from TRANSITIONS):
