@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { isRole, ROLES } from "./model/roles.js";
 import type { StaffEntry } from "./model/staff.js";
+import { may } from "./payouts/policy.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "./time.js";
 
 /** What the program is started for; decides which variables are required. */
@@ -283,7 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
       problems.push("PAYMENT_API_BASE_URL: required; the base URL of the Payment API environment");
     }
     // Someone must be able to manage staff and resolve unknown payouts from the chat.
-    if (staffProblems.length === 0 && !staff.some((member) => member.role === "admin")) {
+    if (staffProblems.length === 0 && !staff.some((member) => may(member.role, "manage_staff"))) {
       problems.push(
         textOf(env.STAFF) === undefined
           ? "STAFF: required; at least one admin, e.g. STAFF=123456789:admin"

@@ -16,16 +16,3 @@ export class BotContext extends Context {
   t: Translate = translator("en");
   log: Logger = silentLogger;
 }
-
-/** Role ranks: a role may do what every lower role may. */
-const RANK = { viewer: 0, payer: 1, approver: 2, admin: 3 } as const;
-export type Permission = "read" | "pay" | "admin";
-const NEEDED: Record<Permission, number> = {
-  read: RANK.viewer,
-  pay: RANK.payer,
-  admin: RANK.admin,
-};
-
-export function can(staff: StaffMember | null, permission: Permission): boolean {
-  return staff !== null && RANK[staff.role] >= NEEDED[permission];
-}

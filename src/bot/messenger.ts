@@ -9,6 +9,7 @@ import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import type { Payout } from "../model/payout.js";
 import { type AttentionReason, DeliveryError, type Messenger } from "../payouts/notifier.js";
+import { may } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
 import { editMessageView, sendView } from "./reply.js";
@@ -72,7 +73,9 @@ export class TelegramMessenger implements Messenger {
           this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
       );
     }
-    const admins = (await this.#stores.staff.list()).filter((member) => member.role === "admin");
+    const admins = (await this.#stores.staff.list()).filter((member) =>
+      may(member, "receive_alerts"),
+    );
     // A mismatch is for admins: the payer's own prompt already reads "Outcome unknown".
     const payer = reason === "mismatch" ? [] : [payout.chatId];
     const recipients = new Set([...payer, ...admins.map((member) => member.userId)]);

@@ -5,11 +5,12 @@
 import { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
 import { isRole } from "../../model/roles.js";
+import { type Capability, may } from "../../payouts/policy.js";
 import type { PayoutService } from "../../payouts/service.js";
 import type { ResolveResult } from "../../payouts/service-types.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
-import { type BotContext, can } from "../context.js";
+import type { BotContext } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { unknownView } from "../report-views.js";
 import { namesOf } from "../staff-names.js";
@@ -37,8 +38,9 @@ const RESOLVE_REFUSAL = {
 export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  const isAdmin = async (ctx: BotContext) => {
-    if (can(ctx.staff, "admin")) return true;
+  /** Only admins resolve and manage staff; anyone else is told so. */
+  const allowed = async (ctx: BotContext, capability: Capability) => {
+    if (may(ctx.staff, capability)) return true;
     await replyHtml(ctx, ctx.t("access.admin_only"));
     return false;
   };
@@ -58,12 +60,12 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   };
 
   composer.command("unknown", async (ctx) => {
-    if (!(await isAdmin(ctx))) return;
+    if (!(await allowed(ctx, "resolve"))) return;
     await replyView(ctx, await unknownPage(ctx, 0));
   });
 
   composer.action(CALLBACK_PATTERN.unknown, async (ctx) => {
-    if (!can(ctx.staff, "admin")) {
+    if (!may(ctx.staff, "resolve")) {
       await ctx.answerCbQuery(ctx.t.plain("access.admin_only"), { show_alert: true });
       return;
     }
@@ -72,7 +74,7 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   });
 
   composer.command("resolve", async (ctx) => {
-    if (!(await isAdmin(ctx))) return;
+    if (!(await allowed(ctx, "resolve"))) return;
     const [reference, answer, extra] = commandPayload(ctx.message.text).split(/\s+/);
     if (!reference || !answer || extra !== undefined || !/^[\w-]{1,100}$/.test(answer)) {
       await replyHtml(ctx, ctx.t("usage.resolve"));
@@ -91,7 +93,7 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   });
 
   composer.command("staff", async (ctx) => {
-    if (!(await isAdmin(ctx))) return;
+    if (!(await allowed(ctx, "manage_staff"))) return;
     const [action, id, role] = commandPayload(ctx.message.text).split(/\s+/);
     if (!action) {
       const staff = await deps.stores.staff.list();

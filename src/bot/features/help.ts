@@ -2,19 +2,20 @@
 import { Composer } from "telegraf";
 import { type MessageKey, translator } from "../../i18n.js";
 import { isLocale } from "../../model/locale.js";
+import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
-import { type BotContext, can } from "../context.js";
+import type { BotContext } from "../context.js";
 import { replyHtml } from "../reply.js";
 
 /** Help sections, each shown to the roles that may use its commands. */
 const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boolean }> = [
-  { key: "help.pay", shown: (ctx) => can(ctx.staff, "pay") },
-  { key: "help.read", shown: (ctx) => can(ctx.staff, "read") },
-  { key: "help.admin", shown: (ctx) => can(ctx.staff, "admin") },
+  { key: "help.pay", shown: (ctx) => may(ctx.staff, "pay") },
+  { key: "help.read", shown: (ctx) => may(ctx.staff, "read") },
+  { key: "help.admin", shown: (ctx) => may(ctx.staff, "resolve") },
   { key: "help.general", shown: () => true },
   // Only those who start payouts are told when one completes; a viewer never is.
-  { key: "help.notices", shown: (ctx) => can(ctx.staff, "pay") },
+  { key: "help.notices", shown: (ctx) => may(ctx.staff, "pay") },
 ];
 
 function helpText(ctx: BotContext): string {

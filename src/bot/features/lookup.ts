@@ -2,9 +2,10 @@
 import { Composer } from "telegraf";
 import { formatPhone, parsePhone } from "../../model/phone.js";
 import { PaymentApiError } from "../../payments/errors.js";
+import { may } from "../../payouts/policy.js";
 import type { PayoutService } from "../../payouts/service.js";
 import { commandPayload } from "../command-args.js";
-import { type BotContext, can } from "../context.js";
+import type { BotContext } from "../context.js";
 import { replyHtml, replyView } from "../reply.js";
 import { availabilityView } from "../report-views.js";
 import { cannotPayText, operatorName, phoneProblemText } from "../views.js";
@@ -13,7 +14,7 @@ export function lookupFeature(deps: { service: PayoutService }): Composer<BotCon
   const composer = new Composer<BotContext>();
 
   composer.command("whois", async (ctx) => {
-    if (!can(ctx.staff, "pay")) {
+    if (!may(ctx.staff, "pay")) {
       await replyHtml(ctx, cannotPayText(ctx.t, ctx.staff?.role ?? "viewer"));
       return;
     }

@@ -9,10 +9,11 @@ import type { DialogState } from "../../model/dialog.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
 import type { Payout, PayoutKind } from "../../model/payout.js";
 import { parsePhone } from "../../model/phone.js";
+import { may } from "../../payouts/policy.js";
 import type { PayoutService } from "../../payouts/service.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
-import { type BotContext, can } from "../context.js";
+import type { BotContext } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { cosmetic } from "../telegram-failure.js";
 import {
@@ -92,7 +93,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   const mayPay = async (ctx: BotContext): Promise<boolean> => {
-    if (can(ctx.staff, "pay")) return true;
+    if (may(ctx.staff, "pay")) return true;
     await replyHtml(ctx, cannotPayText(ctx.t, ctx.staff?.role ?? "viewer"));
     return false;
   };
@@ -216,7 +217,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
   composer.action(CALLBACK_PATTERN.confirm, async (ctx) => {
     const payoutId = ctx.match[1] ?? "";
     // The role is read afresh for every update: one demoted since the prompt cannot pay.
-    if (!can(ctx.staff, "pay")) {
+    if (!may(ctx.staff, "pay")) {
       await ctx.answerCbQuery(ctx.t.plain("confirm.no_longer_allowed"), { show_alert: true });
       return;
     }

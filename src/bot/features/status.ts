@@ -1,10 +1,11 @@
 /** /status and /history: what happened to a payment, and the recent payouts. */
 import { Composer } from "telegraf";
 import { PaymentApiError } from "../../payments/errors.js";
+import { may, maySee } from "../../payouts/policy.js";
 import type { PayoutService } from "../../payouts/service.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
-import { type BotContext, can } from "../context.js";
+import type { BotContext } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { historyView, paymentView } from "../report-views.js";
 import { namesOf } from "../staff-names.js";
@@ -20,7 +21,7 @@ export function statusFeature(deps: {
   const composer = new Composer<BotContext>();
 
   composer.command("status", async (ctx) => {
-    if (!can(ctx.staff, "read")) return;
+    if (!may(ctx.staff, "read")) return;
     const reference = commandPayload(ctx.message.text);
     if (!REFERENCE.test(reference)) {
       await replyHtml(ctx, ctx.t("usage.status"));
@@ -28,12 +29,7 @@ export function statusFeature(deps: {
     }
     // A payout reference (ours) first; anything else is taken as the API's payment id.
     const payout = await deps.stores.payouts.get(reference);
-    const visible =
-      payout &&
-      (payout.initiatorId === ctx.from.id ||
-        can(ctx.staff, "admin") ||
-        ctx.staff?.role === "viewer");
-    if (payout && visible) {
+    if (payout && maySee(ctx.staff, payout)) {
       await replyView(ctx, payoutStateView(ctx.t, payout));
       return;
     }
@@ -53,7 +49,7 @@ export function statusFeature(deps: {
   });
 
   const historyPage = async (ctx: BotContext, page: number) => {
-    const everyone = can(ctx.staff, "admin") || ctx.staff?.role === "viewer";
+    const everyone = may(ctx.staff, "see_everyone");
     const result = await deps.stores.payouts.list({
       userId: everyone ? undefined : ctx.from?.id,
       offset: page * HISTORY_PAGE_SIZE,
@@ -69,7 +65,7 @@ export function statusFeature(deps: {
   };
 
   composer.command("history", async (ctx) => {
-    if (!can(ctx.staff, "read")) return;
+    if (!may(ctx.staff, "read")) return;
     await replyView(ctx, await historyPage(ctx, 0));
   });
 

@@ -1,0 +1,75 @@
+/**
+ * Who may do what: the one place that knows what each role allows. Features and payout
+ * steps ask it; nothing else compares roles. Pure: the caller reads the asker's role
+ * afresh (on every update, at every press) and passes it in.
+ */
+import type { Payout } from "../model/payout.js";
+import type { Role } from "../model/roles.js";
+import type { StaffMember } from "../model/staff.js";
+
+export type Capability =
+  /** Payment status, history, operator availability. */
+  | "read"
+  /** Start payouts and collections, look up registered names. */
+  | "pay"
+  /** Decide on other people's payouts that wait for a second person. */
+  | "approve"
+  /** Everyone's payouts, not only one's own. */
+  | "see_everyone"
+  /** Settle payouts whose outcome is unknown. */
+  | "resolve"
+  /** Add, change and remove staff. */
+  | "manage_staff"
+  /** Be told when something needs a person (stuck, mismatched, stranded payouts). */
+  | "receive_alerts";
+
+const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
+  admin: new Set<Capability>([
+    "read",
+    "pay",
+    "approve",
+    "see_everyone",
+    "resolve",
+    "manage_staff",
+    "receive_alerts",
+  ]),
+  approver: new Set<Capability>(["read", "pay", "approve"]),
+  payer: new Set<Capability>(["read", "pay"]),
+  viewer: new Set<Capability>(["read", "see_everyone"]),
+};
+
+/** Someone asking: a staff member, or null for anyone else. */
+export type Asker = Pick<StaffMember, "userId" | "role"> | null;
+
+function roleOf(who: Asker | Role): Role | undefined {
+  if (who === null) return undefined;
+  return typeof who === "string" ? who : who.role;
+}
+
+/** Whether `who` (a member, a bare role, or null for a stranger) has `capability`. */
+export function may(who: Asker | Role, capability: Capability): boolean {
+  const role = roleOf(who);
+  return role !== undefined && ALLOWED[role].has(capability);
+}
+
+/** A payout is shown to the person who started it and to those who see everyone's. */
+export function maySee(who: Asker, payout: Payout): boolean {
+  return who !== null && (payout.initiatorId === who.userId || may(who, "see_everyone"));
+}
+
+export type PressVerdict = "allowed" | "not_allowed" | "not_yours";
+
+/**
+ * Confirm and Cancel on a prompt: only its initiator, and Confirm only while their role
+ * still lets them pay (a payer demoted since the prompt was shown cannot confirm it).
+ */
+export function mayConfirm(who: Asker, payout: Pick<Payout, "initiatorId">): PressVerdict {
+  if (who === null || !may(who, "pay")) return "not_allowed";
+  return payout.initiatorId === who.userId ? "allowed" : "not_yours";
+}
+
+/** Cancel on a prompt: its initiator only, whatever their role now (cancelling is safe). */
+export function mayCancel(who: Asker, payout: Pick<Payout, "initiatorId">): PressVerdict {
+  if (who === null) return "not_allowed";
+  return payout.initiatorId === who.userId ? "allowed" : "not_yours";
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { ROLES } from "../../../src/model/roles.js";
+import {
+  type Capability,
+  may,
+  mayCancel,
+  mayConfirm,
+  maySee,
+} from "../../../src/payouts/policy.js";
+import { acceptedPayout } from "../../support/payouts.js";
+
+/** What each role may do, written out here on its own so the policy is checked against it. */
+const EXPECTED: Record<(typeof ROLES)[number], Capability[]> = {
+  admin: ["read", "pay", "approve", "see_everyone", "resolve", "manage_staff", "receive_alerts"],
+  approver: ["read", "pay", "approve"],
+  payer: ["read", "pay"],
+  viewer: ["read", "see_everyone"],
+};
+const ALL: Capability[] = [
+  "read",
+  "pay",
+  "approve",
+  "see_everyone",
+  "resolve",
+  "manage_staff",
+  "receive_alerts",
+];
+
+describe("policy", () => {
+  for (const role of ROLES) {
+    it(`lets ${role} do exactly what the table says`, () => {
+      const granted = ALL.filter((capability) => may({ userId: 1, role }, capability));
+      expect(granted).toEqual(EXPECTED[role]);
+      expect(ALL.filter((capability) => may(role, capability))).toEqual(EXPECTED[role]);
+    });
+  }
+
+  it("lets a stranger do nothing", () => {
+    expect(ALL.filter((capability) => may(null, capability))).toEqual([]);
+  });
+
+  it("shows a payout to its initiator and to those who see everyone's, no one else", () => {
+    const payout = acceptedPayout(Date.now(), { initiatorId: 7 });
+    const seen = (userId: number, role: (typeof ROLES)[number]) => maySee({ userId, role }, payout);
+    expect(seen(7, "payer")).toBe(true);
+    expect(seen(8, "payer")).toBe(false);
+    expect(seen(8, "approver")).toBe(false);
+    expect(seen(8, "viewer")).toBe(true);
+    expect(seen(8, "admin")).toBe(true);
+    expect(maySee(null, payout)).toBe(false);
+  });
+
+  it("lets only the initiator confirm, and only while their role may still pay", () => {
+    const prompt = { initiatorId: 7 };
+    expect(mayConfirm({ userId: 7, role: "payer" }, prompt)).toBe("allowed");
+    expect(mayConfirm({ userId: 8, role: "admin" }, prompt)).toBe("not_yours");
+    expect(mayConfirm({ userId: 7, role: "viewer" }, prompt)).toBe("not_allowed");
+    expect(mayConfirm(null, prompt)).toBe("not_allowed");
+    expect(mayCancel({ userId: 7, role: "viewer" }, prompt)).toBe("allowed");
+    expect(mayCancel({ userId: 8, role: "admin" }, prompt)).toBe("not_yours");
+  });
+});
