@@ -1,7 +1,7 @@
 /**
  * Benchmark 4b: with webhooks off, how many GET /payments/{id} a payout costs and how
  * late its final status is seen, for payouts that settle 10 s, 1 min and 10 min after
- * submission. The real PayoutTracker and PayoutService run against the sandbox and Redis
+ * submission. The real PayoutTracker and payout steps run against the sandbox and Redis
  * with a fake clock that steps by the tracker's own tick, so ten minutes take a second;
  * the sandbox settles each payment (forceStatus) when the fake clock reaches its time.
  * Baseline: the same schedule computed from `nextPollDelayMs` without jitter.
@@ -9,9 +9,9 @@
 
 import type { Payout } from "../src/model/payout.js";
 import { PaymentClient } from "../src/payments/client.js";
-import { PayoutService } from "../src/payouts/service.js";
-import type { PaymentGateway } from "../src/payouts/service-types.js";
+import { createPayouts } from "../src/payouts/payouts.js";
 import { nextPollDelayMs, PayoutTracker } from "../src/payouts/tracker.js";
+import type { PaymentGateway } from "../src/payouts/types.js";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { createRedisStores } from "../src/store/redis.js";
 import type { Stores } from "../src/store/types.js";
@@ -81,7 +81,7 @@ function pendingPayout(id: string, paymentId: string, atMs: number, amount: numb
   };
 }
 
-/** Pending payouts with real sandbox payments, as PayoutService.submit leaves them. */
+/** Pending payouts with real sandbox payments, as Submission.submit leaves them. */
 async function seed(
   client: PaymentClient,
   stores: Stores,
@@ -122,12 +122,13 @@ function fakeClockTracker(
       return client.getPayment(id);
     },
   };
-  const service = new PayoutService({
+  const payouts = createPayouts({
     ...{ gateway, stores, now, confirmationTtlSeconds: 300 },
     statusPollIntervalMs: BASE_INTERVAL_MS,
   });
   const tracker = new PayoutTracker({
-    ...{ service, stores, now, pollIntervalMs: BASE_INTERVAL_MS, tickMs: TICK_MS },
+    ...{ settlement: payouts.settlement, stores, now, pollIntervalMs: BASE_INTERVAL_MS },
+    tickMs: TICK_MS,
     ...{ stuckAfterMs: 86_400_000, stopAfterMs: 90 * 86_400_000, submittingLimitMs: 300_000 },
   });
   return { clock, tracker };

@@ -19,7 +19,7 @@ import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
 import type { RateLimiter } from "./payments/rate-limiter.js";
 import { loadPublicKey } from "./payments/signature.js";
 import { Notifier } from "./payouts/notifier.js";
-import { PayoutService } from "./payouts/service.js";
+import { createPayouts, type Payouts } from "./payouts/payouts.js";
 import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
 import { PayoutTracker } from "./payouts/tracker.js";
 import { PaymentWebhook } from "./payouts/webhook.js";
@@ -55,7 +55,7 @@ export interface App {
   readonly config: Config;
   readonly stores: Stores;
   readonly bot: Telegraf<BotContext>;
-  readonly service: PayoutService;
+  readonly payouts: Payouts;
   readonly tracker: PayoutTracker;
   readonly notifier: Notifier;
   readonly webhook: PaymentWebhook;
@@ -171,7 +171,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await checkPaymentApi(client, baseUrl);
 
     const now = options.now ?? Date.now;
-    const service = new PayoutService({
+    const payouts = createPayouts({
       gateway: client,
       stores,
       logger,
@@ -184,7 +184,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const bot = createBot({
       token,
       apiRoot: config.telegram.apiRoot,
-      service,
+      payouts,
       stores,
       logger,
       timeZone: config.timeZone,
@@ -208,7 +208,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     notifier.start();
     cleanups.push(() => notifier.stop());
     const tracker = new PayoutTracker({
-      service,
+      settlement: payouts.settlement,
       stores,
       logger,
       pollIntervalMs: config.statusPollIntervalMs,
@@ -223,7 +223,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await tracker.start();
     cleanups.push(() => tracker.stop());
     const webhook = new PaymentWebhook({
-      service,
+      settlement: payouts.settlement,
       stores,
       logger,
       publicKey: config.payment.signaturePublicKey
@@ -306,7 +306,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       config,
       stores,
       bot,
-      service,
+      payouts,
       tracker,
       notifier,
       webhook,

@@ -7,7 +7,7 @@ import type { BotCommand } from "telegraf/types";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import type { Locale } from "../model/locale.js";
-import type { PayoutService } from "../payouts/service.js";
+import type { Payouts } from "../payouts/payouts.js";
 import { isStoreUnavailableError } from "../store/errors.js";
 import type { Stores } from "../store/types.js";
 import { BotContext } from "./context.js";
@@ -24,7 +24,7 @@ import { boundedTelegram } from "./telegram-transport.js";
 export interface BotDeps {
   token: string;
   apiRoot: string;
-  service: PayoutService;
+  payouts: Payouts;
   stores: Stores;
   logger: Logger;
   /** IANA zone of the times in messages; default Africa/Douala. */
@@ -53,10 +53,10 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(sequentialPerChat());
   bot.use(access({ stores: deps.stores, logger: deps.logger, timeZone: deps.timeZone }));
   bot.use(helpFeature({ stores: deps.stores }));
-  bot.use(payFeature({ service: deps.service, stores: deps.stores, now }));
-  bot.use(lookupFeature({ service: deps.service }));
-  bot.use(statusFeature({ service: deps.service, stores: deps.stores }));
-  bot.use(adminFeature({ service: deps.service, stores: deps.stores, now }));
+  bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  bot.use(lookupFeature({ lookups: deps.payouts.lookups }));
+  bot.use(statusFeature({ payouts: deps.payouts, stores: deps.stores }));
+  bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(fallbackFeature());
 
   bot.catch(async (error, ctx) => {

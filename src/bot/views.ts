@@ -11,7 +11,7 @@ import { type AmountProblem, formatAmount } from "../model/money.js";
 import type { Payout } from "../model/payout.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
-import type { PrepareFailure } from "../payouts/service-types.js";
+import type { PrepareFailure } from "../payouts/types.js";
 
 export interface View {
   text: string;

@@ -5,6 +5,7 @@
  * write is retried for as long as a failover or a network blip may last.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger } from "../logger.js";
 
 export interface StoreRetryPolicy {
   /**
@@ -56,4 +57,17 @@ export async function retryStoreWrite<T>(
       await sleep(delayMs);
     }
   }
+}
+
+/** `retryStoreWrite` for one payout, each retry logged as a warning saying what was tried. */
+export function retryPayoutWrite<T>(
+  log: Logger,
+  payoutId: string,
+  what: string,
+  write: () => Promise<T>,
+  policy: StoreRetryPolicy = QUICK_RETRY,
+): Promise<T> {
+  return retryStoreWrite(write, policy, (error, attempt, retryInMs) =>
+    log.warn({ payoutId, err: error, attempt, retryInMs }, `could not ${what}; asking again`),
+  );
 }

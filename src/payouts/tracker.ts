@@ -10,10 +10,10 @@ import type { Payout } from "../model/payout.js";
 import { PaymentApiError, PaymentClientError } from "../payments/errors.js";
 import type { Stores } from "../store/types.js";
 import { FailureStreakLog } from "./failure-log.js";
-import type { PayoutService } from "./service.js";
+import type { Settlement } from "./settlement.js";
 
 export interface TrackerOptions {
-  service: PayoutService;
+  settlement: Settlement;
   stores: Stores;
   logger?: Logger;
   /** First delay after submission (STATUS_POLL_INTERVAL_MS). */
@@ -165,10 +165,10 @@ export class PayoutTracker {
   }
 
   private async pollOne(id: string): Promise<void> {
-    const { stores, service, now } = this.#options;
-    let result: Awaited<ReturnType<PayoutService["settle"]>>;
+    const { stores, settlement, now } = this.#options;
+    let result: Awaited<ReturnType<Settlement["settle"]>>;
     try {
-      result = await service.settle(id);
+      result = await settlement.settle(id);
     } catch (error) {
       await this.retryLater(id, error);
       return;

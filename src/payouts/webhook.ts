@@ -19,7 +19,7 @@ import { type Payment, PaymentSchema } from "../payments/schemas.js";
 import { verifyParts } from "../payments/signature.js";
 import type { Stores } from "../store/types.js";
 import { paymentMatches } from "./answer-check.js";
-import type { PayoutService } from "./service.js";
+import type { Settlement } from "./settlement.js";
 
 export interface CallbackRequest {
   body: string;
@@ -34,7 +34,7 @@ export interface CallbackResponse {
 }
 
 export interface PaymentWebhookOptions {
-  service: PayoutService;
+  settlement: Settlement;
   stores: Stores;
   logger: Logger;
   /** Verifies X-Sig on callbacks when set. */
@@ -140,10 +140,10 @@ export class PaymentWebhook {
   }
 
   private async settle(payout: Payout, paymentId: string): Promise<void> {
-    const { service, logger, onSettled, stores } = this.#options;
+    const { settlement, logger, onSettled, stores } = this.#options;
     const payoutId = payout.id;
     try {
-      const result = await service.settle(payout);
+      const result = await settlement.settle(payout);
       logger.info({ payoutId, paymentId, outcome: result.outcome }, "payment callback handled");
       if (result.outcome === "settled") onSettled?.();
     } catch (error) {

@@ -52,7 +52,10 @@ describe("Confirm while Telegram is slow", () => {
     const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
     const payoutId = items[0]?.id ?? "";
 
-    const claim = await h.app.service.claim(payoutId, PAYER_ID);
+    const claim = await h.app.payouts.submission.claim(payoutId, {
+      userId: PAYER_ID,
+      role: "payer",
+    });
     expect(claim.outcome).toBe("claimed");
     if (claim.outcome !== "claimed") return;
     // The stranded rule of another replica got there first.
@@ -61,7 +64,7 @@ describe("Confirm while Telegram is slow", () => {
     });
     expect(lost.ok).toBe(true);
 
-    const result = await h.app.service.submit(claim);
+    const result = await h.app.payouts.submission.submit(claim);
     expect(result.outcome).toBe("not_sent");
     expect(result.payout.state).toBe("failed");
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(0);

@@ -342,7 +342,7 @@ describe("a callback and a poll arriving together", () => {
       postCallback(harness, body, headers),
       postCallback(harness, body, headers),
       harness.app.tracker.tick(),
-      harness.app.service.settle(payout.id),
+      harness.app.payouts.settlement.settle(payout.id),
     ]);
     await expect.poll(() => noticesAbout(harness, prompt, payout).length).toBeGreaterThan(0);
     await quiet(harness);

@@ -1,6 +1,6 @@
 import type { Payout } from "../../src/model/payout.js";
-import { PayoutService } from "../../src/payouts/service.js";
-import type { PaymentGateway } from "../../src/payouts/service-types.js";
+import { createPayouts, type Payouts } from "../../src/payouts/payouts.js";
+import type { PaymentGateway } from "../../src/payouts/types.js";
 import { createMemoryStores } from "../../src/store/memory.js";
 import type { Stores } from "../../src/store/types.js";
 import type { FakeClock } from "./clock.js";
@@ -34,16 +34,16 @@ export function acceptedPayout(nowMs: number, overrides: Partial<Payout> = {}): 
 }
 
 /**
- * A PayoutService on in-memory stores, both reading `clock`. `retentionMs` is how long the
- * stores keep a settled payout; the other options are the service's own.
+ * The payout steps on in-memory stores, both reading `clock`. `retentionMs` is how long the
+ * stores keep a settled payout; the other options are the steps' own.
  */
-export function serviceOnMemoryStores(
+export function payoutsOnMemoryStores(
   gateway: PaymentGateway,
   clock: FakeClock,
   options: { retentionMs: number; confirmationTtlSeconds: number; statusPollIntervalMs: number },
-): { service: PayoutService; stores: Stores } {
-  const { retentionMs, ...serviceOptions } = options;
+): { payouts: Payouts; stores: Stores } {
+  const { retentionMs, ...stepOptions } = options;
   const stores = createMemoryStores({ retentionMs, now: clock.now });
-  const service = new PayoutService({ gateway, stores, now: clock.now, ...serviceOptions });
-  return { service, stores };
+  const payouts = createPayouts({ gateway, stores, now: clock.now, ...stepOptions });
+  return { payouts, stores };
 }

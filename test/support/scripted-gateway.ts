@@ -1,6 +1,6 @@
 import type { PaymentStatus } from "../../src/model/payment-terms.js";
 import type { Payment } from "../../src/payments/schemas.js";
-import type { PaymentGateway } from "../../src/payouts/service-types.js";
+import type { PaymentGateway } from "../../src/payouts/types.js";
 
 /**
  * The Payment API as a status tracker sees it: `GET /payments/{id}` answers from

@@ -5,9 +5,9 @@
 import { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
 import { isRole } from "../../model/roles.js";
+import type { Payouts } from "../../payouts/payouts.js";
 import { type Capability, may } from "../../payouts/policy.js";
-import type { PayoutService } from "../../payouts/service.js";
-import type { ResolveResult } from "../../payouts/service-types.js";
+import type { ResolveResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
@@ -20,7 +20,7 @@ import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
 const UNKNOWN_PAGE_SIZE = 10;
 
 export interface AdminDeps {
-  service: PayoutService;
+  payouts: Payouts;
   stores: Stores;
   now: () => number;
 }
@@ -82,8 +82,8 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
     }
     const result =
       answer.toLowerCase() === "failed"
-        ? await deps.service.resolveAsFailed(reference, ctx.from.id)
-        : await deps.service.resolveWithPaymentId(reference, ctx.from.id, answer);
+        ? await deps.payouts.resolution.asFailed(reference, ctx.from.id)
+        : await deps.payouts.resolution.withPaymentId(reference, ctx.from.id, answer);
     if (result.outcome !== "resolved") {
       await replyHtml(ctx, ctx.t(RESOLVE_REFUSAL[result.outcome], { ref: reference, id: answer }));
       return;

@@ -2,15 +2,15 @@
 import { Composer } from "telegraf";
 import { formatPhone, parsePhone } from "../../model/phone.js";
 import { PaymentApiError } from "../../payments/errors.js";
+import type { Lookups } from "../../payouts/lookups.js";
 import { may } from "../../payouts/policy.js";
-import type { PayoutService } from "../../payouts/service.js";
 import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
 import { replyHtml, replyView } from "../reply.js";
 import { availabilityView } from "../report-views.js";
 import { cannotPayText, operatorName, phoneProblemText } from "../views.js";
 
-export function lookupFeature(deps: { service: PayoutService }): Composer<BotContext> {
+export function lookupFeature(deps: { lookups: Lookups }): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.command("whois", async (ctx) => {
@@ -32,7 +32,7 @@ export function lookupFeature(deps: { service: PayoutService }): Composer<BotCon
       return;
     }
     try {
-      const info = await deps.service.whois(phone.phone);
+      const info = await deps.lookups.whois(phone.phone);
       await replyHtml(
         ctx,
         ctx.t("whois.found", {
@@ -53,7 +53,7 @@ export function lookupFeature(deps: { service: PayoutService }): Composer<BotCon
 
   composer.command("availability", async (ctx) => {
     try {
-      await replyView(ctx, availabilityView(ctx.t, await deps.service.availability()));
+      await replyView(ctx, availabilityView(ctx.t, await deps.lookups.availability()));
     } catch (error) {
       ctx.log.warn({ err: error }, "availability failed");
       await replyHtml(ctx, ctx.t("error.api_unreachable"));

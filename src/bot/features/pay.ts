@@ -1,6 +1,6 @@
 /**
  * /pay and /collect: collect the number and amount (in one line or step by step), show
- * the registered name with Confirm / Cancel, and hand the presses to the payout service.
+ * the registered name with Confirm / Cancel, and hand the presses to the payout steps.
  * Nothing here talks to the Payment API; the service does, exactly once.
  */
 import { Composer } from "telegraf";
@@ -9,8 +9,8 @@ import type { DialogState } from "../../model/dialog.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
 import type { Payout, PayoutKind } from "../../model/payout.js";
 import { parsePhone } from "../../model/phone.js";
+import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
-import type { PayoutService } from "../../payouts/service.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import type { BotContext } from "../context.js";
@@ -27,7 +27,7 @@ import {
 } from "../views.js";
 
 export interface PayDeps {
-  service: PayoutService;
+  payouts: Payouts;
   stores: Stores;
   now: () => number;
 }
@@ -110,7 +110,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const userId = ctx.from?.id;
     if (chatId === undefined || userId === undefined) return;
     await cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
-    const result = await deps.service.prepare({
+    const result = await deps.payouts.preparation.prepare({
       kind,
       phone,
       amount,
@@ -125,7 +125,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       return;
     }
     const sent = await replyView(ctx, confirmationPrompt(ctx.t, result.payout, deps.now()));
-    await deps.service.attachMessage(result.payout.id, sent.message_id);
+    await deps.payouts.preparation.attachMessage(result.payout.id, sent.message_id);
   };
 
   const start = async (ctx: BotContext, kind: PayoutKind, text: string) => {
@@ -221,13 +221,13 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       await ctx.answerCbQuery(ctx.t.plain("confirm.no_longer_allowed"), { show_alert: true });
       return;
     }
-    const claim = await deps.service.claim(payoutId, ctx.from.id);
+    const claim = await deps.payouts.submission.claim(payoutId, ctx.staff);
     switch (claim.outcome) {
       case "claimed": {
         // The request leaves at once: nothing slow stands between the claim and it. Telegram
         // is told alongside, each call under a short deadline, so a slow or failing Telegram
         // can neither delay the payment nor strand it in `submitting`.
-        const submitted = deps.service.submit(claim);
+        const submitted = deps.payouts.submission.submit(claim);
         const told = Promise.all([
           bestEffort(ctx, () => ctx.answerCbQuery(ctx.t.plain("confirm.sending")), SIDE_CALL_MS),
           bestEffort(ctx, () => editView(ctx, payoutStateView(ctx.t, claim.payout)), SIDE_CALL_MS),
@@ -257,7 +257,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   composer.action(CALLBACK_PATTERN.cancel, async (ctx) => {
     const payoutId = ctx.match[1] ?? "";
-    const result = await deps.service.cancel(payoutId, ctx.from.id);
+    const result = await deps.payouts.preparation.cancel(payoutId, ctx.staff);
     switch (result.outcome) {
       case "cancelled":
         await ctx.answerCbQuery(ctx.t.plain("cancel.done"));

@@ -1,8 +1,8 @@
 /** /status and /history: what happened to a payment, and the recent payouts. */
 import { Composer } from "telegraf";
 import { PaymentApiError } from "../../payments/errors.js";
+import type { Payouts } from "../../payouts/payouts.js";
 import { may, maySee } from "../../payouts/policy.js";
-import type { PayoutService } from "../../payouts/service.js";
 import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
@@ -14,10 +14,7 @@ import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
 const HISTORY_PAGE_SIZE = 8;
 const REFERENCE = /^[\w-]{1,100}$/;
 
-export function statusFeature(deps: {
-  service: PayoutService;
-  stores: Stores;
-}): Composer<BotContext> {
+export function statusFeature(deps: { payouts: Payouts; stores: Stores }): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.command("status", async (ctx) => {
@@ -34,7 +31,7 @@ export function statusFeature(deps: {
       return;
     }
     try {
-      await replyView(ctx, paymentView(ctx.t, await deps.service.paymentStatus(reference)));
+      await replyView(ctx, paymentView(ctx.t, await deps.payouts.lookups.paymentStatus(reference)));
     } catch (error) {
       if (
         error instanceof PaymentApiError &&

@@ -4,7 +4,7 @@ import { PaymentApiError, PaymentTimeoutError } from "../../../src/payments/erro
 import { nextPollDelayMs, PayoutTracker } from "../../../src/payouts/tracker.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type FakeClock, fakeClock } from "../../support/clock.js";
-import { acceptedPayout, serviceOnMemoryStores } from "../../support/payouts.js";
+import { acceptedPayout, payoutsOnMemoryStores } from "../../support/payouts.js";
 import { ScriptedGateway } from "../../support/scripted-gateway.js";
 
 const SECOND = 1000;
@@ -34,7 +34,7 @@ interface Setup {
 function setup(pollIntervalMs = 5 * SECOND): Setup {
   const clock = fakeClock(START_MS);
   const gateway = new ScriptedGateway();
-  const { service, stores } = serviceOnMemoryStores(gateway, clock, {
+  const { payouts, stores } = payoutsOnMemoryStores(gateway, clock, {
     retentionMs: 90 * 24 * HOUR,
     confirmationTtlSeconds: 300,
     statusPollIntervalMs: pollIntervalMs,
@@ -42,7 +42,7 @@ function setup(pollIntervalMs = 5 * SECOND): Setup {
   const attention: Attention[] = [];
   const tracker = (overrides: TrackerOverrides = {}) =>
     new PayoutTracker({
-      service,
+      settlement: payouts.settlement,
       stores,
       pollIntervalMs,
       stuckAfterMs: overrides.stuckAfterMs ?? 24 * HOUR,
@@ -57,7 +57,7 @@ function setup(pollIntervalMs = 5 * SECOND): Setup {
   return { clock, stores, gateway, attention, tracker };
 }
 
-/** A payout as the service leaves it after a 201: pending, with a payment id, first poll due. */
+/** A payout as submission leaves it after a 201: pending, with a payment id, first poll due. */
 async function pendingPayout(
   s: Setup,
   pollIntervalMs = 5 * SECOND,

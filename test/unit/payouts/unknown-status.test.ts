@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentClient } from "../../../src/payments/client.js";
-import { PayoutService } from "../../../src/payouts/service.js";
+import { createPayouts } from "../../../src/payouts/payouts.js";
 import { type SandboxHandle, startSandbox } from "../../../src/sandbox/index.js";
 import { createMemoryStores } from "../../../src/store/memory.js";
 import { capturedLogger } from "../../support/logs.js";
@@ -25,14 +25,14 @@ describe("a payment status the spec does not name", () => {
   it("keeps the payout pending at every poll and logs the status once", async () => {
     const logs = capturedLogger("warn");
     const stores = createMemoryStores({ retentionMs: 86_400_000 });
-    const service = new PayoutService({
+    const payouts = createPayouts({
       gateway: client,
       stores,
       logger: logs.logger,
       confirmationTtlSeconds: 300,
       statusPollIntervalMs: 5000,
     });
-    const prepared = await service.prepare({
+    const prepared = await payouts.preparation.prepare({
       kind: "disbursement",
       phone: "237670000003",
       amount: "5000",
@@ -41,9 +41,9 @@ describe("a payment status the spec does not name", () => {
       locale: "en",
     });
     if (!prepared.ok) throw new Error(prepared.reason);
-    const claim = await service.claim(prepared.payout.id, 1);
+    const claim = await payouts.submission.claim(prepared.payout.id, { userId: 1, role: "payer" });
     if (claim.outcome !== "claimed") throw new Error(claim.outcome);
-    const submitted = await service.submit(claim);
+    const submitted = await payouts.submission.submit(claim);
     const paymentId = submitted.payout.paymentId ?? "";
     const payment = sandbox.getPayment(paymentId);
     sandbox.injectFault({
@@ -55,7 +55,8 @@ describe("a payment status the spec does not name", () => {
     });
 
     const results = [];
-    for (let poll = 0; poll < 3; poll++) results.push(await service.settle(submitted.payout.id));
+    for (let poll = 0; poll < 3; poll++)
+      results.push(await payouts.settlement.settle(submitted.payout.id));
 
     expect(results.map((result) => result.outcome)).toEqual([
       "still_pending",

@@ -1,5 +1,5 @@
 /**
- * The shapes the payout service takes and gives: what it needs of the Payment API, its
+ * The shapes the payout steps take and give: what they need of the Payment API, their
  * options, and one result type per operation (each outcome a case the caller must handle).
  */
 import type { Logger } from "../logger.js";
@@ -21,7 +21,7 @@ export interface PaymentGateway {
   getUserInfo(phone: string): Promise<UserInfo>;
 }
 
-export interface PayoutServiceOptions {
+export interface PayoutsOptions {
   gateway: PaymentGateway;
   stores: Stores;
   logger?: Logger;
@@ -36,6 +36,14 @@ export interface PayoutServiceOptions {
    * Failures are logged, never thrown back into the submission.
    */
   onAttention?: (payout: Payout, reason: "mismatch" | "accepted_late") => Promise<void>;
+}
+
+/** What every payout step works with. */
+export interface StepContext {
+  gateway: PaymentGateway;
+  stores: Stores;
+  log: Logger;
+  now: () => number;
 }
 
 export type PrepareFailure =
@@ -57,8 +65,14 @@ export interface PrepareInput {
   locale: Locale;
 }
 
+/** A payout moved to `submitting` under `claimId`, by whoever claimed it: ready to send. */
+export interface ClaimedPayout {
+  payout: Payout;
+  claimId: string;
+}
+
 export type ClaimResult =
-  | { outcome: "claimed"; payout: Payout; claimId: string }
+  | ({ outcome: "claimed" } & ClaimedPayout)
   | { outcome: "not_found" }
   | { outcome: "forbidden"; payout: Payout }
   | { outcome: "expired"; payout: Payout }

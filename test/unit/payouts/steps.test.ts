@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Payout } from "../../../src/model/payout.js";
 import { PaymentClient } from "../../../src/payments/client.js";
-import type { PayoutService } from "../../../src/payouts/service.js";
-import type { ClaimResult } from "../../../src/payouts/service-types.js";
+import type { Payouts } from "../../../src/payouts/payouts.js";
+import type { ClaimResult } from "../../../src/payouts/types.js";
 import { type SandboxHandle, startSandbox } from "../../../src/sandbox/index.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type FakeClock, fakeClock } from "../../support/clock.js";
-import { serviceOnMemoryStores } from "../../support/payouts.js";
+import { payoutsOnMemoryStores } from "../../support/payouts.js";
 
 const PAYER = 1002;
 const ADMIN = 1001;
@@ -17,7 +17,7 @@ let sandbox: SandboxHandle;
 let client: PaymentClient;
 let clock: FakeClock;
 let stores: Stores;
-let service: PayoutService;
+let payouts: Payouts;
 
 beforeAll(async () => {
   // Payments stay pending until a test settles them with forceStatus.
@@ -39,7 +39,7 @@ afterAll(async () => {
 beforeEach(() => {
   sandbox.reset();
   clock = fakeClock(Date.now());
-  ({ service, stores } = serviceOnMemoryStores(client, clock, {
+  ({ payouts, stores } = payoutsOnMemoryStores(client, clock, {
     retentionMs: 86_400_000,
     confirmationTtlSeconds: TTL_SECONDS,
     statusPollIntervalMs: POLL_MS,
@@ -47,7 +47,7 @@ beforeEach(() => {
 });
 
 async function prepared(phone = "237670000001", amount = "5000"): Promise<Payout> {
-  const result = await service.prepare({
+  const result = await payouts.preparation.prepare({
     kind: "disbursement",
     phone,
     amount,
@@ -60,14 +60,14 @@ async function prepared(phone = "237670000001", amount = "5000"): Promise<Payout
 }
 
 async function claimed(payout: Payout): Promise<Extract<ClaimResult, { outcome: "claimed" }>> {
-  const claim = await service.claim(payout.id, PAYER);
+  const claim = await payouts.submission.claim(payout.id, { userId: PAYER, role: "payer" });
   if (claim.outcome !== "claimed") throw new Error(`claim: ${claim.outcome}`);
   return claim;
 }
 
 /** A payout whose POST /disburse was answered 201: pending, with the sandbox's payment id. */
 async function pending(phone = "237670000001", amount = "5000"): Promise<Payout> {
-  const result = await service.submit(await claimed(await prepared(phone, amount)));
+  const result = await payouts.submission.submit(await claimed(await prepared(phone, amount)));
   if (result.outcome !== "pending") throw new Error(`submit: ${result.outcome}`);
   return result.payout;
 }
@@ -75,7 +75,7 @@ async function pending(phone = "237670000001", amount = "5000"): Promise<Payout>
 /** A payout whose answer was lost after the sandbox created the payment. */
 async function unknownWithPayment(phone = "237670000001", amount = "5000") {
   sandbox.injectFault({ method: "POST", path: "/disburse", status: 500, afterHandling: true });
-  const result = await service.submit(await claimed(await prepared(phone, amount)));
+  const result = await payouts.submission.submit(await claimed(await prepared(phone, amount)));
   if (result.outcome !== "unknown") throw new Error(`submit: ${result.outcome}`);
   const payment = sandbox.snapshot().payments.at(-1);
   if (!payment) throw new Error("the sandbox made no payment");
@@ -88,16 +88,20 @@ function disburseCount(): number {
 
 /**
  * Resolving a second unknown payout with the payment id that already resolved the first is
- * refused, and the first keeps it. Listed under both resolveWithPaymentId and resolveAsFailed.
+ * refused, and the first keeps it. Listed under both withPaymentId and asFailed.
  */
 async function refusesAPaymentIdTakenByAnotherPayout(): Promise<void> {
   const first = await unknownWithPayment();
   sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
-  const second = await service.submit(await claimed(await prepared()));
+  const second = await payouts.submission.submit(await claimed(await prepared()));
   expect(second.outcome).toBe("unknown");
-  const firstResult = await service.resolveWithPaymentId(first.payout.id, ADMIN, first.payment.id);
+  const firstResult = await payouts.resolution.withPaymentId(
+    first.payout.id,
+    ADMIN,
+    first.payment.id,
+  );
   expect(firstResult.outcome).toBe("resolved");
-  const secondResult = await service.resolveWithPaymentId(
+  const secondResult = await payouts.resolution.withPaymentId(
     second.payout.id,
     ADMIN,
     first.payment.id,
@@ -109,42 +113,52 @@ async function refusesAPaymentIdTakenByAnotherPayout(): Promise<void> {
   });
 }
 
-describe("PayoutService.claim", () => {
+describe("Submission.claim", () => {
   it("lets one Confirm through and answers every later one 'already'", async () => {
     const payout = await prepared();
-    const results = await Promise.all([1, 2, 3].map(() => service.claim(payout.id, PAYER)));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => payouts.submission.claim(payout.id, { userId: PAYER, role: "payer" })),
+    );
     expect(results.map((r) => r.outcome).sort()).toEqual(["already", "already", "claimed"]);
     expect((await stores.payouts.get(payout.id))?.state).toBe("submitting");
   });
 
   it("refuses a Confirm from anyone but the initiator", async () => {
     const payout = await prepared();
-    expect((await service.claim(payout.id, ADMIN)).outcome).toBe("forbidden");
+    expect(
+      (await payouts.submission.claim(payout.id, { userId: ADMIN, role: "admin" })).outcome,
+    ).toBe("forbidden");
     expect((await stores.payouts.get(payout.id))?.state).toBe("awaiting_confirmation");
   });
 
   it("answers not_found for an unknown payout", async () => {
-    expect((await service.claim("no-such-payout", PAYER)).outcome).toBe("not_found");
+    expect(
+      (await payouts.submission.claim("no-such-payout", { userId: PAYER, role: "payer" })).outcome,
+    ).toBe("not_found");
   });
 
   it("expires a prompt whose TTL passed, and sends nothing", async () => {
     const payout = await prepared();
     clock.nowMs += TTL_SECONDS * 1000 + 1;
-    const result = await service.claim(payout.id, PAYER);
+    const result = await payouts.submission.claim(payout.id, { userId: PAYER, role: "payer" });
     expect(result.outcome).toBe("expired");
     expect((await stores.payouts.get(payout.id))?.state).toBe("expired");
-    expect((await service.claim(payout.id, PAYER)).outcome).toBe("already");
+    expect(
+      (await payouts.submission.claim(payout.id, { userId: PAYER, role: "payer" })).outcome,
+    ).toBe("already");
     expect(disburseCount()).toBe(0);
   });
 
   it("still accepts a Confirm at the last moment of the TTL", async () => {
     const payout = await prepared();
     clock.nowMs += TTL_SECONDS * 1000;
-    expect((await service.claim(payout.id, PAYER)).outcome).toBe("claimed");
+    expect(
+      (await payouts.submission.claim(payout.id, { userId: PAYER, role: "payer" })).outcome,
+    ).toBe("claimed");
   });
 });
 
-describe("PayoutService.submit", () => {
+describe("Submission.submit", () => {
   it("records a 201 as pending with the payment id and schedules the first poll", async () => {
     const payout = await pending();
     expect(payout.state).toBe("pending");
@@ -158,7 +172,7 @@ describe("PayoutService.submit", () => {
     { status: 400, what: "a bad request" },
   ])("maps a refusal ($what, $status) to rejected_by_api", async ({ status }) => {
     sandbox.injectFault({ method: "POST", path: "/disburse", status });
-    const result = await service.submit(await claimed(await prepared()));
+    const result = await payouts.submission.submit(await claimed(await prepared()));
     expect(result.outcome).toBe("refused");
     expect(result.payout.state).toBe("rejected_by_api");
     expect(result.payout.errorStatusCode).toBe(status);
@@ -169,7 +183,7 @@ describe("PayoutService.submit", () => {
   it("maps a real refusal by the sandbox (disbursements switched off) to rejected_by_api", async () => {
     const payout = await prepared();
     sandbox.setDisbursementsEnabled(false);
-    const result = await service.submit(await claimed(payout));
+    const result = await payouts.submission.submit(await claimed(payout));
     expect(result.outcome).toBe("refused");
     expect(result.payout.errorStatusCode).toBe(403);
     expect(sandbox.snapshot().payments).toHaveLength(0);
@@ -178,7 +192,7 @@ describe("PayoutService.submit", () => {
   it("maps a 500 to unknown, never retries it, and records it in the audit log", async () => {
     sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
     const payout = await prepared();
-    const result = await service.submit(await claimed(payout));
+    const result = await payouts.submission.submit(await claimed(payout));
     expect(result.outcome).toBe("unknown");
     expect(result.payout.state).toBe("unknown");
     expect(disburseCount()).toBe(1);
@@ -189,16 +203,16 @@ describe("PayoutService.submit", () => {
 
   it("maps a lost answer (the API hangs past the timeout) to unknown", async () => {
     sandbox.injectFault({ method: "POST", path: "/disburse", hang: true });
-    const result = await service.submit(await claimed(await prepared()));
+    const result = await payouts.submission.submit(await claimed(await prepared()));
     expect(result.outcome).toBe("unknown");
     expect(disburseCount()).toBe(1);
   });
 });
 
-describe("PayoutService.settle", () => {
+describe("Settlement.settle", () => {
   it("leaves a payout pending while the API says pending", async () => {
     const payout = await pending("237670000003");
-    const result = await service.settle(payout.id);
+    const result = await payouts.settlement.settle(payout.id);
     expect(result.outcome).toBe("still_pending");
     expect((await stores.payouts.get(payout.id))?.state).toBe("pending");
     expect(await stores.outbox.size()).toBe(0);
@@ -209,7 +223,7 @@ describe("PayoutService.settle", () => {
     async (status) => {
       const payout = await pending();
       sandbox.forceStatus(payout.paymentId ?? "", status);
-      const result = await service.settle(payout.id);
+      const result = await payouts.settlement.settle(payout.id);
       expect(result.outcome).toBe("settled");
       const stored = await stores.payouts.get(payout.id);
       expect(stored?.state).toBe(status);
@@ -223,24 +237,27 @@ describe("PayoutService.settle", () => {
   it("settles once: a second settle finds nothing to do and reads nothing", async () => {
     const payout = await pending();
     sandbox.forceStatus(payout.paymentId ?? "", "success");
-    const results = await Promise.all([service.settle(payout.id), service.settle(payout.id)]);
+    const results = await Promise.all([
+      payouts.settlement.settle(payout.id),
+      payouts.settlement.settle(payout.id),
+    ]);
     expect(results.map((r) => r.outcome).sort()).toEqual(["not_tracked", "settled"]);
     const reads = sandbox.countRequests({ method: "GET", path: /^\/payments\// });
-    expect((await service.settle(payout.id)).outcome).toBe("not_tracked");
+    expect((await payouts.settlement.settle(payout.id)).outcome).toBe("not_tracked");
     expect(sandbox.countRequests({ method: "GET", path: /^\/payments\// })).toBe(reads);
   });
 
   it("does not touch a payout that is not pending", async () => {
     const payout = await prepared();
-    expect(await service.settle(payout.id)).toEqual({ outcome: "not_tracked", payout });
-    expect((await service.settle("no-such-payout")).outcome).toBe("not_tracked");
+    expect(await payouts.settlement.settle(payout.id)).toEqual({ outcome: "not_tracked", payout });
+    expect((await payouts.settlement.settle("no-such-payout")).outcome).toBe("not_tracked");
   });
 });
 
-describe("PayoutService.resolveWithPaymentId", () => {
+describe("Resolution.withPaymentId", () => {
   it("tracks an unknown payout again once the API confirms the payment matches", async () => {
     const { payout, payment } = await unknownWithPayment();
-    const result = await service.resolveWithPaymentId(payout.id, ADMIN, payment.id);
+    const result = await payouts.resolution.withPaymentId(payout.id, ADMIN, payment.id);
     expect(result.outcome).toBe("resolved");
     const stored = await stores.payouts.get(payout.id);
     expect(stored?.state).toBe("pending");
@@ -259,7 +276,7 @@ describe("PayoutService.resolveWithPaymentId", () => {
 
   it("refuses a payment id the API does not know", async () => {
     const { payout } = await unknownWithPayment();
-    const result = await service.resolveWithPaymentId(payout.id, ADMIN, "pay_does_not_exist");
+    const result = await payouts.resolution.withPaymentId(payout.id, ADMIN, "pay_does_not_exist");
     expect(result.outcome).toBe("payment_not_found");
     expect((await stores.payouts.get(payout.id))?.state).toBe("unknown");
   });
@@ -269,7 +286,11 @@ describe("PayoutService.resolveWithPaymentId", () => {
     const otherAmount = await pending("237670000001", "7000");
     const otherNumber = await pending("237690000001", "5000");
     for (const other of [otherAmount, otherNumber]) {
-      const result = await service.resolveWithPaymentId(payout.id, ADMIN, other.paymentId ?? "");
+      const result = await payouts.resolution.withPaymentId(
+        payout.id,
+        ADMIN,
+        other.paymentId ?? "",
+      );
       expect(result.outcome).toBe("mismatch");
     }
     expect((await stores.payouts.get(payout.id))?.state).toBe("unknown");
@@ -282,18 +303,20 @@ describe("PayoutService.resolveWithPaymentId", () => {
 
   it("refuses a payout that is not unknown", async () => {
     const payout = await pending();
-    const result = await service.resolveWithPaymentId(payout.id, ADMIN, payout.paymentId ?? "");
+    const result = await payouts.resolution.withPaymentId(payout.id, ADMIN, payout.paymentId ?? "");
     expect(result.outcome).toBe("not_unknown");
-    expect((await service.resolveWithPaymentId("nope-nope", ADMIN, "x")).outcome).toBe("not_found");
+    expect((await payouts.resolution.withPaymentId("nope-nope", ADMIN, "x")).outcome).toBe(
+      "not_found",
+    );
   });
 });
 
-describe("PayoutService.resolveAsFailed", () => {
+describe("Resolution.asFailed", () => {
   it("marks an unknown payout failed, queues the payer's notice and records who did it", async () => {
     sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
     const payout = await prepared();
-    await service.submit(await claimed(payout));
-    const result = await service.resolveAsFailed(payout.id, ADMIN);
+    await payouts.submission.submit(await claimed(payout));
+    const result = await payouts.resolution.asFailed(payout.id, ADMIN);
     expect(result.outcome).toBe("resolved");
     const stored = await stores.payouts.get(payout.id);
     expect(stored?.state).toBe("failed");
@@ -314,8 +337,8 @@ describe("PayoutService.resolveAsFailed", () => {
 
   it("refuses a payout that is not unknown", async () => {
     const payout = await pending();
-    expect((await service.resolveAsFailed(payout.id, ADMIN)).outcome).toBe("not_unknown");
+    expect((await payouts.resolution.asFailed(payout.id, ADMIN)).outcome).toBe("not_unknown");
     expect((await stores.payouts.get(payout.id))?.state).toBe("pending");
-    expect((await service.resolveAsFailed("nope-nope", ADMIN)).outcome).toBe("not_found");
+    expect((await payouts.resolution.asFailed("nope-nope", ADMIN)).outcome).toBe("not_found");
   });
 });

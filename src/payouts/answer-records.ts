@@ -1,0 +1,229 @@
+/**
+ * What a submission leaves behind: the payout's move out of `submitting` once the API
+ * answered (or did not), and the admins told when the answer needs a person. Only the
+ * submission that holds a payout's claim calls these, so each move is its to make.
+ */
+import type { PayoutEvent } from "../model/lifecycle.js";
+import type { Payout, PayoutPatch } from "../model/payout.js";
+import {
+  OutcomeUnknownError,
+  PaymentApiError,
+  PaymentClientError,
+  RateLimitedError,
+} from "../payments/errors.js";
+import type { Payment } from "../payments/schemas.js";
+import type { TransitionResult } from "../store/types.js";
+import { PERSISTENT_RETRY, retryPayoutWrite } from "./store-retry.js";
+import type { PayoutsOptions, StepContext, SubmitResult } from "./types.js";
+
+type OnAttention = NonNullable<PayoutsOptions["onAttention"]>;
+
+export class AnswerRecords {
+  readonly #context: StepContext;
+  readonly #onAttention: OnAttention;
+
+  constructor(context: StepContext, onAttention: OnAttention) {
+    this.#context = context;
+    this.#onAttention = onAttention;
+  }
+
+  /**
+   * Records the payment id of a 201. A transient Redis error is retried: the id must not be
+   * lost. The move carries the claim id, so a resend that Redis had already applied reads
+   * as "already pending under this claim" (success). A payout the stranded rule marked
+   * unknown meanwhile (same claim) takes the id late, and the admins are told.
+   */
+  async accepted(payoutId: string, claimId: string, patch: PayoutPatch): Promise<Payout> {
+    const { stores } = this.#context;
+    const result = await this.#durableTransition(payoutId, "record the payment id", () =>
+      stores.payouts.transition(payoutId, "accepted", patch, { claimId, durable: true }),
+    );
+    if (result.ok) return result.payout;
+    if (result.reason === "payment_taken") return result.payout;
+    if (result.reason === "wrong_state" && result.payout.state === "unknown") {
+      if (result.payout.claimId === claimId) return this.#acceptedLate(result.payout, patch);
+    }
+    throw new Error(`payout ${payoutId} left submitting while it was being sent`);
+  }
+
+  /**
+   * A 201 whose body contradicts the request (another number or amount, or a payment id
+   * already recorded for another payout). Money may have moved, so the payout is
+   * `unknown`, never attached to that payment, and the admins are told at once.
+   */
+  async mismatch(payout: Payout, payment: Payment, problem: string): Promise<SubmitResult> {
+    const { stores, log, now } = this.#context;
+    const message = `the API answered with a payment that does not match the request: ${problem}`;
+    const lost = await this.#leaveSubmitting(payout.id, "lost", {
+      errorMessage: message,
+      candidatePaymentId: payment.id,
+    });
+    await stores.audit.record({
+      atMs: now(),
+      actorId: payout.initiatorId,
+      action: "payout_answer_mismatch",
+      payoutId: payout.id,
+      details: { paymentId: payment.id, problem },
+    });
+    log.error(
+      { payoutId: payout.id, paymentId: payment.id, problem },
+      "payment answer does not match the request; outcome unknown",
+    );
+    await this.#tell(lost, "mismatch");
+    return { outcome: "unknown", payout: lost };
+  }
+
+  /**
+   * The claim could not be confirmed persisted (no replica answered in time): the request
+   * is not sent, and the payout ends `rejected_by_api` saying the bot held it back.
+   */
+  async heldBack(payout: Payout): Promise<SubmitResult> {
+    this.#context.log.error(
+      { payoutId: payout.id },
+      "claim not confirmed persisted by Redis in time; request not sent",
+    );
+    const held = await this.#leaveSubmitting(payout.id, "refused", {
+      errorMessage: "not sent: the bot's storage could not confirm the claim was saved",
+      heldBackBecause: "storage_not_confirmed",
+    });
+    return { outcome: "not_sent", payout: held };
+  }
+
+  /**
+   * The payout left `submitting` before its request could go: nothing was sent, and
+   * nothing will be. One marked unknown by the stranded rule is known not to be paid.
+   */
+  async notSent(payout: Payout, current: Payout | null): Promise<SubmitResult> {
+    const { stores, log, now } = this.#context;
+    log.warn(
+      { payoutId: payout.id, state: current?.state ?? "gone" },
+      "payout left submitting before its request was sent; nothing sent",
+    );
+    if (current?.state !== "unknown" || current.claimId !== payout.claimId) {
+      return { outcome: "not_sent", payout: current ?? payout };
+    }
+    const failed = await stores.payouts.transition(payout.id, "resolve_failed", {
+      settledAtMs: now(),
+      errorMessage: "not sent: the payout was marked unknown before its request could leave",
+    });
+    await stores.audit.record({
+      atMs: now(),
+      actorId: payout.initiatorId,
+      action: "payout_not_sent",
+      payoutId: payout.id,
+    });
+    return { outcome: "not_sent", payout: failed.ok ? failed.payout : current };
+  }
+
+  /** The request failed: refused when nothing can have been created, else unknown. */
+  async failure(payout: Payout, error: unknown): Promise<SubmitResult> {
+    const { stores, log, now } = this.#context;
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PaymentClientError && !(error instanceof OutcomeUnknownError)) {
+      // The API refused, or the request certainly never left (connection refused, our
+      // own rate limit): nothing was created.
+      // Our own limiter holding a request back reads to the payer like the API's 429.
+      const statusCode =
+        error instanceof PaymentApiError
+          ? error.statusCode
+          : error instanceof RateLimitedError
+            ? 429
+            : undefined;
+      const refused = await this.#leaveSubmitting(payout.id, "refused", {
+        errorMessage: error instanceof PaymentApiError ? error.apiMessage : message,
+        errorStatusCode: statusCode,
+      });
+      log.warn({ payoutId: payout.id, err: error }, "payment request refused");
+      return { outcome: "refused", payout: refused, error };
+    }
+    // Anything else — a lost answer, or a bug of ours after the request may have left —
+    // is unknown: a second request could pay twice.
+    const lost = await this.#leaveSubmitting(payout.id, "lost", { errorMessage: message });
+    await stores.audit.record({
+      atMs: now(),
+      actorId: payout.initiatorId,
+      action: "payout_outcome_unknown",
+      payoutId: payout.id,
+      details: { reason: message },
+    });
+    log.error({ payoutId: payout.id, err: error }, "payment outcome unknown");
+    return { outcome: "unknown", payout: lost };
+  }
+
+  /** `unknown → pending`: the 201 of this very claim arrived after it was marked unknown. */
+  async #acceptedLate(payout: Payout, patch: PayoutPatch): Promise<Payout> {
+    const { stores, log, now } = this.#context;
+    const options = { claimId: payout.claimId, durable: true };
+    const late = await this.#durableTransition(payout.id, "record a late payment id", () =>
+      stores.payouts.transition(payout.id, "accepted_late", patch, options),
+    );
+    if (!late.ok) {
+      if (late.reason === "not_found") throw new Error(`payout ${payout.id} is gone`);
+      return late.payout;
+    }
+    await stores.audit.record({
+      atMs: now(),
+      actorId: payout.initiatorId,
+      action: "payout_accepted_late",
+      payoutId: payout.id,
+      details: { paymentId: patch.paymentId ?? null },
+    });
+    log.warn(
+      { payoutId: payout.id, paymentId: patch.paymentId },
+      "a payout marked unknown was accepted late; tracking it again",
+    );
+    await this.#tell(late.payout, "accepted_late");
+    return late.payout;
+  }
+
+  /** Failures to tell the admins are logged, never thrown back into the submission. */
+  async #tell(payout: Payout, reason: "mismatch" | "accepted_late"): Promise<void> {
+    await this.#onAttention(payout, reason).catch((error: unknown) =>
+      this.#context.log.warn({ err: error, payoutId: payout.id }, "could not alert the admins"),
+    );
+  }
+
+  /**
+   * A move that records what already happened (a payment id): asked again, for up to a
+   * minute, while Redis does not answer or cannot confirm the write persisted. Each try
+   * carries the claim id, so one that Redis had applied reads as done. Past the minute an
+   * unconfirmed move stands as made (logged); one Redis never took is thrown.
+   */
+  async #durableTransition(
+    payoutId: string,
+    what: string,
+    move: () => Promise<TransitionResult>,
+  ): Promise<TransitionResult> {
+    let unconfirmed: TransitionResult | undefined;
+    try {
+      return await retryPayoutWrite(
+        this.#context.log,
+        payoutId,
+        what,
+        async () => {
+          const result = await move();
+          if (!result.ok || result.durable) return result;
+          unconfirmed = result;
+          throw new Error("the write is not confirmed persisted yet");
+        },
+        PERSISTENT_RETRY,
+      );
+    } catch (error) {
+      if (!unconfirmed) throw error;
+      this.#context.log.error({ payoutId, err: error }, `could not confirm the write to ${what}`);
+      return unconfirmed;
+    }
+  }
+
+  /** The move out of `submitting` after the request; only its claimant may make it. */
+  async #leaveSubmitting(
+    payoutId: string,
+    event: Extract<PayoutEvent, "accepted" | "refused" | "lost">,
+    patch: PayoutPatch,
+  ): Promise<Payout> {
+    const result = await this.#context.stores.payouts.transition(payoutId, event, patch);
+    if (result.ok) return result.payout;
+    if (result.reason === "payment_taken") return result.payout;
+    throw new Error(`payout ${payoutId} left submitting while it was being sent`);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The end of a payout's life: the API itself reports a final status, and the payout takes
+ * it. Webhook callbacks and status polls both end here; a callback is only a hint, so the
+ * payment is always read again from the API first.
+ */
+import { settleEventFor } from "../model/lifecycle.js";
+import type { Payout } from "../model/payout.js";
+import { cleanRemark } from "../model/text.js";
+import { paymentRemark } from "../payments/schemas.js";
+import { finalStatusOf } from "./answer-check.js";
+import type { SettleResult, StepContext } from "./types.js";
+
+/** Statuses outside the spec's four logged at most this many per process. */
+const UNKNOWN_STATUSES_KEPT = 100;
+
+export class Settlement {
+  readonly #context: StepContext;
+  /** Statuses outside the spec's four already logged (each once per process). */
+  readonly #unknownStatuses = new Set<string>();
+
+  constructor(context: StepContext) {
+    this.#context = context;
+  }
+
+  /**
+   * Re-reads the payment from the API and settles the payout when the API itself reports
+   * a final status. Give the payout itself when it was just read (the webhook found it by
+   * payment id) to save reading it again; a stale copy is harmless, the move is a
+   * compare-and-set.
+   */
+  async settle(payoutOrId: string | Payout): Promise<SettleResult> {
+    const { gateway, stores, log, now } = this.#context;
+    const payout =
+      typeof payoutOrId === "string" ? await stores.payouts.get(payoutOrId) : payoutOrId;
+    if (payout?.state !== "pending" || !payout.paymentId) {
+      return { outcome: "not_tracked", payout };
+    }
+    const payment = await gateway.getPayment(payout.paymentId);
+    if (payment.id !== payout.paymentId) {
+      throw new Error(`asked for payment ${payout.paymentId}, the API answered ${payment.id}`);
+    }
+    const status = finalStatusOf(payment);
+    if (!status) {
+      this.#noteUnknownStatus(payment.status);
+      return { outcome: "still_pending", payout };
+    }
+    const payoutId = payout.id;
+    const result = await stores.payouts.transition(payoutId, settleEventFor(status), {
+      apiStatus: status,
+      fee: payment.fee ?? payout.fee,
+      settledAtMs: now(),
+      // Why it failed, when the API says: the payer reads it with the outcome.
+      apiRemark: status === "success" ? undefined : cleanRemark(paymentRemark(payment)),
+    });
+    if (!result.ok) {
+      return {
+        outcome: "not_tracked",
+        payout: result.reason === "not_found" ? null : result.payout,
+      };
+    }
+    await stores.tracking.remove(payoutId);
+    log.info({ payoutId, paymentId: payment.id, status: payment.status }, "payout settled");
+    return { outcome: "settled", payout: result.payout };
+  }
+
+  /** A status outside the spec's four keeps the payout pending; it is logged once. */
+  #noteUnknownStatus(status: string | undefined): void {
+    const key = status ?? "(none)";
+    if (status === "pending" || this.#unknownStatuses.has(key)) return;
+    if (this.#unknownStatuses.size < UNKNOWN_STATUSES_KEPT) this.#unknownStatuses.add(key);
+    this.#context.log.warn(
+      { status: key },
+      "the API reported a status we do not know; still pending",
+    );
+  }
+}
