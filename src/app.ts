@@ -178,8 +178,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       confirmationTtlSeconds: config.confirmationTtlSeconds,
       statusPollIntervalMs: config.statusPollIntervalMs,
       now,
-      // Called only once the bot runs, by which time the messenger below exists.
-      onAttention: (payout, reason) => messenger.notifyAttention(payout, reason),
+      // Called only once the bot runs, by which time the notifier below exists.
+      onNoticeQueued: () => notifier.wake(),
     });
     const bot = createBot({
       token,
@@ -218,7 +218,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       stopAfterMs: config.retentionMs,
       ...tick,
       now,
-      onAttention: (payout, reason) => messenger.notifyAttention(payout, reason),
+      onNoticeQueued: () => notifier.wake(),
     });
     await tracker.start();
     cleanups.push(() => tracker.stop());

@@ -1,14 +1,16 @@
 /**
- * The Messenger of the notifier, on Telegram: edits a payout's prompt to its final state
- * and pushes a new message (an edit does not make the phone buzz). Telegram's refusals
- * become DeliveryErrors that say whether trying again can help.
+ * The Messenger of the notifier, on Telegram: turns each notice into messages, each in its
+ * reader's language. A final status edits the payout's prompt and pushes a new message (an
+ * edit does not make the phone buzz). Telegram's refusals become DeliveryErrors that say
+ * whether trying again can help.
  */
 import type { Telegram } from "telegraf";
 import { TelegramError } from "telegraf";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
+import type { AttentionReason } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
-import { type AttentionReason, DeliveryError, type Messenger } from "../payouts/notifier.js";
+import { type Delivery, DeliveryError, type Messenger } from "../payouts/notifier.js";
 import { may } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
@@ -44,7 +46,16 @@ export class TelegramMessenger implements Messenger {
     this.#timeZone = timeZone;
   }
 
-  async notifySettled(payout: Payout): Promise<void> {
+  async deliver(delivery: Delivery): Promise<void> {
+    switch (delivery.kind) {
+      case "settled":
+        return this.#settled(delivery.payout);
+      case "attention":
+        return this.#attention(delivery.payout, delivery.reason);
+    }
+  }
+
+  async #settled(payout: Payout): Promise<void> {
     const t = translator(payout.locale, this.#timeZone);
     if (payout.messageId !== undefined) {
       // The prompt may be gone (deleted, too old to edit): the push below is what matters.
@@ -64,7 +75,8 @@ export class TelegramMessenger implements Messenger {
     }
   }
 
-  async notifyAttention(payout: Payout, reason: AttentionReason): Promise<void> {
+  /** To the payer (not for a mismatch) and every admin; one who cannot be reached is logged. */
+  async #attention(payout: Payout, reason: AttentionReason): Promise<void> {
     if ((reason === "stranded" || reason === "accepted_late") && payout.messageId !== undefined) {
       // The prompt still says "Sending…": show the payer what it really is now.
       const view = payoutStateView(translator(payout.locale, this.#timeZone), payout);

@@ -4,6 +4,7 @@
  * submission that holds a payout's claim calls these, so each move is its to make.
  */
 import type { PayoutEvent } from "../model/lifecycle.js";
+import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import {
   OutcomeUnknownError,
@@ -14,17 +15,15 @@ import {
 import type { Payment } from "../payments/schemas.js";
 import type { TransitionResult } from "../store/types.js";
 import { PERSISTENT_RETRY, retryPayoutWrite } from "./store-retry.js";
-import type { PayoutsOptions, StepContext, SubmitResult } from "./types.js";
-
-type OnAttention = NonNullable<PayoutsOptions["onAttention"]>;
+import type { StepContext, SubmitResult } from "./types.js";
 
 export class AnswerRecords {
   readonly #context: StepContext;
-  readonly #onAttention: OnAttention;
+  readonly #onNoticeQueued: () => void;
 
-  constructor(context: StepContext, onAttention: OnAttention) {
+  constructor(context: StepContext, onNoticeQueued: () => void) {
     this.#context = context;
-    this.#onAttention = onAttention;
+    this.#onNoticeQueued = onNoticeQueued;
   }
 
   /**
@@ -54,10 +53,12 @@ export class AnswerRecords {
   async mismatch(payout: Payout, payment: Payment, problem: string): Promise<SubmitResult> {
     const { stores, log, now } = this.#context;
     const message = `the API answered with a payment that does not match the request: ${problem}`;
-    const lost = await this.#leaveSubmitting(payout.id, "lost", {
-      errorMessage: message,
-      candidatePaymentId: payment.id,
-    });
+    const lost = await this.#leaveSubmitting(
+      payout.id,
+      "lost",
+      { errorMessage: message, candidatePaymentId: payment.id },
+      [{ kind: "attention", payoutId: payout.id, reason: "mismatch" }],
+    );
     await stores.audit.record({
       atMs: now(),
       actorId: payout.initiatorId,
@@ -69,7 +70,7 @@ export class AnswerRecords {
       { payoutId: payout.id, paymentId: payment.id, problem },
       "payment answer does not match the request; outcome unknown",
     );
-    await this.#tell(lost, "mismatch");
+    this.#onNoticeQueued();
     return { outcome: "unknown", payout: lost };
   }
 
@@ -153,7 +154,11 @@ export class AnswerRecords {
   /** `unknown → pending`: the 201 of this very claim arrived after it was marked unknown. */
   async #acceptedLate(payout: Payout, patch: PayoutPatch): Promise<Payout> {
     const { stores, log, now } = this.#context;
-    const options = { claimId: payout.claimId, durable: true };
+    const options = {
+      claimId: payout.claimId,
+      durable: true,
+      notices: [{ kind: "attention", payoutId: payout.id, reason: "accepted_late" } as const],
+    };
     const late = await this.#durableTransition(payout.id, "record a late payment id", () =>
       stores.payouts.transition(payout.id, "accepted_late", patch, options),
     );
@@ -172,15 +177,8 @@ export class AnswerRecords {
       { payoutId: payout.id, paymentId: patch.paymentId },
       "a payout marked unknown was accepted late; tracking it again",
     );
-    await this.#tell(late.payout, "accepted_late");
+    this.#onNoticeQueued();
     return late.payout;
-  }
-
-  /** Failures to tell the admins are logged, never thrown back into the submission. */
-  async #tell(payout: Payout, reason: "mismatch" | "accepted_late"): Promise<void> {
-    await this.#onAttention(payout, reason).catch((error: unknown) =>
-      this.#context.log.warn({ err: error, payoutId: payout.id }, "could not alert the admins"),
-    );
   }
 
   /**
@@ -220,8 +218,11 @@ export class AnswerRecords {
     payoutId: string,
     event: Extract<PayoutEvent, "accepted" | "refused" | "lost">,
     patch: PayoutPatch,
+    notices: readonly Notice[] = [],
   ): Promise<Payout> {
-    const result = await this.#context.stores.payouts.transition(payoutId, event, patch);
+    const result = await this.#context.stores.payouts.transition(payoutId, event, patch, {
+      notices,
+    });
     if (result.ok) return result.payout;
     if (result.reason === "payment_taken") return result.payout;
     throw new Error(`payout ${payoutId} left submitting while it was being sent`);

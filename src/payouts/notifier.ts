@@ -1,14 +1,16 @@
 /**
- * Tells payers about final statuses. A move into success/failed/canceled queues the
- * payout in the outbox in the same atomic step (see PayoutStore.transition); this loop
- * delivers each one through the messenger, retries what Telegram refused for a while
- * (429 with retry_after, 5xx, network), and gives up on users who blocked the bot.
+ * The one way out to people for what they are told after the fact. Notices are queued in
+ * the outbox (a final status in the same atomic step as the settlement; see
+ * PayoutStore.transition); this loop reads each notice's subject and hands it to the
+ * messenger, retries what Telegram refused for a while (429 with retry_after, 5xx,
+ * network), and gives up on users who blocked the bot.
  */
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
+import { type AttentionReason, type Notice, parseNoticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import type { Stores } from "../store/types.js";
-import { FailureStreakLog } from "./failure-log.js";
+import { BackgroundRunner } from "./runner.js";
 
 /** Why a message could not be delivered, and whether trying again can help. */
 export class DeliveryError extends Error {
@@ -26,17 +28,20 @@ export class DeliveryError extends Error {
   }
 }
 
-export type AttentionReason = "stuck" | "stranded" | "mismatch" | "accepted_late";
+/** A notice with its subject as it is now, ready to be written. */
+export type Delivery =
+  | { kind: "settled"; payout: Payout }
+  | { kind: "attention"; payout: Payout; reason: AttentionReason };
 
-/** How payers and admins are reached (Telegram, in src/bot/messenger.ts). */
+/** How people are reached (Telegram, in src/bot/messenger.ts). */
 export interface Messenger {
-  /** Edits the payout's prompt to its final state and pushes a new message to the payer. */
-  notifySettled(payout: Payout): Promise<void>;
   /**
-   * A payout needs a person: stuck pending, stranded by a crash (now unknown), or answered
-   * with a payment that does not match its request (now unknown; admins only).
+   * Writes `delivery` to everyone it concerns, each in their language: a final status to
+   * the payer (their prompt edited, and a new message that makes the phone buzz); a
+   * payout that needs a person to the payer (not for a mismatch) and the admins.
+   * Throws a DeliveryError when the message that matters could not be sent.
    */
-  notifyAttention(payout: Payout, reason: AttentionReason): Promise<void>;
+  deliver(delivery: Delivery): Promise<void>;
 }
 
 export interface NotifierOptions {
@@ -53,14 +58,14 @@ export interface NotifierOptions {
   leaseMs?: number;
   /** The longest one Telegram call can take (the messenger's deadline). Default 10 s. */
   callTimeoutMs?: number;
-  /** Attempts before a notification is dropped (logged). Default 12. */
+  /** Attempts before a notice is dropped (logged). Default 12. */
   maxAttempts?: number;
   /** First retry delay; doubles per attempt up to 10 min. Default 2 s. */
   retryBaseMs?: number;
   now?: () => number;
 }
 
-/** Telegram calls of one delivery at most: the prompt's edit and the push message. */
+/** Telegram calls of one delivery to one person at most: an edit and a push message. */
 const CALLS_PER_DELIVERY = 2;
 /** Room in a lease for the Redis reads and writes of one delivery. */
 const LEASE_MARGIN_MS = 1000;
@@ -69,10 +74,7 @@ export class Notifier {
   readonly #options: Required<Omit<NotifierOptions, "logger">>;
   readonly #log: Logger;
   readonly #attempts = new Map<string, number>();
-  readonly #failures: FailureStreakLog;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> = Promise.resolve();
-  #stopped = true;
+  readonly #runner: BackgroundRunner;
   /** Set by stop(): a drain in progress hands the rest over instead of going on. */
   #stopping = false;
 
@@ -94,45 +96,31 @@ export class Notifier {
         `notifier lease (${leaseMs} ms) must outlast a delivery at the Telegram call deadline (${CALLS_PER_DELIVERY} × ${callTimeoutMs} ms)`,
       );
     }
-    this.#failures = new FailureStreakLog(this.#log, "notification round");
+    this.#runner = new BackgroundRunner({
+      name: "notification round",
+      logger: this.#log,
+      tickMs: this.#options.tickMs,
+      round: () => this.drain(),
+    });
   }
 
   start(): void {
-    this.#stopped = false;
     this.#stopping = false;
-    this.schedule(0);
+    this.#runner.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
     this.#stopping = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+    await this.#runner.stop();
   }
 
-  /** Checks the outbox now (after a webhook settled a payout) instead of at the next tick. */
+  /** Checks the outbox now (a notice was just queued) instead of at the next tick. */
   wake(): void {
-    if (this.#stopped) return;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#running = this.#running
-        .then(() => this.drain())
-        .then(() => this.#failures.succeeded())
-        .catch((error: unknown) => this.#failures.failed(error))
-        .finally(() => {
-          if (!this.#timer) this.schedule(this.#options.tickMs);
-        });
-    }, delayMs);
+    this.#runner.wake();
   }
 
   /**
-   * Delivers every notification that is due; returns how many were handled. Each is claimed
+   * Delivers every notice that is due; returns how many were handled. Each is claimed
    * just before it is delivered, one at a time: a lease then covers one delivery, however
    * many are waiting behind it.
    */
@@ -140,51 +128,69 @@ export class Notifier {
     const { stores, now, leaseMs } = this.#options;
     let handled = 0;
     for (;;) {
-      const [id] = await stores.outbox.claimDue(now(), 1, leaseMs);
-      if (id === undefined) return handled;
-      await this.deliver(id);
+      const [key] = await stores.outbox.claimDue(now(), 1, leaseMs);
+      if (key === undefined) return handled;
+      await this.#deliver(key);
       handled += 1;
       if (this.#stopping) return handled;
     }
   }
 
-  private async deliver(id: string): Promise<void> {
+  /** The notice's subject as it is now, or null when there is nothing (left) to tell. */
+  async #read(notice: Notice): Promise<Delivery | null> {
+    const payout = await this.#options.stores.payouts.get(notice.payoutId);
+    if (!payout) return null;
+    if (notice.kind === "settled") {
+      // Told once: a notice queued again after it was delivered is dropped.
+      return payout.notifiedAtMs === undefined ? { kind: "settled", payout } : null;
+    }
+    return { kind: "attention", payout, reason: notice.reason };
+  }
+
+  async #deliver(key: string): Promise<void> {
     const { stores, messenger, now } = this.#options;
-    const payout = await stores.payouts.get(id);
-    if (!payout || payout.notifiedAtMs !== undefined) {
-      await stores.outbox.remove(id);
+    const notice = parseNoticeKey(key);
+    if (!notice) this.#log.error({ key }, "outbox entry names no notice; dropped");
+    const delivery = notice && (await this.#read(notice));
+    if (!delivery) {
+      await stores.outbox.remove(key);
       return;
     }
     try {
-      await messenger.notifySettled(payout);
+      await messenger.deliver(delivery);
     } catch (error) {
-      await this.failed(id, error);
+      await this.#failed(key, delivery.payout.id, error);
       return;
     }
-    await stores.payouts.update(id, { notifiedAtMs: now() });
-    await stores.outbox.remove(id);
-    this.#attempts.delete(id);
-    this.#log.info({ payoutId: id, state: payout.state }, "payer notified");
+    if (delivery.kind === "settled") {
+      await stores.payouts.update(delivery.payout.id, { notifiedAtMs: now() });
+    }
+    await stores.outbox.remove(key);
+    this.#attempts.delete(key);
+    this.#log.info(
+      { payoutId: delivery.payout.id, notice: delivery.kind, state: delivery.payout.state },
+      delivery.kind === "settled" ? "payer notified" : "attention notice sent",
+    );
   }
 
-  private async failed(id: string, error: unknown): Promise<void> {
+  async #failed(key: string, payoutId: string, error: unknown): Promise<void> {
     const { stores, now, maxAttempts, retryBaseMs } = this.#options;
-    const attempts = (this.#attempts.get(id) ?? 0) + 1;
+    const attempts = (this.#attempts.get(key) ?? 0) + 1;
     const permanent = error instanceof DeliveryError && error.permanent;
     if (permanent || attempts >= maxAttempts) {
-      this.#log.error({ payoutId: id, err: error, attempts }, "notification dropped");
-      this.#attempts.delete(id);
-      await stores.outbox.remove(id);
+      this.#log.error({ notice: key, payoutId, err: error, attempts }, "notification dropped");
+      this.#attempts.delete(key);
+      await stores.outbox.remove(key);
       return;
     }
-    this.#attempts.set(id, attempts);
+    this.#attempts.set(key, attempts);
     const backoffMs = Math.min(600_000, retryBaseMs * 2 ** (attempts - 1));
     const retryAfterMs = error instanceof DeliveryError ? (error.retryAfterMs ?? 0) : 0;
     const delayMs = Math.max(backoffMs, retryAfterMs);
     this.#log.warn(
-      { payoutId: id, err: error, attempts, retryInMs: delayMs },
+      { notice: key, payoutId, err: error, attempts, retryInMs: delayMs },
       "notification failed; will retry",
     );
-    await stores.outbox.schedule(id, now() + delayMs);
+    await stores.outbox.schedule(key, now() + delayMs);
   }
 }

@@ -31,7 +31,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     now: context.now,
     availabilityCacheMs: options.availabilityCacheMs,
   });
-  const records = new AnswerRecords(context, options.onAttention ?? (async () => {}));
+  const records = new AnswerRecords(context, options.onNoticeQueued ?? (() => {}));
   return {
     lookups,
     preparation: new Preparation(context, lookups, options.confirmationTtlSeconds),

@@ -6,10 +6,11 @@
  */
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
+import { noticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import { PaymentApiError, PaymentClientError } from "../payments/errors.js";
 import type { Stores } from "../store/types.js";
-import { FailureStreakLog } from "./failure-log.js";
+import { BackgroundRunner } from "./runner.js";
 import type { Settlement } from "./settlement.js";
 
 export interface TrackerOptions {
@@ -37,8 +38,11 @@ export interface TrackerOptions {
   leaseMs?: number;
   batchSize?: number;
   now?: () => number;
-  /** Told when a payout looks stuck or was found stranded in `submitting`. */
-  onAttention?: (payout: Payout, reason: "stuck" | "stranded") => Promise<void>;
+  /**
+   * Called after a notice was queued in the outbox (a payout that looks stuck, or one
+   * found stranded in `submitting`), to deliver it at once.
+   */
+  onNoticeQueued?: () => void;
   random?: () => number;
 }
 
@@ -63,15 +67,12 @@ export function nextPollDelayMs(
 }
 
 export class PayoutTracker {
-  readonly #options: Required<Omit<TrackerOptions, "onAttention" | "logger">> &
-    Pick<TrackerOptions, "onAttention">;
+  readonly #options: Required<Omit<TrackerOptions, "logger">>;
   readonly #log: Logger;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  readonly #runner: BackgroundRunner;
   /** Set by stop(): a tracker never started still polls when `tick` is called by hand. */
   #stopped = false;
   #lastResumeMs = 0;
-  readonly #failures: FailureStreakLog;
 
   constructor(options: TrackerOptions) {
     this.#log = options.logger ?? silentLogger;
@@ -86,33 +87,27 @@ export class PayoutTracker {
       batchSize: options.batchSize ?? 20,
       now: options.now ?? Date.now,
       random: options.random ?? Math.random,
+      onNoticeQueued: options.onNoticeQueued ?? (() => {}),
     };
-    this.#failures = new FailureStreakLog(this.#log, "tracking tick");
+    this.#runner = new BackgroundRunner({
+      name: "tracking tick",
+      logger: this.#log,
+      tickMs: this.#options.tickMs,
+      round: () => this.tick(),
+    });
   }
 
   /** Picks up what a previous run left (pending and stranded payouts), then polls on a timer. */
   async start(): Promise<void> {
     this.#stopped = false;
     await this.resume();
-    this.schedule();
+    this.#runner.start();
   }
 
   /** Stops polling and waits for the poll in progress. Leases lapse by themselves. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  private schedule(): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.tick()
-        .then(() => this.#failures.succeeded())
-        .catch((error: unknown) => this.#failures.failed(error))
-        .then(() => undefined)
-        .finally(() => this.schedule());
-    }, this.#options.tickMs);
+    await this.#runner.stop();
   }
 
   /** Every pending payout must be in the schedule; `submitting` ones past the limit become unknown. */
@@ -135,12 +130,15 @@ export class PayoutTracker {
       // The send time is stamped by the last check before the request left.
       const since = payout.sentAtMs ?? payout.submittedAtMs ?? payout.updatedAtMs;
       if (now() - since < this.#options.submittingLimitMs) continue;
-      const result = await stores.payouts.transition(payout.id, "lost", {
-        errorMessage: "the bot stopped while the request was being sent",
-      });
+      const result = await stores.payouts.transition(
+        payout.id,
+        "lost",
+        { errorMessage: "the bot stopped while the request was being sent" },
+        { notices: [{ kind: "attention", payoutId: payout.id, reason: "stranded" }] },
+      );
       if (result.ok && result.applied) {
         this.#log.error({ payoutId: payout.id }, "payout stranded in submitting is now unknown");
-        await this.#options.onAttention?.(result.payout, "stranded");
+        this.#options.onNoticeQueued();
       }
     }
   }
@@ -196,16 +194,22 @@ export class PayoutTracker {
     }
     const slow = now() - since >= this.#options.stuckAfterMs;
     const stuck = slow && !payout.stuckReportedAtMs;
+    // Queued before the mark that it was: a crash between the two repeats the notice
+    // rather than lose it.
+    if (stuck) {
+      this.#log.warn({ payoutId: id }, "payout still pending after the stuck limit");
+      await stores.outbox.schedule(
+        noticeKey({ kind: "attention", payoutId: id, reason: "stuck" }),
+        now(),
+      );
+    }
     // One write for the poll count and, the first time, the stuck mark.
-    const updated = await stores.payouts.update(id, {
+    await stores.payouts.update(id, {
       pollCount,
       ...(stuck ? { stuckReportedAtMs: now() } : {}),
     });
     await stores.tracking.schedule(id, now() + (slow ? Math.max(delay, SLOW_POLL_MS) : delay));
-    if (stuck) {
-      this.#log.warn({ payoutId: id }, "payout still pending after the stuck limit");
-      if (updated) await this.#options.onAttention?.(updated, "stuck");
-    }
+    if (stuck) this.#options.onNoticeQueued();
   }
 
   /** Still pending at the retention: polling stops, the payout stays for a person to see. */

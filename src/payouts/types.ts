@@ -31,11 +31,8 @@ export interface PayoutsOptions {
   /** How long an /availability answer is reused. Default 30 s. */
   availabilityCacheMs?: number;
   now?: () => number;
-  /**
-   * Told when a payout needs a person at once: a 201 that does not match its request.
-   * Failures are logged, never thrown back into the submission.
-   */
-  onAttention?: (payout: Payout, reason: "mismatch" | "accepted_late") => Promise<void>;
+  /** Called after a step queued a notice in the outbox (to deliver it at once). */
+  onNoticeQueued?: () => void;
 }
 
 /** What every payout step works with. */

@@ -7,9 +7,15 @@
  */
 
 import type { TrackedState } from "../model/lifecycle.js";
-import { nextState, notifiesPayer, type PayoutEvent, targetOf } from "../model/lifecycle.js";
+import { nextState, type PayoutEvent, targetOf } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
-import { checkPatch, checkPayout, PayoutExistsError, recordLifetimeMs } from "./payout-codec.js";
+import {
+  checkPatch,
+  checkPayout,
+  noticesOfMove,
+  PayoutExistsError,
+  recordLifetimeMs,
+} from "./payout-codec.js";
 import type {
   MarkSendingResult,
   PayoutListOptions,
@@ -27,8 +33,8 @@ interface Entry {
 export interface MemoryPayoutStoreOptions {
   retentionMs: number;
   now: () => number;
-  /** Called inside a settling move, like the Redis script's ZADD to the outbox. */
-  enqueueNotification: (id: string, atMs: number) => void;
+  /** Called inside a move that queues notices, like the Redis script's ZADD to the outbox. */
+  enqueueNotice: (key: string, atMs: number) => void;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -83,7 +89,9 @@ export class MemoryPayoutStore implements PayoutStore {
       ...(claim === undefined ? {} : { claimId: claim }),
     };
     this.#store(moved);
-    if (notifiesPayer(target)) this.#options.enqueueNotification(id, nowMs);
+    for (const key of noticesOfMove(id, target, options.notices)) {
+      this.#options.enqueueNotice(key, nowMs);
+    }
     return { ok: true, payout: structuredClone(moved), applied: true, durable: true };
   }
 

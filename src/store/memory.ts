@@ -41,7 +41,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     payouts: new MemoryPayoutStore({
       retentionMs: options.retentionMs,
       now,
-      enqueueNotification: (id, atMs) => outbox.put(id, atMs),
+      enqueueNotice: (key, atMs) => outbox.put(key, atMs),
     }),
     sessions: new MemorySessionStore(now),
     staff: new MemoryStaffStore(),

@@ -3,7 +3,8 @@
  * and how long a record is kept.
  */
 import type { z } from "zod";
-import { expiresInState } from "../model/lifecycle.js";
+import { expiresInState, notifiesPayer, type PayoutState } from "../model/lifecycle.js";
+import { type Notice, noticeKey } from "../model/notice.js";
 import { type Payout, type PayoutPatch, PayoutSchema } from "../model/payout.js";
 import { checkInput } from "./schemas.js";
 
@@ -103,4 +104,17 @@ export function decodePayout(payoutId: string, hash: Readonly<Record<string, str
     throw new CorruptRecordError(payoutId, [`id: stored under another id (${parsed.data.id})`]);
   }
   return parsed.data;
+}
+
+/**
+ * The outbox keys a move queues with it: the payer's notice of a final status (always),
+ * and the notices the caller asked for.
+ */
+export function noticesOfMove(
+  payoutId: string,
+  target: PayoutState,
+  extra: readonly Notice[] = [],
+): string[] {
+  const settled: Notice[] = notifiesPayer(target) ? [{ kind: "settled", payoutId }] : [];
+  return [...settled, ...extra].map(noticeKey);
 }

@@ -35,9 +35,10 @@ return 1
 /**
  * KEYS: record, outbox, then the state sets of the tracked states.
  * ARGV: id, target (JSON), claimId (JSON, or "" for none), nowMs, expires (1/0),
- *       retentionMs, notify (1/0), payment index key prefix, paymentId of the patch (raw,
- *       or ""), n, n source states (JSON), the tracked states (JSON, in KEYS order), then
- *       the fields to set as field/value pairs (state, updatedAtMs and claimId included).
+ *       retentionMs, m, payment index key prefix, paymentId of the patch (raw, or ""), n,
+ *       n source states (JSON), m outbox keys (notices queued with the move), the tracked
+ *       states (JSON, in KEYS order), then the fields to set as field/value pairs (state,
+ *       updatedAtMs and claimId included).
  * Returns {"not_found"} | {"corrupt"} |
  *         {"unchanged"|"wrong_state"|"payment_taken"|"applied", HGETALL}.
  * "payment_taken": the patch's paymentId is already indexed to another payout. One payment
@@ -52,7 +53,7 @@ export const TRANSITION_SCRIPT = luaScript(`
 local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then return {'not_found'} end
 local id, target, claim, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local expires, retention, notify = ARGV[5] == '1', ARGV[6], ARGV[7] == '1'
+local expires, retention, noticeCount = ARGV[5] == '1', ARGV[6], tonumber(ARGV[7])
 local paymentPrefix, paymentId = ARGV[8], ARGV[9]
 local cursor = 10
 local sources = {}
@@ -61,6 +62,11 @@ for _ = 1, tonumber(ARGV[cursor]) do
   sources[ARGV[cursor]] = true
 end
 cursor = cursor + 1
+local notices = {}
+for _ = 1, noticeCount do
+  notices[#notices + 1] = ARGV[cursor]
+  cursor = cursor + 1
+end
 local stateSets = {}
 for k = 3, #KEYS do
   stateSets[ARGV[cursor]] = KEYS[k]
@@ -98,7 +104,7 @@ if paymentId ~= '' then
   local index = paymentPrefix .. paymentId
   if expires then redis.call('SET', index, id, 'PX', retention) else redis.call('SET', index, id) end
 end
-if notify then redis.call('ZADD', KEYS[2], now, id) end
+for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[2], now, notice) end
 return {'applied', redis.call('HGETALL', record)}
 `);
 

@@ -8,14 +8,13 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
-import type { TrackedState } from "../model/lifecycle.js";
 import {
   expiresInState,
   isTracked,
-  notifiesPayer,
   type PayoutEvent,
   sourcesOf,
   TRACKED_STATES,
+  type TrackedState,
   targetOf,
 } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
@@ -28,6 +27,7 @@ import {
   checkPayout,
   decodePayout,
   encodeFields,
+  noticesOfMove,
   PayoutExistsError,
   pairsToRecord,
   recordLifetimeMs,
@@ -151,6 +151,7 @@ export class RedisPayoutStore implements PayoutStore {
       ...(claim === undefined ? {} : { claimId: claim }),
     };
     const sources = sourcesOf(event);
+    const notices = noticesOfMove(id, target, options.notices);
     const k = this.#keys;
     const { reply, durable } = await this.#run(
       TRANSITION_SCRIPT,
@@ -162,11 +163,12 @@ export class RedisPayoutStore implements PayoutStore {
         nowMs,
         flag(expiresInState(target)),
         this.#retentionMs,
-        flag(notifiesPayer(target)),
+        notices.length,
         k.paymentIndex(""),
         checked.paymentId ?? "",
         sources.length,
         ...sources.map((state) => JSON.stringify(state)),
+        ...notices,
         ...TRACKED_STATES.map((state) => JSON.stringify(state)),
         ...encodeFields(fields),
       ],

@@ -7,6 +7,7 @@ import type { AuditEntry } from "../model/audit.js";
 import type { DialogState } from "../model/dialog.js";
 import type { PayoutEvent, TrackedState } from "../model/lifecycle.js";
 import type { Locale } from "../model/locale.js";
+import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
@@ -53,6 +54,8 @@ export interface DurableOption {
 
 export interface TransitionOptions extends DurableOption {
   claimId?: string;
+  /** Queued in the outbox in the same atomic step as the move, and only if it is made. */
+  notices?: readonly Notice[];
 }
 
 export interface PayoutStore {
@@ -71,7 +74,8 @@ export interface PayoutStore {
    * Moving into a final state (no way out) sets the record's expiry to the retention;
    * while in flight it never expires. `paymentId` in the patch indexes the payout for
    * `findByPaymentId`. A move into `success | failed | canceled` also queues the payer's
-   * notification (`outbox`) in the same atomic step, so it cannot be lost between the two.
+   * notice (`outbox`) in the same atomic step, so it cannot be lost between the two, and so
+   * do the `notices` of the options.
    */
   transition(
     id: string,

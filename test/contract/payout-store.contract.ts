@@ -14,6 +14,7 @@ import {
 import type { Payout } from "../../src/model/payout.js";
 import { PayoutExistsError, PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import type { Stores } from "../../src/store/types.js";
+import { settledKey } from "../support/payouts.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** A valid payout awaiting confirmation, with a fresh id. */
@@ -249,7 +250,9 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       ]);
       expect(results.filter((result) => result.ok && result.applied)).toHaveLength(1);
       expect(await stores.outbox.size()).toBe(1);
-      expect(await stores.outbox.claimDue(Date.now() + 60_000, 10, 1000)).toEqual([payout.id]);
+      expect(await stores.outbox.claimDue(Date.now() + 60_000, 10, 1000)).toEqual([
+        settledKey(payout.id),
+      ]);
     });
 
     it("queues no notification for a move that settles nothing", async () => {

@@ -1,3 +1,4 @@
+import { noticeKey } from "../../src/model/notice.js";
 import type { Payout } from "../../src/model/payout.js";
 import { createPayouts, type Payouts } from "../../src/payouts/payouts.js";
 import type { PaymentGateway } from "../../src/payouts/types.js";
@@ -46,4 +47,9 @@ export function payoutsOnMemoryStores(
   const stores = createMemoryStores({ retentionMs, now: clock.now });
   const payouts = createPayouts({ gateway, stores, now: clock.now, ...stepOptions });
   return { payouts, stores };
+}
+
+/** The outbox key of the notice that tells a payout's payer its final status. */
+export function settledKey(payoutId: string): string {
+  return noticeKey({ kind: "settled", payoutId });
 }

@@ -1,7 +1,7 @@
 /**
  * /pay and /collect: collect the number and amount (in one line or step by step), show
  * the registered name with Confirm / Cancel, and hand the presses to the payout steps.
- * Nothing here talks to the Payment API; the service does, exactly once.
+ * Nothing here talks to the Payment API; payouts/submission.ts does, exactly once.
  */
 import { Composer } from "telegraf";
 import { message } from "telegraf/filters";

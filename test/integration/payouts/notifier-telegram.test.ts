@@ -100,7 +100,7 @@ describe("the notifier with a slow Telegram", () => {
 
     const startedMs = performance.now();
     const failure = await messenger(300)
-      .notifySettled(payout)
+      .deliver({ kind: "settled", payout })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(DeliveryError);
     expect((failure as DeliveryError).permanent).toBe(false);

@@ -1,11 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { noticeKey } from "../../../src/model/notice.js";
 import type { Payout } from "../../../src/model/payout.js";
-import { DeliveryError, type Messenger, Notifier } from "../../../src/payouts/notifier.js";
+import {
+  type Delivery,
+  DeliveryError,
+  type Messenger,
+  Notifier,
+} from "../../../src/payouts/notifier.js";
 import { createMemoryStores } from "../../../src/store/memory.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type FakeClock, fakeClock } from "../../support/clock.js";
 import { type CapturedLine, capturedLogger } from "../../support/logs.js";
-import { acceptedPayout } from "../../support/payouts.js";
+import { acceptedPayout, settledKey } from "../../support/payouts.js";
 
 const START_MS = Date.UTC(2025, 0, 6, 9, 0, 0);
 
@@ -13,17 +19,17 @@ const START_MS = Date.UTC(2025, 0, 6, 9, 0, 0);
 class FakeMessenger implements Messenger {
   readonly settled: string[] = [];
   readonly attention: string[] = [];
-  /** Thrown by the next notifySettled calls, in order. */
+  /** Thrown by the next deliveries of a final status, in order. */
   readonly failures: unknown[] = [];
 
-  async notifySettled(payout: Payout): Promise<void> {
-    this.settled.push(payout.id);
+  async deliver(delivery: Delivery): Promise<void> {
+    if (delivery.kind === "attention") {
+      this.attention.push(`${delivery.reason}:${delivery.payout.id}`);
+      return;
+    }
+    this.settled.push(delivery.payout.id);
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
-  }
-
-  async notifyAttention(payout: Payout): Promise<void> {
-    this.attention.push(payout.id);
   }
 }
 
@@ -91,9 +97,39 @@ describe("Notifier", () => {
     const s = setup();
     const payout = await settledPayout(s);
     await s.notifier.drain();
+    await s.stores.outbox.schedule(settledKey(payout.id), s.clock.nowMs);
+    await s.notifier.drain();
+    expect(s.messenger.settled).toEqual([payout.id]);
+    expect(await s.stores.outbox.size()).toBe(0);
+  });
+
+  it("reads a bare payout id, as versions before typed notices queued it, as its final status", async () => {
+    const s = setup();
+    const payout = await settledPayout(s);
+    await s.stores.outbox.remove(settledKey(payout.id));
     await s.stores.outbox.schedule(payout.id, s.clock.nowMs);
     await s.notifier.drain();
     expect(s.messenger.settled).toEqual([payout.id]);
+    expect(await s.stores.outbox.size()).toBe(0);
+  });
+
+  it("delivers an attention notice each time it is queued, and never marks the payer told", async () => {
+    const s = setup();
+    const payout = acceptedPayout(s.clock.nowMs);
+    await s.stores.payouts.create(payout);
+    const key = noticeKey({ kind: "attention", payoutId: payout.id, reason: "stuck" });
+    await s.stores.outbox.schedule(key, s.clock.nowMs);
+    await s.notifier.drain();
+    expect(s.messenger.attention).toEqual([`stuck:${payout.id}`]);
+    expect((await s.stores.payouts.get(payout.id))?.notifiedAtMs).toBeUndefined();
+    expect(await s.stores.outbox.size()).toBe(0);
+  });
+
+  it("drops an outbox entry that names no notice", async () => {
+    const s = setup();
+    await s.stores.outbox.schedule("attention:nonsense:abc", s.clock.nowMs);
+    await s.notifier.drain();
+    expect([...s.messenger.settled, ...s.messenger.attention]).toEqual([]);
     expect(await s.stores.outbox.size()).toBe(0);
   });
 
@@ -110,7 +146,7 @@ describe("Notifier", () => {
     const payout = await settledPayout(s);
     s.messenger.failures.push(telegram429(30_000));
     await s.notifier.drain();
-    expect(await s.stores.outbox.dueAt(payout.id)).toBe(START_MS + 30_000);
+    expect(await s.stores.outbox.dueAt(settledKey(payout.id))).toBe(START_MS + 30_000);
     expect((await s.stores.payouts.get(payout.id))?.notifiedAtMs).toBeUndefined();
 
     s.clock.nowMs = START_MS + 29_999;
@@ -131,7 +167,7 @@ describe("Notifier", () => {
     for (let attempt = 0; attempt < 12; attempt++) {
       s.messenger.failures.push(new Error("socket hang up"));
       await s.notifier.drain();
-      const due = await s.stores.outbox.dueAt(payout.id);
+      const due = await s.stores.outbox.dueAt(settledKey(payout.id));
       if (due === null) throw new Error("the notice was dropped");
       waits.push(due - s.clock.nowMs);
       s.clock.nowMs = due;
@@ -146,7 +182,7 @@ describe("Notifier", () => {
     const payout = await settledPayout(s);
     s.messenger.failures.push(telegram429(1000));
     await s.notifier.drain();
-    expect(await s.stores.outbox.dueAt(payout.id)).toBe(START_MS + 2000);
+    expect(await s.stores.outbox.dueAt(settledKey(payout.id))).toBe(START_MS + 2000);
   });
 
   it("gives up at once, and logs it, when the user blocked the bot", async () => {
@@ -194,7 +230,7 @@ describe("Notifier", () => {
     await s.notifier.drain();
     expect(s.messenger.settled).toEqual([first.id, second.id]);
     expect((await s.stores.payouts.get(second.id))?.notifiedAtMs).toBe(START_MS);
-    expect(await s.stores.outbox.dueAt(first.id)).toBe(START_MS + 2000);
+    expect(await s.stores.outbox.dueAt(settledKey(first.id))).toBe(START_MS + 2000);
   });
 
   it("delivers at once when woken, without waiting for its next tick", async () => {

@@ -6,7 +6,7 @@ import type { ClaimResult } from "../../../src/payouts/types.js";
 import { type SandboxHandle, startSandbox } from "../../../src/sandbox/index.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type FakeClock, fakeClock } from "../../support/clock.js";
-import { payoutsOnMemoryStores } from "../../support/payouts.js";
+import { payoutsOnMemoryStores, settledKey } from "../../support/payouts.js";
 
 const PAYER = 1002;
 const ADMIN = 1001;
@@ -230,7 +230,7 @@ describe("Settlement.settle", () => {
       expect(stored?.apiStatus).toBe(status);
       expect(stored?.settledAtMs).toBe(clock.nowMs);
       expect(await stores.tracking.dueAt(payout.id)).toBeNull();
-      expect(await stores.outbox.dueAt(payout.id)).not.toBeNull();
+      expect(await stores.outbox.dueAt(settledKey(payout.id))).not.toBeNull();
     },
   );
 
@@ -321,7 +321,7 @@ describe("Resolution.asFailed", () => {
     const stored = await stores.payouts.get(payout.id);
     expect(stored?.state).toBe("failed");
     expect(stored?.resolvedBy).toBe(ADMIN);
-    expect(await stores.outbox.dueAt(payout.id)).not.toBeNull();
+    expect(await stores.outbox.dueAt(settledKey(payout.id))).not.toBeNull();
     const [entry] = await stores.audit.recent(1);
     expect(entry).toMatchObject({
       actorId: ADMIN,

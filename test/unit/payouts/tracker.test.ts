@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { ATTENTION_REASONS, type AttentionReason, noticeKey } from "../../../src/model/notice.js";
 import type { Payout } from "../../../src/model/payout.js";
 import { PaymentApiError, PaymentTimeoutError } from "../../../src/payments/errors.js";
 import { nextPollDelayMs, PayoutTracker } from "../../../src/payouts/tracker.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type FakeClock, fakeClock } from "../../support/clock.js";
-import { acceptedPayout, payoutsOnMemoryStores } from "../../support/payouts.js";
+import { acceptedPayout, payoutsOnMemoryStores, settledKey } from "../../support/payouts.js";
 import { ScriptedGateway } from "../../support/scripted-gateway.js";
 
 const SECOND = 1000;
@@ -14,7 +15,7 @@ const START_MS = Date.UTC(2025, 0, 6, 9, 0, 0);
 
 interface Attention {
   payoutId: string;
-  reason: "stuck" | "stranded";
+  reason: AttentionReason;
 }
 
 interface TrackerOverrides {
@@ -27,8 +28,21 @@ interface Setup {
   clock: FakeClock;
   stores: Stores;
   gateway: ScriptedGateway;
-  attention: Attention[];
+  /** How many times a tracker said it queued a notice. */
+  queued: { count: number };
   tracker: (overrides?: TrackerOverrides) => PayoutTracker;
+}
+
+/** The attention notices now in the outbox for these payouts. */
+async function attentionQueued(s: Setup, payoutIds: readonly string[]): Promise<Attention[]> {
+  const found: Attention[] = [];
+  for (const payoutId of payoutIds) {
+    for (const reason of ATTENTION_REASONS) {
+      const key = noticeKey({ kind: "attention", payoutId, reason });
+      if ((await s.stores.outbox.dueAt(key)) !== null) found.push({ payoutId, reason });
+    }
+  }
+  return found;
 }
 
 function setup(pollIntervalMs = 5 * SECOND): Setup {
@@ -39,7 +53,7 @@ function setup(pollIntervalMs = 5 * SECOND): Setup {
     confirmationTtlSeconds: 300,
     statusPollIntervalMs: pollIntervalMs,
   });
-  const attention: Attention[] = [];
+  const queued = { count: 0 };
   const tracker = (overrides: TrackerOverrides = {}) =>
     new PayoutTracker({
       settlement: payouts.settlement,
@@ -50,11 +64,11 @@ function setup(pollIntervalMs = 5 * SECOND): Setup {
       submittingLimitMs: 5 * MINUTE,
       now: clock.now,
       random: overrides.random ?? (() => 0.5),
-      onAttention: async (payout, reason) => {
-        attention.push({ payoutId: payout.id, reason });
+      onNoticeQueued: () => {
+        queued.count += 1;
       },
     });
-  return { clock, stores, gateway, attention, tracker };
+  return { clock, stores, gateway, queued, tracker };
 }
 
 /** A payout as submission leaves it after a 201: pending, with a payment id, first poll due. */
@@ -164,7 +178,7 @@ describe("PayoutTracker", () => {
     expect(await s.tracker().tick()).toBe(1);
     expect((await s.stores.payouts.get(payout.id))?.state).toBe("failed");
     expect(await s.stores.tracking.dueAt(payout.id)).toBeNull();
-    expect(await s.stores.outbox.dueAt(payout.id)).not.toBeNull();
+    expect(await s.stores.outbox.dueAt(settledKey(payout.id))).not.toBeNull();
   });
 
   it("does not poll a payout before it is due", async () => {
@@ -227,9 +241,12 @@ describe("PayoutTracker", () => {
     const payout = await pendingPayout(s);
     const tracker = s.tracker({ stuckAfterMs: HOUR });
     await runUntil(s, tracker, payout.id, START_MS + HOUR - 1);
-    expect(s.attention).toHaveLength(0);
+    expect(await attentionQueued(s, [payout.id])).toEqual([]);
     await runUntil(s, tracker, payout.id, START_MS + 3 * HOUR);
-    expect(s.attention).toEqual([{ payoutId: payout.id, reason: "stuck" }]);
+    expect(await attentionQueued(s, [payout.id])).toEqual([
+      { payoutId: payout.id, reason: "stuck" },
+    ]);
+    expect(s.queued.count).toBe(1);
     const stored = await s.stores.payouts.get(payout.id);
     expect(stored?.stuckReportedAtMs).toBeGreaterThanOrEqual(START_MS + HOUR);
     expect(stored?.state).toBe("pending");
@@ -320,7 +337,10 @@ describe("PayoutTracker", () => {
       const stored = await s.stores.payouts.get(stranded.id);
       expect(stored?.state).toBe("unknown");
       expect(stored?.errorMessage).toMatch(/stopped while the request was being sent/);
-      expect(s.attention).toEqual([{ payoutId: stranded.id, reason: "stranded" }]);
+      expect(await attentionQueued(s, [stranded.id])).toEqual([
+        { payoutId: stranded.id, reason: "stranded" },
+      ]);
+      expect(s.queued.count).toBe(1);
       expect(s.gateway.polls).toHaveLength(0);
     });
 
@@ -333,7 +353,8 @@ describe("PayoutTracker", () => {
       });
       await s.tracker().resume();
       expect((await s.stores.payouts.get(live.id))?.state).toBe("submitting");
-      expect(s.attention).toHaveLength(0);
+      expect(await attentionQueued(s, [live.id])).toEqual([]);
+      expect(s.queued.count).toBe(0);
     });
   });
 });

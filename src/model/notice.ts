@@ -1,0 +1,61 @@
+/**
+ * What people are told after the fact, not in answer to what they just did: queued in the
+ * outbox (in the same atomic step as the move that calls for it, where there is one) and
+ * delivered by the notifier, to whoever it concerns, each in their own language. A notice
+ * names its subject; the message is written from the subject as it is when delivered.
+ */
+
+/** Why a payout needs a person. */
+export type AttentionReason =
+  /** Still pending past PAYOUT_STUCK_AFTER_HOURS. */
+  | "stuck"
+  /** Found in `submitting` after a crash: now unknown. */
+  | "stranded"
+  /** Answered with a payment that is not its own: now unknown (admins only). */
+  | "mismatch"
+  /** Marked unknown, then its own 201 arrived after all: pending again. */
+  | "accepted_late";
+
+export const ATTENTION_REASONS: readonly AttentionReason[] = [
+  "stuck",
+  "stranded",
+  "mismatch",
+  "accepted_late",
+];
+
+export type Notice =
+  /** A payout reached a final status: its payer is told. */
+  | { kind: "settled"; payoutId: string }
+  | { kind: "attention"; payoutId: string; reason: AttentionReason };
+
+/**
+ * The outbox keeps each notice as one string, so queuing the same notice twice queues it
+ * once. Payout ids never hold ":".
+ */
+export function noticeKey(notice: Notice): string {
+  switch (notice.kind) {
+    case "settled":
+      return `settled:${notice.payoutId}`;
+    case "attention":
+      return `attention:${notice.reason}:${notice.payoutId}`;
+  }
+}
+
+function isAttentionReason(value: string): value is AttentionReason {
+  return (ATTENTION_REASONS as readonly string[]).includes(value);
+}
+
+/**
+ * The notice a key stands for, or null for a key that names none. A bare payout id is
+ * what versions before typed notices queued on settlement: it still reads as "settled".
+ */
+export function parseNoticeKey(key: string): Notice | null {
+  const parts = key.split(":");
+  if (parts.length === 1 && key !== "") return { kind: "settled", payoutId: key };
+  const [kind, first, second] = parts;
+  if (kind === "settled" && parts.length === 2 && first) return { kind, payoutId: first };
+  if (kind === "attention" && parts.length === 3 && first && second && isAttentionReason(first)) {
+    return { kind, reason: first, payoutId: second };
+  }
+  return null;
+}
