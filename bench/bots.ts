@@ -8,7 +8,7 @@ import {
   type EmulatedUser,
   startTelegramEmulator,
   type TelegramEmulator,
-} from "../src/dev/telegram-emulator.js";
+} from "../src/dev/telegram-emulator/index.js";
 import { forkBench, nextMessage, stopChild } from "./child.js";
 import { MessageWatcher } from "./flows.js";
 import { BotReadySchema, type MemoryReport, MemorySchema, UsageSchema } from "./messages.js";

@@ -9,7 +9,7 @@ import {
   plainText,
   type SentMessage,
   type TelegramEmulator,
-} from "../src/dev/telegram-emulator.js";
+} from "../src/dev/telegram-emulator/index.js";
 
 export type MessageKind = "message" | "edit";
 

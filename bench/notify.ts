@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { request } from "undici";
 import { z } from "zod";
-import { plainText, type TelegramEmulator } from "../src/dev/telegram-emulator.js";
+import { plainText, type TelegramEmulator } from "../src/dev/telegram-emulator/index.js";
 import { PaymentClient } from "../src/payments/client.js";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { appEnv, type BotUnderTest, startBot } from "./bots.js";

@@ -7,7 +7,7 @@
  * emulator, at the same concurrency. Runs alternate baseline / app to spread the noise.
  */
 
-import type { EmulatedUser } from "../src/dev/telegram-emulator.js";
+import type { EmulatedUser } from "../src/dev/telegram-emulator/index.js";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { appEnv, type BotUnderTest, startBot } from "./bots.js";
 import { echoRoundTrip, payFlow } from "./flows.js";

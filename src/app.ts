@@ -4,8 +4,8 @@
  * product through `startApp`, so what is tested is what runs.
  */
 import { hostname } from "node:os";
-import type { Redis } from "ioredis";
 import type { Telegraf } from "telegraf";
+import { connectStores, rateLimiter } from "./app-storage.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger.js";
@@ -13,10 +13,8 @@ import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/poller.js";
 import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram-transport.js";
 import type { Config } from "./config.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
-import { type Logger, redactUrlCredentials } from "./logger.js";
+import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
-import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
-import type { RateLimiter } from "./payments/rate-limiter.js";
 import { loadPublicKey } from "./payments/signature.js";
 import { Notifier } from "./payouts/notifier.js";
 import { createPayouts, type Payouts } from "./payouts/payouts.js";
@@ -29,10 +27,6 @@ import {
   requiredTelegramCall,
   StartupError,
 } from "./startup-checks.js";
-import { RedisDurability } from "./store/durability.js";
-import { keys } from "./store/keys.js";
-import { createRedisConnection, createRedisStores, waitForReady } from "./store/redis.js";
-import { limiterWindowMs, RedisRateLimiter } from "./store/redis-rate-limiter.js";
 import type { Stores } from "./store/types.js";
 
 export { StartupError };
@@ -64,73 +58,6 @@ export interface App {
   readonly mode: "polling" | "webhook";
   readonly botUsername: string;
   stop(): Promise<void>;
-}
-
-async function connectStores(
-  config: Config,
-  logger: Logger,
-): Promise<{ stores: Stores; redis: Redis }> {
-  const redis = createRedisConnection(config.redis.url, { logger });
-  try {
-    await waitForReady(redis, 10_000);
-  } catch (error) {
-    redis.disconnect();
-    throw new StartupError(
-      `Redis at ${redactUrlCredentials(config.redis.url)} is not reachable; start Redis or fix REDIS_URL.`,
-      {
-        cause: error,
-      },
-    );
-  }
-  const durability = await startDurability(config, redis, logger);
-  const stores = createRedisStores(redis, {
-    prefix: config.redis.keyPrefix,
-    retentionMs: config.retentionMs,
-    logger,
-    durability,
-  });
-  return { stores, redis };
-}
-
-/**
- * The durable-write plan on a connection of its own (REDIS_DURABILITY=auto), read from the
- * server now; a server that cannot make writes durable is named in a warning.
- */
-async function startDurability(config: Config, redis: Redis, logger: Logger) {
-  if (config.redis.durability === "off") return undefined;
-  const connection = redis.duplicate();
-  connection.on("error", () => {}); // the main connection logs the outage
-  try {
-    await waitForReady(connection, 10_000);
-    const plan = new RedisDurability(connection, {
-      timeoutMs: config.redis.durabilityTimeoutMs,
-      logger,
-    });
-    await plan.start();
-    return { plan, connection };
-  } catch (error) {
-    connection.disconnect();
-    redis.disconnect();
-    throw new StartupError("Redis did not answer the durable-writes set-up (INFO).", {
-      cause: error,
-    });
-  }
-}
-
-function rateLimiter(
-  config: Config,
-  redis: Redis | undefined,
-  name = "payment-api",
-  limit = config.payment.rateLimitPerMinute,
-): RateLimiter {
-  if (!redis) return new LocalRateLimiter({ limit, windowMs: limiterWindowMs() });
-  // Shared by every replica on this Redis: the API counts requests per key, not per process.
-  return new RedisRateLimiter({
-    redis,
-    key: keys(config.redis.keyPrefix).rateLimit(name),
-    limit,
-    windowMs: limiterWindowMs(),
-  });
 }
 
 /** Starts everything; on a failure part-way, stops what had started and throws. */

@@ -70,22 +70,52 @@ async function start(): Promise<void> {
   );
 }
 
+/**
+ * The commands that run the repository's tools rather than the bot. Each is loaded only
+ * when it runs, by a name the compiler does not follow, so the build (and the runtime
+ * image) holds the bot alone.
+ */
+const TOOLS: Readonly<Record<string, { module: string; entry: string }>> = {
+  demo: { module: "./dev/demo.js", entry: "runDemo" },
+  sandbox: { module: "./sandbox/cli.js", entry: "runSandboxCommand" },
+  emulator: { module: "./dev/emulator-command.js", entry: "runEmulatorCommand" },
+};
+
+type ToolEntry = (env: NodeJS.ProcessEnv, io: { argv: readonly string[] }) => Promise<void>;
+
+function isToolEntry(value: unknown): value is ToolEntry {
+  return typeof value === "function";
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  return error instanceof Error && "code" in error && error.code === "ERR_MODULE_NOT_FOUND";
+}
+
+async function runTool(name: string, argv: readonly string[]): Promise<boolean> {
+  const tool = TOOLS[name];
+  if (!tool) return false;
+  let loaded: unknown;
+  try {
+    loaded = await import(tool.module);
+  } catch (error) {
+    if (!isModuleNotFound(error)) throw error;
+    fail(
+      `"${name}" is a development tool and is not part of this build (the runtime image ships the bot alone). Run it from a checkout of the repository: npm ci && npm run ${name}`,
+      2,
+    );
+  }
+  const entry: unknown =
+    typeof loaded === "object" && loaded !== null ? Reflect.get(loaded, tool.entry) : undefined;
+  if (!isToolEntry(entry)) throw new Error(`${tool.module} has no ${tool.entry}()`);
+  await entry(process.env, { argv });
+  return true;
+}
+
 async function main(argv: string[]): Promise<void> {
-  const command = argv[0];
+  const command = argv[0] ?? "";
   try {
     if (command === "start") return await start();
-    if (command === "demo") {
-      const { runDemo } = await import("./dev/demo.js");
-      return await runDemo(process.env);
-    }
-    if (command === "sandbox") {
-      const { runSandboxCommand } = await import("./sandbox/cli.js");
-      return await runSandboxCommand(process.env, { argv: argv.slice(1) });
-    }
-    if (command === "emulator") {
-      const { runEmulatorCommand } = await import("./dev/emulator-command.js");
-      return await runEmulatorCommand(process.env, { argv: argv.slice(1) });
-    }
+    if (await runTool(command, argv.slice(1))) return;
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 2);
     if (error instanceof StartupError) fail(`Cannot start: ${error.message}`, 1);

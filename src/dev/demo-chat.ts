@@ -20,7 +20,7 @@ import type {
   EmulatedUser,
   SentMessage,
   TelegramEmulator,
-} from "./telegram-emulator.js";
+} from "./telegram-emulator/index.js";
 
 export interface DemoIo {
   input: NodeJS.ReadableStream;

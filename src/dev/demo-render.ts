@@ -7,9 +7,9 @@ import type { MessageEntity } from "telegraf/types";
 import { formatPhone } from "../model/phone.js";
 import { SCRIPTED_NUMBERS, type ScriptedOutcome } from "../sandbox/index.js";
 import { DEMO_ROLES } from "./demo-options.js";
-import { parseTelegramHtml, plainText } from "./telegram-emulator-html.js";
-import type { CallbackAnswer, InlineButton, SentMessage } from "./telegram-emulator-types.js";
-import { flatButtons } from "./telegram-emulator-wire.js";
+import { parseTelegramHtml, plainText } from "./telegram-emulator/html.js";
+import type { CallbackAnswer, InlineButton, SentMessage } from "./telegram-emulator/types.js";
+import { flatButtons } from "./telegram-emulator/wire.js";
 
 export interface Style {
   /** ANSI styles (a terminal that wants them); plain text otherwise. */

@@ -28,7 +28,7 @@ import {
   type EmulatedUser,
   startTelegramEmulator,
   type TelegramEmulator,
-} from "./telegram-emulator.js";
+} from "./telegram-emulator/index.js";
 
 export type { DemoIo } from "./demo-chat.js";
 

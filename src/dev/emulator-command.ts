@@ -11,7 +11,7 @@ import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
 import { DEMO_USER, languageOf, readFlags } from "./demo-options.js";
 import { bold, type Style } from "./demo-render.js";
 import { Signals } from "./stop-signals.js";
-import { DEFAULT_EMULATOR_TOKEN, startTelegramEmulator } from "./telegram-emulator.js";
+import { DEFAULT_EMULATOR_TOKEN, startTelegramEmulator } from "./telegram-emulator/index.js";
 
 export const DEFAULT_EMULATOR_PORT = 8081;
 

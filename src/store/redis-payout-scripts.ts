@@ -4,6 +4,7 @@
  * roll a script back on error: every check that can fail comes before the first write.
  * Values in the payout hash are JSON-encoded (a state is stored as `"pending"`).
  */
+import { z } from "zod";
 import { luaScript } from "./lua.js";
 
 /**
@@ -139,3 +140,22 @@ if ARGV[2] == '1' then
 end
 return redis.call('HGETALL', KEYS[1])
 `);
+
+/** The replies of TRANSITION_SCRIPT and MARK_SENDING_SCRIPT, read strictly. */
+export const MarkSendingReplySchema = z.union([
+  z.tuple([z.literal("not_found")]),
+  z.tuple([z.literal("sending"), z.string().regex(/^\d+$/)]),
+  z.tuple([z.literal("moved"), z.array(z.string())]),
+]);
+
+export const TransitionReplySchema = z.union([
+  z.tuple([z.enum(["not_found", "corrupt"])]).transform(([status]) => ({ status, fields: null })),
+  z
+    .tuple([z.enum(["unchanged", "wrong_state", "payment_taken", "applied"]), z.array(z.string())])
+    .transform(([status, fields]) => ({ status, fields })),
+]);
+
+/** A boolean as the scripts take it. */
+export function flag(value: boolean): string {
+  return value ? "1" : "0";
+}

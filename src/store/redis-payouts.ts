@@ -34,8 +34,11 @@ import {
 } from "./payout-codec.js";
 import {
   CREATE_SCRIPT,
+  flag,
   MARK_SENDING_SCRIPT,
+  MarkSendingReplySchema,
   TRANSITION_SCRIPT,
+  TransitionReplySchema,
   UPDATE_SCRIPT,
 } from "./redis-payout-scripts.js";
 import { replyAt } from "./redis-reply.js";
@@ -48,18 +51,6 @@ import type {
   TransitionResult,
 } from "./types.js";
 
-const MarkSendingReplySchema = z.union([
-  z.tuple([z.literal("not_found")]),
-  z.tuple([z.literal("sending"), z.string().regex(/^\d+$/)]),
-  z.tuple([z.literal("moved"), z.array(z.string())]),
-]);
-
-const TransitionReplySchema = z.union([
-  z.tuple([z.enum(["not_found", "corrupt"])]).transform(([status]) => ({ status, fields: null })),
-  z
-    .tuple([z.enum(["unchanged", "wrong_state", "payment_taken", "applied"]), z.array(z.string())])
-    .transform(([status, fields]) => ({ status, fields })),
-]);
 const HashSchema = z.record(z.string(), z.string());
 
 export interface RedisPayoutStoreOptions {
@@ -295,8 +286,4 @@ export class RedisPayoutStore implements PayoutStore {
     );
     return error;
   }
-}
-
-function flag(value: boolean): string {
-  return value ? "1" : "0";
 }

@@ -4,7 +4,7 @@
  * /help list what the role allows, and the command menu is registered in both languages.
  */
 import { describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { isNewReplyIn, sendAndWait } from "../support/flows.js";
 import {
   ADMIN_ID,

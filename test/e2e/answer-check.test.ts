@@ -4,7 +4,7 @@
  * with someone else's money, and two payouts would settle on one payment.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { confirmPayout, isPromptReading, showPrompt } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../support/harness.js";
 

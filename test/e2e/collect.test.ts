@@ -3,7 +3,7 @@
  * collections disabled for the merchant and suspended at the operator.
  */
 import { describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { isNewReplyIn, isPromptIn, pressAndWait, sendAndWait } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 

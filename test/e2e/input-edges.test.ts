@@ -3,7 +3,7 @@
  * whole, and a registered name cannot draw lines of its own in the confirmation prompt.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { isNewReplyIn, sendAndWait, showPrompt } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../support/harness.js";
 

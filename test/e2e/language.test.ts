@@ -4,7 +4,7 @@
  * usage.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { formatAmount } from "../../src/model/money.js";
 import { isNewReplyIn, isPromptIn, sendAndWait } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";

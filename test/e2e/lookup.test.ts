@@ -1,6 +1,6 @@
 /** /whois and /availability, end to end: from the update to the reply and the API request. */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { sendAndWait } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 

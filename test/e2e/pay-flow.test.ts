@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { ADMIN_ID, harnessPerTest } from "../support/harness.js";
 
 describe("/pay, end to end", () => {

@@ -3,7 +3,7 @@
  * Telegram update to the prompt the payer reads and the one request the Payment API gets.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { pressAndWait, showPrompt } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../support/harness.js";
 

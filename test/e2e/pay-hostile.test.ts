@@ -4,7 +4,7 @@
  * emulator refuses bad markup), and invalid input reaches no Payment API endpoint at all.
  */
 import { describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { isNewReplyIn, isPromptIn, sendAndWait } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../support/harness.js";
 

@@ -4,7 +4,7 @@
  * leave do (never a second POST /disburse) and the payer reads what happened.
  */
 import { describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { isNewReplyIn, isPromptIn, isPromptReading, sendAndWait } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../support/harness.js";
 

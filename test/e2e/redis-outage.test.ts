@@ -5,7 +5,7 @@
  * recovers by itself without ever sending a payment twice.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { messagesWith, payAndConfirm, pressAndWait, showPrompt } from "../support/flows.js";
 import { PAYER_ID } from "../support/harness.js";
 import { healthStatus, PrivateRedis, startBot, waitUntil } from "../support/processes.js";

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedUser, plainText } from "../../src/dev/telegram-emulator.js";
+import { type EmulatedUser, plainText } from "../../src/dev/telegram-emulator/index.js";
 import { messagesWith, payAndConfirm } from "../support/flows.js";
 import { ADMIN_ID, APPROVER_ID, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 import { type BotProcess, startBot, waitUntil } from "../support/processes.js";

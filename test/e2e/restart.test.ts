@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { keys } from "../../src/store/keys.js";
 import { isNewReplyIn, messagesWith, payAndConfirm, sendAndWait } from "../support/flows.js";
 import { ADMIN_ID, PAYER_ID } from "../support/harness.js";

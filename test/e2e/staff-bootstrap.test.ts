@@ -4,7 +4,7 @@
  * change: not a removal, not a new role. `/staff` shows where each role came from.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../src/logger.js";
 import { applyBootstrapStaff } from "../../src/payouts/staff-bootstrap.js";
 import { isNewReplyIn, sendAndWait } from "../support/flows.js";

@@ -3,7 +3,7 @@
  * takes effect on the next update; every change is audited; nobody else may do it.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { sendAndWait, showPrompt } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID, STRANGER_ID } from "../support/harness.js";
 

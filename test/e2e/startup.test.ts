@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type App, StartupError, startApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import type { TelegramEmulator } from "../../src/dev/telegram-emulator.js";
+import type { TelegramEmulator } from "../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../src/logger.js";
 import type { SandboxHandle } from "../../src/sandbox/index.js";
 import { isPromptIn, sendAndWait } from "../support/flows.js";

@@ -1,7 +1,11 @@
 /** /status and /history, end to end: what staff can look up, and paging through payouts. */
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
-import { type EmulatedUser, plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import {
+  type EmulatedUser,
+  plainText,
+  type SentMessage,
+} from "../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../src/model/payout.js";
 import { payAndConfirm, pressAndWait, sendAndWait, showPrompt } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID, STRANGER_ID, VIEWER_ID } from "../support/harness.js";

@@ -5,7 +5,7 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { sendAndWait } from "../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 import { freePort } from "../support/net.js";

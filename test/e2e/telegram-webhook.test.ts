@@ -4,7 +4,7 @@
  * the secret are refused, and no replica long-polls.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { messagesWith, payAndConfirm } from "../support/flows.js";
 import { PAYER_ID } from "../support/harness.js";
 import { freePort } from "../support/net.js";

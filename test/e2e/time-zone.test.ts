@@ -3,7 +3,7 @@
  * is in the configured zone and says which one.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { translator } from "../../src/i18n.js";
 import { confirmPayout } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../support/harness.js";

@@ -3,7 +3,7 @@
  * arrives once; a user who blocked the bot is given up on, not retried forever.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { confirmPayout } from "../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 

@@ -3,7 +3,7 @@
  * and it backs off when the API says 429.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { confirmPayout } from "../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 

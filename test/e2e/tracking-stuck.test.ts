@@ -3,7 +3,7 @@
  * told once, and polling goes on. The app runs on a clock the test can move forward.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { payAndConfirm } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../support/harness.js";
 

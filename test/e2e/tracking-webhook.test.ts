@@ -5,7 +5,7 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { request } from "undici";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../src/dev/telegram-emulator.js";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../src/model/payout.js";
 import { signParts } from "../../src/payments/signature.js";
 import { confirmPayout } from "../support/flows.js";

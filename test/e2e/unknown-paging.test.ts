@@ -3,7 +3,7 @@
  * at a time like /history, instead of one message too long for Telegram.
  */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../src/dev/telegram-emulator.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { payoutIn } from "../contract/payout-store.contract.js";
 import { isNewReplyIn, sendAndWait } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest } from "../support/harness.js";

@@ -5,7 +5,7 @@
  */
 import { request } from "undici";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedUser, plainText } from "../../src/dev/telegram-emulator.js";
+import { type EmulatedUser, plainText } from "../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../src/model/payout.js";
 import { isPromptReading, pressAndWait, sendAndWait, showPrompt } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../support/harness.js";

@@ -5,7 +5,10 @@
  */
 import { Telegraf } from "telegraf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTelegramEmulator, type TelegramEmulator } from "../../src/dev/telegram-emulator.js";
+import {
+  startTelegramEmulator,
+  type TelegramEmulator,
+} from "../../src/dev/telegram-emulator/index.js";
 import { createLogger, maskPhonesIn } from "../../src/logger.js";
 import { testRedis } from "../support/redis.js";
 

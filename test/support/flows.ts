@@ -8,7 +8,7 @@ import {
   plainText,
   type SentMessage,
   type TelegramEmulator,
-} from "../../src/dev/telegram-emulator.js";
+} from "../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../src/model/payout.js";
 import type { Harness } from "./harness.js";
 

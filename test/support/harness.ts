@@ -5,7 +5,10 @@
  */
 import { type App, startApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { startTelegramEmulator, type TelegramEmulator } from "../../src/dev/telegram-emulator.js";
+import {
+  startTelegramEmulator,
+  type TelegramEmulator,
+} from "../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../src/logger.js";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 import type { Stores } from "../../src/store/types.js";

@@ -2,7 +2,7 @@
  * The world bot processes (processes.ts) talk to: the Payment API sandbox, the Telegram
  * emulator, and their stores on a test Redis prefix, which the test reads.
  */
-import type { TelegramEmulator } from "../../src/dev/telegram-emulator.js";
+import type { TelegramEmulator } from "../../src/dev/telegram-emulator/index.js";
 import type { SandboxHandle, SandboxOptions } from "../../src/sandbox/index.js";
 import { keys } from "../../src/store/keys.js";
 import { createRedisConnection, createRedisStores, waitForReady } from "../../src/store/redis.js";

@@ -1,7 +1,9 @@
 /**
- * The layer rules of shared/DESIGN.md that keep a bug from hiding: the sandbox stands in
- * for the outside world, so it imports nothing of the client, the payout logic, the stores
- * or the bot; a shared misreading would pass every test against it.
+ * The layer rules of shared/DESIGN.md. The sandbox stands in for the outside world, so it
+ * imports nothing of the client, the payout logic, the stores or the bot (a shared
+ * misreading would pass every test against it); the model is the vocabulary under
+ * everything and imports nothing of ours; the stores implement interfaces over it and never
+ * reach up; one module sends payments; and files stay small enough to read.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +12,13 @@ import { MAX_AMOUNT_XAF } from "../../src/model/money.js";
 import { SANDBOX_MAX_AMOUNT_XAF } from "../../src/sandbox/index.js";
 
 const SRC = new URL("../../src/", import.meta.url).pathname;
+
+/** Every .ts file under `folder` of src/, as a path from src/. */
+function filesOf(folder: string): string[] {
+  return readdirSync(join(SRC, folder), { recursive: true, encoding: "utf8" })
+    .filter((entry) => entry.endsWith(".ts"))
+    .map((entry) => (folder === "." ? entry : `${folder}/${entry}`));
+}
 
 function importsOf(folder: string): Array<{ file: string; from: string }> {
   const found: Array<{ file: string; from: string }> = [];
@@ -33,6 +42,29 @@ describe("layers", () => {
       /^(\.\.\/)+(payments|payouts|store|bot)\//.test(entry.from),
     );
     expect(crossing).toEqual([]);
+  });
+
+  it("keeps the model free of everything of ours but itself", () => {
+    const outside = importsOf("model").filter(
+      (entry) => entry.from.startsWith(".") && !entry.from.startsWith("./"),
+    );
+    expect(outside).toEqual([]);
+    expect(importsOf("model").length).toBeGreaterThan(0);
+  });
+
+  it("keeps the stores below the payouts, the bot and the HTTP server", () => {
+    const crossing = importsOf("store").filter((entry) =>
+      /^(\.\.\/)+(payouts|bot|http|config)(\/|\.js)/.test(entry.from),
+    );
+    expect(crossing).toEqual([]);
+  });
+
+  it("sends payments from one module only: payouts/submission.ts", () => {
+    const senders = filesOf(".").filter((file) => {
+      if (/^(sandbox|dev|payments)\//.test(file)) return false;
+      return /\.(disburse|collect)\(/.test(readFileSync(join(SRC, file), "utf8"));
+    });
+    expect(senders).toEqual(["payouts/submission.ts"]);
   });
 
   it("never lets the bot ask for more than the sandbox takes", () => {

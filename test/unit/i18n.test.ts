@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import en from "../../locales/en.json" with { type: "json" };
 import fr from "../../locales/fr.json" with { type: "json" };
-import { parseTelegramHtml } from "../../src/dev/telegram-emulator-html.js";
+import { parseTelegramHtml } from "../../src/dev/telegram-emulator/html.js";
 import { allCatalogs, escapeHtml, html, stripHtml, translator } from "../../src/i18n.js";
 import { isLocale, localeFromLanguageCode } from "../../src/model/locale.js";
 

@@ -10,7 +10,7 @@ import {
   plainText,
   startTelegramEmulator,
   type TelegramEmulator,
-} from "../../../src/dev/telegram-emulator.js";
+} from "../../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../../src/logger.js";
 import { DeliveryError, Notifier } from "../../../src/payouts/notifier.js";
 import {

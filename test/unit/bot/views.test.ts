@@ -19,7 +19,7 @@ import {
   stuckNotice,
   type View,
 } from "../../../src/bot/views.js";
-import { parseTelegramHtml } from "../../../src/dev/telegram-emulator-html.js";
+import { parseTelegramHtml } from "../../../src/dev/telegram-emulator/html.js";
 import { translator } from "../../../src/i18n.js";
 import { PAYOUT_STATES } from "../../../src/model/lifecycle.js";
 import { LOCALES } from "../../../src/model/locale.js";

@@ -5,7 +5,7 @@
  * with 409).
  */
 import type { Update } from "telegraf/types";
-import { BotApiError } from "./telegram-emulator-types.js";
+import { BotApiError } from "./types.js";
 
 /** Telegram leaves these out unless `allowed_updates` names them. */
 const OPT_IN_TYPES: ReadonlySet<string> = new Set([

@@ -5,7 +5,7 @@
  * commands, scope, allowed_updates) are coerced here, once, before any handler runs.
  */
 import { z } from "zod";
-import { badRequest } from "./telegram-emulator-types.js";
+import { badRequest } from "./types.js";
 
 function fromText(parse: (text: string) => unknown) {
   return (value: unknown) =>

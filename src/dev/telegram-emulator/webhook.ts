@@ -7,8 +7,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Update } from "telegraf/types";
-import type { WebhookSnapshot } from "./telegram-emulator-types.js";
-import type { UpdateQueue } from "./telegram-emulator-updates.js";
+import type { WebhookSnapshot } from "./types.js";
+import type { UpdateQueue } from "./updates.js";
 
 export interface WebhookConfig {
   readonly url: string;

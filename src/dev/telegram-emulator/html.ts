@@ -5,7 +5,7 @@
  * entity is refused (Telegram keeps it as text), because it means the bot forgot to escape.
  */
 import type { MessageEntity } from "telegraf/types";
-import { badRequest, type SentMessage } from "./telegram-emulator-types.js";
+import { badRequest, type SentMessage } from "./types.js";
 
 /** The text a user sees and its formatting, as Telegram stores a parsed message. */
 export interface ParsedHtml {

@@ -12,8 +12,8 @@ import {
   type ParseMode,
   type SentMessage,
   type StoredFile,
-} from "./telegram-emulator-types.js";
-import { renderText } from "./telegram-emulator-wire.js";
+} from "./types.js";
+import { renderText } from "./wire.js";
 
 interface ChatRecord {
   readonly chat: EmulatedChat;

@@ -4,7 +4,7 @@
  * plus uploaded files, and writing answers the way Telegram does.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BotApiError } from "./telegram-emulator-types.js";
+import { BotApiError } from "./types.js";
 
 /** A file part of a multipart request. */
 export interface UploadedFile {

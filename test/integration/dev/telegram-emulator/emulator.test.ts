@@ -12,7 +12,7 @@ import {
   plainText,
   startTelegramEmulator,
   type TelegramEmulator,
-} from "../../../src/dev/telegram-emulator.js";
+} from "../../../../src/dev/telegram-emulator/index.js";
 
 let emulator: TelegramEmulator;
 let bot: Telegraf;

@@ -5,7 +5,7 @@
  */
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { EmulatorCore } from "./telegram-emulator-core.js";
+import type { EmulatorCore } from "./core.js";
 import {
   describeParams,
   type ParsedRequest,
@@ -13,10 +13,10 @@ import {
   sendError,
   sendJson,
   sendResult,
-} from "./telegram-emulator-http.js";
-import { MESSAGE_METHODS, type MethodHandler } from "./telegram-emulator-methods.js";
-import { BOT_METHODS } from "./telegram-emulator-methods-bot.js";
-import { BotApiError } from "./telegram-emulator-types.js";
+} from "./http.js";
+import { MESSAGE_METHODS, type MethodHandler } from "./methods.js";
+import { BOT_METHODS } from "./methods-bot.js";
+import { BotApiError } from "./types.js";
 
 /** Telegram's method names are case-insensitive. */
 const HANDLERS: ReadonlyMap<string, MethodHandler> = new Map(

@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import type { EventEmitter } from "node:events";
 import { extname } from "node:path";
 import type { BotCommand, Message, User, UserFromGetMe } from "telegraf/types";
-import type { UploadedFile } from "./telegram-emulator-http.js";
-import { MessageStore } from "./telegram-emulator-messages.js";
+import type { UploadedFile } from "./http.js";
+import { MessageStore } from "./messages.js";
 import {
   BotApiError,
   badRequest,
@@ -21,11 +21,11 @@ import {
   type SentMessage,
   type StoredFile,
   type TelegramEmulatorEvents,
-} from "./telegram-emulator-types.js";
-import { UpdateQueue } from "./telegram-emulator-updates.js";
-import type { UserHost, UserMessageContent } from "./telegram-emulator-users.js";
-import { WebhookDelivery, type WebhookReplyHandler } from "./telegram-emulator-webhook.js";
-import { commandEntities, documentOf, toApiMessage } from "./telegram-emulator-wire.js";
+} from "./types.js";
+import { UpdateQueue } from "./updates.js";
+import type { UserHost, UserMessageContent } from "./users.js";
+import { WebhookDelivery, type WebhookReplyHandler } from "./webhook.js";
+import { commandEntities, documentOf, toApiMessage } from "./wire.js";
 
 /** Telegram infers a document's type from its name when the upload does not say. */
 const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {

@@ -2,7 +2,7 @@
  * Bot API methods about the bot itself and how it receives updates: getMe, getUpdates,
  * the webhook, callback query answers and the command menu.
  */
-import type { MethodContext, MethodHandler } from "./telegram-emulator-methods.js";
+import type { MethodContext, MethodHandler } from "./methods.js";
 import {
   AnswerCallbackQueryParams,
   CommandTargetParams,
@@ -11,8 +11,8 @@ import {
   parseParams,
   SetMyCommandsParams,
   SetWebhookParams,
-} from "./telegram-emulator-params.js";
-import { BotApiError, badRequest } from "./telegram-emulator-types.js";
+} from "./params.js";
+import { BotApiError, badRequest } from "./types.js";
 
 const WEBHOOK_CONFLICT =
   "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";

@@ -3,9 +3,9 @@
  * uploads files. Each action turns into the update Telegram would send the bot.
  */
 import type { Chat, User } from "telegraf/types";
-import type { UploadedFile } from "./telegram-emulator-http.js";
-import type { EmulatedChat, PressedButton, SentMessage } from "./telegram-emulator-types.js";
-import { flatButtons } from "./telegram-emulator-wire.js";
+import type { UploadedFile } from "./http.js";
+import type { EmulatedChat, PressedButton, SentMessage } from "./types.js";
+import { flatButtons } from "./wire.js";
 
 /** Who the user is; only `id` is required. */
 export interface EmulatedUserInfo {

@@ -5,8 +5,8 @@
  */
 import type { Document, Message, MessageEntity, User } from "telegraf/types";
 import type { z } from "zod";
-import { parseTelegramHtml } from "./telegram-emulator-html.js";
-import type { ButtonSchema } from "./telegram-emulator-params.js";
+import { parseTelegramHtml } from "./html.js";
+import type { ButtonSchema } from "./params.js";
 import {
   badRequest,
   type EmulatedChat,
@@ -15,7 +15,7 @@ import {
   type ParseMode,
   type SentMessage,
   type StoredFile,
-} from "./telegram-emulator-types.js";
+} from "./types.js";
 
 const MAX_TEXT_LENGTH = 4096;
 const MAX_CAPTION_LENGTH = 1024;

@@ -7,27 +7,27 @@
  */
 import { EventEmitter } from "node:events";
 import type { UserFromGetMe } from "telegraf/types";
-import { EmulatorCore } from "./telegram-emulator-core.js";
-import { plainText } from "./telegram-emulator-html.js";
-import type { CommandScopeParam } from "./telegram-emulator-params.js";
-import { BotApiServer } from "./telegram-emulator-server.js";
-import {
-  type CallbackAnswer,
-  DEFAULT_EMULATOR_TOKEN,
-  type EmulatedChat,
-  type EmulatorCall,
-  type FailureResponse,
-  type ResolvedEmulatorOptions,
-  type SentDocument,
-  type SentMessage,
-  type TelegramEmulatorEvents,
-  type TelegramEmulatorOptions,
-  type WebhookSnapshot,
-} from "./telegram-emulator-types.js";
-import { EmulatedUser, type EmulatedUserInfo } from "./telegram-emulator-users.js";
-import { flatButtons } from "./telegram-emulator-wire.js";
+import { EmulatorCore } from "./core.js";
+import { plainText } from "./html.js";
+import { resolveOptions } from "./options.js";
+import type { CommandScopeParam } from "./params.js";
+import { BotApiServer } from "./server.js";
+import type {
+  CallbackAnswer,
+  EmulatedChat,
+  EmulatorCall,
+  FailureResponse,
+  ResolvedEmulatorOptions,
+  SentDocument,
+  SentMessage,
+  TelegramEmulatorEvents,
+  TelegramEmulatorOptions,
+  WebhookSnapshot,
+} from "./types.js";
+import { EmulatedUser, type EmulatedUserInfo } from "./users.js";
+import { flatButtons } from "./wire.js";
 
-export { plainText } from "./telegram-emulator-html.js";
+export { plainText } from "./html.js";
 export {
   type CallbackAnswer,
   DEFAULT_EMULATOR_TOKEN,
@@ -45,36 +45,12 @@ export {
   type TelegramEmulatorEvents,
   type TelegramEmulatorOptions,
   type WebhookSnapshot,
-} from "./telegram-emulator-types.js";
+} from "./types.js";
 export {
   EmulatedUser,
   type EmulatedUserInfo,
   type UserActionOptions,
-} from "./telegram-emulator-users.js";
-
-function resolveOptions(options: TelegramEmulatorOptions): ResolvedEmulatorOptions {
-  const resolved: ResolvedEmulatorOptions = {
-    token: options.token ?? DEFAULT_EMULATOR_TOKEN,
-    botUsername: options.botUsername ?? "emulated_bot",
-    host: options.host ?? "127.0.0.1",
-    port: options.port ?? 0,
-    maxPollWaitMs: options.maxPollWaitMs ?? 25_000,
-    webhookRetryDelayMs: options.webhookRetryDelayMs ?? 100,
-    webhookMaxAttempts: options.webhookMaxAttempts ?? 3,
-    webhookTimeoutMs: options.webhookTimeoutMs ?? 10_000,
-  };
-  if (!/^\d+:[A-Za-z0-9_-]+$/.test(resolved.token)) {
-    throw new TypeError("token must look like a bot token: <digits>:<letters, digits, _ or ->");
-  }
-  const { maxPollWaitMs, webhookRetryDelayMs, webhookMaxAttempts, webhookTimeoutMs } = resolved;
-  if (![maxPollWaitMs, webhookRetryDelayMs, webhookTimeoutMs].every((ms) => ms >= 0)) {
-    throw new TypeError("durations must be zero or more milliseconds");
-  }
-  if (!Number.isInteger(webhookMaxAttempts) || webhookMaxAttempts < 1) {
-    throw new TypeError("webhookMaxAttempts must be a whole number of at least 1");
-  }
-  return resolved;
-}
+} from "./users.js";
 
 function describeMessage(message: SentMessage): string {
   const flags = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { htmlToPlainText, parseTelegramHtml } from "../../../src/dev/telegram-emulator-html.js";
-import { BotApiError } from "../../../src/dev/telegram-emulator-types.js";
+import { htmlToPlainText, parseTelegramHtml } from "../../../../src/dev/telegram-emulator/html.js";
+import { BotApiError } from "../../../../src/dev/telegram-emulator/types.js";
 
 function refusal(html: string): string {
   try {

@@ -3,8 +3,8 @@
  * parameters with zod, checks them the way Telegram does (in Telegram's order where it
  * matters: the chat first, then the content) and returns the method's `result`.
  */
-import type { EmulatorCore } from "./telegram-emulator-core.js";
-import type { ParsedRequest } from "./telegram-emulator-http.js";
+import type { EmulatorCore } from "./core.js";
+import type { ParsedRequest } from "./http.js";
 import {
   DeleteMessageParams,
   EditMessageReplyMarkupParams,
@@ -14,9 +14,9 @@ import {
   SendChatActionParams,
   SendDocumentParams,
   SendMessageParams,
-} from "./telegram-emulator-params.js";
-import { badRequest, type InlineKeyboard, type StoredFile } from "./telegram-emulator-types.js";
-import { checkCaption, checkInlineKeyboard, checkMessageText } from "./telegram-emulator-wire.js";
+} from "./params.js";
+import { badRequest, type InlineKeyboard, type StoredFile } from "./types.js";
+import { checkCaption, checkInlineKeyboard, checkMessageText } from "./wire.js";
 
 export interface MethodContext {
   readonly core: EmulatorCore;
