@@ -14,7 +14,7 @@ import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/poller.js";
 import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram-transport.js";
 import type { Config } from "./config.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
-import { type Logger, redactUrlCredentials } from "./logger.js";
+import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
 import { PaymentApiError, PaymentClientError } from "./payments/errors.js";
 import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
@@ -29,6 +29,7 @@ import { RedisDurability } from "./store/durability.js";
 import { keys } from "./store/keys.js";
 import { createRedisConnection, createRedisStores, waitForReady } from "./store/redis.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis-rate-limiter.js";
+import { describeTarget } from "./store/redis-target.js";
 import type { Stores } from "./store/types.js";
 
 /** A start-up failure with a message for a person (no stack trace needed). */
@@ -42,7 +43,7 @@ export class StartupError extends Error {
 export interface AppOptions {
   config: Config;
   logger: Logger;
-  /** Stores to use instead of connecting to `config.redis.url` (the demo's in-memory ones). */
+  /** Stores to use instead of connecting to `config.redis.target` (the demo's in-memory ones). */
   stores?: Stores;
   /** Long-poll wait (tests and the demo use short ones). Default 25 s. */
   pollTimeoutSeconds?: number;
@@ -72,13 +73,15 @@ async function connectStores(
   config: Config,
   logger: Logger,
 ): Promise<{ stores: Stores; redis: Redis }> {
-  const redis = createRedisConnection(config.redis.url, { logger });
+  const { target } = config.redis;
+  const redis = createRedisConnection(target, { logger });
   try {
     await waitForReady(redis, 10_000);
   } catch (error) {
     redis.disconnect();
+    const fix = target.kind === "url" ? "fix REDIS_URL" : "check REDIS_SENTINELS";
     throw new StartupError(
-      `Redis at ${redactUrlCredentials(config.redis.url)} is not reachable; start Redis or fix REDIS_URL.`,
+      `Redis at ${describeTarget(target)} is not reachable; start Redis or ${fix}.`,
       {
         cause: error,
       },
@@ -100,6 +103,7 @@ async function connectStores(
  */
 async function startDurability(config: Config, redis: Redis, logger: Logger) {
   if (config.redis.durability === "off") return undefined;
+  // The same options (target, fail-fast, Sentinel), on a connection of its own.
   const connection = redis.duplicate();
   connection.on("error", () => {}); // the main connection logs the outage
   try {

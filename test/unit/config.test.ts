@@ -51,7 +51,7 @@ describe("loadConfig", () => {
           timeoutMs: 15_000,
         },
         redis: {
-          url: "redis://127.0.0.1:6379",
+          target: { kind: "url", url: "redis://127.0.0.1:6379" },
           keyPrefix: "payout-bot:",
           durability: "off",
           durabilityTimeoutMs: 2000,
@@ -108,7 +108,7 @@ describe("loadConfig", () => {
       timeoutMs: 5000,
     });
     expect(config.redis).toEqual({
-      url: "rediss://cache.example.com:6380/2",
+      target: { kind: "url", url: "rediss://cache.example.com:6380/2" },
       keyPrefix: "bot:test.1-",
       durability: "off",
       durabilityTimeoutMs: 2000,
