@@ -93,6 +93,7 @@ const envSchema = z.object({
   STATUS_POLL_INTERVAL_MS: intInRange(5000, 100, 3_600_000),
   PAYOUT_STUCK_AFTER_HOURS: intInRange(24, 1, 24 * 30),
   PAYOUT_RETENTION_DAYS: intInRange(90, 1, 3650),
+  PAYOUT_STRANDED_AFTER_SECONDS: intInRange(300, 5, 86_400),
   PAYMENT_TIMEOUT_MS: intInRange(15_000, 1000, 120_000),
   LOG_LEVEL: optionalText()
     .transform((value) => value ?? "info")
@@ -131,6 +132,8 @@ export interface Config {
   confirmationTtlSeconds: number;
   statusPollIntervalMs: number;
   stuckAfterMs: number;
+  /** A payout still `submitting` this long after its request left is marked `unknown`. */
+  strandedAfterMs: number;
   retentionMs: number;
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -267,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     confirmationTtlSeconds: values.CONFIRMATION_TTL_SECONDS,
     statusPollIntervalMs: values.STATUS_POLL_INTERVAL_MS,
     stuckAfterMs: values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
+    strandedAfterMs: values.PAYOUT_STRANDED_AFTER_SECONDS * 1000,
     retentionMs: values.PAYOUT_RETENTION_DAYS * 86_400_000,
     logLevel: values.LOG_LEVEL,
   };

@@ -61,6 +61,7 @@ describe("loadConfig", () => {
         confirmationTtlSeconds: 300,
         statusPollIntervalMs: 5000,
         stuckAfterMs: 24 * 3_600_000,
+        strandedAfterMs: 300_000,
         retentionMs: 90 * 86_400_000,
         logLevel: "info",
       });
@@ -90,6 +91,7 @@ describe("loadConfig", () => {
         STATUS_POLL_INTERVAL_MS: "250",
         PAYOUT_STUCK_AFTER_HOURS: "2",
         PAYOUT_RETENTION_DAYS: "7",
+        PAYOUT_STRANDED_AFTER_SECONDS: "30",
         PAYMENT_TIMEOUT_MS: "5000",
         LOG_LEVEL: "debug",
       },
@@ -119,6 +121,7 @@ describe("loadConfig", () => {
     expect(config.statusPollIntervalMs).toBe(250);
     expect(config.stuckAfterMs).toBe(2 * 3_600_000);
     expect(config.retentionMs).toBe(7 * 86_400_000);
+    expect(config.strandedAfterMs).toBe(30_000);
     expect(config.logLevel).toBe("debug");
   });
 
@@ -155,6 +158,7 @@ describe("loadConfig", () => {
     ["STATUS_POLL_INTERVAL_MS", "99", "from 100 to 3600000"],
     ["PAYOUT_STUCK_AFTER_HOURS", "0", "from 1 to 720"],
     ["PAYOUT_RETENTION_DAYS", "3651", "from 1 to 3650"],
+    ["PAYOUT_STRANDED_AFTER_SECONDS", "4", "from 5 to 86400"],
     ["PAYMENT_TIMEOUT_MS", "999", "from 1000 to 120000"],
     ["PAYMENT_TIMEOUT_MS", "120001", "from 1000 to 120000"],
     ["LOG_LEVEL", "verbose", "one of fatal, error"],
@@ -187,6 +191,7 @@ describe("loadConfig", () => {
     ["STATUS_POLL_INTERVAL_MS", "3600000"],
     ["PAYOUT_STUCK_AFTER_HOURS", "720"],
     ["PAYOUT_RETENTION_DAYS", "1"],
+    ["PAYOUT_STRANDED_AFTER_SECONDS", "5"],
     ["PAYMENT_TIMEOUT_MS", "1000"],
     ["PAYMENT_TIMEOUT_MS", "120000"],
     ["LOG_LEVEL", "silent"],
