@@ -73,6 +73,8 @@ export interface StartBotOptions {
   /** Extra environment of the bot process (appEnv for the app). */
   env?: Record<string, string>;
   nodeArgs?: string[];
+  /** The Bot API root the bot gets, from the emulator's (e.g. through a relay). */
+  routeTelegram?: (apiRoot: string) => Promise<string>;
 }
 
 /** Starts an emulator, its users, and the bot process; resolves once the bot is running. */
@@ -82,11 +84,14 @@ export async function startBot(options: StartBotOptions): Promise<BotUnderTest> 
   const users = options.userIds.map((id) =>
     emulator.user({ id, firstName: `Payer ${id}`, languageCode: "en" }),
   );
+  const apiRoot = options.routeTelegram
+    ? await options.routeTelegram(emulator.apiRoot)
+    : emulator.apiRoot;
   const child = forkBench("bot-process.ts", {
     env: {
       BENCH_BOT_MODE: options.mode,
       TELEGRAM_BOT_TOKEN: emulator.token,
-      TELEGRAM_API_ROOT: emulator.apiRoot,
+      TELEGRAM_API_ROOT: apiRoot,
       ...options.env,
     },
     nodeArgs: options.nodeArgs,

@@ -13,8 +13,13 @@ import ts from "typescript";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const OUT_DIR = join(REPO_ROOT, "node_modules", ".cache", "momo-bench");
-/** What bot-process.ts needs besides src/. */
-const BENCH_FILES = ["bench/bot-process.ts", "bench/child-io.ts", "bench/messages.ts"];
+/** What bot-process.ts and relay-process.ts need besides src/. */
+const BENCH_FILES = [
+  "bench/bot-process.ts",
+  "bench/relay-process.ts",
+  "bench/child-io.ts",
+  "bench/messages.ts",
+];
 
 function typeScriptFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

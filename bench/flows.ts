@@ -91,13 +91,23 @@ export interface PayFlowTiming {
   pending: SentMessage;
 }
 
-/** One complete /pay flow by `user` (an English-speaking payer). */
+/** Waits `ms` (none for 0): a person reading before acting. */
+function think(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
+/**
+ * One complete /pay flow by `user` (an English-speaking payer), who thinks `thinkMs`
+ * before each action (default 0: acts the moment the bot's message arrives).
+ */
 export async function payFlow(
   user: EmulatedUser,
   watcher: MessageWatcher,
   command: string,
+  thinkMs = 0,
 ): Promise<PayFlowTiming> {
   const chatId = user.privateChat.id;
+  await think(thinkMs);
   const prompt = watcher.next(
     chatId,
     (message, kind) => kind === "message" && hasButtons(message),
@@ -118,6 +128,7 @@ export async function payFlow(
     STEP_TIMEOUT_MS,
     "Confirm → Pending",
   );
+  await think(thinkMs);
   const pressedAtMs = performance.now();
   await user.pressButton(shown.message, confirm.text);
   const done = await pending;
@@ -128,8 +139,13 @@ export async function payFlow(
   };
 }
 
-/** One message to the echo bot and its answer; the round trip in ms. */
-export async function echoRoundTrip(user: EmulatedUser, watcher: MessageWatcher): Promise<number> {
+/** One message to the echo bot (after `thinkMs`) and its answer; the round trip in ms. */
+export async function echoRoundTrip(
+  user: EmulatedUser,
+  watcher: MessageWatcher,
+  thinkMs = 0,
+): Promise<number> {
+  await think(thinkMs);
   const answered = watcher.next(
     user.privateChat.id,
     (_message, kind) => kind === "message",

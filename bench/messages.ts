@@ -10,6 +10,20 @@ export const CommandSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("memory") }),
   z.object({ type: z.literal("usage") }),
   z.object({ type: z.literal("go"), startAtMs: z.number() }),
+  // To the relay process (relay-process.ts).
+  z.object({
+    type: z.literal("relay"),
+    name: z.string(),
+    targetHost: z.string(),
+    targetPort: z.number().int(),
+  }),
+  z.object({
+    type: z.literal("delays"),
+    upstreamMs: z.number().min(0),
+    downstreamMs: z.number().min(0),
+    names: z.array(z.string()),
+  }),
+  z.object({ type: z.literal("counters") }),
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 
@@ -72,3 +86,30 @@ export const WorkerResultSchema = z.object({
   lastOkAtMs: z.number().nullable(),
 });
 export type WorkerResult = z.infer<typeof WorkerResultSchema>;
+
+/** The relay process is listening, and has no relay yet. */
+export const RelayProcessReadySchema = z.object({ type: z.literal("ready") });
+
+/** A relay named `name` listens on 127.0.0.1:`port`. */
+export const RelayStartedSchema = z.object({
+  type: z.literal("relay"),
+  name: z.string(),
+  port: z.number().int(),
+});
+
+/** The delays asked for are set. */
+export const DelaysSetSchema = z.object({ type: z.literal("delays-set") });
+
+const CountersSchema = z.object({
+  connections: z.number().int(),
+  roundTrips: z.number().int(),
+  bytesUp: z.number().int(),
+  bytesDown: z.number().int(),
+});
+export type Counters = z.infer<typeof CountersSchema>;
+
+/** Every relay's counters, by name. */
+export const RelayCountersSchema = z.object({
+  type: z.literal("counters"),
+  relays: z.record(z.string(), CountersSchema),
+});

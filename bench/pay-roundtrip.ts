@@ -7,18 +7,14 @@
  * emulator, at the same concurrency. Runs alternate baseline / app to spread the noise.
  */
 
-import type { EmulatedUser } from "../src/dev/telegram-emulator/index.js";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { appEnv, type BotUnderTest, startBot } from "./bots.js";
-import { echoRoundTrip, payFlow } from "./flows.js";
+import { drive, ECHO_FLOW, emptySamples, PAY_FLOW, type Samples } from "./drive.js";
 import { type BenchContext, withPrefix } from "./setup.js";
 import { median, percentile, type Row, row } from "./stats.js";
 
 const BENCH = "1 /pay round trip";
-const PAY_COMMAND = "/pay 237670000001 5000";
 const CONCURRENT_USERS = 20;
-/** A bound on flows per run whatever the speed. */
-const MAX_FLOWS_PER_USER = 100_000;
 const DAY_MS = 86_400_000;
 const STEP_TARGET_MS = 10;
 
@@ -31,70 +27,6 @@ interface Scale {
 
 const QUICK: Scale = { warmupMs: 1000, singleUserMs: 1500, concurrentMs: 2500, rounds: 1 };
 const FULL: Scale = { warmupMs: 3000, singleUserMs: 8000, concurrentMs: 12_000, rounds: 2 };
-
-interface Samples {
-  /** Per step kind, every sample in ms. */
-  steps: Map<string, number[]>;
-  /** One per round: updates handled per second. */
-  updatesPerSecond: number[];
-  /** One per round: complete flows (or echo answers) per second. */
-  flowsPerSecond: number[];
-  /** One per round: CPU time of the bot's process per update handled, in ms. */
-  cpuMsPerUpdate: number[];
-}
-
-function emptySamples(): Samples {
-  return { steps: new Map(), updatesPerSecond: [], flowsPerSecond: [], cpuMsPerUpdate: [] };
-}
-
-/** One flow of one user: its timed steps (ms by step name). */
-type Flow = (user: EmulatedUser, bot: BotUnderTest) => Promise<Record<string, number>>;
-
-const PAY_FLOW: Flow = async (user, bot) => {
-  const timing = await payFlow(user, bot.watcher, PAY_COMMAND);
-  return { prompt: timing.promptMs, confirm: timing.confirmMs };
-};
-
-const ECHO_FLOW: Flow = async (user, bot) => ({ echo: await echoRoundTrip(user, bot.watcher) });
-
-/**
- * Closed loop: each of the first `users` users runs `flow` back to back until
- * `durationMs` is up; with `into`, the steps, rates and the bot's CPU time are recorded.
- */
-async function drive(
-  bot: BotUnderTest,
-  flow: Flow,
-  users: number,
-  durationMs: number,
-  into?: Samples,
-): Promise<void> {
-  const cpuBeforeMs = into ? await bot.cpuMs() : 0;
-  const startedAt = performance.now();
-  const stopAt = startedAt + durationMs;
-  let flows = 0;
-  let updates = 0;
-  await Promise.all(
-    bot.users.slice(0, users).map(async (user) => {
-      for (let n = 0; n < MAX_FLOWS_PER_USER && performance.now() < stopAt; n++) {
-        const steps = await flow(user, bot);
-        flows += 1;
-        // Each timed step is one update (a message or a button press).
-        for (const [step, ms] of Object.entries(steps)) {
-          updates += 1;
-          if (!into) continue;
-          const list = into.steps.get(step) ?? [];
-          list.push(ms);
-          into.steps.set(step, list);
-        }
-      }
-    }),
-  );
-  if (!into) return;
-  const seconds = (performance.now() - startedAt) / 1000;
-  into.flowsPerSecond.push(flows / seconds);
-  into.updatesPerSecond.push(updates / seconds);
-  into.cpuMsPerUpdate.push(((await bot.cpuMs()) - cpuBeforeMs) / updates);
-}
 
 function stepRows(users: number, app: Samples, echo: Samples): Row[] {
   const echoSteps = echo.steps.get("echo") ?? [];

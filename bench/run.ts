@@ -13,9 +13,11 @@ import { fileURLToPath } from "node:url";
 import { redactUrlCredentials } from "../src/logger.js";
 import { benchClientOverhead } from "./client-overhead.js";
 import { benchFootprint } from "./footprint.js";
+import { benchLatency } from "./latency.js";
 import { benchNotify } from "./notify.js";
 import { benchPayRoundTrip } from "./pay-roundtrip.js";
 import { benchRateLimit } from "./rate-limit.js";
+import { benchRoundTrips } from "./round-trips.js";
 import { type BenchContext, benchRedisUrl, connectRedis } from "./setup.js";
 import { formatTable, machineInfo, type Row } from "./stats.js";
 
@@ -48,6 +50,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   },
   { name: "notify", title: "4 notify", run: benchNotify, budgetMs: 180_000 },
   { name: "footprint", title: "5 footprint", run: benchFootprint, budgetMs: 180_000 },
+  { name: "latency", title: "6 latency", run: benchLatency, budgetMs: 300_000 },
+  { name: "round-trips", title: "7 round trips", run: benchRoundTrips, budgetMs: 120_000 },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));

@@ -4,7 +4,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Config } from "./config.js";
-import { type Logger, redactUrlCredentials } from "./logger.js";
+import type { Logger } from "./logger.js";
 import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
 import type { RateLimiter } from "./payments/rate-limiter.js";
 import { StartupError } from "./startup-checks.js";
@@ -12,22 +12,23 @@ import { RedisDurability } from "./store/durability.js";
 import { keys } from "./store/keys.js";
 import { createRedisConnection, createRedisStores, waitForReady } from "./store/redis.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis-rate-limiter.js";
+import { describeTarget } from "./store/redis-target.js";
 import type { Stores } from "./store/types.js";
 
 export async function connectStores(
   config: Config,
   logger: Logger,
 ): Promise<{ stores: Stores; redis: Redis }> {
-  const redis = createRedisConnection(config.redis.url, { logger });
+  const { target } = config.redis;
+  const redis = createRedisConnection(target, { logger });
   try {
     await waitForReady(redis, 10_000);
   } catch (error) {
     redis.disconnect();
+    const fix = target.kind === "url" ? "fix REDIS_URL" : "check REDIS_SENTINELS";
     throw new StartupError(
-      `Redis at ${redactUrlCredentials(config.redis.url)} is not reachable; start Redis or fix REDIS_URL.`,
-      {
-        cause: error,
-      },
+      `Redis at ${describeTarget(target)} is not reachable; start Redis or ${fix}.`,
+      { cause: error },
     );
   }
   const durability = await startDurability(config, redis, logger);
@@ -46,6 +47,7 @@ export async function connectStores(
  */
 async function startDurability(config: Config, redis: Redis, logger: Logger) {
   if (config.redis.durability === "off") return undefined;
+  // The same options (target, fail-fast, Sentinel), on a connection of its own.
   const connection = redis.duplicate();
   connection.on("error", () => {}); // the main connection logs the outage
   try {

@@ -34,7 +34,7 @@ export { StartupError };
 export interface AppOptions {
   config: Config;
   logger: Logger;
-  /** Stores to use instead of connecting to `config.redis.url` (the demo's in-memory ones). */
+  /** Stores to use instead of connecting to `config.redis.target` (the demo's in-memory ones). */
   stores?: Stores;
   /** Long-poll wait (tests and the demo use short ones). Default 25 s. */
   pollTimeoutSeconds?: number;
@@ -140,8 +140,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
       pollIntervalMs: config.statusPollIntervalMs,
       stuckAfterMs: config.stuckAfterMs,
-      // Longer than any one submission can take (timeouts, 429 waits), so a live one is never taken.
-      submittingLimitMs: Math.max(5 * 60_000, config.payment.timeoutMs * 8),
+      // PAYOUT_STRANDED_AFTER_SECONDS, and never under 8 request timeouts: a live submission
+      // (timeouts, 429 waits) must not be taken for a stranded one.
+      submittingLimitMs: Math.max(config.strandedAfterMs, config.payment.timeoutMs * 8),
       stopAfterMs: config.retentionMs,
       ...tick,
       now,

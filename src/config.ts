@@ -3,11 +3,12 @@
  * (shared/DESIGN.md) is parsed here, once, with zod; a bad or missing value becomes one
  * line of a single `ConfigError` that lists every problem with how to fix it.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values.js";
 import { isRole, ROLES } from "./model/roles.js";
 import type { StaffEntry } from "./model/staff.js";
 import { may } from "./payouts/policy.js";
+import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis-config.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "./time.js";
 
 /** What the program is started for; decides which variables are required. */
@@ -16,48 +17,6 @@ export type RunMode = "start" | "demo" | "sandbox";
 const RATE_LIMIT_PER_MINUTE = { sandbox: 100, production: 300 } as const;
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-
-/** The trimmed value, or undefined when unset or blank (what `optionalText` gives). */
-function textOf(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
-}
-
-function optionalText() {
-  return z.string().optional().transform(textOf);
-}
-
-function intInRange(fallback: number, min: number, max: number) {
-  return z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value.trim() === "") return fallback;
-      const parsed = Number(value.trim());
-      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-        ctx.addIssue({
-          code: "custom",
-          message: `must be a whole number from ${min} to ${max} (got "${value}")`,
-        });
-        return z.NEVER;
-      }
-      return parsed;
-    });
-}
-
-function httpUrl(what: string) {
-  return optionalText().refine(
-    (value) => {
-      if (value === undefined) return true;
-      try {
-        const url = new URL(value);
-        return url.protocol === "http:" || url.protocol === "https:";
-      } catch {
-        return false;
-      }
-    },
-    { message: `must be an http(s) URL, e.g. ${what}` },
-  );
-}
 
 /**
  * `STAFF=123:admin,456:payer`. Unknown roles and non-numeric ids are errors, not
@@ -118,21 +77,7 @@ const envSchema = z.object({
   ),
   PAYMENT_WEBHOOK_REREADS_PER_MINUTE: intInRange(0, 0, 10_000),
   PAYMENT_REQUEST_SIGNING_KEY: optionalText(),
-  REDIS_URL: optionalText()
-    .transform((value) => value ?? "redis://127.0.0.1:6379")
-    .refine((value) => /^rediss?:\/\//.test(value), {
-      message: "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379",
-    }),
-  REDIS_KEY_PREFIX: optionalText()
-    .transform((value) => value ?? "payout-bot:")
-    .refine((value) => /^[\w:.-]{1,64}$/.test(value), {
-      message: "must be 1-64 characters of letters, digits, _ : . -",
-    }),
-  REDIS_DURABILITY: optionalText().refine(
-    (value) => value === undefined || value === "auto" || value === "off",
-    { message: 'must be "auto" (wait until money writes are persisted) or "off"' },
-  ),
-  REDIS_DURABILITY_TIMEOUT_MS: intInRange(2000, 100, 60_000),
+  ...redisEnvShape,
   STAFF: z.string().optional(),
   HTTP_HOST: optionalText().transform((value) => value ?? "0.0.0.0"),
   HTTP_PORT: intInRange(8080, 0, 65535),
@@ -140,6 +85,7 @@ const envSchema = z.object({
   STATUS_POLL_INTERVAL_MS: intInRange(5000, 100, 3_600_000),
   PAYOUT_STUCK_AFTER_HOURS: intInRange(24, 1, 24 * 30),
   PAYOUT_RETENTION_DAYS: intInRange(90, 1, 3650),
+  PAYOUT_STRANDED_AFTER_SECONDS: intInRange(300, 5, 86_400),
   PAYMENT_TIMEOUT_MS: intInRange(15_000, 1000, 120_000),
   TIME_ZONE: optionalText()
     .transform((value) => canonicalTimeZone(value ?? DEFAULT_TIME_ZONE))
@@ -177,18 +123,14 @@ export interface Config {
     webhookRereadsPerMinute: number;
     timeoutMs: number;
   };
-  redis: {
-    url: string;
-    keyPrefix: string;
-    /** Wait until money writes are persisted (store/durability.ts). Default: on in production. */
-    durability: "auto" | "off";
-    durabilityTimeoutMs: number;
-  };
+  redis: RedisConfig;
   staff: StaffEntry[];
   http: { host: string; port: number };
   confirmationTtlSeconds: number;
   statusPollIntervalMs: number;
   stuckAfterMs: number;
+  /** A payout still `submitting` this long after its request left is marked `unknown`. */
+  strandedAfterMs: number;
   retentionMs: number;
   /** IANA zone of the times shown to users (TIME_ZONE). */
   timeZone: string;
@@ -208,37 +150,6 @@ export class ConfigError extends Error {
     this.name = "ConfigError";
     this.problems = problems;
   }
-}
-
-/** A key variable holds PEM text or a path to a PEM file. */
-function readPem(
-  name: string,
-  value: string | undefined,
-  kind: "PUBLIC" | "PRIVATE",
-  problems: string[],
-) {
-  if (value === undefined) return undefined;
-  let pem = value.replace(/\\n/g, "\n");
-  if (!pem.includes("-----BEGIN")) {
-    if (!existsSync(value)) {
-      problems.push(`${name}: is neither PEM text nor the path of a readable file ("${value}")`);
-      return undefined;
-    }
-    try {
-      pem = readFileSync(value, "utf8");
-    } catch {
-      // A directory or a file we may not read: a problem to report, not a crash.
-      problems.push(`${name}: is neither PEM text nor the path of a readable file ("${value}")`);
-      return undefined;
-    }
-  }
-  if (!pem.includes(`${kind} KEY-----`)) {
-    problems.push(
-      `${name}: expected a PEM ${kind.toLowerCase()} key (-----BEGIN ${kind} KEY-----)`,
-    );
-    return undefined;
-  }
-  return pem;
 }
 
 /** Telegram only calls https:// webhooks; a local emulator on loopback may use http. */
@@ -268,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   }
   const { staff, problems: staffProblems } = parseStaff(env.STAFF);
   problems.push(...staffProblems.map((problem) => `STAFF: ${problem}`));
+  problems.push(...redisProblems(env));
 
   // The checks below read the raw environment, so that one bad value above does not hide
   // the problems below: every problem is reported in one go.
@@ -351,17 +263,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
         Math.max(1, Math.floor(RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV] / 2)),
       timeoutMs: values.PAYMENT_TIMEOUT_MS,
     },
-    redis: {
-      url: values.REDIS_URL,
-      keyPrefix: values.REDIS_KEY_PREFIX,
-      durability: values.REDIS_DURABILITY ?? (values.PAYMENT_ENV === "production" ? "auto" : "off"),
-      durabilityTimeoutMs: values.REDIS_DURABILITY_TIMEOUT_MS,
-    },
+    redis: redisConfig(values, values.PAYMENT_ENV === "production"),
     staff,
     http: { host: values.HTTP_HOST, port: values.HTTP_PORT },
     confirmationTtlSeconds: values.CONFIRMATION_TTL_SECONDS,
     statusPollIntervalMs: values.STATUS_POLL_INTERVAL_MS,
     stuckAfterMs: values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
+    strandedAfterMs: values.PAYOUT_STRANDED_AFTER_SECONDS * 1000,
     retentionMs: values.PAYOUT_RETENTION_DAYS * 86_400_000,
     timeZone: values.TIME_ZONE ?? DEFAULT_TIME_ZONE,
     logLevel: values.LOG_LEVEL,

@@ -7,7 +7,8 @@
 import { StartupError, startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { withEnvFile } from "./env-file.js";
-import { createLogger, type Logger, redactUrlCredentials } from "./logger.js";
+import { createLogger, type Logger } from "./logger.js";
+import { describeTarget } from "./store/redis-target.js";
 
 const USAGE = "usage: main.js start | demo | sandbox | emulator";
 
@@ -62,7 +63,7 @@ async function start(): Promise<void> {
       environment: config.payment.env,
       bot: `@${app.botUsername}`,
       staff: config.staff.length,
-      redis: redactUrlCredentials(config.redis.url),
+      redis: describeTarget(config.redis.target),
       paymentWebhook: config.payment.webhookPath,
       http: app.http?.url,
     },

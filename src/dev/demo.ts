@@ -108,8 +108,10 @@ interface Plan {
 /** Starts the sandbox, the emulator and the app, wired together; registers their stops. */
 async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promise<Running> {
   const { options, keyPrefix, baseEnv, baseConfig } = plan;
+  const { target } = baseConfig.redis;
   const storage = await chooseDemoStorage({
-    redisUrl: baseConfig.redis.url,
+    // The demo passes only REDIS_URL through (PASSED_THROUGH): never a Sentinel target.
+    redisUrl: target.kind === "url" ? target.url : "redis://127.0.0.1:6379",
     keyPrefix,
     retentionMs: baseConfig.retentionMs,
     logger,

@@ -3,7 +3,7 @@
  * every connection to a target, optionally late in each direction (a real network's
  * latency), and can cut every open connection and refuse new ones for a while (a network
  * blip). Between a bot and Redis, or a Redis replica and its primary, it shows what
- * loopback hides.
+ * loopback hides; its counters tell how many round trips and bytes went through.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
@@ -17,9 +17,30 @@ export interface TcpRelayOptions {
   downstreamDelayMs?: number;
 }
 
+/**
+ * What went through a relay since it started, all connections together. A round trip is
+ * a burst of bytes a client sent after bytes had come back since its previous burst (or
+ * its first): what a client that waits for each answer before asking again pays a network
+ * latency for. Bursts sent without waiting (pipelining) count once.
+ */
+export interface RelayCounters {
+  connections: number;
+  roundTrips: number;
+  /** Client → target. */
+  bytesUp: number;
+  /** Target → client. */
+  bytesDown: number;
+}
+
 /** One direction of one connection: chunks written `delayMs` late, in order. */
-function pipeDelayed(from: Socket, to: Socket, delayMs: () => number): void {
+function pipeDelayed(
+  from: Socket,
+  to: Socket,
+  delayMs: () => number,
+  onChunk: (chunk: Buffer) => void,
+): void {
   from.on("data", (chunk: Buffer) => {
+    onChunk(chunk);
     const delay = delayMs();
     if (delay <= 0) {
       if (!to.destroyed) to.write(chunk);
@@ -40,6 +61,7 @@ export class TcpRelay {
   readonly #server: Server;
   readonly #options: Required<TcpRelayOptions>;
   readonly #pairs = new Set<[Socket, Socket]>();
+  readonly #counters: RelayCounters = { connections: 0, roundTrips: 0, bytesUp: 0, bytesDown: 0 };
   #refuseUntilMs = 0;
   #port = 0;
 
@@ -73,6 +95,11 @@ export class TcpRelay {
   /** Open connections (client side) right now. */
   get connections(): number {
     return this.#pairs.size;
+  }
+
+  /** A copy of the counts so far (see RelayCounters). */
+  get counters(): RelayCounters {
+    return { ...this.#counters };
   }
 
   /** Sets the delays of every chunk from now on, each way. */
@@ -123,7 +150,27 @@ export class TcpRelay {
     };
     client.on("error", drop).on("close", drop);
     upstream.on("error", drop).on("close", drop);
-    pipeDelayed(client, upstream, () => this.#options.upstreamDelayMs);
-    pipeDelayed(upstream, client, () => this.#options.downstreamDelayMs);
+    const counters = this.#counters;
+    counters.connections += 1;
+    let answered = true;
+    pipeDelayed(
+      client,
+      upstream,
+      () => this.#options.upstreamDelayMs,
+      (chunk) => {
+        if (answered) counters.roundTrips += 1;
+        answered = false;
+        counters.bytesUp += chunk.length;
+      },
+    );
+    pipeDelayed(
+      upstream,
+      client,
+      () => this.#options.downstreamDelayMs,
+      (chunk) => {
+        answered = true;
+        counters.bytesDown += chunk.length;
+      },
+    );
   }
 }

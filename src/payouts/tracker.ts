@@ -146,8 +146,10 @@ export class PayoutTracker {
   /** One round: polls every payout that is due (at most `batchSize`). */
   async tick(): Promise<number> {
     const { stores, now, batchSize, leaseMs } = this.#options;
-    // Another replica may have died mid-request: look for stranded payouts now and then.
-    if (now() - this.#lastResumeMs >= RESUME_EVERY_MS) await this.resume();
+    // Another replica may have died mid-request: look for stranded payouts now and then,
+    // and at least as often as the limit, so none stays stranded much past it.
+    const resumeEveryMs = Math.min(RESUME_EVERY_MS, this.#options.submittingLimitMs);
+    if (now() - this.#lastResumeMs >= resumeEveryMs) await this.resume();
     if (this.#stopped) return 0;
     const ids = await stores.tracking.claimDue(now(), batchSize, leaseMs);
     let polled = 0;

@@ -7,7 +7,7 @@
  * a capped backoff on its own. A command in flight when the connection drops may be resent
  * by ioredis after the reconnect; the payout store's `claimId` makes that harmless.
  */
-import { Redis } from "ioredis";
+import { Redis, type RedisOptions } from "ioredis";
 import { type Logger, silentLogger } from "../logger.js";
 import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
@@ -15,6 +15,7 @@ import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisProfileStore } from "./redis-profiles.js";
 import { RedisAuditLog, RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
+import { type RedisTarget, targetOptions, urlTarget } from "./redis-target.js";
 import type { Stores } from "./types.js";
 
 export interface RedisConnectionOptions {
@@ -23,7 +24,11 @@ export interface RedisConnectionOptions {
   connectTimeoutMs?: number;
   /** A command without an answer after this rejects; default 5000. */
   commandTimeoutMs?: number;
-  /** Longest pause between reconnection attempts; default 5000. */
+  /**
+   * Longest pause between reconnection attempts; default 5000, 1000 with Sentinel (each
+   * attempt asks the sentinels first, so the new primary is found within a second of a
+   * failover).
+   */
   maxReconnectDelayMs?: number;
 }
 
@@ -33,23 +38,34 @@ export function reconnectDelayMs(attempt: number, maxMs: number): number {
 }
 
 /**
- * An ioredis client that fails fast when Redis is unreachable (no offline queue, one retry
- * per command, 5 s connect and command timeouts) and reconnects forever with capped
- * backoff. Connection errors are logged, never thrown unhandled. Commands sent before the
- * connection is ready fail: await `waitForReady` first.
+ * An ioredis client for `target` (a URL, or a Sentinel-named primary) that fails fast when
+ * Redis is unreachable (no offline queue, one retry per command, 5 s connect and command
+ * timeouts) and reconnects forever with capped backoff. Connection errors are logged,
+ * never thrown unhandled. Commands sent before the connection is ready fail: await
+ * `waitForReady` first. `duplicate()` gives another connection with the same options.
  */
-export function createRedisConnection(url: string, options: RedisConnectionOptions = {}): Redis {
+export function createRedisConnection(
+  target: RedisTarget | string,
+  options: RedisConnectionOptions = {},
+): Redis {
   const logger = options.logger ?? silentLogger;
-  const maxDelayMs = options.maxReconnectDelayMs ?? 5000;
-  const redis = new Redis(url, {
+  const where = typeof target === "string" ? urlTarget(target) : target;
+  const maxDelayMs = options.maxReconnectDelayMs ?? (where.kind === "sentinel" ? 1000 : 5000);
+  const redisOptions: RedisOptions = {
+    ...targetOptions(where),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: options.connectTimeoutMs ?? 5000,
     commandTimeout: options.commandTimeoutMs ?? 5000,
     retryStrategy: (attempt) => reconnectDelayMs(attempt, maxDelayMs),
+    // A primary demoted by a failover refuses writes (READONLY) while its old clients stay
+    // connected: reconnect, which asks the sentinels where the primary is now. The failed
+    // command is not resent (a payout write is retried by its caller, claim id and all).
+    reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 1 : false),
     // Commands issued in the same tick go out in one write: an update makes dozens.
     enableAutoPipelining: true,
-  });
+  };
+  const redis = where.kind === "url" ? new Redis(where.url, redisOptions) : new Redis(redisOptions);
   let healthy = false;
   redis.on("ready", () => {
     healthy = true;

@@ -36,9 +36,12 @@ describe("the bot process", () => {
       await bot.process.waitForLog((line) => line.msg === "this replica now polls Telegram");
       expect(await pollerLeaseHolder()).not.toBeNull();
       expect(await healthStatus(bot.url)).toBe(200);
-      // Long polling: every getUpdates asks Telegram to wait (25 s), none spins with 0.
+      // Long polling: every getUpdates asks Telegram to wait (25 s), none spins with 0. The
+      // lease is logged just before the first getUpdates leaves: wait for it to arrive.
+      await expect
+        .poll(() => world.emulator.calls.filter((call) => call.method === "getUpdates").length)
+        .toBeGreaterThan(0);
       const polls = world.emulator.calls.filter((call) => call.method === "getUpdates");
-      expect(polls.length).toBeGreaterThan(0);
       for (const poll of polls) expect(poll.params.timeout).toBe(25);
 
       bot.process.child.kill(signal);

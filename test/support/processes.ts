@@ -188,6 +188,14 @@ export async function healthStatus(baseUrl: string, timeoutMs = 2000): Promise<n
   }
 }
 
+export interface PrivateRedisOptions {
+  persist?: boolean;
+  args?: readonly string[];
+  configFile?: string;
+  /** Default: a free port. */
+  port?: number;
+}
+
 /** A redis-server of the test's own, on a free port, that it may stop and start again. */
 export class PrivateRedis {
   readonly port: number;
@@ -196,25 +204,26 @@ export class PrivateRedis {
   readonly dir = mkdtempSync(join(tmpdir(), "payout-bot-redis-"));
   readonly #persist: boolean;
   readonly #args: readonly string[];
+  readonly #configFile: string | undefined;
   #child: ChildProcess | undefined;
   readonly #tracked = { stop: () => this.close() };
 
-  private constructor(port: number, persist: boolean, args: readonly string[]) {
+  private constructor(port: number, options: PrivateRedisOptions) {
     this.port = port;
     this.url = `redis://127.0.0.1:${port}`;
-    this.#persist = persist;
-    this.#args = args;
+    this.#persist = options.persist ?? false;
+    this.#args = options.args ?? [];
+    this.#configFile = options.configFile;
     running.add(this.#tracked);
   }
 
   /**
    * Starts one; `persist` turns the AOF on (the data survives `stop` and `start`); `args`
-   * go to redis-server as they are (e.g. `["--replicaof", "127.0.0.1", "6380"]`).
+   * go to redis-server as they are (e.g. `["--replicaof", "127.0.0.1", "6380"]`); a
+   * `configFile` is read first (a sentinel needs one it may rewrite, and `--sentinel`).
    */
-  static async start(
-    options: { persist?: boolean; args?: readonly string[] } = {},
-  ): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort(), options.persist ?? false, options.args ?? []);
+  static async start(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(options.port ?? (await freePort()), options);
     await redis.start().catch(async (error: unknown) => {
       await redis.close();
       throw error;
@@ -225,7 +234,8 @@ export class PrivateRedis {
   /** (Re)starts the server on the same port and directory; resolves once it answers. */
   async start(): Promise<void> {
     if (this.#child) return;
-    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", ""];
+    const config = this.#configFile === undefined ? [] : [this.#configFile];
+    const args = [...config, "--port", String(this.port), "--bind", "127.0.0.1", "--save", ""];
     args.push("--dir", this.dir, "--appendonly", this.#persist ? "yes" : "no", ...this.#args);
     const child = spawn("redis-server", args, { stdio: "ignore" });
     this.#child = child;

@@ -6,6 +6,7 @@ import type { TelegramEmulator } from "../../src/dev/telegram-emulator/index.js"
 import type { SandboxHandle, SandboxOptions } from "../../src/sandbox/index.js";
 import { keys } from "../../src/store/keys.js";
 import { createRedisConnection, createRedisStores, waitForReady } from "../../src/store/redis.js";
+import type { RedisTarget } from "../../src/store/redis-target.js";
 import type { Stores } from "../../src/store/types.js";
 import { harnessEnv, startServices } from "./harness.js";
 import { perTest } from "./per-test.js";
@@ -31,6 +32,11 @@ export interface WorldOptions {
   env?: Record<string, string>;
   /** Default: the test Redis. */
   redisUrl?: string;
+  /**
+   * Where the test's own stores connect, when not at `redisUrl` (e.g. through Sentinel;
+   * give the bots the same place in `env`).
+   */
+  redisTarget?: RedisTarget;
 }
 
 /** Starts the sandbox and the emulator for bot processes; `redisUrl` defaults to the test Redis. */
@@ -39,7 +45,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const prefix = testPrefix("proc");
   const redisUrl = options.redisUrl ?? testRedisUrl();
   const env = harnessEnv(sandbox, emulator, prefix, { REDIS_URL: redisUrl, ...options.env });
-  const connection = createRedisConnection(redisUrl);
+  const connection = createRedisConnection(options.redisTarget ?? redisUrl);
   await waitForReady(connection, 5000);
   const stores = createRedisStores(connection, { prefix, retentionMs: 86_400_000 });
   const close = async () => {

@@ -67,6 +67,16 @@ describe("layers", () => {
     expect(senders).toEqual(["payouts/submission.ts"]);
   });
 
+  it("keeps every file in src/ at 300 lines or fewer", () => {
+    const long = filesOf(".")
+      .map((file) => ({
+        file,
+        lines: readFileSync(join(SRC, file), "utf8").split("\n").length - 1,
+      }))
+      .filter((entry) => entry.lines > 300);
+    expect(long).toEqual([]);
+  });
+
   it("never lets the bot ask for more than the sandbox takes", () => {
     expect(MAX_AMOUNT_XAF).toBeLessThanOrEqual(SANDBOX_MAX_AMOUNT_XAF);
   });

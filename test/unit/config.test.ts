@@ -51,7 +51,7 @@ describe("loadConfig", () => {
           timeoutMs: 15_000,
         },
         redis: {
-          url: "redis://127.0.0.1:6379",
+          target: { kind: "url", url: "redis://127.0.0.1:6379" },
           keyPrefix: "payout-bot:",
           durability: "off",
           durabilityTimeoutMs: 2000,
@@ -61,6 +61,7 @@ describe("loadConfig", () => {
         confirmationTtlSeconds: 300,
         statusPollIntervalMs: 5000,
         stuckAfterMs: 24 * 3_600_000,
+        strandedAfterMs: 300_000,
         retentionMs: 90 * 86_400_000,
         timeZone: "Africa/Douala",
         logLevel: "info",
@@ -91,6 +92,7 @@ describe("loadConfig", () => {
         STATUS_POLL_INTERVAL_MS: "250",
         PAYOUT_STUCK_AFTER_HOURS: "2",
         PAYOUT_RETENTION_DAYS: "7",
+        PAYOUT_STRANDED_AFTER_SECONDS: "30",
         PAYMENT_TIMEOUT_MS: "5000",
         TIME_ZONE: " africa/lagos ",
         LOG_LEVEL: "debug",
@@ -110,7 +112,7 @@ describe("loadConfig", () => {
       timeoutMs: 5000,
     });
     expect(config.redis).toEqual({
-      url: "rediss://cache.example.com:6380/2",
+      target: { kind: "url", url: "rediss://cache.example.com:6380/2" },
       keyPrefix: "bot:test.1-",
       durability: "off",
       durabilityTimeoutMs: 2000,
@@ -123,6 +125,7 @@ describe("loadConfig", () => {
     expect(config.retentionMs).toBe(7 * 86_400_000);
     // An IANA zone, in its canonical spelling.
     expect(config.timeZone).toBe("Africa/Lagos");
+    expect(config.strandedAfterMs).toBe(30_000);
     expect(config.logLevel).toBe("debug");
   });
 
@@ -159,6 +162,7 @@ describe("loadConfig", () => {
     ["STATUS_POLL_INTERVAL_MS", "99", "from 100 to 3600000"],
     ["PAYOUT_STUCK_AFTER_HOURS", "0", "from 1 to 720"],
     ["PAYOUT_RETENTION_DAYS", "3651", "from 1 to 3650"],
+    ["PAYOUT_STRANDED_AFTER_SECONDS", "4", "from 5 to 86400"],
     ["PAYMENT_TIMEOUT_MS", "999", "from 1000 to 120000"],
     ["PAYMENT_TIMEOUT_MS", "120001", "from 1000 to 120000"],
     ["LOG_LEVEL", "verbose", "one of fatal, error"],
@@ -194,6 +198,7 @@ describe("loadConfig", () => {
     ["STATUS_POLL_INTERVAL_MS", "3600000"],
     ["PAYOUT_STUCK_AFTER_HOURS", "720"],
     ["PAYOUT_RETENTION_DAYS", "1"],
+    ["PAYOUT_STRANDED_AFTER_SECONDS", "5"],
     ["PAYMENT_TIMEOUT_MS", "1000"],
     ["PAYMENT_TIMEOUT_MS", "120000"],
     ["LOG_LEVEL", "silent"],

@@ -58,6 +58,25 @@ describe("TcpRelay", () => {
     expect(performance.now() - startedMs).toBeGreaterThanOrEqual(95);
   });
 
+  it("counts a round trip per answer waited for, and the bytes each way", async () => {
+    const relay = await relayToRedis({});
+    const client = clientOf(relay);
+    await client.connect();
+    const before = relay.counters;
+    for (let n = 0; n < 3; n++) expect(await client.ping()).toBe("PONG");
+    const sequential = relay.counters;
+    expect(sequential.roundTrips - before.roundTrips).toBe(3);
+    // PING is 14 bytes on the wire (*1 $4 PING), PONG 7 (+PONG).
+    expect(sequential.bytesUp - before.bytesUp).toBe(3 * 14);
+    expect(sequential.bytesDown - before.bytesDown).toBe(3 * 7);
+
+    // Sent together (one pipeline), answered together: one round trip.
+    await client.pipeline().ping().ping().ping().ping().exec();
+    expect(relay.counters.roundTrips - sequential.roundTrips).toBe(1);
+    expect(relay.counters.bytesUp - sequential.bytesUp).toBe(4 * 14);
+    expect(relay.counters.connections).toBe(1);
+  });
+
   it("cuts open connections and refuses new ones during a blip, then lets them in again", async () => {
     const relay = await relayToRedis({});
     const client = clientOf(relay);

@@ -22,6 +22,7 @@ interface TrackerOverrides {
   random?: () => number;
   stuckAfterMs?: number;
   stopAfterMs?: number;
+  submittingLimitMs?: number;
 }
 
 interface Setup {
@@ -61,7 +62,7 @@ function setup(pollIntervalMs = 5 * SECOND): Setup {
       pollIntervalMs,
       stuckAfterMs: overrides.stuckAfterMs ?? 24 * HOUR,
       stopAfterMs: overrides.stopAfterMs ?? 90 * 24 * HOUR,
-      submittingLimitMs: 5 * MINUTE,
+      submittingLimitMs: overrides.submittingLimitMs ?? 5 * MINUTE,
       now: clock.now,
       random: overrides.random ?? (() => 0.5),
       onNoticeQueued: () => {
@@ -342,6 +343,28 @@ describe("PayoutTracker", () => {
       ]);
       expect(s.queued.count).toBe(1);
       expect(s.gateway.polls).toHaveLength(0);
+    });
+
+    it("looks for stranded payouts once a minute, or as often as a shorter limit", async () => {
+      for (const [limitMs, checkedAfterMs] of [
+        [5 * MINUTE, MINUTE],
+        [10 * SECOND, 10 * SECOND],
+      ] as const) {
+        const s = setup();
+        const tracker = s.tracker({ submittingLimitMs: limitMs });
+        await tracker.resume();
+        const stranded = await pendingPayout(s, 5000, {
+          state: "submitting",
+          paymentId: undefined,
+          submittedAtMs: START_MS - 10 * MINUTE,
+        });
+        s.clock.nowMs = START_MS + checkedAfterMs - 1;
+        await tracker.tick();
+        expect((await s.stores.payouts.get(stranded.id))?.state).toBe("submitting");
+        s.clock.nowMs = START_MS + checkedAfterMs;
+        await tracker.tick();
+        expect((await s.stores.payouts.get(stranded.id))?.state).toBe("unknown");
+      }
     });
 
     it("leaves a payout that is being submitted right now alone", async () => {

@@ -1,0 +1,72 @@
+/**
+ * Where the bot's Redis is: one server named by a URL (`redis://`, or `rediss://` for TLS),
+ * or a primary that Redis Sentinel names and renames on a failover. `targetOptions` turns
+ * a target into the part of the ioredis options that says where and how to connect;
+ * redis.ts adds the fail-fast behaviour, the same for both.
+ */
+import type { RedisOptions } from "ioredis";
+import { redactUrlCredentials } from "../logger.js";
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+export interface UrlTarget {
+  kind: "url";
+  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
+  url: string;
+  /** The password when the URL has none (REDIS_PASSWORD). */
+  password?: string | undefined;
+}
+
+export interface SentinelTarget {
+  kind: "sentinel";
+  /** Asked in turn for the primary's address; more are learnt from them. */
+  sentinels: readonly HostPort[];
+  /** The primary's name in the sentinels' configuration (`sentinel monitor <name> …`). */
+  name: string;
+  /** AUTH on the primary and its replicas. */
+  password?: string | undefined;
+  /** AUTH on the sentinels. */
+  sentinelPassword?: string | undefined;
+  /** TLS to the sentinels and to the servers they name. */
+  tls: boolean;
+}
+
+export type RedisTarget = UrlTarget | SentinelTarget;
+
+/** A plain URL target, for the many callers (tests, benchmarks, the demo) that have one. */
+export function urlTarget(url: string): UrlTarget {
+  return { kind: "url", url };
+}
+
+/**
+ * The ioredis options that say where `target` is (a URL target's URL itself goes to the
+ * constructor beside them). For Sentinel: the client asks the
+ * sentinels for the primary on every (re)connection, checks that the server it reached
+ * is a primary, and drops its connection as soon as a sentinel announces a failover
+ * (`failoverDetector`), rather than waiting for the old primary's socket to fail.
+ */
+export function targetOptions(target: RedisTarget): RedisOptions {
+  if (target.kind === "url")
+    return target.password === undefined ? {} : { password: target.password };
+  return {
+    sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+    name: target.name,
+    role: "master",
+    password: target.password,
+    sentinelPassword: target.sentinelPassword,
+    failoverDetector: true,
+    // A sentinel that does not answer must not hold up finding the primary.
+    sentinelCommandTimeout: 2000,
+    ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+  };
+}
+
+/** One line for logs and start-up errors, without a password. */
+export function describeTarget(target: RedisTarget): string {
+  if (target.kind === "url") return redactUrlCredentials(target.url);
+  const sentinels = target.sentinels.map(({ host, port }) => `${host}:${port}`).join(",");
+  return `sentinel ${target.name} via ${sentinels}${target.tls ? " (TLS)" : ""}`;
+}
