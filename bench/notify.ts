@@ -169,6 +169,9 @@ async function webhookRows(context: BenchContext, sandbox: SandboxHandle): Promi
         statusPollIntervalMs: 3_600_000,
       }),
       BENCH_RATE_LIMIT_PER_MINUTE: "100000000",
+      // 100 callbacks in well under a minute: over the default cap (half the rate limit)
+      // they would be left to polling, which is off here. This measures the webhook path.
+      PAYMENT_WEBHOOK_REREADS_PER_MINUTE: "10000",
     };
     const bot = await startBot({ mode: "app", userIds, env });
     const relay = await startRelay(sandbox, bot.emulator, userIds[0] ?? 0);
