@@ -1,20 +1,55 @@
-/** One line of the audit log: who did what to which payout, and when. */
+/**
+ * The audit trail: who did what to which payout (or batch), when, and what it changed. Moves
+ * of a payout are written in the same atomic step as the move itself, so no entry is lost
+ * or invented; other actions (staff changes, refusals) are written as they happen.
+ */
 import { z } from "zod";
+import { PAYOUT_STATES } from "./lifecycle.js";
+import { ROLES, type Role } from "./roles.js";
 
-export interface AuditEntry {
-  atMs: number;
-  actorId: number;
-  action: string;
-  payoutId?: string;
-  details?: Record<string, string | number | boolean | null>;
-}
+/** Who made something happen: a staff member, or the bot itself (timers, the API's answers). */
+export type Actor = { id: number; role: Role } | { id: 0; role: "system" };
 
-export const AuditEntrySchema: z.ZodType<AuditEntry> = z.object({
+/** The bot itself: expiries, the API's answers and statuses, the stranded rule. */
+export const SYSTEM_ACTOR: Actor = { id: 0, role: "system" };
+
+export const ActorRoleSchema = z.enum([...ROLES, "system"]);
+export type ActorRole = z.infer<typeof ActorRoleSchema>;
+
+const DetailValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+export const AuditDetailsSchema = z.record(z.string(), DetailValueSchema);
+export type AuditDetails = z.infer<typeof AuditDetailsSchema>;
+
+export const AuditEntrySchema = z.object({
+  /** Where the entry stands in the log (set by the store; orders and pages entries). */
+  id: z.string().optional(),
   atMs: z.number().int(),
   actorId: z.number().int(),
+  actorRole: ActorRoleSchema,
+  /** A lifecycle event (`confirm`, `approve`, `settle_success`…) or another action. */
   action: z.string().min(1),
   payoutId: z.string().optional(),
-  details: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
-    .optional(),
+  batchId: z.string().optional(),
+  /** The payout's state before and after, for a move. */
+  from: z.enum(PAYOUT_STATES).optional(),
+  to: z.enum(PAYOUT_STATES).optional(),
+  /** Whole XAF, where an amount applies. */
+  amount: z.number().int().optional(),
+  /** Masked (`2376•••••001`), where a number applies. */
+  phone: z.string().optional(),
+  details: AuditDetailsSchema.optional(),
 });
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+/** What a caller says about an action; the store adds the id (and, for a move, the rest). */
+export type AuditDraft = Omit<AuditEntry, "id" | "from" | "to">;
+
+/** A staff member as the actor of what they did. */
+export function staffActor(member: { userId: number; role: Role }): Actor {
+  return { id: member.userId, role: member.role };
+}
+
+/** The entry's actor fields for `actor`. */
+export function actorFields(actor: Actor): Pick<AuditEntry, "actorId" | "actorRole"> {
+  return { actorId: actor.id, actorRole: actor.role };
+}

@@ -3,8 +3,8 @@
  * answered (or did not), and the admins told when the answer needs a person. Only the
  * submission that holds a payout's claim calls these, so each move is its to make.
  */
+import type { AuditDetails } from "../model/audit.js";
 import type { PayoutEvent } from "../model/lifecycle.js";
-import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import {
   OutcomeUnknownError,
@@ -13,9 +13,14 @@ import {
   RateLimitedError,
 } from "../payments/errors.js";
 import type { Payment } from "../payments/schemas.js";
-import type { TransitionResult } from "../store/types.js";
+import type { TransitionOptions, TransitionResult } from "../store/types.js";
 import { PERSISTENT_RETRY, retryPayoutWrite } from "./store-retry.js";
 import type { StepContext, SubmitResult } from "./types.js";
+
+/** The audit facts of a move that records a payment. */
+function paymentDetails(patch: PayoutPatch): AuditDetails {
+  return { paymentId: patch.paymentId ?? null, status: patch.apiStatus ?? null };
+}
 
 export class AnswerRecords {
   readonly #context: StepContext;
@@ -34,8 +39,9 @@ export class AnswerRecords {
    */
   async accepted(payoutId: string, claimId: string, patch: PayoutPatch): Promise<Payout> {
     const { stores } = this.#context;
+    const options = { claimId, durable: true, auditDetails: paymentDetails(patch) };
     const result = await this.#durableTransition(payoutId, "record the payment id", () =>
-      stores.payouts.transition(payoutId, "accepted", patch, { claimId, durable: true }),
+      stores.payouts.transition(payoutId, "accepted", patch, options),
     );
     if (result.ok) return result.payout;
     if (result.reason === "payment_taken") return result.payout;
@@ -51,21 +57,17 @@ export class AnswerRecords {
    * `unknown`, never attached to that payment, and the admins are told at once.
    */
   async mismatch(payout: Payout, payment: Payment, problem: string): Promise<SubmitResult> {
-    const { stores, log, now } = this.#context;
+    const { log } = this.#context;
     const message = `the API answered with a payment that does not match the request: ${problem}`;
     const lost = await this.#leaveSubmitting(
       payout.id,
       "lost",
       { errorMessage: message, candidatePaymentId: payment.id },
-      [{ kind: "attention", payoutId: payout.id, reason: "mismatch" }],
+      {
+        notices: [{ kind: "attention", payoutId: payout.id, reason: "mismatch" }],
+        auditDetails: { paymentId: payment.id, reason: `answer does not match: ${problem}` },
+      },
     );
-    await stores.audit.record({
-      atMs: now(),
-      actorId: payout.initiatorId,
-      action: "payout_answer_mismatch",
-      payoutId: payout.id,
-      details: { paymentId: payment.id, problem },
-    });
     log.error(
       { payoutId: payout.id, paymentId: payment.id, problem },
       "payment answer does not match the request; outcome unknown",
@@ -83,10 +85,13 @@ export class AnswerRecords {
       { payoutId: payout.id },
       "claim not confirmed persisted by Redis in time; request not sent",
     );
-    const held = await this.#leaveSubmitting(payout.id, "refused", {
-      errorMessage: "not sent: the bot's storage could not confirm the claim was saved",
-      heldBackBecause: "storage_not_confirmed",
-    });
+    const reason = "not sent: the bot's storage could not confirm the claim was saved";
+    const held = await this.#leaveSubmitting(
+      payout.id,
+      "refused",
+      { errorMessage: reason, heldBackBecause: "storage_not_confirmed" },
+      { auditDetails: { reason } },
+    );
     return { outcome: "not_sent", payout: held };
   }
 
@@ -103,22 +108,19 @@ export class AnswerRecords {
     if (current?.state !== "unknown" || current.claimId !== payout.claimId) {
       return { outcome: "not_sent", payout: current ?? payout };
     }
-    const failed = await stores.payouts.transition(payout.id, "resolve_failed", {
-      settledAtMs: now(),
-      errorMessage: "not sent: the payout was marked unknown before its request could leave",
-    });
-    await stores.audit.record({
-      atMs: now(),
-      actorId: payout.initiatorId,
-      action: "payout_not_sent",
-      payoutId: payout.id,
-    });
+    const reason = "not sent: the payout was marked unknown before its request could leave";
+    const failed = await stores.payouts.transition(
+      payout.id,
+      "resolve_failed",
+      { settledAtMs: now(), errorMessage: reason },
+      { auditDetails: { reason } },
+    );
     return { outcome: "not_sent", payout: failed.ok ? failed.payout : current };
   }
 
   /** The request failed: refused when nothing can have been created, else unknown. */
   async failure(payout: Payout, error: unknown): Promise<SubmitResult> {
-    const { stores, log, now } = this.#context;
+    const { log } = this.#context;
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof PaymentClientError && !(error instanceof OutcomeUnknownError)) {
       // The API refused, or the request certainly never left (connection refused, our
@@ -130,34 +132,36 @@ export class AnswerRecords {
           : error instanceof RateLimitedError
             ? 429
             : undefined;
-      const refused = await this.#leaveSubmitting(payout.id, "refused", {
-        errorMessage: error instanceof PaymentApiError ? error.apiMessage : message,
-        errorStatusCode: statusCode,
-      });
+      const errorMessage = error instanceof PaymentApiError ? error.apiMessage : message;
+      const refused = await this.#leaveSubmitting(
+        payout.id,
+        "refused",
+        { errorMessage, errorStatusCode: statusCode },
+        { auditDetails: { statusCode: statusCode ?? null, reason: errorMessage } },
+      );
       log.warn({ payoutId: payout.id, err: error }, "payment request refused");
       return { outcome: "refused", payout: refused, error };
     }
     // Anything else — a lost answer, or a bug of ours after the request may have left —
     // is unknown: a second request could pay twice.
-    const lost = await this.#leaveSubmitting(payout.id, "lost", { errorMessage: message });
-    await stores.audit.record({
-      atMs: now(),
-      actorId: payout.initiatorId,
-      action: "payout_outcome_unknown",
-      payoutId: payout.id,
-      details: { reason: message },
-    });
+    const lost = await this.#leaveSubmitting(
+      payout.id,
+      "lost",
+      { errorMessage: message },
+      { auditDetails: { reason: message } },
+    );
     log.error({ payoutId: payout.id, err: error }, "payment outcome unknown");
     return { outcome: "unknown", payout: lost };
   }
 
   /** `unknown → pending`: the 201 of this very claim arrived after it was marked unknown. */
   async #acceptedLate(payout: Payout, patch: PayoutPatch): Promise<Payout> {
-    const { stores, log, now } = this.#context;
+    const { stores, log } = this.#context;
     const options = {
       claimId: payout.claimId,
       durable: true,
       notices: [{ kind: "attention", payoutId: payout.id, reason: "accepted_late" } as const],
+      auditDetails: paymentDetails(patch),
     };
     const late = await this.#durableTransition(payout.id, "record a late payment id", () =>
       stores.payouts.transition(payout.id, "accepted_late", patch, options),
@@ -166,13 +170,6 @@ export class AnswerRecords {
       if (late.reason === "not_found") throw new Error(`payout ${payout.id} is gone`);
       return late.payout;
     }
-    await stores.audit.record({
-      atMs: now(),
-      actorId: payout.initiatorId,
-      action: "payout_accepted_late",
-      payoutId: payout.id,
-      details: { paymentId: patch.paymentId ?? null },
-    });
     log.warn(
       { payoutId: payout.id, paymentId: patch.paymentId },
       "a payout marked unknown was accepted late; tracking it again",
@@ -218,11 +215,9 @@ export class AnswerRecords {
     payoutId: string,
     event: Extract<PayoutEvent, "accepted" | "refused" | "lost">,
     patch: PayoutPatch,
-    notices: readonly Notice[] = [],
+    options: Pick<TransitionOptions, "notices" | "auditDetails">,
   ): Promise<Payout> {
-    const result = await this.#context.stores.payouts.transition(payoutId, event, patch, {
-      notices,
-    });
+    const result = await this.#context.stores.payouts.transition(payoutId, event, patch, options);
     if (result.ok) return result.payout;
     if (result.reason === "payment_taken") return result.payout;
     throw new Error(`payout ${payoutId} left submitting while it was being sent`);

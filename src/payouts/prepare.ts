@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { maskPhone } from "../logger.js";
+import { staffActor } from "../model/audit.js";
 import { parseAmount } from "../model/money.js";
 import type { Payout } from "../model/payout.js";
 import { parsePhone } from "../model/phone.js";
@@ -86,7 +87,9 @@ export class Preparation {
       updatedAtMs: nowMs,
       expiresAtMs: nowMs + this.#ttlMs,
     };
-    await stores.payouts.create(payout);
+    await stores.payouts.create(payout, {
+      actor: staffActor({ userId: input.initiatorId, role: input.initiatorRole }),
+    });
     log.info(
       {
         payoutId: payout.id,
@@ -110,7 +113,8 @@ export class Preparation {
     const payout = await stores.payouts.get(payoutId);
     if (!payout) return { outcome: "not_found" };
     if (mayCancel(asker, payout) !== "allowed") return { outcome: "forbidden", payout };
-    const result = await stores.payouts.transition(payoutId, "cancel");
+    const actor = asker ? staffActor(asker) : undefined;
+    const result = await stores.payouts.transition(payoutId, "cancel", {}, { actor });
     return result.ok ? { outcome: "cancelled", payout: result.payout } : lostRace(result);
   }
 }

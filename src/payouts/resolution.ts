@@ -3,7 +3,7 @@
  * (its id is checked with the API before the payout is tracked again), or establishes that
  * it was not made.
  */
-import type { AuditEntry } from "../model/audit.js";
+import type { Actor, AuditDetails } from "../model/audit.js";
 import { knownStatus } from "../model/payment-terms.js";
 import type { PayoutPatch } from "../model/payout.js";
 import { PaymentApiError, PaymentClientError } from "../payments/errors.js";
@@ -23,11 +23,7 @@ export class Resolution {
    * checked with the API (it must exist and match the number and amount) before the
    * payout is tracked again.
    */
-  async withPaymentId(
-    payoutId: string,
-    adminId: number,
-    paymentId: string,
-  ): Promise<ResolveResult> {
+  async withPaymentId(payoutId: string, admin: Actor, paymentId: string): Promise<ResolveResult> {
     const { gateway, stores, now } = this.#context;
     const payout = await stores.payouts.get(payoutId);
     if (!payout) return { outcome: "not_found" };
@@ -46,9 +42,8 @@ export class Resolution {
     // amount must not both claim it, or both payers would be told "paid".
     const owner = await stores.payouts.findByPaymentId(payment.id);
     if (owner && owner.id !== payout.id) return { outcome: "payment_taken", payout, payment };
-    const result = await this.#resolve(payoutId, adminId, "resolve_with_id", {
+    const result = await this.#resolve(payoutId, admin, "resolve_with_id", {
       patch: { paymentId: payment.id, apiStatus: knownStatus(payment.status), fee: payment.fee },
-      action: "unknown_resolved_with_payment",
       details: { paymentId: payment.id, status: payment.status ?? null },
       payment,
     });
@@ -59,32 +54,26 @@ export class Resolution {
   }
 
   /** An admin established that an `unknown` payout was not paid. */
-  async asFailed(payoutId: string, adminId: number): Promise<ResolveResult> {
-    return this.#resolve(payoutId, adminId, "resolve_failed", {
+  async asFailed(payoutId: string, admin: Actor): Promise<ResolveResult> {
+    return this.#resolve(payoutId, admin, "resolve_failed", {
       patch: { settledAtMs: this.#context.now() },
-      action: "unknown_resolved_as_failed",
     });
   }
 
-  /** The move out of `unknown` by an admin, recorded in the audit log. */
+  /** The move out of `unknown` by an admin, audited with it. */
   async #resolve(
     payoutId: string,
-    adminId: number,
+    admin: Actor,
     event: "resolve_with_id" | "resolve_failed",
-    how: {
-      patch: PayoutPatch;
-      action: string;
-      details?: AuditEntry["details"];
-      payment?: Payment;
-    },
+    how: { patch: PayoutPatch; details?: AuditDetails; payment?: Payment },
   ): Promise<ResolveResult> {
-    const { stores, now } = this.#context;
+    const { stores } = this.#context;
     // Durable: a payment id an admin found must survive a failover like any other.
     const result = await stores.payouts.transition(
       payoutId,
       event,
-      { ...how.patch, resolvedBy: adminId },
-      { durable: true },
+      { ...how.patch, resolvedBy: admin.id },
+      { durable: true, actor: admin, ...(how.details ? { auditDetails: how.details } : {}) },
     );
     if (!result.ok) {
       if (result.reason === "not_found") return { outcome: "not_found" };
@@ -94,13 +83,6 @@ export class Resolution {
       }
       return { outcome: "not_unknown", payout: result.payout };
     }
-    await stores.audit.record({
-      atMs: now(),
-      actorId: adminId,
-      action: how.action,
-      payoutId,
-      ...(how.details ? { details: how.details } : {}),
-    });
     return { outcome: "resolved", payout: result.payout };
   }
 }

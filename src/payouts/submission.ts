@@ -6,6 +6,7 @@
  * between the claim and the request.
  */
 import { randomBytes } from "node:crypto";
+import { staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
 import type { Payment } from "../payments/schemas.js";
 import { answerMismatch } from "./answer-check.js";
@@ -34,21 +35,26 @@ export class Submission {
     const { stores, log, now } = this.#context;
     const payout = await stores.payouts.get(payoutId);
     if (!payout) return { outcome: "not_found" };
-    if (mayConfirm(asker, payout) !== "allowed") return { outcome: "forbidden", payout };
+    if (asker === null || mayConfirm(asker, payout) !== "allowed") {
+      return { outcome: "forbidden", payout };
+    }
     if (payout.state !== "awaiting_confirmation") return { outcome: "already", payout };
     if (now() > payout.expiresAtMs) {
+      // The press only found out: time expired the prompt (the bot's own move).
       const expired = await stores.payouts.transition(payoutId, "expire");
       return expired.ok ? { outcome: "expired", payout: expired.payout } : lostRace(expired);
     }
     const claimId = randomBytes(8).toString("hex");
+    const actor = staffActor(asker);
     // A command that timed out may still have been applied by Redis, so it is asked again
     // with the same claim id: the store answers "yours already" instead of a conflict, and
     // the payout is neither sent twice nor stranded.
     const patch = { submittedAtMs: now() };
     const result = await retryPayoutWrite(log, payoutId, "claim", () =>
-      stores.payouts.transition(payoutId, "confirm", patch, { claimId }),
+      stores.payouts.transition(payoutId, "confirm", patch, { claimId, actor }),
     );
-    return result.ok ? { outcome: "claimed", payout: result.payout, claimId } : lostRace(result);
+    if (!result.ok) return lostRace(result);
+    return { outcome: "claimed", payout: result.payout, claimId, actor };
   }
 
   /**
@@ -58,13 +64,13 @@ export class Submission {
    */
   async submit(claimed: ClaimedPayout): Promise<SubmitResult> {
     const { gateway, stores, log, now } = this.#context;
-    const { payout, claimId } = claimed;
+    const { payout, claimId, actor } = claimed;
     // The last atomic check: a payout that left `submitting` meanwhile (marked unknown by
     // the stranded rule while this process stalled) must never be sent.
     // Durable: if Redis failed over now, the new primary must still know this payout may
     // have been sent, or it could go back to "awaiting confirmation" and be paid twice.
     const sending = await retryPayoutWrite(log, payout.id, "mark sending", () =>
-      stores.payouts.markSending(payout.id, claimId, { durable: true }),
+      stores.payouts.markSending(payout.id, claimId, { durable: true, actor }),
     );
     if (!sending.ok) return this.#records.notSent(payout, sending.payout);
     if (!sending.durable) return this.#records.heldBack(payout);

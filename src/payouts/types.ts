@@ -3,11 +3,13 @@
  * options, and one result type per operation (each outcome a case the caller must handle).
  */
 import type { Logger } from "../logger.js";
+import type { Actor } from "../model/audit.js";
 import type { Locale } from "../model/locale.js";
 import type { AmountProblem } from "../model/money.js";
 import type { TelecomOperator } from "../model/payment-terms.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
 import type { OperatorHint, PhoneProblem } from "../model/phone.js";
+import type { Role } from "../model/roles.js";
 import type { PaymentClientError } from "../payments/errors.js";
 import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
 import type { Stores } from "../store/types.js";
@@ -54,6 +56,8 @@ export type PrepareResult = { ok: true; payout: Payout } | ({ ok: false } & Prep
 
 export interface PrepareInput {
   kind: PayoutKind;
+  /** The initiator's role now (their id is `initiatorId`): the prompt is audited as theirs. */
+  initiatorRole: Role;
   phone: string;
   amount: string;
   note?: string;
@@ -66,6 +70,8 @@ export interface PrepareInput {
 export interface ClaimedPayout {
   payout: Payout;
   claimId: string;
+  /** Who claimed it (the initiator's Confirm, an approver): the submission is theirs. */
+  actor: Actor;
 }
 
 export type ClaimResult =

@@ -14,7 +14,8 @@
  *   p profile                  HASH   userId → UserProfile JSON (a staff member's name)
  *   p tracking                 ZSET   payout ids by next poll time
  *   p outbox                   ZSET   payout ids whose final status the payer must be told
- *   p audit                    LIST   AuditEntry JSON, newest first, capped
+ *   p audit-log                STREAM audit entries (field e: JSON; from, to, amount, phone),
+ *                                     trimmed to the retention
  *   p lease:{name}             STRING owner, with a TTL
  *   p ratelimit:{name}         (owned by the rate limiter)
  */
@@ -36,7 +37,7 @@ export interface Keys {
   profiles(): string;
   tracking(): string;
   outbox(): string;
-  audit(): string;
+  auditLog(): string;
   lease(name: string): string;
   rateLimit(name: string): string;
 }
@@ -57,7 +58,7 @@ export function keys(prefix: string): Keys {
     profiles: () => `${prefix}profile`,
     tracking: () => `${prefix}tracking`,
     outbox: () => `${prefix}outbox`,
-    audit: () => `${prefix}audit`,
+    auditLog: () => `${prefix}audit-log`,
     lease: (name) => `${prefix}lease:${name}`,
     rateLimit: (name) => `${prefix}ratelimit:${name}`,
   };

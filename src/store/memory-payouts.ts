@@ -6,9 +6,11 @@
  * Records go in and out as deep copies, so callers cannot change what is stored.
  */
 
+import type { Actor, AuditDetails, AuditEntry } from "../model/audit.js";
 import type { TrackedState } from "../model/lifecycle.js";
-import { nextState, type PayoutEvent, targetOf } from "../model/lifecycle.js";
+import { nextState, type PayoutEvent, type PayoutState, targetOf } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
+import { payoutDraft, payoutFacts } from "./audit-codec.js";
 import {
   checkPatch,
   checkPayout,
@@ -35,6 +37,8 @@ export interface MemoryPayoutStoreOptions {
   now: () => number;
   /** Called inside a move that queues notices, like the Redis script's ZADD to the outbox. */
   enqueueNotice: (key: string, atMs: number) => void;
+  /** Called inside every move (and creation) made, like the scripts' XADD to the audit log. */
+  audit: (entry: Omit<AuditEntry, "id">) => void;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -46,10 +50,11 @@ export class MemoryPayoutStore implements PayoutStore {
     this.#options = options;
   }
 
-  async create(payout: Payout): Promise<void> {
+  async create(payout: Payout, options: { actor?: Actor } = {}): Promise<void> {
     const record = checkPayout(payout);
     if (this.#live(record.id)) throw new PayoutExistsError(record.id);
     this.#store(structuredClone(record));
+    this.#audit(record, "prompt", this.#options.now(), options.actor, undefined);
   }
 
   async get(id: string): Promise<Payout | null> {
@@ -92,10 +97,15 @@ export class MemoryPayoutStore implements PayoutStore {
     for (const key of noticesOfMove(id, target, options.notices)) {
       this.#options.enqueueNotice(key, nowMs);
     }
+    this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
     return { ok: true, payout: structuredClone(moved), applied: true, durable: true };
   }
 
-  async markSending(id: string, claimId: string): Promise<MarkSendingResult> {
+  async markSending(
+    id: string,
+    claimId: string,
+    options: { actor?: Actor } = {},
+  ): Promise<MarkSendingResult> {
     const entry = this.#live(id);
     if (!entry) return { ok: false, payout: null };
     if (entry.payout.state !== "submitting" || entry.payout.claimId !== claimId) {
@@ -103,7 +113,27 @@ export class MemoryPayoutStore implements PayoutStore {
     }
     const sentAtMs = this.#options.now();
     entry.payout = { ...entry.payout, sentAtMs };
+    this.#audit(entry.payout, "submit", sentAtMs, options.actor, undefined);
     return { ok: true, sentAtMs, durable: true };
+  }
+
+  /** The audit entry of a move (or creation, or submission) of `payout`, as the scripts write it. */
+  #audit(
+    payout: Payout,
+    action: string,
+    atMs: number,
+    actor: Actor | undefined,
+    details: AuditDetails | undefined,
+    from?: PayoutState,
+  ): void {
+    const draft = payoutDraft(payout.id, action, atMs, actor, details);
+    const to = action === "submit" ? undefined : payout.state;
+    this.#options.audit({
+      ...draft,
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to }),
+      ...payoutFacts(payout),
+    });
   }
 
   async update(id: string, patch: PayoutPatch): Promise<Payout | null> {

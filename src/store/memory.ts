@@ -4,8 +4,6 @@
  * nothing here is shared between replicas.
  */
 
-import type { AuditEntry } from "../model/audit.js";
-import { AuditEntrySchema } from "../model/audit.js";
 import type { DialogState } from "../model/dialog.js";
 import { DialogStateSchema } from "../model/dialog.js";
 import { type Locale, LocaleSchema } from "../model/locale.js";
@@ -13,10 +11,10 @@ import type { Role } from "../model/roles.js";
 import { RoleSchema } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import { UserProfileSchema } from "../model/staff.js";
+import { MemoryAuditLog } from "./memory-audit.js";
 import { MemoryPayoutStore } from "./memory-payouts.js";
-import { AUDIT_CAPACITY, checkInput } from "./schemas.js";
+import { checkInput } from "./schemas.js";
 import type {
-  AuditLog,
   DueQueue,
   LeaseStore,
   ProfileStore,
@@ -36,19 +34,21 @@ export interface MemoryStoresOptions {
 export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const now = options.now ?? Date.now;
   const outbox = new MemoryDueQueue();
+  const audit = new MemoryAuditLog(now, options.retentionMs);
   return {
     kind: "memory",
     payouts: new MemoryPayoutStore({
       retentionMs: options.retentionMs,
       now,
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+      audit: (entry) => audit.append(entry),
     }),
     sessions: new MemorySessionStore(now),
     staff: new MemoryStaffStore(),
     profiles: new MemoryProfileStore(),
     tracking: new MemoryDueQueue(),
     outbox,
-    audit: new MemoryAuditLog(),
+    audit,
     leases: new MemoryLeaseStore(now),
     ping: async () => true,
     close: async () => {},
@@ -183,20 +183,6 @@ class MemoryDueQueue implements DueQueue {
 
   async size(): Promise<number> {
     return this.#dueAt.size;
-  }
-}
-
-class MemoryAuditLog implements AuditLog {
-  /** Newest first. */
-  readonly #entries: AuditEntry[] = [];
-
-  async record(entry: AuditEntry): Promise<void> {
-    this.#entries.unshift(structuredClone(checkInput(AuditEntrySchema, entry, "audit entry")));
-    this.#entries.length = Math.min(this.#entries.length, AUDIT_CAPACITY);
-  }
-
-  async recent(limit: number): Promise<AuditEntry[]> {
-    return structuredClone(this.#entries.slice(0, Math.max(limit, 0)));
   }
 }
 

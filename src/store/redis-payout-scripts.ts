@@ -5,20 +5,60 @@
  * Values in the payout hash are JSON-encoded (a state is stored as `"pending"`).
  */
 import { z } from "zod";
+import {
+  expiresInState,
+  type PayoutEvent,
+  sourcesOf,
+  TRACKED_STATES,
+  targetOf,
+} from "../model/lifecycle.js";
+import type { PayoutPatch } from "../model/payout.js";
+import { auditMinId, payoutDraftJson } from "./audit-codec.js";
+import type { Keys } from "./keys.js";
 import { luaScript } from "./lua.js";
+import { encodeFields, noticesOfMove } from "./payout-codec.js";
+import type { TransitionOptions } from "./types.js";
 
 /**
- * KEYS: record, user index, all index, state set of the payout's state, payment index.
+ * Appends an audit entry for the payout in `record` to the stream `stream` (entries older
+ * than `minId` go): the caller's draft (JSON), the states before and after when given, and
+ * the record's amount and masked number (as logger.maskPhone masks: the first 4 and last 3
+ * digits kept). Lua shared by the scripts below.
+ */
+const AUDIT_LUA = `
+local function audit(stream, minId, draft, from, to, record)
+  local fields = {'e', draft}
+  if from then fields[#fields + 1] = 'from'; fields[#fields + 1] = from end
+  if to then fields[#fields + 1] = 'to'; fields[#fields + 1] = to end
+  local amount = redis.call('HGET', record, 'amount')
+  if amount then fields[#fields + 1] = 'amount'; fields[#fields + 1] = amount end
+  local stored = redis.call('HGET', record, 'phone')
+  if stored then
+    local ok, phone = pcall(cjson.decode, stored)
+    if ok and type(phone) == 'string' and #phone >= 8 then
+      fields[#fields + 1] = 'phone'
+      fields[#fields + 1] = string.sub(phone, 1, 4) .. string.rep('•', #phone - 7) .. string.sub(phone, -3)
+    end
+  end
+  redis.call('XADD', stream, 'MINID', '~', minId, '*', unpack(fields))
+end
+`;
+
+/**
+ * KEYS: record, user index, all index, state set of the payout's state, payment index,
+ *       audit stream.
  * ARGV: id, createdAtMs, cutoffMs (index entries older go), retentionMs, expires (1/0),
  *       tracked (1/0), has paymentId (1/0), the record's lifetime (ms; an unconfirmed
- *       prompt's is short), then the fields as field/value pairs.
- * Returns 1 when stored, 0 when the id exists (nothing written).
+ *       prompt's is short), audit draft (JSON), audit min id, then the fields as
+ *       field/value pairs.
+ * Returns 1 when stored (and audited), 0 when the id exists (nothing written).
  */
-export const CREATE_SCRIPT = luaScript(`
+export const CREATE_SCRIPT = luaScript(`${AUDIT_LUA}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local id, createdAt, cutoff, retention = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local expires = ARGV[5] == '1'
-redis.call('HSET', KEYS[1], unpack(ARGV, 9))
+redis.call('HSET', KEYS[1], unpack(ARGV, 11))
+audit(KEYS[6], ARGV[10], ARGV[9], false, redis.call('HGET', KEYS[1], 'state'), KEYS[1])
 if expires then redis.call('PEXPIRE', KEYS[1], ARGV[8]) end
 for _, index in ipairs({KEYS[2], KEYS[3]}) do
   redis.call('ZADD', index, createdAt, id)
@@ -34,12 +74,13 @@ return 1
 `);
 
 /**
- * KEYS: record, outbox, then the state sets of the tracked states.
+ * KEYS: record, outbox, audit stream, then the state sets of the tracked states.
  * ARGV: id, target (JSON), claimId (JSON, or "" for none), nowMs, expires (1/0),
- *       retentionMs, m, payment index key prefix, paymentId of the patch (raw, or ""), n,
- *       n source states (JSON), m outbox keys (notices queued with the move), the tracked
- *       states (JSON, in KEYS order), then the fields to set as field/value pairs (state,
- *       updatedAtMs and claimId included).
+ *       retentionMs, m, payment index key prefix, paymentId of the patch (raw, or ""),
+ *       audit draft (JSON), audit min id, n, n source states (JSON), m outbox keys (notices
+ *       queued with the move), the tracked states (JSON, in KEYS order), then the fields to
+ *       set as field/value pairs (state, updatedAtMs and claimId included). A move that is
+ *       made is audited with the states before and after; a resend or a refusal is not.
  * Returns {"not_found"} | {"corrupt"} |
  *         {"unchanged"|"wrong_state"|"payment_taken"|"applied", HGETALL}.
  * "payment_taken": the patch's paymentId is already indexed to another payout. One payment
@@ -50,13 +91,14 @@ return 1
  * lifetime, and only the script knows the stored paymentId at that moment. Fine on a
  * single Redis (not Cluster).
  */
-export const TRANSITION_SCRIPT = luaScript(`
+export const TRANSITION_SCRIPT = luaScript(`${AUDIT_LUA}
 local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then return {'not_found'} end
 local id, target, claim, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local expires, retention, noticeCount = ARGV[5] == '1', ARGV[6], tonumber(ARGV[7])
 local paymentPrefix, paymentId = ARGV[8], ARGV[9]
-local cursor = 10
+local auditDraft, auditMinId = ARGV[10], ARGV[11]
+local cursor = 12
 local sources = {}
 for _ = 1, tonumber(ARGV[cursor]) do
   cursor = cursor + 1
@@ -69,7 +111,7 @@ for _ = 1, noticeCount do
   cursor = cursor + 1
 end
 local stateSets = {}
-for k = 3, #KEYS do
+for k = 4, #KEYS do
   stateSets[ARGV[cursor]] = KEYS[k]
   cursor = cursor + 1
 end
@@ -106,16 +148,18 @@ if paymentId ~= '' then
   if expires then redis.call('SET', index, id, 'PX', retention) else redis.call('SET', index, id) end
 end
 for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[2], now, notice) end
+audit(KEYS[3], auditMinId, auditDraft, current, target, record)
 return {'applied', redis.call('HGETALL', record)}
 `);
 
 /**
  * The last check before a request leaves: the payout is still `submitting` under this
  * claim. Stamps `sentAtMs` with Redis's own clock, so every replica measures a send time
- * the same way. KEYS: record. ARGV: claimId (JSON).
+ * the same way, and audits the submission. KEYS: record, audit stream. ARGV: claimId
+ * (JSON), audit draft (JSON), audit min id.
  * Returns {"sending", ms} | {"moved", HGETALL} | {"not_found"}.
  */
-export const MARK_SENDING_SCRIPT = luaScript(`
+export const MARK_SENDING_SCRIPT = luaScript(`${AUDIT_LUA}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'not_found'} end
 if redis.call('HGET', KEYS[1], 'state') ~= '"submitting"' or redis.call('HGET', KEYS[1], 'claimId') ~= ARGV[1] then
   return {'moved', redis.call('HGETALL', KEYS[1])}
@@ -123,6 +167,7 @@ end
 local time = redis.call('TIME')
 local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('HSET', KEYS[1], 'sentAtMs', string.format('%d', ms))
+audit(KEYS[2], ARGV[3], ARGV[2], false, false, KEYS[1])
 return {'sending', string.format('%d', ms)}
 `);
 
@@ -158,4 +203,54 @@ export const TransitionReplySchema = z.union([
 /** A boolean as the scripts take it. */
 export function flag(value: boolean): string {
   return value ? "1" : "0";
+}
+
+/** Keys and arguments of one TRANSITION_SCRIPT call (see its layout above). */
+export function transitionCall(call: {
+  keys: Keys;
+  id: string;
+  event: PayoutEvent;
+  /** Checked already. */
+  patch: PayoutPatch;
+  options: TransitionOptions;
+  nowMs: number;
+  retentionMs: number;
+}): { keys: string[]; args: (string | number)[] } {
+  const { keys: k, id, event, patch, options, nowMs, retentionMs } = call;
+  const target = targetOf(event);
+  const claim = options.claimId;
+  const fields = {
+    ...patch,
+    state: target,
+    updatedAtMs: nowMs,
+    ...(claim === undefined ? {} : { claimId: claim }),
+  };
+  const sources = sourcesOf(event);
+  const notices = noticesOfMove(id, target, options.notices);
+  return {
+    keys: [
+      k.payout(id),
+      k.outbox(),
+      k.auditLog(),
+      ...TRACKED_STATES.map((state) => k.stateSet(state)),
+    ],
+    args: [
+      id,
+      JSON.stringify(target),
+      claim === undefined ? "" : JSON.stringify(claim),
+      nowMs,
+      flag(expiresInState(target)),
+      retentionMs,
+      notices.length,
+      k.paymentIndex(""),
+      patch.paymentId ?? "",
+      payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
+      auditMinId(nowMs, retentionMs),
+      sources.length,
+      ...sources.map((state) => JSON.stringify(state)),
+      ...notices,
+      ...TRACKED_STATES.map((state) => JSON.stringify(state)),
+      ...encodeFields(fields),
+    ],
+  };
 }

@@ -8,16 +8,15 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
+import type { Actor } from "../model/audit.js";
 import {
   expiresInState,
   isTracked,
   type PayoutEvent,
-  sourcesOf,
-  TRACKED_STATES,
   type TrackedState,
-  targetOf,
 } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
+import { auditMinId, payoutDraftJson } from "./audit-codec.js";
 import type { RedisDurability } from "./durability.js";
 import type { Keys } from "./keys.js";
 import { type LuaScript, runScript } from "./lua.js";
@@ -27,7 +26,6 @@ import {
   checkPayout,
   decodePayout,
   encodeFields,
-  noticesOfMove,
   PayoutExistsError,
   pairsToRecord,
   recordLifetimeMs,
@@ -39,6 +37,7 @@ import {
   MarkSendingReplySchema,
   TRANSITION_SCRIPT,
   TransitionReplySchema,
+  transitionCall,
   UPDATE_SCRIPT,
 } from "./redis-payout-scripts.js";
 import { replyAt } from "./redis-reply.js";
@@ -92,9 +91,10 @@ export class RedisPayoutStore implements PayoutStore {
     return { reply: await runScript(this.#redis, script, keys, args), durable: true };
   }
 
-  async create(payout: Payout): Promise<void> {
+  async create(payout: Payout, options: { actor?: Actor } = {}): Promise<void> {
     const record = checkPayout(payout);
     const k = this.#keys;
+    const nowMs = this.#now();
     const stored = await runScript(
       this.#redis,
       CREATE_SCRIPT,
@@ -104,6 +104,7 @@ export class RedisPayoutStore implements PayoutStore {
         k.allPayouts(),
         k.stateSet(record.state),
         k.paymentIndex(record.paymentId ?? ""),
+        k.auditLog(),
       ],
       [
         record.id,
@@ -113,7 +114,9 @@ export class RedisPayoutStore implements PayoutStore {
         flag(expiresInState(record.state)),
         flag(isTracked(record.state)),
         flag(record.paymentId !== undefined),
-        recordLifetimeMs(record, this.#now(), this.#retentionMs) ?? this.#retentionMs,
+        recordLifetimeMs(record, nowMs, this.#retentionMs) ?? this.#retentionMs,
+        payoutDraftJson(record.id, "prompt", nowMs, options.actor, undefined),
+        auditMinId(nowMs, this.#retentionMs),
         ...encodeFields(record),
       ],
     );
@@ -131,40 +134,16 @@ export class RedisPayoutStore implements PayoutStore {
     patch: PayoutPatch = {},
     options: TransitionOptions = {},
   ): Promise<TransitionResult> {
-    const target = targetOf(event);
-    const checked = checkPatch(patch);
-    const nowMs = this.#now();
-    const claim = options.claimId;
-    const fields = {
-      ...checked,
-      state: target,
-      updatedAtMs: nowMs,
-      ...(claim === undefined ? {} : { claimId: claim }),
-    };
-    const sources = sourcesOf(event);
-    const notices = noticesOfMove(id, target, options.notices);
-    const k = this.#keys;
-    const { reply, durable } = await this.#run(
-      TRANSITION_SCRIPT,
-      [k.payout(id), k.outbox(), ...TRACKED_STATES.map((state) => k.stateSet(state))],
-      [
-        id,
-        JSON.stringify(target),
-        claim === undefined ? "" : JSON.stringify(claim),
-        nowMs,
-        flag(expiresInState(target)),
-        this.#retentionMs,
-        notices.length,
-        k.paymentIndex(""),
-        checked.paymentId ?? "",
-        sources.length,
-        ...sources.map((state) => JSON.stringify(state)),
-        ...notices,
-        ...TRACKED_STATES.map((state) => JSON.stringify(state)),
-        ...encodeFields(fields),
-      ],
-      options.durable,
-    );
+    const { keys, args } = transitionCall({
+      keys: this.#keys,
+      id,
+      event,
+      patch: checkPatch(patch),
+      options,
+      nowMs: this.#now(),
+      retentionMs: this.#retentionMs,
+    });
+    const { reply, durable } = await this.#run(TRANSITION_SCRIPT, keys, args, options.durable);
     const parsed = TransitionReplySchema.parse(reply);
     if (parsed.fields === null) {
       if (parsed.status === "not_found") return { ok: false, reason: "not_found" };
@@ -179,12 +158,17 @@ export class RedisPayoutStore implements PayoutStore {
   async markSending(
     id: string,
     claimId: string,
-    options: DurableOption = {},
+    options: DurableOption & { actor?: Actor } = {},
   ): Promise<MarkSendingResult> {
+    const nowMs = this.#now();
     const ran = await this.#run(
       MARK_SENDING_SCRIPT,
-      [this.#keys.payout(id)],
-      [JSON.stringify(claimId)],
+      [this.#keys.payout(id), this.#keys.auditLog()],
+      [
+        JSON.stringify(claimId),
+        payoutDraftJson(id, "submit", nowMs, options.actor, undefined),
+        auditMinId(nowMs, this.#retentionMs),
+      ],
       options.durable,
     );
     const reply = MarkSendingReplySchema.parse(ran.reply);

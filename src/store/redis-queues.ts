@@ -1,16 +1,11 @@
 /**
- * Shared schedules (tracking, outbox), named leases and the audit log on Redis. The
+ * Shared schedules (tracking, outbox) and named leases on Redis. The
  * read-then-write steps are Lua scripts so two replicas never interleave them.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { type Logger, silentLogger } from "../logger.js";
-import type { AuditEntry } from "../model/audit.js";
-import { AuditEntrySchema } from "../model/audit.js";
 import { luaScript, runScript } from "./lua.js";
-import { parseJsonOrUndefined, replyAt } from "./redis-reply.js";
-import { AUDIT_CAPACITY, checkInput } from "./schemas.js";
-import type { AuditLog, DueQueue, LeaseStore } from "./types.js";
+import type { DueQueue, LeaseStore } from "./types.js";
 
 /** KEYS: queue. ARGV: nowMs, limit, leaseUntilMs. Claims (re-scores) and returns due ids. */
 const CLAIM_DUE_SCRIPT = luaScript(`
@@ -109,41 +104,5 @@ export class RedisLeaseStore implements LeaseStore {
 
   async release(name: string, owner: string): Promise<void> {
     await runScript(this.#redis, RELEASE_SCRIPT, [this.#keyOf(name)], [owner]);
-  }
-}
-
-export class RedisAuditLog implements AuditLog {
-  readonly #redis: Redis;
-  readonly #key: string;
-  readonly #logger: Logger;
-
-  constructor(redis: Redis, key: string, logger: Logger = silentLogger) {
-    this.#redis = redis;
-    this.#key = key;
-    this.#logger = logger;
-  }
-
-  /** Keeps the newest AUDIT_CAPACITY entries. */
-  async record(entry: AuditEntry): Promise<void> {
-    const checked = checkInput(AuditEntrySchema, entry, "audit entry");
-    const replies = await this.#redis
-      .multi()
-      .lpush(this.#key, JSON.stringify(checked))
-      .ltrim(this.#key, 0, AUDIT_CAPACITY - 1)
-      .exec();
-    replyAt(replies, 1);
-  }
-
-  /** Newest first. An entry that does not parse is logged and left out. */
-  async recent(limit: number): Promise<AuditEntry[]> {
-    if (limit <= 0) return [];
-    const lines = await this.#redis.lrange(this.#key, 0, limit - 1);
-    const entries: AuditEntry[] = [];
-    for (const line of lines) {
-      const parsed = AuditEntrySchema.safeParse(parseJsonOrUndefined(line));
-      if (parsed.success) entries.push(parsed.data);
-      else this.#logger.error("stored audit entry is not valid; left out");
-    }
-    return entries;
   }
 }

@@ -11,9 +11,10 @@ import { Redis, type RedisOptions } from "ioredis";
 import { type Logger, silentLogger } from "../logger.js";
 import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
+import { RedisAuditLog } from "./redis-audit.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisProfileStore } from "./redis-profiles.js";
-import { RedisAuditLog, RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
+import { RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
 import { type RedisTarget, targetOptions, urlTarget } from "./redis-target.js";
 import type { Stores } from "./types.js";
@@ -142,7 +143,11 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     profiles: new RedisProfileStore(redis, k.profiles(), logger),
     tracking: new RedisDueQueue(redis, k.tracking()),
     outbox: new RedisDueQueue(redis, k.outbox()),
-    audit: new RedisAuditLog(redis, k.audit(), logger),
+    audit: new RedisAuditLog(redis, {
+      key: k.auditLog(),
+      retentionMs: options.retentionMs,
+      logger,
+    }),
     leases: new RedisLeaseStore(redis, k.lease),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {

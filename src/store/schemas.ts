@@ -4,9 +4,6 @@
  */
 import type { z } from "zod";
 
-/** The audit log keeps this many entries, newest first. */
-export const AUDIT_CAPACITY = 10_000;
-
 /** Parses `value` or throws an error naming `what` (for data we are about to store). */
 export function checkInput<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);

@@ -3,7 +3,7 @@
  * in-memory one (the demo without Redis); one contract test suite runs against both so
  * they cannot drift. Payout logic lives above these, once.
  */
-import type { AuditEntry } from "../model/audit.js";
+import type { Actor, AuditDetails, AuditDraft, AuditEntry } from "../model/audit.js";
 import type { DialogState } from "../model/dialog.js";
 import type { PayoutEvent, TrackedState } from "../model/lifecycle.js";
 import type { Locale } from "../model/locale.js";
@@ -56,11 +56,22 @@ export interface TransitionOptions extends DurableOption {
   claimId?: string;
   /** Queued in the outbox in the same atomic step as the move, and only if it is made. */
   notices?: readonly Notice[];
+  /**
+   * Who made the move (default: the bot itself). Every move that is made is written to the
+   * audit log in the same atomic step, with this actor, the states before and after, the
+   * amount and the masked number.
+   */
+  actor?: Actor;
+  /** Facts for the audit entry of the move (a payment id, a reason). */
+  auditDetails?: AuditDetails;
 }
 
 export interface PayoutStore {
-  /** Stores a new payout (state `awaiting_confirmation`), indexed under its initiator. */
-  create(payout: Payout): Promise<void>;
+  /**
+   * Stores a new payout (state `awaiting_confirmation`), indexed under its initiator, and
+   * audits it (`prompt`) in the same atomic step.
+   */
+  create(payout: Payout, options?: { actor?: Actor }): Promise<void>;
   get(id: string): Promise<Payout | null>;
   /**
    * The atomic compare-and-set of the lifecycle: applies `event` only if the current
@@ -88,7 +99,11 @@ export interface PayoutStore {
    * the store's clock and answers ok; otherwise changes nothing. Called right before a
    * payment request leaves: a payout moved on (e.g. marked unknown) is never sent.
    */
-  markSending(id: string, claimId: string, options?: DurableOption): Promise<MarkSendingResult>;
+  markSending(
+    id: string,
+    claimId: string,
+    options?: DurableOption & { actor?: Actor },
+  ): Promise<MarkSendingResult>;
   /** Sets fields without a state change (bookkeeping such as `messageId`, `notifiedAtMs`). */
   update(id: string, patch: PayoutPatch): Promise<Payout | null>;
   findByPaymentId(paymentId: string): Promise<Payout | null>;
@@ -146,9 +161,31 @@ export interface DueQueue {
   size(): Promise<number>;
 }
 
+/** A page of the audit log; `next` continues it (absent on the last page). */
+export interface AuditPage {
+  entries: AuditEntry[];
+  next?: string;
+}
+
+/**
+ * The audit trail, kept for the retention. A payout's moves are written by the payout store
+ * with the move itself; `record` is for every other action (staff changes, refusals).
+ */
 export interface AuditLog {
-  record(entry: AuditEntry): Promise<void>;
-  /** Newest first. */
+  record(draft: AuditDraft): Promise<void>;
+  /** Newest first: up to `limit` entries older than the entry `before`, or the newest. */
+  page(options: { limit: number; before?: string }): Promise<AuditPage>;
+  /**
+   * Oldest first: up to `limit` entries written from `fromMs` to `toMs` (both included),
+   * after the entry `after` when given. For exports, page by page.
+   */
+  range(options: {
+    fromMs: number;
+    toMs: number;
+    limit: number;
+    after?: string;
+  }): Promise<AuditPage>;
+  /** The newest `limit` entries, newest first. */
   recent(limit: number): Promise<AuditEntry[]>;
 }
 

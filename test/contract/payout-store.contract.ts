@@ -77,6 +77,62 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       stores = harness.stores;
     });
 
+    it("audits a creation, each move made with its actor and states, and a submission", async () => {
+      const payer = { id: 111, role: "payer" } as const;
+      const payout = samplePayout();
+      await stores.payouts.create(payout, { actor: payer });
+      await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1", actor: payer });
+      await stores.payouts.markSending(payout.id, "c1", { actor: payer });
+      await stores.payouts.transition(
+        payout.id,
+        "accepted",
+        { paymentId: `pay-${payout.id}` },
+        { auditDetails: { paymentId: `pay-${payout.id}` } },
+      );
+      const entries = (await stores.audit.recent(10)).reverse();
+      expect(entries.map((entry) => entry.action)).toEqual([
+        "prompt",
+        "confirm",
+        "submit",
+        "accepted",
+      ]);
+      for (const entry of entries) {
+        expect(entry).toMatchObject({ payoutId: payout.id, amount: 5000, phone: "2376•••••001" });
+        expect(entry.id).toEqual(expect.any(String));
+      }
+      expect(entries[0]).toMatchObject({
+        actorId: 111,
+        actorRole: "payer",
+        to: "awaiting_confirmation",
+      });
+      expect(entries[0]?.from).toBeUndefined();
+      expect(entries[1]).toMatchObject({
+        actorId: 111,
+        from: "awaiting_confirmation",
+        to: "submitting",
+      });
+      expect(entries[2]).toMatchObject({ actorId: 111, actorRole: "payer" });
+      expect(entries[3]).toMatchObject({
+        actorId: 0,
+        actorRole: "system",
+        from: "submitting",
+        to: "pending",
+        details: { paymentId: `pay-${payout.id}` },
+      });
+    });
+
+    it("audits nothing for a move refused or resent, so no entry is invented", async () => {
+      const payout = await payoutIn(stores, "awaiting_confirmation");
+      const before = (await stores.audit.recent(100)).length;
+      expect((await stores.payouts.transition(payout.id, "accepted")).ok).toBe(false);
+      await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
+      await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
+      expect((await stores.payouts.transition("no-such-payout", "cancel")).ok).toBe(false);
+      const entries = await stores.audit.recent(100);
+      expect(entries).toHaveLength(before + 1);
+      expect(entries[0]?.action).toBe("confirm");
+    });
+
     it("returns a stored payout exactly as created, every field included", async () => {
       const payout = samplePayout({
         note: 'Loyer <b>mars</b> & "prime" — Zoë 🎉',

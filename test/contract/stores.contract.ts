@@ -207,14 +207,21 @@ function describeQueues(current: () => Stores): void {
   describe("audit log", () => {
     it("returns the newest entries first, up to the limit", async () => {
       const { audit } = current();
-      await audit.record({ atMs: 1, actorId: 10, action: "resolve", payoutId: "po_1" });
+      await audit.record({
+        atMs: 1,
+        actorId: 10,
+        actorRole: "admin",
+        action: "resolve",
+        payoutId: "po_1",
+      });
       await audit.record({
         atMs: 2,
         actorId: 11,
+        actorRole: "admin",
         action: "staff_set",
         details: { role: "payer", userId: 12, bootstrap: false, note: null },
       });
-      await audit.record({ atMs: 3, actorId: 10, action: "cancel" });
+      await audit.record({ atMs: 3, actorId: 10, actorRole: "payer", action: "cancel" });
       const recent = await audit.recent(2);
       expect(recent.map((entry) => entry.atMs)).toEqual([3, 2]);
       expect(recent[1]?.details).toEqual({
@@ -228,6 +235,49 @@ function describeQueues(current: () => Stores): void {
         "staff_set",
         "resolve",
       ]);
+    });
+
+    it("pages newest first, each page going on from where the last one stopped", async () => {
+      const { audit } = current();
+      for (let n = 1; n <= 7; n++) {
+        await audit.record({ atMs: n, actorId: 1, actorRole: "admin", action: `a${n}` });
+      }
+      const first = await audit.page({ limit: 3 });
+      expect(first.entries.map((entry) => entry.action)).toEqual(["a7", "a6", "a5"]);
+      const second = await audit.page({ limit: 3, before: first.next });
+      expect(second.entries.map((entry) => entry.action)).toEqual(["a4", "a3", "a2"]);
+      const last = await audit.page({ limit: 3, before: second.next });
+      expect(last.entries.map((entry) => entry.action)).toEqual(["a1"]);
+      expect(last.next).toBeUndefined();
+    });
+
+    it("reads a period oldest first, page by page, for exports", async () => {
+      const { audit } = current();
+      const startMs = Date.now() - 1000;
+      for (let n = 1; n <= 5; n++) {
+        await audit.record({ atMs: n, actorId: 1, actorRole: "admin", action: `a${n}` });
+      }
+      const endMs = Date.now() + 1000;
+      const first = await audit.range({ fromMs: startMs, toMs: endMs, limit: 2 });
+      expect(first.entries.map((entry) => entry.action)).toEqual(["a1", "a2"]);
+      const rest = await audit.range({
+        fromMs: startMs,
+        toMs: endMs,
+        limit: 10,
+        after: first.next,
+      });
+      expect(rest.entries.map((entry) => entry.action)).toEqual(["a3", "a4", "a5"]);
+      expect(
+        (await audit.range({ fromMs: endMs + 60_000, toMs: endMs + 120_000, limit: 10 })).entries,
+      ).toEqual([]);
+    });
+
+    it("refuses an entry that is not one, and keeps nothing of it", async () => {
+      const { audit } = current();
+      await expect(
+        audit.record({ atMs: 1, actorId: 1, actorRole: "admin", action: "" }),
+      ).rejects.toThrow(/audit entry/);
+      expect(await audit.recent(10)).toEqual([]);
     });
   });
 }

@@ -91,7 +91,10 @@ describe("/unknown and /resolve", () => {
     expect(audit).toContainEqual(
       expect.objectContaining({
         actorId: ADMIN_ID,
-        action: "unknown_resolved_as_failed",
+        actorRole: "admin",
+        action: "resolve_failed",
+        from: "unknown",
+        to: "failed",
         payoutId: payout.id,
       }),
     );
@@ -129,7 +132,10 @@ describe("/unknown and /resolve", () => {
     expect(audit).toContainEqual(
       expect.objectContaining({
         actorId: ADMIN_ID,
-        action: "unknown_resolved_with_payment",
+        actorRole: "admin",
+        action: "resolve_with_id",
+        from: "unknown",
+        to: "pending",
         payoutId: payout.id,
       }),
     );
@@ -158,7 +164,7 @@ describe("/unknown and /resolve", () => {
     expect(await ask(payer, `/resolve ${payout.id} failed`)).toBe("Only admins can do that.");
     expect(await stateOf(payout.id)).toBe("unknown");
     expect(await h.app.stores.audit.recent(10)).not.toContainEqual(
-      expect.objectContaining({ action: "unknown_resolved_as_failed" }),
+      expect.objectContaining({ action: "resolve_failed" }),
     );
   });
 

@@ -80,10 +80,11 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
       await replyHtml(ctx, ctx.t("usage.resolve"));
       return;
     }
+    const admin = { id: ctx.from.id, role: "admin" } as const;
     const result =
       answer.toLowerCase() === "failed"
-        ? await deps.payouts.resolution.asFailed(reference, ctx.from.id)
-        : await deps.payouts.resolution.withPaymentId(reference, ctx.from.id, answer);
+        ? await deps.payouts.resolution.asFailed(reference, admin)
+        : await deps.payouts.resolution.withPaymentId(reference, admin, answer);
     if (result.outcome !== "resolved") {
       await replyHtml(ctx, ctx.t(RESOLVE_REFUSAL[result.outcome], { ref: reference, id: answer }));
       return;
@@ -146,11 +147,18 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   return composer;
 }
 
+/** Staff changes are made by admins only (the command checks): audited as theirs. */
 async function audit(
   deps: AdminDeps,
   actorId: number,
   action: string,
   details: Record<string, string | number>,
 ) {
-  await deps.stores.audit.record({ atMs: deps.now(), actorId, action, details });
+  await deps.stores.audit.record({
+    atMs: deps.now(),
+    actorId,
+    actorRole: "admin",
+    action,
+    details,
+  });
 }

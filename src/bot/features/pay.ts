@@ -107,15 +107,16 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     note?: string,
   ) => {
     const chatId = ctx.chat?.id;
-    const userId = ctx.from?.id;
-    if (chatId === undefined || userId === undefined) return;
+    const staff = ctx.staff;
+    if (chatId === undefined || staff === null) return;
     await cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
     const result = await deps.payouts.preparation.prepare({
       kind,
       phone,
       amount,
       note,
-      initiatorId: userId,
+      initiatorId: staff.userId,
+      initiatorRole: staff.role,
       chatId,
       locale: ctx.locale,
     });

@@ -81,9 +81,11 @@ describe("redis stores (Redis only)", () => {
     await stores.payouts.update(payout.id, { messageId: 5, pollCount: 3 });
     await stores.payouts.transition(payout.id, "settle_failed");
     const written = await redis.keys(`${prefix}*`);
-    // The record, its payment index, the user's and everyone's history, the outbox.
+    // The record, its payment index, the user's and everyone's history, the outbox, and the
+    // audit log (one stream for every payout, trimmed to the retention).
     expect(written.sort()).toEqual(
       [
+        `${prefix}audit-log`,
         `${prefix}outbox`,
         `${prefix}payment:pay_keys`,
         `${prefix}payout:${payout.id}`,

@@ -10,6 +10,7 @@ import { payoutsOnMemoryStores, settledKey } from "../../support/payouts.js";
 
 const PAYER = 1002;
 const ADMIN = 1001;
+const ADMIN_ACTOR = { id: ADMIN, role: "admin" } as const;
 const TTL_SECONDS = 300;
 const POLL_MS = 5000;
 
@@ -52,6 +53,7 @@ async function prepared(phone = "237670000001", amount = "5000"): Promise<Payout
     phone,
     amount,
     initiatorId: PAYER,
+    initiatorRole: "payer",
     chatId: PAYER,
     locale: "en",
   });
@@ -97,13 +99,13 @@ async function refusesAPaymentIdTakenByAnotherPayout(): Promise<void> {
   expect(second.outcome).toBe("unknown");
   const firstResult = await payouts.resolution.withPaymentId(
     first.payout.id,
-    ADMIN,
+    ADMIN_ACTOR,
     first.payment.id,
   );
   expect(firstResult.outcome).toBe("resolved");
   const secondResult = await payouts.resolution.withPaymentId(
     second.payout.id,
-    ADMIN,
+    ADMIN_ACTOR,
     first.payment.id,
   );
   expect(secondResult.outcome).toBe("payment_taken");
@@ -177,7 +179,14 @@ describe("Submission.submit", () => {
     expect(result.payout.state).toBe("rejected_by_api");
     expect(result.payout.errorStatusCode).toBe(status);
     expect(await stores.tracking.size()).toBe(0);
-    expect(await stores.audit.recent(10)).toEqual([]);
+    const [entry] = await stores.audit.recent(1);
+    expect(entry).toMatchObject({
+      action: "refused",
+      actorRole: "system",
+      from: "submitting",
+      to: "rejected_by_api",
+      details: { statusCode: status },
+    });
   });
 
   it("maps a real refusal by the sandbox (disbursements switched off) to rejected_by_api", async () => {
@@ -197,7 +206,8 @@ describe("Submission.submit", () => {
     expect(result.payout.state).toBe("unknown");
     expect(disburseCount()).toBe(1);
     const [entry] = await stores.audit.recent(1);
-    expect(entry?.action).toBe("payout_outcome_unknown");
+    expect(entry).toMatchObject({ action: "lost", from: "submitting", to: "unknown" });
+    expect(entry?.details?.reason).toEqual(expect.stringMatching(/may have reached/));
     expect(entry?.payoutId).toBe(payout.id);
   });
 
@@ -257,7 +267,7 @@ describe("Settlement.settle", () => {
 describe("Resolution.withPaymentId", () => {
   it("tracks an unknown payout again once the API confirms the payment matches", async () => {
     const { payout, payment } = await unknownWithPayment();
-    const result = await payouts.resolution.withPaymentId(payout.id, ADMIN, payment.id);
+    const result = await payouts.resolution.withPaymentId(payout.id, ADMIN_ACTOR, payment.id);
     expect(result.outcome).toBe("resolved");
     const stored = await stores.payouts.get(payout.id);
     expect(stored?.state).toBe("pending");
@@ -268,7 +278,10 @@ describe("Resolution.withPaymentId", () => {
     const [entry] = await stores.audit.recent(1);
     expect(entry).toMatchObject({
       actorId: ADMIN,
-      action: "unknown_resolved_with_payment",
+      actorRole: "admin",
+      action: "resolve_with_id",
+      from: "unknown",
+      to: "pending",
       payoutId: payout.id,
       details: { paymentId: payment.id },
     });
@@ -276,7 +289,11 @@ describe("Resolution.withPaymentId", () => {
 
   it("refuses a payment id the API does not know", async () => {
     const { payout } = await unknownWithPayment();
-    const result = await payouts.resolution.withPaymentId(payout.id, ADMIN, "pay_does_not_exist");
+    const result = await payouts.resolution.withPaymentId(
+      payout.id,
+      ADMIN_ACTOR,
+      "pay_does_not_exist",
+    );
     expect(result.outcome).toBe("payment_not_found");
     expect((await stores.payouts.get(payout.id))?.state).toBe("unknown");
   });
@@ -288,7 +305,7 @@ describe("Resolution.withPaymentId", () => {
     for (const other of [otherAmount, otherNumber]) {
       const result = await payouts.resolution.withPaymentId(
         payout.id,
-        ADMIN,
+        ADMIN_ACTOR,
         other.paymentId ?? "",
       );
       expect(result.outcome).toBe("mismatch");
@@ -303,11 +320,15 @@ describe("Resolution.withPaymentId", () => {
 
   it("refuses a payout that is not unknown", async () => {
     const payout = await pending();
-    const result = await payouts.resolution.withPaymentId(payout.id, ADMIN, payout.paymentId ?? "");
-    expect(result.outcome).toBe("not_unknown");
-    expect((await payouts.resolution.withPaymentId("nope-nope", ADMIN, "x")).outcome).toBe(
-      "not_found",
+    const result = await payouts.resolution.withPaymentId(
+      payout.id,
+      ADMIN_ACTOR,
+      payout.paymentId ?? "",
     );
+    expect(result.outcome).toBe("not_unknown");
+    expect(
+      (await payouts.resolution.withPaymentId("nope-nope", ADMIN_ACTOR, "x")).outcome,
+    ).toBe("not_found");
   });
 });
 
@@ -316,7 +337,7 @@ describe("Resolution.asFailed", () => {
     sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
     const payout = await prepared();
     await payouts.submission.submit(await claimed(payout));
-    const result = await payouts.resolution.asFailed(payout.id, ADMIN);
+    const result = await payouts.resolution.asFailed(payout.id, ADMIN_ACTOR);
     expect(result.outcome).toBe("resolved");
     const stored = await stores.payouts.get(payout.id);
     expect(stored?.state).toBe("failed");
@@ -325,7 +346,10 @@ describe("Resolution.asFailed", () => {
     const [entry] = await stores.audit.recent(1);
     expect(entry).toMatchObject({
       actorId: ADMIN,
-      action: "unknown_resolved_as_failed",
+      actorRole: "admin",
+      action: "resolve_failed",
+      from: "unknown",
+      to: "failed",
       payoutId: payout.id,
     });
   });
@@ -337,8 +361,8 @@ describe("Resolution.asFailed", () => {
 
   it("refuses a payout that is not unknown", async () => {
     const payout = await pending();
-    expect((await payouts.resolution.asFailed(payout.id, ADMIN)).outcome).toBe("not_unknown");
+    expect((await payouts.resolution.asFailed(payout.id, ADMIN_ACTOR)).outcome).toBe("not_unknown");
     expect((await stores.payouts.get(payout.id))?.state).toBe("pending");
-    expect((await payouts.resolution.asFailed("nope-nope", ADMIN)).outcome).toBe("not_found");
+    expect((await payouts.resolution.asFailed("nope-nope", ADMIN_ACTOR)).outcome).toBe("not_found");
   });
 });

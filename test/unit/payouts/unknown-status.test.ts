@@ -37,6 +37,7 @@ describe("a payment status the spec does not name", () => {
       phone: "237670000003",
       amount: "5000",
       initiatorId: 1,
+      initiatorRole: "payer",
       chatId: 1,
       locale: "en",
     });
