@@ -12,7 +12,7 @@
  */
 import { Telegraf } from "telegraf";
 import { startApp } from "../src/app.js";
-import { loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config/index.js";
 import { silentLogger } from "../src/logger.js";
 import { failChild, tellParent } from "./child-io.js";
 import { CommandSchema, type MemoryReport } from "./messages.js";

@@ -3,7 +3,7 @@
  * the rate limiters, shared by every replica through that Redis.
  */
 import type { Redis } from "ioredis";
-import type { Config } from "./config.js";
+import type { Config } from "./config/index.js";
 import type { Logger } from "./logger.js";
 import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
 import type { RateLimiter } from "./payments/rate-limiter.js";

@@ -11,7 +11,7 @@ import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger.js";
 import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/poller.js";
 import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram-transport.js";
-import type { Config } from "./config.js";
+import type { Config } from "./config/index.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseEnv } from "node:util";
-import { ConfigError } from "./config.js";
+import { ConfigError } from "./config/index.js";
 
 export interface EnvWithFile {
   /** The file's variables under the real environment's. */

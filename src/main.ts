@@ -5,7 +5,7 @@
  * Exit codes: 0 clean stop, 1 start-up failure, 2 bad configuration or usage.
  */
 import { StartupError, startApp } from "./app.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, loadConfig } from "./config/index.js";
 import { withEnvFile } from "./env-file.js";
 import { createLogger, type Logger } from "./logger.js";
 import { describeTarget } from "./store/redis-target.js";

@@ -5,7 +5,7 @@
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError } from "../config.js";
+import { ConfigError } from "../config/index.js";
 import { LOCALES, type Locale } from "../model/locale.js";
 import { ROLES, type Role } from "../model/roles.js";
 

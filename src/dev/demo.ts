@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { pino } from "pino";
 import { type App, StartupError, startApp } from "../app.js";
-import { type Config, loadConfig } from "../config.js";
+import { type Config, loadConfig } from "../config/index.js";
 import { createLogger, type Logger } from "../logger.js";
 import { startSandbox } from "../sandbox/index.js";
 import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";

@@ -4,7 +4,7 @@
  * to give `npm start`; with `npm run sandbox` as the Payment API, the real bot then runs
  * end to end on this machine, and the person at the terminal chats with it.
  */
-import { ConfigError } from "../config.js";
+import { ConfigError } from "../config/index.js";
 import { DEFAULT_SANDBOX_API_KEY, DEFAULT_SANDBOX_PORT } from "../sandbox/index.js";
 import { StartupError } from "../startup-checks.js";
 import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";

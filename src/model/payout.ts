@@ -61,6 +61,15 @@ export const PayoutSchema = z.object({
   settledAtMs: z.number().int().optional(),
   /** Admin who resolved an unknown payout. */
   resolvedBy: z.number().int().optional(),
+  /** Four-eyes approval: after this, a payout awaiting approval expires (APPROVAL_TTL_HOURS). */
+  approvalExpiresAtMs: z.number().int().optional(),
+  /** The approver or admin who approved it (never its initiator). */
+  approvedBy: z.number().int().optional(),
+  /** The approver or admin who rejected it, and the reason they gave (if any). */
+  rejectedBy: z.number().int().optional(),
+  rejectionReason: z.string().optional(),
+  /** When an approver decided. */
+  decidedAtMs: z.number().int().optional(),
   /** Set once the payer was told the final status. */
   notifiedAtMs: z.number().int().optional(),
   /** Set once the payer and admins were told the payout looks stuck. */

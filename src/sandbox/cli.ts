@@ -4,7 +4,7 @@
  * it throws errors carrying `exitCode` (2 for bad settings, 1 when it cannot start).
  */
 import { z } from "zod";
-import { ConfigError } from "../config.js";
+import { ConfigError } from "../config/index.js";
 import { createLogger, type Logger } from "../logger.js";
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type App, startApp } from "../../src/app.js";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/index.js";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../src/logger.js";
 import { isPromptIn } from "../support/flows.js";

@@ -4,7 +4,7 @@
  * `npm start` starts it (`startApp`), talking to the first two over real HTTP.
  */
 import { type App, startApp } from "../../src/app.js";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/index.js";
 import {
   startTelegramEmulator,
   type TelegramEmulator,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config.js";
+import { ConfigError } from "../../src/config/index.js";
 import { withEnvFile } from "../../src/env-file.js";
 
 describe("withEnvFile", () => {

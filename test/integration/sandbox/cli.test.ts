@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config.js";
+import { ConfigError } from "../../../src/config/index.js";
 import { silentLogger } from "../../../src/logger.js";
 import {
   DEFAULT_SANDBOX_API_KEY,

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseStaff, type RunMode } from "../../src/config.js";
-import { loadPrivateKey, loadPublicKey } from "../../src/payments/signature.js";
+import { ConfigError, loadConfig, parseStaff, type RunMode } from "../../../src/config/index.js";
+import { loadPrivateKey, loadPublicKey } from "../../../src/payments/signature.js";
 
 const TOKEN = "123456789:AAH-abcdefghijklmnopqrstuvwxyz_0123";
 

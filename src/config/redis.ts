@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { intInRange, optionalText, textOf } from "./env-values.js";
-import type { HostPort, RedisTarget } from "./store/redis-target.js";
+import type { HostPort, RedisTarget } from "../store/redis-target.js";
 
 const DEFAULT_URL = "redis://127.0.0.1:6379";
 const DEFAULT_SENTINEL_NAME = "mymaster";

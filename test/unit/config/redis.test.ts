@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
-import { parseSentinels } from "../../src/redis-config.js";
+import { ConfigError, loadConfig } from "../../../src/config/index.js";
+import { parseSentinels } from "../../../src/config/redis.js";
 
 function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
   try {
