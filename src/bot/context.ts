@@ -6,6 +6,7 @@
 import { Context } from "telegraf";
 import { type Translate, translator } from "../i18n.js";
 import { type Logger, silentLogger } from "../logger.js";
+import type { DialogState } from "../model/dialog.js";
 import type { Locale } from "../model/locale.js";
 import type { StaffMember } from "../model/staff.js";
 
@@ -15,4 +16,6 @@ export class BotContext extends Context {
   locale: Locale = "en";
   t: Translate = translator("en");
   log: Logger = silentLogger;
+  /** The /pay dialog in progress in this chat, read with the staff member. */
+  dialog: DialogState | null = null;
 }

@@ -3,6 +3,7 @@
  * bot shrugs off. Telegraf's own messages read "undefined: undefined" when a server that
  * is not a Bot API answers, and may carry the bot token in a URL.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { TelegramError } from "telegraf";
 import { z } from "zod";
 import { type Logger, redactToken } from "../logger.js";
@@ -67,5 +68,36 @@ export async function cosmetic(
   } catch (error) {
     const answer = describeTelegramFailure(method, error);
     logger.warn({ err: error, method, answer }, `${method} failed; going on without it`);
+  }
+}
+
+/** `work`'s result if it settles within `ms`, else undefined (it goes on either way). */
+export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  const timer = new AbortController();
+  const late = sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined);
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    timer.abort();
+  }
+}
+
+/**
+ * Runs a Telegram call whose failure must not stop what follows (logged, not thrown), and
+ * stops waiting for it after `deadlineMs` (it may still land later).
+ */
+export async function bestEffort(
+  logger: Logger,
+  call: () => Promise<unknown>,
+  deadlineMs: number,
+): Promise<void> {
+  try {
+    const done = await settledWithin(
+      call().then(() => true),
+      deadlineMs,
+    );
+    if (!done) logger.warn({ deadlineMs }, "telegram call is slow; carrying on");
+  } catch (error) {
+    logger.warn({ err: error }, "telegram call failed; carrying on");
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The Payment API client (shared/payment-api-spec.md) on an undici Pool. Every attempt has a
- * deadline and first takes a slot from the rate limiter; calls are retried only as retry.ts
+ * deadline and first takes a slot from the rate limiter (or uses one taken ahead, see
+ * `takeSlot`); calls are retried only as retry.ts
  * allows: GETs on anything transient, POST /collect and /disburse only when the API certainly
  * did not act. A POST whose fate we cannot know throws OutcomeUnknownError.
  */
@@ -18,14 +19,13 @@ import {
   interpretResponse,
   type RawResponse,
 } from "./client-response.js";
+import { type SendOptions, takeSlotNow, waitForSlot } from "./client-slots.js";
 import {
-  LimiterUnavailableError,
   OutcomeUnknownError,
   type PaymentClientError,
   PaymentNetworkError,
   type PaymentOperation,
   PaymentTimeoutError,
-  RateLimitedError,
 } from "./errors.js";
 import {
   AttemptDeadlineError,
@@ -81,13 +81,21 @@ export class PaymentClient {
   }
 
   /** POST /collect. Throws OutcomeUnknownError when the request may have been acted on. */
-  collect(request: PaymentRequest): Promise<Payment> {
-    return this.post("collect", "/collect", request);
+  collect(request: PaymentRequest, send?: SendOptions): Promise<Payment> {
+    return this.post("collect", "/collect", request, send);
   }
 
   /** POST /disburse. Throws OutcomeUnknownError when the request may have been acted on. */
-  disburse(request: PaymentRequest): Promise<Payment> {
-    return this.post("disburse", "/disburse", request);
+  disburse(request: PaymentRequest, send?: SendOptions): Promise<Payment> {
+    return this.post("disburse", "/disburse", request, send);
+  }
+
+  /**
+   * Takes a rate-limit slot now, if the limit allows, for one payment request to send at
+   * once with `{ slotTaken: true }`: true when taken. One not used is simply spent.
+   */
+  takeSlot(): Promise<boolean> {
+    return takeSlotNow(this.options.limiter);
   }
 
   /** GET /payments/{id}. */
@@ -124,7 +132,12 @@ export class PaymentClient {
     return this.closed;
   }
 
-  private post(operation: PaymentOperation, path: string, request: PaymentRequest) {
+  private post(
+    operation: PaymentOperation,
+    path: string,
+    request: PaymentRequest,
+    send: SendOptions = {},
+  ) {
     const parsed = PaymentRequestSchema.safeParse(request);
     if (!parsed.success) {
       const problems = parsed.error.issues.map(
@@ -139,14 +152,10 @@ export class PaymentClient {
     });
     const fullPath = `${this.options.basePath}${path}`;
     const schema = PaymentSchema;
-    return this.execute({
-      operation,
-      method: "POST",
-      path: fullPath,
-      body,
-      schema,
-      oddities: paymentOddities,
-    });
+    return this.execute(
+      { operation, method: "POST", path: fullPath, body, schema, oddities: paymentOddities },
+      send,
+    );
   }
 
   private get<T>(
@@ -166,11 +175,16 @@ export class PaymentClient {
     });
   }
 
-  private async execute<T>(call: Call<T>): Promise<T> {
+  private async execute<T>(call: Call<T>, send: SendOptions = {}): Promise<T> {
     // Time on attempts and backoffs; rate-limiter waits have their own bound.
     let spentMs = 0;
     for (let attempt = 1; ; attempt += 1) {
-      await this.acquireSlot(call.operation);
+      const ahead = attempt === 1 && send.slotTaken === true;
+      if (!ahead) {
+        const { limiter, maxRateLimitWaitMs } = this.options;
+        await waitForSlot(limiter, call.operation, maxRateLimitWaitMs, this.closing.signal);
+        await send.beforeSend?.();
+      }
       if (this.closed) {
         const cause = new Error("PaymentClient is closed");
         throw new PaymentNetworkError(call.operation, false, { cause });
@@ -202,25 +216,6 @@ export class PaymentClient {
       return new OutcomeUnknownError(call.operation, error);
     }
     return error;
-  }
-
-  private async acquireSlot(operation: PaymentOperation): Promise<void> {
-    const limiter = this.options.limiter;
-    if (!limiter) return;
-    const giveUpAtMs = performance.now() + this.options.maxRateLimitWaitMs;
-    for (;;) {
-      const acquisition = await limiter.tryAcquire().catch((error: unknown) => {
-        throw new LimiterUnavailableError(operation, error);
-      });
-      if (acquisition.granted) return;
-      const waitMs = Math.max(1, acquisition.retryInMs);
-      if (performance.now() + waitMs > giveUpAtMs || this.closing.signal.aborted) {
-        throw new RateLimitedError(operation, waitMs);
-      }
-      await sleep(waitMs, this.closing.signal).catch(() => {
-        throw new RateLimitedError(operation, waitMs);
-      });
-    }
   }
 
   private async attempt<T>(call: Call<T>, attempt: number): Promise<AttemptOutcome<T>> {

@@ -37,16 +37,28 @@ export class AnswerRecords {
    * as "already pending under this claim" (success). A payout the stranded rule marked
    * unknown meanwhile (same claim) takes the id late, and the admins are told.
    */
-  async accepted(payoutId: string, claimId: string, patch: PayoutPatch): Promise<Payout> {
+  async accepted(
+    payoutId: string,
+    claimId: string,
+    patch: PayoutPatch,
+    firstPollAtMs: number,
+  ): Promise<Payout> {
     const { stores } = this.#context;
-    const options = { claimId, durable: true, auditDetails: paymentDetails(patch) };
+    const options = {
+      claimId,
+      durable: true,
+      auditDetails: paymentDetails(patch),
+      trackAtMs: firstPollAtMs,
+    };
     const result = await this.#durableTransition(payoutId, "record the payment id", () =>
       stores.payouts.transition(payoutId, "accepted", patch, options),
     );
     if (result.ok) return result.payout;
     if (result.reason === "payment_taken") return result.payout;
     if (result.reason === "wrong_state" && result.payout.state === "unknown") {
-      if (result.payout.claimId === claimId) return this.#acceptedLate(result.payout, patch);
+      if (result.payout.claimId === claimId) {
+        return this.#acceptedLate(result.payout, patch, firstPollAtMs);
+      }
     }
     throw new Error(`payout ${payoutId} left submitting while it was being sent`);
   }
@@ -155,13 +167,14 @@ export class AnswerRecords {
   }
 
   /** `unknown → pending`: the 201 of this very claim arrived after it was marked unknown. */
-  async #acceptedLate(payout: Payout, patch: PayoutPatch): Promise<Payout> {
+  async #acceptedLate(payout: Payout, patch: PayoutPatch, firstPollAtMs: number): Promise<Payout> {
     const { stores, log } = this.#context;
     const options = {
       claimId: payout.claimId,
       durable: true,
       notices: [{ kind: "attention", payoutId: payout.id, reason: "accepted_late" } as const],
       auditDetails: paymentDetails(patch),
+      trackAtMs: firstPollAtMs,
     };
     const late = await this.#durableTransition(payout.id, "record a late payment id", () =>
       stores.payouts.transition(payout.id, "accepted_late", patch, options),

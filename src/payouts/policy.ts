@@ -60,12 +60,13 @@ export function maySee(who: Asker, payout: Payout): boolean {
 export type PressVerdict = "allowed" | "not_allowed" | "not_yours";
 
 /**
- * Confirm and Cancel on a prompt: only its initiator, and Confirm only while their role
- * still lets them pay (a payer demoted since the prompt was shown cannot confirm it).
+ * Confirm on a prompt: only its initiator, and only while their role still lets them pay (a
+ * payer demoted since the prompt was shown cannot confirm it). Answers the initiator the
+ * prompt must have for `who` to confirm it (the store checks it in the claim's own atomic
+ * step), or null when `who` may confirm nothing.
  */
-export function mayConfirm(who: Asker, payout: Pick<Payout, "initiatorId">): PressVerdict {
-  if (who === null || !may(who, "pay")) return "not_allowed";
-  return payout.initiatorId === who.userId ? "allowed" : "not_yours";
+export function confirmableBy(who: Asker): number | null {
+  return who !== null && may(who, "pay") ? who.userId : null;
 }
 
 /** Cancel on a prompt: its initiator only, whatever their role now (cancelling is safe). */

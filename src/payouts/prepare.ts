@@ -10,7 +10,11 @@ import { parseAmount } from "../model/money.js";
 import type { Payout } from "../model/payout.js";
 import { parsePhone } from "../model/phone.js";
 import { cleanName, cleanNote } from "../model/text.js";
-import { PaymentApiError, PaymentClientError } from "../payments/errors.js";
+import {
+  LimiterUnavailableError,
+  PaymentApiError,
+  PaymentClientError,
+} from "../payments/errors.js";
 import type { TransitionResult } from "../store/types.js";
 import type { Lookups } from "./lookups.js";
 import { type Asker, mayCancel } from "./policy.js";
@@ -65,6 +69,8 @@ export class Preparation {
       if (error instanceof PaymentApiError && error.statusCode === 404) {
         return { ok: false, reason: "no_account", phone: phone.phone };
       }
+      // The shared rate limiter is in Redis: its failure is the storage's, not the API's.
+      if (error instanceof LimiterUnavailableError) throw error;
       if (error instanceof PaymentClientError) return { ok: false, reason: "api_error", error };
       throw error;
     }

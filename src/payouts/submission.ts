@@ -3,18 +3,41 @@
  * claimed: moved atomically to `submitting` under a claim id, by whoever claimed it (the
  * initiator's Confirm here; an approver's decision or a batch worker the same way). Then
  * one last atomic check, the one request, and the answer recorded. Nothing slow stands
- * between the claim and the request.
+ * between the last check and the request.
+ *
+ * Round trips of a Confirm: the claim, with a rate-limit slot, in one; the answer recorded,
+ * and the first status poll scheduled, in one more.
  */
 import { randomBytes } from "node:crypto";
 import { staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
+import type { Payout } from "../model/payout.js";
 import type { Payment } from "../payments/schemas.js";
 import { answerMismatch } from "./answer-check.js";
 import type { AnswerRecords } from "./answer-records.js";
-import { type Asker, mayConfirm } from "./policy.js";
+import { type Asker, confirmableBy } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
-import type { ClaimedPayout, ClaimResult, StepContext, SubmitResult } from "./types.js";
+import type {
+  ClaimedPayout,
+  ClaimResult,
+  ConfirmResult,
+  NotClaimed,
+  StepContext,
+  SubmitResult,
+} from "./types.js";
+
+/** The last check found the payout must not be sent: its request does not leave. */
+class NotToSend extends Error {
+  constructor(
+    readonly current: Payout | null,
+    /** The check passed but its write was not confirmed persisted (REDIS_DURABILITY). */
+    readonly unconfirmed: boolean,
+  ) {
+    super("the payout must not be sent");
+    this.name = "NotToSend";
+  }
+}
 
 export class Submission {
   readonly #context: StepContext;
@@ -28,61 +51,97 @@ export class Submission {
   }
 
   /**
-   * Step one of Confirm: the atomic move `awaiting_confirmation → submitting`, before any
-   * request leaves. Only the initiator may claim; an expired prompt is moved to `expired`.
+   * Confirm: the claim (`claim`), and when it is made, the one request at once. The claim
+   * goes to Redis together with a rate-limit slot: when the slot is granted, the claim
+   * itself was the last check (it stamped the send time with Redis's clock) and the request
+   * leaves right after it, with nothing in between; when it is not, the request waits for a
+   * slot and the payout is checked again right before it leaves.
    */
-  async claim(payoutId: string, asker: Asker): Promise<ClaimResult> {
-    const { stores, log, now } = this.#context;
-    const payout = await stores.payouts.get(payoutId);
-    if (!payout) return { outcome: "not_found" };
-    if (asker === null || mayConfirm(asker, payout) !== "allowed") {
-      return { outcome: "forbidden", payout };
-    }
-    if (payout.state !== "awaiting_confirmation") return { outcome: "already", payout };
-    if (now() > payout.expiresAtMs) {
-      // The press only found out: time expired the prompt (the bot's own move).
-      const expired = await stores.payouts.transition(payoutId, "expire");
-      return expired.ok ? { outcome: "expired", payout: expired.payout } : lostRace(expired);
-    }
-    const claimId = randomBytes(8).toString("hex");
-    const actor = staffActor(asker);
-    // A command that timed out may still have been applied by Redis, so it is asked again
-    // with the same claim id: the store answers "yours already" instead of a conflict, and
-    // the payout is neither sent twice nor stranded.
-    const patch = { submittedAtMs: now() };
-    const result = await retryPayoutWrite(log, payoutId, "claim", () =>
-      stores.payouts.transition(payoutId, "confirm", patch, { claimId, actor }),
-    );
-    if (!result.ok) return lostRace(result);
-    return { outcome: "claimed", payout: result.payout, claimId, actor };
+  async confirm(payoutId: string, asker: Asker): Promise<ConfirmResult> {
+    const [claim, slotTaken] = await Promise.all([
+      this.#claim(payoutId, asker),
+      this.#context.gateway.takeSlot?.() ?? false,
+    ]);
+    if (claim.outcome !== "claimed") return claim;
+    const { durable, ...claimed } = claim;
+    // A claim not confirmed persisted must not let its request leave unchecked.
+    return { ...claimed, submitted: this.#send(claimed, slotTaken && durable) };
   }
 
   /**
-   * Step two: sends the one `POST /disburse` (or `/collect`) of a claimed payout and
-   * records what the API said. A lost answer makes the payout `unknown`: never retried
-   * here, verified by a person.
+   * The atomic move `awaiting_confirmation → submitting` of the initiator's Confirm, before
+   * any request leaves. Only the initiator may claim (checked in the same step); an expired
+   * prompt is moved to `expired`. The claim is sent with `submit`.
    */
-  async submit(claimed: ClaimedPayout): Promise<SubmitResult> {
-    const { gateway, stores, log, now } = this.#context;
-    const { payout, claimId, actor } = claimed;
-    // The last atomic check: a payout that left `submitting` meanwhile (marked unknown by
-    // the stranded rule while this process stalled) must never be sent.
-    // Durable: if Redis failed over now, the new primary must still know this payout may
-    // have been sent, or it could go back to "awaiting confirmation" and be paid twice.
-    const sending = await retryPayoutWrite(log, payout.id, "mark sending", () =>
-      stores.payouts.markSending(payout.id, claimId, { durable: true, actor }),
+  async claim(payoutId: string, asker: Asker): Promise<ClaimResult> {
+    const claim = await this.#claim(payoutId, asker);
+    if (claim.outcome !== "claimed") return claim;
+    const { durable: _durable, ...claimed } = claim;
+    return claimed;
+  }
+
+  /**
+   * Sends the one `POST /disburse` (or `/collect`) of a claimed payout, whoever claimed it
+   * and whenever, and records what the API said: the payout is checked again right before
+   * its request leaves. A lost answer makes the payout `unknown`: never retried here,
+   * verified by a person.
+   */
+  submit(claimed: ClaimedPayout): Promise<SubmitResult> {
+    return this.#send(claimed, false);
+  }
+
+  async #claim(
+    payoutId: string,
+    asker: Asker,
+  ): Promise<
+    | Exclude<ClaimResult, { outcome: "claimed" }>
+    | ({ outcome: "claimed"; durable: boolean } & ClaimedPayout)
+  > {
+    const { stores, log, now } = this.#context;
+    const initiatorId = confirmableBy(asker);
+    if (asker === null || initiatorId === null) return this.#refused(payoutId);
+    const nowMs = now();
+    const claimId = randomBytes(8).toString("hex");
+    const actor = staffActor(asker);
+    const options = {
+      claimId,
+      actor,
+      expect: { initiatorId, notExpiredAtMs: nowMs },
+      stampSentAtMs: true,
+      // Durable: if Redis failed over now, the new primary must still know this payout may
+      // have been sent, or it could go back to "awaiting confirmation" and be paid twice.
+      durable: true,
+    };
+    // A command that timed out may still have been applied by Redis, so it is asked again
+    // with the same claim id: the store answers "yours already" instead of a conflict, and
+    // the payout is neither sent twice nor stranded.
+    const result = await retryPayoutWrite(log, payoutId, "claim", () =>
+      stores.payouts.transition(payoutId, "confirm", { submittedAtMs: nowMs }, options),
     );
-    if (!sending.ok) return this.#records.notSent(payout, sending.payout);
-    if (!sending.durable) return this.#records.heldBack(payout);
+    if (result.ok) {
+      return { outcome: "claimed", payout: result.payout, claimId, actor, durable: result.durable };
+    }
+    if (result.reason === "not_initiator") return { outcome: "forbidden", payout: result.payout };
+    if (result.reason === "expired") return this.#expire(payoutId);
+    return lostRace(result);
+  }
+
+  /** The request and its answer; `checked`: the claim was the last check, send at once. */
+  async #send(claimed: ClaimedPayout, checked: boolean): Promise<SubmitResult> {
+    const { gateway, log, now } = this.#context;
+    const { payout, claimId } = claimed;
     const request = { amount: payout.amount, phoneNumber: payout.phone };
+    const send = { slotTaken: checked, beforeSend: () => this.#lastCheck(claimed) };
     let payment: Payment;
     try {
       payment =
         payout.kind === "disbursement"
-          ? await gateway.disburse(request)
-          : await gateway.collect(request);
+          ? await gateway.disburse(request, send)
+          : await gateway.collect(request, send);
     } catch (error) {
-      return this.#records.failure(payout, error);
+      if (!(error instanceof NotToSend)) return this.#records.failure(payout, error);
+      if (error.unconfirmed) return this.#records.heldBack(payout);
+      return this.#records.notSent(payout, error.current);
     }
     // Logged before it is written: if the write fails, the id is still on record.
     log.info({ payoutId: payout.id, paymentId: payment.id }, "payment request answered");
@@ -95,18 +154,46 @@ export class Submission {
         "the API named an operator we do not know; keeping the one from the number",
       );
     }
-    const accepted = await this.#records.accepted(payout.id, claimId, {
+    const patch = {
       paymentId: payment.id,
       apiStatus: knownStatus(payment.status),
       fee: payment.fee,
       operator: operator ?? payout.operator,
-    });
+    };
+    const firstPollAtMs = now() + this.#pollIntervalMs;
+    const accepted = await this.#records.accepted(payout.id, claimId, patch, firstPollAtMs);
     if (accepted.state !== "pending") {
       // The payment id already belongs to another payout: never attach it to this one.
       return this.#records.mismatch(payout, payment, "the payment id belongs to another payout");
     }
-    await stores.tracking.schedule(payout.id, now() + this.#pollIntervalMs);
     log.info({ payoutId: payout.id, paymentId: payment.id }, "payment request accepted");
     return { outcome: "pending", payout: accepted };
+  }
+
+  /**
+   * The last atomic check, right before a request that waited leaves: a payout that left
+   * `submitting` meanwhile (marked unknown by the stranded rule while this process waited)
+   * must never be sent. Stamps the send time with the store's clock, durably.
+   */
+  async #lastCheck(claimed: ClaimedPayout): Promise<void> {
+    const { stores, log } = this.#context;
+    const { payout, claimId, actor } = claimed;
+    const sending = await retryPayoutWrite(log, payout.id, "mark sending", () =>
+      stores.payouts.markSending(payout.id, claimId, { durable: true, actor }),
+    );
+    if (!sending.ok) throw new NotToSend(sending.payout, false);
+    if (!sending.durable) throw new NotToSend(payout, true);
+  }
+
+  /** A press from someone who may confirm nothing: the payout, if any, is not theirs. */
+  async #refused(payoutId: string): Promise<NotClaimed> {
+    const payout = await this.#context.stores.payouts.get(payoutId);
+    return payout ? { outcome: "forbidden", payout } : { outcome: "not_found" };
+  }
+
+  /** The press only found out: time expired the prompt (the bot's own move). */
+  async #expire(payoutId: string): Promise<NotClaimed> {
+    const expired = await this.#context.stores.payouts.transition(payoutId, "expire");
+    return expired.ok ? { outcome: "expired", payout: expired.payout } : lostRace(expired);
   }
 }

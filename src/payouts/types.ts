@@ -10,14 +10,17 @@ import type { TelecomOperator } from "../model/payment-terms.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
 import type { OperatorHint, PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
+import type { SendOptions } from "../payments/client-slots.js";
 import type { PaymentClientError } from "../payments/errors.js";
 import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
 import type { Stores } from "../store/types.js";
 
-/** What the service needs of the Payment API client (PaymentClient fits it). */
+/** What the payout steps need of the Payment API client (PaymentClient fits it). */
 export interface PaymentGateway {
-  collect(request: PaymentRequest): Promise<Payment>;
-  disburse(request: PaymentRequest): Promise<Payment>;
+  collect(request: PaymentRequest, send?: SendOptions): Promise<Payment>;
+  disburse(request: PaymentRequest, send?: SendOptions): Promise<Payment>;
+  /** Takes a rate-limit slot now for a request sent at once (see SendOptions.slotTaken). */
+  takeSlot?(): Promise<boolean>;
   getPayment(id: string): Promise<Payment>;
   getAvailability(): Promise<AvailabilityEntry[]>;
   getUserInfo(phone: string): Promise<UserInfo>;
@@ -81,6 +84,14 @@ export type ClaimResult =
   | { outcome: "expired"; payout: Payout }
   /** Someone (a double tap, another replica) moved it first: nothing to do. */
   | { outcome: "already"; payout: Payout };
+
+/** A claim that was not made, and why. */
+export type NotClaimed = Exclude<ClaimResult, { outcome: "claimed" }>;
+
+/** Confirm: the claim's outcome, and when claimed, the submission already under way. */
+export type ConfirmResult =
+  | NotClaimed
+  | ({ outcome: "claimed"; submitted: Promise<SubmitResult> } & ClaimedPayout);
 
 export type SubmitResult =
   | { outcome: "pending"; payout: Payout }

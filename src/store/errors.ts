@@ -19,8 +19,17 @@ const UNAVAILABLE_PATTERNS = [
   /^MASTERDOWN /,
 ];
 
+/**
+ * True for such an error, or one caused by such an error (the payment client's rate limiter
+ * lives in Redis: its failure is the store's, whatever error wraps it).
+ */
 export function isStoreUnavailableError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === "MaxRetriesPerRequestError") return true;
-  return UNAVAILABLE_PATTERNS.some((pattern) => pattern.test(error.message));
+  let cause: unknown = error;
+  for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
+    if (cause.name === "MaxRetriesPerRequestError") return true;
+    const { message } = cause;
+    if (UNAVAILABLE_PATTERNS.some((pattern) => pattern.test(message))) return true;
+    cause = cause.cause;
+  }
+  return false;
 }

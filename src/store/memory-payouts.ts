@@ -37,6 +37,8 @@ export interface MemoryPayoutStoreOptions {
   now: () => number;
   /** Called inside a move that queues notices, like the Redis script's ZADD to the outbox. */
   enqueueNotice: (key: string, atMs: number) => void;
+  /** Called inside a move that schedules the payout's first poll, like the script's ZADD. */
+  track: (id: string, atMs: number) => void;
   /** Called inside every move (and creation) made, like the scripts' XADD to the audit log. */
   audit: (entry: Omit<AuditEntry, "id">) => void;
 }
@@ -74,11 +76,18 @@ export class MemoryPayoutStore implements PayoutStore {
     const current = entry.payout;
     const target = targetOf(event);
     const claim = options.claimId;
+    const expect = options.expect;
+    if (expect?.initiatorId !== undefined && current.initiatorId !== expect.initiatorId) {
+      return { ok: false, reason: "not_initiator", payout: structuredClone(current) };
+    }
     if (claim !== undefined && current.state === target && current.claimId === claim) {
       return { ok: true, payout: structuredClone(current), applied: false, durable: true };
     }
     if (nextState(current.state, event) === null) {
       return { ok: false, reason: "wrong_state", payout: structuredClone(current) };
+    }
+    if (expect?.notExpiredAtMs !== undefined && current.expiresAtMs < expect.notExpiredAtMs) {
+      return { ok: false, reason: "expired", payout: structuredClone(current) };
     }
     const owner =
       checked.paymentId === undefined ? undefined : this.#byPaymentId.get(checked.paymentId);
@@ -92,8 +101,10 @@ export class MemoryPayoutStore implements PayoutStore {
       state: target,
       updatedAtMs: nowMs,
       ...(claim === undefined ? {} : { claimId: claim }),
+      ...(options.stampSentAtMs ? { sentAtMs: nowMs } : {}),
     };
     this.#store(moved);
+    if (options.trackAtMs !== undefined) this.#options.track(id, options.trackAtMs);
     for (const key of noticesOfMove(id, target, options.notices)) {
       this.#options.enqueueNotice(key, nowMs);
     }

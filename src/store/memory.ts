@@ -34,6 +34,7 @@ export interface MemoryStoresOptions {
 export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const now = options.now ?? Date.now;
   const outbox = new MemoryDueQueue();
+  const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   return {
     kind: "memory",
@@ -41,12 +42,13 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       retentionMs: options.retentionMs,
       now,
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+      track: (id, atMs) => tracking.put(id, atMs),
       audit: (entry) => audit.append(entry),
     }),
     sessions: new MemorySessionStore(now),
     staff: new MemoryStaffStore(),
     profiles: new MemoryProfileStore(),
-    tracking: new MemoryDueQueue(),
+    tracking,
     outbox,
     audit,
     leases: new MemoryLeaseStore(now),

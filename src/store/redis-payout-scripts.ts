@@ -74,13 +74,16 @@ return 1
 `);
 
 /**
- * KEYS: record, outbox, audit stream, then the state sets of the tracked states.
+ * KEYS: record, outbox, audit stream, tracking schedule, then the state sets of the tracked
+ *       states.
  * ARGV: id, target (JSON), claimId (JSON, or "" for none), nowMs, expires (1/0),
  *       retentionMs, m, payment index key prefix, paymentId of the patch (raw, or ""),
- *       audit draft (JSON), audit min id, n, n source states (JSON), m outbox keys (notices
- *       queued with the move), the tracked states (JSON, in KEYS order), then the fields to
- *       set as field/value pairs (state, updatedAtMs and claimId included). A move that is
- *       made is audited with the states before and after; a resend or a refusal is not.
+ *       audit draft (JSON), audit min id, expected initiatorId (JSON, or ""), not expired at
+ *       (ms, or ""), stamp sentAtMs (1/0), first poll at (ms, or ""), n, n source states
+ *       (JSON), m outbox keys (notices queued with the move), the tracked states (JSON, in
+ *       KEYS order), then the fields to set as field/value pairs (state, updatedAtMs and
+ *       claimId included). A move that is made is audited with the states before and after;
+ *       a resend or a refusal is not.
  * Returns {"not_found"} | {"corrupt"} |
  *         {"unchanged"|"wrong_state"|"payment_taken"|"applied", HGETALL}.
  * "payment_taken": the patch's paymentId is already indexed to another payout. One payment
@@ -98,7 +101,8 @@ local id, target, claim, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local expires, retention, noticeCount = ARGV[5] == '1', ARGV[6], tonumber(ARGV[7])
 local paymentPrefix, paymentId = ARGV[8], ARGV[9]
 local auditDraft, auditMinId = ARGV[10], ARGV[11]
-local cursor = 12
+local expectedInitiator, notExpiredAt, stampSent, trackAt = ARGV[12], ARGV[13], ARGV[14] == '1', ARGV[15]
+local cursor = 16
 local sources = {}
 for _ = 1, tonumber(ARGV[cursor]) do
   cursor = cursor + 1
@@ -111,12 +115,15 @@ for _ = 1, noticeCount do
   cursor = cursor + 1
 end
 local stateSets = {}
-for k = 4, #KEYS do
+for k = 5, #KEYS do
   stateSets[ARGV[cursor]] = KEYS[k]
   cursor = cursor + 1
 end
 
 local current = redis.call('HGET', record, 'state')
+if expectedInitiator ~= '' and redis.call('HGET', record, 'initiatorId') ~= expectedInitiator then
+  return {'not_initiator', redis.call('HGETALL', record)}
+end
 -- A resend of a call that already applied finds its own claim. The claim is written
 -- again (same value) so that a durability wait after this call covers the record even on
 -- a connection that did not make the first write.
@@ -125,6 +132,12 @@ if claim ~= '' and current == target and redis.call('HGET', record, 'claimId') =
   return {'unchanged', redis.call('HGETALL', record)}
 end
 if not sources[current] then return {'wrong_state', redis.call('HGETALL', record)} end
+if notExpiredAt ~= '' then
+  local expiresAt = tonumber(redis.call('HGET', record, 'expiresAtMs'))
+  if expiresAt and expiresAt < tonumber(notExpiredAt) then
+    return {'expired', redis.call('HGETALL', record)}
+  end
+end
 
 if paymentId ~= '' then
   local owner = redis.call('GET', paymentPrefix .. paymentId)
@@ -148,6 +161,13 @@ if paymentId ~= '' then
   if expires then redis.call('SET', index, id, 'PX', retention) else redis.call('SET', index, id) end
 end
 for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[2], now, notice) end
+if stampSent then
+  -- The request leaves right after this move: its send time, on Redis's clock.
+  local time = redis.call('TIME')
+  local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  redis.call('HSET', record, 'sentAtMs', string.format('%d', ms))
+end
+if trackAt ~= '' then redis.call('ZADD', KEYS[4], trackAt, id) end
 audit(KEYS[3], auditMinId, auditDraft, current, target, record)
 return {'applied', redis.call('HGETALL', record)}
 `);
@@ -196,7 +216,10 @@ export const MarkSendingReplySchema = z.union([
 export const TransitionReplySchema = z.union([
   z.tuple([z.enum(["not_found", "corrupt"])]).transform(([status]) => ({ status, fields: null })),
   z
-    .tuple([z.enum(["unchanged", "wrong_state", "payment_taken", "applied"]), z.array(z.string())])
+    .tuple([
+      z.enum(["unchanged", "wrong_state", "payment_taken", "not_initiator", "expired", "applied"]),
+      z.array(z.string()),
+    ])
     .transform(([status, fields]) => ({ status, fields })),
 ]);
 
@@ -217,6 +240,7 @@ export function transitionCall(call: {
   retentionMs: number;
 }): { keys: string[]; args: (string | number)[] } {
   const { keys: k, id, event, patch, options, nowMs, retentionMs } = call;
+  const expect = options.expect;
   const target = targetOf(event);
   const claim = options.claimId;
   const fields = {
@@ -232,6 +256,7 @@ export function transitionCall(call: {
       k.payout(id),
       k.outbox(),
       k.auditLog(),
+      k.tracking(),
       ...TRACKED_STATES.map((state) => k.stateSet(state)),
     ],
     args: [
@@ -246,6 +271,10 @@ export function transitionCall(call: {
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
       auditMinId(nowMs, retentionMs),
+      expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
+      expect?.notExpiredAtMs ?? "",
+      flag(options.stampSentAtMs === true),
+      options.trackAtMs ?? "",
       sources.length,
       ...sources.map((state) => JSON.stringify(state)),
       ...notices,

@@ -150,8 +150,9 @@ export class RedisPayoutStore implements PayoutStore {
       throw this.#corrupt(new CorruptRecordError(id, ["paymentId: not a JSON string"]));
     }
     const payout = this.#decode(id, pairsToRecord(parsed.fields));
-    if (parsed.status === "wrong_state") return { ok: false, reason: "wrong_state", payout };
-    if (parsed.status === "payment_taken") return { ok: false, reason: "payment_taken", payout };
+    if (parsed.status !== "applied" && parsed.status !== "unchanged") {
+      return { ok: false, reason: parsed.status, payout };
+    }
     return { ok: true, payout, applied: parsed.status === "applied", durable };
   }
 

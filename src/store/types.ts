@@ -27,7 +27,9 @@ export type TransitionResult =
   | { ok: false; reason: "not_found" }
   | { ok: false; reason: "wrong_state"; payout: Payout }
   /** The patch's paymentId already belongs to another payout; nothing was changed. */
-  | { ok: false; reason: "payment_taken"; payout: Payout };
+  | { ok: false; reason: "payment_taken"; payout: Payout }
+  /** A precondition of `expect` does not hold (another initiator; past its expiry). */
+  | { ok: false; reason: "not_initiator" | "expired"; payout: Payout };
 
 /** A page of history: `userId` undefined means everyone's. */
 export interface PayoutListOptions {
@@ -64,6 +66,18 @@ export interface TransitionOptions extends DurableOption {
   actor?: Actor;
   /** Facts for the audit entry of the move (a payment id, a reason). */
   auditDetails?: AuditDetails;
+  /**
+   * Checked in the same atomic step, before anything is written: the payout was started by
+   * this user (else `not_initiator`), and has not expired at this time (else `expired`).
+   */
+  expect?: { initiatorId?: number; notExpiredAtMs?: number };
+  /**
+   * Stamps `sentAtMs` with the store's clock in the same step: the move is the last check
+   * before a payment request that leaves right after it.
+   */
+  stampSentAtMs?: boolean;
+  /** Schedules the payout's first status poll at this time, in the same step. */
+  trackAtMs?: number;
 }
 
 export interface PayoutStore {

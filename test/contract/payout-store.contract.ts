@@ -121,6 +121,56 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       });
     });
 
+    it("checks a claim's initiator and expiry in the same step, changing nothing when they fail", async () => {
+      const payout = samplePayout({ initiatorId: 111 });
+      await stores.payouts.create(payout);
+      const other = await stores.payouts.transition(
+        payout.id,
+        "confirm",
+        {},
+        { claimId: "c1", expect: { initiatorId: 222 } },
+      );
+      expect(other).toMatchObject({
+        ok: false,
+        reason: "not_initiator",
+        payout: { id: payout.id },
+      });
+      const late = await stores.payouts.transition(
+        payout.id,
+        "confirm",
+        {},
+        { claimId: "c1", expect: { initiatorId: 111, notExpiredAtMs: payout.expiresAtMs + 1 } },
+      );
+      expect(late).toMatchObject({ ok: false, reason: "expired" });
+      expect(await stores.payouts.get(payout.id)).toEqual(payout);
+      const inTime = await stores.payouts.transition(
+        payout.id,
+        "confirm",
+        {},
+        { claimId: "c1", expect: { initiatorId: 111, notExpiredAtMs: payout.expiresAtMs } },
+      );
+      expect(inTime).toMatchObject({ ok: true, payout: { state: "submitting" } });
+    });
+
+    it("stamps the send time and schedules the first poll in the step of the move", async () => {
+      const payout = await payoutIn(stores, "awaiting_confirmation");
+      const claimed = await stores.payouts.transition(
+        payout.id,
+        "confirm",
+        {},
+        { claimId: "c1", stampSentAtMs: true },
+      );
+      expect(claimed.ok && claimed.payout.sentAtMs).toBeGreaterThan(0);
+      expect(await stores.tracking.dueAt(payout.id)).toBeNull();
+      await stores.payouts.transition(
+        payout.id,
+        "accepted",
+        { paymentId: `pay-${payout.id}` },
+        { trackAtMs: 123_456 },
+      );
+      expect(await stores.tracking.dueAt(payout.id)).toBe(123_456);
+    });
+
     it("audits nothing for a move refused or resent, so no entry is invented", async () => {
       const payout = await payoutIn(stores, "awaiting_confirmation");
       const before = (await stores.audit.recent(100)).length;

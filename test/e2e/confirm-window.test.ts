@@ -85,3 +85,32 @@ describe("Confirm while Telegram is slow", () => {
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(0);
   });
 });
+
+describe("Confirm when the payment settles before its own edit lands", () => {
+  const h = harnessPerTest();
+
+  it("leaves the prompt on the final status, not on a late 'Pending'", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
+    // Confirm's edit of the prompt is slow to land; meanwhile the payment settles (150 ms),
+    // the tracker finds it (200 ms) and the notifier edits the prompt to its final status.
+    h.emulator.delayNext("editMessageText", 1_500);
+    const paid = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && m.messageId !== prompt.messageId && m.text.includes("Paid"),
+      10_000,
+    );
+    await payer.pressButton(prompt, 0);
+    await paid;
+
+    await expect
+      .poll(() => h.emulator.plainText(h.emulator.message(PAYER_ID, prompt.messageId) ?? prompt), {
+        timeout: 10_000,
+      })
+      .toContain("Completed");
+    // Well after Confirm's late edit: the prompt still reads the final status.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const final = h.emulator.plainText(h.emulator.message(PAYER_ID, prompt.messageId) ?? prompt);
+    expect(final).toContain("Completed");
+    expect(final).not.toContain("Pending");
+  });
+});

@@ -84,8 +84,9 @@ describe("durable writes with a replica behind a slow link", () => {
 
     await pending;
     const [payment] = harness.sandbox.snapshot().payments;
-    expect(await replicaField(replica, record, "state")).toBe("pending");
+    // The payment id is on the replica; the payout may even have settled by now (150 ms).
     expect(await replicaField(replica, record, "paymentId")).toBe(payment?.id);
+    expect(["pending", "success"]).toContain(await replicaField(replica, record, "state"));
   });
 
   it("sends nothing when no replica confirms the claim in time, and says so", async () => {

@@ -27,10 +27,14 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
   return async (ctx, next) => {
     const from = ctx.from;
     if (!from || from.is_bot) return;
-    const [role, savedLocale] = await Promise.all([
+    // One round trip to Redis: the reads below go out in one write (auto-pipelining).
+    const chatId = ctx.chat?.id;
+    const [role, savedLocale, dialog] = await Promise.all([
       deps.stores.staff.get(from.id),
       deps.stores.sessions.getLocale(from.id),
+      chatId === undefined ? null : deps.stores.sessions.getDialog(chatId),
     ]);
+    ctx.dialog = dialog;
     ctx.staff = role ? { userId: from.id, role } : null;
     ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code);
     ctx.t = translator(ctx.locale, deps.timeZone);

@@ -15,7 +15,7 @@ import type { Stores } from "../../store/types.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import type { BotContext } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
-import { cosmetic } from "../telegram-failure.js";
+import { bestEffort, cosmetic, settledWithin } from "../telegram-failure.js";
 import {
   amountProblemText,
   CALLBACK_PATTERN,
@@ -44,6 +44,16 @@ async function showMovedPayout(ctx: BotContext, payout: Payout): Promise<void> {
   await editView(ctx, payoutStateView(ctx.t, payout));
 }
 
+/**
+ * A payment can settle, and the notifier edit the prompt to its final status, before
+ * Confirm's own "Pending" edit lands: read the payout once more after that edit (the payer
+ * already sees it) and put the final status back if it moved on meanwhile.
+ */
+async function restoreSettled(ctx: BotContext, stores: Stores, shown: Payout): Promise<void> {
+  const now = await stores.payouts.get(shown.id);
+  if (now && now.state !== shown.state) await editView(ctx, payoutStateView(ctx.t, now));
+}
+
 /** A press on someone else's prompt: only its initiator may confirm or cancel it. */
 async function refuseOthersPress(ctx: BotContext): Promise<void> {
   await ctx.answerCbQuery(ctx.t.plain("confirm.not_yours"), { show_alert: true });
@@ -62,27 +72,10 @@ const DIALOG_TTL_SECONDS = 600;
 const SIDE_CALL_MS = 3_000;
 
 /**
- * Runs a Telegram call whose failure must not stop what follows (logged, not thrown), and
- * stops waiting for it after `deadlineMs`.
+ * A payment request answered within this shows its outcome in the prompt's one edit; a
+ * slower one first shows "Sending…" (the press is answered with "Sending…" at once anyway).
  */
-async function bestEffort(
-  ctx: BotContext,
-  call: () => Promise<unknown>,
-  deadlineMs = Number.POSITIVE_INFINITY,
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<"late">((resolve) => {
-    if (Number.isFinite(deadlineMs)) timer = setTimeout(() => resolve("late"), deadlineMs);
-  });
-  try {
-    const outcome = await Promise.race([call().then(() => "done" as const), deadline]);
-    if (outcome === "late") ctx.log.warn({ deadlineMs }, "telegram call is slow; carrying on");
-  } catch (error) {
-    ctx.log.warn({ err: error }, "telegram call failed; carrying on");
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const SHOW_SENDING_AFTER_MS = 1_000;
 
 const COMMAND_OF: Record<PayoutKind, "pay" | "collect"> = {
   disbursement: "pay",
@@ -109,7 +102,8 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const chatId = ctx.chat?.id;
     const staff = ctx.staff;
     if (chatId === undefined || staff === null) return;
-    await cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
+    // Cosmetic, and not waited for: the prompt must not queue behind it.
+    void cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
     const result = await deps.payouts.preparation.prepare({
       kind,
       phone,
@@ -133,7 +127,8 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     if (!(await mayPay(ctx))) return;
     const chatId = ctx.chat?.id;
     if (chatId === undefined) return;
-    await deps.stores.sessions.clearDialog(chatId);
+    // A new command replaces a dialog in progress (read with the staff member, in access).
+    if (ctx.dialog) await deps.stores.sessions.clearDialog(chatId);
     const args = splitPaymentArgs(commandPayload(text));
     if (args.phone === undefined) {
       await deps.stores.sessions.setDialog(chatId, { kind, step: "phone" }, DIALOG_TTL_SECONDS);
@@ -169,14 +164,13 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
   composer.command("collect", (ctx) => start(ctx, "collection", ctx.message.text));
 
   composer.command("cancel", async (ctx) => {
-    const dialog = await deps.stores.sessions.getDialog(ctx.chat.id);
-    await deps.stores.sessions.clearDialog(ctx.chat.id);
-    await replyHtml(ctx, ctx.t(dialog ? "dialog.cancelled" : "dialog.nothing_to_cancel"));
+    if (ctx.dialog) await deps.stores.sessions.clearDialog(ctx.chat.id);
+    await replyHtml(ctx, ctx.t(ctx.dialog ? "dialog.cancelled" : "dialog.nothing_to_cancel"));
   });
 
   composer.on(message("text"), async (ctx, next) => {
     if (ctx.message.text.startsWith("/")) return next();
-    const dialog = await deps.stores.sessions.getDialog(ctx.chat.id);
+    const dialog = ctx.dialog;
     if (!dialog) return next();
     if (!(await mayPay(ctx))) return;
     await dialogStep(ctx, dialog, ctx.message.text);
@@ -222,21 +216,32 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       await ctx.answerCbQuery(ctx.t.plain("confirm.no_longer_allowed"), { show_alert: true });
       return;
     }
-    const claim = await deps.payouts.submission.claim(payoutId, ctx.staff);
+    const claim = await deps.payouts.submission.confirm(payoutId, ctx.staff);
     switch (claim.outcome) {
       case "claimed": {
-        // The request leaves at once: nothing slow stands between the claim and it. Telegram
-        // is told alongside, each call under a short deadline, so a slow or failing Telegram
-        // can neither delay the payment nor strand it in `submitting`.
-        const submitted = deps.payouts.submission.submit(claim);
-        const told = Promise.all([
-          bestEffort(ctx, () => ctx.answerCbQuery(ctx.t.plain("confirm.sending")), SIDE_CALL_MS),
-          bestEffort(ctx, () => editView(ctx, payoutStateView(ctx.t, claim.payout)), SIDE_CALL_MS),
-        ]);
-        const result = await submitted;
+        // The request left with the claim: nothing slow stood between them. Telegram is told
+        // alongside, each call under a short deadline, so a slow or failing Telegram can
+        // neither delay the payment nor strand it in `submitting`.
+        const submitted = claim.submitted;
+        const answered = bestEffort(
+          ctx.log,
+          () => ctx.answerCbQuery(ctx.t.plain("confirm.sending")),
+          SIDE_CALL_MS,
+        );
+        // A quick answer is shown at once, in one edit; a slow one first shows "Sending…".
+        const quick = await settledWithin(submitted, SHOW_SENDING_AFTER_MS);
+        const sending = quick
+          ? undefined
+          : bestEffort(
+              ctx.log,
+              () => editView(ctx, payoutStateView(ctx.t, claim.payout)),
+              SIDE_CALL_MS,
+            );
+        const result = quick ?? (await submitted);
         // "Sending…" must not land over the outcome: the outcome is edited in after it.
-        await told;
-        await editView(ctx, payoutStateView(ctx.t, result.payout));
+        await sending;
+        await Promise.all([editView(ctx, payoutStateView(ctx.t, result.payout)), answered]);
+        if (result.outcome === "pending") await restoreSettled(ctx, deps.stores, result.payout);
         return;
       }
       case "forbidden":

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ROLES } from "../../../src/model/roles.js";
 import {
   type Capability,
+  confirmableBy,
   may,
   mayCancel,
-  mayConfirm,
   maySee,
 } from "../../../src/payouts/policy.js";
 import { acceptedPayout } from "../../support/payouts.js";
@@ -51,12 +51,13 @@ describe("policy", () => {
   });
 
   it("lets only the initiator confirm, and only while their role may still pay", () => {
+    expect(confirmableBy({ userId: 7, role: "payer" })).toBe(7);
+    expect(confirmableBy({ userId: 8, role: "admin" })).toBe(8);
+    expect(confirmableBy({ userId: 7, role: "viewer" })).toBeNull();
+    expect(confirmableBy(null)).toBeNull();
     const prompt = { initiatorId: 7 };
-    expect(mayConfirm({ userId: 7, role: "payer" }, prompt)).toBe("allowed");
-    expect(mayConfirm({ userId: 8, role: "admin" }, prompt)).toBe("not_yours");
-    expect(mayConfirm({ userId: 7, role: "viewer" }, prompt)).toBe("not_allowed");
-    expect(mayConfirm(null, prompt)).toBe("not_allowed");
     expect(mayCancel({ userId: 7, role: "viewer" }, prompt)).toBe("allowed");
     expect(mayCancel({ userId: 8, role: "admin" }, prompt)).toBe("not_yours");
+    expect(mayCancel(null, prompt)).toBe("not_allowed");
   });
 });
