@@ -3,10 +3,10 @@
  * bot shrugs off. Telegraf's own messages read "undefined: undefined" when a server that
  * is not a Bot API answers, and may carry the bot token in a URL.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { TelegramError } from "telegraf";
 import { z } from "zod";
 import { type Logger, redactToken } from "../logger.js";
+import { BotApiAnswerError } from "./telegram-transport.js";
 
 /** At most `max` characters of `text`, on one line. */
 export function excerpt(text: string, max = 200): string {
@@ -43,6 +43,15 @@ export function describeTelegramFailure(method: string, error: unknown): string 
     const body = excerpt(redactToken(JSON.stringify(error.response) ?? "nothing"));
     return `Telegram answered ${method} with something that is not a Bot API answer: ${body}`;
   }
+  if (error instanceof BotApiAnswerError) {
+    const body = excerpt(redactToken(error.body));
+    return error.kind === "not_json"
+      ? `Telegram answered ${method} with a body that is not JSON (${body})`
+      : `Telegram answered ${method} with something that is not a Bot API answer: ${body}`;
+  }
+  if (error instanceof Error && /^Telegram(Timeout|Network)Error$/.test(error.name)) {
+    return excerpt(redactToken(error.message));
+  }
   const fetchError = FetchErrorSchema.safeParse(error);
   if (fetchError.success) {
     const reason = excerpt(redactToken(fetchError.data.message.replace(/^.* reason: /, "")));
@@ -73,12 +82,14 @@ export async function cosmetic(
 
 /** `work`'s result if it settles within `ms`, else undefined (it goes on either way). */
 export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
-  const timer = new AbortController();
-  const late = sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
   try {
     return await Promise.race([work, late]);
   } finally {
-    timer.abort();
+    clearTimeout(timer);
   }
 }
 

@@ -4,11 +4,14 @@
  * a call hanging that long would hold a Confirm for minutes and outlast the notifier's
  * lease on a notice, so that another replica would send the notice a second time.
  */
-import { type ClientRequestArgs, Agent as HttpAgent } from "node:http";
+import { type ClientRequestArgs, Agent as HttpAgent, STATUS_CODES } from "node:http";
 import { Agent as HttpsAgent, type RequestOptions } from "node:https";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { Telegram } from "telegraf";
+import { Telegram, TelegramError } from "telegraf";
+import type { Telegram as ApiMethods, Opts } from "telegraf/types";
+import { Pool } from "undici";
+import { z } from "zod";
 
 /** Every Bot API call but the long poll is answered within this, or fails. */
 export const TELEGRAM_CALL_TIMEOUT_MS = 10_000;
@@ -70,6 +73,134 @@ export function deadlineAgent(apiRoot: string, timeoutMs: number): HttpAgent {
     : new DeadlineHttpAgent(timeoutMs);
 }
 
+/** True when a payload carries a file to upload (then it goes as multipart, by Telegraf). */
+function carriesFile(payload: object): boolean {
+  return Object.entries(payload).some(([key, value]) => {
+    if (key === "link_preview_options" || value === null || typeof value !== "object") return false;
+    if (Array.isArray(value)) return value.some((item) => isFileLike(item?.media));
+    return isFileLike(value) || isFileLike(Reflect.get(value, "media"));
+  });
+}
+
+function isFileLike(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (Boolean(Reflect.get(value, "source")) || Boolean(Reflect.get(value, "url")))
+  );
+}
+
+/** Telegraf leaves null and undefined fields out of a JSON payload; so do we. */
+function dropNulls(_key: string, value: unknown): unknown {
+  return value ?? undefined;
+}
+
+const BotApiAnswerSchema = z.union([
+  z.looseObject({ ok: z.literal(true), result: z.unknown().optional() }),
+  z.looseObject({
+    ok: z.literal(false),
+    error_code: z.number(),
+    description: z.string(),
+    parameters: z.looseObject({ retry_after: z.number().optional() }).optional(),
+  }),
+]);
+
+/**
+ * Telegraf's client with a leaner transport: JSON calls go over an undici pool (keep-alive,
+ * a deadline per call) instead of node-fetch, and answer as Telegraf does (the result, or
+ * a TelegramError with the answer and what was called). Uploads still go through Telegraf.
+ */
+type CallApiOptions = NonNullable<Parameters<Telegram["callApi"]>[2]>;
+
+class UndiciTelegram extends Telegram {
+  readonly #pool: Pool;
+  readonly #path: string;
+  readonly #timeoutMs: number;
+
+  constructor(token: string, apiRoot: string, timeoutMs: number) {
+    super(token, { apiRoot, webhookReply: false });
+    const root = new URL(apiRoot);
+    this.#pool = new Pool(root.origin, { keepAliveTimeout: 10_000, connections: 16 });
+    this.#path = `${root.pathname.replace(/\/$/, "")}/bot${token}/`;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  override async callApi<M extends keyof ApiMethods>(
+    method: M,
+    payload: Opts<M>,
+    options: CallApiOptions = {},
+  ): Promise<ReturnType<ApiMethods[M]>> {
+    if (carriesFile(payload)) return super.callApi(method, payload, options);
+    // Telegraf types its signal as a polyfill's; at run time it is Node's own.
+    const signal = options.signal instanceof AbortSignal ? options.signal : undefined;
+    const { statusCode, body } = await this.#pool
+      .request({
+        method: "POST",
+        path: `${this.#path}${method}`,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(payload, dropNulls),
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+        ...(signal ? { signal } : {}),
+      })
+      .catch((error: unknown) => {
+        throw new TelegramTimeoutOrNetworkError(method, error, this.#timeoutMs);
+      });
+    const text = await body.text();
+    if (statusCode >= 500) {
+      const description = STATUS_CODES[statusCode] ?? "Server Error";
+      throw new TelegramError({ error_code: statusCode, description }, { method, payload });
+    }
+    const json = parseJson(text);
+    if (json === undefined) throw new BotApiAnswerError(method, "not_json", text);
+    const answer = BotApiAnswerSchema.safeParse(json);
+    if (!answer.success) throw new BotApiAnswerError(method, "not_bot_api", text);
+    if (!answer.data.ok) throw new TelegramError(answer.data, { method, payload });
+    // The Bot API answers each method with its own result type, as Telegraf trusts it too.
+    return answer.data.result as ReturnType<ApiMethods[M]>;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An answer that is not JSON, or JSON that is not a Bot API answer (not Telegram there). */
+export class BotApiAnswerError extends Error {
+  readonly kind: "not_json" | "not_bot_api";
+  /** What was answered, as it came (the caller redacts and shortens it). */
+  readonly body: string;
+
+  constructor(method: string, kind: "not_json" | "not_bot_api", body: string) {
+    super(
+      `Telegram answered ${method} with ${kind === "not_json" ? "a body that is not JSON" : "something that is not a Bot API answer"}`,
+    );
+    this.name = "BotApiAnswerError";
+    this.kind = kind;
+    this.body = body;
+  }
+}
+
+/** No answer could be read: the deadline passed, or the connection failed. */
+class TelegramTimeoutOrNetworkError extends Error {
+  constructor(method: string, cause: unknown, timeoutMs: number) {
+    const timedOut =
+      cause instanceof Error && /Timeout/i.test(`${cause.name} ${Reflect.get(cause, "code")}`);
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      timedOut
+        ? `Telegram did not answer ${method} within ${timeoutMs} ms`
+        : `Telegram could not be reached for ${method} (${reason})`,
+      { cause },
+    );
+    this.name = timedOut ? "TelegramTimeoutError" : "TelegramNetworkError";
+  }
+}
+
 /**
  * A Telegraf client for `apiRoot` whose calls end within `timeoutMs`. Replies go out as API
  * calls we can await and check, never in a webhook's answer.
@@ -79,9 +210,10 @@ export function boundedTelegram(
   apiRoot: string,
   timeoutMs = TELEGRAM_CALL_TIMEOUT_MS,
 ): Telegram {
-  const telegram = new Telegram(token, { apiRoot, webhookReply: false });
-  // Set after construction: Telegraf drops any agent given for an http:// root (its default
-  // agent speaks https). Ours fits the root's protocol, so the local emulator gets it too.
+  const telegram = new UndiciTelegram(token, apiRoot, timeoutMs);
+  // Uploads go through Telegraf itself: set after construction, since Telegraf drops any
+  // agent given for an http:// root (its default agent speaks https). Ours fits the root's
+  // protocol, so the local emulator gets it too.
   telegram.options.agent = deadlineAgent(apiRoot, timeoutMs);
   return telegram;
 }

@@ -118,7 +118,7 @@ export class PayoutTracker {
     const pendingIds = await stores.payouts.idsInState("pending");
     for (let start = 0; start < pendingIds.length; start += RESUME_BATCH) {
       const batch = pendingIds.slice(start, start + RESUME_BATCH);
-      const due = await Promise.all(batch.map((id) => stores.tracking.dueAt(id)));
+      const due = await stores.tracking.dueAtMany(batch);
       const missing = batch.filter((_, index) => due[index] === null);
       // A payout whose polling was stopped is not in the schedule on purpose: read the few
       // missing ones to tell them from payouts that fell out of it.

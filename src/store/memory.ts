@@ -179,6 +179,10 @@ class MemoryDueQueue implements DueQueue {
     this.#dueAt.delete(id);
   }
 
+  async dueAtMany(ids: readonly string[]): Promise<Array<number | null>> {
+    return ids.map((id) => this.#dueAt.get(id) ?? null);
+  }
+
   async dueAt(id: string): Promise<number | null> {
     return this.#dueAt.get(id) ?? null;
   }

@@ -78,6 +78,12 @@ export class RedisDueQueue implements DueQueue {
     return score === null ? null : Number(score);
   }
 
+  async dueAtMany(ids: readonly string[]): Promise<Array<number | null>> {
+    if (ids.length === 0) return [];
+    const scores = await this.#redis.zmscore(this.#key, ...ids);
+    return scores.map((score) => (score === null ? null : Number(score)));
+  }
+
   async size(): Promise<number> {
     return this.#redis.zcard(this.#key);
   }

@@ -172,6 +172,8 @@ export interface DueQueue {
   remove(id: string): Promise<void>;
   /** When `id` is next due, or null when it is not scheduled. */
   dueAt(id: string): Promise<number | null>;
+  /** `dueAt` of each id, in order, in one round trip. */
+  dueAtMany(ids: readonly string[]): Promise<Array<number | null>>;
   size(): Promise<number>;
 }
 

@@ -196,6 +196,12 @@ function describeQueues(current: () => Stores): void {
       await tracking.schedule("y", nowMs + 500);
       expect(await tracking.dueAt("y")).toBe(nowMs + 500);
       expect(await tracking.claimDue(nowMs, 10, 1000)).toEqual([]);
+      expect(await tracking.dueAtMany(["y", "nope", "y"])).toEqual([
+        nowMs + 500,
+        null,
+        nowMs + 500,
+      ]);
+      expect(await tracking.dueAtMany([])).toEqual([]);
       await tracking.remove("y");
       expect(await tracking.dueAt("y")).toBeNull();
       expect(await tracking.size()).toBe(0);
