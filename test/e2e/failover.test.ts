@@ -165,6 +165,8 @@ describe("a Redis Sentinel failover under a running bot", () => {
     await confirming;
     await cluster.waitForFailover();
     await waitUntil(async () => (await healthStatus(bot.url)) === 200, "healthz to answer 200");
+    // The test reads the store through a connection of its own: it follows the failover too.
+    await waitUntil(() => world.stores.ping(), "the test's own connection to the new primary");
 
     // Payers told "cannot take payouts right now" confirm again, still in the same process.
     const waiting = await payoutsOf(started);
