@@ -326,9 +326,9 @@ describe("Resolution.withPaymentId", () => {
       payout.paymentId ?? "",
     );
     expect(result.outcome).toBe("not_unknown");
-    expect(
-      (await payouts.resolution.withPaymentId("nope-nope", ADMIN_ACTOR, "x")).outcome,
-    ).toBe("not_found");
+    expect((await payouts.resolution.withPaymentId("nope-nope", ADMIN_ACTOR, "x")).outcome).toBe(
+      "not_found",
+    );
   });
 });
 
