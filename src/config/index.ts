@@ -4,12 +4,12 @@
  * line of a single `ConfigError` that lists every problem with how to fix it.
  */
 import { z } from "zod";
-import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values.js";
 import { isRole, ROLES } from "../model/roles.js";
 import type { StaffEntry } from "../model/staff.js";
 import { may } from "../payouts/policy.js";
-import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../time.js";
+import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values.js";
+import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";

@@ -10,8 +10,8 @@
  *   says would silently not apply.
  */
 import { z } from "zod";
-import { intInRange, optionalText, textOf } from "./env-values.js";
 import type { HostPort, RedisTarget } from "../store/redis-target.js";
+import { intInRange, optionalText, textOf } from "./env-values.js";
 
 const DEFAULT_URL = "redis://127.0.0.1:6379";
 const DEFAULT_SENTINEL_NAME = "mymaster";
