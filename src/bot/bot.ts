@@ -16,6 +16,7 @@ import { adminFeature } from "./features/admin.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
+import { reportsFeature } from "./features/reports.js";
 import { statusFeature } from "./features/status.js";
 import { replyHtml } from "./reply.js";
 import { cosmetic } from "./telegram-failure.js";
@@ -57,6 +58,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(lookupFeature({ lookups: deps.payouts.lookups }));
   bot.use(statusFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  bot.use(reportsFeature({ stores: deps.stores, now }));
   bot.use(fallbackFeature());
 
   bot.catch(async (error, ctx) => {
