@@ -6,6 +6,7 @@
 import { TelegramError } from "telegraf";
 import { z } from "zod";
 import { type Logger, redactToken } from "../logger.js";
+import { DeliveryError } from "../payouts/notifier.js";
 
 /** At most `max` characters of `text`, on one line. */
 export function excerpt(text: string, max = 200): string {
@@ -68,4 +69,20 @@ export async function cosmetic(
     const answer = describeTelegramFailure(method, error);
     logger.warn({ err: error, method, answer }, `${method} failed; going on without it`);
   }
+}
+
+/** A refused or failed message, as the notifier wants it: may trying again help, and when. */
+export function toDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof TelegramError) {
+    const code = error.code;
+    const retryAfterSeconds = error.parameters?.retry_after;
+    // 403: blocked by the user or the chat is gone; 400: chat not found. Retrying won't help.
+    const permanent = code === 403 || (code === 400 && /chat not found/i.test(error.description));
+    return new DeliveryError(`Telegram refused the message: ${code} ${error.description}`, {
+      permanent,
+      retryAfterMs: retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : undefined,
+      cause: error,
+    });
+  }
+  return new DeliveryError("could not reach Telegram", { permanent: false, cause: error });
 }
