@@ -75,7 +75,7 @@ describe("/export", () => {
     expect(document.fileName).toBe(`payouts-${today}.csv`);
     expect(document.mimeType).toBe("text/csv");
     expect(document.caption).toBe(
-      `🧾 Payouts and collections created in ${today}: 2 rows. Times in ${ZONE}. Numbers in full (237…), to match the merchant portal.`,
+      `🧾 Payouts and collections created in ${today}: 2 row(s). Times in ${ZONE}. Numbers in full (237…), to match the merchant portal.`,
     );
     const { text, header, rows } = readCsv(document, ",");
     expect(text.startsWith(BOM)).toBe(true);
@@ -240,7 +240,7 @@ describe("/export", () => {
       const { rows } = readCsv(document, ",");
       expect(rows).toHaveLength(count);
       expect(new Set(rows.map((row) => row[11])).size).toBe(count);
-      expect(document.caption).toContain("5,000 rows");
+      expect(document.caption).toContain("5,000 row(s)");
     } finally {
       monitor.disconnect();
     }
