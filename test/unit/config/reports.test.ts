@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../../src/config/index.js";
+import { reportsEnvShape } from "../../../src/config/reports.js";
 
 function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
   try {
@@ -48,5 +50,16 @@ describe("reports configuration", () => {
     ]);
     expect(problemsOf({ DIGEST_HOUR: "8.5" })).toHaveLength(1);
     expect(problemsOf({ AVAILABILITY_CHECK_SECONDS: "1.5" })).toHaveLength(1);
+  });
+
+  it("documents each of its variables in .env.example and the README's configuration table", () => {
+    const read = (path: string) =>
+      readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8");
+    const example = read(".env.example");
+    const readme = read("README.md");
+    for (const name of Object.keys(reportsEnvShape)) {
+      expect(example, name).toMatch(new RegExp(`^# ${name}=`, "m"));
+      expect(readme, name).toMatch(new RegExp(`^\\| \`${name}\` \\|`, "m"));
+    }
   });
 });
