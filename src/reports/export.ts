@@ -31,6 +31,20 @@ export type ExportResult =
       truncated: boolean;
     };
 
+/** Whether any page from `after` on has an item (pages of expired records can be empty). */
+async function hasMore<T, K extends string>(
+  source: ExportSource<T, K>,
+  after: string,
+): Promise<boolean> {
+  let next: string | undefined = after;
+  while (next !== undefined) {
+    const page = await source.page(next);
+    if (page.items.length > 0) return true;
+    next = page.next;
+  }
+  return false;
+}
+
 /** The most rows an export writes. */
 export const MAX_EXPORT_ROWS = 100_000;
 
@@ -47,17 +61,17 @@ export async function writeExport<T, K extends string>(
     do {
       const page = await source.page(after);
       pages += 1;
-      for (const row of await source.rows(page.items)) {
-        if (file.rows >= maxRows) {
-          truncated = true;
-          break;
-        }
-        await file.write(row);
-      }
+      const room = maxRows - file.rows;
+      const rows = await source.rows(page.items);
+      for (const row of rows.slice(0, room)) await file.write(row);
       after = page.next;
-      if (file.rows >= maxRows && after !== undefined) truncated = true;
+      if (rows.length > room) truncated = true;
+      // Full to the row: cut only if some page after this one has something.
+      else if (file.rows >= maxRows && after !== undefined)
+        truncated = await hasMore(source, after);
+      if (file.rows >= maxRows) break;
       await yieldToOthers();
-    } while (after !== undefined && !truncated);
+    } while (after !== undefined);
     await file.close();
   } catch (error) {
     await file.discard();
