@@ -7,6 +7,7 @@
 import { Markup } from "telegraf";
 import { escapeHtml, html, type MessageKey, type Translate } from "../i18n.js";
 import type { AuditEntry } from "../model/audit.js";
+import { isRole } from "../model/roles.js";
 import { clampHtml } from "./clamp.js";
 import { money, STATE_TITLE, type View } from "./views.js";
 
@@ -75,6 +76,8 @@ const EXPORT_KEY = {
 function detailText(t: Translate, name: string, value: string | number | boolean | null) {
   const shown = String(value).slice(0, 80);
   if (name === "what" && isKnown(EXPORT_KEY, shown)) return t(EXPORT_KEY[shown]);
+  if (name === "role" && isRole(shown))
+    return t("audit.detail.role", { value: t.plain(`role.${shown}`) });
   return isKnown(DETAIL_KEY, name)
     ? t(DETAIL_KEY[name], { value: shown })
     : t("audit.detail.other", { name, value: shown });

@@ -155,7 +155,7 @@ describe("the audit trail", () => {
     for (const words of [
       "Exporté · par Awa (administrateur)",
       "Retiré du personnel",
-      "utilisateur 2005",
+      "utilisateur 2005 · rôle lecteur",
       "Expiré · par le bot",
       "Confirmé · par Paul (payeur)",
       "paiements et encaissements",
