@@ -6,7 +6,7 @@
  */
 import { Composer, Input } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
-import { type AuditEntry, actorFields, staffActor } from "../../model/audit.js";
+import { actorFields, staffActor } from "../../model/audit.js";
 import { formatCount } from "../../model/money.js";
 import { may } from "../../payouts/policy.js";
 import { type AuditColumn, auditSource } from "../../reports/audit-csv.js";
@@ -72,9 +72,12 @@ export function reportsFeature(deps: ReportsDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   const { stores } = deps;
 
-  /** A page of /audit: newest first, `before` an entry (older) or `after` one (newer). */
+  /**
+   * A page of /audit, newest first: the newest entries, those older than an entry, or
+   * those just newer than one (the newest page once fewer than a page are left).
+   */
   const auditPage = async (size: number, from?: { older: boolean; id: string }) => {
-    let facts: AuditPageFacts;
+    let facts: AuditPageFacts | undefined;
     if (from?.older === false) {
       const newer = await stores.audit.range({
         fromMs: Number(from.id.split("-")[0]),
@@ -85,15 +88,15 @@ export function reportsFeature(deps: ReportsDeps): Composer<BotContext> {
       if (newer.entries.length > size) {
         const entries = newer.entries.slice(0, size).reverse();
         facts = { entries, size, hasOlder: true, hasNewer: true };
-      } else {
-        return auditPage(size);
       }
-    } else {
-      const page = await stores.audit.page({ limit: size + 1, before: from?.id });
-      const entries = page.entries.slice(0, size);
-      facts = { entries, size, hasOlder: page.entries.length > size, hasNewer: from !== undefined };
     }
-    const actors = facts.entries.flatMap((entry: AuditEntry) => entry.actorId);
+    if (!facts) {
+      const before = from?.older ? from.id : undefined;
+      const page = await stores.audit.page({ limit: size + 1, before });
+      const entries = page.entries.slice(0, size);
+      facts = { entries, size, hasOlder: page.entries.length > size, hasNewer: !!before };
+    }
+    const actors = facts.entries.map((entry) => entry.actorId);
     return { facts, names: await namesOf(stores.profiles, actors) };
   };
 
