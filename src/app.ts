@@ -5,6 +5,7 @@
  */
 import { hostname } from "node:os";
 import type { Telegraf } from "telegraf";
+import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { connectStores, rateLimiter } from "./app-storage.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
@@ -52,6 +53,8 @@ export interface App {
   readonly payouts: Payouts;
   readonly tracker: PayoutTracker;
   readonly notifier: Notifier;
+  /** The digest schedule and the availability watcher. */
+  readonly reports: ReportLoops;
   readonly webhook: PaymentWebhook;
   readonly poller: UpdatePoller | undefined;
   readonly http: HttpServerHandle | undefined;
@@ -116,11 +119,18 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
       timeZone: config.timeZone,
       now,
+      onNoticeQueued: () => notifier.wake(),
     });
     const botUsername = await botIdentity(bot);
     await registerCommands(bot, logger);
 
-    const messenger = new TelegramMessenger(bot.telegram, stores, logger, config.timeZone);
+    const messenger = new TelegramMessenger(
+      bot.telegram,
+      stores,
+      logger,
+      config.timeZone,
+      reportDelivery(config, stores, bot.telegram, logger, now),
+    );
     // Only values that are set: an explicit `undefined` would override the loops' defaults
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
     const tick = options.loopTickMs === undefined ? {} : { tickMs: options.loopTickMs };
@@ -150,6 +160,16 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     await tracker.start();
     cleanups.push(() => tracker.stop());
+    const reports = startReportLoops({
+      config,
+      stores,
+      lookups: payouts.lookups,
+      logger,
+      now,
+      onQueued: () => notifier.wake(),
+      ...(options.loopTickMs === undefined ? {} : { digestTickMs: options.loopTickMs }),
+    });
+    cleanups.push(() => reports.stop());
     const webhook = new PaymentWebhook({
       settlement: payouts.settlement,
       stores,
@@ -237,6 +257,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       payouts,
       tracker,
       notifier,
+      reports,
       webhook,
       poller,
       http,

@@ -74,3 +74,90 @@ export function timeFormatter(locale: Locale, zone: string): FormatTime {
   }
   return formatter;
 }
+
+/** A calendar day, `YYYY-MM-DD`. */
+export type Day = string;
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** The day `text` names when it is a real `YYYY-MM-DD` date (2024-02-30 is not), else undefined. */
+export function parseDay(text: string): Day | undefined {
+  const match = DAY.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const real =
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  return real && year >= 1970 ? text : undefined;
+}
+
+// One numeric formatter per zone: the calendar fields of an instant in that zone.
+const FIELD_FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+
+function fieldsIn(ms: number, zone: string) {
+  let format = FIELD_FORMATTERS.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    FIELD_FORMATTERS.set(zone, format);
+  }
+  const fields = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+  const isField = (type: string): type is keyof typeof fields => type in fields;
+  for (const part of format.formatToParts(new Date(ms))) {
+    if (isField(part.type)) fields[part.type] = Number(part.value);
+  }
+  return fields;
+}
+
+const pad = (value: number, width = 2) => String(value).padStart(width, "0");
+
+/** The day an instant falls on in `zone`. */
+export function dayOf(ms: number, zone: string): Day {
+  const { year, month, day } = fieldsIn(ms, zone);
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+}
+
+/** The hour (0-23) an instant falls in, in `zone`. */
+export function hourOf(ms: number, zone: string): number {
+  return fieldsIn(ms, zone).hour;
+}
+
+/** `2024-11-23 18:57:03`: an instant in `zone` as spreadsheets read a date and time. */
+export function localDateTime(ms: number, zone: string): string {
+  const { year, month, day, hour, minute, second } = fieldsIn(ms, zone);
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)} ${pad(hour)}:${pad(minute)}:${pad(second)}`;
+}
+
+/** How far `zone`'s clock is ahead of UTC at instant `ms`. */
+function offsetMs(ms: number, zone: string): number {
+  const { year, month, day, hour, minute, second } = fieldsIn(ms, zone);
+  const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+  return asUtc - Math.floor(ms / 1000) * 1000;
+}
+
+/** The first instant of `day` in `zone` (its midnight; checked twice around offset changes). */
+export function startOfDayMs(day: Day, zone: string): number {
+  const [year = 1970, month = 1, date = 1] = day.split("-").map(Number);
+  const midnightUtc = Date.UTC(year, month - 1, date);
+  const guess = midnightUtc - offsetMs(midnightUtc, zone);
+  return midnightUtc - offsetMs(guess, zone);
+}
+
+/** The day after `day`. */
+export function nextDay(day: Day): Day {
+  const [year = 1970, month = 1, date = 1] = day.split("-").map(Number);
+  return new Date(Date.UTC(year, month - 1, date + 1)).toISOString().slice(0, 10);
+}
+
+/** From the first instant of `from` to the last of `to`, both days in `zone`. */
+export function daysWindow(from: Day, to: Day, zone: string): { fromMs: number; toMs: number } {
+  return { fromMs: startOfDayMs(from, zone), toMs: startOfDayMs(nextDay(to), zone) - 1 };
+}

@@ -16,6 +16,7 @@ import { adminFeature } from "./features/admin.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
+import { reportsFeature } from "./features/reports.js";
 import { statusFeature } from "./features/status.js";
 import { replyHtml } from "./reply.js";
 import { cosmetic } from "./telegram-failure.js";
@@ -30,6 +31,8 @@ export interface BotDeps {
   /** IANA zone of the times in messages; default Africa/Douala. */
   timeZone?: string;
   now?: () => number;
+  /** Called after a command queued a notice in the outbox (to deliver it at once). */
+  onNoticeQueued?: () => void;
 }
 
 /**
@@ -54,9 +57,17 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(access({ stores: deps.stores, logger: deps.logger, timeZone: deps.timeZone }));
   bot.use(helpFeature({ stores: deps.stores }));
   bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now }));
-  bot.use(lookupFeature({ lookups: deps.payouts.lookups }));
+  bot.use(
+    lookupFeature({
+      lookups: deps.payouts.lookups,
+      stores: deps.stores,
+      now,
+      onNoticeQueued: deps.onNoticeQueued ?? (() => {}),
+    }),
+  );
   bot.use(statusFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  bot.use(reportsFeature({ stores: deps.stores, now }));
   bot.use(fallbackFeature());
 
   bot.catch(async (error, ctx) => {

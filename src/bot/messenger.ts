@@ -1,49 +1,47 @@
 /**
  * The Messenger of the notifier, on Telegram: turns each notice into messages, each in its
  * reader's language. A final status edits the payout's prompt and pushes a new message (an
- * edit does not make the phone buzz). Telegram's refusals become DeliveryErrors that say
- * whether trying again can help.
+ * edit does not make the phone buzz). The digest and availability alerts go through
+ * ReportDelivery. Telegram's refusals become DeliveryErrors that say whether trying again
+ * can help.
  */
 import type { Telegram } from "telegraf";
-import { TelegramError } from "telegraf";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import type { AttentionReason } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
-import { type Delivery, DeliveryError, type Messenger } from "../payouts/notifier.js";
+import type { Delivery, Messenger } from "../payouts/notifier.js";
 import { may } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
 import { editMessageView, sendView } from "./reply.js";
+import type { ReportDelivery } from "./report-delivery.js";
+import { toDeliveryError } from "./telegram-failure.js";
 import { mismatchNotice, payoutStateView, settlementNotice, stuckNotice } from "./views.js";
-
-function toDeliveryError(error: unknown): DeliveryError {
-  if (error instanceof TelegramError) {
-    const code = error.code;
-    const retryAfterSeconds = error.parameters?.retry_after;
-    // 403: blocked by the user or the chat is gone; 400: chat not found. Retrying won't help.
-    const permanent = code === 403 || (code === 400 && /chat not found/i.test(error.description));
-    return new DeliveryError(`Telegram refused the message: ${code} ${error.description}`, {
-      permanent,
-      retryAfterMs: retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : undefined,
-      cause: error,
-    });
-  }
-  return new DeliveryError("could not reach Telegram", { permanent: false, cause: error });
-}
 
 export class TelegramMessenger implements Messenger {
   readonly #telegram: Telegram;
   readonly #stores: Stores;
   readonly #log: Logger;
   readonly #timeZone: string;
+  readonly #reports: ReportDelivery | undefined;
 
-  /** `timeZone`: IANA zone of the times in the messages (TIME_ZONE). */
-  constructor(telegram: Telegram, stores: Stores, logger: Logger, timeZone = DEFAULT_TIME_ZONE) {
+  /**
+   * `timeZone`: IANA zone of the times in the messages (TIME_ZONE). `reports` delivers the
+   * digest and availability alerts (without it, those notices are logged and dropped).
+   */
+  constructor(
+    telegram: Telegram,
+    stores: Stores,
+    logger: Logger,
+    timeZone = DEFAULT_TIME_ZONE,
+    reports?: ReportDelivery,
+  ) {
     this.#telegram = telegram;
     this.#stores = stores;
     this.#log = logger;
     this.#timeZone = timeZone;
+    this.#reports = reports;
   }
 
   async deliver(delivery: Delivery): Promise<void> {
@@ -52,7 +50,14 @@ export class TelegramMessenger implements Messenger {
         return this.#settled(delivery.payout);
       case "attention":
         return this.#attention(delivery.payout, delivery.reason);
+      case "digest":
+        if (this.#reports) return this.#reports.digest(delivery.day);
+        break;
+      case "availability":
+        if (this.#reports) return this.#reports.alert(delivery.alert);
+        break;
     }
+    this.#log.warn({ notice: delivery.kind }, "no one delivers this notice here; dropped");
   }
 
   async #settled(payout: Payout): Promise<void> {

@@ -5,23 +5,38 @@
  */
 import { Markup } from "telegraf";
 import { html, type MessageKey, type Param, type Translate } from "../i18n.js";
+import type { OperationState } from "../model/availability.js";
 import { knownOperator, knownStatus, type PaymentStatus } from "../model/payment-terms.js";
 import type { Payout } from "../model/payout.js";
 import { formatPhone } from "../model/phone.js";
 import type { AvailabilityEntry, Payment } from "../payments/schemas.js";
 import { CALLBACK, money, operatorName, STATE_TITLE, type View } from "./views.js";
 
-export function availabilityView(t: Translate, entries: readonly AvailabilityEntry[]): View {
+/**
+ * /availability: each operator's payouts and collections as the API reports them now, and
+ * since when (`states`: what the bot last saw, with the time of each one's last change).
+ */
+export function availabilityView(
+  t: Translate,
+  entries: readonly AvailabilityEntry[],
+  states: readonly OperationState[] = [],
+): View {
   const lines = [t("availability.title"), ""];
   for (const operator of ["mtn", "orange"] as const) {
     const status = (type: "collection" | "disbursement") => {
       const entry = entries.find(
         (item) => item.operator === operator && item.operation.type === type,
       );
-      if (!entry) return t("availability.unlisted");
-      return entry.operation.status === "OPERATIONAL"
-        ? t("availability.up")
-        : t("availability.down", { status: entry.operation.status });
+      const now = !entry
+        ? t("availability.unlisted")
+        : entry.operation.status === "OPERATIONAL"
+          ? t("availability.up")
+          : t("availability.down", { status: entry.operation.status });
+      const seen = states.find((state) => state.operator === operator && state.operation === type);
+      // Only a time that belongs to what is shown: the state seen must say the same.
+      if (!seen || seen.up !== (entry?.operation.status === "OPERATIONAL")) return now;
+      const since = { status: html(now), time: t.time(seen.sinceMs) };
+      return seen.firstSeen ? t("availability.seen_since", since) : t("availability.since", since);
     };
     lines.push(
       t("availability.line", {

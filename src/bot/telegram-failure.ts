@@ -6,6 +6,7 @@
 import { TelegramError } from "telegraf";
 import { z } from "zod";
 import { type Logger, redactToken } from "../logger.js";
+import { DeliveryError } from "../payouts/notifier.js";
 import { BotApiAnswerError } from "./telegram-transport.js";
 
 /** At most `max` characters of `text`, on one line. */
@@ -111,4 +112,20 @@ export async function bestEffort(
   } catch (error) {
     logger.warn({ err: error }, "telegram call failed; carrying on");
   }
+}
+
+/** A refused or failed message, as the notifier wants it: may trying again help, and when. */
+export function toDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof TelegramError) {
+    const code = error.code;
+    const retryAfterSeconds = error.parameters?.retry_after;
+    // 403: blocked by the user or the chat is gone; 400: chat not found. Retrying won't help.
+    const permanent = code === 403 || (code === 400 && /chat not found/i.test(error.description));
+    return new DeliveryError(`Telegram refused the message: ${code} ${error.description}`, {
+      permanent,
+      retryAfterMs: retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : undefined,
+      cause: error,
+    });
+  }
+  return new DeliveryError("could not reach Telegram", { permanent: false, cause: error });
 }

@@ -10,6 +10,7 @@ import { may } from "../payouts/policy.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../time.js";
 import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
+import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";
@@ -78,6 +79,7 @@ const envSchema = z.object({
   PAYMENT_WEBHOOK_REREADS_PER_MINUTE: intInRange(0, 0, 10_000),
   PAYMENT_REQUEST_SIGNING_KEY: optionalText(),
   ...redisEnvShape,
+  ...reportsEnvShape,
   STAFF: z.string().optional(),
   HTTP_HOST: optionalText().transform((value) => value ?? "0.0.0.0"),
   HTTP_PORT: intInRange(8080, 0, 65535),
@@ -124,6 +126,8 @@ export interface Config {
     timeoutMs: number;
   };
   redis: RedisConfig;
+  /** Daily digest, availability alerts. */
+  reports: ReportsConfig;
   staff: StaffEntry[];
   http: { host: string; port: number };
   confirmationTtlSeconds: number;
@@ -264,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
       timeoutMs: values.PAYMENT_TIMEOUT_MS,
     },
     redis: redisConfig(values, values.PAYMENT_ENV === "production"),
+    reports: reportsConfig(values),
     staff,
     http: { host: values.HTTP_HOST, port: values.HTTP_PORT },
     confirmationTtlSeconds: values.CONFIRMATION_TTL_SECONDS,

@@ -6,7 +6,6 @@
  * and on pipes (no raw mode, no prompt, input echoed so the output reads as a transcript).
  */
 import { clearLine, createInterface, cursorTo, type Interface } from "node:readline";
-import { DEMO_ROLES, type DemoRole, isDemoRole } from "./demo-options.js";
 import {
   buttonsOf,
   demoHelp,
@@ -19,6 +18,7 @@ import type {
   CallbackAnswer,
   EmulatedUser,
   SentMessage,
+  StoredFile,
   TelegramEmulator,
 } from "./telegram-emulator/index.js";
 
@@ -30,6 +30,14 @@ export interface DemoIo {
 /** Why the chat ended: `:quit`, end of input (Ctrl-D, closed pipe), or Ctrl-C / a signal. */
 export type ChatEnd = "quit" | "end-of-input" | "interrupt";
 
+/** A `:command` of the chat's own (the demo's :role, :suspend…). */
+export interface ChatCommand {
+  /** Its line in `:help` (see demo-render's helpLine). */
+  help: string;
+  /** Does it; resolves with what to tell the person. */
+  run(args: readonly string[]): Promise<string>;
+}
+
 export interface DemoChatOptions {
   emulator: TelegramEmulator;
   user: EmulatedUser;
@@ -37,9 +45,10 @@ export interface DemoChatOptions {
   style: Style;
   /** True on a terminal: line editing and a prompt; false on pipes. */
   interactive: boolean;
-  /** Read and change the role (`:role`, and in `:help`); absent: the bot's staff is out of reach. */
-  role?(): Promise<DemoRole>;
-  setRole?(role: DemoRole): Promise<void>;
+  /** Commands beyond the built-in ones, by name; without `role`, roles are the bot's own. */
+  commands?: Readonly<Record<string, ChatCommand>>;
+  /** Keeps a document the bot sent; resolves with where, which the chat prints. */
+  saveDocument?(file: StoredFile): string;
   /** How the chat's own lines are marked: `(demo)` by default. */
   label?: string;
   /** After sending a line, how long to wait for the bot before reading the next one. Default 5000. */
@@ -141,6 +150,10 @@ export class DemoChat {
   #onBotMessage(message: SentMessage, change: "new" | "edit"): void {
     if (message.chatId !== this.#chatId) return;
     this.#fromBot(renderBotMessage(message, change, this.#options.style));
+    const { saveDocument } = this.#options;
+    if (change === "new" && message.document && saveDocument) {
+      this.#note(`Saved the file as ${saveDocument(message.document)}`);
+    }
   }
 
   /** Shows what the bot did, and lets a line waiting for the bot's answer go on. */
@@ -177,11 +190,11 @@ export class DemoChat {
         return;
       case "h":
       case "help":
-      case "?":
-        this.#show(demoHelp(this.#options.style, this.#options.setRole !== undefined));
+      case "?": {
+        const extra = Object.values(this.#options.commands ?? {}).map((command) => command.help);
+        this.#show(demoHelp(this.#options.style, extra));
         return;
-      case "role":
-        return this.#role(args[0]);
+      }
       case "say": {
         const text = line.replace(/^:say\s*/i, "");
         if (text === "") this.#note("Usage: :say TEXT, e.g. :say 1");
@@ -190,23 +203,14 @@ export class DemoChat {
       }
       case "press":
         return this.#pressById(args[0], args[1]);
-      default:
-        this.#note(`Unknown command ":${name}". Type :help for the list.`);
+      default: {
+        const command = this.#options.commands?.[name.toLowerCase()];
+        if (command) this.#note(await command.run(args));
+        else if (name.toLowerCase() === "role") {
+          this.#note("Roles come from the bot's STAFF and /staff.");
+        } else this.#note(`Unknown command ":${name}". Type :help for the list.`);
+      }
     }
-  }
-
-  async #role(wanted: string | undefined): Promise<void> {
-    const { role: roleOf, setRole } = this.#options;
-    if (!roleOf || !setRole) return this.#note("Roles come from the bot's STAFF and /staff.");
-    if (wanted === undefined) return this.#note(`Your role: ${await roleOf()}.`);
-    const role = wanted.toLowerCase();
-    if (!isDemoRole(role)) return this.#note(`Roles: ${DEMO_ROLES.join(", ")}.`);
-    await setRole(role);
-    this.#note(
-      role === "stranger"
-        ? "You are now a stranger: the bot no longer knows you."
-        : `You are now ${role === "admin" || role === "approver" ? "an" : "a"} ${role}.`,
-    );
   }
 
   async #pressById(messageArg: string | undefined, buttonArg: string | undefined): Promise<void> {

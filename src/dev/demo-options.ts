@@ -31,6 +31,8 @@ export interface DemoOptions {
   logFile: string;
   /** DEMO_LOG_FILE named the file: it is kept. The default one is removed on a clean exit. */
   keepLogFile: boolean;
+  /** Where documents the bot sends (exports) are saved, kept; default `<tmpdir>/payout-bot-demo-files`. */
+  filesDir: string;
   /** `--help`: print the usage and stop. */
   help: boolean;
 }
@@ -51,8 +53,11 @@ export const DEMO_USAGE = [
   `  DEMO_SETTLE_DELAY_MS    how long a payment stays pending (default ${DEFAULT_DEMO_SETTLE_DELAY_MS})`,
   "  DEMO_LOG_FILE           where the logs go, kept (default a file in the temp directory,",
   "                          removed on a clean exit)",
+  "  DEMO_FILES_DIR          where files the bot sends (/export) are saved, kept (default",
+  "                          payout-bot-demo-files in the temp directory)",
   "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS, PAYMENT_TIMEOUT_MS,",
-  "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS, TIME_ZONE: as for npm start",
+  "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS, TIME_ZONE, DIGEST_HOUR,",
+  "  AVAILABILITY_CHECK_SECONDS (default 5 in the demo): as for npm start",
 ].join("\n");
 
 /** The arguments after the `demo` command in `process.argv`. */
@@ -150,6 +155,7 @@ export function parseDemoOptions(argv: readonly string[], env: NodeJS.ProcessEnv
     settleDelayMs,
     logFile,
     keepLogFile: Boolean(namedLogFile),
+    filesDir: env.DEMO_FILES_DIR?.trim() || join(tmpdir(), "payout-bot-demo-files"),
     help: raw.help,
   };
 }

@@ -180,21 +180,30 @@ export function banner(facts: BannerFacts, style: Style): string {
     `  Money:  payments stay pending ${seconds} s, then the sandbox settles them and calls the bot's webhook.`,
     `  ${scriptedHint()} Any other MTN or Orange number succeeds.`,
     "",
-    "Type what you would type in Telegram: /pay 670000001 5000, /help, /history, /lang fr.",
+    "Type what you would type in Telegram: /pay 670000001 5000, /help, /history, /export, /lang fr.",
     "Type a button's number to press it; :help for demo commands; :quit or Ctrl-C to leave.",
   ].join("\n");
 }
 
-/** The answer to `:help`; `withRoles: false` where the chat cannot change roles (the emulator). */
-export function demoHelp(style: Style, withRoles = true): string {
+/** A `:command` line of `:help`: `  :role [ROLE]         what it does`. */
+export function helpLine(usage: string, what: string): string {
+  return `  ${usage.padEnd(20)} ${what}`;
+}
+
+/** The `:role` line of `:help`. */
+export const ROLE_HELP = helpLine(
+  ":role [ROLE]",
+  `show or change your role: ${DEMO_ROLES.join(", ")}`,
+);
+
+/** The answer to `:help`; `extra`: the lines of the chat's own commands (the demo's :role…). */
+export function demoHelp(style: Style, extra: readonly string[] = []): string {
   return [
     `${bold("Chat commands", style)} (everything else goes to the bot as a Telegram message):`,
     "  1, 2, …              press that button of the latest message with buttons",
     "  :press MSG N         press button N of bot message #MSG",
     "  :say TEXT            send TEXT as it is (e.g. a lone number)",
-    ...(withRoles
-      ? [`  :role [ROLE]         show or change your role: ${DEMO_ROLES.join(", ")}`]
-      : []),
+    ...extra,
     "  :help                this text",
     "  :quit                stop everything and leave (also Ctrl-C, or end of input)",
     "",

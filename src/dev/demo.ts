@@ -11,13 +11,13 @@ import { pino } from "pino";
 import { type App, StartupError, startApp } from "../app.js";
 import { type Config, loadConfig } from "../config/index.js";
 import { createLogger, type Logger } from "../logger.js";
-import { startSandbox } from "../sandbox/index.js";
+import { type SandboxHandle, startSandbox } from "../sandbox/index.js";
 import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
+import { demoCommands, documentSaver } from "./demo-commands.js";
 import {
   DEMO_USAGE,
   DEMO_USER,
   type DemoOptions,
-  type DemoRole,
   demoArgv,
   parseDemoOptions,
 } from "./demo-options.js";
@@ -44,6 +44,8 @@ const PASSED_THROUGH = [
   "PAYOUT_STUCK_AFTER_HOURS",
   "PAYOUT_RETENTION_DAYS",
   "TIME_ZONE",
+  "DIGEST_HOUR",
+  "AVAILABILITY_CHECK_SECONDS",
 ] as const;
 
 /** How long stopping may take before the process exits anyway. */
@@ -51,7 +53,11 @@ const STOP_DEADLINE_MS = 20_000;
 
 /** The bot's environment before the sandbox and the emulator exist. */
 function demoEnv(env: NodeJS.ProcessEnv, options: DemoOptions, keyPrefix: string) {
-  const picked: Record<string, string> = { STATUS_POLL_INTERVAL_MS: "2000" };
+  // Operators are checked often, so that a :suspend shows its alert within seconds.
+  const picked: Record<string, string> = {
+    STATUS_POLL_INTERVAL_MS: "2000",
+    AVAILABILITY_CHECK_SECONDS: "5",
+  };
   for (const name of PASSED_THROUGH) {
     const value = env[name];
     if (value !== undefined && value.trim() !== "") picked[name] = value;
@@ -90,6 +96,7 @@ class Cleanups {
 
 interface Running {
   app: App;
+  sandbox: SandboxHandle;
   user: EmulatedUser;
   emulator: TelegramEmulator;
   storage: string;
@@ -145,16 +152,7 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
     username: DEMO_USER.username,
     languageCode: options.languageCode,
   });
-  return { app, user, emulator, storage: storage.description };
-}
-
-async function roleOf(app: App): Promise<DemoRole> {
-  return (await app.stores.staff.get(DEMO_USER.id)) ?? "stranger";
-}
-
-async function setRole(app: App, role: DemoRole): Promise<void> {
-  if (role === "stranger") await app.stores.staff.remove(DEMO_USER.id);
-  else await app.stores.staff.set(DEMO_USER.id, role);
+  return { app, sandbox, user, emulator, storage: storage.description };
 }
 
 function plan(env: NodeJS.ProcessEnv, argv: readonly string[]): Plan {
@@ -175,8 +173,8 @@ async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) 
     io,
     style,
     interactive: isTty(io.input) && isTty(io.output),
-    role: () => roleOf(running.app),
-    setRole: (role) => setRole(running.app, role),
+    commands: demoCommands(running.app, running.sandbox),
+    saveDocument: documentSaver(options.filesDir),
   });
   signals.onSignal(() => session.end("interrupt"));
   // A closed output (the reader of a pipe left) ends the demo instead of crashing it.

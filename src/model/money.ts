@@ -152,10 +152,14 @@ export function formatAmount(amount: number, locale: AmountLocale): string {
   if (!Number.isSafeInteger(amount)) {
     throw new RangeError(`amount must be a whole number of XAF (got ${amount})`);
   }
+  return `${formatCount(amount, locale)} FCFA`;
+}
+
+/** A whole number grouped as amounts are (`100,000`, `100 000`): counts of rows, payouts. */
+export function formatCount(count: number, locale: AmountLocale): string {
   const { formatter, group } = FORMATS[locale];
-  const digits = formatter
-    .formatToParts(amount)
+  return formatter
+    .formatToParts(count)
     .map((part) => (part.type === "group" ? group : part.value))
     .join("");
-  return `${digits} FCFA`;
 }

@@ -2,8 +2,16 @@
  * What people are told after the fact, not in answer to what they just did: queued in the
  * outbox (in the same atomic step as the move that calls for it, where there is one) and
  * delivered by the notifier, to whoever it concerns, each in their own language. A notice
- * names its subject; the message is written from the subject as it is when delivered.
+ * names its subject; the message is written from the subject as it is when delivered (a
+ * change of availability carries its facts: it is told as it happened).
  */
+import { AvailabilityStatusSchema } from "./availability.js";
+import {
+  type PaymentType,
+  PaymentTypeSchema,
+  type TelecomOperator,
+  TelecomOperatorSchema,
+} from "./payment-terms.js";
 
 /** Why a payout needs a person. */
 export type AttentionReason =
@@ -26,7 +34,19 @@ export const ATTENTION_REASONS: readonly AttentionReason[] = [
 export type Notice =
   /** A payout reached a final status: its payer is told. */
   | { kind: "settled"; payoutId: string }
-  | { kind: "attention"; payoutId: string; reason: AttentionReason };
+  | { kind: "attention"; payoutId: string; reason: AttentionReason }
+  /** The day's summary for the admins (`day`: YYYY-MM-DD in TIME_ZONE). */
+  | { kind: "digest"; day: string }
+  /** An operation of an operator went down or came back (ALERT_CHAT_ID, else the admins). */
+  | {
+      kind: "availability";
+      operator: TelecomOperator;
+      operation: PaymentType;
+      /** The status it changed to, as the API wrote it (OPERATIONAL: back up). */
+      status: string;
+      /** When the change was seen. */
+      sinceMs: number;
+    };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -38,6 +58,10 @@ export function noticeKey(notice: Notice): string {
       return `settled:${notice.payoutId}`;
     case "attention":
       return `attention:${notice.reason}:${notice.payoutId}`;
+    case "digest":
+      return `digest:${notice.day}`;
+    case "availability":
+      return `availability:${notice.operator}:${notice.operation}:${notice.status}:${notice.sinceMs}`;
   }
 }
 
@@ -57,5 +81,27 @@ export function parseNoticeKey(key: string): Notice | null {
   if (kind === "attention" && parts.length === 3 && first && second && isAttentionReason(first)) {
     return { kind, reason: first, payoutId: second };
   }
+  if (kind === "digest" && parts.length === 2 && first && /^\d{4}-\d{2}-\d{2}$/.test(first)) {
+    return { kind, day: first };
+  }
+  if (kind === "availability" && parts.length === 5) return availabilityNotice(parts);
   return null;
+}
+
+function availabilityNotice(parts: readonly string[]): Notice | null {
+  const [, operator, operation, status, since] = parts;
+  const readOperator = TelecomOperatorSchema.safeParse(operator);
+  const readOperation = PaymentTypeSchema.safeParse(operation);
+  const sinceMs = Number(since);
+  if (!readOperator.success || !readOperation.success || !Number.isSafeInteger(sinceMs)) {
+    return null;
+  }
+  if (!AvailabilityStatusSchema.safeParse(status).success || status === undefined) return null;
+  return {
+    kind: "availability",
+    operator: readOperator.data,
+    operation: readOperation.data,
+    status,
+    sinceMs,
+  };
 }

@@ -45,10 +45,16 @@ export class Lookups {
     };
   }
 
-  /** Operator availability, cached for a short while (every /pay would otherwise ask). */
-  async availability(): Promise<AvailabilityEntry[]> {
+  /**
+   * Operator availability, cached for a short while (every /pay would otherwise ask).
+   * `fresh`: ask the API now (and keep the answer): what is compared with the state last
+   * seen must never be an old answer, or a change already seen would be undone.
+   */
+  async availability(options: { fresh?: boolean } = {}): Promise<AvailabilityEntry[]> {
     const cached = this.#availability;
-    if (cached && this.#now() - cached.atMs < this.#cacheMs) return cached.entries;
+    if (!options.fresh && cached && this.#now() - cached.atMs < this.#cacheMs) {
+      return cached.entries;
+    }
     const entries = await this.#gateway.getAvailability();
     this.#availability = { entries, atMs: this.#now() };
     return entries;

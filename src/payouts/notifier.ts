@@ -28,17 +28,37 @@ export class DeliveryError extends Error {
   }
 }
 
+/** An operator's operation went down or came back, as the notice tells it. */
+export type AvailabilityAlert = Extract<Notice, { kind: "availability" }>;
+
 /** A notice with its subject as it is now, ready to be written. */
 export type Delivery =
   | { kind: "settled"; payout: Payout }
-  | { kind: "attention"; payout: Payout; reason: AttentionReason };
+  | { kind: "attention"; payout: Payout; reason: AttentionReason }
+  /** The admins' summary of `day` (YYYY-MM-DD), written from the stores when delivered. */
+  | { kind: "digest"; day: string }
+  | { kind: "availability"; alert: AvailabilityAlert };
+
+/** What a delivery is about, for the logs. */
+function subjectOf(delivery: Delivery): Record<string, string | number> {
+  switch (delivery.kind) {
+    case "settled":
+    case "attention":
+      return { payoutId: delivery.payout.id, state: delivery.payout.state };
+    case "digest":
+      return { day: delivery.day };
+    case "availability":
+      return { operator: delivery.alert.operator, operation: delivery.alert.operation };
+  }
+}
 
 /** How people are reached (Telegram, in src/bot/messenger.ts). */
 export interface Messenger {
   /**
    * Writes `delivery` to everyone it concerns, each in their language: a final status to
    * the payer (their prompt edited, and a new message that makes the phone buzz); a
-   * payout that needs a person to the payer (not for a mismatch) and the admins.
+   * payout that needs a person to the payer (not for a mismatch) and the admins; the
+   * digest to the admins; an availability alert to ALERT_CHAT_ID or the admins.
    * Throws a DeliveryError when the message that matters could not be sent.
    */
   deliver(delivery: Delivery): Promise<void>;
@@ -138,6 +158,8 @@ export class Notifier {
 
   /** The notice's subject as it is now, or null when there is nothing (left) to tell. */
   async #read(notice: Notice): Promise<Delivery | null> {
+    if (notice.kind === "digest") return notice;
+    if (notice.kind === "availability") return { kind: "availability", alert: notice };
     const payout = await this.#options.stores.payouts.get(notice.payoutId);
     if (!payout) return null;
     if (notice.kind === "settled") {
@@ -159,7 +181,7 @@ export class Notifier {
     try {
       await messenger.deliver(delivery);
     } catch (error) {
-      await this.#failed(key, delivery.payout.id, error);
+      await this.#failed(key, subjectOf(delivery), error);
       return;
     }
     if (delivery.kind === "settled") {
@@ -168,17 +190,21 @@ export class Notifier {
     await stores.outbox.remove(key);
     this.#attempts.delete(key);
     this.#log.info(
-      { payoutId: delivery.payout.id, notice: delivery.kind, state: delivery.payout.state },
-      delivery.kind === "settled" ? "payer notified" : "attention notice sent",
+      { ...subjectOf(delivery), notice: delivery.kind },
+      delivery.kind === "settled" ? "payer notified" : `${delivery.kind} notice sent`,
     );
   }
 
-  async #failed(key: string, payoutId: string, error: unknown): Promise<void> {
+  async #failed(
+    key: string,
+    subject: Record<string, string | number>,
+    error: unknown,
+  ): Promise<void> {
     const { stores, now, maxAttempts, retryBaseMs } = this.#options;
     const attempts = (this.#attempts.get(key) ?? 0) + 1;
     const permanent = error instanceof DeliveryError && error.permanent;
     if (permanent || attempts >= maxAttempts) {
-      this.#log.error({ notice: key, payoutId, err: error, attempts }, "notification dropped");
+      this.#log.error({ notice: key, ...subject, err: error, attempts }, "notification dropped");
       this.#attempts.delete(key);
       await stores.outbox.remove(key);
       return;
@@ -188,7 +214,7 @@ export class Notifier {
     const retryAfterMs = error instanceof DeliveryError ? (error.retryAfterMs ?? 0) : 0;
     const delayMs = Math.max(backoffMs, retryAfterMs);
     this.#log.warn(
-      { notice: key, payoutId, err: error, attempts, retryInMs: delayMs },
+      { notice: key, ...subject, err: error, attempts, retryInMs: delayMs },
       "notification failed; will retry",
     );
     await stores.outbox.schedule(key, now() + delayMs);

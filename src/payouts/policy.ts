@@ -21,7 +21,11 @@ export type Capability =
   /** Add, change and remove staff. */
   | "manage_staff"
   /** Be told when something needs a person (stuck, mismatched, stranded payouts). */
-  | "receive_alerts";
+  | "receive_alerts"
+  /** Download everyone's payouts and collections of a period as a CSV file. */
+  | "export"
+  /** Read the audit trail, in the chat and as a CSV file. */
+  | "audit";
 
 const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   admin: new Set<Capability>([
@@ -32,10 +36,12 @@ const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
     "resolve",
     "manage_staff",
     "receive_alerts",
+    "export",
+    "audit",
   ]),
   approver: new Set<Capability>(["read", "pay", "approve"]),
   payer: new Set<Capability>(["read", "pay"]),
-  viewer: new Set<Capability>(["read", "see_everyone"]),
+  viewer: new Set<Capability>(["read", "see_everyone", "export"]),
 };
 
 /** Someone asking: a staff member, or null for anyone else. */

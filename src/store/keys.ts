@@ -16,6 +16,9 @@
  *   p outbox                   ZSET   payout ids whose final status the payer must be told
  *   p audit-log                STREAM audit entries (field e: JSON; from, to, amount, phone),
  *                                     trimmed to the retention
+ *   p digest:{day}             STRING set when that day's digest was queued, 3 days expiry
+ *   p availability             HASH   "{operator}:{operation}" → OperationState JSON,
+ *                                     "{operator}:{operation}:up" → "1" | "0"
  *   p lease:{name}             STRING owner, with a TTL
  *   p ratelimit:{name}         (owned by the rate limiter)
  */
@@ -38,6 +41,8 @@ export interface Keys {
   tracking(): string;
   outbox(): string;
   auditLog(): string;
+  digestMark(day: string): string;
+  availability(): string;
   lease(name: string): string;
   rateLimit(name: string): string;
 }
@@ -59,6 +64,8 @@ export function keys(prefix: string): Keys {
     tracking: () => `${prefix}tracking`,
     outbox: () => `${prefix}outbox`,
     auditLog: () => `${prefix}audit-log`,
+    digestMark: (day) => `${prefix}digest:${day}`,
+    availability: () => `${prefix}availability`,
     lease: (name) => `${prefix}lease:${name}`,
     rateLimit: (name) => `${prefix}ratelimit:${name}`,
   };

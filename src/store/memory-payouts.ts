@@ -19,6 +19,7 @@ import {
   recordLifetimeMs,
 } from "./payout-codec.js";
 import type {
+  CreatedPage,
   MarkSendingResult,
   PayoutListOptions,
   PayoutStore,
@@ -109,6 +110,7 @@ export class MemoryPayoutStore implements PayoutStore {
       this.#options.enqueueNotice(key, nowMs);
     }
     this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
+    if (options.stampSentAtMs) this.#audit(moved, "submit", nowMs, options.actor, undefined);
     return { ok: true, payout: structuredClone(moved), applied: true, durable: true };
   }
 
@@ -173,6 +175,34 @@ export class MemoryPayoutStore implements PayoutStore {
       .sort(newestFirst);
     const items = matching.slice(options.offset, options.offset + Math.max(options.limit, 0));
     return { items: structuredClone(items), total: matching.length };
+  }
+
+  /** Pages as the Redis index does: by creation time, then id; the cursor is `{ms}:{id}`. */
+  async listCreated(options: {
+    fromMs: number;
+    toMs: number;
+    limit: number;
+    after?: string;
+  }): Promise<CreatedPage> {
+    if (options.limit <= 0) return { items: [] };
+    this.#sweep();
+    const cutoffMs = this.#options.now() - this.#options.retentionMs;
+    const [afterMs, afterId] = (options.after ?? "").split(":");
+    const isAfter = (payout: Payout) =>
+      options.after === undefined ||
+      payout.createdAtMs > Number(afterMs) ||
+      (payout.createdAtMs === Number(afterMs) && payout.id > (afterId ?? ""));
+    const page = [...this.#entries.values()]
+      .map((entry) => entry.payout)
+      .filter((payout) => payout.createdAtMs >= Math.max(options.fromMs, cutoffMs))
+      .filter((payout) => payout.createdAtMs <= options.toMs && isAfter(payout))
+      .sort((a, b) => -newestFirst(a, b))
+      .slice(0, options.limit);
+    const last = page.at(-1);
+    const items = structuredClone(page);
+    return page.length === options.limit && last
+      ? { items, next: `${last.createdAtMs}:${last.id}` }
+      : { items };
   }
 
   async listInState(state: TrackedState): Promise<Payout[]> {

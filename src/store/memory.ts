@@ -13,6 +13,7 @@ import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import { UserProfileSchema } from "../model/staff.js";
 import { MemoryAuditLog } from "./memory-audit.js";
 import { MemoryPayoutStore } from "./memory-payouts.js";
+import { MemoryReportsStore } from "./memory-reports.js";
 import { checkInput } from "./schemas.js";
 import type {
   DueQueue,
@@ -51,6 +52,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     tracking,
     outbox,
     audit,
+    reports: new MemoryReportsStore(now, (key, atMs) => outbox.put(key, atMs)),
     leases: new MemoryLeaseStore(now),
     ping: async () => true,
     close: async () => {},

@@ -79,7 +79,8 @@ return 1
  * ARGV: id, target (JSON), claimId (JSON, or "" for none), nowMs, expires (1/0),
  *       retentionMs, m, payment index key prefix, paymentId of the patch (raw, or ""),
  *       audit draft (JSON), audit min id, expected initiatorId (JSON, or ""), not expired at
- *       (ms, or ""), stamp sentAtMs (1/0), first poll at (ms, or ""), n, n source states
+ *       (ms, or ""), the audit draft of the submission when the move stamps sentAtMs (JSON, or
+ *       ""), first poll at (ms, or ""), n, n source states
  *       (JSON), m outbox keys (notices queued with the move), the tracked states (JSON, in
  *       KEYS order), then the fields to set as field/value pairs (state, updatedAtMs and
  *       claimId included). A move that is made is audited with the states before and after;
@@ -101,7 +102,7 @@ local id, target, claim, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local expires, retention, noticeCount = ARGV[5] == '1', ARGV[6], tonumber(ARGV[7])
 local paymentPrefix, paymentId = ARGV[8], ARGV[9]
 local auditDraft, auditMinId = ARGV[10], ARGV[11]
-local expectedInitiator, notExpiredAt, stampSent, trackAt = ARGV[12], ARGV[13], ARGV[14] == '1', ARGV[15]
+local expectedInitiator, notExpiredAt, submitDraft, trackAt = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 local cursor = 16
 local sources = {}
 for _ = 1, tonumber(ARGV[cursor]) do
@@ -161,14 +162,16 @@ if paymentId ~= '' then
   if expires then redis.call('SET', index, id, 'PX', retention) else redis.call('SET', index, id) end
 end
 for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[2], now, notice) end
-if stampSent then
-  -- The request leaves right after this move: its send time, on Redis's clock.
+if trackAt ~= '' then redis.call('ZADD', KEYS[4], trackAt, id) end
+audit(KEYS[3], auditMinId, auditDraft, current, target, record)
+if submitDraft ~= '' then
+  -- The request leaves right after this move: its send time, on Redis's clock, and the
+  -- submission audited with the move.
   local time = redis.call('TIME')
   local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
   redis.call('HSET', record, 'sentAtMs', string.format('%d', ms))
+  audit(KEYS[3], auditMinId, submitDraft, false, false, record)
 end
-if trackAt ~= '' then redis.call('ZADD', KEYS[4], trackAt, id) end
-audit(KEYS[3], auditMinId, auditDraft, current, target, record)
 return {'applied', redis.call('HGETALL', record)}
 `);
 
@@ -273,7 +276,7 @@ export function transitionCall(call: {
       auditMinId(nowMs, retentionMs),
       expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
       expect?.notExpiredAtMs ?? "",
-      flag(options.stampSentAtMs === true),
+      options.stampSentAtMs ? payoutDraftJson(id, "submit", nowMs, options.actor, undefined) : "",
       options.trackAtMs ?? "",
       sources.length,
       ...sources.map((state) => JSON.stringify(state)),

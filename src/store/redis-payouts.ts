@@ -30,6 +30,7 @@ import {
   pairsToRecord,
   recordLifetimeMs,
 } from "./payout-codec.js";
+import { createdPage, readPayouts } from "./redis-payout-reads.js";
 import {
   CREATE_SCRIPT,
   flag,
@@ -42,6 +43,7 @@ import {
 } from "./redis-payout-scripts.js";
 import { replyAt } from "./redis-reply.js";
 import type {
+  CreatedPage,
   DurableOption,
   MarkSendingResult,
   PayoutListOptions,
@@ -221,6 +223,19 @@ export class RedisPayoutStore implements PayoutStore {
     return { items: found, total: total - missing.length };
   }
 
+  async listCreated(options: {
+    fromMs: number;
+    toMs: number;
+    limit: number;
+    after?: string;
+  }): Promise<CreatedPage> {
+    if (options.limit <= 0) return { items: [] };
+    const page = await createdPage(this.#redis, this.#keys.allPayouts(), options);
+    // A record gone (expired) is skipped; list() drops it from the index.
+    const { found } = await this.#getMany(page.ids);
+    return page.next === undefined ? { items: found } : { items: found, next: page.next };
+  }
+
   async listInState(state: TrackedState): Promise<Payout[]> {
     const set = this.#keys.stateSet(state);
     const ids = await this.#redis.smembers(set);
@@ -240,19 +255,8 @@ export class RedisPayoutStore implements PayoutStore {
   }
 
   /** HGETALL of each id in one round trip; ids whose record is gone come back in `missing`. */
-  async #getMany(ids: readonly string[]): Promise<{ found: Payout[]; missing: string[] }> {
-    if (ids.length === 0) return { found: [], missing: [] };
-    const pipeline = this.#redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.#keys.payout(id));
-    const replies = await pipeline.exec();
-    const found: Payout[] = [];
-    const missing: string[] = [];
-    ids.forEach((id, index) => {
-      const hash = HashSchema.parse(replyAt(replies, index));
-      if (Object.keys(hash).length === 0) missing.push(id);
-      else found.push(this.#decode(id, hash));
-    });
-    return { found, missing };
+  #getMany(ids: readonly string[]): Promise<{ found: Payout[]; missing: string[] }> {
+    return readPayouts(this.#redis, this.#keys, ids, (id, hash) => this.#decode(id, hash));
   }
 
   #decode(id: string, hash: Readonly<Record<string, string>>): Payout {

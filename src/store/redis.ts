@@ -15,6 +15,7 @@ import { RedisAuditLog } from "./redis-audit.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisProfileStore } from "./redis-profiles.js";
 import { RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
+import { RedisReportsStore } from "./redis-reports.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
 import { type RedisTarget, targetOptions, urlTarget } from "./redis-target.js";
 import type { Stores } from "./types.js";
@@ -148,6 +149,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
       retentionMs: options.retentionMs,
       logger,
     }),
+    reports: new RedisReportsStore(redis, k),
     leases: new RedisLeaseStore(redis, k.lease),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {

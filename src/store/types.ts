@@ -4,6 +4,7 @@
  * they cannot drift. Payout logic lives above these, once.
  */
 import type { Actor, AuditDetails, AuditDraft, AuditEntry } from "../model/audit.js";
+import type { OperationObservation, OperationState } from "../model/availability.js";
 import type { DialogState } from "../model/dialog.js";
 import type { PayoutEvent, TrackedState } from "../model/lifecycle.js";
 import type { Locale } from "../model/locale.js";
@@ -36,6 +37,12 @@ export interface PayoutListOptions {
   userId?: number;
   offset: number;
   limit: number;
+}
+
+/** A stretch of payouts by creation time, oldest first; `next` continues it (absent at the end). */
+export interface CreatedPage {
+  items: Payout[];
+  next?: string;
 }
 
 /**
@@ -72,8 +79,8 @@ export interface TransitionOptions extends DurableOption {
    */
   expect?: { initiatorId?: number; notExpiredAtMs?: number };
   /**
-   * Stamps `sentAtMs` with the store's clock in the same step: the move is the last check
-   * before a payment request that leaves right after it.
+   * Stamps `sentAtMs` with the store's clock, and audits the submission, in the same step:
+   * the move is the last check before a payment request that leaves right after it.
    */
   stampSentAtMs?: boolean;
   /** Schedules the payout's first status poll at this time, in the same step. */
@@ -123,6 +130,19 @@ export interface PayoutStore {
   findByPaymentId(paymentId: string): Promise<Payout | null>;
   /** Newest first. `userId` undefined: everyone's. Records that expired are skipped. */
   list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }>;
+  /**
+   * Oldest first: up to `limit` payouts created from `fromMs` to `toMs` (both included),
+   * after the page that gave `after` as its `next`. Each call reads one page of the
+   * creation index and nothing more, so exports and the digest go through any number of
+   * payouts page by page. Records that expired are skipped: a page may hold fewer than
+   * `limit` and still have a `next`.
+   */
+  listCreated(options: {
+    fromMs: number;
+    toMs: number;
+    limit: number;
+    after?: string;
+  }): Promise<CreatedPage>;
   /** Payouts now in `state` (used for `unknown`, and to resume tracking `pending`). */
   listInState(state: TrackedState): Promise<Payout[]>;
   /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
@@ -205,6 +225,40 @@ export interface AuditLog {
   recent(limit: number): Promise<AuditEntry[]>;
 }
 
+/** What an observation of an operation did to the state last seen. */
+export type AvailabilityChange =
+  /** The first time this operation is seen (an alert is queued if it is down). */
+  | { kind: "first"; state: OperationState }
+  /** Still up, or still down: nothing queued. */
+  | { kind: "same"; state: OperationState }
+  /** It went down or came back up: the alert is queued. */
+  | { kind: "changed"; state: OperationState; previous: OperationState };
+
+/**
+ * What the reports remember between replicas and restarts: which days' digests were
+ * queued, and how each operator's operations were last seen.
+ */
+export interface ReportsStore {
+  /**
+   * Queues the digest notice of `day` in the outbox, once: the first call for a day
+   * queues it and answers true, in one atomic step; every later call (another replica, a
+   * restart at that hour) answers false. A day is remembered for three days.
+   */
+  queueDigestOnce(day: string, nowMs: number): Promise<boolean>;
+  /**
+   * Compares what the API says of an operation with what was last seen and, atomically,
+   * keeps it (`nowMs` becomes the time of the last change when it went up or down) and
+   * queues the availability notice in the outbox when it went up or down, or is down the
+   * first time it is seen. So each change is told once, whichever replica sees it first.
+   */
+  observeAvailability(
+    observation: OperationObservation,
+    nowMs: number,
+  ): Promise<AvailabilityChange>;
+  /** How every operation was last seen (those never seen are left out). */
+  availability(): Promise<OperationState[]>;
+}
+
 /** Named leases (leader election for the Telegram long-poller). */
 export interface LeaseStore {
   /** Takes the lease if free or already ours; true when we hold it now. */
@@ -226,6 +280,8 @@ export interface Stores {
   /** Final statuses to tell payers (ids of payouts). */
   outbox: DueQueue;
   audit: AuditLog;
+  /** Digests queued, operator availability last seen. */
+  reports: ReportsStore;
   leases: LeaseStore;
   /** True when the backing store answers now. */
   ping(): Promise<boolean>;

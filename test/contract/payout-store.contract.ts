@@ -161,6 +161,10 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
         { claimId: "c1", stampSentAtMs: true },
       );
       expect(claimed.ok && claimed.payout.sentAtMs).toBeGreaterThan(0);
+      // The request leaves right after such a move: its submission is audited with it.
+      const [submit, confirm] = await stores.audit.recent(2);
+      expect([confirm?.action, submit?.action]).toEqual(["confirm", "submit"]);
+      expect(submit).toMatchObject({ payoutId: payout.id, amount: payout.amount });
       expect(await stores.tracking.dueAt(payout.id)).toBeNull();
       await stores.payouts.transition(
         payout.id,

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describePayoutStoreContract, payoutIn, samplePayout } from "./payout-store.contract.js";
+import { describeReportsContract } from "./reports.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** Short enough to wait for, long enough for a few round trips to fit in it. */
@@ -15,6 +16,7 @@ const SHORT_RETENTION_MS = 300;
 export function describeStoreContract(name: string, makeStores: MakeStores): void {
   describe(name, () => {
     describePayoutStoreContract(makeStores);
+    describeReportsContract(makeStores);
     describeRetention(makeStores);
 
     describe("with fresh stores", () => {

@@ -186,6 +186,46 @@ describe("npm run demo", () => {
     expect(chat().replace(/Stopping…[\s\S]*$/, "")).toBe(expected);
   });
 
+  it("saves an /export where it says, and shows an alert when :suspend stops MTN payouts", async () => {
+    const port = await freePort();
+    const filesDir = mkdtempSync(join(tmpdir(), "demo-files-"));
+    try {
+      const { demo } = startDemo({
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        DEMO_FILES_DIR: filesDir,
+        AVAILABILITY_CHECK_SECONDS: "1",
+      });
+      await demo.waitFor(/:quit or Ctrl-C to leave\./);
+      const success = scripted("success");
+      demo.type(`/pay ${success.national} 5000 =SUM(A1:A9)`);
+      await demo.waitFor(/\[1\] ✅ Confirm/);
+      demo.type("1");
+      const paid = en.plain("notice.paid", {
+        amount: formatAmount(5000, "en"),
+        name: success.name,
+      });
+      await demo.waitFor(new RegExp(escapeRegExp(paid)));
+
+      demo.type("/export");
+      const [, path = ""] = await demo.waitFor(/\(demo\) Saved the file as (\S+\.csv)/);
+      expect(path.startsWith(filesDir)).toBe(true);
+      const csv = readFileSync(path, "utf8");
+      expect(csv.startsWith("\uFEFFcreated,kind,initiator")).toBe(true);
+      expect(csv).toContain(`,237${success.national},mtn,5000,50,success,`);
+      expect(csv).toContain(",'=SUM(A1:A9),");
+
+      demo.type(":suspend mtn disbursement");
+      await demo.waitFor(/\(demo\) The sandbox now says mtn disbursement is SUSPENDED/);
+      await demo.waitFor(/bot #\d+ › ⛔ MTN MoMo payouts are down \(SUSPENDED\) since /);
+      demo.type(":quit");
+      expect((await demo.exited).code).toBe(0);
+      // The file is the person's: kept after the demo.
+      expect(existsSync(path)).toBe(true);
+    } finally {
+      rmSync(filesDir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses an unknown role with exit code 2 and says which roles exist", async () => {
     const { demo } = startDemo({}, ["--role", "boss"]);
     const exit = await demo.exited;

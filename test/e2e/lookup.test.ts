@@ -1,10 +1,12 @@
 /** /whois and /availability, end to end: from the update to the reply and the API request. */
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator/index.js";
+import { translator } from "../../src/i18n.js";
 import { sendAndWait } from "../support/flows.js";
 import { harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 
 const USERINFO = /^\/data\/userinfo\//;
+const en = translator("en");
 
 describe("/whois and /availability, end to end", () => {
   const h = harnessPerTest();
@@ -58,28 +60,38 @@ describe("/whois and /availability, end to end", () => {
     expect(h.sandbox.countRequests({ method: "GET", path: USERINFO })).toBe(0);
   });
 
-  it("shows both operators, and one that is suspended", async () => {
+  it("shows both operators, one that is suspended, and since when each is as it is", async () => {
+    // The watcher's first check (at start) is the first sight of every operation.
+    await expect.poll(async () => (await h.app.stores.reports.availability()).length).toBe(4);
+    const [seen] = await h.app.stores.reports.availability();
     h.sandbox.setAvailability("orange", "collection", "SUSPENDED");
     const before = h.sandbox.countRequests({ method: "GET", path: "/availability" });
 
     const text = await reply(VIEWER_ID, "/availability");
 
+    const changed = (await h.app.stores.reports.availability()).find(
+      (state) => state.operator === "orange" && state.operation === "collection",
+    );
+    const first = en.time(seen?.sinceMs ?? 0);
     expect(text).toBe(
       [
         "📶 Operators right now",
         "",
-        "MTN MoMo: payouts ✅ Available; collections ✅ Available",
-        "Orange Money: payouts ✅ Available; collections ⛔ SUSPENDED",
+        `MTN MoMo: payouts ✅ Available (no change seen since ${first}); collections ✅ Available (no change seen since ${first})`,
+        `Orange Money: payouts ✅ Available (no change seen since ${first}); collections ⛔ SUSPENDED (since ${en.time(changed?.sinceMs ?? 0)})`,
       ].join("\n"),
     );
+    expect(changed).toMatchObject({ status: "SUSPENDED", up: false, firstSeen: false });
     expect(h.sandbox.countRequests({ method: "GET", path: "/availability" })).toBe(before + 1);
   });
 
-  it("reuses a fresh availability answer instead of asking for every command", async () => {
+  it("asks the API afresh for /availability, while /pay reuses a fresh answer", async () => {
     await reply(PAYER_ID, "/availability");
     const after = h.sandbox.countRequests({ method: "GET", path: "/availability" });
-    await reply(PAYER_ID, "/availability");
-
+    await reply(PAYER_ID, "/pay 670000001 5000");
     expect(h.sandbox.countRequests({ method: "GET", path: "/availability" })).toBe(after);
+
+    await reply(PAYER_ID, "/availability");
+    expect(h.sandbox.countRequests({ method: "GET", path: "/availability" })).toBe(after + 1);
   });
 });

@@ -102,7 +102,12 @@ describe("the locale catalogs", () => {
     const same = Object.keys(en).filter(
       (key) => en[key as keyof typeof en] === fr[key as keyof typeof fr],
     );
-    expect(same.sort()).toEqual(["availability.down", "history.line", "whois.found"]);
+    expect(same.sort()).toEqual([
+      "audit.actor",
+      "availability.down",
+      "history.line",
+      "whois.found",
+    ]);
   });
 
   it("writes French with a space before : ; ? and !", () => {

@@ -13,6 +13,8 @@ const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boo
   { key: "help.pay", shown: (ctx) => may(ctx.staff, "pay") },
   { key: "help.read", shown: (ctx) => may(ctx.staff, "read") },
   { key: "help.admin", shown: (ctx) => may(ctx.staff, "resolve") },
+  { key: "help.reports", shown: (ctx) => may(ctx.staff, "export") },
+  { key: "help.audit", shown: (ctx) => may(ctx.staff, "audit") },
   { key: "help.general", shown: () => true },
   // Only those who start payouts are told when one completes; a viewer never is.
   { key: "help.notices", shown: (ctx) => may(ctx.staff, "pay") },

@@ -1,16 +1,30 @@
-/** /whois and /availability: read-only questions to the Payment API, through the service. */
+/**
+ * /whois and /availability: read-only questions to the Payment API, through the service.
+ * What /availability reads is also compared with what the bot last saw (as the watcher
+ * does), so each operation shows since when it is up or down, and a change it is first to
+ * see is alerted like any other.
+ */
 import { Composer } from "telegraf";
 import { formatPhone, parsePhone } from "../../model/phone.js";
 import { PaymentApiError } from "../../payments/errors.js";
 import type { Lookups } from "../../payouts/lookups.js";
 import { may } from "../../payouts/policy.js";
+import { recordAvailability } from "../../payouts/report-loops.js";
+import type { Stores } from "../../store/types.js";
 import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
 import { replyHtml, replyView } from "../reply.js";
 import { availabilityView } from "../report-views.js";
 import { cannotPayText, operatorName, phoneProblemText } from "../views.js";
 
-export function lookupFeature(deps: { lookups: Lookups }): Composer<BotContext> {
+export interface LookupDeps {
+  lookups: Lookups;
+  stores: Stores;
+  now: () => number;
+  onNoticeQueued: () => void;
+}
+
+export function lookupFeature(deps: LookupDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.command("whois", async (ctx) => {
@@ -52,12 +66,20 @@ export function lookupFeature(deps: { lookups: Lookups }): Composer<BotContext> 
   });
 
   composer.command("availability", async (ctx) => {
+    let entries: Awaited<ReturnType<Lookups["availability"]>>;
     try {
-      await replyView(ctx, availabilityView(ctx.t, await deps.lookups.availability()));
+      entries = await deps.lookups.availability({ fresh: true });
     } catch (error) {
       ctx.log.warn({ err: error }, "availability failed");
       await replyHtml(ctx, ctx.t("error.api_unreachable"));
+      return;
     }
+    const { stores, now, onNoticeQueued } = deps;
+    await recordAvailability(
+      { reports: stores.reports, logger: ctx.log, now, onQueued: onNoticeQueued },
+      entries,
+    );
+    await replyView(ctx, availabilityView(ctx.t, entries, await stores.reports.availability()));
   });
 
   return composer;

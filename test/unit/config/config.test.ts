@@ -56,6 +56,7 @@ describe("loadConfig", () => {
           durability: "off",
           durabilityTimeoutMs: 2000,
         },
+        reports: { digestHour: undefined, alertChatId: undefined, availabilityCheckMs: 120_000 },
         staff: [],
         http: { host: "0.0.0.0", port: 8080 },
         confirmationTtlSeconds: 300,

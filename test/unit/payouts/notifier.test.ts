@@ -19,12 +19,23 @@ const START_MS = Date.UTC(2025, 0, 6, 9, 0, 0);
 class FakeMessenger implements Messenger {
   readonly settled: string[] = [];
   readonly attention: string[] = [];
+  /** Digests and availability alerts, as `digest:day` and `operator:operation:status`. */
+  readonly reports: string[] = [];
   /** Thrown by the next deliveries of a final status, in order. */
   readonly failures: unknown[] = [];
 
   async deliver(delivery: Delivery): Promise<void> {
     if (delivery.kind === "attention") {
       this.attention.push(`${delivery.reason}:${delivery.payout.id}`);
+      return;
+    }
+    if (delivery.kind === "digest") {
+      this.reports.push(`digest:${delivery.day}`);
+      return;
+    }
+    if (delivery.kind === "availability") {
+      const { operator, operation, status } = delivery.alert;
+      this.reports.push(`${operator}:${operation}:${status}`);
       return;
     }
     this.settled.push(delivery.payout.id);
@@ -122,6 +133,20 @@ describe("Notifier", () => {
     await s.notifier.drain();
     expect(s.messenger.attention).toEqual([`stuck:${payout.id}`]);
     expect((await s.stores.payouts.get(payout.id))?.notifiedAtMs).toBeUndefined();
+    expect(await s.stores.outbox.size()).toBe(0);
+  });
+
+  it("delivers a day's digest once, however often it is asked for, and each availability change once", async () => {
+    const s = setup();
+    expect(await s.stores.reports.queueDigestOnce("2025-01-06", s.clock.nowMs)).toBe(true);
+    expect(await s.stores.reports.queueDigestOnce("2025-01-06", s.clock.nowMs)).toBe(false);
+    const down = { operator: "mtn", operation: "disbursement", status: "SUSPENDED" } as const;
+    await s.stores.reports.observeAvailability({ ...down, status: "OPERATIONAL" }, s.clock.nowMs);
+    await s.stores.reports.observeAvailability(down, s.clock.nowMs);
+    await s.stores.reports.observeAvailability(down, s.clock.nowMs);
+    expect(await s.notifier.drain()).toBe(2);
+    expect(await s.notifier.drain()).toBe(0);
+    expect(s.messenger.reports.sort()).toEqual(["digest:2025-01-06", "mtn:disbursement:SUSPENDED"]);
     expect(await s.stores.outbox.size()).toBe(0);
   });
 

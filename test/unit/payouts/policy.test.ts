@@ -11,10 +11,20 @@ import { acceptedPayout } from "../../support/payouts.js";
 
 /** What each role may do, written out here on its own so the policy is checked against it. */
 const EXPECTED: Record<(typeof ROLES)[number], Capability[]> = {
-  admin: ["read", "pay", "approve", "see_everyone", "resolve", "manage_staff", "receive_alerts"],
+  admin: [
+    "read",
+    "pay",
+    "approve",
+    "see_everyone",
+    "resolve",
+    "manage_staff",
+    "receive_alerts",
+    "export",
+    "audit",
+  ],
   approver: ["read", "pay", "approve"],
   payer: ["read", "pay"],
-  viewer: ["read", "see_everyone"],
+  viewer: ["read", "see_everyone", "export"],
 };
 const ALL: Capability[] = [
   "read",
@@ -24,6 +34,8 @@ const ALL: Capability[] = [
   "resolve",
   "manage_staff",
   "receive_alerts",
+  "export",
+  "audit",
 ];
 
 describe("policy", () => {

@@ -1,0 +1,157 @@
+/**
+ * /audit: pages of the audit trail, newest first, in the reader's language: when, what
+ * (the action translated; an action this version does not know is shown as written), who
+ * (by first name where the bot knows it, and role), on which payout or batch, how much,
+ * the masked number, the states before and after, and any other facts.
+ */
+import { Markup } from "telegraf";
+import { escapeHtml, html, type MessageKey, type Translate } from "../i18n.js";
+import type { AuditEntry } from "../model/audit.js";
+import { isRole } from "../model/roles.js";
+import { clampHtml } from "./clamp.js";
+import { money, STATE_TITLE, type View } from "./views.js";
+
+/** Entries a page shows by default, and at most (two lines each fit one message). */
+export const AUDIT_PAGE_SIZE = 10;
+export const AUDIT_MAX_PAGE_SIZE = 20;
+/** Room kept under Telegram's limit: a page that would be longer shows fewer entries. */
+const PAGE_TEXT_LIMIT = 3800;
+
+/** Older/Newer: the page size and the entry the next page starts after. */
+export const AUDIT_CALLBACK = {
+  older: (size: number, entryId: string) => `ao:${size}:${entryId}`,
+  newer: (size: number, entryId: string) => `an:${size}:${entryId}`,
+};
+export const AUDIT_CALLBACK_PATTERN = /^a([on]):(\d{1,2}):(\d{1,15}-\d{1,20})$/;
+
+const ACTION_KEY = {
+  prompt: "audit.action.prompt",
+  confirm: "audit.action.confirm",
+  request_approval: "audit.action.request_approval",
+  cancel: "audit.action.cancel",
+  expire: "audit.action.expire",
+  approve: "audit.action.approve",
+  reject: "audit.action.reject",
+  submit: "audit.action.submit",
+  accepted: "audit.action.accepted",
+  refused: "audit.action.refused",
+  lost: "audit.action.lost",
+  accepted_late: "audit.action.accepted_late",
+  settle_success: "audit.action.settle_success",
+  settle_failed: "audit.action.settle_failed",
+  settle_canceled: "audit.action.settle_canceled",
+  resolve_with_id: "audit.action.resolve_with_id",
+  resolve_failed: "audit.action.resolve_failed",
+  staff_set: "audit.action.staff_set",
+  staff_removed: "audit.action.staff_removed",
+  export: "audit.action.export",
+} as const satisfies Record<string, MessageKey>;
+
+/** Facts shown with words of their own; any other as `name: value`. */
+const DETAIL_KEY = {
+  userId: "audit.detail.user",
+  role: "audit.detail.role",
+  paymentId: "audit.detail.payment_id",
+  status: "audit.detail.status",
+  from: "audit.detail.from",
+  to: "audit.detail.to",
+  rows: "audit.detail.rows",
+} as const satisfies Record<string, MessageKey>;
+
+function isKnown<T extends object>(table: T, key: string): key is Extract<keyof T, string> {
+  return Object.hasOwn(table, key);
+}
+
+/** The action in the reader's words; an action this version does not know, as written. */
+export function actionLabel(t: Translate, action: string): string {
+  return isKnown(ACTION_KEY, action) ? t(ACTION_KEY[action]) : t("audit.action.other", { action });
+}
+
+/** What an export held (the `what` of its entry). */
+const EXPORT_KEY = {
+  payouts: "audit.detail.export_payouts",
+  audit: "audit.detail.export_audit",
+} as const satisfies Record<string, MessageKey>;
+
+function detailText(t: Translate, name: string, value: string | number | boolean | null) {
+  const shown = String(value).slice(0, 80);
+  if (name === "what" && isKnown(EXPORT_KEY, shown)) return t(EXPORT_KEY[shown]);
+  if (name === "role" && isRole(shown))
+    return t("audit.detail.role", { value: t.plain(`role.${shown}`) });
+  return isKnown(DETAIL_KEY, name)
+    ? t(DETAIL_KEY[name], { value: shown })
+    : t("audit.detail.other", { name, value: shown });
+}
+
+function actorText(t: Translate, entry: AuditEntry, names: ReadonlyMap<number, string>) {
+  if (entry.actorRole === "system") return t("audit.by_system");
+  const name = names.get(entry.actorId) ?? t.plain("history.user_id", { id: entry.actorId });
+  return t("audit.actor", { name, role: t.plain(`role.${entry.actorRole}`) });
+}
+
+/** One entry: when, what and who; then what it was done to. */
+export function auditLine(
+  t: Translate,
+  entry: AuditEntry,
+  names: ReadonlyMap<number, string>,
+): string {
+  const head = t("audit.line", {
+    time: t.time(entry.atMs),
+    action: html(actionLabel(t, entry.action)),
+    actor: html(actorText(t, entry, names)),
+  });
+  const facts: string[] = [];
+  if (entry.payoutId) facts.push(t("audit.payout", { ref: entry.payoutId }));
+  if (entry.batchId) facts.push(t("audit.batch", { ref: entry.batchId }));
+  // Amounts, masked numbers and state names are the same words as everywhere else.
+  if (entry.amount !== undefined) facts.push(escapeHtml(money(t, entry.amount)));
+  if (entry.phone) facts.push(escapeHtml(entry.phone));
+  if (entry.from && entry.to) {
+    const from = t.plain(STATE_TITLE[entry.from]);
+    facts.push(escapeHtml(`${from} → ${t.plain(STATE_TITLE[entry.to])}`));
+  }
+  for (const [name, value] of Object.entries(entry.details ?? {})) {
+    facts.push(detailText(t, name, value));
+  }
+  return facts.length === 0 ? head : `${head}\n   ${facts.join(" · ")}`;
+}
+
+export interface AuditPageFacts {
+  /** Newest first. */
+  entries: readonly AuditEntry[];
+  size: number;
+  hasOlder: boolean;
+  hasNewer: boolean;
+}
+
+/** A page of /audit with its Older/Newer buttons; fewer entries when they would not fit. */
+export function auditView(
+  t: Translate,
+  page: AuditPageFacts,
+  names: ReadonlyMap<number, string>,
+): View {
+  if (page.entries.length === 0) return { text: t("audit.empty") };
+  const lines = page.entries.map((entry) => auditLine(t, entry, names));
+  const title = t("audit.title");
+  let shown = lines.length;
+  const textOf = (count: number) => [title, ...lines.slice(0, count)].join("\n\n");
+  while (shown > 1 && textOf(shown).length > PAGE_TEXT_LIMIT) shown -= 1;
+  const hasOlder = page.hasOlder || shown < lines.length;
+  const first = page.entries[0]?.id;
+  const last = page.entries[shown - 1]?.id;
+  const buttons = [];
+  if (page.hasNewer && first) {
+    buttons.push(
+      Markup.button.callback(t.plain("button.newer"), AUDIT_CALLBACK.newer(page.size, first)),
+    );
+  }
+  if (hasOlder && last) {
+    buttons.push(
+      Markup.button.callback(t.plain("button.older"), AUDIT_CALLBACK.older(page.size, last)),
+    );
+  }
+  const text = clampHtml(textOf(shown));
+  return buttons.length > 0
+    ? { text, keyboard: Markup.inlineKeyboard([buttons]).reply_markup }
+    : { text };
+}

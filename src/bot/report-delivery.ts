@@ -1,0 +1,96 @@
+/**
+ * How the messenger delivers the reports: the daily digest to every admin, and an
+ * availability alert to ALERT_CHAT_ID (or every admin), each in the reader's language.
+ * An admin who cannot be reached is logged and the others still get theirs; a message to
+ * ALERT_CHAT_ID that Telegram refused is a DeliveryError, so the notifier tries again.
+ */
+import type { Telegram } from "telegraf";
+import { translator } from "../i18n.js";
+import type { Logger } from "../logger.js";
+import { isUp } from "../model/availability.js";
+import type { DailyDigest } from "../payouts/digest.js";
+import type { AvailabilityAlert } from "../payouts/notifier.js";
+import { may } from "../payouts/policy.js";
+import type { Stores } from "../store/types.js";
+import { availabilityAlertView, digestView } from "./digest-views.js";
+import { sendView } from "./reply.js";
+import { namesOf } from "./staff-names.js";
+import { toDeliveryError } from "./telegram-failure.js";
+import type { View } from "./views.js";
+
+export interface ReportDeliveryOptions {
+  telegram: Telegram;
+  stores: Stores;
+  logger: Logger;
+  timeZone: string;
+  digest: DailyDigest;
+  /** ALERT_CHAT_ID: where availability alerts go; undefined: every admin. */
+  alertChatId: number | undefined;
+}
+
+export class ReportDelivery {
+  readonly #options: ReportDeliveryOptions;
+
+  constructor(options: ReportDeliveryOptions) {
+    this.#options = options;
+  }
+
+  /** The digest of `day`, read now, to every admin. */
+  async digest(day: string): Promise<void> {
+    const { stores, digest } = this.#options;
+    const facts = await digest.facts(day);
+    const names = await namesOf(stores.profiles, [
+      ...facts.attention.map((payout) => payout.initiatorId),
+      ...facts.limits.flatMap((limit) => limit.userId ?? []),
+    ]);
+    await this.#toAdmins((t) => digestView(t, facts, names), { day });
+  }
+
+  /** An operation went down or came back: to ALERT_CHAT_ID, else every admin. */
+  async alert(alert: AvailabilityAlert): Promise<void> {
+    const pending = (await this.#options.stores.payouts.listInState("pending")).filter(
+      (payout) => payout.operator === alert.operator && payout.kind === alert.operation,
+    ).length;
+    const view = (t: Parameters<typeof availabilityAlertView>[0]) =>
+      availabilityAlertView(t, alert, isUp(alert.status), pending);
+    const chatId = this.#options.alertChatId;
+    if (chatId === undefined) {
+      await this.#toAdmins(view, { operator: alert.operator, operation: alert.operation });
+      return;
+    }
+    try {
+      await sendView(this.#options.telegram, chatId, view(await this.#translatorOf(chatId)));
+    } catch (error) {
+      throw toDeliveryError(error);
+    }
+  }
+
+  async #translatorOf(chatId: number) {
+    const locale = (await this.#options.stores.sessions.getLocale(chatId)) ?? "en";
+    return translator(locale, this.#options.timeZone);
+  }
+
+  /**
+   * Sends a view to each admin in their language. Fails (to be tried again) only when
+   * there were admins and none of them could be reached: a retry then sends nobody a copy.
+   */
+  async #toAdmins(
+    view: (t: ReturnType<typeof translator>) => View,
+    subject: Record<string, string>,
+  ): Promise<void> {
+    const { stores, telegram, logger } = this.#options;
+    const admins = (await stores.staff.list()).filter((member) => may(member, "receive_alerts"));
+    let failure: unknown;
+    let sent = 0;
+    for (const admin of admins) {
+      try {
+        await sendView(telegram, admin.userId, view(await this.#translatorOf(admin.userId)));
+        sent += 1;
+      } catch (error) {
+        failure = error;
+        logger.warn({ err: error, chatId: admin.userId, ...subject }, "could not send a report");
+      }
+    }
+    if (sent === 0 && failure !== undefined) throw toDeliveryError(failure);
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The admins' daily digest: what one day brought (payouts and collections created that
+ * day, counted and summed by state, with the fees of those that completed), what still
+ * needs a person (unknown payouts, pending ones reported stuck or no longer polled), and
+ * the sections of features that report there (batches run, limit use). Read when the
+ * digest is delivered, page by page, never the whole day at once.
+ */
+import type { PayoutState } from "../model/lifecycle.js";
+import type { Payout, PayoutKind } from "../model/payout.js";
+import type { Stores } from "../store/types.js";
+import { type Day, nextDay, startOfDayMs } from "../time.js";
+
+export interface StateTotal {
+  state: PayoutState;
+  count: number;
+  /** Whole XAF. */
+  amount: number;
+}
+
+export interface KindTotals {
+  /** States with at least one payout: outcomes first (DIGEST_ORDER). */
+  states: StateTotal[];
+  /** Fees of the payments that completed. */
+  fees: number;
+}
+
+/** A batch run that day (the batch feature reports here). */
+export interface BatchRun {
+  batchId: string;
+  payouts: number;
+  succeeded: number;
+  amount: number;
+}
+
+/** A daily limit and what was used of it (the limits feature reports here). */
+export interface LimitUse {
+  /** The payer whose limit it is; absent for the merchant's limit, everyone's together. */
+  userId?: number;
+  usedXaf: number;
+  limitXaf: number;
+}
+
+/** What other features add to the digest; none is given until those features exist. */
+export interface DigestSources {
+  batches?: (window: { fromMs: number; toMs: number }) => Promise<BatchRun[]>;
+  /** Only limits that are configured: none configured, nothing to show. */
+  limits?: (window: { fromMs: number; toMs: number }) => Promise<LimitUse[]>;
+}
+
+export interface DigestFacts {
+  day: Day;
+  fromMs: number;
+  /** The end of the day, or the time of the digest when the day is not over. */
+  toMs: number;
+  totals: Record<PayoutKind, KindTotals>;
+  /** Newest first, at most `ATTENTION_SHOWN`. */
+  attention: Payout[];
+  attentionTotal: number;
+  batches: BatchRun[];
+  limits: LimitUse[];
+}
+
+/** The order states are told in: outcomes first, then what is under way, then what never left. */
+const DIGEST_ORDER: readonly PayoutState[] = [
+  "success",
+  "failed",
+  "canceled",
+  "rejected_by_api",
+  "pending",
+  "unknown",
+  "submitting",
+  "awaiting_approval",
+  "awaiting_confirmation",
+  "rejected",
+  "cancelled",
+  "expired",
+];
+
+/** Payouts needing a person that a digest lists by reference; the rest are counted. */
+export const ATTENTION_SHOWN = 10;
+const PAGE_SIZE = 500;
+
+/** Pending payouts a person must look at: reported stuck, or no longer polled. */
+function needsPerson(payout: Payout): boolean {
+  return payout.stuckReportedAtMs !== undefined || payout.trackingStoppedAtMs !== undefined;
+}
+
+export class DailyDigest {
+  readonly #stores: Stores;
+  readonly #timeZone: string;
+  readonly #now: () => number;
+  readonly #sources: DigestSources;
+
+  constructor(options: {
+    stores: Stores;
+    timeZone: string;
+    now: () => number;
+    sources?: DigestSources;
+  }) {
+    this.#stores = options.stores;
+    this.#timeZone = options.timeZone;
+    this.#now = options.now;
+    this.#sources = options.sources ?? {};
+  }
+
+  /** The facts of `day` (in TIME_ZONE), as they stand now. */
+  async facts(day: Day): Promise<DigestFacts> {
+    const fromMs = startOfDayMs(day, this.#timeZone);
+    const toMs = Math.min(this.#now(), startOfDayMs(nextDay(day), this.#timeZone) - 1);
+    const window = { fromMs, toMs };
+    const [totals, attention, batches, limits] = await Promise.all([
+      this.#totals(window),
+      this.#attention(),
+      this.#sources.batches?.(window) ?? [],
+      this.#sources.limits?.(window) ?? [],
+    ]);
+    return { day, fromMs, toMs, totals, ...attention, batches, limits };
+  }
+
+  async #totals(window: { fromMs: number; toMs: number }) {
+    const sums = {
+      disbursement: new Map<PayoutState, StateTotal>(),
+      collection: new Map<PayoutState, StateTotal>(),
+    };
+    const fees = { disbursement: 0, collection: 0 };
+    let after: string | undefined;
+    do {
+      const page = await this.#stores.payouts.listCreated({ ...window, limit: PAGE_SIZE, after });
+      for (const payout of page.items) {
+        const byState = sums[payout.kind];
+        const total = byState.get(payout.state) ?? { state: payout.state, count: 0, amount: 0 };
+        byState.set(payout.state, {
+          ...total,
+          count: total.count + 1,
+          amount: total.amount + payout.amount,
+        });
+        if (payout.state === "success") fees[payout.kind] += payout.fee ?? 0;
+      }
+      after = page.next;
+    } while (after !== undefined);
+    const inOrder = (byState: Map<PayoutState, StateTotal>) =>
+      DIGEST_ORDER.flatMap((state) => byState.get(state) ?? []);
+    return {
+      disbursement: { states: inOrder(sums.disbursement), fees: fees.disbursement },
+      collection: { states: inOrder(sums.collection), fees: fees.collection },
+    };
+  }
+
+  async #attention(): Promise<{ attention: Payout[]; attentionTotal: number }> {
+    const [unknown, pending] = await Promise.all([
+      this.#stores.payouts.listInState("unknown"),
+      this.#stores.payouts.listInState("pending"),
+    ]);
+    const all = [...unknown, ...pending.filter(needsPerson)].sort(
+      (a, b) => b.createdAtMs - a.createdAtMs || a.id.localeCompare(b.id),
+    );
+    return { attention: all.slice(0, ATTENTION_SHOWN), attentionTotal: all.length };
+  }
+}

@@ -1,0 +1,48 @@
+/** ReportsStore in memory (the demo without Redis): the same steps, each run to completion. */
+import type { OperationObservation, OperationState } from "../model/availability.js";
+import {
+  availabilityNoticeKey,
+  DIGEST_MARK_MS,
+  digestNoticeKey,
+  observedState,
+  operationField,
+} from "./reports-codec.js";
+import type { AvailabilityChange, ReportsStore } from "./types.js";
+
+export class MemoryReportsStore implements ReportsStore {
+  readonly #digests = new Map<string, number>();
+  readonly #states = new Map<string, OperationState>();
+  readonly #now: () => number;
+  /** Queues a notice in the outbox, like the Redis scripts' ZADD. */
+  readonly #enqueue: (key: string, atMs: number) => void;
+
+  constructor(now: () => number, enqueue: (key: string, atMs: number) => void) {
+    this.#now = now;
+    this.#enqueue = enqueue;
+  }
+
+  async queueDigestOnce(day: string, nowMs: number): Promise<boolean> {
+    const keptUntilMs = this.#digests.get(day);
+    if (keptUntilMs !== undefined && keptUntilMs > this.#now()) return false;
+    this.#digests.set(day, this.#now() + DIGEST_MARK_MS);
+    this.#enqueue(digestNoticeKey(day), nowMs);
+    return true;
+  }
+
+  async observeAvailability(
+    observation: OperationObservation,
+    nowMs: number,
+  ): Promise<AvailabilityChange> {
+    const field = operationField(observation);
+    const previous = this.#states.get(field);
+    const state = observedState(observation, nowMs, previous === undefined);
+    if (previous && previous.up === state.up) return { kind: "same", state: { ...previous } };
+    this.#states.set(field, state);
+    if (previous || !state.up) this.#enqueue(availabilityNoticeKey(state), nowMs);
+    return previous ? { kind: "changed", state, previous } : { kind: "first", state };
+  }
+
+  async availability(): Promise<OperationState[]> {
+    return [...this.#states.values()].map((state) => ({ ...state }));
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The daily digest end to end: at DIGEST_HOUR (in TIME_ZONE) every admin gets one message
+ * with the day's counts and totals by state, the fees, and the payouts that need a person,
+ * in their language; exactly one, with two replicas on one Redis prefix and across a
+ * restart at that hour. The apps' clock is set to the minutes around 20:00 in Douala.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { type App, startApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config/index.js";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
+import { silentLogger } from "../../src/logger.js";
+import { keys } from "../../src/store/keys.js";
+import { dayOf, nextDay, startOfDayMs } from "../../src/time.js";
+import {
+  isNewReplyIn,
+  payAndConfirm,
+  pressAndWait,
+  sendAndWait,
+  showPrompt,
+} from "../support/flows.js";
+import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../support/harness.js";
+import { testRedis } from "../support/redis.js";
+
+const ZONE = "Africa/Douala";
+const SECOND_ADMIN_ID = 1005;
+const STAFF = `${ADMIN_ID}:admin,${SECOND_ADMIN_ID}:admin,${PAYER_ID}:payer`;
+
+/**
+ * How far the apps' clock runs ahead of real time. Never behind: what the stores stamp
+ * with Redis's own clock (the outbox) must not lie in the apps' future.
+ */
+let shiftMs = 0;
+
+/** The first day in Douala whose 19:59 is still to come. */
+const DAY = ((today) =>
+  startOfDayMs(today, ZONE) + 19 * 3_600_000 > Date.now() ? today : nextDay(today))(
+  dayOf(Date.now(), ZONE),
+);
+
+/** Sets the apps' clock to `hh:mm:ss` of DAY in Douala. */
+function setLocalTime(hours: number, minutes: number, seconds: number): void {
+  const midnight = startOfDayMs(DAY, ZONE);
+  shiftMs = midnight + ((hours * 60 + minutes) * 60 + seconds) * 1000 - Date.now();
+}
+
+setLocalTime(19, 59, 0);
+const h = harnessPerTest({
+  env: { DIGEST_HOUR: "20", TIME_ZONE: ZONE, STAFF },
+  now: () => Date.now() + shiftMs,
+});
+const replicas: App[] = [];
+
+afterEach(async () => {
+  await Promise.all(replicas.splice(0).map((app) => app.stop()));
+});
+
+/** Another bot process on the same Redis prefix, the same services and the same clock. */
+async function startReplica(): Promise<App> {
+  const app = await startApp({
+    config: loadConfig(h.env, "start"),
+    logger: silentLogger,
+    pollTimeoutSeconds: 1,
+    loopTickMs: 50,
+    http: false,
+    now: () => Date.now() + shiftMs,
+  });
+  replicas.push(app);
+  return app;
+}
+
+function digestsIn(chatId: number, title: string) {
+  return h.emulator.messages(chatId).filter((message) => plainText(message).startsWith(title));
+}
+
+describe("the daily digest", () => {
+  it("reaches every admin once at DIGEST_HOUR, with two replicas and a restart", async () => {
+    setLocalTime(19, 59, 0);
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    // The admins' chats exist (they have written to the bot before).
+    h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const french = h.emulator.user({ id: SECOND_ADMIN_ID, firstName: "Éloi", languageCode: "fr" });
+    await sendAndWait(h.emulator, french, "/lang fr", isNewReplyIn(SECOND_ADMIN_ID));
+    const second = await startReplica();
+
+    await payAndConfirm(h.emulator, payer, "/pay 670000001 5000", "Completed");
+    await payAndConfirm(h.emulator, payer, "/pay 670000002 5100", "Failed");
+    await payAndConfirm(h.emulator, payer, "/collect 690000001 3000", "Completed");
+    const lost = await showPrompt(h.emulator, payer, "/pay 670000001 7000");
+    h.sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
+    await pressAndWait(h.emulator, payer, lost, "Outcome unknown");
+    const [unknown] = await h.app.stores.payouts.listInState("unknown");
+    await sleep(300);
+    // Before the hour: nothing.
+    expect(digestsIn(ADMIN_ID, "📊 Daily summary")).toHaveLength(0);
+
+    const digest = h.emulator.waitForMessage(
+      (message) => message.chatId === ADMIN_ID && plainText(message).startsWith("📊"),
+    );
+    const frenchDigest = h.emulator.waitForMessage(
+      (message) => message.chatId === SECOND_ADMIN_ID && plainText(message).startsWith("📊"),
+    );
+    setLocalTime(20, 0, 5);
+    const text = plainText(await digest);
+    expect(text).toMatch(
+      /^📊 Daily summary: \d{2} \w{3}, 00:00 UTC\+1 to \d{2} \w{3}, 20:00 UTC\+1\n/,
+    );
+    expect(text).toContain(
+      [
+        "Payouts",
+        "✅ Completed: 1 · 5,000 FCFA",
+        "❌ Failed: 1 · 5,100 FCFA",
+        "⚠️ Outcome unknown: 1 · 7,000 FCFA",
+        "Fees: 50 FCFA",
+        "",
+        "Collections",
+        "✅ Completed: 1 · 3,000 FCFA",
+        "Fees: 60 FCFA",
+        "",
+        "⚠️ Need a person (1)",
+        "⚠️ Outcome unknown · Payout of 7,000 FCFA to Jean-Paul Mbarga (6•• •• •0 01)",
+      ].join("\n"),
+    );
+    expect(text).toContain(`by Paul · ${unknown?.id}`);
+    const inFrench = plainText(await frenchDigest);
+    expect(inFrench).toContain("📊 Bilan du jour : du ");
+    expect(inFrench).toContain("✅ Effectué : 1 · 5\u202F000 FCFA");
+    expect(inFrench).toContain("⚠️ À traiter par une personne (1)");
+
+    // Every replica's digest round runs many times over; a restart at that hour too. Asked
+    // directly, neither replica queues the day again, lease or not.
+    await sleep(1000);
+    expect(await h.app.reports.digest?.check()).toBe(false);
+    expect(await second.reports.digest?.check()).toBe(false);
+    await second.stop();
+    replicas.splice(replicas.indexOf(second), 1);
+    await startReplica();
+    await sleep(1000);
+    expect(digestsIn(ADMIN_ID, "📊 Daily summary")).toHaveLength(1);
+    expect(digestsIn(SECOND_ADMIN_ID, "📊 Bilan du jour")).toHaveLength(1);
+    expect(h.emulator.messages(PAYER_ID).filter((m) => plainText(m).startsWith("📊"))).toEqual([]);
+    const redis = testRedis();
+    try {
+      expect(await redis.exists(keys(h.prefix).digestMark(DAY))).toBe(1);
+    } finally {
+      await redis.quit();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { availabilityAlertView, digestView } from "../../../src/bot/digest-views.js";
+import { translator } from "../../../src/i18n.js";
+import type { DigestFacts } from "../../../src/payouts/digest.js";
+import { acceptedPayout } from "../../support/payouts.js";
+
+const en = translator("en", "UTC");
+const fr = translator("fr", "UTC");
+const FROM = Date.UTC(2025, 0, 6);
+const TO = FROM + 20 * 3_600_000;
+
+function facts(overrides: Partial<DigestFacts> = {}): DigestFacts {
+  return {
+    day: "2025-01-06",
+    fromMs: FROM,
+    toMs: TO,
+    totals: {
+      disbursement: { states: [], fees: 0 },
+      collection: { states: [], fees: 0 },
+    },
+    attention: [],
+    attentionTotal: 0,
+    batches: [],
+    limits: [],
+    ...overrides,
+  };
+}
+
+describe("digestView", () => {
+  it("says a quiet day was quiet, and that nothing needs a person", () => {
+    expect(digestView(en, facts()).text).toBe(
+      [
+        "📊 <b>Daily summary</b>: 06 Jan, 00:00 UTC to 06 Jan, 20:00 UTC",
+        "",
+        "No payouts or collections so far today.",
+        "",
+        "Nothing needs a person. 👍",
+      ].join("\n"),
+    );
+  });
+
+  it("lists ten payouts that need a person by reference, counts the rest, and escapes names", () => {
+    const payouts = Array.from({ length: 10 }, (_, index) =>
+      acceptedPayout(FROM, { state: "unknown", recipientName: index === 0 ? "<b>Eve</b>" : "Ali" }),
+    );
+    const text = digestView(en, facts({ attention: payouts, attentionTotal: 12 })).text;
+    expect(text).toContain("⚠️ <b>Need a person</b> (12)");
+    expect(text).toContain("&lt;b&gt;Eve&lt;/b&gt;");
+    expect(text).toContain(`<code>${payouts[9]?.id}</code>`);
+    expect(text).toContain("…and 2 more: see /unknown and /history.");
+  });
+
+  it("shows the batches run and the limits used when those features report them", () => {
+    const text = digestView(
+      fr,
+      facts({
+        batches: [{ batchId: "b-42", payouts: 1000, succeeded: 998, amount: 2_500_000 }],
+        limits: [
+          { usedXaf: 400_000, limitXaf: 1_000_000 },
+          { userId: 1002, usedXaf: 50_000, limitXaf: 100_000 },
+        ],
+      }),
+      new Map([[1002, "Paul"]]),
+    ).text;
+    expect(text).toContain(
+      "<b>Lots traités</b>\n<code>b-42</code> : 1\u202F000 paiements, 998 effectués · 2\u202F500\u202F000 FCFA",
+    );
+    expect(text).toContain(
+      "<b>Utilisation des plafonds</b>\nTout le monde : 400\u202F000 FCFA sur 1\u202F000\u202F000 FCFA\nPaul : 50\u202F000 FCFA sur 100\u202F000 FCFA",
+    );
+  });
+});
+
+describe("availabilityAlertView", () => {
+  it("tells a collection coming back, with its pending count, and no advice", () => {
+    const alert = {
+      kind: "availability",
+      operator: "orange",
+      operation: "collection",
+      status: "OPERATIONAL",
+      sinceMs: TO,
+    } as const;
+    expect(availabilityAlertView(en, alert, true, 2).text).toBe(
+      "✅ <b>Orange Money collections work again</b> since 06 Jan, 20:00 UTC.\nCollections pending with Orange Money right now: 2.",
+    );
+    expect(availabilityAlertView(fr, { ...alert, status: "SUSPENDED" }, false, 0).text).toBe(
+      [
+        "⛔ <b>Les encaissements Orange Money sont indisponibles</b> (SUSPENDED) depuis le 06 janv., 20:00 UTC.",
+        "Encaissements Orange Money en attente en ce moment : 0.",
+        "Les nouveaux sont refusés jusqu'à son retour ; le bot préviendra.",
+      ].join("\n"),
+    );
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import {
+  dayOf,
+  daysWindow,
+  hourOf,
+  localDateTime,
+  nextDay,
+  parseDay,
+  startOfDayMs,
+} from "../../src/time.js";
+
+describe("days in a time zone", () => {
+  it("reads only real YYYY-MM-DD days", () => {
+    expect(parseDay("2024-02-29")).toBe("2024-02-29");
+    for (const text of ["2023-02-29", "2024-13-01", "2024-1-01", "01/02/2024", "today", ""]) {
+      expect(parseDay(text), text).toBeUndefined();
+    }
+  });
+
+  it("starts a day at its midnight in the zone, across offset changes", () => {
+    expect(new Date(startOfDayMs("2024-11-23", "Africa/Douala")).toISOString()).toBe(
+      "2024-11-22T23:00:00.000Z",
+    );
+    expect(new Date(startOfDayMs("2024-11-23", "Asia/Kolkata")).toISOString()).toBe(
+      "2024-11-22T18:30:00.000Z",
+    );
+    // Paris changes offset on these days, at 02:00 and 03:00: midnight is still midnight.
+    expect(new Date(startOfDayMs("2024-03-31", "Europe/Paris")).toISOString()).toBe(
+      "2024-03-30T23:00:00.000Z",
+    );
+    expect(new Date(startOfDayMs("2024-10-27", "Europe/Paris")).toISOString()).toBe(
+      "2024-10-26T22:00:00.000Z",
+    );
+  });
+
+  it("tells the day, the hour and the local date and time of an instant", () => {
+    const late = Date.UTC(2024, 10, 22, 23, 30, 5);
+    expect(dayOf(late, "Africa/Douala")).toBe("2024-11-23");
+    expect(dayOf(late, "UTC")).toBe("2024-11-22");
+    expect(hourOf(late, "Africa/Douala")).toBe(0);
+    expect(localDateTime(late, "Africa/Douala")).toBe("2024-11-23 00:30:05");
+  });
+
+  it("gives a period from the first instant of its first day to the last of its last", () => {
+    expect(nextDay("2024-12-31")).toBe("2025-01-01");
+    expect(daysWindow("2024-11-01", "2024-11-30", "UTC")).toEqual({
+      fromMs: Date.UTC(2024, 10, 1),
+      toMs: Date.UTC(2024, 11, 1) - 1,
+    });
+  });
+});
