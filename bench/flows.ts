@@ -117,7 +117,10 @@ export async function payFlow(
   const sentAtMs = performance.now();
   await user.sendText(command);
   const shown = await prompt;
-  const confirm = shown.message.replyMarkup?.flat().find((button) => /confirm/i.test(button.text));
+  // The same amount to the same number again: the prompt warns, and Confirm reads "Pay again".
+  const confirm = shown.message.replyMarkup
+    ?.flat()
+    .find((button) => /confirm|pay again/i.test(button.text));
   if (!confirm) throw new Error(`the prompt has no Confirm button: ${plainText(shown.message)}`);
   const pending = watcher.next(
     chatId,

@@ -17,6 +17,7 @@ import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
+import { ApprovalExpiry } from "./payouts/approval-expiry.js";
 import { Notifier } from "./payouts/notifier.js";
 import { createPayouts, type Payouts } from "./payouts/payouts.js";
 import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
@@ -31,6 +32,9 @@ import {
 import type { Stores } from "./store/types.js";
 
 export { StartupError };
+
+/** How long approval cards are remembered past their payout's approval expiry: 2 days. */
+const CARD_KEPT_AFTER_EXPIRY_MS = 2 * 86_400_000;
 
 export interface AppOptions {
   config: Config;
@@ -107,10 +111,13 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
       confirmationTtlSeconds: config.confirmationTtlSeconds,
       statusPollIntervalMs: config.statusPollIntervalMs,
+      rules: config.rules,
       now,
       // Called only once the bot runs, by which time the notifier below exists.
       onNoticeQueued: () => notifier.wake(),
     });
+    // Cards are edited once decided, and replied to with a reason a while after.
+    const approvalCardTtlMs = config.rules.approvalTtlMs + CARD_KEPT_AFTER_EXPIRY_MS;
     const bot = createBot({
       token,
       apiRoot: config.telegram.apiRoot,
@@ -118,19 +125,18 @@ export async function startApp(options: AppOptions): Promise<App> {
       stores,
       logger,
       timeZone: config.timeZone,
+      approvalCardTtlMs,
       now,
       onNoticeQueued: () => notifier.wake(),
     });
     const botUsername = await botIdentity(bot);
     await registerCommands(bot, logger);
 
-    const messenger = new TelegramMessenger(
-      bot.telegram,
-      stores,
-      logger,
-      config.timeZone,
-      reportDelivery(config, stores, bot.telegram, logger, now),
-    );
+    const messenger = new TelegramMessenger(bot.telegram, stores, logger, {
+      timeZone: config.timeZone,
+      reports: reportDelivery(config, stores, bot.telegram, logger, now),
+      cardTtlMs: approvalCardTtlMs,
+    });
     // Only values that are set: an explicit `undefined` would override the loops' defaults
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
     const tick = options.loopTickMs === undefined ? {} : { tickMs: options.loopTickMs };
@@ -170,6 +176,19 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...(options.loopTickMs === undefined ? {} : { digestTickMs: options.loopTickMs }),
     });
     cleanups.push(() => reports.stop());
+    // Two processes cannot listen on one host and port: a stable name for this instance,
+    // which takes its own leases back at once when restarted in place.
+    const listens = options.http !== false && config.http.port !== 0;
+    const owner = listens ? { owner: `${hostname()}:${config.http.port}` } : {};
+    const approvalExpiry = new ApprovalExpiry({
+      approval: payouts.approval,
+      leases: stores.leases,
+      logger,
+      ...tick,
+      ...owner,
+    });
+    approvalExpiry.start();
+    cleanups.push(() => approvalExpiry.stop());
     const webhook = new PaymentWebhook({
       settlement: payouts.settlement,
       stores,
@@ -233,8 +252,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       await requiredTelegramCall("deleteWebhook", () => bot.telegram.deleteWebhook());
       const pollTimeoutSeconds = options.pollTimeoutSeconds ?? DEFAULT_POLL_TIMEOUT_SECONDS;
       const started = new UpdatePoller({
-        // Two processes cannot listen on one host and port: a stable name for this instance.
-        ...(http && config.http.port !== 0 ? { owner: `${hostname()}:${config.http.port}` } : {}),
+        ...owner,
         telegram: longPollTelegram(token, config.telegram.apiRoot, pollTimeoutSeconds),
         handleUpdate: (update) => bot.handleUpdate(update),
         leases: stores.leases,

@@ -13,7 +13,9 @@ import type { Stores } from "../store/types.js";
 import { BotContext } from "./context.js";
 import { access, sequentialPerChat } from "./features/access.js";
 import { adminFeature } from "./features/admin.js";
+import { approvalFeature } from "./features/approval.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
+import { limitsFeature } from "./features/limits.js";
 import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { reportsFeature } from "./features/reports.js";
@@ -30,6 +32,8 @@ export interface BotDeps {
   logger: Logger;
   /** IANA zone of the times in messages; default Africa/Douala. */
   timeZone?: string;
+  /** How long approval cards are remembered (edits, reasons); default 3 days. */
+  approvalCardTtlMs?: number;
   now?: () => number;
   /** Called after a command queued a notice in the outbox (to deliver it at once). */
   onNoticeQueued?: () => void;
@@ -56,7 +60,11 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(sequentialPerChat());
   bot.use(access({ stores: deps.stores, logger: deps.logger, timeZone: deps.timeZone }));
   bot.use(helpFeature({ stores: deps.stores }));
+  // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
+  const cardTtlMs = deps.approvalCardTtlMs ?? 3 * 86_400_000;
+  bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores, cardTtlMs }));
   bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
     lookupFeature({
       lookups: deps.payouts.lookups,
@@ -94,6 +102,8 @@ function commandMenu(locale: Locale): BotCommand[] {
     "status",
     "history",
     "availability",
+    "approvals",
+    "limits",
     "cancel",
     "lang",
     "help",

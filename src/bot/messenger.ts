@@ -2,8 +2,8 @@
  * The Messenger of the notifier, on Telegram: turns each notice into messages, each in its
  * reader's language. A final status edits the payout's prompt and pushes a new message (an
  * edit does not make the phone buzz). The digest and availability alerts go through
- * ReportDelivery. Telegram's refusals become DeliveryErrors that say whether trying again
- * can help.
+ * ReportDelivery; approvals are approval-messenger.ts's. Telegram's refusals become
+ * DeliveryErrors that say whether trying again can help.
  */
 import type { Telegram } from "telegraf";
 import { translator } from "../i18n.js";
@@ -14,10 +14,24 @@ import type { Delivery, Messenger } from "../payouts/notifier.js";
 import { may } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
+import { ApprovalDeliveries } from "./approval-messenger.js";
+import { mismatchNotice, settlementNotice, stuckNotice } from "./notice-views.js";
 import { editMessageView, sendView } from "./reply.js";
 import type { ReportDelivery } from "./report-delivery.js";
 import { toDeliveryError } from "./telegram-failure.js";
-import { mismatchNotice, payoutStateView, settlementNotice, stuckNotice } from "./views.js";
+import { payoutStateView } from "./views.js";
+
+/** How long approval cards are remembered by default: 3 days. */
+const DEFAULT_CARD_TTL_MS = 3 * 86_400_000;
+
+export interface TelegramMessengerOptions {
+  /** IANA zone of the times in the messages (TIME_ZONE). */
+  timeZone?: string;
+  /** Delivers the digest and availability alerts (without it, those are logged and dropped). */
+  reports?: ReportDelivery;
+  /** How long approval cards are remembered (for edits and reasons; past APPROVAL_TTL_HOURS). */
+  cardTtlMs?: number;
+}
 
 export class TelegramMessenger implements Messenger {
   readonly #telegram: Telegram;
@@ -25,23 +39,27 @@ export class TelegramMessenger implements Messenger {
   readonly #log: Logger;
   readonly #timeZone: string;
   readonly #reports: ReportDelivery | undefined;
+  readonly #approvals: ApprovalDeliveries;
 
-  /**
-   * `timeZone`: IANA zone of the times in the messages (TIME_ZONE). `reports` delivers the
-   * digest and availability alerts (without it, those notices are logged and dropped).
-   */
   constructor(
     telegram: Telegram,
     stores: Stores,
     logger: Logger,
-    timeZone = DEFAULT_TIME_ZONE,
-    reports?: ReportDelivery,
+    options: TelegramMessengerOptions = {},
   ) {
     this.#telegram = telegram;
     this.#stores = stores;
     this.#log = logger;
-    this.#timeZone = timeZone;
-    this.#reports = reports;
+    this.#timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
+    this.#reports = options.reports;
+    this.#approvals = new ApprovalDeliveries({
+      telegram,
+      stores,
+      logger,
+      timeZone: this.#timeZone,
+      cardTtlMs: options.cardTtlMs ?? DEFAULT_CARD_TTL_MS,
+      toDeliveryError,
+    });
   }
 
   async deliver(delivery: Delivery): Promise<void> {
@@ -56,6 +74,8 @@ export class TelegramMessenger implements Messenger {
       case "availability":
         if (this.#reports) return this.#reports.alert(delivery.alert);
         break;
+      default:
+        return this.#approvals.deliver(delivery.kind, delivery.payout);
     }
     this.#log.warn({ notice: delivery.kind }, "no one delivers this notice here; dropped");
   }

@@ -11,6 +11,7 @@ import { type AmountProblem, formatAmount } from "../model/money.js";
 import type { Payout } from "../model/payout.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
+import type { OverLimit } from "../payouts/limits.js";
 import type { PrepareFailure } from "../payouts/types.js";
 
 export interface View {
@@ -24,10 +25,14 @@ export const CALLBACK = {
   cancel: (payoutId: string) => `x:${payoutId}`,
   history: (page: number) => `h:${page}`,
   unknown: (page: number) => `u:${page}`,
+  approve: (payoutId: string) => `a:${payoutId}`,
+  reject: (payoutId: string) => `r:${payoutId}`,
 } as const;
 export const CALLBACK_PATTERN = {
   confirm: /^c:([\w-]{8,40})$/,
   cancel: /^x:([\w-]{8,40})$/,
+  approve: /^a:([\w-]{8,40})$/,
+  reject: /^r:([\w-]{8,40})$/,
   history: /^h:(\d{1,4})$/,
   unknown: /^u:(\d{1,4})$/,
 } as const;
@@ -48,7 +53,7 @@ export function money(t: Translate, amount: number): string {
   return formatAmount(amount, t.locale);
 }
 
-function numberLine(t: Translate, payout: Payout): string {
+export function numberLine(t: Translate, payout: Payout): string {
   return t("payout.number", {
     phone: formatPhone(payout.phone),
     operator: operatorName(payout.operator),
@@ -56,14 +61,14 @@ function numberLine(t: Translate, payout: Payout): string {
 }
 
 /** A fee is charged on money that moved; a failed or canceled payment shows none. */
-function feeLines(t: Translate, payout: Payout): string[] {
+export function feeLines(t: Translate, payout: Payout): string[] {
   return payout.fee !== undefined && payout.state === "success"
     ? [t("payout.fee", { fee: money(t, payout.fee) })]
     : [];
 }
 
 /** The lines every payout message shares: who, which number, how much, the note. */
-function payoutDetails(t: Translate, payout: Payout): string {
+export function payoutDetails(t: Translate, payout: Payout): string {
   const lines = [
     t(payout.kind === "disbursement" ? "payout.to" : "payout.from", { name: payout.recipientName }),
     numberLine(t, payout),
@@ -73,18 +78,37 @@ function payoutDetails(t: Translate, payout: Payout): string {
   return lines.join("\n");
 }
 
-export function confirmationPrompt(t: Translate, payout: Payout, nowMs: number): View {
+/** What a prompt may say besides the payout: a duplicate warning (first), notes (HTML). */
+export interface PromptExtras {
+  /** Shown before anything else; Confirm then reads "Pay again". */
+  duplicateWarning?: string;
+  notes?: readonly string[];
+}
+
+export function confirmationPrompt(
+  t: Translate,
+  payout: Payout,
+  nowMs: number,
+  extras: PromptExtras = {},
+): View {
   const minutes = Math.max(1, Math.round((payout.expiresAtMs - nowMs) / 60_000));
   const title = payout.kind === "disbursement" ? "prompt.title_pay" : "prompt.title_collect";
+  const warning = extras.duplicateWarning;
   const text = [
+    ...(warning ? [warning, ""] : []),
     t(title),
     "",
     payoutDetails(t, payout),
     "",
+    ...(extras.notes ?? []),
     t("prompt.expires", { minutes, time: t.time(payout.expiresAtMs) }),
   ].join("\n");
+  const again = payout.kind === "disbursement" ? "button.pay_again" : "button.collect_again";
   const keyboard = Markup.inlineKeyboard([
-    Markup.button.callback(t.plain("button.confirm"), CALLBACK.confirm(payout.id)),
+    Markup.button.callback(
+      t.plain(warning ? again : "button.confirm"),
+      CALLBACK.confirm(payout.id),
+    ),
     Markup.button.callback(t.plain("button.cancel"), CALLBACK.cancel(payout.id)),
   ]).reply_markup;
   return { text, keyboard };
@@ -147,7 +171,7 @@ export function payoutStateView(t: Translate, payout: Payout): View {
  * For a payment that failed or was canceled: what the API said about it, when it said
  * anything, and what to do next. Nothing for any other state.
  */
-function outcomeAdvice(t: Translate, payout: Payout): string[] {
+export function outcomeAdvice(t: Translate, payout: Payout): string[] {
   if (payout.state !== "failed" && payout.state !== "canceled") return [];
   const next: MessageKey =
     payout.state === "failed"
@@ -171,6 +195,7 @@ function stateExplanation(t: Translate, payout: Payout): string | undefined {
       return `${refusalReason(t, payout)}\n${t("explain.nothing_paid")}`;
     case "cancelled":
     case "expired":
+    case "rejected":
       return t("explain.nothing_paid");
     case "failed":
     case "canceled":
@@ -181,56 +206,6 @@ function stateExplanation(t: Translate, payout: Payout): string | undefined {
     default:
       return undefined;
   }
-}
-
-/** The push message for a final status (what makes the payer's phone buzz). */
-export function settlementNotice(t: Translate, payout: Payout): View {
-  const key: MessageKey =
-    payout.state === "success"
-      ? payout.kind === "disbursement"
-        ? "notice.paid"
-        : "notice.collected"
-      : payout.state === "failed"
-        ? "notice.failed"
-        : "notice.canceled";
-  const lines = [
-    t(key, { amount: money(t, payout.amount), name: payout.recipientName }),
-    numberLine(t, payout),
-  ];
-  lines.push(...feeLines(t, payout));
-  if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
-  lines.push(
-    t("payout.settled_at", {
-      time: t.time(payout.settledAtMs ?? payout.updatedAtMs),
-    }),
-  );
-  const advice = outcomeAdvice(t, payout);
-  if (advice.length > 0) lines.push("", ...advice);
-  return { text: lines.join("\n") };
-}
-
-/** The notice for a payout still pending after the stuck limit. */
-export function stuckNotice(t: Translate, payout: Payout): View {
-  return {
-    text: [
-      t("notice.stuck", { amount: money(t, payout.amount), name: payout.recipientName }),
-      t("payout.payment_id", { id: payout.paymentId ?? "—" }),
-    ].join("\n"),
-  };
-}
-
-/** To admins: a 201 answered this payout with a payment that is not its own. */
-export function mismatchNotice(t: Translate, payout: Payout): View {
-  return {
-    text: [
-      t("notice.mismatch", {
-        amount: money(t, payout.amount),
-        name: payout.recipientName,
-        ref: payout.id,
-      }),
-      t("payout.payment_id", { id: payout.candidatePaymentId ?? "—" }),
-    ].join("\n"),
-  };
 }
 
 const PHONE_PROBLEM_KEY: Record<PhoneProblem, MessageKey> = {
@@ -294,5 +269,13 @@ export function prepareFailureText(
       return t("error.no_account", { phone: formatPhone(failure.phone) });
     case "api_error":
       return t("error.api_unreachable");
+    case "over_limit":
+      return overLimitText(t, failure.over);
   }
+}
+
+/** A payout or Confirm refused over a daily cap: which cap, and what is left today. */
+export function overLimitText(t: Translate, over: OverLimit): string {
+  const key = over.limit === "payer" ? "limit.over_payer" : "limit.over_merchant";
+  return t(key, { cap: money(t, over.capXaf), left: money(t, over.leftXaf) });
 }

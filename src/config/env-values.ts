@@ -33,6 +33,25 @@ export function intInRange(fallback: number, min: number, max: number) {
     });
 }
 
+/** A whole number from `min` to `max`, or undefined when unset or blank (a feature off). */
+export function optionalIntInRange(min: number, max: number) {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === "") return undefined;
+      const parsed = Number(value.trim());
+      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a whole number from ${min} to ${max}, or unset (got "${value}")`,
+        });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+}
+
 /** An http(s) URL or unset; the message shows `example`. */
 export function httpUrl(what: string) {
   return optionalText().refine(

@@ -7,10 +7,12 @@ import { z } from "zod";
 import { isRole, ROLES } from "../model/roles.js";
 import type { StaffEntry } from "../model/staff.js";
 import { may } from "../payouts/policy.js";
+import type { PayoutRules } from "../payouts/types.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../time.js";
 import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
+import { rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";
@@ -89,6 +91,7 @@ const envSchema = z.object({
   PAYOUT_RETENTION_DAYS: intInRange(90, 1, 3650),
   PAYOUT_STRANDED_AFTER_SECONDS: intInRange(300, 5, 86_400),
   PAYMENT_TIMEOUT_MS: intInRange(15_000, 1000, 120_000),
+  ...rulesEnvShape,
   TIME_ZONE: optionalText()
     .transform((value) => canonicalTimeZone(value ?? DEFAULT_TIME_ZONE))
     .refine((zone) => zone !== undefined, {
@@ -138,6 +141,8 @@ export interface Config {
   retentionMs: number;
   /** IANA zone of the times shown to users (TIME_ZONE). */
   timeZone: string;
+  /** Approvals, daily spending caps and the duplicate warning (config/rules.ts). */
+  rules: PayoutRules;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -184,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   const { staff, problems: staffProblems } = parseStaff(env.STAFF);
   problems.push(...staffProblems.map((problem) => `STAFF: ${problem}`));
   problems.push(...redisProblems(env));
+  problems.push(...rulesProblems(env));
 
   // The checks below read the raw environment, so that one bad value above does not hide
   // the problems below: every problem is reported in one go.
@@ -277,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     strandedAfterMs: values.PAYOUT_STRANDED_AFTER_SECONDS * 1000,
     retentionMs: values.PAYOUT_RETENTION_DAYS * 86_400_000,
     timeZone: values.TIME_ZONE ?? DEFAULT_TIME_ZONE,
+    rules: rulesConfig(values, values.TIME_ZONE ?? DEFAULT_TIME_ZONE),
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -6,65 +6,28 @@
  * and on pipes (no raw mode, no prompt, input echoed so the output reads as a transcript).
  */
 import { clearLine, createInterface, cursorTo, type Interface } from "node:readline";
+import type { ChatEnd, DemoChatOptions } from "./demo-chat-options.js";
+import { DEMO_ROLES, isDemoRole } from "./demo-options.js";
 import {
   buttonsOf,
   demoHelp,
+  ROLE_HELP,
   renderBotMessage,
   renderCallbackAnswer,
   renderDeleted,
-  type Style,
 } from "./demo-render.js";
-import type {
-  CallbackAnswer,
-  EmulatedUser,
-  SentMessage,
-  StoredFile,
-  TelegramEmulator,
-} from "./telegram-emulator/index.js";
+import type { CallbackAnswer, EmulatedUser, SentMessage } from "./telegram-emulator/index.js";
 
-export interface DemoIo {
-  input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
-}
-
-/** Why the chat ended: `:quit`, end of input (Ctrl-D, closed pipe), or Ctrl-C / a signal. */
-export type ChatEnd = "quit" | "end-of-input" | "interrupt";
-
-/** A `:command` of the chat's own (the demo's :role, :suspend…). */
-export interface ChatCommand {
-  /** Its line in `:help` (see demo-render's helpLine). */
-  help: string;
-  /** Does it; resolves with what to tell the person. */
-  run(args: readonly string[]): Promise<string>;
-}
-
-export interface DemoChatOptions {
-  emulator: TelegramEmulator;
-  user: EmulatedUser;
-  io: DemoIo;
-  style: Style;
-  /** True on a terminal: line editing and a prompt; false on pipes. */
-  interactive: boolean;
-  /** Commands beyond the built-in ones, by name; without `role`, roles are the bot's own. */
-  commands?: Readonly<Record<string, ChatCommand>>;
-  /** Keeps a document the bot sent; resolves with where, which the chat prints. */
-  saveDocument?(file: StoredFile): string;
-  /** How the chat's own lines are marked: `(demo)` by default. */
-  label?: string;
-  /** After sending a line, how long to wait for the bot before reading the next one. Default 5000. */
-  replyWaitMs?: number;
-}
+export type { ChatCommand, ChatEnd, DemoChatOptions } from "./demo-chat-options.js";
 
 const PROMPT = "you › ";
 
-/** True when `stream` is a terminal. */
-export function isTty(stream: object): boolean {
-  return "isTTY" in stream && stream.isTTY === true;
-}
-
 export class DemoChat {
   readonly #options: DemoChatOptions;
-  readonly #chatId: number;
+  #user: EmulatedUser;
+  #chatId: number;
+  /** The newest bot message shown in each chat: what a switch back shows is what came after. */
+  readonly #shown = new Map<number, number>();
   readonly #rl: Interface;
   readonly #finished: Promise<ChatEnd>;
   #finish: (end: ChatEnd) => void = () => {};
@@ -86,6 +49,7 @@ export class DemoChat {
 
   constructor(options: DemoChatOptions) {
     this.#options = options;
+    this.#user = options.user;
     this.#chatId = options.user.privateChat.id;
     this.#finished = new Promise((resolve) => {
       this.#finish = resolve;
@@ -149,6 +113,7 @@ export class DemoChat {
 
   #onBotMessage(message: SentMessage, change: "new" | "edit"): void {
     if (message.chatId !== this.#chatId) return;
+    this.#shown.set(this.#chatId, Math.max(message.messageId, this.#shown.get(this.#chatId) ?? 0));
     this.#fromBot(renderBotMessage(message, change, this.#options.style));
     const { saveDocument } = this.#options;
     if (change === "new" && message.document && saveDocument) {
@@ -174,7 +139,7 @@ export class DemoChat {
       if (latest && choice >= 1 && choice <= buttonsOf(latest).length) {
         await this.#press(latest, choice);
       } else {
-        await this.#afterReply(() => this.#options.user.sendText(line));
+        await this.#afterReply(() => this.#user.sendText(line));
       }
     }
     this.#prompt();
@@ -191,26 +156,53 @@ export class DemoChat {
       case "h":
       case "help":
       case "?": {
-        const extra = Object.values(this.#options.commands ?? {}).map((command) => command.help);
+        const extra = [
+          ...(this.#options.cast ? [ROLE_HELP] : []),
+          ...Object.values(this.#options.commands ?? {}).map((command) => command.help),
+        ];
         this.#show(demoHelp(this.#options.style, extra));
         return;
       }
-      case "say": {
-        const text = line.replace(/^:say\s*/i, "");
-        if (text === "") this.#note("Usage: :say TEXT, e.g. :say 1");
-        else await this.#afterReply(() => this.#options.user.sendText(text));
-        return;
-      }
+      case "role":
+        return this.#role(args[0]);
+      case "say":
+      case "reply":
+        return this.#say(line);
       case "press":
         return this.#pressById(args[0], args[1]);
       default: {
         const command = this.#options.commands?.[name.toLowerCase()];
         if (command) this.#note(await command.run(args));
-        else if (name.toLowerCase() === "role") {
-          this.#note("Roles come from the bot's STAFF and /staff.");
-        } else this.#note(`Unknown command ":${name}". Type :help for the list.`);
+        else this.#note(`Unknown command ":${name}". Type :help for the list.`);
       }
     }
+  }
+
+  async #role(wanted: string | undefined): Promise<void> {
+    const { cast } = this.#options;
+    if (!cast) return this.#note("Roles come from the bot's STAFF and /staff.");
+    if (wanted === undefined) return this.#note(cast.whoAmI());
+    const role = wanted.toLowerCase();
+    if (!isDemoRole(role)) return this.#note(`Roles: ${DEMO_ROLES.join(", ")}.`);
+    const { user, note } = cast.become(role);
+    this.#user = user;
+    this.#chatId = user.privateChat.id;
+    this.#note(note);
+    // What reached this person while the terminal was someone else's.
+    const after = this.#shown.get(this.#chatId) ?? 0;
+    for (const message of this.#options.emulator.messages(this.#chatId)) {
+      if (message.messageId > after) this.#onBotMessage(message, "new");
+    }
+  }
+
+  /** `:say TEXT` sends TEXT as it is; `:reply MSG TEXT` sends it as a reply to bot #MSG. */
+  async #say(line: string): Promise<void> {
+    const said = /^:say\s+(.+)$/i.exec(line)?.[1];
+    const [, msg = "", text = ""] = /^:reply\s+(\d+)\s+(.+)$/i.exec(line) ?? [];
+    const replyTo = this.#options.emulator.message(this.#chatId, Number(msg));
+    if (said !== undefined) return this.#afterReply(() => this.#user.sendText(said));
+    if (replyTo && text) return this.#afterReply(() => this.#user.sendText(text, { replyTo }));
+    this.#note("Usage: :say TEXT (e.g. :say 1), or :reply MSG TEXT (e.g. :reply 4 wrong number)");
   }
 
   async #pressById(messageArg: string | undefined, buttonArg: string | undefined): Promise<void> {
@@ -236,7 +228,7 @@ export class DemoChat {
       this.#note(`This button opens ${button.url ?? "nothing"}: nothing to send to the bot.`);
       return;
     }
-    await this.#afterReply(() => this.#options.user.pressButton(message, choice - 1));
+    await this.#afterReply(() => this.#user.pressButton(message, choice - 1));
   }
 
   #withButtons(): SentMessage[] {

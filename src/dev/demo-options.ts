@@ -57,7 +57,9 @@ export const DEMO_USAGE = [
   "                          payout-bot-demo-files in the temp directory)",
   "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS, PAYMENT_TIMEOUT_MS,",
   "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS, TIME_ZONE, DIGEST_HOUR,",
-  "  AVAILABILITY_CHECK_SECONDS (default 5 in the demo): as for npm start",
+  "  AVAILABILITY_CHECK_SECONDS (default 5 in the demo), APPROVAL_THRESHOLD_XAF",
+  "  (100000 in the demo), APPROVAL_TTL_HOURS, PAYER_DAILY_LIMIT_XAF,",
+  "  MERCHANT_DAILY_LIMIT_XAF, DUPLICATE_WINDOW_MINUTES: as for npm start",
 ].join("\n");
 
 /** The arguments after the `demo` command in `process.argv`. */

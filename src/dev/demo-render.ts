@@ -4,12 +4,24 @@
  * numbered choices, edits, deletions and callback answers, plus the banner and help.
  */
 import type { MessageEntity } from "telegraf/types";
+import { formatAmount } from "../model/money.js";
 import { formatPhone } from "../model/phone.js";
 import { SCRIPTED_NUMBERS, type ScriptedOutcome } from "../sandbox/index.js";
 import { DEMO_ROLES } from "./demo-options.js";
 import { parseTelegramHtml, plainText } from "./telegram-emulator/html.js";
 import type { CallbackAnswer, InlineButton, SentMessage } from "./telegram-emulator/types.js";
 import { flatButtons } from "./telegram-emulator/wire.js";
+
+/** The streams the chat reads from and writes to (a terminal, or pipes). */
+export interface DemoIo {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+/** True when `stream` is a terminal. */
+export function isTty(stream: object): boolean {
+  return "isTTY" in stream && stream.isTTY === true;
+}
 
 export interface Style {
   /** ANSI styles (a terminal that wants them); plain text otherwise. */
@@ -159,6 +171,8 @@ function scriptedTable(): string {
 export interface BannerFacts {
   userName: string;
   userId: number;
+  /** From this amount a payout waits for an approver; undefined: no approvals. */
+  approvalThresholdXaf: number | undefined;
   role: string;
   languageCode: string;
   storage: string;
@@ -166,6 +180,13 @@ export interface BannerFacts {
   /** False: the log file is removed when the demo stops cleanly. */
   keepLogFile: boolean;
   settleDelayMs: number;
+}
+
+/** How to see four-eyes approval in the demo. */
+function approvalHint(thresholdXaf: number | undefined): string {
+  if (thresholdXaf === undefined) return "off (APPROVAL_THRESHOLD_XAF unset).";
+  const threshold = formatAmount(thresholdXaf, "en");
+  return `${threshold} or more waits for a second person: as the payer (--role payer) pay that much, then :role approver and /approvals.`;
 }
 
 /** What the demo prints once everything runs. */
@@ -179,6 +200,7 @@ export function banner(facts: BannerFacts, style: Style): string {
     `  Logs:   ${facts.logFile}${facts.keepLogFile ? "" : " (removed when the demo stops cleanly)"}`,
     `  Money:  payments stay pending ${seconds} s, then the sandbox settles them and calls the bot's webhook.`,
     `  ${scriptedHint()} Any other MTN or Orange number succeeds.`,
+    `  Approval: ${approvalHint(facts.approvalThresholdXaf)}`,
     "",
     "Type what you would type in Telegram: /pay 670000001 5000, /help, /history, /export, /lang fr.",
     "Type a button's number to press it; :help for demo commands; :quit or Ctrl-C to leave.",
@@ -191,10 +213,10 @@ export function helpLine(usage: string, what: string): string {
 }
 
 /** The `:role` line of `:help`. */
-export const ROLE_HELP = helpLine(
-  ":role [ROLE]",
-  `show or change your role: ${DEMO_ROLES.join(", ")}`,
-);
+export const ROLE_HELP = [
+  helpLine(":role [ROLE]", "who you are, or become the demo's person with that role:"),
+  `                       ${DEMO_ROLES.join(", ")} (each has a chat of their own)`,
+].join("\n");
 
 /** The answer to `:help`; `extra`: the lines of the chat's own commands (the demo's :role…). */
 export function demoHelp(style: Style, extra: readonly string[] = []): string {
@@ -203,6 +225,7 @@ export function demoHelp(style: Style, extra: readonly string[] = []): string {
     "  1, 2, …              press that button of the latest message with buttons",
     "  :press MSG N         press button N of bot message #MSG",
     "  :say TEXT            send TEXT as it is (e.g. a lone number)",
+    "  :reply MSG TEXT      send TEXT as a reply to bot message #MSG (e.g. a rejection's reason)",
     ...extra,
     "  :help                this text",
     "  :quit                stop everything and leave (also Ctrl-C, or end of input)",

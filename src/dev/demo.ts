@@ -12,27 +12,17 @@ import { type App, StartupError, startApp } from "../app.js";
 import { type Config, loadConfig } from "../config/index.js";
 import { createLogger, type Logger } from "../logger.js";
 import { type SandboxHandle, startSandbox } from "../sandbox/index.js";
-import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
+import { DemoCast, demoProfiles, demoStaff } from "./demo-cast.js";
+import { DemoChat } from "./demo-chat.js";
 import { demoCommands, documentSaver } from "./demo-commands.js";
-import {
-  DEMO_USAGE,
-  DEMO_USER,
-  type DemoOptions,
-  demoArgv,
-  parseDemoOptions,
-} from "./demo-options.js";
-import { banner, type Style } from "./demo-render.js";
+import { DEMO_USAGE, type DemoOptions, demoArgv, parseDemoOptions } from "./demo-options.js";
+import { banner, type DemoIo, isTty, type Style } from "./demo-render.js";
 import { chooseDemoStorage } from "./demo-store.js";
 import { Signals } from "./stop-signals.js";
-import {
-  type EmulatedUser,
-  startTelegramEmulator,
-  type TelegramEmulator,
-} from "./telegram-emulator/index.js";
-
-export type { DemoIo } from "./demo-chat.js";
+import { startTelegramEmulator, type TelegramEmulator } from "./telegram-emulator/index.js";
 
 export { DEMO_USER } from "./demo-options.js";
+export type { DemoIo } from "./demo-render.js";
 
 /** Settings of `npm start` the demo lets the environment change; the rest it sets itself. */
 const PASSED_THROUGH = [
@@ -46,17 +36,26 @@ const PASSED_THROUGH = [
   "TIME_ZONE",
   "DIGEST_HOUR",
   "AVAILABILITY_CHECK_SECONDS",
+  "APPROVAL_THRESHOLD_XAF",
+  "APPROVAL_TTL_HOURS",
+  "PAYER_DAILY_LIMIT_XAF",
+  "MERCHANT_DAILY_LIMIT_XAF",
+  "DUPLICATE_WINDOW_MINUTES",
 ] as const;
+
+/** The demo's approval threshold, unless APPROVAL_THRESHOLD_XAF says otherwise. */
+const DEMO_APPROVAL_THRESHOLD_XAF = "100000";
 
 /** How long stopping may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 20_000;
 
 /** The bot's environment before the sandbox and the emulator exist. */
-function demoEnv(env: NodeJS.ProcessEnv, options: DemoOptions, keyPrefix: string) {
-  // Operators are checked often, so that a :suspend shows its alert within seconds.
+function demoEnv(env: NodeJS.ProcessEnv, keyPrefix: string) {
   const picked: Record<string, string> = {
     STATUS_POLL_INTERVAL_MS: "2000",
+    // Operators are checked often, so that a :suspend shows its alert within seconds.
     AVAILABILITY_CHECK_SECONDS: "5",
+    APPROVAL_THRESHOLD_XAF: DEMO_APPROVAL_THRESHOLD_XAF,
   };
   for (const name of PASSED_THROUGH) {
     const value = env[name];
@@ -65,7 +64,8 @@ function demoEnv(env: NodeJS.ProcessEnv, options: DemoOptions, keyPrefix: string
   return {
     ...picked,
     REDIS_KEY_PREFIX: keyPrefix,
-    STAFF: options.role === "stranger" ? "" : `${DEMO_USER.id}:${options.role}`,
+    // One person per role (demo-cast.ts): nobody approves their own payouts.
+    STAFF: demoStaff(),
     HTTP_HOST: "127.0.0.1",
     HTTP_PORT: "0",
     PAYMENT_ENV: "sandbox",
@@ -97,7 +97,7 @@ class Cleanups {
 interface Running {
   app: App;
   sandbox: SandboxHandle;
-  user: EmulatedUser;
+  cast: DemoCast;
   emulator: TelegramEmulator;
   storage: string;
 }
@@ -146,19 +146,17 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
   cleanups.push(() => app.stop());
   if (!app.http) throw new StartupError("the bot's HTTP server did not start");
   sandbox.setCallbackUrl(`${app.http.url}${config.payment.webhookPath}`);
-  const user = emulator.user({
-    id: DEMO_USER.id,
-    firstName: DEMO_USER.firstName,
-    username: DEMO_USER.username,
-    languageCode: options.languageCode,
-  });
-  return { app, sandbox, user, emulator, storage: storage.description };
+  const cast = new DemoCast(emulator, options.languageCode, options.role);
+  for (const { id, firstName, username } of demoProfiles()) {
+    await app.stores.profiles.set(id, { firstName, username });
+  }
+  return { app, sandbox, cast, emulator, storage: storage.description };
 }
 
 function plan(env: NodeJS.ProcessEnv, argv: readonly string[]): Plan {
   const options = parseDemoOptions(argv, env);
   const keyPrefix = `demo:${randomUUID().slice(0, 8)}:`;
-  const baseEnv = demoEnv(env, options, keyPrefix);
+  const baseEnv = demoEnv(env, keyPrefix);
   const baseConfig = loadConfig(baseEnv, "demo");
   return { options, keyPrefix, baseEnv, baseConfig, noColor: Boolean(env.NO_COLOR) };
 }
@@ -169,19 +167,21 @@ async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) 
   const style: Style = { ansi: isTty(io.output) && !plan.noColor };
   const session = new DemoChat({
     emulator: running.emulator,
-    user: running.user,
+    user: running.cast.user,
     io,
     style,
     interactive: isTty(io.input) && isTty(io.output),
-    commands: demoCommands(running.app, running.sandbox),
+    commands: demoCommands(running.sandbox, running.app.config.reports.availabilityCheckMs / 1000),
     saveDocument: documentSaver(options.filesDir),
+    cast: running.cast,
   });
   signals.onSignal(() => session.end("interrupt"));
   // A closed output (the reader of a pipe left) ends the demo instead of crashing it.
   io.output.on("error", () => session.end("end-of-input"));
   const facts = {
-    userName: DEMO_USER.firstName,
-    userId: DEMO_USER.id,
+    userName: running.cast.person.firstName,
+    userId: running.cast.person.id,
+    approvalThresholdXaf: running.app.config.rules.approvalThresholdXaf,
     role: options.role,
     languageCode: options.languageCode,
     storage: running.storage,

@@ -7,9 +7,9 @@
 import { ConfigError } from "../config/index.js";
 import { DEFAULT_SANDBOX_API_KEY, DEFAULT_SANDBOX_PORT } from "../sandbox/index.js";
 import { StartupError } from "../startup-checks.js";
-import { DemoChat, type DemoIo, isTty } from "./demo-chat.js";
+import { DemoChat } from "./demo-chat.js";
 import { DEMO_USER, languageOf, readFlags } from "./demo-options.js";
-import { bold, type Style } from "./demo-render.js";
+import { bold, type DemoIo, isTty, type Style } from "./demo-render.js";
 import { Signals } from "./stop-signals.js";
 import { DEFAULT_EMULATOR_TOKEN, startTelegramEmulator } from "./telegram-emulator/index.js";
 

@@ -111,12 +111,19 @@ export function settleEventFor(status: "success" | "failed" | "canceled"): Payou
       : "settle_canceled";
 }
 
-/** The in-flight states, each kept in its own set (`listInState`, `idsInState`). */
-export type TrackedState = Extract<PayoutState, "unknown" | "pending" | "submitting">;
+/**
+ * The states whose payouts are kept in a set of their own (`listInState`, `idsInState`):
+ * the in-flight ones, followed to a final state, and `awaiting_approval`, for the
+ * approvers' list and the expiry of approvals nobody decided.
+ */
+export type TrackedState = Extract<
+  PayoutState,
+  "awaiting_approval" | "unknown" | "pending" | "submitting"
+>;
 
-/** The states `listInState` answers for: the in-flight ones, tracked in their own sets. */
+/** The states `listInState` answers for, each kept in its own set. */
 export const TRACKED_STATES: readonly TrackedState[] = PAYOUT_STATES.filter(
-  (state): state is TrackedState => isInFlight(state),
+  (state): state is TrackedState => isInFlight(state) || state === "awaiting_approval",
 );
 
 /** Whether payouts in `state` are kept in a state set (see TRACKED_STATES). */
@@ -135,4 +142,20 @@ export function expiresInState(state: PayoutState): boolean {
 /** Moving into one of these queues the payer's notification in the outbox. */
 export function notifiesPayer(state: PayoutState): boolean {
   return state === "success" || state === "failed" || state === "canceled";
+}
+
+/**
+ * Moving into one of these gives the amount a payout reserved against the day's spending
+ * limits back: nothing was paid (failed, refused, rejected, cancelled or expired). A payout
+ * reserves at Confirm, and no move leaves these states, so it is given back at most once.
+ */
+export function givesBack(state: PayoutState): boolean {
+  return (
+    state === "failed" ||
+    state === "canceled" ||
+    state === "rejected" ||
+    state === "rejected_by_api" ||
+    state === "cancelled" ||
+    state === "expired"
+  );
 }

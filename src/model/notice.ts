@@ -31,6 +31,24 @@ export const ATTENTION_REASONS: readonly AttentionReason[] = [
   "accepted_late",
 ];
 
+/** Steps of a payout that waits for a second person (four-eyes approval). */
+export type ApprovalNoticeKind =
+  /** Confirmed at or over the threshold: every approver but the initiator gets a card. */
+  | "approval_requested"
+  /** Approved, rejected or expired: the cards say so; a rejection or expiry tells the payer. */
+  | "approval_decided"
+  /** An approved payout's request was answered (or not): its payer is told what came of it. */
+  | "approved_outcome"
+  /** The approver who rejected it gave a reason: the payer reads it. */
+  | "rejection_reason";
+
+export const APPROVAL_NOTICE_KINDS: readonly ApprovalNoticeKind[] = [
+  "approval_requested",
+  "approval_decided",
+  "approved_outcome",
+  "rejection_reason",
+];
+
 export type Notice =
   /** A payout reached a final status: its payer is told. */
   | { kind: "settled"; payoutId: string }
@@ -46,7 +64,8 @@ export type Notice =
       status: string;
       /** When the change was seen. */
       sinceMs: number;
-    };
+    }
+  | { kind: ApprovalNoticeKind; payoutId: string };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -62,11 +81,17 @@ export function noticeKey(notice: Notice): string {
       return `digest:${notice.day}`;
     case "availability":
       return `availability:${notice.operator}:${notice.operation}:${notice.status}:${notice.sinceMs}`;
+    default:
+      return `${notice.kind}:${notice.payoutId}`;
   }
 }
 
 function isAttentionReason(value: string): value is AttentionReason {
   return (ATTENTION_REASONS as readonly string[]).includes(value);
+}
+
+function isApprovalNoticeKind(value: string): value is ApprovalNoticeKind {
+  return (APPROVAL_NOTICE_KINDS as readonly string[]).includes(value);
 }
 
 /**
@@ -78,6 +103,9 @@ export function parseNoticeKey(key: string): Notice | null {
   if (parts.length === 1 && key !== "") return { kind: "settled", payoutId: key };
   const [kind, first, second] = parts;
   if (kind === "settled" && parts.length === 2 && first) return { kind, payoutId: first };
+  if (kind && isApprovalNoticeKind(kind) && parts.length === 2 && first) {
+    return { kind, payoutId: first };
+  }
   if (kind === "attention" && parts.length === 3 && first && second && isAttentionReason(first)) {
     return { kind, reason: first, payoutId: second };
   }

@@ -70,6 +70,16 @@ export const PayoutSchema = z.object({
   rejectionReason: z.string().optional(),
   /** When an approver decided. */
   decidedAtMs: z.number().int().optional(),
+  /**
+   * The calendar day (YYYY-MM-DD in TIME_ZONE) whose spending limits count this payout:
+   * reserved at Confirm, given back by a move into a state that paid nothing.
+   */
+  limitDay: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional(),
+  /** An earlier payout of the same amount to the same number, warned of in the prompt. */
+  duplicateOf: z.string().optional(),
   /** Set once the payer was told the final status. */
   notifiedAtMs: z.number().int().optional(),
   /** Set once the payer and admins were told the payout looks stuck. */

@@ -5,6 +5,7 @@
  */
 import type { AuditDetails } from "../model/audit.js";
 import type { PayoutEvent } from "../model/lifecycle.js";
+import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import {
   OutcomeUnknownError,
@@ -20,6 +21,16 @@ import type { StepContext, SubmitResult } from "./types.js";
 /** The audit facts of a move that records a payment. */
 function paymentDetails(patch: PayoutPatch): AuditDetails {
   return { paymentId: patch.paymentId ?? null, status: patch.apiStatus ?? null };
+}
+
+/**
+ * The notices of a move out of `submitting`: an approved payout's payer did not press
+ * Confirm last and is not watching, so they are told what came of it.
+ */
+function outcomeNotices(payout: Payout, extra: readonly Notice[] = []): Notice[] {
+  const told: Notice[] =
+    payout.approvedBy === undefined ? [] : [{ kind: "approved_outcome", payoutId: payout.id }];
+  return [...extra, ...told];
 }
 
 export class AnswerRecords {
@@ -38,17 +49,19 @@ export class AnswerRecords {
    * unknown meanwhile (same claim) takes the id late, and the admins are told.
    */
   async accepted(
-    payoutId: string,
+    payout: Payout,
     claimId: string,
     patch: PayoutPatch,
     firstPollAtMs: number,
   ): Promise<Payout> {
     const { stores } = this.#context;
+    const payoutId = payout.id;
     const options = {
       claimId,
       durable: true,
       auditDetails: paymentDetails(patch),
       trackAtMs: firstPollAtMs,
+      notices: outcomeNotices(payout),
     };
     const result = await this.#durableTransition(payoutId, "record the payment id", () =>
       stores.payouts.transition(payoutId, "accepted", patch, options),
@@ -72,7 +85,7 @@ export class AnswerRecords {
     const { log } = this.#context;
     const message = `the API answered with a payment that does not match the request: ${problem}`;
     const lost = await this.#leaveSubmitting(
-      payout.id,
+      payout,
       "lost",
       { errorMessage: message, candidatePaymentId: payment.id },
       {
@@ -99,7 +112,7 @@ export class AnswerRecords {
     );
     const reason = "not sent: the bot's storage could not confirm the claim was saved";
     const held = await this.#leaveSubmitting(
-      payout.id,
+      payout,
       "refused",
       { errorMessage: reason, heldBackBecause: "storage_not_confirmed" },
       { auditDetails: { reason } },
@@ -146,7 +159,7 @@ export class AnswerRecords {
             : undefined;
       const errorMessage = error instanceof PaymentApiError ? error.apiMessage : message;
       const refused = await this.#leaveSubmitting(
-        payout.id,
+        payout,
         "refused",
         { errorMessage, errorStatusCode: statusCode },
         { auditDetails: { statusCode: statusCode ?? null, reason: errorMessage } },
@@ -157,7 +170,7 @@ export class AnswerRecords {
     // Anything else — a lost answer, or a bug of ours after the request may have left —
     // is unknown: a second request could pay twice.
     const lost = await this.#leaveSubmitting(
-      payout.id,
+      payout,
       "lost",
       { errorMessage: message },
       { auditDetails: { reason: message } },
@@ -225,14 +238,15 @@ export class AnswerRecords {
 
   /** The move out of `submitting` after the request; only its claimant may make it. */
   async #leaveSubmitting(
-    payoutId: string,
+    payout: Payout,
     event: Extract<PayoutEvent, "accepted" | "refused" | "lost">,
     patch: PayoutPatch,
     options: Pick<TransitionOptions, "notices" | "auditDetails">,
   ): Promise<Payout> {
-    const result = await this.#context.stores.payouts.transition(payoutId, event, patch, options);
+    const told = { ...options, notices: outcomeNotices(payout, options.notices) };
+    const result = await this.#context.stores.payouts.transition(payout.id, event, patch, told);
     if (result.ok) return result.payout;
     if (result.reason === "payment_taken") return result.payout;
-    throw new Error(`payout ${payoutId} left submitting while it was being sent`);
+    throw new Error(`payout ${payout.id} left submitting while it was being sent`);
   }
 }

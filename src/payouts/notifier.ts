@@ -7,7 +7,12 @@
  */
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
-import { type AttentionReason, type Notice, parseNoticeKey } from "../model/notice.js";
+import {
+  type ApprovalNoticeKind,
+  type AttentionReason,
+  type Notice,
+  parseNoticeKey,
+} from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import type { Stores } from "../store/types.js";
 import { BackgroundRunner } from "./runner.js";
@@ -37,18 +42,18 @@ export type Delivery =
   | { kind: "attention"; payout: Payout; reason: AttentionReason }
   /** The admins' summary of `day` (YYYY-MM-DD), written from the stores when delivered. */
   | { kind: "digest"; day: string }
-  | { kind: "availability"; alert: AvailabilityAlert };
+  | { kind: "availability"; alert: AvailabilityAlert }
+  | { kind: ApprovalNoticeKind; payout: Payout };
 
 /** What a delivery is about, for the logs. */
 function subjectOf(delivery: Delivery): Record<string, string | number> {
   switch (delivery.kind) {
-    case "settled":
-    case "attention":
-      return { payoutId: delivery.payout.id, state: delivery.payout.state };
     case "digest":
       return { day: delivery.day };
     case "availability":
       return { operator: delivery.alert.operator, operation: delivery.alert.operation };
+    default:
+      return { payoutId: delivery.payout.id, state: delivery.payout.state };
   }
 }
 
@@ -58,7 +63,8 @@ export interface Messenger {
    * Writes `delivery` to everyone it concerns, each in their language: a final status to
    * the payer (their prompt edited, and a new message that makes the phone buzz); a
    * payout that needs a person to the payer (not for a mismatch) and the admins; the
-   * digest to the admins; an availability alert to ALERT_CHAT_ID or the admins.
+   * digest to the admins; an availability alert to ALERT_CHAT_ID or the admins; an
+   * approval's request, decision, outcome and reason to the approvers and the payer.
    * Throws a DeliveryError when the message that matters could not be sent.
    */
   deliver(delivery: Delivery): Promise<void>;
@@ -166,7 +172,8 @@ export class Notifier {
       // Told once: a notice queued again after it was delivered is dropped.
       return payout.notifiedAtMs === undefined ? { kind: "settled", payout } : null;
     }
-    return { kind: "attention", payout, reason: notice.reason };
+    if (notice.kind === "attention") return { kind: "attention", payout, reason: notice.reason };
+    return { kind: notice.kind, payout };
   }
 
   async #deliver(key: string): Promise<void> {

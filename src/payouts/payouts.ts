@@ -3,21 +3,36 @@
  * tracker and the webhook call. Each step is its own module; this only wires them.
  */
 import { silentLogger } from "../logger.js";
+import { DEFAULT_TIME_ZONE } from "../time.js";
 import { AnswerRecords } from "./answer-records.js";
+import { Approval } from "./approval.js";
+import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
 import { Resolution } from "./resolution.js";
 import { Settlement } from "./settlement.js";
 import { Submission } from "./submission.js";
-import type { PayoutsOptions, StepContext } from "./types.js";
+import type { PayoutRules, PayoutsOptions, StepContext } from "./types.js";
 
 export interface Payouts {
   readonly lookups: Lookups;
   readonly preparation: Preparation;
   readonly submission: Submission;
+  readonly approval: Approval;
+  readonly limits: Limits;
   readonly settlement: Settlement;
   readonly resolution: Resolution;
 }
+
+/** No approvals, no caps, no duplicate warning: what `createPayouts` does without rules. */
+export const NO_RULES: PayoutRules = {
+  approvalThresholdXaf: undefined,
+  approvalTtlMs: 24 * 3_600_000,
+  payerDailyLimitXaf: undefined,
+  merchantDailyLimitXaf: undefined,
+  duplicateWindowMs: 0,
+  timeZone: DEFAULT_TIME_ZONE,
+};
 
 export function createPayouts(options: PayoutsOptions): Payouts {
   const context: StepContext = {
@@ -31,11 +46,22 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     now: context.now,
     availabilityCacheMs: options.availabilityCacheMs,
   });
-  const records = new AnswerRecords(context, options.onNoticeQueued ?? (() => {}));
+  const onNoticeQueued = options.onNoticeQueued ?? (() => {});
+  const rules = options.rules ?? NO_RULES;
+  const records = new AnswerRecords(context, onNoticeQueued);
+  const limits = new Limits(context, rules);
+  const approval = new Approval(context, rules, onNoticeQueued);
+  const { confirmationTtlSeconds, statusPollIntervalMs } = options;
+  const { duplicateWindowMs } = rules;
   return {
     lookups,
-    preparation: new Preparation(context, lookups, options.confirmationTtlSeconds),
-    submission: new Submission(context, records, options.statusPollIntervalMs),
+    preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
+      limits,
+      duplicateWindowMs,
+    }),
+    submission: new Submission(context, records, statusPollIntervalMs, { approval, limits }),
+    approval,
+    limits,
     settlement: new Settlement(context),
     resolution: new Resolution(context),
   };

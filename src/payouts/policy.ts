@@ -25,7 +25,9 @@ export type Capability =
   /** Download everyone's payouts and collections of a period as a CSV file. */
   | "export"
   /** Read the audit trail, in the chat and as a CSV file. */
-  | "audit";
+  | "audit"
+  /** Everyone's spending against the daily limits, not only one's own (/limits). */
+  | "see_all_spending";
 
 const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   admin: new Set<Capability>([
@@ -38,6 +40,7 @@ const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
     "receive_alerts",
     "export",
     "audit",
+    "see_all_spending",
   ]),
   approver: new Set<Capability>(["read", "pay", "approve"]),
   payer: new Set<Capability>(["read", "pay"]),
@@ -79,4 +82,21 @@ export function confirmableBy(who: Asker): number | null {
 export function mayCancel(who: Asker, payout: Pick<Payout, "initiatorId">): PressVerdict {
   if (who === null) return "not_allowed";
   return payout.initiatorId === who.userId ? "allowed" : "not_yours";
+}
+
+export type DecideVerdict = "allowed" | "not_allowed" | "own_payout";
+
+/**
+ * Approve or Reject a payout waiting for a second person: whoever's role may approve at
+ * the moment of the press (the caller reads it afresh), and never its initiator, even an
+ * admin or an approver: four eyes, not two.
+ */
+export function mayDecide(who: Asker, payout: Pick<Payout, "initiatorId">): DecideVerdict {
+  if (who === null || !may(who, "approve")) return "not_allowed";
+  return payout.initiatorId === who.userId ? "own_payout" : "allowed";
+}
+
+/** Whether `amount` needs a second person under `thresholdXaf` (undefined: approvals off). */
+export function needsApproval(amount: number, thresholdXaf: number | undefined): boolean {
+  return thresholdXaf !== undefined && amount >= thresholdXaf;
 }

@@ -1,14 +1,17 @@
 /**
  * The first step of a payout: a /pay or /collect request checked (number, amount, the
- * operator's availability, the registered name) and stored as a prompt awaiting the
- * initiator's Confirm; and the prompt's other way out, Cancel.
+ * operator's availability, the registered name, the daily caps) and stored as a prompt
+ * awaiting the initiator's Confirm, with a warning when the same amount went to the same
+ * number lately; it retires the initiator's older prompt in the chat. And the prompt's
+ * other ways out: Cancel, /cancel, a newer prompt.
  */
 import { randomBytes } from "node:crypto";
 import { maskPhone } from "../logger.js";
-import { staffActor } from "../model/audit.js";
+import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
+import { givesBack } from "../model/lifecycle.js";
 import { parseAmount } from "../model/money.js";
-import type { Payout } from "../model/payout.js";
-import { parsePhone } from "../model/phone.js";
+import type { Payout, PayoutKind } from "../model/payout.js";
+import { type PhoneParseResult, parsePhone } from "../model/phone.js";
 import { cleanName, cleanNote } from "../model/text.js";
 import {
   LimiterUnavailableError,
@@ -16,9 +19,27 @@ import {
   PaymentClientError,
 } from "../payments/errors.js";
 import type { TransitionResult } from "../store/types.js";
+import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
 import { type Asker, mayCancel } from "./policy.js";
-import type { CancelResult, PrepareInput, PrepareResult, StepContext } from "./types.js";
+import type {
+  CancelResult,
+  PrepareFailure,
+  PrepareInput,
+  PrepareResult,
+  StepContext,
+} from "./types.js";
+
+/** Payouts to a number read at a time for the duplicate warning, and the most read. */
+const DUPLICATE_PAGE = 10;
+const DUPLICATE_LOOKBACK = 100;
+
+/** What Preparation checks besides the request itself. */
+export interface PrepareRules {
+  limits: Limits;
+  /** DUPLICATE_WINDOW_MINUTES in ms; 0: no duplicate warning. */
+  duplicateWindowMs: number;
+}
 
 /** A compare-and-set that found the payout gone or already moved on by someone else. */
 export function lostRace(
@@ -33,20 +54,29 @@ export class Preparation {
   readonly #context: StepContext;
   readonly #lookups: Lookups;
   readonly #ttlMs: number;
+  readonly #rules: PrepareRules;
 
-  constructor(context: StepContext, lookups: Lookups, confirmationTtlSeconds: number) {
+  constructor(
+    context: StepContext,
+    lookups: Lookups,
+    confirmationTtlSeconds: number,
+    rules: PrepareRules,
+  ) {
     this.#context = context;
     this.#lookups = lookups;
     this.#ttlMs = confirmationTtlSeconds * 1000;
+    this.#rules = rules;
   }
 
   /**
-   * Validates a /pay or /collect request, checks the operator is available for it and
-   * looks up the registered name; on success stores the payout awaiting confirmation.
-   * Nothing is stored on any failure.
+   * Validates a /pay or /collect request, checks the operator is available for it, looks
+   * up the registered name and checks the daily caps (read only: Confirm reserves); on
+   * success stores the payout awaiting confirmation, with the earlier payout of the same
+   * amount to the same number it repeats (`duplicate`), and retires the initiator's older
+   * prompt in the chat (`replaced`). Nothing is stored on any failure.
    */
   async prepare(input: PrepareInput): Promise<PrepareResult> {
-    const { gateway, stores, log, now } = this.#context;
+    const { stores, log, now } = this.#context;
     const phone = parsePhone(input.phone);
     if (!phone.ok) {
       return { ok: false, reason: "bad_phone", problem: phone.problem, operator: phone.operator };
@@ -54,27 +84,19 @@ export class Preparation {
     const amount = parseAmount(input.amount);
     if (!amount.ok) return { ok: false, reason: "bad_amount", problem: amount.problem };
 
-    let name: string;
-    try {
-      if (!(await this.#lookups.isOperational(phone.operator, input.kind))) {
-        return {
-          ok: false,
-          reason: "operator_unavailable",
-          operator: phone.operator,
-          kind: input.kind,
-        };
-      }
-      name = cleanName(await gateway.getUserInfo(phone.phone));
-    } catch (error) {
-      if (error instanceof PaymentApiError && error.statusCode === 404) {
-        return { ok: false, reason: "no_account", phone: phone.phone };
-      }
-      // The shared rate limiter is in Redis: its failure is the storage's, not the API's.
-      if (error instanceof LimiterUnavailableError) throw error;
-      if (error instanceof PaymentClientError) return { ok: false, reason: "api_error", error };
-      throw error;
+    // The Redis look-ups run while the Payment API answers: they add no wait.
+    const [name, duplicate, over] = await Promise.all([
+      this.#registeredName(phone, input.kind),
+      this.#duplicateOf(phone.phone, amount.amount, input.kind),
+      this.#rules.limits.check(input.kind, input.initiatorId, amount.amount),
+    ]);
+    if (typeof name !== "string") return { ok: false, ...name };
+    if (over) {
+      const actor = staffActor({ userId: input.initiatorId, role: input.initiatorRole });
+      const refusal = { actor, kind: input.kind, amount: amount.amount, phone: phone.phone };
+      await this.#rules.limits.audit({ ...refusal, step: "prompt" }, over);
+      return { ok: false, reason: "over_limit", over };
     }
-    if (name === "") return { ok: false, reason: "no_account", phone: phone.phone };
 
     const nowMs = now();
     const payout: Payout = {
@@ -92,20 +114,105 @@ export class Preparation {
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
       expiresAtMs: nowMs + this.#ttlMs,
+      ...(duplicate ? { duplicateOf: duplicate.id } : {}),
     };
-    await stores.payouts.create(payout, {
-      actor: staffActor({ userId: input.initiatorId, role: input.initiatorRole }),
-    });
+    const asker = { userId: input.initiatorId, role: input.initiatorRole };
+    const created = await stores.payouts.create(payout, { actor: staffActor(asker) });
     log.info(
       {
         payoutId: payout.id,
         kind: payout.kind,
         phone: maskPhone(payout.phone),
         amount: payout.amount,
+        duplicateOf: duplicate?.id,
       },
       "payout prepared",
     );
-    return { ok: true, payout };
+    // The older prompt is read again only while it may still be open: rarely.
+    const older = created.replaced;
+    const replaced =
+      older?.state === "awaiting_confirmation"
+        ? await this.retire(older.id, asker, { replacedBy: payout.id })
+        : null;
+    return {
+      ok: true,
+      payout,
+      ...(duplicate ? { duplicate } : {}),
+      ...(replaced ? { replaced } : {}),
+    };
+  }
+
+  /**
+   * Retires an open prompt of `asker`'s (a newer one replaced it, or /cancel): cancelled,
+   * or expired when its button already had. Null when there was nothing to retire.
+   */
+  async retire(
+    payoutId: string,
+    asker: NonNullable<Asker>,
+    why: { replacedBy: string } | { command: "cancel" },
+  ): Promise<Payout | null> {
+    const { stores, now } = this.#context;
+    const payout = await stores.payouts.get(payoutId);
+    if (payout?.state !== "awaiting_confirmation") return null;
+    if (mayCancel(asker, payout) !== "allowed") return null;
+    const late = now() > payout.expiresAtMs;
+    const result = await stores.payouts.transition(
+      payoutId,
+      late ? "expire" : "cancel",
+      {},
+      {
+        actor: late ? SYSTEM_ACTOR : staffActor(asker),
+        auditDetails: "replacedBy" in why ? { replacedBy: why.replacedBy } : { command: "/cancel" },
+      },
+    );
+    return result.ok ? result.payout : null;
+  }
+
+  /** The registered name behind `phone`, once its operator is known to take `kind`. */
+  async #registeredName(
+    phone: Extract<PhoneParseResult, { ok: true }>,
+    kind: PayoutKind,
+  ): Promise<string | PrepareFailure> {
+    try {
+      if (!(await this.#lookups.isOperational(phone.operator, kind))) {
+        return { reason: "operator_unavailable", operator: phone.operator, kind };
+      }
+      const name = cleanName(await this.#context.gateway.getUserInfo(phone.phone));
+      return name === "" ? { reason: "no_account", phone: phone.phone } : name;
+    } catch (error) {
+      if (error instanceof PaymentApiError && error.statusCode === 404) {
+        return { reason: "no_account", phone: phone.phone };
+      }
+      // The shared rate limiter is in Redis: its failure is the storage's, not the API's.
+      if (error instanceof LimiterUnavailableError) throw error;
+      if (error instanceof PaymentClientError) return { reason: "api_error", error };
+      throw error;
+    }
+  }
+
+  /**
+   * The latest payout of `amount` to `phone` of the same kind, made within the duplicate
+   * window by anyone, that paid, may have paid, or is on its way (not one that paid
+   * nothing, nor a prompt nobody confirmed), among the latest 100 to that number.
+   */
+  async #duplicateOf(phone: string, amount: number, kind: PayoutKind): Promise<Payout | undefined> {
+    const { duplicateWindowMs } = this.#rules;
+    if (duplicateWindowMs <= 0) return undefined;
+    const sinceMs = this.#context.now() - duplicateWindowMs;
+    // Newest first, a page at a time: a number paid all day long costs a page, not the day.
+    for (let offset = 0; offset < DUPLICATE_LOOKBACK; offset += DUPLICATE_PAGE) {
+      const page = { sinceMs, offset, limit: DUPLICATE_PAGE };
+      const recent = await this.#context.stores.payouts.listByPhone(phone, page);
+      const found = recent.find(
+        (payout) =>
+          payout.amount === amount &&
+          payout.kind === kind &&
+          payout.state !== "awaiting_confirmation" &&
+          !givesBack(payout.state),
+      );
+      if (found || recent.length < DUPLICATE_PAGE) return found;
+    }
+    return undefined;
   }
 
   /** Remembers which message shows the prompt, so later states can edit it. */

@@ -9,12 +9,15 @@
  * and the first status poll scheduled, in one more.
  */
 import { randomBytes } from "node:crypto";
-import { staffActor } from "../model/audit.js";
+import { type Actor, staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
 import type { Payout } from "../model/payout.js";
 import type { Payment } from "../payments/schemas.js";
+import type { TransitionResult } from "../store/types.js";
 import { answerMismatch } from "./answer-check.js";
 import type { AnswerRecords } from "./answer-records.js";
+import type { Approval } from "./approval.js";
+import type { Limits } from "./limits.js";
 import { type Asker, confirmableBy } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
@@ -39,15 +42,28 @@ class NotToSend extends Error {
   }
 }
 
+/** What Confirm goes through besides the move itself: approvals and the daily caps. */
+export interface ConfirmRules {
+  approval: Approval;
+  limits: Limits;
+}
+
 export class Submission {
   readonly #context: StepContext;
   readonly #records: AnswerRecords;
   readonly #pollIntervalMs: number;
+  readonly #rules: ConfirmRules;
 
-  constructor(context: StepContext, records: AnswerRecords, statusPollIntervalMs: number) {
+  constructor(
+    context: StepContext,
+    records: AnswerRecords,
+    statusPollIntervalMs: number,
+    rules: ConfirmRules,
+  ) {
     this.#context = context;
     this.#records = records;
     this.#pollIntervalMs = statusPollIntervalMs;
+    this.#rules = rules;
   }
 
   /**
@@ -70,8 +86,11 @@ export class Submission {
 
   /**
    * The atomic move `awaiting_confirmation → submitting` of the initiator's Confirm, before
-   * any request leaves. Only the initiator may claim (checked in the same step); an expired
-   * prompt is moved to `expired`. The claim is sent with `submit`.
+   * any request leaves, a payout's amount reserved against the day's caps in the same step
+   * (over a cap: refused, nothing reserved). At or over the approval threshold the move is
+   * to `awaiting_approval` instead, reserved the same way, and nothing is claimed. Only the
+   * initiator may confirm (checked in the same step); an expired prompt is moved to
+   * `expired`. The claim is sent with `submit`.
    */
   async claim(payoutId: string, asker: Asker): Promise<ClaimResult> {
     const claim = await this.#claim(payoutId, asker);
@@ -90,6 +109,12 @@ export class Submission {
     return this.#send(claimed, false);
   }
 
+  /**
+   * One round trip on the common path: the claim checks, in its own atomic step, who
+   * confirms, that the prompt has not expired, that no second person is needed, and the
+   * day's caps (a payout only: collections are not counted). A payout that needs approval
+   * is refused as such, with its record, and asked for approval in a second step.
+   */
   async #claim(
     payoutId: string,
     asker: Asker,
@@ -99,14 +124,20 @@ export class Submission {
   > {
     const { stores, log, now } = this.#context;
     const initiatorId = confirmableBy(asker);
-    if (asker === null || initiatorId === null) return this.#refused(payoutId);
+    if (asker === null || initiatorId === null) return this.#notConfirmable(payoutId);
     const nowMs = now();
     const claimId = randomBytes(8).toString("hex");
     const actor = staffActor(asker);
+    const expect = {
+      initiatorId,
+      notExpiredAtMs: nowMs,
+      amountBelowXaf: this.#rules.approval.thresholdXaf,
+    };
     const options = {
       claimId,
       actor,
-      expect: { initiatorId, notExpiredAtMs: nowMs },
+      expect,
+      reserve: this.#rules.limits.reservation("disbursement"),
       stampSentAtMs: true,
       // Durable: if Redis failed over now, the new primary must still know this payout may
       // have been sent, or it could go back to "awaiting confirmation" and be paid twice.
@@ -121,9 +152,53 @@ export class Submission {
     if (result.ok) {
       return { outcome: "claimed", payout: result.payout, claimId, actor, durable: result.durable };
     }
+    switch (result.reason) {
+      case "not_initiator":
+        return { outcome: "forbidden", payout: result.payout };
+      case "expired":
+        return this.#expire(payoutId);
+      case "needs_approval":
+        return this.#requestApproval(result.payout, { claimId, actor, expect });
+      default:
+        return this.#refused(result, actor);
+    }
+  }
+
+  /** The Confirm of a payout at or over the threshold: it now waits for a second person. */
+  async #requestApproval(
+    payout: Payout,
+    options: { claimId: string; actor: Actor; expect: { initiatorId: number } },
+  ): Promise<NotClaimed> {
+    const { approval, limits } = this.#rules;
+    const reserve = limits.reservation(payout.kind);
+    const { initiatorId } = options.expect;
+    const requested = await approval.request(payout, {
+      ...options,
+      expect: { initiatorId, notExpiredAtMs: this.#context.now() },
+      reserve,
+    });
+    if (!requested.ok) {
+      if (requested.reason === "expired") return this.#expire(payout.id);
+      return this.#refused(requested, options.actor);
+    }
+    const approvers = await approval.approversOf(payout);
+    return { outcome: "approval_requested", payout: requested.payout, approvers };
+  }
+
+  /** A Confirm the store refused: over a cap (audited), or someone else moved it first. */
+  async #refused(
+    result: Extract<TransitionResult, { ok: false }>,
+    actor: Actor,
+  ): Promise<NotClaimed> {
     if (result.reason === "not_initiator") return { outcome: "forbidden", payout: result.payout };
-    if (result.reason === "expired") return this.#expire(payoutId);
-    return lostRace(result);
+    if (result.reason !== "over_limit") return lostRace(result);
+    const { payout } = result;
+    const used =
+      result.limit === "payer" ? { payerXaf: result.usedXaf } : { merchantXaf: result.usedXaf };
+    const over = this.#rules.limits.over(result.limit, used);
+    const refusal = { actor, kind: payout.kind, amount: payout.amount, phone: payout.phone };
+    await this.#rules.limits.audit({ ...refusal, payoutId: payout.id, step: "confirm" }, over);
+    return { outcome: "over_limit", payout, over };
   }
 
   /** The request and its answer; `checked`: the claim was the last check, send at once. */
@@ -161,7 +236,7 @@ export class Submission {
       operator: operator ?? payout.operator,
     };
     const firstPollAtMs = now() + this.#pollIntervalMs;
-    const accepted = await this.#records.accepted(payout.id, claimId, patch, firstPollAtMs);
+    const accepted = await this.#records.accepted(payout, claimId, patch, firstPollAtMs);
     if (accepted.state !== "pending") {
       // The payment id already belongs to another payout: never attach it to this one.
       return this.#records.mismatch(payout, payment, "the payment id belongs to another payout");
@@ -186,7 +261,7 @@ export class Submission {
   }
 
   /** A press from someone who may confirm nothing: the payout, if any, is not theirs. */
-  async #refused(payoutId: string): Promise<NotClaimed> {
+  async #notConfirmable(payoutId: string): Promise<NotClaimed> {
     const payout = await this.#context.stores.payouts.get(payoutId);
     return payout ? { outcome: "forbidden", payout } : { outcome: "not_found" };
   }

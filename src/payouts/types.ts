@@ -14,6 +14,7 @@ import type { SendOptions } from "../payments/client-slots.js";
 import type { PaymentClientError } from "../payments/errors.js";
 import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
 import type { Stores } from "../store/types.js";
+import type { OverLimit } from "./limits.js";
 
 /** What the payout steps need of the Payment API client (PaymentClient fits it). */
 export interface PaymentGateway {
@@ -24,6 +25,25 @@ export interface PaymentGateway {
   getPayment(id: string): Promise<Payment>;
   getAvailability(): Promise<AvailabilityEntry[]>;
   getUserInfo(phone: string): Promise<UserInfo>;
+}
+
+/**
+ * What a payout must pass beyond its own checks (config/rules.ts): a second person at or
+ * over a threshold, daily spending caps, and the window of the duplicate warning.
+ */
+export interface PayoutRules {
+  /** Payouts and collections of this many XAF or more need an approver; undefined: none do. */
+  approvalThresholdXaf: number | undefined;
+  /** How long a payout waits for an approver before it expires. */
+  approvalTtlMs: number;
+  /** The most one payer may send or collect in a day, in XAF; undefined: no cap. */
+  payerDailyLimitXaf: number | undefined;
+  /** The most everyone together may send or collect in a day, in XAF; undefined: no cap. */
+  merchantDailyLimitXaf: number | undefined;
+  /** The same amount to the same number within this long is warned of; 0: never. */
+  duplicateWindowMs: number;
+  /** The IANA zone whose calendar days the caps count (TIME_ZONE). */
+  timeZone: string;
 }
 
 export interface PayoutsOptions {
@@ -38,6 +58,8 @@ export interface PayoutsOptions {
   now?: () => number;
   /** Called after a step queued a notice in the outbox (to deliver it at once). */
   onNoticeQueued?: () => void;
+  /** Approvals, spending caps and the duplicate warning; default: every one of them off. */
+  rules?: PayoutRules;
 }
 
 /** What every payout step works with. */
@@ -53,9 +75,19 @@ export type PrepareFailure =
   | { reason: "bad_amount"; problem: AmountProblem }
   | { reason: "operator_unavailable"; operator: TelecomOperator; kind: PayoutKind }
   | { reason: "no_account"; phone: string }
-  | { reason: "api_error"; error: PaymentClientError };
+  | { reason: "api_error"; error: PaymentClientError }
+  | { reason: "over_limit"; over: OverLimit };
 
-export type PrepareResult = { ok: true; payout: Payout } | ({ ok: false } & PrepareFailure);
+export type PrepareResult =
+  | {
+      ok: true;
+      payout: Payout;
+      /** An earlier payout of the same amount to the same number, within the window. */
+      duplicate?: Payout;
+      /** The initiator's older prompt in the chat, retired by this one. */
+      replaced?: Payout;
+    }
+  | ({ ok: false } & PrepareFailure);
 
 export interface PrepareInput {
   kind: PayoutKind;
@@ -83,6 +115,20 @@ export type ClaimResult =
   | { outcome: "forbidden"; payout: Payout }
   | { outcome: "expired"; payout: Payout }
   /** Someone (a double tap, another replica) moved it first: nothing to do. */
+  | { outcome: "already"; payout: Payout }
+  /** At or over the approval threshold: it now waits for one of `approvers` (user ids). */
+  | { outcome: "approval_requested"; payout: Payout; approvers: number[] }
+  /** It would pass a daily cap: refused, nothing reserved or sent. */
+  | { outcome: "over_limit"; payout: Payout; over: OverLimit };
+
+/** Why an approver's press changed nothing. */
+export type DecideRefusal =
+  | { outcome: "not_found" }
+  /** Their role may not approve (now), or it is their own payout. */
+  | { outcome: "forbidden"; payout: Payout; why: "not_allowed" | "own_payout" }
+  /** Nobody decided in time: it expired (now, if this press found out). */
+  | { outcome: "expired"; payout: Payout }
+  /** Another approver decided first. */
   | { outcome: "already"; payout: Payout };
 
 /** A claim that was not made, and why. */
@@ -92,6 +138,20 @@ export type NotClaimed = Exclude<ClaimResult, { outcome: "claimed" }>;
 export type ConfirmResult =
   | NotClaimed
   | ({ outcome: "claimed"; submitted: Promise<SubmitResult> } & ClaimedPayout);
+/** Approve: the payout claimed for its submission (send it at once), or why not. */
+export type ApproveResult = ({ outcome: "claimed" } & ClaimedPayout) | DecideRefusal;
+
+export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
+
+/** The reason a rejecting approver gave afterwards. */
+export type ReasonResult =
+  | { outcome: "added"; payout: Payout }
+  | { outcome: "not_found" }
+  /** Not a payout this person rejected. */
+  | { outcome: "not_yours"; payout: Payout }
+  /** A reason was given already; the first one stands. */
+  | { outcome: "already"; payout: Payout }
+  | { outcome: "empty" };
 
 export type SubmitResult =
   | { outcome: "pending"; payout: Payout }

@@ -68,6 +68,11 @@ export function decodeAuditEntry(id: string, fields: readonly string[]): AuditEn
   }
   const phone = values.get("phone");
   if (phone !== undefined) extra.phone = phone;
+  const repeats = parseJsonOrUndefined(values.get("duplicateOf") ?? "");
+  if (typeof repeats === "string") {
+    const details = "details" in draft && typeof draft.details === "object" ? draft.details : {};
+    extra.details = { ...details, duplicateOf: repeats };
+  }
   const parsed = AuditEntrySchema.safeParse({ ...draft, ...extra });
   return parsed.success ? parsed.data : null;
 }

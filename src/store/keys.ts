@@ -7,8 +7,13 @@
  *   p payment:{paymentId}      STRING payout id (findByPaymentId); same lifetime as the payout
  *   p user:{userId}:payouts    ZSET   payout ids by createdAtMs (history per initiator)
  *   p payouts                  ZSET   payout ids by createdAtMs (everyone's history)
+ *   p phone:{phone}:payouts    ZSET   payout ids by createdAtMs (the duplicate warning)
  *   p state:{state}            SET    payout ids now in an in-flight state
  *   p dialog:{chatId}          STRING DialogState JSON, expires with the dialog
+ *   p prompt:{chatId}:{userId} STRING the user's latest prompt (payout id), expires with it
+ *   p spent:{day}              HASH   merchant | user:{id} → XAF counted against the limits
+ *   p cards:{payoutId}         SET    chatId:messageId of each approval card sent about it
+ *   p card:{chatId}:{msgId}    STRING the payout id an approval card is about
  *   p locale:{userId}          STRING "en" | "fr"
  *   p staff                    HASH   userId → role
  *   p profile                  HASH   userId → UserProfile JSON (a staff member's name)
@@ -30,8 +35,14 @@ export interface Keys {
   paymentIndex(paymentId: string): string;
   userPayouts(userId: number): string;
   allPayouts(): string;
+  phonePayouts(phone: string): string;
   stateSet(state: PayoutState): string;
   dialog(chatId: number): string;
+  prompt(chatId: number, userId: number): string;
+  /** The spending hash of `day` (YYYY-MM-DD); `spending("")` is the prefix of them all. */
+  spending(day: string): string;
+  approvalCards(payoutId: string): string;
+  approvalCard(chatId: number, messageId: number): string;
   locale(userId: number): string;
   staff(): string;
   /** userId → JSON StaffOrigin: where each role (or removal) came from. */
@@ -55,8 +66,13 @@ export function keys(prefix: string): Keys {
     paymentIndex: (paymentId) => `${prefix}payment:${paymentId}`,
     userPayouts: (userId) => `${prefix}user:${userId}:payouts`,
     allPayouts: () => `${prefix}payouts`,
+    phonePayouts: (phone) => `${prefix}phone:${phone}:payouts`,
     stateSet: (state) => `${prefix}state:${state}`,
     dialog: (chatId) => `${prefix}dialog:${chatId}`,
+    prompt: (chatId, userId) => `${prefix}prompt:${chatId}:${userId}`,
+    spending: (day) => `${prefix}spent:${day}`,
+    approvalCards: (payoutId) => `${prefix}cards:${payoutId}`,
+    approvalCard: (chatId, messageId) => `${prefix}card:${chatId}:${messageId}`,
     locale: (userId) => `${prefix}locale:${userId}`,
     staff: () => `${prefix}staff`,
     staffOrigins: () => `${prefix}staff-origin`,

@@ -8,9 +8,17 @@
 
 import type { Actor, AuditDetails, AuditEntry } from "../model/audit.js";
 import type { TrackedState } from "../model/lifecycle.js";
-import { nextState, type PayoutEvent, type PayoutState, targetOf } from "../model/lifecycle.js";
+import {
+  givesBack,
+  nextState,
+  type PayoutEvent,
+  type PayoutState,
+  targetOf,
+} from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import { payoutDraft, payoutFacts } from "./audit-codec.js";
+import { byPhonePage, createdPage, listPage } from "./memory-payout-pages.js";
+import type { MemorySpendingLedger } from "./memory-spending.js";
 import {
   checkPatch,
   checkPayout,
@@ -19,7 +27,9 @@ import {
   recordLifetimeMs,
 } from "./payout-codec.js";
 import type {
+  Created,
   CreatedPage,
+  CreatedPageOptions,
   MarkSendingResult,
   PayoutListOptions,
   PayoutStore,
@@ -42,22 +52,48 @@ export interface MemoryPayoutStoreOptions {
   track: (id: string, atMs: number) => void;
   /** Called inside every move (and creation) made, like the scripts' XADD to the audit log. */
   audit: (entry: Omit<AuditEntry, "id">) => void;
+  /** Reserved against and given back to inside moves, like the scripts' spending hashes. */
+  spending: MemorySpendingLedger;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
   readonly #entries = new Map<string, Entry>();
   readonly #byPaymentId = new Map<string, string>();
+  /** `chatId:userId` → each initiator's latest prompt in a chat, kept as long as it is. */
+  readonly #prompts = new Map<string, { id: string; expiresAtMs: number | null }>();
   readonly #options: MemoryPayoutStoreOptions;
 
   constructor(options: MemoryPayoutStoreOptions) {
     this.#options = options;
   }
 
-  async create(payout: Payout, options: { actor?: Actor } = {}): Promise<void> {
+  async create(payout: Payout, options: { actor?: Actor } = {}): Promise<Created> {
     const record = checkPayout(payout);
     if (this.#live(record.id)) throw new PayoutExistsError(record.id);
     this.#store(structuredClone(record));
     this.#audit(record, "prompt", this.#options.now(), options.actor, undefined);
+    const key = `${record.chatId}:${record.initiatorId}`;
+    const previous = this.#openPrompt(key);
+    this.#prompts.set(key, {
+      id: record.id,
+      expiresAtMs: this.#entries.get(record.id)?.expiresAtMs ?? null,
+    });
+    if (previous === null || previous === record.id) return { replaced: null };
+    return { replaced: { id: previous, state: this.#live(previous)?.payout.state ?? null } };
+  }
+
+  async openPrompt(chatId: number, userId: number): Promise<string | null> {
+    return this.#openPrompt(`${chatId}:${userId}`);
+  }
+
+  #openPrompt(key: string): string | null {
+    const prompt = this.#prompts.get(key);
+    if (!prompt) return null;
+    if (prompt.expiresAtMs !== null && prompt.expiresAtMs <= this.#options.now()) {
+      this.#prompts.delete(key);
+      return null;
+    }
+    return prompt.id;
   }
 
   async get(id: string): Promise<Payout | null> {
@@ -90,11 +126,19 @@ export class MemoryPayoutStore implements PayoutStore {
     if (expect?.notExpiredAtMs !== undefined && current.expiresAtMs < expect.notExpiredAtMs) {
       return { ok: false, reason: "expired", payout: structuredClone(current) };
     }
+    if (expect?.amountBelowXaf !== undefined && current.amount >= expect.amountBelowXaf) {
+      return { ok: false, reason: "needs_approval", payout: structuredClone(current) };
+    }
     const owner =
       checked.paymentId === undefined ? undefined : this.#byPaymentId.get(checked.paymentId);
     if (owner !== undefined && owner !== id && this.#live(owner)) {
       return { ok: false, reason: "payment_taken", payout: structuredClone(current) };
     }
+    const { spending } = this.#options;
+    const reserve = options.reserve?.kind === current.kind ? options.reserve : undefined;
+    const over =
+      reserve && spending.overLimit(reserve.day, current.initiatorId, current.amount, reserve);
+    if (over) return { ok: false, reason: "over_limit", payout: structuredClone(current), ...over };
     const nowMs = this.#options.now();
     const moved: Payout = {
       ...current,
@@ -103,9 +147,14 @@ export class MemoryPayoutStore implements PayoutStore {
       updatedAtMs: nowMs,
       ...(claim === undefined ? {} : { claimId: claim }),
       ...(options.stampSentAtMs ? { sentAtMs: nowMs } : {}),
+      ...(reserve === undefined ? {} : { limitDay: reserve.day }),
     };
     this.#store(moved);
     if (options.trackAtMs !== undefined) this.#options.track(id, options.trackAtMs);
+    if (reserve) spending.spend(reserve.day, current.initiatorId, current.amount);
+    if (givesBack(target) && current.limitDay !== undefined) {
+      spending.giveBack(current.limitDay, current.initiatorId, current.amount);
+    }
     for (const key of noticesOfMove(id, target, options.notices)) {
       this.#options.enqueueNotice(key, nowMs);
     }
@@ -139,7 +188,13 @@ export class MemoryPayoutStore implements PayoutStore {
     details: AuditDetails | undefined,
     from?: PayoutState,
   ): void {
-    const draft = payoutDraft(payout.id, action, atMs, actor, details);
+    // A move out of a prompt is audited with the payout it repeats, as the script does.
+    const repeats =
+      from === "awaiting_confirmation" && payout.duplicateOf !== undefined
+        ? { duplicateOf: payout.duplicateOf }
+        : undefined;
+    const facts = repeats || details ? { ...repeats, ...details } : undefined;
+    const draft = payoutDraft(payout.id, action, atMs, actor, facts);
     const to = action === "submit" ? undefined : payout.state;
     this.#options.audit({
       ...draft,
@@ -164,60 +219,44 @@ export class MemoryPayoutStore implements PayoutStore {
     return entry?.payout.paymentId === paymentId ? structuredClone(entry.payout) : null;
   }
 
+  async listByPhone(
+    phone: string,
+    page: { sinceMs: number; offset: number; limit: number },
+  ): Promise<Payout[]> {
+    const cutoffMs = Math.max(page.sinceMs, this.#cutoffMs());
+    return structuredClone(byPhonePage(this.#payouts(), phone, cutoffMs, page));
+  }
+
   /** Covers payouts created within the retention window, like the Redis indexes. */
   async list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }> {
-    this.#sweep();
-    const cutoffMs = this.#options.now() - this.#options.retentionMs;
-    const matching = [...this.#entries.values()]
-      .map((entry) => entry.payout)
-      .filter((payout) => options.userId === undefined || payout.initiatorId === options.userId)
-      .filter((payout) => payout.createdAtMs >= cutoffMs)
-      .sort(newestFirst);
-    const items = matching.slice(options.offset, options.offset + Math.max(options.limit, 0));
-    return { items: structuredClone(items), total: matching.length };
+    return structuredClone(listPage(this.#payouts(), this.#cutoffMs(), options));
   }
 
   /** Pages as the Redis index does: by creation time, then id; the cursor is `{ms}:{id}`. */
-  async listCreated(options: {
-    fromMs: number;
-    toMs: number;
-    limit: number;
-    after?: string;
-  }): Promise<CreatedPage> {
+  async listCreated(options: CreatedPageOptions): Promise<CreatedPage> {
     if (options.limit <= 0) return { items: [] };
-    this.#sweep();
-    const cutoffMs = this.#options.now() - this.#options.retentionMs;
-    const [afterMs, afterId] = (options.after ?? "").split(":");
-    const isAfter = (payout: Payout) =>
-      options.after === undefined ||
-      payout.createdAtMs > Number(afterMs) ||
-      (payout.createdAtMs === Number(afterMs) && payout.id > (afterId ?? ""));
-    const page = [...this.#entries.values()]
-      .map((entry) => entry.payout)
-      .filter((payout) => payout.createdAtMs >= Math.max(options.fromMs, cutoffMs))
-      .filter((payout) => payout.createdAtMs <= options.toMs && isAfter(payout))
-      .sort((a, b) => -newestFirst(a, b))
-      .slice(0, options.limit);
-    const last = page.at(-1);
-    const items = structuredClone(page);
-    return page.length === options.limit && last
-      ? { items, next: `${last.createdAtMs}:${last.id}` }
-      : { items };
+    return structuredClone(createdPage(this.#payouts(), this.#cutoffMs(), options));
   }
 
   async listInState(state: TrackedState): Promise<Payout[]> {
-    this.#sweep();
-    const found = [...this.#entries.values()]
-      .map((entry) => entry.payout)
-      .filter((payout) => payout.state === state);
-    return structuredClone(found);
+    return structuredClone(this.#payouts().filter((payout) => payout.state === state));
   }
 
   async idsInState(state: TrackedState): Promise<string[]> {
+    return this.#payouts()
+      .filter((payout) => payout.state === state)
+      .map((payout) => payout.id);
+  }
+
+  /** The live payouts (not copies): those expired are forgotten first. */
+  #payouts(): Payout[] {
     this.#sweep();
-    return [...this.#entries.values()]
-      .filter((entry) => entry.payout.state === state)
-      .map((entry) => entry.payout.id);
+    return [...this.#entries.values()].map((entry) => entry.payout);
+  }
+
+  /** The oldest creation time the indexes still cover. */
+  #cutoffMs(): number {
+    return this.#options.now() - this.#options.retentionMs;
   }
 
   /** Stores `payout` as is, with the expiry and index its state calls for. */
@@ -254,10 +293,4 @@ export class MemoryPayoutStore implements PayoutStore {
       this.#byPaymentId.delete(payout.paymentId);
     }
   }
-}
-
-/** Redis's ZREVRANGE order: score (createdAtMs) descending, then id descending. */
-function newestFirst(a: Payout, b: Payout): number {
-  if (a.createdAtMs !== b.createdAtMs) return b.createdAtMs - a.createdAtMs;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }

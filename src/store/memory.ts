@@ -12,8 +12,10 @@ import { RoleSchema } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import { UserProfileSchema } from "../model/staff.js";
 import { MemoryAuditLog } from "./memory-audit.js";
+import { MemoryApprovalCards } from "./memory-cards.js";
 import { MemoryPayoutStore } from "./memory-payouts.js";
 import { MemoryReportsStore } from "./memory-reports.js";
+import { MemorySpendingLedger } from "./memory-spending.js";
 import { checkInput } from "./schemas.js";
 import type {
   DueQueue,
@@ -37,6 +39,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const outbox = new MemoryDueQueue();
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
+  const spending = new MemorySpendingLedger(now);
   return {
     kind: "memory",
     payouts: new MemoryPayoutStore({
@@ -45,6 +48,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),
       track: (id, atMs) => tracking.put(id, atMs),
       audit: (entry) => audit.append(entry),
+      spending,
     }),
     sessions: new MemorySessionStore(now),
     staff: new MemoryStaffStore(),
@@ -53,6 +57,8 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     outbox,
     audit,
     reports: new MemoryReportsStore(now, (key, atMs) => outbox.put(key, atMs)),
+    spending,
+    cards: new MemoryApprovalCards(now),
     leases: new MemoryLeaseStore(now),
     ping: async () => true,
     close: async () => {},

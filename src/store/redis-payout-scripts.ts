@@ -7,6 +7,7 @@
 import { z } from "zod";
 import {
   expiresInState,
+  givesBack,
   type PayoutEvent,
   sourcesOf,
   TRACKED_STATES,
@@ -14,64 +15,12 @@ import {
 } from "../model/lifecycle.js";
 import type { PayoutPatch } from "../model/payout.js";
 import { auditMinId, payoutDraftJson } from "./audit-codec.js";
+import { AUDIT_LUA } from "./audit-lua.js";
 import type { Keys } from "./keys.js";
 import { luaScript } from "./lua.js";
 import { encodeFields, noticesOfMove } from "./payout-codec.js";
+import { SPENDING_KEPT_MS, SPENDING_LUA } from "./redis-spending.js";
 import type { TransitionOptions } from "./types.js";
-
-/**
- * Appends an audit entry for the payout in `record` to the stream `stream` (entries older
- * than `minId` go): the caller's draft (JSON), the states before and after when given, and
- * the record's amount and masked number (as logger.maskPhone masks: the first 4 and last 3
- * digits kept). Lua shared by the scripts below.
- */
-const AUDIT_LUA = `
-local function audit(stream, minId, draft, from, to, record)
-  local fields = {'e', draft}
-  if from then fields[#fields + 1] = 'from'; fields[#fields + 1] = from end
-  if to then fields[#fields + 1] = 'to'; fields[#fields + 1] = to end
-  local amount = redis.call('HGET', record, 'amount')
-  if amount then fields[#fields + 1] = 'amount'; fields[#fields + 1] = amount end
-  local stored = redis.call('HGET', record, 'phone')
-  if stored then
-    local ok, phone = pcall(cjson.decode, stored)
-    if ok and type(phone) == 'string' and #phone >= 8 then
-      fields[#fields + 1] = 'phone'
-      fields[#fields + 1] = string.sub(phone, 1, 4) .. string.rep('•', #phone - 7) .. string.sub(phone, -3)
-    end
-  end
-  redis.call('XADD', stream, 'MINID', '~', minId, '*', unpack(fields))
-end
-`;
-
-/**
- * KEYS: record, user index, all index, state set of the payout's state, payment index,
- *       audit stream.
- * ARGV: id, createdAtMs, cutoffMs (index entries older go), retentionMs, expires (1/0),
- *       tracked (1/0), has paymentId (1/0), the record's lifetime (ms; an unconfirmed
- *       prompt's is short), audit draft (JSON), audit min id, then the fields as
- *       field/value pairs.
- * Returns 1 when stored (and audited), 0 when the id exists (nothing written).
- */
-export const CREATE_SCRIPT = luaScript(`${AUDIT_LUA}
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local id, createdAt, cutoff, retention = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local expires = ARGV[5] == '1'
-redis.call('HSET', KEYS[1], unpack(ARGV, 11))
-audit(KEYS[6], ARGV[10], ARGV[9], false, redis.call('HGET', KEYS[1], 'state'), KEYS[1])
-if expires then redis.call('PEXPIRE', KEYS[1], ARGV[8]) end
-for _, index in ipairs({KEYS[2], KEYS[3]}) do
-  redis.call('ZADD', index, createdAt, id)
-  redis.call('ZREMRANGEBYSCORE', index, '-inf', '(' .. cutoff)
-end
--- The newest entry of a user's history is this one: the index outlives it by nothing.
-redis.call('PEXPIRE', KEYS[2], retention)
-if ARGV[6] == '1' then redis.call('SADD', KEYS[4], id) end
-if ARGV[7] == '1' then
-  if expires then redis.call('SET', KEYS[5], id, 'PX', retention) else redis.call('SET', KEYS[5], id) end
-end
-return 1
-`);
 
 /**
  * KEYS: record, outbox, audit stream, tracking schedule, then the state sets of the tracked
@@ -80,22 +29,27 @@ return 1
  *       retentionMs, m, payment index key prefix, paymentId of the patch (raw, or ""),
  *       audit draft (JSON), audit min id, expected initiatorId (JSON, or ""), not expired at
  *       (ms, or ""), the audit draft of the submission when the move stamps sentAtMs (JSON, or
- *       ""), first poll at (ms, or ""), n, n source states
- *       (JSON), m outbox keys (notices queued with the move), the tracked states (JSON, in
- *       KEYS order), then the fields to set as field/value pairs (state, updatedAtMs and
- *       claimId included). A move that is made is audited with the states before and after;
- *       a resend or a refusal is not.
- * Returns {"not_found"} | {"corrupt"} |
- *         {"unchanged"|"wrong_state"|"payment_taken"|"applied", HGETALL}.
+ *       ""), first poll at (ms, or ""), spending key prefix, reserved day (or ""), payer cap
+ *       (or ""), merchant cap (or ""), gives back (1/0), spending kept (ms), amount at which
+ *       a second person is needed (or ""), kind that reserves (JSON, or ""), n, n source
+ *       states (JSON), m outbox keys (notices queued with the move), the tracked states
+ *       (JSON, in KEYS order), then the fields to set as field/value pairs (state,
+ *       updatedAtMs and claimId included; limitDay is set here when reserved). A move that is made is audited with
+ *       the states before and after; a resend or a refusal is not.
+ * Returns {"not_found"} | {"corrupt"} | {"over_limit", HGETALL, "payer"|"merchant", used} |
+ *         {"unchanged"|"wrong_state"|"payment_taken"|"not_initiator"|"expired"|"needs_approval"|
+ *         "applied", HGETALL}.
+ * "over_limit": the reservation would pass a cap of its day (see SPENDING_LUA).
  * "payment_taken": the patch's paymentId is already indexed to another payout. One payment
  * settles one payout, checked here so two concurrent moves cannot both take it.
  *
- * The payment index key is built here from its prefix rather than passed in KEYS: a move
- * without a paymentId in its patch (a settlement) must still give the index the record's
- * lifetime, and only the script knows the stored paymentId at that moment. Fine on a
- * single Redis (not Cluster).
+ * The payment index and spending keys are built here from their prefix rather than passed
+ * in KEYS: a move without a paymentId in its patch (a settlement) must still give the
+ * index the record's lifetime, and a move that gives back must find the day the payout
+ * reserved; only the script knows the stored values at that moment. Fine on a single
+ * Redis (not Cluster).
  */
-export const TRANSITION_SCRIPT = luaScript(`${AUDIT_LUA}
+export const TRANSITION_SCRIPT = luaScript(`${AUDIT_LUA}${SPENDING_LUA}
 local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then return {'not_found'} end
 local id, target, claim, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -103,7 +57,10 @@ local expires, retention, noticeCount = ARGV[5] == '1', ARGV[6], tonumber(ARGV[7
 local paymentPrefix, paymentId = ARGV[8], ARGV[9]
 local auditDraft, auditMinId = ARGV[10], ARGV[11]
 local expectedInitiator, notExpiredAt, submitDraft, trackAt = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
-local cursor = 16
+local spendPrefix, reserveDay, payerCap, merchantCap = ARGV[16], ARGV[17], ARGV[18], ARGV[19]
+local givingBack, spendKept = ARGV[20] == '1', ARGV[21]
+local amountBelow, reserveKind = ARGV[22], ARGV[23]
+local cursor = 24
 local sources = {}
 for _ = 1, tonumber(ARGV[cursor]) do
   cursor = cursor + 1
@@ -139,6 +96,11 @@ if notExpiredAt ~= '' then
     return {'expired', redis.call('HGETALL', record)}
   end
 end
+local amount = tonumber(redis.call('HGET', record, 'amount'))
+if amountBelow ~= '' and amount and amount >= tonumber(amountBelow) then
+  return {'needs_approval', redis.call('HGETALL', record)}
+end
+if reserveKind ~= '' and redis.call('HGET', record, 'kind') ~= reserveKind then reserveDay = '' end
 
 if paymentId ~= '' then
   local owner = redis.call('GET', paymentPrefix .. paymentId)
@@ -152,8 +114,19 @@ if paymentId == '' then
     paymentId = decoded
   end
 end
+local spender = 'user:' .. redis.call('HGET', record, 'initiatorId')
+if reserveDay ~= '' then
+  local limit, used = overLimit(spendPrefix .. reserveDay, spender, amount, payerCap, merchantCap)
+  if limit then return {'over_limit', redis.call('HGETALL', record), limit, used} end
+end
+local reservedDay = givingBack and reservedDayOf(record)
 
 redis.call('HSET', record, unpack(ARGV, cursor))
+if reserveDay ~= '' then
+  spend(spendPrefix .. reserveDay, spender, amount, spendKept)
+  redis.call('HSET', record, 'limitDay', cjson.encode(reserveDay))
+end
+if reservedDay then giveBack(spendPrefix .. reservedDay, spender, amount) end
 if expires then redis.call('PEXPIRE', record, retention) else redis.call('PERSIST', record) end
 if stateSets[current] then redis.call('SREM', stateSets[current], id) end
 if stateSets[target] then redis.call('SADD', stateSets[target], id) end
@@ -217,13 +190,35 @@ export const MarkSendingReplySchema = z.union([
 ]);
 
 export const TransitionReplySchema = z.union([
-  z.tuple([z.enum(["not_found", "corrupt"])]).transform(([status]) => ({ status, fields: null })),
+  z
+    .tuple([z.enum(["not_found", "corrupt"])])
+    .transform(([status]) => ({ status, fields: null, over: null })),
   z
     .tuple([
-      z.enum(["unchanged", "wrong_state", "payment_taken", "not_initiator", "expired", "applied"]),
+      z.enum([
+        "unchanged",
+        "wrong_state",
+        "payment_taken",
+        "not_initiator",
+        "expired",
+        "needs_approval",
+        "applied",
+      ]),
       z.array(z.string()),
     ])
-    .transform(([status, fields]) => ({ status, fields })),
+    .transform(([status, fields]) => ({ status, fields, over: null })),
+  z
+    .tuple([
+      z.literal("over_limit"),
+      z.array(z.string()),
+      z.enum(["payer", "merchant"]),
+      z.string().regex(/^-?\d+$/),
+    ])
+    .transform(([status, fields, limit, used]) => ({
+      status,
+      fields,
+      over: { limit, usedXaf: Number(used) },
+    })),
 ]);
 
 /** A boolean as the scripts take it. */
@@ -246,6 +241,7 @@ export function transitionCall(call: {
   const expect = options.expect;
   const target = targetOf(event);
   const claim = options.claimId;
+  const reserve = options.reserve;
   const fields = {
     ...patch,
     state: target,
@@ -278,6 +274,14 @@ export function transitionCall(call: {
       expect?.notExpiredAtMs ?? "",
       options.stampSentAtMs ? payoutDraftJson(id, "submit", nowMs, options.actor, undefined) : "",
       options.trackAtMs ?? "",
+      k.spending(""),
+      reserve?.day ?? "",
+      reserve?.payerCapXaf ?? "",
+      reserve?.merchantCapXaf ?? "",
+      flag(givesBack(target)),
+      SPENDING_KEPT_MS,
+      expect?.amountBelowXaf ?? "",
+      reserve === undefined ? "" : JSON.stringify(reserve.kind),
       sources.length,
       ...sources.map((state) => JSON.stringify(state)),
       ...notices,

@@ -9,12 +9,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
 import type { Actor } from "../model/audit.js";
-import {
-  expiresInState,
-  isTracked,
-  type PayoutEvent,
-  type TrackedState,
-} from "../model/lifecycle.js";
+import { PAYOUT_STATES, type PayoutEvent, type TrackedState } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import { auditMinId, payoutDraftJson } from "./audit-codec.js";
 import type { RedisDurability } from "./durability.js";
@@ -28,11 +23,10 @@ import {
   encodeFields,
   PayoutExistsError,
   pairsToRecord,
-  recordLifetimeMs,
 } from "./payout-codec.js";
+import { createScript, listByPhoneScript } from "./redis-payout-create.js";
 import { createdPage, readPayouts } from "./redis-payout-reads.js";
 import {
-  CREATE_SCRIPT,
   flag,
   MARK_SENDING_SCRIPT,
   MarkSendingReplySchema,
@@ -41,8 +35,9 @@ import {
   transitionCall,
   UPDATE_SCRIPT,
 } from "./redis-payout-scripts.js";
-import { replyAt } from "./redis-reply.js";
+import { parseJsonOrUndefined, replyAt } from "./redis-reply.js";
 import type {
+  Created,
   CreatedPage,
   DurableOption,
   MarkSendingResult,
@@ -53,6 +48,7 @@ import type {
 } from "./types.js";
 
 const HashSchema = z.record(z.string(), z.string());
+const StateSchema = z.enum(PAYOUT_STATES);
 
 export interface RedisPayoutStoreOptions {
   keys: Keys;
@@ -93,36 +89,26 @@ export class RedisPayoutStore implements PayoutStore {
     return { reply: await runScript(this.#redis, script, keys, args), durable: true };
   }
 
-  async create(payout: Payout, options: { actor?: Actor } = {}): Promise<void> {
+  async create(payout: Payout, options: { actor?: Actor } = {}): Promise<Created> {
     const record = checkPayout(payout);
-    const k = this.#keys;
-    const nowMs = this.#now();
-    const stored = await runScript(
-      this.#redis,
-      CREATE_SCRIPT,
-      [
-        k.payout(record.id),
-        k.userPayouts(record.initiatorId),
-        k.allPayouts(),
-        k.stateSet(record.state),
-        k.paymentIndex(record.paymentId ?? ""),
-        k.auditLog(),
-      ],
-      [
-        record.id,
-        record.createdAtMs,
-        this.#now() - this.#retentionMs,
-        this.#retentionMs,
-        flag(expiresInState(record.state)),
-        flag(isTracked(record.state)),
-        flag(record.paymentId !== undefined),
-        recordLifetimeMs(record, nowMs, this.#retentionMs) ?? this.#retentionMs,
-        payoutDraftJson(record.id, "prompt", nowMs, options.actor, undefined),
-        auditMinId(nowMs, this.#retentionMs),
-        ...encodeFields(record),
-      ],
+    const call = createScript.call(
+      this.#keys,
+      record,
+      this.#now(),
+      this.#retentionMs,
+      options.actor,
     );
-    if (z.number().parse(stored) === 0) throw new PayoutExistsError(record.id);
+    const reply = await runScript(this.#redis, createScript.script, call.keys, call.args);
+    const { stored, replaced } = createScript.reply(reply, (json) => {
+      const state = StateSchema.safeParse(parseJsonOrUndefined(json));
+      return state.success ? state.data : null;
+    });
+    if (!stored) throw new PayoutExistsError(record.id);
+    return { replaced };
+  }
+
+  async openPrompt(chatId: number, userId: number): Promise<string | null> {
+    return this.#redis.get(this.#keys.prompt(chatId, userId));
   }
 
   async get(id: string): Promise<Payout | null> {
@@ -152,6 +138,7 @@ export class RedisPayoutStore implements PayoutStore {
       throw this.#corrupt(new CorruptRecordError(id, ["paymentId: not a JSON string"]));
     }
     const payout = this.#decode(id, pairsToRecord(parsed.fields));
+    if (parsed.over) return { ok: false, reason: "over_limit", payout, ...parsed.over };
     if (parsed.status !== "applied" && parsed.status !== "unchanged") {
       return { ok: false, reason: parsed.status, payout };
     }
@@ -201,6 +188,18 @@ export class RedisPayoutStore implements PayoutStore {
     if (id === null) return null;
     const payout = await this.get(id);
     return payout?.paymentId === paymentId ? payout : null;
+  }
+
+  async listByPhone(
+    phone: string,
+    page: { sinceMs: number; offset: number; limit: number },
+  ): Promise<Payout[]> {
+    if (page.limit <= 0) return [];
+    const call = listByPhoneScript.call(this.#keys, phone, page);
+    const reply = await runScript(this.#redis, listByPhoneScript.script, call.keys, call.args);
+    return listByPhoneScript
+      .reply(reply)
+      .map(([id, fields]) => this.#decode(id, pairsToRecord(fields)));
   }
 
   /** Covers payouts created within the retention window (older index entries are trimmed). */

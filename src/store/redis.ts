@@ -12,11 +12,13 @@ import { type Logger, silentLogger } from "../logger.js";
 import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
 import { RedisAuditLog } from "./redis-audit.js";
+import { RedisApprovalCards } from "./redis-cards.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisProfileStore } from "./redis-profiles.js";
 import { RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
 import { RedisReportsStore } from "./redis-reports.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
+import { RedisSpendingLedger } from "./redis-spending.js";
 import { type RedisTarget, targetOptions, urlTarget } from "./redis-target.js";
 import type { Stores } from "./types.js";
 
@@ -150,6 +152,8 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
       logger,
     }),
     reports: new RedisReportsStore(redis, k),
+    spending: new RedisSpendingLedger(redis, k.spending),
+    cards: new RedisApprovalCards(redis, k),
     leases: new RedisLeaseStore(redis, k.lease),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {

@@ -3,151 +3,16 @@
  * in-memory one (the demo without Redis); one contract test suite runs against both so
  * they cannot drift. Payout logic lives above these, once.
  */
-import type { Actor, AuditDetails, AuditDraft, AuditEntry } from "../model/audit.js";
+import type { AuditDraft, AuditEntry } from "../model/audit.js";
 import type { OperationObservation, OperationState } from "../model/availability.js";
 import type { DialogState } from "../model/dialog.js";
-import type { PayoutEvent, TrackedState } from "../model/lifecycle.js";
 import type { Locale } from "../model/locale.js";
-import type { Notice } from "../model/notice.js";
-import type { Payout, PayoutPatch } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 
-export type TransitionResult =
-  | {
-      ok: true;
-      payout: Payout;
-      /** True when this call (not an earlier one) made the move. */
-      applied: boolean;
-      /**
-       * False only when a durable write was asked for and the store could not confirm it
-       * was persisted in time (see store/durability.ts); the move itself was made.
-       */
-      durable: boolean;
-    }
-  | { ok: false; reason: "not_found" }
-  | { ok: false; reason: "wrong_state"; payout: Payout }
-  /** The patch's paymentId already belongs to another payout; nothing was changed. */
-  | { ok: false; reason: "payment_taken"; payout: Payout }
-  /** A precondition of `expect` does not hold (another initiator; past its expiry). */
-  | { ok: false; reason: "not_initiator" | "expired"; payout: Payout };
+import type { PayoutStore } from "./payout-store.js";
 
-/** A page of history: `userId` undefined means everyone's. */
-export interface PayoutListOptions {
-  userId?: number;
-  offset: number;
-  limit: number;
-}
-
-/** A stretch of payouts by creation time, oldest first; `next` continues it (absent at the end). */
-export interface CreatedPage {
-  items: Payout[];
-  next?: string;
-}
-
-/**
- * The last check before sending: still ours to send, or moved on (then nothing may leave).
- * `durable: false`: the check and the claim before it are not known to be persisted.
- */
-export type MarkSendingResult =
-  | { ok: true; sentAtMs: number; durable: boolean }
-  | { ok: false; payout: Payout | null };
-
-export interface DurableOption {
-  /**
-   * Wait until the write is persisted (a replica or the AOF has it) before answering, as
-   * the store's durability plan allows; the answer says whether that was confirmed.
-   */
-  durable?: boolean;
-}
-
-export interface TransitionOptions extends DurableOption {
-  claimId?: string;
-  /** Queued in the outbox in the same atomic step as the move, and only if it is made. */
-  notices?: readonly Notice[];
-  /**
-   * Who made the move (default: the bot itself). Every move that is made is written to the
-   * audit log in the same atomic step, with this actor, the states before and after, the
-   * amount and the masked number.
-   */
-  actor?: Actor;
-  /** Facts for the audit entry of the move (a payment id, a reason). */
-  auditDetails?: AuditDetails;
-  /**
-   * Checked in the same atomic step, before anything is written: the payout was started by
-   * this user (else `not_initiator`), and has not expired at this time (else `expired`).
-   */
-  expect?: { initiatorId?: number; notExpiredAtMs?: number };
-  /**
-   * Stamps `sentAtMs` with the store's clock, and audits the submission, in the same step:
-   * the move is the last check before a payment request that leaves right after it.
-   */
-  stampSentAtMs?: boolean;
-  /** Schedules the payout's first status poll at this time, in the same step. */
-  trackAtMs?: number;
-}
-
-export interface PayoutStore {
-  /**
-   * Stores a new payout (state `awaiting_confirmation`), indexed under its initiator, and
-   * audits it (`prompt`) in the same atomic step.
-   */
-  create(payout: Payout, options?: { actor?: Actor }): Promise<void>;
-  get(id: string): Promise<Payout | null>;
-  /**
-   * The atomic compare-and-set of the lifecycle: applies `event` only if the current
-   * state allows it (lifecycle.ts), merging `patch` and setting `updatedAtMs`.
-   *
-   * With `claimId`, the call is idempotent for that claimant: if the payout is already in
-   * the event's target state with the same `claimId`, the result is `ok: true,
-   * applied: false`. So a command that ioredis resends after a reconnect finds its own
-   * claim instead of reporting a conflict and stranding the payout.
-   *
-   * Moving into a final state (no way out) sets the record's expiry to the retention;
-   * while in flight it never expires. `paymentId` in the patch indexes the payout for
-   * `findByPaymentId`. A move into `success | failed | canceled` also queues the payer's
-   * notice (`outbox`) in the same atomic step, so it cannot be lost between the two, and so
-   * do the `notices` of the options.
-   */
-  transition(
-    id: string,
-    event: PayoutEvent,
-    patch?: PayoutPatch,
-    options?: TransitionOptions,
-  ): Promise<TransitionResult>;
-  /**
-   * Atomically: if the payout is still `submitting` under `claimId`, stamps `sentAtMs` with
-   * the store's clock and answers ok; otherwise changes nothing. Called right before a
-   * payment request leaves: a payout moved on (e.g. marked unknown) is never sent.
-   */
-  markSending(
-    id: string,
-    claimId: string,
-    options?: DurableOption & { actor?: Actor },
-  ): Promise<MarkSendingResult>;
-  /** Sets fields without a state change (bookkeeping such as `messageId`, `notifiedAtMs`). */
-  update(id: string, patch: PayoutPatch): Promise<Payout | null>;
-  findByPaymentId(paymentId: string): Promise<Payout | null>;
-  /** Newest first. `userId` undefined: everyone's. Records that expired are skipped. */
-  list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }>;
-  /**
-   * Oldest first: up to `limit` payouts created from `fromMs` to `toMs` (both included),
-   * after the page that gave `after` as its `next`. Each call reads one page of the
-   * creation index and nothing more, so exports and the digest go through any number of
-   * payouts page by page. Records that expired are skipped: a page may hold fewer than
-   * `limit` and still have a `next`.
-   */
-  listCreated(options: {
-    fromMs: number;
-    toMs: number;
-    limit: number;
-    after?: string;
-  }): Promise<CreatedPage>;
-  /** Payouts now in `state` (used for `unknown`, and to resume tracking `pending`). */
-  listInState(state: TrackedState): Promise<Payout[]>;
-  /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
-  idsInState(state: TrackedState): Promise<string[]>;
-}
+export type * from "./payout-store.js";
 
 export interface SessionStore {
   getDialog(chatId: number): Promise<DialogState | null>;
@@ -155,6 +20,34 @@ export interface SessionStore {
   clearDialog(chatId: number): Promise<void>;
   getLocale(userId: number): Promise<Locale | null>;
   setLocale(userId: number, locale: Locale): Promise<void>;
+}
+
+/** What was counted against one day's spending limits. */
+export interface DayUsage {
+  merchantXaf: number;
+  /** Initiator's user id → XAF; users who spent nothing are left out. */
+  byUser: ReadonlyMap<number, number>;
+}
+
+/** The days' spending, as moves reserve and give it back (TransitionOptions.reserve). */
+export interface SpendingLedger {
+  /** What `day` (YYYY-MM-DD) counts; a day nobody spent on reads as zero. */
+  usage(day: string): Promise<DayUsage>;
+}
+
+/** A message that asks an approver to decide on a payout. */
+export interface ApprovalCard {
+  chatId: number;
+  messageId: number;
+}
+
+/** The approval cards sent for each payout, so that they can be edited once it is decided. */
+export interface ApprovalCardStore {
+  /** Remembers `card` for `payoutId` (and which payout it is about) for `ttlMs`. */
+  add(payoutId: string, card: ApprovalCard, ttlMs: number): Promise<void>;
+  list(payoutId: string): Promise<ApprovalCard[]>;
+  /** The payout `card` is about (an approver's reply to it), or null. */
+  payoutOf(card: ApprovalCard): Promise<string | null>;
 }
 
 /**
@@ -282,6 +175,10 @@ export interface Stores {
   audit: AuditLog;
   /** Digests queued, operator availability last seen. */
   reports: ReportsStore;
+  /** What each day counted against the spending limits. */
+  spending: SpendingLedger;
+  /** The approvers' messages about each payout awaiting approval. */
+  cards: ApprovalCardStore;
   leases: LeaseStore;
   /** True when the backing store answers now. */
   ping(): Promise<boolean>;

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describePayoutStoreContract, payoutIn, samplePayout } from "./payout-store.contract.js";
 import { describeReportsContract } from "./reports.contract.js";
+import { describeRulesContract } from "./rules.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** Short enough to wait for, long enough for a few round trips to fit in it. */
@@ -17,6 +18,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
   describe(name, () => {
     describePayoutStoreContract(makeStores);
     describeReportsContract(makeStores);
+    describeRulesContract(makeStores);
     describeRetention(makeStores);
 
     describe("with fresh stores", () => {

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEMO_USER } from "../../src/dev/demo.js";
+import { DEMO_PEOPLE } from "../../src/dev/demo-cast.js";
 import { translator } from "../../src/i18n.js";
 import { formatAmount } from "../../src/model/money.js";
 import { SCRIPTED_NUMBERS } from "../../src/sandbox/index.js";
@@ -121,7 +121,7 @@ describe("npm run demo", () => {
     await demo.waitFor(/has no mobile money account/);
 
     demo.type(":role viewer");
-    await demo.waitFor(/You are now a viewer/);
+    await demo.waitFor(/You are now Vera, a viewer \(Telegram id 424245\), in Vera's own chat/);
     demo.type(`/pay ${scripted("success").national} 5000`);
     await demo.waitFor(new RegExp(escapeRegExp(en.plain("access.cannot_pay", { role: "viewer" }))));
 
@@ -140,7 +140,7 @@ describe("npm run demo", () => {
     ]);
     await demo.waitFor(/role stranger/);
     demo.type("/help");
-    const refused = translator("fr").plain("access.refused", { id: DEMO_USER.id });
+    const refused = translator("fr").plain("access.refused", { id: DEMO_PEOPLE.stranger.id });
     await demo.waitFor(new RegExp(escapeRegExp(refused)));
 
     demo.type(":quit");
@@ -224,6 +224,45 @@ describe("npm run demo", () => {
     } finally {
       rmSync(filesDir, { recursive: true, force: true });
     }
+  });
+
+  it("shows approval: a payer's payout over the threshold waits, and the approver approves it", async () => {
+    const port = await freePort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` }, ["--role", "payer"]);
+    await demo.waitFor(/Approval: 100,000 FCFA or more waits for a second person/);
+    const success = scripted("success");
+
+    demo.type(`/pay ${success.national} 250000 rent`);
+    await demo.waitFor(/a second person approves[\s\S]*\[1\] ✅ Confirm/);
+    demo.type("1");
+    await demo.waitFor(/🕒 Waiting for approval[\s\S]*Waiting for Demo, Ama to approve it\./);
+
+    demo.type(":role approver");
+    await demo.waitFor(/You are now Ama, an approver/);
+    // The card that reached Ama while the terminal was Paul's.
+    await demo.waitFor(
+      /Approval needed: a payout[\s\S]*Asked by Paul[\s\S]*\[1\] ✅ Approve {2}\[2\] 🚫 Reject/,
+    );
+    demo.type("/approvals");
+    await demo.waitFor(
+      /1 waiting for your approval, oldest first:\n[\s\S]*Approval needed[\s\S]*\[1\] ✅ Approve/,
+    );
+    demo.type("1");
+    await demo.waitFor(/ⓘ Approved\. Sending…/);
+    await demo.waitFor(/✅ Approved by Ama on [^\n]*\n\s*Now: ⏳ Pending/);
+
+    demo.type(":role payer");
+    await demo.waitFor(/You are now Paul, a payer/);
+    const paid = en.plain("notice.paid", {
+      amount: formatAmount(250_000, "en"),
+      name: success.name,
+    });
+    await demo.waitFor(
+      new RegExp(`✅ Approved by Ama: 250,000 FCFA[\\s\\S]*${escapeRegExp(paid)}`),
+    );
+
+    demo.type(":quit");
+    expect((await demo.exited).code).toBe(0);
   });
 
   it("refuses an unknown role with exit code 2 and says which roles exist", async () => {

@@ -15,7 +15,7 @@ import { dayOf } from "../../src/time.js";
 import { isNewReplyIn, payAndConfirm, sendAndWait } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 import { acceptedPayout } from "../support/payouts.js";
-import { testRedis } from "../support/redis.js";
+import { monitorRedis } from "../support/redis-monitor.js";
 
 const BOM = "\uFEFF";
 const ZONE = "Africa/Douala";
@@ -228,9 +228,8 @@ describe("/export", () => {
       );
     }
     const index = `${h.prefix}payouts`;
-    const monitor = await testRedis().monitor();
     const reads: string[][] = [];
-    monitor.on("monitor", (_time: string, args: string[]) => {
+    const monitor = await monitorRedis((args) => {
       if (args[0]?.toLowerCase() === "zrangebyscore" && args[1] === index) reads.push(args);
     });
     try {
@@ -242,7 +241,7 @@ describe("/export", () => {
       expect(new Set(rows.map((row) => row[11])).size).toBe(count);
       expect(document.caption).toContain("5,000 row(s)");
     } finally {
-      monitor.disconnect();
+      monitor.close();
     }
     // Every read of the index asks for one page at most: never the whole period at once.
     const pageReads = reads.filter((args) => args.includes("LIMIT"));

@@ -1,10 +1,11 @@
 /**
  * A Redis Sentinel failover under a running bot process. Real servers on loopback
  * (test/support/sentinel.ts): a primary, a replica whose link to it holds every byte
- * 100 ms (replication lag, as between two machines), and three sentinels. Five payers
- * confirm 30 payouts; payment answers take 300 ms. Once ten requests have reached the
- * API, the primary's machine dies (SIGKILL, its link with it), with claims, requests
- * and answers in flight. The sentinels promote the replica; the bot, configured with
+ * 100 ms (replication lag, as between two machines), and three sentinels. Thirty payers,
+ * each with a prompt of their own (a person has one open prompt at a time), confirm in five
+ * rows of six, one after another in each row; payment answers take 300 ms. Once ten
+ * requests have reached the API, the primary's machine dies (SIGKILL, its link with it),
+ * with claims, requests and answers in flight. The sentinels promote the replica; the bot, configured with
  * REDIS_SENTINELS, follows without a restart.
  *
  * What must hold: no payout is sent twice; every payment the API made is recorded on its
@@ -31,8 +32,10 @@ import { startWorld, type World } from "../support/world.js";
 
 const DURABILITY = process.env.FAILOVER_DURABILITY === "off" ? "off" : "auto";
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
-const PAYERS = [2001, 2002, 2003, 2004, 2005];
-const PAYOUTS_PER_PAYER = 6;
+/** Rows of payers confirming one after another, the rows at once. */
+const ROWS = 5;
+const PAYERS_PER_ROW = 6;
+const PAYERS = Array.from({ length: ROWS * PAYERS_PER_ROW }, (_, index) => 2001 + index);
 const LINK_DELAY_MS = 100;
 const ANSWER_DELAY_MS = 300;
 const CRASH_AFTER_REQUESTS = 10;
@@ -42,6 +45,8 @@ const SENDING = "Sending…";
 /** One payout a payer started: its prompt, and its amount (unique, so a payment names it). */
 interface Started {
   payer: EmulatedUser;
+  /** The row of payers it is confirmed in. */
+  row: number;
   prompt: SentMessage;
   amount: number;
 }
@@ -73,20 +78,22 @@ describe("a Redis Sentinel failover under a running bot", () => {
     await cluster.close();
   });
 
-  /** Every payer shows its prompts, one after the other; all payers at once. */
+  /** Every row's payers show their prompt, one after the other; all rows at once. */
   async function showPrompts(payers: EmulatedUser[]): Promise<Started[]> {
-    const lists = await Promise.all(
-      payers.map(async (payer, p) => {
+    const rows = await Promise.all(
+      Array.from({ length: ROWS }, async (_, row) => {
         const mine: Started[] = [];
-        for (let i = 1; i <= PAYOUTS_PER_PAYER; i++) {
-          const amount = 1000 + p * PAYOUTS_PER_PAYER + i;
+        for (let i = 0; i < PAYERS_PER_ROW; i++) {
+          const payer = payers[row * PAYERS_PER_ROW + i];
+          if (!payer) throw new Error("no such payer");
+          const amount = 1000 + row * PAYERS_PER_ROW + i + 1;
           const prompt = await showPrompt(world.emulator, payer, `/pay 237670000001 ${amount}`);
-          mine.push({ payer, prompt, amount });
+          mine.push({ payer, row, prompt, amount });
         }
         return mine;
       }),
     );
-    return lists.flat();
+    return rows.flat();
   }
 
   /** The prompt's text as the payer sees it now. */
@@ -149,9 +156,8 @@ describe("a Redis Sentinel failover under a running bot", () => {
 
     let crashed = false;
     const confirming = Promise.all(
-      payers.map(async (payer) => {
-        for (const item of started.filter((s) => s.payer === payer))
-          await confirm(item, () => crashed);
+      Array.from({ length: ROWS }, async (_, row) => {
+        for (const item of started.filter((s) => s.row === row)) await confirm(item, () => crashed);
       }),
     );
     await waitUntil(

@@ -1,7 +1,7 @@
 import { noticeKey } from "../../src/model/notice.js";
 import type { Payout } from "../../src/model/payout.js";
 import { createPayouts, type Payouts } from "../../src/payouts/payouts.js";
-import type { PaymentGateway } from "../../src/payouts/types.js";
+import type { PaymentGateway, PayoutRules } from "../../src/payouts/types.js";
 import { createMemoryStores } from "../../src/store/memory.js";
 import type { Stores } from "../../src/store/types.js";
 import type { FakeClock } from "./clock.js";
@@ -36,12 +36,17 @@ export function acceptedPayout(nowMs: number, overrides: Partial<Payout> = {}): 
 
 /**
  * The payout steps on in-memory stores, both reading `clock`. `retentionMs` is how long the
- * stores keep a settled payout; the other options are the steps' own.
+ * stores keep a settled payout; the other options are the steps' own (no `rules`: none).
  */
 export function payoutsOnMemoryStores(
   gateway: PaymentGateway,
   clock: FakeClock,
-  options: { retentionMs: number; confirmationTtlSeconds: number; statusPollIntervalMs: number },
+  options: {
+    retentionMs: number;
+    confirmationTtlSeconds: number;
+    statusPollIntervalMs: number;
+    rules?: PayoutRules;
+  },
 ): { payouts: Payouts; stores: Stores } {
   const { retentionMs, ...stepOptions } = options;
   const stores = createMemoryStores({ retentionMs, now: clock.now });

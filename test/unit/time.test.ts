@@ -49,3 +49,19 @@ describe("days in a time zone", () => {
     });
   });
 });
+
+describe("dayOf", () => {
+  it("counts the day in the merchant's zone, not in UTC", () => {
+    // 23:30 UTC on 22 Nov is 00:30 on 23 Nov in Douala (UTC+1).
+    const lateEvening = Date.UTC(2024, 10, 22, 23, 30);
+    expect(dayOf(lateEvening, "Africa/Douala")).toBe("2024-11-23");
+    expect(dayOf(lateEvening, "UTC")).toBe("2024-11-22");
+    expect(dayOf(lateEvening, "America/New_York")).toBe("2024-11-22");
+  });
+
+  it("starts a new day at midnight, local time", () => {
+    const midnight = Date.UTC(2024, 11, 31, 23, 0); // 00:00 on 1 Jan in Douala
+    expect(dayOf(midnight - 1, "Africa/Douala")).toBe("2024-12-31");
+    expect(dayOf(midnight, "Africa/Douala")).toBe("2025-01-01");
+  });
+});

@@ -12,6 +12,7 @@ import { replyHtml } from "../reply.js";
 const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boolean }> = [
   { key: "help.pay", shown: (ctx) => may(ctx.staff, "pay") },
   { key: "help.read", shown: (ctx) => may(ctx.staff, "read") },
+  { key: "help.approve", shown: (ctx) => may(ctx.staff, "approve") },
   { key: "help.admin", shown: (ctx) => may(ctx.staff, "resolve") },
   { key: "help.reports", shown: (ctx) => may(ctx.staff, "export") },
   { key: "help.audit", shown: (ctx) => may(ctx.staff, "audit") },

@@ -5,22 +5,35 @@
  */
 import { Composer } from "telegraf";
 import { message } from "telegraf/filters";
+import { stripHtml } from "../../i18n.js";
 import type { DialogState } from "../../model/dialog.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
-import type { Payout, PayoutKind } from "../../model/payout.js";
+import type { PayoutKind } from "../../model/payout.js";
 import { parsePhone } from "../../model/phone.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
+import { waitingView } from "../approval-views.js";
+import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import type { BotContext } from "../context.js";
+import {
+  refuseOthersPress,
+  restoreSettled,
+  showMovedPayout,
+  showRetired,
+} from "../prompt-edits.js";
 import { editView, replyHtml, replyView } from "../reply.js";
+import { initiatorName } from "../report-views.js";
+import { promptExtras } from "../rules-views.js";
+import { namesOf } from "../staff-names.js";
 import { bestEffort, cosmetic, settledWithin } from "../telegram-failure.js";
 import {
   amountProblemText,
   CALLBACK_PATTERN,
   cannotPayText,
   confirmationPrompt,
+  overLimitText,
   payoutStateView,
   phoneProblemText,
   prepareFailureText,
@@ -32,44 +45,8 @@ export interface PayDeps {
   now: () => number;
 }
 
-/**
- * Refreshes a prompt whose payout another press already moved. One still `submitting` or
- * `pending` is left alone: the press that claimed it edits the prompt when the API answers,
- * and the notifier when the payment is final. An edit from here, made from a read that is
- * already old, could land after theirs and put "Sending…" back over "Pending", or
- * "Pending" over "Completed".
- */
-async function showMovedPayout(ctx: BotContext, payout: Payout): Promise<void> {
-  if (payout.state === "submitting" || payout.state === "pending") return;
-  await editView(ctx, payoutStateView(ctx.t, payout));
-}
-
-/**
- * A payment can settle, and the notifier edit the prompt to its final status, before
- * Confirm's own "Pending" edit lands: read the payout once more after that edit (the payer
- * already sees it) and put the final status back if it moved on meanwhile.
- */
-async function restoreSettled(ctx: BotContext, stores: Stores, shown: Payout): Promise<void> {
-  const now = await stores.payouts.get(shown.id);
-  if (now && now.state !== shown.state) await editView(ctx, payoutStateView(ctx.t, now));
-}
-
-/** A press on someone else's prompt: only its initiator may confirm or cancel it. */
-async function refuseOthersPress(ctx: BotContext): Promise<void> {
-  await ctx.answerCbQuery(ctx.t.plain("confirm.not_yours"), { show_alert: true });
-}
-
-/** A press on a prompt whose payout no longer exists: say so and take the buttons away. */
-async function dropGoneButtons(ctx: BotContext): Promise<void> {
-  await ctx.answerCbQuery(ctx.t.plain("confirm.gone"), { show_alert: true });
-  await ctx.editMessageReplyMarkup(undefined).catch(() => undefined);
-}
-
 /** A half-finished /pay dialog is forgotten after this long. */
 const DIALOG_TTL_SECONDS = 600;
-
-/** How long Confirm waits for Telegram's answer to "Sending…" before it goes on. */
-const SIDE_CALL_MS = 3_000;
 
 /**
  * A payment request answered within this shows its outcome in the prompt's one edit; a
@@ -119,7 +96,13 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));
       return;
     }
-    const sent = await replyView(ctx, confirmationPrompt(ctx.t, result.payout, deps.now()));
+    if (result.replaced) await showRetired(ctx, result.replaced, true);
+    const { duplicate } = result;
+    const names = duplicate ? await namesOf(deps.stores.profiles, [duplicate.initiatorId]) : null;
+    const threshold = deps.payouts.approval.thresholdXaf;
+    const extras = promptExtras(ctx.t, result.payout, { duplicate, names, threshold });
+    const prompt = confirmationPrompt(ctx.t, result.payout, deps.now(), extras);
+    const sent = await replyView(ctx, prompt);
     await deps.payouts.preparation.attachMessage(result.payout.id, sent.message_id);
   };
 
@@ -164,8 +147,17 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
   composer.command("collect", (ctx) => start(ctx, "collection", ctx.message.text));
 
   composer.command("cancel", async (ctx) => {
-    if (ctx.dialog) await deps.stores.sessions.clearDialog(ctx.chat.id);
-    await replyHtml(ctx, ctx.t(ctx.dialog ? "dialog.cancelled" : "dialog.nothing_to_cancel"));
+    const dialog = ctx.dialog;
+    if (dialog) await deps.stores.sessions.clearDialog(ctx.chat.id);
+    // The prompt waiting for this person's Confirm goes too.
+    const promptId = await deps.stores.payouts.openPrompt(ctx.chat.id, ctx.from.id);
+    const retired =
+      promptId === null || ctx.staff === null
+        ? null
+        : await deps.payouts.preparation.retire(promptId, ctx.staff, { command: "cancel" });
+    if (retired) await showRetired(ctx, retired, false);
+    const done = dialog !== null || retired !== null;
+    await replyHtml(ctx, ctx.t(done ? "dialog.cancelled" : "dialog.nothing_to_cancel"));
   });
 
   composer.on(message("text"), async (ctx, next) => {
@@ -244,6 +236,17 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         if (result.outcome === "pending") await restoreSettled(ctx, deps.stores, result.payout);
         return;
       }
+      case "approval_requested": {
+        await ctx.answerCbQuery(ctx.t.plain("confirm.approval_requested"));
+        const names = await namesOf(deps.stores.profiles, claim.approvers);
+        const approvers = claim.approvers.map((id) => initiatorName(ctx.t, names, id));
+        await editView(ctx, waitingView(ctx.t, claim.payout, approvers));
+        return;
+      }
+      case "over_limit":
+        // Nothing changed: the prompt stays, and says nothing new; the alert says why.
+        await ctx.answerCbQuery(stripHtml(overLimitText(ctx.t, claim.over)), { show_alert: true });
+        return;
       case "forbidden":
         await refuseOthersPress(ctx);
         return;

@@ -227,7 +227,18 @@ export class EmulatorCore implements UserHost {
     if (content.kind === "text") {
       const entities = commandEntities(content.text);
       const text = { text: content.text, ...(entities.length > 0 ? { entities } : {}) };
-      return this.updates.push((update_id) => ({ update_id, message: { ...base, ...text } }));
+      const replied =
+        content.replyToMessageId === undefined
+          ? undefined
+          : this.messages.get(chat.id, content.replyToMessageId);
+      // Telegram does not nest replies: the message replied to carries none of its own.
+      const reply = replied
+        ? { reply_to_message: { ...this.apiMessage(replied), reply_to_message: undefined } }
+        : {};
+      return this.updates.push((update_id) => ({
+        update_id,
+        message: { ...base, ...text, ...reply },
+      }));
     }
     const document = documentOf(this.storeFile(content.file, false));
     const caption = content.caption;

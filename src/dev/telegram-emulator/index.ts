@@ -49,6 +49,7 @@ export {
 export {
   EmulatedUser,
   type EmulatedUserInfo,
+  type TextOptions,
   type UserActionOptions,
 } from "./users.js";
 

@@ -25,8 +25,13 @@ export interface UserActionOptions {
   readonly chat?: EmulatedChat;
 }
 
+/** A text message's options: where, and the bot message it replies to (Telegram's "Reply"). */
+export interface TextOptions extends UserActionOptions {
+  readonly replyTo?: SentMessage;
+}
+
 export type UserMessageContent =
-  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "text"; readonly text: string; readonly replyToMessageId?: number }
   | {
       readonly kind: "document";
       readonly file: UploadedFile;
@@ -82,10 +87,17 @@ export class EmulatedUser {
     };
   }
 
-  /** Sends a text message (with bot_command entities for `/commands`); resolves with the update id. */
-  sendText(text: string, options: UserActionOptions = {}): Promise<number> {
+  /**
+   * Sends a text message (with bot_command entities for `/commands`), as a reply to
+   * `options.replyTo` when given; resolves with the update id.
+   */
+  sendText(text: string, options: TextOptions = {}): Promise<number> {
     const chat = options.chat ?? this.privateChat;
-    return Promise.resolve(this.#host.postMessage(this.apiUser, chat, { kind: "text", text }));
+    const reply =
+      options.replyTo === undefined ? {} : { replyToMessageId: options.replyTo.messageId };
+    return Promise.resolve(
+      this.#host.postMessage(this.apiUser, chat, { kind: "text", text, ...reply }),
+    );
   }
 
   /** Sends a file as a document message; the bot can getFile and download it. */

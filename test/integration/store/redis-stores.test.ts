@@ -76,13 +76,20 @@ describe("redis stores (Redis only)", () => {
   it("keeps a handful of keys for one payout's whole life", async () => {
     const payout = samplePayout();
     await stores.payouts.create(payout);
-    await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
+    const reserve = {
+      kind: "disbursement" as const,
+      day: "2024-11-23",
+      payerCapXaf: null,
+      merchantCapXaf: null,
+    };
+    await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1", reserve });
     await stores.payouts.transition(payout.id, "accepted", { paymentId: "pay_keys" });
     await stores.payouts.update(payout.id, { messageId: 5, pollCount: 3 });
     await stores.payouts.transition(payout.id, "settle_failed");
     const written = await redis.keys(`${prefix}*`);
-    // The record, its payment index, the user's and everyone's history, the outbox, and the
-    // audit log (one stream for every payout, trimmed to the retention).
+    // The record, its payment index, the user's, the number's and everyone's history, the
+    // initiator's open prompt, the day's spending, the outbox, and the audit log (one
+    // stream for every payout, trimmed to the retention).
     expect(written.sort()).toEqual(
       [
         `${prefix}audit-log`,
@@ -90,9 +97,20 @@ describe("redis stores (Redis only)", () => {
         `${prefix}payment:pay_keys`,
         `${prefix}payout:${payout.id}`,
         `${prefix}payouts`,
+        `${prefix}phone:${payout.phone}:payouts`,
+        `${prefix}prompt:${payout.chatId}:${payout.initiatorId}`,
+        `${prefix}spent:2024-11-23`,
         `${prefix}user:${payout.initiatorId}:payouts`,
       ].sort(),
     );
+    // The indexes of one number, one prompt and one day go away by themselves.
+    for (const key of [
+      `${prefix}phone:${payout.phone}:payouts`,
+      `${prefix}prompt:${payout.chatId}:${payout.initiatorId}`,
+      `${prefix}spent:2024-11-23`,
+    ]) {
+      expect(await redis.pttl(key), key).toBeGreaterThan(0);
+    }
   });
 
   it("finds its own claim when ioredis resends a transition after a reconnect", async () => {

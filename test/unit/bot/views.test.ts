@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { settlementNotice, stuckNotice } from "../../../src/bot/notice-views.js";
 import {
   availabilityView,
   historyView,
@@ -15,8 +16,6 @@ import {
   phoneProblemText,
   prepareFailureText,
   refusalReason,
-  settlementNotice,
-  stuckNotice,
   type View,
 } from "../../../src/bot/views.js";
 import { parseTelegramHtml } from "../../../src/dev/telegram-emulator/html.js";

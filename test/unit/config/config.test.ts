@@ -65,6 +65,14 @@ describe("loadConfig", () => {
         strandedAfterMs: 300_000,
         retentionMs: 90 * 86_400_000,
         timeZone: "Africa/Douala",
+        rules: {
+          approvalThresholdXaf: undefined,
+          approvalTtlMs: 24 * 3_600_000,
+          payerDailyLimitXaf: undefined,
+          merchantDailyLimitXaf: undefined,
+          duplicateWindowMs: 1440 * 60_000,
+          timeZone: "Africa/Douala",
+        },
         logLevel: "info",
       });
     },

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  givesBack,
   isInFlight,
   isTerminal,
+  isTracked,
   nextState,
   PAYOUT_EVENTS,
   PAYOUT_STATES,
@@ -21,16 +23,15 @@ const DESIGN_MOVES: ReadonlyArray<
 > = [
   // Confirm by the initiator, amount under the approval threshold.
   ["awaiting_confirmation", "confirm", "submitting"],
-  // Confirm, amount at or over the threshold (planned).
+  // Confirm, amount at or over the threshold (APPROVAL_THRESHOLD_XAF).
   ["awaiting_confirmation", "request_approval", "awaiting_approval"],
   // Cancel / TTL passed.
   ["awaiting_confirmation", "cancel", "cancelled"],
   ["awaiting_confirmation", "expire", "expired"],
-  // An approver (not the initiator) approves / rejects (planned).
+  // An approver (not the initiator) approves / rejects.
   ["awaiting_approval", "approve", "submitting"],
   ["awaiting_approval", "reject", "rejected"],
-  // NOT in DESIGN.md's table: lifecycle.ts lets an approval request expire, so one that no
-  // approver answers does not wait forever. Kept here on purpose; DESIGN.md should say so.
+  // APPROVAL_TTL_HOURS passed: one that no approver answers does not wait forever.
   ["awaiting_approval", "expire", "expired"],
   // API answers 201 / refuses / the answer is lost (never retried).
   ["submitting", "accepted", "pending"],
@@ -193,6 +194,45 @@ describe("payout lifecycle", () => {
         expect(isInFlight(state)).toBe(expected);
       },
     );
+  });
+
+  describe("isTracked", () => {
+    const tracked: readonly PayoutState[] = [
+      "awaiting_approval",
+      "submitting",
+      "pending",
+      "unknown",
+    ];
+
+    it.each(ALL_STATES.map((state) => [state, tracked.includes(state)] as const))(
+      "says %s is kept in a state set: %s",
+      (state, expected) => {
+        expect(isTracked(state)).toBe(expected);
+      },
+    );
+  });
+
+  describe("givesBack", () => {
+    // Nothing was paid: a reserved amount goes back to the day's limits.
+    const giving: readonly PayoutState[] = [
+      "cancelled",
+      "expired",
+      "rejected",
+      "rejected_by_api",
+      "failed",
+      "canceled",
+    ];
+
+    it.each(ALL_STATES.map((state) => [state, giving.includes(state)] as const))(
+      "says moving into %s gives the amount back: %s",
+      (state, expected) => {
+        expect(givesBack(state)).toBe(expected);
+      },
+    );
+
+    it("gives back only from terminal states, so a payout gives back at most once", () => {
+      for (const state of giving) expect(isTerminal(state)).toBe(true);
+    });
   });
 
   describe("settleEventFor", () => {

@@ -5,7 +5,9 @@ import {
   confirmableBy,
   may,
   mayCancel,
+  mayDecide,
   maySee,
+  needsApproval,
 } from "../../../src/payouts/policy.js";
 import { acceptedPayout } from "../../support/payouts.js";
 
@@ -21,6 +23,7 @@ const EXPECTED: Record<(typeof ROLES)[number], Capability[]> = {
     "receive_alerts",
     "export",
     "audit",
+    "see_all_spending",
   ],
   approver: ["read", "pay", "approve"],
   payer: ["read", "pay"],
@@ -36,6 +39,7 @@ const ALL: Capability[] = [
   "receive_alerts",
   "export",
   "audit",
+  "see_all_spending",
 ];
 
 describe("policy", () => {
@@ -71,5 +75,23 @@ describe("policy", () => {
     expect(mayCancel({ userId: 7, role: "viewer" }, prompt)).toBe("allowed");
     expect(mayCancel({ userId: 8, role: "admin" }, prompt)).toBe("not_yours");
     expect(mayCancel(null, prompt)).toBe("not_allowed");
+  });
+
+  it("lets an approver or admin decide on someone else's payout, never on their own", () => {
+    const payout = { initiatorId: 7 };
+    expect(mayDecide({ userId: 8, role: "approver" }, payout)).toBe("allowed");
+    expect(mayDecide({ userId: 8, role: "admin" }, payout)).toBe("allowed");
+    expect(mayDecide({ userId: 7, role: "admin" }, payout)).toBe("own_payout");
+    expect(mayDecide({ userId: 7, role: "approver" }, payout)).toBe("own_payout");
+    expect(mayDecide({ userId: 8, role: "payer" }, payout)).toBe("not_allowed");
+    expect(mayDecide({ userId: 8, role: "viewer" }, payout)).toBe("not_allowed");
+    expect(mayDecide(null, payout)).toBe("not_allowed");
+  });
+
+  it("asks for a second person at the threshold and over it, and never when it is unset", () => {
+    expect(needsApproval(99_999, 100_000)).toBe(false);
+    expect(needsApproval(100_000, 100_000)).toBe(true);
+    expect(needsApproval(5_000_000, 100_000)).toBe(true);
+    expect(needsApproval(5_000_000, undefined)).toBe(false);
   });
 });

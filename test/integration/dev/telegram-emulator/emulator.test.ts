@@ -96,6 +96,29 @@ describe("TelegramEmulator", () => {
     expect(emulator.countCalls("getUpdates")).toBeGreaterThan(0);
   });
 
+  it("sends a reply to a bot message with that message as reply_to_message, as Telegram does", async () => {
+    bot.command("ask", (ctx) => ctx.reply("Why?"));
+    bot.on(message("text"), (ctx) => {
+      const replied = ctx.message.reply_to_message;
+      const about = replied && "text" in replied ? replied.text : "nothing";
+      return ctx.reply(`${ctx.message.text} (to #${replied?.message_id ?? "-"}: ${about})`);
+    });
+    const user = emulator.user({ id: 42 });
+    launch();
+    const asked = emulator.waitForMessage((m) => m.chatId === 42);
+    await user.sendText("/ask");
+    const question = await asked;
+
+    const answered = emulator.waitForMessage(
+      (m) => m.chatId === 42 && m.text.startsWith("because"),
+    );
+    await user.sendText("because", { replyTo: question });
+    expect(plainText(await answered)).toBe(`because (to #${question.messageId}: Why?)`);
+    const plain = emulator.waitForMessage((m) => m.chatId === 42 && m.text.startsWith("plain"));
+    await user.sendText("plain");
+    expect(plainText(await plain)).toBe("plain (to #-: nothing)");
+  });
+
   it("routes a /command@bot typed in a group to the bot and records its reply there", async () => {
     bot.command("pay", (ctx) => ctx.reply(`pay in ${ctx.chat.type}: ${ctx.payload}`));
     const group = emulator.group(-1001234567890, "Finance");

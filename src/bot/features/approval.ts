@@ -1,0 +1,170 @@
+/**
+ * Four-eyes approval in the chat: the Approve and Reject buttons of an approval card (the
+ * presser's role read afresh for this very press), the reason an approver gives by
+ * replying to the card of a payout they rejected, and /approvals, which sends a card for
+ * each payout waiting for the asker. An approved payout is sent at once, through the same
+ * exactly-once submission as a Confirm.
+ */
+import { Composer } from "telegraf";
+import { message } from "telegraf/filters";
+import type { Payout } from "../../model/payout.js";
+import type { Payouts } from "../../payouts/payouts.js";
+import { may } from "../../payouts/policy.js";
+import type { DecideRefusal } from "../../payouts/types.js";
+import type { Stores } from "../../store/types.js";
+import { approvalCard, type Names, rejectedCard } from "../approval-views.js";
+import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
+import type { BotContext } from "../context.js";
+import { editMessageView, editView, replyHtml, replyView } from "../reply.js";
+import { initiatorName } from "../report-views.js";
+import { namesOf } from "../staff-names.js";
+import { bestEffort } from "../telegram-failure.js";
+import { CALLBACK_PATTERN } from "../views.js";
+
+/** Cards /approvals sends at once; the rest wait for the next /approvals. */
+const CARDS_PER_LIST = 10;
+
+export interface ApprovalDeps {
+  payouts: Payouts;
+  stores: Stores;
+  /** How long a card is remembered (edits once decided, replies with a reason). */
+  cardTtlMs: number;
+}
+
+export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  /** Names of the initiator and of whoever decided. */
+  const namesFor = (payout: Payout) => {
+    const ids = [payout.initiatorId, payout.approvedBy, payout.rejectedBy];
+    return namesOf(
+      deps.stores.profiles,
+      ids.filter((id): id is number => id !== undefined),
+    );
+  };
+
+  /**
+   * The decider's other cards of `payout` in this chat (the first one, one from
+   * /approvals) say what became of it too: the notifier leaves the decider's chat to them.
+   */
+  const refreshOwnCards = async (ctx: BotContext, payout: Payout, names: Names) => {
+    const pressed = ctx.callbackQuery?.message?.message_id;
+    for (const card of await deps.stores.cards.list(payout.id)) {
+      if (card.chatId !== ctx.chat?.id || card.messageId === pressed) continue;
+      const view = approvalCard(ctx.t, payout, names);
+      await bestEffort(
+        ctx.log,
+        () => editMessageView(ctx.telegram, card.chatId, card.messageId, view),
+        SIDE_CALL_MS,
+      );
+    }
+  };
+
+  /** A press that decided nothing: why, and the card as the payout is now. */
+  const refused = async (ctx: BotContext, result: DecideRefusal) => {
+    if (result.outcome === "not_found") return dropGoneButtons(ctx);
+    if (result.outcome === "forbidden") {
+      const key = result.why === "own_payout" ? "approve.own" : "approve.not_allowed";
+      await ctx.answerCbQuery(ctx.t.plain(key), { show_alert: true });
+      return;
+    }
+    const expired = result.outcome === "expired";
+    await ctx.answerCbQuery(ctx.t.plain(expired ? "approve.expired" : "approve.already"), {
+      show_alert: expired,
+    });
+    // Another approver's decision: this card says who made it.
+    await editView(ctx, approvalCard(ctx.t, result.payout, await namesFor(result.payout)));
+  };
+
+  composer.action(CALLBACK_PATTERN.approve, async (ctx) => {
+    const payoutId = ctx.match[1] ?? "";
+    const staff = ctx.staff;
+    if (staff === null) return;
+    const result = await deps.payouts.approval.approve(payoutId, staff);
+    if (result.outcome !== "claimed") return refused(ctx, result);
+    // Claimed: the request leaves at once, Telegram is told alongside (as for a Confirm).
+    const submitted = deps.payouts.submission.submit(result);
+    const names = await namesFor(result.payout);
+    const told = Promise.all([
+      bestEffort(ctx.log, () => ctx.answerCbQuery(ctx.t.plain("approve.sending")), SIDE_CALL_MS),
+      bestEffort(
+        ctx.log,
+        () => editView(ctx, approvalCard(ctx.t, result.payout, names, { status: true })),
+        SIDE_CALL_MS,
+      ),
+    ]);
+    const sent = await submitted;
+    await told;
+    await editView(ctx, approvalCard(ctx.t, sent.payout, names, { status: true }));
+    await refreshOwnCards(ctx, sent.payout, names);
+  });
+
+  composer.action(CALLBACK_PATTERN.reject, async (ctx) => {
+    const payoutId = ctx.match[1] ?? "";
+    const staff = ctx.staff;
+    if (staff === null) return;
+    const result = await deps.payouts.approval.reject(payoutId, staff);
+    if (result.outcome !== "rejected") return refused(ctx, result);
+    await ctx.answerCbQuery(ctx.t.plain("reject.done"));
+    const names = await namesFor(result.payout);
+    await editView(ctx, rejectedCard(ctx.t, result.payout, names));
+    await refreshOwnCards(ctx, result.payout, names);
+  });
+
+  // A reply to an approval card: the reason of a rejection. Anything else goes on.
+  composer.on(message("text"), async (ctx, next) => {
+    const card = ctx.message.reply_to_message;
+    if (!card || ctx.message.text.startsWith("/") || ctx.staff === null) return next();
+    const payoutId = await deps.stores.cards.payoutOf({
+      chatId: ctx.chat.id,
+      messageId: card.message_id,
+    });
+    if (payoutId === null) return next();
+    const result = await deps.payouts.approval.addReason(payoutId, ctx.staff, ctx.message.text);
+    switch (result.outcome) {
+      case "added": {
+        const names = await namesFor(result.payout);
+        const name = initiatorName(ctx.t, names, result.payout.initiatorId);
+        await replyHtml(ctx, ctx.t("reason.saved", { name }));
+        return;
+      }
+      case "already":
+        await replyHtml(
+          ctx,
+          ctx.t("reason.already", { reason: result.payout.rejectionReason ?? "" }),
+        );
+        return;
+      case "not_yours":
+        await replyHtml(ctx, ctx.t("reason.not_yours"));
+        return;
+      case "not_found":
+      case "empty":
+        return next();
+    }
+  });
+
+  composer.command("approvals", async (ctx) => {
+    const staff = ctx.staff;
+    if (staff === null || !may(staff, "approve")) {
+      await replyHtml(ctx, ctx.t("access.approvers_only"));
+      return;
+    }
+    const waiting = await deps.payouts.approval.waitingFor(staff);
+    if (waiting.length === 0) {
+      await replyHtml(ctx, ctx.t("approvals.none"));
+      return;
+    }
+    await replyHtml(ctx, ctx.t("approvals.title", { count: waiting.length }));
+    for (const payout of waiting.slice(0, CARDS_PER_LIST)) {
+      const sent = await replyView(ctx, approvalCard(ctx.t, payout, await namesFor(payout)));
+      // Edited with the others once someone decides.
+      const card = { chatId: ctx.chat.id, messageId: sent.message_id };
+      await deps.stores.cards.add(payout.id, card, deps.cardTtlMs);
+    }
+    if (waiting.length > CARDS_PER_LIST) {
+      await replyHtml(ctx, ctx.t("approvals.more", { count: waiting.length - CARDS_PER_LIST }));
+    }
+  });
+
+  return composer;
+}

@@ -1,0 +1,34 @@
+/** The options and vocabulary of the terminal demo's chat (see demo-chat.ts). */
+import type { DemoCast } from "./demo-cast.js";
+import type { DemoIo, Style } from "./demo-render.js";
+import type { EmulatedUser, StoredFile, TelegramEmulator } from "./telegram-emulator/index.js";
+
+/** Why the chat ended: `:quit`, end of input (Ctrl-D, closed pipe), or Ctrl-C / a signal. */
+export type ChatEnd = "quit" | "end-of-input" | "interrupt";
+
+/** A `:command` of the chat's own (the demo's :role, :suspend…). */
+export interface ChatCommand {
+  /** Its line in `:help` (see demo-render's helpLine). */
+  help: string;
+  /** Does it; resolves with what to tell the person. */
+  run(args: readonly string[]): Promise<string>;
+}
+
+export interface DemoChatOptions {
+  emulator: TelegramEmulator;
+  user: EmulatedUser;
+  io: DemoIo;
+  style: Style;
+  /** True on a terminal: line editing and a prompt; false on pipes. */
+  interactive: boolean;
+  /** Commands beyond the built-in ones, by name. */
+  commands?: Readonly<Record<string, ChatCommand>>;
+  /** Keeps a document the bot sent; resolves with where, which the chat prints. */
+  saveDocument?(file: StoredFile): string;
+  /** Who `:role` can switch to (and `:help` says so); absent: the bot's staff is out of reach. */
+  cast?: DemoCast;
+  /** How the chat's own lines are marked: `(demo)` by default. */
+  label?: string;
+  /** After sending a line, how long to wait for the bot before reading the next one. Default 5000. */
+  replyWaitMs?: number;
+}

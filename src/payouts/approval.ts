@@ -1,0 +1,211 @@
+/**
+ * Four-eyes approval: a payout or collection at or over APPROVAL_THRESHOLD_XAF waits, after
+ * its initiator's Confirm, for an approver or admin who is not its initiator. The first
+ * decision wins (a compare-and-set); an approval claims the payout for its submission, as
+ * a Confirm does, and the caller sends it at once through `Submission.submit`. Nobody
+ * deciding within APPROVAL_TTL_HOURS expires it. Who is told what goes through the outbox.
+ */
+import { randomBytes } from "node:crypto";
+import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
+import { type ApprovalNoticeKind, noticeKey } from "../model/notice.js";
+import type { Payout } from "../model/payout.js";
+import type { StaffMember } from "../model/staff.js";
+import { cleanRemark } from "../model/text.js";
+import type { Reservation, TransitionOptions, TransitionResult } from "../store/types.js";
+import { mayDecide } from "./policy.js";
+import { lostRace } from "./prepare.js";
+import { retryPayoutWrite } from "./store-retry.js";
+import type {
+  ApproveResult,
+  DecideRefusal,
+  PayoutRules,
+  ReasonResult,
+  RejectResult,
+  StepContext,
+} from "./types.js";
+
+/** A staff member pressing Approve or Reject, their role as read for this very press. */
+export type Approver = Pick<StaffMember, "userId" | "role">;
+
+function notice(kind: ApprovalNoticeKind, payoutId: string) {
+  return [{ kind, payoutId }] as const;
+}
+
+export class Approval {
+  readonly #context: StepContext;
+  readonly #rules: PayoutRules;
+  readonly #onNoticeQueued: () => void;
+
+  constructor(context: StepContext, rules: PayoutRules, onNoticeQueued: () => void) {
+    this.#context = context;
+    this.#rules = rules;
+    this.#onNoticeQueued = onNoticeQueued;
+  }
+
+  /** APPROVAL_THRESHOLD_XAF: from this amount a second person approves (undefined: never). */
+  get thresholdXaf(): number | undefined {
+    return this.#rules.approvalThresholdXaf;
+  }
+
+  /**
+   * The Confirm of a payout that needs a second person: `awaiting_confirmation →
+   * awaiting_approval`, a payout's amount reserved against the day's limits (`reserve`),
+   * the approvers' cards queued, all in one step. Asked again under the same `claimId` after a
+   * timeout, it finds its own move (see PayoutStore.transition).
+   */
+  async request(
+    payout: Payout,
+    options: Pick<TransitionOptions, "actor" | "auditDetails" | "expect"> & {
+      claimId: string;
+      reserve: Reservation | undefined;
+    },
+  ): Promise<TransitionResult> {
+    const { stores, log, now } = this.#context;
+    const patch = { approvalExpiresAtMs: now() + this.#rules.approvalTtlMs };
+    const moveOptions = { ...options, notices: notice("approval_requested", payout.id) };
+    const result = await retryPayoutWrite(log, payout.id, "request approval", () =>
+      stores.payouts.transition(payout.id, "request_approval", patch, moveOptions),
+    );
+    if (result.ok && result.applied) {
+      log.info({ payoutId: payout.id, amount: payout.amount }, "payout waits for approval");
+      this.#onNoticeQueued();
+    }
+    return result;
+  }
+
+  /** The staff who may decide on `payout` now: approvers and admins, its initiator not. */
+  async approversOf(payout: Pick<Payout, "initiatorId">): Promise<number[]> {
+    const staff = await this.#context.stores.staff.list();
+    return staff
+      .filter((member) => mayDecide(member, payout) === "allowed")
+      .map((member) => member.userId);
+  }
+
+  /**
+   * Approve: `awaiting_approval → submitting` under a fresh claim, the approver as actor.
+   * The result is a claimed payout: the caller sends it at once with `Submission.submit`.
+   */
+  async approve(payoutId: string, approver: Approver): Promise<ApproveResult> {
+    const checked = await this.#pending(payoutId, approver);
+    if ("outcome" in checked) return checked;
+    const { stores, log, now } = this.#context;
+    const claimId = randomBytes(8).toString("hex");
+    const actor = staffActor(approver);
+    const patch = { approvedBy: approver.userId, decidedAtMs: now(), submittedAtMs: now() };
+    const options = { claimId, actor, notices: notice("approval_decided", payoutId) };
+    const result = await retryPayoutWrite(log, payoutId, "approve", () =>
+      stores.payouts.transition(payoutId, "approve", patch, options),
+    );
+    if (!result.ok) return lostRace(result);
+    log.info({ payoutId, approvedBy: approver.userId }, "payout approved");
+    this.#onNoticeQueued();
+    return { outcome: "claimed", payout: result.payout, claimId, actor };
+  }
+
+  /** Reject: `awaiting_approval → rejected`; the amount goes back to the day's limits. */
+  async reject(payoutId: string, approver: Approver): Promise<RejectResult> {
+    const checked = await this.#pending(payoutId, approver);
+    if ("outcome" in checked) return checked;
+    const { stores, log, now } = this.#context;
+    const result = await stores.payouts.transition(
+      payoutId,
+      "reject",
+      { rejectedBy: approver.userId, decidedAtMs: now() },
+      { actor: staffActor(approver), notices: notice("approval_decided", payoutId) },
+    );
+    if (!result.ok) return lostRace(result);
+    log.info({ payoutId, rejectedBy: approver.userId }, "payout rejected");
+    this.#onNoticeQueued();
+    return { outcome: "rejected", payout: result.payout };
+  }
+
+  /**
+   * The reason the approver who rejected `payoutId` gives afterwards (a reply to their
+   * card): kept on the payout (the first one given), audited, and passed on to the payer.
+   */
+  async addReason(payoutId: string, approver: Approver, text: string): Promise<ReasonResult> {
+    const { stores, log, now } = this.#context;
+    const reason = cleanRemark(text);
+    if (reason === undefined) return { outcome: "empty" };
+    const payout = await stores.payouts.get(payoutId);
+    if (!payout) return { outcome: "not_found" };
+    if (payout.state !== "rejected" || payout.rejectedBy !== approver.userId) {
+      return { outcome: "not_yours", payout };
+    }
+    if (payout.rejectionReason !== undefined) return { outcome: "already", payout };
+    const updated = (await stores.payouts.update(payoutId, { rejectionReason: reason })) ?? payout;
+    const actor = staffActor(approver);
+    await stores.audit.record({
+      atMs: now(),
+      actorId: actor.id,
+      actorRole: actor.role,
+      action: "rejection_reason",
+      payoutId,
+      amount: payout.amount,
+      details: { reason },
+    });
+    await stores.outbox.schedule(noticeKey({ kind: "rejection_reason", payoutId }), now());
+    log.info({ payoutId }, "rejection reason given");
+    this.#onNoticeQueued();
+    return { outcome: "added", payout: updated };
+  }
+
+  /** What waits for `approver`: payouts they may decide on, not expired, oldest first. */
+  async waitingFor(approver: Approver): Promise<Payout[]> {
+    const waiting = await this.#context.stores.payouts.listInState("awaiting_approval");
+    return waiting
+      .filter((payout) => mayDecide(approver, payout) === "allowed" && !this.#isLate(payout))
+      .sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Expires every payout nobody decided on within APPROVAL_TTL_HOURS (the bot's own move);
+   * the payer and the approvers are told. Returns how many expired.
+   */
+  async expireDue(): Promise<number> {
+    const waiting = await this.#context.stores.payouts.listInState("awaiting_approval");
+    let expired = 0;
+    for (const payout of waiting) {
+      if (!this.#isLate(payout)) continue;
+      if ((await this.#expire(payout.id)).ok) expired += 1;
+    }
+    return expired;
+  }
+
+  /** The payout, if `approver` may decide on it now; else why not (expiring it if late). */
+  async #pending(payoutId: string, approver: Approver): Promise<Payout | DecideRefusal> {
+    const payout = await this.#context.stores.payouts.get(payoutId);
+    if (!payout) return { outcome: "not_found" };
+    const verdict = mayDecide(approver, payout);
+    if (verdict !== "allowed") return { outcome: "forbidden", payout, why: verdict };
+    if (payout.state !== "awaiting_approval") return { outcome: "already", payout };
+    if (!this.#isLate(payout)) return payout;
+    // The press only found out: time expired it (the bot's own move).
+    const expired = await this.#expire(payoutId);
+    return expired.ok ? { outcome: "expired", payout: expired.payout } : lostRace(expired);
+  }
+
+  #isLate(payout: Payout): boolean {
+    const { approvalExpiresAtMs } = payout;
+    return approvalExpiresAtMs !== undefined && this.#context.now() >= approvalExpiresAtMs;
+  }
+
+  async #expire(payoutId: string): Promise<TransitionResult> {
+    const { stores, log } = this.#context;
+    const result = await stores.payouts.transition(
+      payoutId,
+      "expire",
+      {},
+      {
+        actor: SYSTEM_ACTOR,
+        notices: notice("approval_decided", payoutId),
+        auditDetails: { reason: "nobody approved it within APPROVAL_TTL_HOURS" },
+      },
+    );
+    if (result.ok && result.applied) {
+      log.info({ payoutId }, "approval expired");
+      this.#onNoticeQueued();
+    }
+    return result;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Appends an audit entry for the payout in `record` to the stream `stream` (entries older
+ * than `minId` go): the caller's draft (JSON), the states before and after when given, and
+ * the record's amount and masked number (as logger.maskPhone masks: the first 4 and last 3
+ * digits kept), and on leaving a prompt, the payout it repeats (`duplicateOf`). Lua shared
+ * by the scripts that move and create payouts, so an entry and the change it records are one
+ * atomic step (its fields as audit-codec.ts reads them).
+ */
+export const AUDIT_LUA = `
+local function audit(stream, minId, draft, from, to, record)
+  local fields = {'e', draft}
+  if from then fields[#fields + 1] = 'from'; fields[#fields + 1] = from end
+  if to then fields[#fields + 1] = 'to'; fields[#fields + 1] = to end
+  local amount = redis.call('HGET', record, 'amount')
+  if amount then fields[#fields + 1] = 'amount'; fields[#fields + 1] = amount end
+  if from == '"awaiting_confirmation"' then
+    -- Leaving a prompt that warned of a duplicate: the payout it repeats, on record.
+    local repeats = redis.call('HGET', record, 'duplicateOf')
+    if repeats then fields[#fields + 1] = 'duplicateOf'; fields[#fields + 1] = repeats end
+  end
+  local stored = redis.call('HGET', record, 'phone')
+  if stored then
+    local ok, phone = pcall(cjson.decode, stored)
+    if ok and type(phone) == 'string' and #phone >= 8 then
+      fields[#fields + 1] = 'phone'
+      fields[#fields + 1] = string.sub(phone, 1, 4) .. string.rep('•', #phone - 7) .. string.sub(phone, -3)
+    end
+  end
+  redis.call('XADD', stream, 'MINID', '~', minId, '*', unpack(fields))
+end
+`;

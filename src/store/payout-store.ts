@@ -1,0 +1,201 @@
+/**
+ * The payout store's interface and the types of its answers (re-exported by types.ts with
+ * the other storage interfaces).
+ */
+import type { Actor, AuditDetails } from "../model/audit.js";
+import type { PayoutEvent, PayoutState, TrackedState } from "../model/lifecycle.js";
+import type { Notice } from "../model/notice.js";
+import type { Payout, PayoutKind, PayoutPatch } from "../model/payout.js";
+
+export type TransitionResult =
+  | {
+      ok: true;
+      payout: Payout;
+      /** True when this call (not an earlier one) made the move. */
+      applied: boolean;
+      /**
+       * False only when a durable write was asked for and the store could not confirm it
+       * was persisted in time (see store/durability.ts); the move itself was made.
+       */
+      durable: boolean;
+    }
+  | { ok: false; reason: "not_found" }
+  | { ok: false; reason: "wrong_state"; payout: Payout }
+  /** The patch's paymentId already belongs to another payout; nothing was changed. */
+  | { ok: false; reason: "payment_taken"; payout: Payout }
+  /**
+   * A precondition of `expect` does not hold (another initiator; past its expiry; an amount
+   * that needs a second person); nothing was changed.
+   */
+  | { ok: false; reason: "not_initiator" | "expired" | "needs_approval"; payout: Payout }
+  /**
+   * The move's reservation would take its initiator (`payer`) or everyone (`merchant`)
+   * over the day's cap, `usedXaf` being what that one had spent; nothing was changed.
+   */
+  | {
+      ok: false;
+      reason: "over_limit";
+      payout: Payout;
+      limit: "payer" | "merchant";
+      usedXaf: number;
+    };
+
+/** What a creation replaced: its initiator's open prompt in the chat, and its state then. */
+export interface Created {
+  /** Null: there was none. `state` null: its record is gone. */
+  replaced: { id: string; state: PayoutState | null } | null;
+}
+
+/** A page of history: `userId` undefined means everyone's. */
+export interface PayoutListOptions {
+  userId?: number;
+  offset: number;
+  limit: number;
+}
+
+/** Where a stretch of payouts by creation time starts and ends (PayoutStore.listCreated). */
+export interface CreatedPageOptions {
+  fromMs: number;
+  toMs: number;
+  limit: number;
+  /** The `next` of the page before. */
+  after?: string;
+}
+
+/** A stretch of payouts by creation time, oldest first; `next` continues it (absent at the end). */
+export interface CreatedPage {
+  items: Payout[];
+  next?: string;
+}
+
+/**
+ * The last check before sending: still ours to send, or moved on (then nothing may leave).
+ * `durable: false`: the check and the claim before it are not known to be persisted.
+ */
+export type MarkSendingResult =
+  | { ok: true; sentAtMs: number; durable: boolean }
+  | { ok: false; payout: Payout | null };
+
+export interface DurableOption {
+  /**
+   * Wait until the write is persisted (a replica or the AOF has it) before answering, as
+   * the store's durability plan allows; the answer says whether that was confirmed.
+   */
+  durable?: boolean;
+}
+
+/** A move's reservation against the day's spending limits (TransitionOptions.reserve). */
+export interface Reservation {
+  /** Only a payout of this kind reserves; another kind moves without counting. */
+  kind: PayoutKind;
+  /** The calendar day counted against: YYYY-MM-DD in the merchant's time zone. */
+  day: string;
+  /** The most one initiator may spend that day, in XAF; null: no cap (still counted). */
+  payerCapXaf: number | null;
+  /** The most everyone together may spend that day, in XAF; null: no cap (still counted). */
+  merchantCapXaf: number | null;
+}
+
+export interface TransitionOptions extends DurableOption {
+  claimId?: string;
+  /** Queued in the outbox in the same atomic step as the move, and only if it is made. */
+  notices?: readonly Notice[];
+  /**
+   * Who made the move (default: the bot itself). Every move that is made is written to the
+   * audit log in the same atomic step, with this actor, the states before and after, the
+   * amount and the masked number.
+   */
+  actor?: Actor;
+  /** Facts for the audit entry of the move (a payment id, a reason). */
+  auditDetails?: AuditDetails;
+  /**
+   * Checked in the same atomic step, before anything is written: the payout was started by
+   * this user (else `not_initiator`), has not expired at this time (else `expired`), and its
+   * amount is under this (else `needs_approval`: APPROVAL_THRESHOLD_XAF).
+   */
+  expect?: { initiatorId?: number; notExpiredAtMs?: number; amountBelowXaf?: number };
+  /**
+   * Stamps `sentAtMs` with the store's clock, and audits the submission, in the same step:
+   * the move is the last check before a payment request that leaves right after it.
+   */
+  stampSentAtMs?: boolean;
+  /** Schedules the payout's first status poll at this time, in the same step. */
+  trackAtMs?: number;
+  /**
+   * Counts the payout's amount against its initiator's and everyone's spending of
+   * `reserve.day`, in the same atomic step as the move, and records the day on the payout
+   * (`limitDay`). When a cap would be passed nothing is done: `over_limit`. Whatever the
+   * options, a move into a state that gives back (lifecycle `givesBack`) takes the amount
+   * of a payout with a `limitDay` off that day again, in the same step.
+   */
+  reserve?: Reservation;
+}
+
+export interface PayoutStore {
+  /**
+   * Stores a new payout (state `awaiting_confirmation`), indexed under its initiator and
+   * its number, and audits it (`prompt`) in the same atomic step. It becomes its
+   * initiator's open prompt in its chat (for as long as an unconfirmed prompt is kept);
+   * the answer names the one it replaced there, with that one's state then.
+   */
+  create(payout: Payout, options?: { actor?: Actor }): Promise<Created>;
+  /** The latest prompt of `userId` in `chatId` (it may have moved on since), or null. */
+  openPrompt(chatId: number, userId: number): Promise<string | null>;
+  get(id: string): Promise<Payout | null>;
+  /**
+   * The atomic compare-and-set of the lifecycle: applies `event` only if the current
+   * state allows it (lifecycle.ts), merging `patch` and setting `updatedAtMs`.
+   *
+   * With `claimId`, the call is idempotent for that claimant: if the payout is already in
+   * the event's target state with the same `claimId`, the result is `ok: true,
+   * applied: false`. So a command that ioredis resends after a reconnect finds its own
+   * claim instead of reporting a conflict and stranding the payout.
+   *
+   * Moving into a final state (no way out) sets the record's expiry to the retention;
+   * while in flight it never expires. `paymentId` in the patch indexes the payout for
+   * `findByPaymentId`. A move into `success | failed | canceled` also queues the payer's
+   * notice (`outbox`) in the same atomic step, so it cannot be lost between the two, and so
+   * do the `notices` of the options.
+   */
+  transition(
+    id: string,
+    event: PayoutEvent,
+    patch?: PayoutPatch,
+    options?: TransitionOptions,
+  ): Promise<TransitionResult>;
+  /**
+   * Atomically: if the payout is still `submitting` under `claimId`, stamps `sentAtMs` with
+   * the store's clock and answers ok; otherwise changes nothing. Called right before a
+   * payment request leaves: a payout moved on (e.g. marked unknown) is never sent.
+   */
+  markSending(
+    id: string,
+    claimId: string,
+    options?: DurableOption & { actor?: Actor },
+  ): Promise<MarkSendingResult>;
+  /** Sets fields without a state change (bookkeeping such as `messageId`, `notifiedAtMs`). */
+  update(id: string, patch: PayoutPatch): Promise<Payout | null>;
+  findByPaymentId(paymentId: string): Promise<Payout | null>;
+  /**
+   * Payouts to `phone` created at `sinceMs` or later (within the retention), newest first,
+   * `limit` of them from `offset`: what the duplicate warning looks at.
+   */
+  listByPhone(
+    phone: string,
+    page: { sinceMs: number; offset: number; limit: number },
+  ): Promise<Payout[]>;
+  /** Newest first. `userId` undefined: everyone's. Records that expired are skipped. */
+  list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }>;
+  /**
+   * Oldest first: up to `limit` payouts created from `fromMs` to `toMs` (both included),
+   * after the page that gave `after` as its `next`. Each call reads one page of the
+   * creation index and nothing more, so exports and the digest go through any number of
+   * payouts page by page. Records that expired are skipped: a page may hold fewer than
+   * `limit` and still have a `next`.
+   */
+  listCreated(options: CreatedPageOptions): Promise<CreatedPage>;
+  /** Payouts now in `state` (used for `unknown`, and to resume tracking `pending`). */
+  listInState(state: TrackedState): Promise<Payout[]>;
+  /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
+  idsInState(state: TrackedState): Promise<string[]>;
+}

@@ -1,0 +1,307 @@
+/**
+ * The store contract of issue 12 (see stores.contract.ts): spending reserved against a
+ * day's limits in the same atomic step as a move and given back exactly once, the payouts
+ * waiting for approval, the payouts to one number (duplicate warning), each user's open
+ * prompt, and the approval cards. Run against Redis and memory.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
+import type { Reservation, Stores } from "../../src/store/types.js";
+import { payoutIn, samplePayout } from "./payout-store.contract.js";
+import { type MakeStores, storesPerTest } from "./store-harness.js";
+
+const DAY = "2024-11-23";
+
+function reservation(overrides: Partial<Reservation> = {}): Reservation {
+  return { kind: "disbursement", day: DAY, payerCapXaf: null, merchantCapXaf: null, ...overrides };
+}
+
+export function describeRulesContract(makeStores: MakeStores): void {
+  describe("spending limits, approvals, duplicates and prompts", () => {
+    const harness = storesPerTest(makeStores, 600_000);
+    let stores: Stores;
+
+    beforeEach(() => {
+      stores = harness.stores;
+    });
+
+    /** A new prompt of `amount` by `initiatorId`, awaiting confirmation. */
+    async function prompt(initiatorId: number, amount: number) {
+      const payout = samplePayout({ initiatorId, amount });
+      await stores.payouts.create(payout);
+      return payout;
+    }
+
+    async function usage() {
+      const day = await stores.spending.usage(DAY);
+      return { merchant: day.merchantXaf, byUser: Object.fromEntries(day.byUser) };
+    }
+
+    it("reserves a move's amount against its day and records the day on the payout", async () => {
+      const payout = await prompt(111, 5000);
+      const moved = await stores.payouts.transition(
+        payout.id,
+        "confirm",
+        {},
+        { claimId: "c1", reserve: reservation({ payerCapXaf: 8000, merchantCapXaf: 9000 }) },
+      );
+      expect(moved).toMatchObject({ ok: true, applied: true, payout: { limitDay: DAY } });
+      expect(await usage()).toEqual({ merchant: 5000, byUser: { 111: 5000 } });
+      expect(await stores.spending.usage("2024-11-24")).toEqual({
+        merchantXaf: 0,
+        byUser: new Map(),
+      });
+    });
+
+    it("refuses a move that would pass the payer's cap, changing and auditing nothing", async () => {
+      const first = await prompt(111, 5000);
+      const second = await prompt(111, 4000);
+      const other = await prompt(222, 4000);
+      const caps = reservation({ payerCapXaf: 8000 });
+      await stores.payouts.transition(first.id, "confirm", {}, { reserve: caps });
+      const audited = (await stores.audit.recent(100)).length;
+
+      const refused = await stores.payouts.transition(second.id, "confirm", {}, { reserve: caps });
+      expect(refused).toEqual({
+        ok: false,
+        reason: "over_limit",
+        limit: "payer",
+        usedXaf: 5000,
+        payout: second,
+      });
+      expect(await stores.payouts.get(second.id)).toEqual(second);
+      expect(await stores.audit.recent(100)).toHaveLength(audited);
+      // Someone else's day is their own.
+      expect((await stores.payouts.transition(other.id, "confirm", {}, { reserve: caps })).ok).toBe(
+        true,
+      );
+      expect(await usage()).toEqual({ merchant: 9000, byUser: { 111: 5000, 222: 4000 } });
+    });
+
+    it("refuses a move that would pass the merchant's cap, whoever reserved before", async () => {
+      const first = await prompt(111, 6000);
+      const second = await prompt(222, 5000);
+      const caps = reservation({ merchantCapXaf: 10_000 });
+      await stores.payouts.transition(first.id, "request_approval", {}, { reserve: caps });
+      expect(
+        await stores.payouts.transition(second.id, "confirm", {}, { reserve: caps }),
+      ).toMatchObject({ ok: false, reason: "over_limit", limit: "merchant", usedXaf: 6000 });
+      expect(await usage()).toEqual({ merchant: 6000, byUser: { 111: 6000 } });
+    });
+
+    it("lets exactly one of two Confirms racing at the cap through", async () => {
+      const payouts = await Promise.all([prompt(111, 6000), prompt(222, 6000)]);
+      const caps = reservation({ merchantCapXaf: 10_000 });
+      const results = await Promise.all(
+        payouts.map((payout) =>
+          stores.payouts.transition(
+            payout.id,
+            "confirm",
+            {},
+            { claimId: payout.id, reserve: caps },
+          ),
+        ),
+      );
+      expect(results.filter((result) => result.ok)).toHaveLength(1);
+      expect(results.filter((result) => !result.ok && result.reason === "over_limit")).toHaveLength(
+        1,
+      );
+      expect((await usage()).merchant).toBe(6000);
+    });
+
+    it("moves a collection without counting it when the reservation is for payouts", async () => {
+      const collection = samplePayout({ initiatorId: 111, amount: 5000, kind: "collection" });
+      await stores.payouts.create(collection);
+      const moved = await stores.payouts.transition(
+        collection.id,
+        "confirm",
+        {},
+        { claimId: "c1", reserve: reservation({ payerCapXaf: 1000 }) },
+      );
+      expect(moved).toMatchObject({ ok: true, applied: true });
+      expect(moved.ok && moved.payout.limitDay).toBeUndefined();
+      expect(await usage()).toEqual({ merchant: 0, byUser: {} });
+    });
+
+    it("refuses a claim at or over the approval amount, with the record, changing nothing", async () => {
+      const under = await prompt(111, 99_999);
+      const at = await prompt(111, 100_000);
+      const expect100k = { amountBelowXaf: 100_000 };
+      const refused = await stores.payouts.transition(
+        at.id,
+        "confirm",
+        {},
+        { claimId: "c1", expect: expect100k, reserve: reservation() },
+      );
+      expect(refused).toEqual({ ok: false, reason: "needs_approval", payout: at });
+      expect(await stores.payouts.get(at.id)).toEqual(at);
+      expect(await usage()).toEqual({ merchant: 0, byUser: {} });
+      const claimed = await stores.payouts.transition(
+        under.id,
+        "confirm",
+        {},
+        { claimId: "c2", expect: expect100k },
+      );
+      expect(claimed).toMatchObject({ ok: true, applied: true });
+    });
+
+    it("audits the move out of a prompt with the payout it repeats, and no other move", async () => {
+      const earlier = await prompt(111, 5000);
+      const again = samplePayout({ initiatorId: 222, amount: 5000, duplicateOf: earlier.id });
+      await stores.payouts.create(again);
+      await stores.payouts.transition(again.id, "confirm", {}, { claimId: "c1" });
+      await stores.payouts.transition(again.id, "accepted", { paymentId: "pay_again" });
+      const [accepted, confirmed, created] = await stores.audit.recent(3);
+      expect(created).toMatchObject({ action: "prompt", payoutId: again.id });
+      expect(created?.details?.duplicateOf).toBeUndefined();
+      expect(confirmed).toMatchObject({ action: "confirm", details: { duplicateOf: earlier.id } });
+      expect(accepted).toMatchObject({ action: "accepted", payoutId: again.id });
+      expect(accepted?.details?.duplicateOf).toBeUndefined();
+    });
+
+    it("reserves once for a move asked twice under the same claim", async () => {
+      const payout = await prompt(111, 5000);
+      const options = { claimId: "c1", reserve: reservation({ payerCapXaf: 8000 }) };
+      await stores.payouts.transition(payout.id, "confirm", {}, options);
+      const again = await stores.payouts.transition(payout.id, "confirm", {}, options);
+      expect(again).toMatchObject({ ok: true, applied: false });
+      expect(await usage()).toEqual({ merchant: 5000, byUser: { 111: 5000 } });
+    });
+
+    it.each([
+      ["an approval rejected", ["request_approval", "reject"]],
+      ["an approval expired", ["request_approval", "expire"]],
+      ["a payment refused", ["confirm", "refused"]],
+      ["a payment failed", ["confirm", "accepted", "settle_failed"]],
+      ["a payment cancelled by the operator", ["confirm", "accepted", "settle_canceled"]],
+      ["an unknown payout resolved as failed", ["confirm", "lost", "resolve_failed"]],
+    ] as const)("gives the amount back once for %s", async (_name, [reserving, ...rest]) => {
+      const payout = await prompt(111, 5000);
+      const kept = await prompt(111, 3000);
+      await stores.payouts.transition(kept.id, "confirm", {}, { reserve: reservation() });
+      await stores.payouts.transition(payout.id, reserving, {}, { reserve: reservation() });
+      expect(await usage()).toEqual({ merchant: 8000, byUser: { 111: 8000 } });
+      for (const event of rest) await stores.payouts.transition(payout.id, event);
+      expect(await usage()).toEqual({ merchant: 3000, byUser: { 111: 3000 } });
+      // The last move again is refused: nothing is given back twice.
+      const last = rest.at(-1) ?? reserving;
+      expect((await stores.payouts.transition(payout.id, last)).ok).toBe(false);
+      expect(await usage()).toEqual({ merchant: 3000, byUser: { 111: 3000 } });
+    });
+
+    it("keeps the amount counted for a payout that paid, may have paid, or waits", async () => {
+      const paths = [
+        ["request_approval"],
+        ["request_approval", "approve"],
+        ["confirm", "accepted", "settle_success"],
+        ["confirm", "lost"],
+      ] as const;
+      for (const [reserving, ...rest] of paths) {
+        const payout = await prompt(111, 1000);
+        await stores.payouts.transition(payout.id, reserving, {}, { reserve: reservation() });
+        for (const event of rest) await stores.payouts.transition(payout.id, event);
+      }
+      expect(await usage()).toEqual({ merchant: 4000, byUser: { 111: 4000 } });
+    });
+
+    it("gives nothing back for a payout that reserved nothing", async () => {
+      const counted = await prompt(111, 2000);
+      await stores.payouts.transition(counted.id, "confirm", {}, { reserve: reservation() });
+      const cancelled = await prompt(111, 5000);
+      await stores.payouts.transition(cancelled.id, "cancel");
+      const unreserved = await prompt(111, 5000);
+      await stores.payouts.transition(unreserved.id, "confirm");
+      await stores.payouts.transition(unreserved.id, "refused");
+      expect(await usage()).toEqual({ merchant: 2000, byUser: { 111: 2000 } });
+    });
+
+    it("lists the payouts awaiting approval as they come and go", async () => {
+      const waiting = await payoutIn(stores, "awaiting_approval");
+      const decided = await payoutIn(stores, "awaiting_approval");
+      await payoutIn(stores, "awaiting_confirmation");
+      await stores.payouts.transition(decided.id, "approve", {}, { claimId: "a1" });
+      const ids = (await stores.payouts.listInState("awaiting_approval")).map((p) => p.id);
+      expect(ids).toEqual([waiting.id]);
+      expect(await stores.payouts.idsInState("awaiting_approval")).toEqual([waiting.id]);
+    });
+
+    it("lists the payouts to a number since a time, newest first, in pages, whatever their state", async () => {
+      const base = Date.now();
+      const old = samplePayout({ createdAtMs: base - 60_000 });
+      const recent = samplePayout({ createdAtMs: base - 1000, initiatorId: 222 });
+      const newest = samplePayout({ createdAtMs: base });
+      const elsewhere = samplePayout({
+        createdAtMs: base,
+        phone: "237690000001",
+        operator: "orange",
+      });
+      for (const payout of [old, recent, newest, elsewhere]) await stores.payouts.create(payout);
+      await stores.payouts.transition(recent.id, "cancel");
+
+      const page = { sinceMs: base - 30_000, offset: 0, limit: 10 };
+      const found = await stores.payouts.listByPhone("237670000001", page);
+      expect(found.map((p) => [p.id, p.state])).toEqual([
+        [newest.id, "awaiting_confirmation"],
+        [recent.id, "cancelled"],
+      ]);
+      const second = { ...page, offset: 1, limit: 1 };
+      expect((await stores.payouts.listByPhone("237670000001", second)).map((p) => p.id)).toEqual([
+        recent.id,
+      ]);
+      expect(await stores.payouts.listByPhone("237650000009", { ...page, sinceMs: 0 })).toEqual([]);
+    });
+
+    it("makes a new payout its initiator's open prompt in the chat, answering the one it replaced", async () => {
+      const first = samplePayout({ chatId: 5, initiatorId: 111 });
+      const second = samplePayout({ chatId: 5, initiatorId: 111 });
+      const theirs = samplePayout({ chatId: 5, initiatorId: 222 });
+      expect(await stores.payouts.create(first)).toEqual({ replaced: null });
+      await stores.payouts.transition(first.id, "confirm", {}, { claimId: "c1" });
+      expect(await stores.payouts.create(second)).toEqual({
+        replaced: { id: first.id, state: "submitting" },
+      });
+      expect(await stores.payouts.create(theirs)).toEqual({ replaced: null });
+      expect(await stores.payouts.openPrompt(5, 111)).toBe(second.id);
+      expect(await stores.payouts.openPrompt(5, 222)).toBe(theirs.id);
+      expect(await stores.payouts.openPrompt(6, 111)).toBeNull();
+      const third = samplePayout({ chatId: 5, initiatorId: 111 });
+      expect(await stores.payouts.create(third)).toEqual({
+        replaced: { id: second.id, state: "awaiting_confirmation" },
+      });
+    });
+
+    it("forgets an open prompt when its record is forgotten", async () => {
+      // Expired just under the grace ago: about 300 ms of life left.
+      const expiresAtMs = Date.now() - PROMPT_GRACE_MS + 300;
+      const prompt = samplePayout({ chatId: 5, initiatorId: 111, expiresAtMs });
+      await stores.payouts.create(prompt);
+      expect(await stores.payouts.openPrompt(5, 111)).toBe(prompt.id);
+      await harness.elapse(700);
+      expect(await stores.payouts.openPrompt(5, 111)).toBeNull();
+      expect(await stores.payouts.create(samplePayout({ chatId: 5, initiatorId: 111 }))).toEqual({
+        replaced: null,
+      });
+    });
+
+    it("remembers the approval cards of a payout and which payout a card is about", async () => {
+      await stores.cards.add("po-1", { chatId: 300, messageId: 7 }, 60_000);
+      await stores.cards.add("po-1", { chatId: 100, messageId: 9 }, 60_000);
+      await stores.cards.add("po-1", { chatId: 100, messageId: 9 }, 60_000);
+      await stores.cards.add("po-2", { chatId: 100, messageId: 10 }, 60_000);
+      expect(await stores.cards.list("po-1")).toEqual([
+        { chatId: 100, messageId: 9 },
+        { chatId: 300, messageId: 7 },
+      ]);
+      expect(await stores.cards.payoutOf({ chatId: 100, messageId: 10 })).toBe("po-2");
+      expect(await stores.cards.payoutOf({ chatId: 300, messageId: 9 })).toBeNull();
+      expect(await stores.cards.list("po-none")).toEqual([]);
+    });
+
+    it("forgets approval cards after their time", async () => {
+      await stores.cards.add("po-1", { chatId: 300, messageId: 7 }, 300);
+      await harness.elapse(500);
+      expect(await stores.cards.list("po-1")).toEqual([]);
+      expect(await stores.cards.payoutOf({ chatId: 300, messageId: 7 })).toBeNull();
+    });
+  });
+}
