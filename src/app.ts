@@ -112,6 +112,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       confirmationTtlSeconds: config.confirmationTtlSeconds,
       statusPollIntervalMs: config.statusPollIntervalMs,
       rules: config.rules,
+      batch: config.batch,
       now,
       // Called only once the bot runs, by which time the notifier below exists.
       onNoticeQueued: () => notifier.wake(),
@@ -128,6 +129,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       approvalCardTtlMs,
       now,
       onNoticeQueued: () => notifier.wake(),
+      onBatchWork: () => batchWorker.wake(),
     });
     const botUsername = await botIdentity(bot);
     await registerCommands(bot, logger);
@@ -136,6 +138,11 @@ export async function startApp(options: AppOptions): Promise<App> {
       timeZone: config.timeZone,
       reports: reportDelivery(config, stores, bot.telegram, logger, now),
       cardTtlMs: approvalCardTtlMs,
+      batches: {
+        limits: payouts.limits,
+        approvalThresholdXaf: config.rules.approvalThresholdXaf,
+        stuckAfterHours: Math.round(config.stuckAfterMs / 3_600_000),
+      },
     });
     // Only values that are set: an explicit `undefined` would override the loops' defaults
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
@@ -166,6 +173,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     await tracker.start();
     cleanups.push(() => tracker.stop());
+    const batchWorker = payouts.createBatchWorker(tick);
+    batchWorker.start();
+    cleanups.push(() => batchWorker.stop());
     const reports = startReportLoops({
       config,
       stores,

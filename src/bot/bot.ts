@@ -14,6 +14,7 @@ import { BotContext } from "./context.js";
 import { access, sequentialPerChat } from "./features/access.js";
 import { adminFeature } from "./features/admin.js";
 import { approvalFeature } from "./features/approval.js";
+import { batchFeature } from "./features/batch.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
 import { lookupFeature } from "./features/lookup.js";
@@ -37,6 +38,8 @@ export interface BotDeps {
   now?: () => number;
   /** Called after a command queued a notice in the outbox (to deliver it at once). */
   onNoticeQueued?: () => void;
+  /** Called when a batch has work for the batch worker (an upload, a Confirm). */
+  onBatchWork?: () => void;
 }
 
 /**
@@ -63,6 +66,14 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
   const cardTtlMs = deps.approvalCardTtlMs ?? 3 * 86_400_000;
   bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores, cardTtlMs }));
+  bot.use(
+    batchFeature({
+      payouts: deps.payouts,
+      stores: deps.stores,
+      now,
+      onBatchWork: deps.onBatchWork ?? (() => {}),
+    }),
+  );
   bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
@@ -103,6 +114,7 @@ function commandMenu(locale: Locale): BotCommand[] {
     "history",
     "availability",
     "approvals",
+    "batches",
     "limits",
     "cancel",
     "lang",

@@ -15,6 +15,7 @@ import { may } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
 import { ApprovalDeliveries } from "./approval-messenger.js";
+import { BatchDeliveries, type BatchDeliveryOptions } from "./batch-messenger.js";
 import { mismatchNotice, settlementNotice, stuckNotice } from "./notice-views.js";
 import { editMessageView, sendView } from "./reply.js";
 import type { ReportDelivery } from "./report-delivery.js";
@@ -31,6 +32,8 @@ export interface TelegramMessengerOptions {
   reports?: ReportDelivery;
   /** How long approval cards are remembered (for edits and reasons; past APPROVAL_TTL_HOURS). */
   cardTtlMs?: number;
+  /** What batch previews and summaries say about limits, approval and stuck rows. */
+  batches?: Pick<BatchDeliveryOptions, "limits" | "approvalThresholdXaf" | "stuckAfterHours">;
 }
 
 export class TelegramMessenger implements Messenger {
@@ -40,6 +43,7 @@ export class TelegramMessenger implements Messenger {
   readonly #timeZone: string;
   readonly #reports: ReportDelivery | undefined;
   readonly #approvals: ApprovalDeliveries;
+  readonly #batches: BatchDeliveries;
 
   constructor(
     telegram: Telegram,
@@ -60,6 +64,14 @@ export class TelegramMessenger implements Messenger {
       cardTtlMs: options.cardTtlMs ?? DEFAULT_CARD_TTL_MS,
       toDeliveryError,
     });
+    this.#batches = new BatchDeliveries({
+      telegram,
+      stores,
+      logger,
+      timeZone: this.#timeZone,
+      stuckAfterHours: 24,
+      ...options.batches,
+    });
   }
 
   async deliver(delivery: Delivery): Promise<void> {
@@ -74,6 +86,12 @@ export class TelegramMessenger implements Messenger {
       case "availability":
         if (this.#reports) return this.#reports.alert(delivery.alert);
         break;
+      case "batch_preview":
+      case "batch_progress":
+      case "batch_done":
+      case "batch_approval":
+      case "batch_decided":
+        return this.#batches.deliver(delivery.kind, delivery.batch);
       default:
         return this.#approvals.deliver(delivery.kind, delivery.payout);
     }

@@ -7,12 +7,12 @@ import { z } from "zod";
 import { isRole, ROLES } from "../model/roles.js";
 import type { StaffEntry } from "../model/staff.js";
 import { may } from "../payouts/policy.js";
-import type { PayoutRules } from "../payouts/types.js";
+import type { BatchSettings, PayoutRules } from "../payouts/types.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../time.js";
 import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
-import { rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
+import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";
@@ -143,6 +143,7 @@ export interface Config {
   timeZone: string;
   /** Approvals, daily spending caps and the duplicate warning (config/rules.ts). */
   rules: PayoutRules;
+  batch: BatchSettings;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -284,6 +285,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     retentionMs: values.PAYOUT_RETENTION_DAYS * 86_400_000,
     timeZone: values.TIME_ZONE ?? DEFAULT_TIME_ZONE,
     rules: rulesConfig(values, values.TIME_ZONE ?? DEFAULT_TIME_ZONE),
+    batch: batchConfig(
+      values,
+      RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV],
+      values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
+    ),
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { MAX_AMOUNT_XAF } from "../model/money.js";
-import type { PayoutRules } from "../payouts/types.js";
+import type { BatchSettings, PayoutRules } from "../payouts/types.js";
 import { intInRange, optionalIntInRange, textOf } from "./env-values.js";
 
 /** A day's cap can be large, but not beyond what a JavaScript number counts exactly. */
@@ -21,6 +21,8 @@ export const rulesEnvShape = {
   PAYER_DAILY_LIMIT_XAF: optionalIntInRange(1, MAX_DAILY_LIMIT_XAF),
   MERCHANT_DAILY_LIMIT_XAF: optionalIntInRange(1, MAX_DAILY_LIMIT_XAF),
   DUPLICATE_WINDOW_MINUTES: intInRange(1440, 0, 60 * 24 * 30),
+  BATCH_MAX_ROWS: intInRange(1000, 1, 10_000),
+  BATCH_RATE_SHARE_PERCENT: intInRange(95, 50, 100),
 };
 
 const rulesEnvSchema = z.object(rulesEnvShape);
@@ -66,5 +68,25 @@ export function rulesConfig(values: RulesEnvValues, timeZone: string): PayoutRul
     merchantDailyLimitXaf: values.MERCHANT_DAILY_LIMIT_XAF,
     duplicateWindowMs: values.DUPLICATE_WINDOW_MINUTES * MINUTE_MS,
     timeZone,
+  };
+}
+
+/**
+ * Batch payouts: BATCH_MAX_ROWS rows (and 1 MB) per file, and the share of the API's rate
+ * limit a batch may use (BATCH_RATE_SHARE_PERCENT): the rest of each window is left to
+ * interactive /pay, at least one slot.
+ */
+export function batchConfig(
+  values: RulesEnvValues,
+  rateLimitPerMinute: number,
+  stuckAfterMs: number,
+): BatchSettings {
+  const share = Math.floor((rateLimitPerMinute * values.BATCH_RATE_SHARE_PERCENT) / 100);
+  return {
+    maxRows: values.BATCH_MAX_ROWS,
+    maxBytes: 1_000_000,
+    previewTtlMs: HOUR_MS,
+    leave: Math.max(1, rateLimitPerMinute - share),
+    stuckAfterMs,
   };
 }

@@ -49,6 +49,27 @@ export const APPROVAL_NOTICE_KINDS: readonly ApprovalNoticeKind[] = [
   "rejection_reason",
 ];
 
+/** What a batch's payer (and approvers) are told as it goes. */
+export type BatchNoticeKind =
+  /** Checked: the preview, its file, Confirm batch / Cancel. */
+  | "batch_preview"
+  /** The progress message is edited (checks, then payments). */
+  | "batch_progress"
+  /** Every row final (or stuck): the summary and the results file. */
+  | "batch_done"
+  /** Confirmed at or over the approval threshold: approvers get the preview to decide. */
+  | "batch_approval"
+  /** Approved, rejected, expired, cancelled or stopped: the payer and the cards are told. */
+  | "batch_decided";
+
+export const BATCH_NOTICE_KINDS: readonly BatchNoticeKind[] = [
+  "batch_preview",
+  "batch_progress",
+  "batch_done",
+  "batch_approval",
+  "batch_decided",
+];
+
 export type Notice =
   /** A payout reached a final status: its payer is told. */
   | { kind: "settled"; payoutId: string }
@@ -65,7 +86,8 @@ export type Notice =
       /** When the change was seen. */
       sinceMs: number;
     }
-  | { kind: ApprovalNoticeKind; payoutId: string };
+  | { kind: ApprovalNoticeKind; payoutId: string }
+  | { kind: BatchNoticeKind; batchId: string };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -81,6 +103,12 @@ export function noticeKey(notice: Notice): string {
       return `digest:${notice.day}`;
     case "availability":
       return `availability:${notice.operator}:${notice.operation}:${notice.status}:${notice.sinceMs}`;
+    case "batch_preview":
+    case "batch_progress":
+    case "batch_done":
+    case "batch_approval":
+    case "batch_decided":
+      return `${notice.kind}:${notice.batchId}`;
     default:
       return `${notice.kind}:${notice.payoutId}`;
   }
@@ -88,6 +116,10 @@ export function noticeKey(notice: Notice): string {
 
 function isAttentionReason(value: string): value is AttentionReason {
   return (ATTENTION_REASONS as readonly string[]).includes(value);
+}
+
+function isBatchNoticeKind(value: string): value is BatchNoticeKind {
+  return (BATCH_NOTICE_KINDS as readonly string[]).includes(value);
 }
 
 function isApprovalNoticeKind(value: string): value is ApprovalNoticeKind {
@@ -105,6 +137,9 @@ export function parseNoticeKey(key: string): Notice | null {
   if (kind === "settled" && parts.length === 2 && first) return { kind, payoutId: first };
   if (kind && isApprovalNoticeKind(kind) && parts.length === 2 && first) {
     return { kind, payoutId: first };
+  }
+  if (kind && isBatchNoticeKind(kind) && parts.length === 2 && first) {
+    return { kind, batchId: first };
   }
   if (kind === "attention" && parts.length === 3 && first && second && isAttentionReason(first)) {
     return { kind, reason: first, payoutId: second };

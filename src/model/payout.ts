@@ -78,6 +78,11 @@ export const PayoutSchema = z.object({
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/)
     .optional(),
+  /**
+   * The batch this payout is a row of (its id is `{batchId}-{row}`): it is never its
+   * initiator's open prompt, and its payer hears of it in the batch's summary.
+   */
+  batchId: z.string().optional(),
   /** An earlier payout of the same amount to the same number, warned of in the prompt. */
   duplicateOf: z.string().optional(),
   /** Set once the payer was told the final status. */

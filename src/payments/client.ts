@@ -27,6 +27,7 @@ import {
   type PaymentOperation,
   PaymentTimeoutError,
 } from "./errors.js";
+import type { Acquisition } from "./rate-limiter.js";
 import {
   AttemptDeadlineError,
   type AttemptFailure,
@@ -98,6 +99,12 @@ export class PaymentClient {
     return takeSlotNow(this.options.limiter);
   }
 
+  /** `takeSlot` leaving `leave` slots of the window to others, or how long to wait; may throw. */
+  async trySlot(leave: number): Promise<Acquisition> {
+    const { limiter } = this.options;
+    return limiter ? limiter.tryAcquire(leave) : { granted: true };
+  }
+
   /** GET /payments/{id}. */
   async getPayment(id: string): Promise<Payment> {
     if (id === "") throw new TypeError("getPayment: the payment id is empty");
@@ -115,9 +122,10 @@ export class PaymentClient {
   }
 
   /** GET /data/userinfo/{phoneNumber}. */
-  async getUserInfo(phone: string): Promise<UserInfo> {
+  async getUserInfo(phone: string, send?: SendOptions): Promise<UserInfo> {
     if (phone === "") throw new TypeError("getUserInfo: the phone number is empty");
-    return this.get("getUserInfo", `/data/userinfo/${encodeURIComponent(phone)}`, UserInfoSchema);
+    const path = `/data/userinfo/${encodeURIComponent(phone)}`;
+    return this.get("getUserInfo", path, UserInfoSchema, undefined, send);
   }
 
   /**
@@ -163,16 +171,13 @@ export class PaymentClient {
     path: string,
     schema: z.ZodType<T>,
     oddities?: (body: unknown) => string[],
+    send?: SendOptions,
   ): Promise<T> {
     const fullPath = `${this.options.basePath}${path}`;
-    return this.execute({
-      operation,
-      method: "GET",
-      path: fullPath,
-      body: undefined,
-      schema,
-      oddities,
-    });
+    return this.execute(
+      { operation, method: "GET", path: fullPath, body: undefined, schema, oddities },
+      send,
+    );
   }
 
   private async execute<T>(call: Call<T>, send: SendOptions = {}): Promise<T> {

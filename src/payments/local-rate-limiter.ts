@@ -65,10 +65,10 @@ export class LocalRateLimiter implements RateLimiter {
   }
 
   /** Grants when fewer than `limit` grants happened in the last `windowMs`. */
-  async tryAcquire(): Promise<Acquisition> {
+  async tryAcquire(leave = 0): Promise<Acquisition> {
     const retryInMs = takeSlidingWindowSlot(
       this.grantedAtMs,
-      this.limit,
+      Math.max(1, this.limit - leave),
       this.windowMs,
       this.now(),
     );

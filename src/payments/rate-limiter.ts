@@ -7,6 +7,10 @@
 export type Acquisition = { granted: true } | { granted: false; retryInMs: number };
 
 export interface RateLimiter {
-  /** Takes one request slot now if the limit allows, else says how long to wait. */
-  tryAcquire(): Promise<Acquisition>;
+  /**
+   * Takes one request slot now if the limit allows, else says how long to wait. With
+   * `leave`, only while that many slots of the window stay free for others (a batch leaves
+   * a share of the limit to interactive /pay).
+   */
+  tryAcquire(leave?: number): Promise<Acquisition>;
 }

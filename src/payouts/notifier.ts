@@ -7,9 +7,11 @@
  */
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
+import type { Batch } from "../model/batch.js";
 import {
   type ApprovalNoticeKind,
   type AttentionReason,
+  type BatchNoticeKind,
   type Notice,
   parseNoticeKey,
 } from "../model/notice.js";
@@ -43,7 +45,9 @@ export type Delivery =
   /** The admins' summary of `day` (YYYY-MM-DD), written from the stores when delivered. */
   | { kind: "digest"; day: string }
   | { kind: "availability"; alert: AvailabilityAlert }
-  | { kind: ApprovalNoticeKind; payout: Payout };
+  | { kind: ApprovalNoticeKind; payout: Payout }
+  /** A batch's preview, progress, summary, approval card or decision, from the batch now. */
+  | { kind: BatchNoticeKind; batch: Batch };
 
 /** What a delivery is about, for the logs. */
 function subjectOf(delivery: Delivery): Record<string, string | number> {
@@ -52,9 +56,19 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
       return { day: delivery.day };
     case "availability":
       return { operator: delivery.alert.operator, operation: delivery.alert.operation };
+    case "batch_preview":
+    case "batch_progress":
+    case "batch_done":
+    case "batch_approval":
+    case "batch_decided":
+      return { batchId: delivery.batch.id, state: delivery.batch.state };
     default:
       return { payoutId: delivery.payout.id, state: delivery.payout.state };
   }
+}
+
+function isStuck(notice: Notice): boolean {
+  return notice.kind === "attention" && notice.reason === "stuck";
 }
 
 /** How people are reached (Telegram, in src/bot/messenger.ts). */
@@ -166,8 +180,16 @@ export class Notifier {
   async #read(notice: Notice): Promise<Delivery | null> {
     if (notice.kind === "digest") return notice;
     if (notice.kind === "availability") return { kind: "availability", alert: notice };
+    if ("batchId" in notice) {
+      const batch = await this.#options.stores.batches.get(notice.batchId);
+      return batch ? { kind: notice.kind, batch } : null;
+    }
     const payout = await this.#options.stores.payouts.get(notice.payoutId);
     if (!payout) return null;
+    // A batch's row is told in the batch's progress and summary, not one message per row.
+    if (payout.batchId !== undefined && (notice.kind === "settled" || isStuck(notice))) {
+      return null;
+    }
     if (notice.kind === "settled") {
       // Told once: a notice queued again after it was delivered is dropped.
       return payout.notifiedAtMs === undefined ? { kind: "settled", payout } : null;

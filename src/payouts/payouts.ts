@@ -6,13 +6,24 @@ import { silentLogger } from "../logger.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
 import { AnswerRecords } from "./answer-records.js";
 import { Approval } from "./approval.js";
+import { Batches } from "./batch.js";
+import { BatchWorker } from "./batch-worker.js";
 import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
 import { Resolution } from "./resolution.js";
 import { Settlement } from "./settlement.js";
 import { Submission } from "./submission.js";
-import type { PayoutRules, PayoutsOptions, StepContext } from "./types.js";
+import type { BatchSettings, PayoutRules, PayoutsOptions, StepContext } from "./types.js";
+
+/** What batches do without settings: 1,000 rows, 1 MB, an hour to confirm, 5 slots left. */
+export const DEFAULT_BATCH_SETTINGS: BatchSettings = {
+  maxRows: 1000,
+  maxBytes: 1_000_000,
+  previewTtlMs: 3_600_000,
+  leave: 5,
+  stuckAfterMs: 24 * 3_600_000,
+};
 
 export interface Payouts {
   readonly lookups: Lookups;
@@ -22,6 +33,9 @@ export interface Payouts {
   readonly limits: Limits;
   readonly settlement: Settlement;
   readonly resolution: Resolution;
+  readonly batches: Batches;
+  /** The worker that checks and pays batches (started by the app, with the other loops). */
+  createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
 
 /** No approvals, no caps, no duplicate warning: what `createPayouts` does without rules. */
@@ -53,16 +67,37 @@ export function createPayouts(options: PayoutsOptions): Payouts {
   const approval = new Approval(context, rules, onNoticeQueued);
   const { confirmationTtlSeconds, statusPollIntervalMs } = options;
   const { duplicateWindowMs } = rules;
+  const batch = { ...DEFAULT_BATCH_SETTINGS, ...options.batch };
+  const submission = new Submission(context, records, statusPollIntervalMs, { approval, limits });
+  const batches = new Batches(context, limits, {
+    file: { maxRows: batch.maxRows, maxBytes: batch.maxBytes },
+    previewTtlMs: batch.previewTtlMs,
+    approvalThresholdXaf: rules.approvalThresholdXaf,
+  });
   return {
     lookups,
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
       limits,
       duplicateWindowMs,
     }),
-    submission: new Submission(context, records, statusPollIntervalMs, { approval, limits }),
+    submission,
     approval,
     limits,
     settlement: new Settlement(context),
     resolution: new Resolution(context),
+    batches,
+    createBatchWorker: (worker = {}) =>
+      new BatchWorker({
+        context,
+        lookups,
+        submission,
+        limits,
+        leases: options.stores.leases,
+        leave: batch.leave,
+        previewTtlMs: batch.previewTtlMs,
+        stuckAfterMs: batch.stuckAfterMs,
+        onNoticeQueued,
+        ...worker,
+      }),
   };
 }

@@ -27,7 +27,9 @@ export type Capability =
   /** Read the audit trail, in the chat and as a CSV file. */
   | "audit"
   /** Everyone's spending against the daily limits, not only one's own (/limits). */
-  | "see_all_spending";
+  | "see_all_spending"
+  /** Stop anyone's running batch (a payer stops only their own). */
+  | "stop_any_batch";
 
 const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   admin: new Set<Capability>([
@@ -41,6 +43,7 @@ const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
     "export",
     "audit",
     "see_all_spending",
+    "stop_any_batch",
   ]),
   approver: new Set<Capability>(["read", "pay", "approve"]),
   payer: new Set<Capability>(["read", "pay"]),
@@ -99,4 +102,15 @@ export function mayDecide(who: Asker, payout: Pick<Payout, "initiatorId">): Deci
 /** Whether `amount` needs a second person under `thresholdXaf` (undefined: approvals off). */
 export function needsApproval(amount: number, thresholdXaf: number | undefined): boolean {
   return thresholdXaf !== undefined && amount >= thresholdXaf;
+}
+
+/** Stop a running batch: its initiator, or whoever may stop anyone's (admins). */
+export function mayStopBatch(who: Asker, batch: { initiatorId: number }): boolean {
+  if (who === null) return false;
+  return batch.initiatorId === who.userId || may(who, "stop_any_batch");
+}
+
+/** A batch is shown to its initiator and to those who see everyone's payouts. */
+export function maySeeBatch(who: Asker, batch: { initiatorId: number }): boolean {
+  return who !== null && (batch.initiatorId === who.userId || may(who, "see_everyone"));
 }

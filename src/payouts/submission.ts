@@ -103,10 +103,11 @@ export class Submission {
    * Sends the one `POST /disburse` (or `/collect`) of a claimed payout, whoever claimed it
    * and whenever, and records what the API said: the payout is checked again right before
    * its request leaves. A lost answer makes the payout `unknown`: never retried here,
-   * verified by a person.
+   * verified by a person. `checked`: the claim took a rate-limit slot and stamped the send
+   * time durably (it was the last check), so the request leaves at once.
    */
-  submit(claimed: ClaimedPayout): Promise<SubmitResult> {
-    return this.#send(claimed, false);
+  submit(claimed: ClaimedPayout, options: { checked?: boolean } = {}): Promise<SubmitResult> {
+    return this.#send(claimed, options.checked === true);
   }
 
   /**

@@ -12,6 +12,7 @@ import type { OperatorHint, PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
 import type { SendOptions } from "../payments/client-slots.js";
 import type { PaymentClientError } from "../payments/errors.js";
+import type { Acquisition } from "../payments/rate-limiter.js";
 import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
 import type { Stores } from "../store/types.js";
 import type { OverLimit } from "./limits.js";
@@ -22,9 +23,11 @@ export interface PaymentGateway {
   disburse(request: PaymentRequest, send?: SendOptions): Promise<Payment>;
   /** Takes a rate-limit slot now for a request sent at once (see SendOptions.slotTaken). */
   takeSlot?(): Promise<boolean>;
+  /** A slot now, leaving `leave` of the window to others (batch work); see PaymentClient. */
+  trySlot?(leave: number): Promise<Acquisition>;
   getPayment(id: string): Promise<Payment>;
   getAvailability(): Promise<AvailabilityEntry[]>;
-  getUserInfo(phone: string): Promise<UserInfo>;
+  getUserInfo(phone: string, send?: SendOptions): Promise<UserInfo>;
 }
 
 /**
@@ -60,6 +63,20 @@ export interface PayoutsOptions {
   onNoticeQueued?: () => void;
   /** Approvals, spending caps and the duplicate warning; default: every one of them off. */
   rules?: PayoutRules;
+  /** Batch payouts: file limits, preview lifetime, the rate share; defaults in payouts.ts. */
+  batch?: Partial<BatchSettings>;
+}
+
+/** How batches are read and paid (BATCH_MAX_ROWS, BATCH_RATE_SHARE_PERCENT…). */
+export interface BatchSettings {
+  maxRows: number;
+  maxBytes: number;
+  /** How long a preview can be confirmed. */
+  previewTtlMs: number;
+  /** Rate-limit slots of each window a batch leaves to interactive /pay. */
+  leave: number;
+  /** PAYOUT_STUCK_AFTER_HOURS: a batch's summary is sent by then, rows pending or not. */
+  stuckAfterMs: number;
 }
 
 /** What every payout step works with. */

@@ -12,6 +12,7 @@ import { RoleSchema } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import { UserProfileSchema } from "../model/staff.js";
 import { MemoryAuditLog } from "./memory-audit.js";
+import { MemoryBatchStore } from "./memory-batches.js";
 import { MemoryApprovalCards } from "./memory-cards.js";
 import { MemoryPayoutStore } from "./memory-payouts.js";
 import { MemoryReportsStore } from "./memory-reports.js";
@@ -59,6 +60,11 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     reports: new MemoryReportsStore(now, (key, atMs) => outbox.put(key, atMs)),
     spending,
     cards: new MemoryApprovalCards(now),
+    batches: new MemoryBatchStore({
+      now,
+      enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+      audit: (entry) => audit.append(entry),
+    }),
     leases: new MemoryLeaseStore(now),
     ping: async () => true,
     close: async () => {},

@@ -90,7 +90,7 @@ export class RedisRateLimiter implements RateLimiter {
    * of Redis time; else says how long until the oldest one leaves the window. Redis errors
    * are thrown as they are.
    */
-  async tryAcquire(): Promise<TimedAcquisition> {
+  async tryAcquire(leave = 0): Promise<TimedAcquisition> {
     this.sequence += 1;
     // Unique per call, so two grants in the same millisecond are two members, not one.
     const member = `${this.instanceId}:${this.sequence}`;
@@ -99,7 +99,7 @@ export class RedisRateLimiter implements RateLimiter {
         this.redis,
         SLIDING_WINDOW_SCRIPT,
         [this.key],
-        [String(this.limit), String(this.windowMs), member],
+        [String(Math.max(1, this.limit - leave)), String(this.windowMs), member],
       ),
     );
     if (!reply.success) {

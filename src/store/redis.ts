@@ -12,6 +12,7 @@ import { type Logger, silentLogger } from "../logger.js";
 import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
 import { RedisAuditLog } from "./redis-audit.js";
+import { RedisBatchStore } from "./redis-batches.js";
 import { RedisApprovalCards } from "./redis-cards.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisProfileStore } from "./redis-profiles.js";
@@ -154,6 +155,10 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     reports: new RedisReportsStore(redis, k),
     spending: new RedisSpendingLedger(redis, k.spending),
     cards: new RedisApprovalCards(redis, k),
+    batches: new RedisBatchStore(redis, {
+      prefix: options.prefix,
+      retentionMs: options.retentionMs,
+    }),
     leases: new RedisLeaseStore(redis, k.lease),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {

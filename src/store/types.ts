@@ -3,15 +3,18 @@
  * in-memory one (the demo without Redis); one contract test suite runs against both so
  * they cannot drift. Payout logic lives above these, once.
  */
+
 import type { AuditDraft, AuditEntry } from "../model/audit.js";
 import type { OperationObservation, OperationState } from "../model/availability.js";
 import type { DialogState } from "../model/dialog.js";
 import type { Locale } from "../model/locale.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
+import type { BatchStore } from "./batch-store.js";
 
 import type { PayoutStore } from "./payout-store.js";
 
+export type * from "./batch-store.js";
 export type * from "./payout-store.js";
 
 export interface SessionStore {
@@ -179,6 +182,8 @@ export interface Stores {
   spending: SpendingLedger;
   /** The approvers' messages about each payout awaiting approval. */
   cards: ApprovalCardStore;
+  /** Batch payouts and their rows. */
+  batches: BatchStore;
   leases: LeaseStore;
   /** True when the backing store answers now. */
   ping(): Promise<boolean>;

@@ -105,6 +105,7 @@ describe("the locale catalogs", () => {
     expect(same.sort()).toEqual([
       "audit.actor",
       "availability.down",
+      "batch.progress_line",
       "history.line",
       "whois.found",
     ]);

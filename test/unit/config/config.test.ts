@@ -59,6 +59,14 @@ describe("loadConfig", () => {
         reports: { digestHour: undefined, alertChatId: undefined, availabilityCheckMs: 120_000 },
         staff: [],
         http: { host: "0.0.0.0", port: 8080 },
+        // Sandbox rate 100/min at a 95% share: 5 requests a window left to interactive /pay.
+        batch: {
+          maxRows: 1000,
+          maxBytes: 1_000_000,
+          previewTtlMs: 3_600_000,
+          leave: 5,
+          stuckAfterMs: 24 * 3_600_000,
+        },
         confirmationTtlSeconds: 300,
         statusPollIntervalMs: 5000,
         stuckAfterMs: 24 * 3_600_000,

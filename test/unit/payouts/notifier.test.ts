@@ -38,6 +38,10 @@ class FakeMessenger implements Messenger {
       this.reports.push(`${operator}:${operation}:${status}`);
       return;
     }
+    if ("batch" in delivery) {
+      this.reports.push(`${delivery.kind}:${delivery.batch.id}`);
+      return;
+    }
     this.settled.push(delivery.payout.id);
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;

@@ -7,6 +7,8 @@ import {
   mayCancel,
   mayDecide,
   maySee,
+  maySeeBatch,
+  mayStopBatch,
   needsApproval,
 } from "../../../src/payouts/policy.js";
 import { acceptedPayout } from "../../support/payouts.js";
@@ -24,6 +26,7 @@ const EXPECTED: Record<(typeof ROLES)[number], Capability[]> = {
     "export",
     "audit",
     "see_all_spending",
+    "stop_any_batch",
   ],
   approver: ["read", "pay", "approve"],
   payer: ["read", "pay"],
@@ -40,6 +43,7 @@ const ALL: Capability[] = [
   "export",
   "audit",
   "see_all_spending",
+  "stop_any_batch",
 ];
 
 describe("policy", () => {
@@ -50,6 +54,17 @@ describe("policy", () => {
       expect(ALL.filter((capability) => may(role, capability))).toEqual(EXPECTED[role]);
     });
   }
+
+  it("lets a batch be stopped by its initiator or an admin, and seen by whoever sees everyone's", () => {
+    const batch = { initiatorId: 7 };
+    expect(mayStopBatch({ userId: 7, role: "payer" }, batch)).toBe(true);
+    expect(mayStopBatch({ userId: 8, role: "payer" }, batch)).toBe(false);
+    expect(mayStopBatch({ userId: 8, role: "approver" }, batch)).toBe(false);
+    expect(mayStopBatch({ userId: 9, role: "admin" }, batch)).toBe(true);
+    expect(mayStopBatch(null, batch)).toBe(false);
+    expect(maySeeBatch({ userId: 8, role: "payer" }, batch)).toBe(false);
+    expect(maySeeBatch({ userId: 8, role: "viewer" }, batch)).toBe(true);
+  });
 
   it("lets a stranger do nothing", () => {
     expect(ALL.filter((capability) => may(null, capability))).toEqual([]);

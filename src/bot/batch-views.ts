@@ -1,0 +1,175 @@
+/**
+ * Views of batch payouts: the progress message (checks, then payments), the preview, the
+ * summary, /batches and /batch. Same rules as views.ts: `t()` escapes what came from a
+ * user or the API (the file's name, registered names).
+ */
+
+import { Markup } from "telegraf";
+import type { Translate } from "../i18n.js";
+import type { Batch, BatchRow } from "../model/batch.js";
+import { rowReason } from "../reports/batch-csv.js";
+import { BATCH_STATE_KEY } from "../reports/batch-keys.js";
+import { money, type View } from "./views.js";
+
+export const BATCH_CALLBACK = {
+  confirm: (id: string) => `bc:${id}`,
+  cancel: (id: string) => `bx:${id}`,
+  stop: (id: string) => `bs:${id}`,
+};
+
+export const BATCH_CALLBACK_PATTERN = {
+  confirm: /^bc:([\w-]{6,16})$/,
+  cancel: /^bx:([\w-]{6,16})$/,
+  stop: /^bs:([\w-]{6,16})$/,
+};
+
+/** Rows of the preview's skipped list shown in the message; the file has them all. */
+const SKIPPED_SHOWN = 10;
+const BAR_CELLS = 10;
+
+function bar(done: number, total: number): string {
+  const filled = total === 0 ? BAR_CELLS : Math.round((done / total) * BAR_CELLS);
+  return "▓".repeat(filled) + "░".repeat(BAR_CELLS - filled);
+}
+
+function duration(ms: number): string {
+  const minutes = Math.ceil(ms / 60_000);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** The progress message: where the checks or the payments are, and the rows' outcomes. */
+export function progressView(t: Translate, batch: Batch, nowMs: number): View {
+  const lines: string[] = [];
+  if (batch.state === "checking") {
+    lines.push(
+      t("batch.checking_title", { id: batch.id, file: batch.fileName, count: batch.rowCount }),
+    );
+    lines.push(progressLine(t, batch.checkedRows, batch.rowCount));
+    const elapsedMs = nowMs - (batch.checkStartedAtMs ?? nowMs);
+    if (batch.checkedRows > 0 && elapsedMs > 0) {
+      const perMinute = (batch.checkedRows / elapsedMs) * 60_000;
+      const leftMs = ((batch.rowCount - batch.checkedRows) / perMinute) * 60_000;
+      lines.push(t("batch.speed", { rate: Math.round(perMinute), left: duration(leftMs) }));
+    }
+  } else {
+    lines.push(t("batch.running_title", { id: batch.id, count: batch.payableRows ?? 0 }));
+    if (batch.state === "running") lines.push(progressLine(t, batch.doneRows, batch.rowCount));
+    if (batch.tally) lines.push(t("batch.counts", { ...batch.tally }));
+  }
+  lines.push(t(BATCH_STATE_KEY[batch.state]));
+  if (batch.stoppedBy !== undefined) {
+    lines.push(t("batch.stopped_by", { name: String(batch.stoppedBy) }));
+  }
+  const keyboard =
+    batch.state === "running"
+      ? Markup.inlineKeyboard([
+          Markup.button.callback(t.plain("batch.button_stop"), BATCH_CALLBACK.stop(batch.id)),
+        ]).reply_markup
+      : undefined;
+  return { text: lines.join("\n"), ...(keyboard ? { keyboard } : {}) };
+}
+
+function progressLine(t: Translate, done: number, total: number): string {
+  return t("batch.progress_line", { bar: bar(done, total), done, total });
+}
+
+export interface PreviewFacts {
+  skipped: BatchRow[];
+  skippedCount: number;
+  /** Estimated fees, when recent payouts tell the rate. */
+  feesXaf?: number;
+  /** What is left today under the payer's caps, when one applies. */
+  leftXaf?: number;
+  approvalThresholdXaf?: number;
+}
+
+/** The preview: what will be paid, what will not and why, the rules that apply. */
+export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): View {
+  const payable = batch.payableRows ?? 0;
+  const total = batch.totalXaf ?? 0;
+  const lines = [t("batch.preview_title", { id: batch.id, file: batch.fileName })];
+  if (payable > 0) {
+    lines.push(t("batch.preview_pay", { count: payable, total: money(t, total) }));
+    lines.push(
+      facts.feesXaf === undefined
+        ? t("batch.preview_fees_unknown")
+        : t("batch.preview_fees", { fees: money(t, facts.feesXaf) }),
+    );
+  }
+  if (facts.skippedCount > 0) {
+    lines.push(t("batch.preview_skip", { count: facts.skippedCount }));
+    for (const row of facts.skipped.slice(0, SKIPPED_SHOWN)) {
+      lines.push(t("batch.preview_skip_line", { row: row.row, reason: rowReason(t, row) }));
+    }
+    if (facts.skippedCount > SKIPPED_SHOWN) {
+      lines.push(t("batch.preview_more", { count: facts.skippedCount - SKIPPED_SHOWN }));
+    }
+  }
+  if (payable === 0) return { text: [...lines, t("batch.preview_nothing")].join("\n") };
+  if (facts.leftXaf !== undefined) {
+    const key = facts.leftXaf < total ? "batch.preview_over_limit" : "batch.preview_limit";
+    lines.push(t(key, { left: money(t, facts.leftXaf) }));
+  }
+  if (facts.approvalThresholdXaf !== undefined && total >= facts.approvalThresholdXaf) {
+    lines.push(t("batch.preview_approval", { threshold: money(t, facts.approvalThresholdXaf) }));
+  }
+  lines.push(t("batch.preview_expires", { time: t.time(batch.expiresAtMs ?? batch.updatedAtMs) }));
+  const keyboard = Markup.inlineKeyboard([
+    Markup.button.callback(t.plain("batch.button_confirm"), BATCH_CALLBACK.confirm(batch.id)),
+    Markup.button.callback(t.plain("batch.button_cancel"), BATCH_CALLBACK.cancel(batch.id)),
+  ]).reply_markup;
+  return { text: lines.join("\n"), keyboard };
+}
+
+/** The summary sent with the results file. */
+export function summaryText(
+  t: Translate,
+  batch: Batch,
+  paid: { totalXaf: number; feesXaf: number },
+  stuckHours: number,
+): string {
+  const tally = batch.tally ?? { paid: 0, failed: 0, pending: 0, unknown: 0, skipped: 0 };
+  const lines = [
+    tally.pending > 0
+      ? t("batch.summary_stuck", { id: batch.id, hours: stuckHours })
+      : t("batch.summary_title", { id: batch.id }),
+    t("batch.summary_paid", {
+      count: tally.paid,
+      total: money(t, paid.totalXaf),
+      fees: money(t, paid.feesXaf),
+    }),
+    t("batch.counts", { ...tally }),
+  ];
+  if (batch.stoppedBy !== undefined) {
+    lines.push(t("batch.stopped_by", { name: String(batch.stoppedBy) }));
+  }
+  if (tally.pending > 0 || tally.unknown > 0) lines.push(t("batch.summary_attention"));
+  lines.push(t("batch.summary_file"));
+  return lines.join("\n");
+}
+
+/** /batches: one line per batch. */
+export function batchListText(t: Translate, batches: readonly Batch[]): string {
+  if (batches.length === 0) return t("batch.list_empty");
+  const lines = batches.map((batch) =>
+    t("batch.list_line", {
+      id: batch.id,
+      time: t.time(batch.createdAtMs),
+      rows: batch.rowCount,
+      state: t.plain(BATCH_STATE_KEY[batch.state]),
+    }),
+  );
+  return [t("batch.list_title"), ...lines].join("\n");
+}
+
+/** /batch ID: the progress view, with where the file came from. */
+export function batchDetailView(t: Translate, batch: Batch, name: string, nowMs: number): View {
+  const view = progressView(t, batch, nowMs);
+  const file = t("batch.detail_file", {
+    file: batch.fileName,
+    rows: batch.rowCount,
+    time: t.time(batch.createdAtMs),
+    name,
+  });
+  return { ...view, text: `${view.text}\n${file}` };
+}

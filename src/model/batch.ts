@@ -1,0 +1,129 @@
+/**
+ * A batch payout: a spreadsheet of rows a payer uploaded, checked row by row, confirmed
+ * once, and paid by a background worker, each row as its own payout (id `{batchId}-{row}`),
+ * through the same claim-then-send path as a single payout.
+ *
+ *   checking ──▶ ready ──Confirm──▶ running ──every row handled──▶ sent ──rows final──▶ done
+ *                  │  └──(total ≥ threshold)──▶ awaiting_approval ──approve──▶ running
+ *                  └──Cancel / expiry──▶ cancelled        reject / expiry ──▶ rejected
+ *   running ──stop──▶ sent (the rows not yet claimed are stopped; the others finish)
+ */
+import { z } from "zod";
+import { LocaleSchema } from "./locale.js";
+import { TelecomOperatorSchema } from "./payment-terms.js";
+import { ROLES } from "./roles.js";
+
+export const BATCH_STATES = [
+  "checking",
+  "ready",
+  "awaiting_approval",
+  "running",
+  "sent",
+  "done",
+  "cancelled",
+  "rejected",
+] as const;
+export type BatchState = (typeof BATCH_STATES)[number];
+
+/** States a batch never leaves. */
+export const FINAL_BATCH_STATES: readonly BatchState[] = ["done", "cancelled", "rejected"];
+
+/** States in which the worker has something to do for the batch. */
+export const WORKED_BATCH_STATES: readonly BatchState[] = ["checking", "running", "sent"];
+
+/** Why a row will not be paid (found by the checks), or was not (found while running). */
+export const ROW_PROBLEMS = [
+  "bad_phone",
+  "bad_amount",
+  "no_account",
+  "operator_unavailable",
+  "duplicate",
+  "name_mismatch",
+  "lookup_failed",
+  "over_limit",
+  "stopped",
+] as const;
+export type RowProblem = (typeof ROW_PROBLEMS)[number];
+
+export const BatchRowSchema = z.object({
+  /** Its row in the spreadsheet (the header is row 1). */
+  row: z.number().int().positive(),
+  /** As typed. */
+  phoneText: z.string(),
+  amountText: z.string(),
+  /** Normalised (237…), once the number reads as one. */
+  phone: z.string().optional(),
+  operator: TelecomOperatorSchema.optional(),
+  amount: z.number().int().positive().optional(),
+  note: z.string().optional(),
+  /** The name the payer expects (the file's `name` column). */
+  expectedName: z.string().optional(),
+  /** The registered name, once looked up. */
+  name: z.string().optional(),
+  /** Set once the row was checked (name looked up, or a problem found). */
+  checked: z.boolean().optional(),
+  problem: z.enum(ROW_PROBLEMS).optional(),
+  /** What is wrong, for a person: the phone or amount problem, the row it repeats… */
+  problemDetail: z.string().optional(),
+});
+export type BatchRow = z.infer<typeof BatchRowSchema>;
+
+/** Where the rows stand, counted from their payouts (the progress and the summary). */
+export const BatchTallySchema = z.object({
+  paid: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  /** Claimed or sent, waiting for the API's final status. */
+  pending: z.number().int().nonnegative(),
+  unknown: z.number().int().nonnegative(),
+  /** Not paid: a problem found by the checks, a cap reached, or stopped. */
+  skipped: z.number().int().nonnegative(),
+});
+export type BatchTally = z.infer<typeof BatchTallySchema>;
+
+export const BatchSchema = z.object({
+  id: z.string().min(6),
+  state: z.enum(BATCH_STATES),
+  initiatorId: z.number().int(),
+  /** The initiator's role at the upload (the actor of the rows' payouts). */
+  initiatorRole: z.enum(ROLES),
+  chatId: z.number().int(),
+  locale: LocaleSchema,
+  fileName: z.string(),
+  rowCount: z.number().int().nonnegative(),
+  createdAtMs: z.number().int(),
+  updatedAtMs: z.number().int(),
+  /** The message edited with the checks' and the payments' progress. */
+  progressMessageId: z.number().int().optional(),
+  /** The preview's message (its buttons are taken away once decided). */
+  previewMessageId: z.number().int().optional(),
+  /** Rows checked so far, in order (the checks resume from here). */
+  checkedRows: z.number().int().nonnegative(),
+  /** When the checks began, for the rows-per-minute of the progress. */
+  checkStartedAtMs: z.number().int().optional(),
+  /** Rows handled by the worker so far, in order (it resumes from here). */
+  doneRows: z.number().int().nonnegative(),
+  /** Payable rows and their total, once checked. */
+  payableRows: z.number().int().nonnegative().optional(),
+  totalXaf: z.number().int().nonnegative().optional(),
+  /** After this, the preview can no longer be confirmed. */
+  expiresAtMs: z.number().int().optional(),
+  confirmedAtMs: z.number().int().optional(),
+  approvedBy: z.number().int().optional(),
+  rejectedBy: z.number().int().optional(),
+  stoppedBy: z.number().int().optional(),
+  tally: BatchTallySchema.optional(),
+  /** When every payable row had been handled (sent, or not). */
+  sentAtMs: z.number().int().optional(),
+  finishedAtMs: z.number().int().optional(),
+});
+export type Batch = z.infer<typeof BatchSchema>;
+export type BatchPatch = Partial<Omit<Batch, "id" | "state">>;
+
+/** The payout of a batch's row: one id per row, so a row can never become two payouts. */
+export function rowPayoutId(batchId: string, row: number): string {
+  return `${batchId}-${row}`;
+}
+
+export function isFinalBatchState(state: BatchState): boolean {
+  return FINAL_BATCH_STATES.includes(state);
+}

@@ -1,0 +1,172 @@
+/**
+ * The batch worker's row work that stands on its own: a row's registered name looked up
+ * (or why it will not be paid), a rate-limit slot that leaves a share of the limit to
+ * interactive /pay, running work a few rows at a time, and how a paid row stands.
+ */
+
+import type { Actor } from "../model/audit.js";
+import { type Batch, type BatchRow, type BatchTally, rowPayoutId } from "../model/batch.js";
+import type { Payout } from "../model/payout.js";
+import { cleanName } from "../model/text.js";
+import {
+  LimiterUnavailableError,
+  PaymentApiError,
+  PaymentClientError,
+} from "../payments/errors.js";
+import { sleep } from "../payments/retry.js";
+import { PayoutExistsError } from "../store/payout-codec.js";
+import type { Stores } from "../store/types.js";
+import { namesMatch } from "./batch-checks.js";
+import type { Lookups } from "./lookups.js";
+import type { PaymentGateway, StepContext } from "./types.js";
+
+export interface LookupDeps {
+  lookups: Lookups;
+  gateway: PaymentGateway;
+  /** Slots of each window left to interactive /pay. */
+  leave: number;
+}
+
+/** A row's registered name, looked up within the rate limit; or why it will not be paid. */
+export async function lookUpRow(row: BatchRow, deps: LookupDeps): Promise<BatchRow> {
+  if (row.checked || row.phone === undefined || row.operator === undefined) return row;
+  const { lookups, gateway } = deps;
+  try {
+    if (!(await lookups.isOperational(row.operator, "disbursement"))) {
+      return { ...row, checked: true, problem: "operator_unavailable" };
+    }
+    const slotTaken = await takeBatchSlot(gateway, deps.leave);
+    const name = cleanName(await gateway.getUserInfo(row.phone, { slotTaken }));
+    if (name === "") return { ...row, checked: true, problem: "no_account" };
+    const named = { ...row, checked: true, name };
+    if (row.expectedName !== undefined && !namesMatch(row.expectedName, name)) {
+      return { ...named, problem: "name_mismatch" };
+    }
+    return named;
+  } catch (error) {
+    if (error instanceof PaymentApiError && error.statusCode === 404) {
+      return { ...row, checked: true, problem: "no_account" };
+    }
+    if (error instanceof LimiterUnavailableError) throw error;
+    if (!(error instanceof PaymentClientError)) throw error;
+    return { ...row, checked: true, problem: "lookup_failed", problemDetail: error.message };
+  }
+}
+
+/**
+ * Waits for a rate-limit slot that leaves `leave` of the window to interactive /pay: true
+ * once taken (the request then leaves at once), false when the gateway has no such slots
+ * (it then waits for one of its own).
+ */
+export async function takeBatchSlot(gateway: PaymentGateway, leave: number): Promise<boolean> {
+  if (!gateway.trySlot) return false;
+  for (;;) {
+    const acquisition = await gateway.trySlot(leave).catch((error: unknown) => {
+      throw new LimiterUnavailableError("disburse", error);
+    });
+    if (acquisition.granted) return true;
+    await sleep(Math.min(Math.max(1, acquisition.retryInMs), 1_000));
+  }
+}
+
+/** `work` on every item, `concurrency` at a time; the answers in the items' order. */
+export async function inPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+/** How a payable row stands, from its payout (none, or never claimed: it was not paid). */
+export function rowStanding(payout: Payout | null): keyof BatchTally {
+  switch (payout?.state) {
+    case "success":
+      return "paid";
+    case "failed":
+    case "canceled":
+    case "rejected_by_api":
+      return "failed";
+    case "submitting":
+    case "pending":
+      return "pending";
+    case "unknown":
+      return "unknown";
+    default:
+      return "skipped";
+  }
+}
+
+/** Where every row of `batch` stands now, from its payouts. */
+export async function tallyRows(stores: Stores, batch: Batch): Promise<BatchTally> {
+  const tally: BatchTally = { paid: 0, failed: 0, pending: 0, unknown: 0, skipped: 0 };
+  for (const row of await allRows(stores, batch.id)) {
+    if (row.problem !== undefined) {
+      tally.skipped += 1;
+      continue;
+    }
+    const payout = await stores.payouts.get(rowPayoutId(batch.id, row.row));
+    tally[rowStanding(payout)] += 1;
+  }
+  return tally;
+}
+
+/** Every row of a batch, in order. */
+export async function allRows(stores: Stores, batchId: string): Promise<BatchRow[]> {
+  const rows: BatchRow[] = [];
+  for (let from = 0; ; from += 500) {
+    const page = await stores.batches.rows(batchId, from, 500);
+    rows.push(...page);
+    if (page.length < 500) return rows;
+  }
+}
+
+/** A row's payout not claimed (the worker died before) stays claimable this long. */
+const ROW_CLAIMABLE_MS = 3_600_000;
+
+/** The row's payout: the one stored before (after a restart), or a new one. */
+export async function rowPayoutOf(
+  context: StepContext,
+  batch: Batch,
+  row: BatchRow,
+  actor: Actor,
+): Promise<Payout> {
+  const { stores, now } = context;
+  const id = rowPayoutId(batch.id, row.row);
+  const existing = await stores.payouts.get(id);
+  if (existing) return existing;
+  const nowMs = now();
+  const payout: Payout = {
+    id,
+    kind: "disbursement",
+    state: "awaiting_confirmation",
+    phone: row.phone ?? "",
+    operator: row.operator ?? "mtn",
+    recipientName: row.name ?? "",
+    amount: row.amount ?? 0,
+    ...(row.note ? { note: row.note } : {}),
+    initiatorId: batch.initiatorId,
+    chatId: batch.chatId,
+    locale: batch.locale,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+    expiresAtMs: nowMs + ROW_CLAIMABLE_MS,
+    batchId: batch.id,
+  };
+  try {
+    await stores.payouts.create(payout, { actor });
+    return payout;
+  } catch (error) {
+    if (!(error instanceof PayoutExistsError)) throw error;
+    return (await stores.payouts.get(id)) ?? payout;
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * The batch worker: on the background runner, it takes each active batch under a lease of
+ * its own (one replica works on a batch at a time; another takes over when that one dies),
+ * and does the batch's next stretch of work:
+ * - `checking`: looks up each row's registered name, within the shared rate limit but
+ *   leaving a share of it to interactive /pay, then shows the preview;
+ * - `running`: pays each payable row once, as its own payout (`{batchId}-{row}`), through
+ *   the same claim-then-send path as a single payout. A row whose payout exists and has
+ *   left `awaiting_confirmation` was claimed before (it may have been sent): it is never
+ *   claimed again. A row whose outcome is unknown is not retried: the summary reports it;
+ * - `sent`: counts where the rows stand, and once none is in flight (or after
+ *   PAYOUT_STUCK_AFTER_HOURS) sends the summary, once.
+ * Every step resumes from the batch's cursors after a restart.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { type Actor, SYSTEM_ACTOR } from "../model/audit.js";
+import type { Batch, BatchRow } from "../model/batch.js";
+import type { Notice } from "../model/notice.js";
+import type { LeaseStore } from "../store/types.js";
+import { payableOf } from "./batch-checks.js";
+import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./batch-rows.js";
+import type { Limits } from "./limits.js";
+import type { Lookups } from "./lookups.js";
+import { BackgroundRunner } from "./runner.js";
+import { retryPayoutWrite } from "./store-retry.js";
+import type { Submission } from "./submission.js";
+import type { StepContext } from "./types.js";
+
+export interface BatchWorkerOptions {
+  context: StepContext;
+  lookups: Lookups;
+  submission: Submission;
+  limits: Limits;
+  leases: LeaseStore;
+  /** Rate-limit slots of each window left to interactive /pay (BATCH_RATE_SHARE_PERCENT). */
+  leave: number;
+  /** How long a preview can be confirmed. */
+  previewTtlMs: number;
+  /** PAYOUT_STUCK_AFTER_HOURS: the summary is sent by then even with rows still pending. */
+  stuckAfterMs: number;
+  /** Rows worked on at the same time. Default 4. */
+  concurrency?: number;
+  /** Pause between rounds. Default 500 ms. */
+  tickMs?: number;
+  /** Called after a notice was queued (to deliver it at once). */
+  onNoticeQueued?: () => void;
+}
+
+/** A batch's lease: renewed after each stretch of rows, well within it. */
+const LEASE_MS = 30_000;
+/** How long one batch is worked on before the round moves to the next one. */
+const SLICE_MS = 10_000;
+/** The progress message is edited at most this often. */
+const PROGRESS_EVERY_MS = 2_000;
+/** Where the rows stand is counted at most this often while they settle. */
+const TALLY_EVERY_MS = 3_000;
+/** A row's payout not claimed (the worker died before) stays claimable this long. */
+const _ROW_CLAIMABLE_MS = 3_600_000;
+
+export class BatchWorker {
+  readonly #options: BatchWorkerOptions;
+  readonly #runner: BackgroundRunner;
+  readonly #owner = randomUUID();
+  readonly #progressAt = new Map<string, number>();
+  readonly #talliedAt = new Map<string, number>();
+
+  constructor(options: BatchWorkerOptions) {
+    this.#options = options;
+    this.#runner = new BackgroundRunner({
+      name: "batch round",
+      logger: options.context.log,
+      tickMs: options.tickMs ?? 500,
+      round: () => this.round(),
+    });
+  }
+
+  start(): void {
+    this.#runner.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#runner.stop();
+  }
+
+  /** New work (an upload, a Confirm): run a round now. */
+  wake(): void {
+    this.#runner.wake();
+  }
+
+  /** One stretch of work on each active batch this replica can lease. */
+  async round(): Promise<void> {
+    const { stores } = this.#options.context;
+    for (const id of await stores.batches.active()) {
+      if (!(await this.#options.leases.acquire(`batch:${id}`, this.#owner, LEASE_MS))) continue;
+      const batch = await stores.batches.get(id);
+      if (!batch) continue;
+      const untilMs = performance.now() + SLICE_MS;
+      if (batch.state === "checking") await this.#check(batch, untilMs);
+      else if (batch.state === "running") await this.#send(batch, untilMs);
+      else if (batch.state === "sent") await this.#finish(batch);
+      if (!(await this.#stillActive(id))) {
+        await this.#options.leases.release(`batch:${id}`, this.#owner);
+      }
+    }
+  }
+
+  async #stillActive(id: string): Promise<boolean> {
+    return (await this.#options.context.stores.batches.active()).includes(id);
+  }
+
+  /** Keeps the batch's lease; false when another replica took it (then stop here). */
+  #renew(id: string): Promise<boolean> {
+    return this.#options.leases.renew(`batch:${id}`, this.#owner, LEASE_MS);
+  }
+
+  // ── checks ────────────────────────────────────────────────────────────────────────
+
+  async #check(start: Batch, untilMs: number): Promise<void> {
+    const { stores, now } = this.#options.context;
+    let batch = start;
+    while (batch.checkedRows < batch.rowCount && performance.now() < untilMs) {
+      const rows = await stores.batches.rows(batch.id, batch.checkedRows, this.#chunk());
+      const checked = await inPool(rows, this.#concurrency(), (row) =>
+        lookUpRow(row, this.#lookupDeps()),
+      );
+      await stores.batches.setRows(
+        batch.id,
+        checked.map((row, offset) => ({ index: batch.checkedRows + offset, row })),
+      );
+      const patch = {
+        checkedRows: batch.checkedRows + rows.length,
+        checkStartedAtMs: batch.checkStartedAtMs ?? now(),
+      };
+      const updated = await stores.batches.update(batch.id, patch, this.#progress(batch.id));
+      if (updated?.state !== "checking" || !(await this.#renew(batch.id))) return;
+      batch = updated;
+    }
+    if (batch.checkedRows >= batch.rowCount) await this.#checked(batch);
+  }
+
+  /** Every row checked: the preview (rows to pay, total) is shown for the payer to confirm. */
+  async #checked(batch: Batch): Promise<void> {
+    const { stores, now } = this.#options.context;
+    const rows = await allRows(this.#options.context.stores, batch.id);
+    const figures = payableOf(rows);
+    const notices: Notice[] = [
+      { kind: "batch_progress", batchId: batch.id },
+      { kind: "batch_preview", batchId: batch.id },
+    ];
+    const patch = { ...figures, expiresAtMs: now() + this.#options.previewTtlMs };
+    await stores.batches.move(batch.id, ["checking"], "ready", patch, {
+      notices,
+      audit: { actor: SYSTEM_ACTOR, action: "checked", details: figures },
+    });
+    this.#options.onNoticeQueued?.();
+  }
+
+  // ── payments ──────────────────────────────────────────────────────────────────────
+
+  async #send(start: Batch, untilMs: number): Promise<void> {
+    const { stores, now } = this.#options.context;
+    let batch = start;
+    while (batch.doneRows < batch.rowCount && performance.now() < untilMs) {
+      const rows = await stores.batches.rows(batch.id, batch.doneRows, this.#chunk());
+      const handled = await inPool(rows, this.#concurrency(), (row) => this.#sendRow(batch, row));
+      const changed = handled.flatMap((row, offset) =>
+        row === rows[offset] ? [] : [{ index: batch.doneRows + offset, row }],
+      );
+      await stores.batches.setRows(batch.id, changed);
+      const patch = { doneRows: batch.doneRows + rows.length };
+      const updated = await stores.batches.update(batch.id, patch, this.#progress(batch.id));
+      if (updated?.state !== "running" || !(await this.#renew(batch.id))) return;
+      batch = updated;
+    }
+    if (batch.doneRows < batch.rowCount) return;
+    await stores.batches.move(
+      batch.id,
+      ["running"],
+      "sent",
+      { sentAtMs: now() },
+      { notices: [{ kind: "batch_progress", batchId: batch.id }] },
+    );
+    this.#options.onNoticeQueued?.();
+  }
+
+  /** Pays one row, exactly once; answers the row as it now stands. */
+  async #sendRow(batch: Batch, row: BatchRow): Promise<BatchRow> {
+    if (row.problem !== undefined || row.amount === undefined || row.operator === undefined) {
+      return row;
+    }
+    const { stores, log, now } = this.#options.context;
+    const actor: Actor = { id: batch.initiatorId, role: batch.initiatorRole };
+    const payout = await rowPayoutOf(this.#options.context, batch, row, actor);
+    // Claimed before (this worker or one that died): it may have been sent. Never again.
+    if (payout.state !== "awaiting_confirmation") return row;
+    const checked = await takeBatchSlot(this.#options.context.gateway, this.#options.leave);
+    // Stopped meanwhile: this row is one of the unsent ones.
+    if ((await stores.batches.get(batch.id))?.state !== "running") return row;
+    const claimId = randomBytes(8).toString("hex");
+    const options = {
+      claimId,
+      actor,
+      expect: { initiatorId: batch.initiatorId },
+      reserve: this.#options.limits.reservation("disbursement"),
+      stampSentAtMs: checked,
+      durable: true,
+    };
+    const claim = await retryPayoutWrite(log, payout.id, "claim", () =>
+      stores.payouts.transition(payout.id, "confirm", { submittedAtMs: now() }, options),
+    );
+    if (!claim.ok) {
+      if (claim.reason !== "over_limit") return row;
+      await stores.payouts.transition(payout.id, "cancel", {}, { actor: SYSTEM_ACTOR });
+      return { ...row, problem: "over_limit" };
+    }
+    const claimed = { payout: claim.payout, claimId, actor };
+    await this.#options.submission.submit(claimed, { checked: checked && claim.durable });
+    return row;
+  }
+
+  // ── settlement ────────────────────────────────────────────────────────────────────
+
+  /** Counts where the rows stand; once none is in flight (or stuck too long), the summary. */
+  async #finish(batch: Batch): Promise<void> {
+    const { stores, now } = this.#options.context;
+    const last = this.#talliedAt.get(batch.id) ?? 0;
+    if (now() - last < TALLY_EVERY_MS) return;
+    this.#talliedAt.set(batch.id, now());
+    const tally = await tallyRows(this.#options.context.stores, batch);
+    const stuck = now() - (batch.sentAtMs ?? batch.updatedAtMs) > this.#options.stuckAfterMs;
+    if (tally.pending > 0 && !stuck) {
+      const changed = JSON.stringify(tally) !== JSON.stringify(batch.tally);
+      await stores.batches.update(batch.id, { tally }, changed ? this.#progress(batch.id) : []);
+      return;
+    }
+    const notices: Notice[] = [
+      { kind: "batch_progress", batchId: batch.id },
+      { kind: "batch_done", batchId: batch.id },
+    ];
+    await stores.batches.move(
+      batch.id,
+      ["sent"],
+      "done",
+      { tally, finishedAtMs: now() },
+      {
+        notices,
+        audit: { actor: SYSTEM_ACTOR, action: "done", details: { ...tally } },
+      },
+    );
+    this.#talliedAt.delete(batch.id);
+    this.#progressAt.delete(batch.id);
+    this.#options.onNoticeQueued?.();
+  }
+
+  /** A progress notice, when the last one for this batch is old enough; else none. */
+  #progress(batchId: string): Notice[] {
+    const nowMs = this.#options.context.now();
+    if (nowMs - (this.#progressAt.get(batchId) ?? 0) < PROGRESS_EVERY_MS) return [];
+    this.#progressAt.set(batchId, nowMs);
+    queueMicrotask(() => this.#options.onNoticeQueued?.());
+    return [{ kind: "batch_progress", batchId }];
+  }
+
+  #concurrency(): number {
+    return this.#options.concurrency ?? 4;
+  }
+
+  #chunk(): number {
+    return this.#concurrency() * 3;
+  }
+
+  #lookupDeps() {
+    const { lookups, context, leave } = this.#options;
+    return { lookups, gateway: context.gateway, leave };
+  }
+}

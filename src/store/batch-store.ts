@@ -1,0 +1,44 @@
+/**
+ * Where batches live: the batch (one record, moved by compare-and-set on its state, with
+ * its notices and audit entry in the same atomic step) and its rows (in spreadsheet order,
+ * each rewritten as it is checked or handled).
+ */
+import type { Actor, AuditDetails } from "../model/audit.js";
+import type { Batch, BatchPatch, BatchRow, BatchState } from "../model/batch.js";
+import type { Notice } from "../model/notice.js";
+
+export type BatchMoveResult = { ok: true; batch: Batch } | { ok: false; batch: Batch | null };
+
+export interface BatchMoveOptions {
+  /** Queued in the outbox in the same atomic step as the move, and only if it is made. */
+  notices?: readonly Notice[];
+  /** Audited (action `batch_{action}`) in the same step, with the states before and after. */
+  audit?: { action: string; actor: Actor; details?: AuditDetails };
+}
+
+export interface BatchStore {
+  /** Stores a new batch and its rows (nothing when the id exists: false). */
+  create(batch: Batch, rows: readonly BatchRow[], actor: Actor): Promise<boolean>;
+  get(id: string): Promise<Batch | null>;
+  /** Rows `from` (0-based position) to `from + count - 1`, in spreadsheet order. */
+  rows(id: string, from: number, count: number): Promise<BatchRow[]>;
+  /** Rewrites rows at their positions (what the checks or the worker found). */
+  setRows(id: string, rows: ReadonlyArray<{ index: number; row: BatchRow }>): Promise<void>;
+  /**
+   * Moves the batch from one of `from` to `to`, merging `patch`, only if it is in one of
+   * `from` now; queues the notices and writes the audit entry in the same atomic step.
+   */
+  move(
+    id: string,
+    from: readonly BatchState[],
+    to: BatchState,
+    patch?: BatchPatch,
+    options?: BatchMoveOptions,
+  ): Promise<BatchMoveResult>;
+  /** Sets bookkeeping fields (progress, cursors) without a state change; null when gone. */
+  update(id: string, patch: BatchPatch, notices?: readonly Notice[]): Promise<Batch | null>;
+  /** Ids of the batches the worker has something to do for (checking, running, sent). */
+  active(): Promise<string[]>;
+  /** Newest first: `userId`'s batches, or everyone's. */
+  list(options: { userId?: number; limit: number }): Promise<Batch[]>;
+}

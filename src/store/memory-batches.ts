@@ -1,0 +1,124 @@
+/** Batches in memory (unit tests): the same contract as redis-batches.ts. */
+import { type Actor, type AuditEntry, actorFields } from "../model/audit.js";
+import {
+  type Batch,
+  type BatchPatch,
+  type BatchRow,
+  BatchSchema,
+  type BatchState,
+  WORKED_BATCH_STATES,
+} from "../model/batch.js";
+import { type Notice, noticeKey } from "../model/notice.js";
+import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "./batch-store.js";
+import { checkInput } from "./schemas.js";
+
+export interface MemoryBatchStoreOptions {
+  now: () => number;
+  enqueueNotice: (key: string, atMs: number) => void;
+  audit: (entry: Omit<AuditEntry, "id">) => void;
+}
+
+export class MemoryBatchStore implements BatchStore {
+  readonly #batches = new Map<string, Batch>();
+  readonly #rows = new Map<string, BatchRow[]>();
+  readonly #options: MemoryBatchStoreOptions;
+
+  constructor(options: MemoryBatchStoreOptions) {
+    this.#options = options;
+  }
+
+  async create(batch: Batch, rows: readonly BatchRow[], actor: Actor): Promise<boolean> {
+    const record = checkInput(BatchSchema, batch, "batch");
+    if (this.#batches.has(record.id)) return false;
+    this.#batches.set(record.id, structuredClone(record));
+    this.#rows.set(record.id, structuredClone([...rows]));
+    this.#options.audit({
+      atMs: this.#options.now(),
+      ...actorFields(actor),
+      action: "batch_upload",
+      batchId: record.id,
+      details: { rows: record.rowCount, file: record.fileName },
+    });
+    return true;
+  }
+
+  async get(id: string): Promise<Batch | null> {
+    const batch = this.#batches.get(id);
+    return batch ? structuredClone(batch) : null;
+  }
+
+  async rows(id: string, from: number, count: number): Promise<BatchRow[]> {
+    return structuredClone((this.#rows.get(id) ?? []).slice(from, from + Math.max(0, count)));
+  }
+
+  async setRows(id: string, rows: ReadonlyArray<{ index: number; row: BatchRow }>): Promise<void> {
+    const stored = this.#rows.get(id);
+    if (!stored) return;
+    for (const { index, row } of rows) {
+      if (index < stored.length) stored[index] = structuredClone(row);
+    }
+  }
+
+  async move(
+    id: string,
+    from: readonly BatchState[],
+    to: BatchState,
+    patch: BatchPatch = {},
+    options: BatchMoveOptions = {},
+  ): Promise<BatchMoveResult> {
+    const batch = this.#batches.get(id);
+    if (!batch) return { ok: false, batch: null };
+    if (!from.includes(batch.state)) return { ok: false, batch: structuredClone(batch) };
+    const before = batch.state;
+    const moved = this.#apply(batch, patch, to, options.notices);
+    const { audit } = options;
+    if (audit) {
+      this.#options.audit({
+        atMs: this.#options.now(),
+        ...actorFields(audit.actor),
+        action: `batch_${audit.action}`,
+        batchId: id,
+        details: { ...audit.details, from: before, to },
+        ...(moved.totalXaf !== undefined ? { amount: moved.totalXaf } : {}),
+      });
+    }
+    return { ok: true, batch: structuredClone(moved) };
+  }
+
+  async update(id: string, patch: BatchPatch, notices?: readonly Notice[]): Promise<Batch | null> {
+    const batch = this.#batches.get(id);
+    if (!batch) return null;
+    return structuredClone(this.#apply(batch, patch, batch.state, notices));
+  }
+
+  #apply(
+    batch: Batch,
+    patch: BatchPatch,
+    state: BatchState,
+    notices: readonly Notice[] = [],
+  ): Batch {
+    const nowMs = this.#options.now();
+    const next = checkInput(
+      BatchSchema,
+      { ...batch, ...patch, state, updatedAtMs: nowMs },
+      "batch",
+    );
+    this.#batches.set(batch.id, next);
+    for (const notice of notices) this.#options.enqueueNotice(noticeKey(notice), nowMs);
+    return next;
+  }
+
+  async active(): Promise<string[]> {
+    return [...this.#batches.values()]
+      .filter((batch) => WORKED_BATCH_STATES.includes(batch.state))
+      .map((batch) => batch.id);
+  }
+
+  async list(options: { userId?: number; limit: number }): Promise<Batch[]> {
+    return [...this.#batches.values()]
+      .filter((batch) => options.userId === undefined || batch.initiatorId === options.userId)
+      .sort((a, b) => b.createdAtMs - a.createdAtMs)
+      .slice(0, options.limit)
+      .map((batch) => structuredClone(batch));
+  }
+}
