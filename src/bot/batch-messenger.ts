@@ -11,13 +11,15 @@ import type { Logger } from "../logger.js";
 import type { Batch, BatchRow } from "../model/batch.js";
 import type { BatchNoticeKind } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
-import { rowStanding } from "../payouts/batch-rows.js";
+import { rowPages, rowStanding, rowsWithPayouts } from "../payouts/batch-rows.js";
 import type { Limits } from "../payouts/limits.js";
-import { writePreview, writeResults } from "../reports/batch-csv.js";
-import { BATCH_STATE_KEY, ROW_OUTCOME_KEY } from "../reports/batch-keys.js";
+import { type RowResult, writePreview, writeResults } from "../reports/batch-csv.js";
+import { BATCH_STATE_KEY } from "../reports/batch-keys.js";
 import type { Stores } from "../store/types.js";
+import type { Names } from "./approval-views.js";
 import { previewView, progressView, summaryText } from "./batch-views.js";
 import { editMessageView, sendView } from "./reply.js";
+import { namesOf } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
 
 export interface BatchDeliveryOptions {
@@ -64,34 +66,38 @@ export class BatchDeliveries {
     return translator(batch.locale, this.#options.timeZone);
   }
 
+  /** The name of whoever stopped the batch, when someone did. */
+  #names(batch: Batch): Promise<Names> {
+    const ids = batch.stoppedBy === undefined ? [] : [batch.stoppedBy];
+    return namesOf(this.#options.stores.profiles, ids);
+  }
+
   async #progress(batch: Batch): Promise<void> {
     if (batch.progressMessageId === undefined) return;
-    const view = progressView(this.#t(batch), batch, (this.#options.now ?? Date.now)());
+    const now = (this.#options.now ?? Date.now)();
+    const view = progressView(this.#t(batch), batch, now, await this.#names(batch));
     await editMessageView(this.#options.telegram, batch.chatId, batch.progressMessageId, view);
   }
 
   async #preview(batch: Batch): Promise<void> {
     if (batch.state !== "ready") return;
-    const { telegram, stores } = this.#options;
+    const { telegram, stores, limits, approvalThresholdXaf } = this.#options;
     const t = this.#t(batch);
+    // One pass over the rows: the file is written and the skipped ones kept on the way.
     const skipped: BatchRow[] = [];
-    for await (const page of rowPages(stores, batch.id)) {
-      skipped.push(...page.filter((row) => row.problem !== undefined));
-    }
-    const file = await writePreview(batch, t, rowPages(stores, batch.id));
+    const file = await writePreview(batch, t, keepSkipped(rowPages(stores, batch.id), skipped));
     try {
       await telegram.sendDocument(batch.chatId, Input.fromLocalFile(file.path, fileNameOf(file)));
     } finally {
       await file.discard();
     }
+    const leftXaf = await limits?.left(batch.initiatorId);
     const facts = {
       skipped,
       skippedCount: skipped.length,
       ...(await this.#feeEstimate(batch.totalXaf ?? 0)),
-      ...(await this.#left(batch)),
-      ...(this.#options.approvalThresholdXaf !== undefined
-        ? { approvalThresholdXaf: this.#options.approvalThresholdXaf }
-        : {}),
+      ...(leftXaf === undefined ? {} : { leftXaf }),
+      ...(approvalThresholdXaf === undefined ? {} : { approvalThresholdXaf }),
     };
     const sent = await sendView(telegram, batch.chatId, previewView(t, batch, facts));
     await stores.batches.update(batch.id, { previewMessageId: sent.message_id });
@@ -115,45 +121,18 @@ export class BatchDeliveries {
     return amounts > 0 ? { feesXaf: Math.ceil((totalXaf * fees) / amounts) } : {};
   }
 
-  /** What is left today under the caps that apply to the batch's payer. */
-  async #left(batch: Batch): Promise<{ leftXaf?: number }> {
-    const { limits } = this.#options;
-    if (!limits) return {};
-    const over = await limits.check("disbursement", batch.initiatorId, batch.totalXaf ?? 0);
-    if (over) return { leftXaf: over.leftXaf };
-    const report = await limits.report();
-    const lefts = [
-      report.payerCapXaf === undefined
-        ? undefined
-        : report.payerCapXaf - (report.byUser.get(batch.initiatorId) ?? 0),
-      report.merchantCapXaf === undefined
-        ? undefined
-        : report.merchantCapXaf - report.merchantUsedXaf,
-    ].filter((left): left is number => left !== undefined);
-    return lefts.length > 0 ? { leftXaf: Math.max(0, Math.min(...lefts)) } : {};
-  }
-
+  /** The results file, then the summary (its figures are the batch's last count). */
   async #done(batch: Batch): Promise<void> {
     const { telegram, stores, stuckAfterHours } = this.#options;
     const t = this.#t(batch);
-    const paid = { totalXaf: 0, feesXaf: 0 };
-    const standing = (payout: Payout | null) => {
-      const where = rowStanding(payout);
-      if (where === "paid" && payout) {
-        paid.totalXaf += payout.amount;
-        paid.feesXaf += payout.fee ?? 0;
-      }
-      return t.plain(ROW_OUTCOME_KEY[where]);
-    };
-    const file = await writeResults(batch, t, rowPages(stores, batch.id), stores.payouts, standing);
+    const file = await writeResults(batch, t, withStanding(rowsWithPayouts(stores, batch.id)));
     try {
       await telegram.sendDocument(batch.chatId, Input.fromLocalFile(file.path, fileNameOf(file)));
     } finally {
       await file.discard();
     }
-    await sendView(telegram, batch.chatId, {
-      text: summaryText(t, batch, paid, stuckAfterHours),
-    });
+    const names = await this.#names(batch);
+    await sendView(telegram, batch.chatId, { text: summaryText(t, batch, names, stuckAfterHours) });
   }
 
   /** The preview's buttons are taken away once it was decided (cancelled, expired). */
@@ -167,11 +146,27 @@ export class BatchDeliveries {
   }
 }
 
-async function* rowPages(stores: Stores, batchId: string): AsyncGenerator<BatchRow[]> {
-  for (let from = 0; ; from += 200) {
-    const page = await stores.batches.rows(batchId, from, 200);
-    if (page.length > 0) yield page;
-    if (page.length < 200) return;
+/** The pages as they are, keeping the rows with a problem in `skipped` on the way. */
+async function* keepSkipped(
+  pages: AsyncIterable<BatchRow[]>,
+  skipped: BatchRow[],
+): AsyncGenerator<BatchRow[]> {
+  for await (const page of pages) {
+    skipped.push(...page.filter((row) => row.problem !== undefined));
+    yield page;
+  }
+}
+
+/** Each row with how it stands (a row with a problem was not paid). */
+async function* withStanding(
+  pages: AsyncIterable<Array<{ row: BatchRow; payout: Payout | null }>>,
+): AsyncGenerator<RowResult[]> {
+  for await (const page of pages) {
+    yield page.map(({ row, payout }) => ({
+      row,
+      payout,
+      standing: row.problem === undefined ? rowStanding(payout) : "skipped",
+    }));
   }
 }
 

@@ -6,9 +6,11 @@
 
 import { Markup } from "telegraf";
 import type { Translate } from "../i18n.js";
-import type { Batch, BatchRow } from "../model/batch.js";
+import type { Batch, BatchRow, BatchTally } from "../model/batch.js";
 import { rowReason } from "../reports/batch-csv.js";
 import { BATCH_STATE_KEY } from "../reports/batch-keys.js";
+import type { Names } from "./approval-views.js";
+import { initiatorName } from "./report-views.js";
 import { money, type View } from "./views.js";
 
 export const BATCH_CALLBACK = {
@@ -32,13 +34,20 @@ function bar(done: number, total: number): string {
   return "▓".repeat(filled) + "░".repeat(BAR_CELLS - filled);
 }
 
-function duration(ms: number): string {
-  const minutes = Math.ceil(ms / 60_000);
-  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+function duration(t: Translate, ms: number): string {
+  const minutes = Math.max(1, Math.ceil(ms / 60_000));
+  if (minutes < 60) return t.plain("batch.minutes", { minutes });
+  return t.plain("batch.hours", { hours: Math.floor(minutes / 60), minutes: minutes % 60 });
+}
+
+/** Who stopped it, when someone did. */
+function stoppedLines(t: Translate, batch: Batch, names: Names): string[] {
+  if (batch.stoppedBy === undefined) return [];
+  return [t("batch.stopped_by", { name: initiatorName(t, names, batch.stoppedBy) })];
 }
 
 /** The progress message: where the checks or the payments are, and the rows' outcomes. */
-export function progressView(t: Translate, batch: Batch, nowMs: number): View {
+export function progressView(t: Translate, batch: Batch, nowMs: number, names: Names): View {
   const lines: string[] = [];
   if (batch.state === "checking") {
     lines.push(
@@ -49,17 +58,14 @@ export function progressView(t: Translate, batch: Batch, nowMs: number): View {
     if (batch.checkedRows > 0 && elapsedMs > 0) {
       const perMinute = (batch.checkedRows / elapsedMs) * 60_000;
       const leftMs = ((batch.rowCount - batch.checkedRows) / perMinute) * 60_000;
-      lines.push(t("batch.speed", { rate: Math.round(perMinute), left: duration(leftMs) }));
+      lines.push(t("batch.speed", { rate: Math.round(perMinute), left: duration(t, leftMs) }));
     }
   } else {
     lines.push(t("batch.running_title", { id: batch.id, count: batch.payableRows ?? 0 }));
     if (batch.state === "running") lines.push(progressLine(t, batch.doneRows, batch.rowCount));
-    if (batch.tally) lines.push(t("batch.counts", { ...batch.tally }));
+    if (batch.tally) lines.push(countsLine(t, batch.tally));
   }
-  lines.push(t(BATCH_STATE_KEY[batch.state]));
-  if (batch.stoppedBy !== undefined) {
-    lines.push(t("batch.stopped_by", { name: String(batch.stoppedBy) }));
-  }
+  lines.push(t(BATCH_STATE_KEY[batch.state]), ...stoppedLines(t, batch, names));
   const keyboard =
     batch.state === "running"
       ? Markup.inlineKeyboard([
@@ -121,28 +127,34 @@ export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): Vi
   return { text: lines.join("\n"), keyboard };
 }
 
-/** The summary sent with the results file. */
-export function summaryText(
-  t: Translate,
-  batch: Batch,
-  paid: { totalXaf: number; feesXaf: number },
-  stuckHours: number,
-): string {
-  const tally = batch.tally ?? { paid: 0, failed: 0, pending: 0, unknown: 0, skipped: 0 };
+function countsLine(t: Translate, tally: BatchTally): string {
+  const { paid, failed, pending, unknown, skipped } = tally;
+  return t("batch.counts", { paid, failed, pending, unknown, skipped });
+}
+
+/** The summary sent with the results file, from the batch's last count. */
+export function summaryText(t: Translate, batch: Batch, names: Names, stuckHours: number): string {
+  const tally = batch.tally ?? {
+    paid: 0,
+    failed: 0,
+    pending: 0,
+    unknown: 0,
+    skipped: 0,
+    paidXaf: 0,
+    feesXaf: 0,
+  };
   const lines = [
     tally.pending > 0
       ? t("batch.summary_stuck", { id: batch.id, hours: stuckHours })
       : t("batch.summary_title", { id: batch.id }),
     t("batch.summary_paid", {
       count: tally.paid,
-      total: money(t, paid.totalXaf),
-      fees: money(t, paid.feesXaf),
+      total: money(t, tally.paidXaf),
+      fees: money(t, tally.feesXaf),
     }),
-    t("batch.counts", { ...tally }),
+    countsLine(t, tally),
+    ...stoppedLines(t, batch, names),
   ];
-  if (batch.stoppedBy !== undefined) {
-    lines.push(t("batch.stopped_by", { name: String(batch.stoppedBy) }));
-  }
   if (tally.pending > 0 || tally.unknown > 0) lines.push(t("batch.summary_attention"));
   lines.push(t("batch.summary_file"));
   return lines.join("\n");
@@ -162,14 +174,14 @@ export function batchListText(t: Translate, batches: readonly Batch[]): string {
   return [t("batch.list_title"), ...lines].join("\n");
 }
 
-/** /batch ID: the progress view, with where the file came from. */
-export function batchDetailView(t: Translate, batch: Batch, name: string, nowMs: number): View {
-  const view = progressView(t, batch, nowMs);
+/** /batch ID: the progress view, with where the file came from and who sent it. */
+export function batchDetailView(t: Translate, batch: Batch, names: Names, nowMs: number): View {
+  const view = progressView(t, batch, nowMs, names);
   const file = t("batch.detail_file", {
     file: batch.fileName,
     rows: batch.rowCount,
     time: t.time(batch.createdAtMs),
-    name,
+    name: initiatorName(t, names, batch.initiatorId),
   });
   return { ...view, text: `${view.text}\n${file}` };
 }

@@ -89,7 +89,6 @@ export class TelegramMessenger implements Messenger {
       case "batch_preview":
       case "batch_progress":
       case "batch_done":
-      case "batch_approval":
       case "batch_decided":
         return this.#batches.deliver(delivery.kind, delivery.batch);
       default:

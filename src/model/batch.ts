@@ -4,29 +4,22 @@
  * through the same claim-then-send path as a single payout.
  *
  *   checking ──▶ ready ──Confirm──▶ running ──every row handled──▶ sent ──rows final──▶ done
- *                  │  └──(total ≥ threshold)──▶ awaiting_approval ──approve──▶ running
- *                  └──Cancel / expiry──▶ cancelled        reject / expiry ──▶ rejected
- *   running ──stop──▶ sent (the rows not yet claimed are stopped; the others finish)
+ *      │           └──Cancel / expiry──▶ cancelled
+ *      └──Cancel──▶ cancelled
+ *   running ──Stop──▶ sent (the rows not yet claimed are stopped; the others finish)
+ * A batch cannot be approved as one yet: at or over the approval threshold, Confirm is
+ * refused (see README).
  */
 import { z } from "zod";
 import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
 import { ROLES } from "./roles.js";
 
-export const BATCH_STATES = [
-  "checking",
-  "ready",
-  "awaiting_approval",
-  "running",
-  "sent",
-  "done",
-  "cancelled",
-  "rejected",
-] as const;
+export const BATCH_STATES = ["checking", "ready", "running", "sent", "done", "cancelled"] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 /** States a batch never leaves. */
-export const FINAL_BATCH_STATES: readonly BatchState[] = ["done", "cancelled", "rejected"];
+export const FINAL_BATCH_STATES: readonly BatchState[] = ["done", "cancelled"];
 
 /** States in which the worker has something to do for the batch. */
 export const WORKED_BATCH_STATES: readonly BatchState[] = ["checking", "running", "sent"];
@@ -68,6 +61,9 @@ export const BatchRowSchema = z.object({
 });
 export type BatchRow = z.infer<typeof BatchRowSchema>;
 
+/** How one row stands: from its payout, or `skipped` when it was not (to be) paid. */
+export type RowStanding = "paid" | "failed" | "pending" | "unknown" | "skipped";
+
 /** Where the rows stand, counted from their payouts (the progress and the summary). */
 export const BatchTallySchema = z.object({
   paid: z.number().int().nonnegative(),
@@ -77,6 +73,9 @@ export const BatchTallySchema = z.object({
   unknown: z.number().int().nonnegative(),
   /** Not paid: a problem found by the checks, a cap reached, or stopped. */
   skipped: z.number().int().nonnegative(),
+  /** What the paid rows came to, and their fees (XAF). */
+  paidXaf: z.number().int().nonnegative(),
+  feesXaf: z.number().int().nonnegative(),
 });
 export type BatchTally = z.infer<typeof BatchTallySchema>;
 
@@ -108,8 +107,6 @@ export const BatchSchema = z.object({
   /** After this, the preview can no longer be confirmed. */
   expiresAtMs: z.number().int().optional(),
   confirmedAtMs: z.number().int().optional(),
-  approvedBy: z.number().int().optional(),
-  rejectedBy: z.number().int().optional(),
   stoppedBy: z.number().int().optional(),
   tally: BatchTallySchema.optional(),
   /** When every payable row had been handled (sent, or not). */

@@ -57,16 +57,13 @@ export type BatchNoticeKind =
   | "batch_progress"
   /** Every row final (or stuck): the summary and the results file. */
   | "batch_done"
-  /** Confirmed at or over the approval threshold: approvers get the preview to decide. */
-  | "batch_approval"
-  /** Approved, rejected, expired, cancelled or stopped: the payer and the cards are told. */
+  /** Cancelled or expired before Confirm: the preview's buttons are taken away. */
   | "batch_decided";
 
 export const BATCH_NOTICE_KINDS: readonly BatchNoticeKind[] = [
   "batch_preview",
   "batch_progress",
   "batch_done",
-  "batch_approval",
   "batch_decided",
 ];
 
@@ -106,7 +103,6 @@ export function noticeKey(notice: Notice): string {
     case "batch_preview":
     case "batch_progress":
     case "batch_done":
-    case "batch_approval":
     case "batch_decided":
       return `${notice.kind}:${notice.batchId}`;
     default:

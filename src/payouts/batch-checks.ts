@@ -68,15 +68,23 @@ export function namesMatch(expected: string, registered: string): boolean {
   return expectedWords.length > 0 && expectedWords.every((word) => registeredWords.has(word));
 }
 
+/** A row the checks found payable: its number, operator and amount are known. */
+export type PayableRow = BatchRow & Required<Pick<BatchRow, "phone" | "operator" | "amount">>;
+
+export function isPayable(row: BatchRow): row is PayableRow {
+  return (
+    row.problem === undefined &&
+    row.phone !== undefined &&
+    row.operator !== undefined &&
+    row.amount !== undefined
+  );
+}
+
 /** What a batch comes to: the rows to pay and their total. */
 export function payableOf(rows: readonly BatchRow[]): { payableRows: number; totalXaf: number } {
-  let payableRows = 0;
-  let totalXaf = 0;
-  for (const row of rows) {
-    if (row.problem === undefined && row.amount !== undefined) {
-      payableRows += 1;
-      totalXaf += row.amount;
-    }
-  }
-  return { payableRows, totalXaf };
+  const payable = rows.filter(isPayable);
+  return {
+    payableRows: payable.length,
+    totalXaf: payable.reduce((sum, row) => sum + row.amount, 0),
+  };
 }

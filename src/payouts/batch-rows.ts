@@ -1,11 +1,18 @@
 /**
  * The batch worker's row work that stands on its own: a row's registered name looked up
  * (or why it will not be paid), a rate-limit slot that leaves a share of the limit to
- * interactive /pay, running work a few rows at a time, and how a paid row stands.
+ * interactive /pay, running work a few rows at a time, a row's payout, and how the rows
+ * stand.
  */
 
 import type { Actor } from "../model/audit.js";
-import { type Batch, type BatchRow, type BatchTally, rowPayoutId } from "../model/batch.js";
+import {
+  type Batch,
+  type BatchRow,
+  type BatchTally,
+  type RowStanding,
+  rowPayoutId,
+} from "../model/batch.js";
 import type { Payout } from "../model/payout.js";
 import { cleanName } from "../model/text.js";
 import {
@@ -16,9 +23,12 @@ import {
 import { sleep } from "../payments/retry.js";
 import { PayoutExistsError } from "../store/payout-codec.js";
 import type { Stores } from "../store/types.js";
-import { namesMatch } from "./batch-checks.js";
+import { namesMatch, type PayableRow } from "./batch-checks.js";
 import type { Lookups } from "./lookups.js";
 import type { PaymentGateway, StepContext } from "./types.js";
+
+/** Rows read from the store at a time. */
+const ROW_PAGE = 200;
 
 export interface LookupDeps {
   lookups: Lookups;
@@ -88,7 +98,7 @@ export async function inPool<T, R>(
 }
 
 /** How a payable row stands, from its payout (none, or never claimed: it was not paid). */
-export function rowStanding(payout: Payout | null): keyof BatchTally {
+export function rowStanding(payout: Payout | null): RowStanding {
   switch (payout?.state) {
     case "success":
       return "paid";
@@ -106,53 +116,82 @@ export function rowStanding(payout: Payout | null): keyof BatchTally {
   }
 }
 
-/** Where every row of `batch` stands now, from its payouts. */
-export async function tallyRows(stores: Stores, batch: Batch): Promise<BatchTally> {
-  const tally: BatchTally = { paid: 0, failed: 0, pending: 0, unknown: 0, skipped: 0 };
-  for (const row of await allRows(stores, batch.id)) {
-    if (row.problem !== undefined) {
-      tally.skipped += 1;
-      continue;
-    }
-    const payout = await stores.payouts.get(rowPayoutId(batch.id, row.row));
-    tally[rowStanding(payout)] += 1;
+/** A batch's rows, in order, a page at a time. */
+export async function* rowPages(stores: Stores, batchId: string): AsyncGenerator<BatchRow[]> {
+  for (let from = 0; ; from += ROW_PAGE) {
+    const page = await stores.batches.rows(batchId, from, ROW_PAGE);
+    if (page.length > 0) yield page;
+    if (page.length < ROW_PAGE) return;
   }
-  return tally;
 }
 
 /** Every row of a batch, in order. */
 export async function allRows(stores: Stores, batchId: string): Promise<BatchRow[]> {
   const rows: BatchRow[] = [];
-  for (let from = 0; ; from += 500) {
-    const page = await stores.batches.rows(batchId, from, 500);
-    rows.push(...page);
-    if (page.length < 500) return rows;
+  for await (const page of rowPages(stores, batchId)) rows.push(...page);
+  return rows;
+}
+
+/** Each row with its payout (null for a row with a problem, or none yet), a page at a time. */
+export async function* rowsWithPayouts(
+  stores: Stores,
+  batchId: string,
+): AsyncGenerator<Array<{ row: BatchRow; payout: Payout | null }>> {
+  for await (const page of rowPages(stores, batchId)) {
+    // One page's payouts read together: one flight of requests, not one round trip each.
+    const payouts = await Promise.all(
+      page.map((row) =>
+        row.problem === undefined ? stores.payouts.get(rowPayoutId(batchId, row.row)) : null,
+      ),
+    );
+    yield page.map((row, index) => ({ row, payout: payouts[index] ?? null }));
   }
+}
+
+/** Where every row of `batch` stands now, from its payouts, and what the paid ones came to. */
+export async function tallyRows(stores: Stores, batchId: string): Promise<BatchTally> {
+  const tally: BatchTally = {
+    paid: 0,
+    failed: 0,
+    pending: 0,
+    unknown: 0,
+    skipped: 0,
+    paidXaf: 0,
+    feesXaf: 0,
+  };
+  for await (const page of rowsWithPayouts(stores, batchId)) {
+    for (const { row, payout } of page) {
+      const standing = row.problem === undefined ? rowStanding(payout) : "skipped";
+      tally[standing] += 1;
+      if (standing === "paid" && payout) {
+        tally.paidXaf += payout.amount;
+        tally.feesXaf += payout.fee ?? 0;
+      }
+    }
+  }
+  return tally;
 }
 
 /** A row's payout not claimed (the worker died before) stays claimable this long. */
 const ROW_CLAIMABLE_MS = 3_600_000;
 
-/** The row's payout: the one stored before (after a restart), or a new one. */
+/** The row's payout: a new one, or the one stored before (after a restart). */
 export async function rowPayoutOf(
   context: StepContext,
   batch: Batch,
-  row: BatchRow,
+  row: PayableRow,
   actor: Actor,
 ): Promise<Payout> {
   const { stores, now } = context;
-  const id = rowPayoutId(batch.id, row.row);
-  const existing = await stores.payouts.get(id);
-  if (existing) return existing;
   const nowMs = now();
   const payout: Payout = {
-    id,
+    id: rowPayoutId(batch.id, row.row),
     kind: "disbursement",
     state: "awaiting_confirmation",
-    phone: row.phone ?? "",
-    operator: row.operator ?? "mtn",
+    phone: row.phone,
+    operator: row.operator,
     recipientName: row.name ?? "",
-    amount: row.amount ?? 0,
+    amount: row.amount,
     ...(row.note ? { note: row.note } : {}),
     initiatorId: batch.initiatorId,
     chatId: batch.chatId,
@@ -167,6 +206,7 @@ export async function rowPayoutOf(
     return payout;
   } catch (error) {
     if (!(error instanceof PayoutExistsError)) throw error;
-    return (await stores.payouts.get(id)) ?? payout;
+    // Stored before this worker (or one that died) got here: as it stands now.
+    return (await stores.payouts.get(payout.id)) ?? payout;
   }
 }

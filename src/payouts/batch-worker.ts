@@ -14,10 +14,16 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { type Actor, SYSTEM_ACTOR } from "../model/audit.js";
-import type { Batch, BatchRow } from "../model/batch.js";
+import {
+  type Batch,
+  type BatchPatch,
+  type BatchRow,
+  type BatchState,
+  WORKED_BATCH_STATES,
+} from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
-import type { LeaseStore } from "../store/types.js";
-import { payableOf } from "./batch-checks.js";
+import type { BatchMoveOptions, LeaseStore } from "../store/types.js";
+import { isPayable, payableOf } from "./batch-checks.js";
 import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./batch-rows.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
@@ -54,8 +60,6 @@ const SLICE_MS = 10_000;
 const PROGRESS_EVERY_MS = 2_000;
 /** Where the rows stand is counted at most this often while they settle. */
 const TALLY_EVERY_MS = 3_000;
-/** A row's payout not claimed (the worker died before) stays claimable this long. */
-const _ROW_CLAIMABLE_MS = 3_600_000;
 
 export class BatchWorker {
   readonly #options: BatchWorkerOptions;
@@ -87,25 +91,56 @@ export class BatchWorker {
     this.#runner.wake();
   }
 
-  /** One stretch of work on each active batch this replica can lease. */
+  /**
+   * One stretch of work on each active batch this replica can lease. The lease is kept
+   * from round to round while the batch has work, and handed back once it has none.
+   */
   async round(): Promise<void> {
     const { stores } = this.#options.context;
     for (const id of await stores.batches.active()) {
       if (!(await this.#options.leases.acquire(`batch:${id}`, this.#owner, LEASE_MS))) continue;
       const batch = await stores.batches.get(id);
-      if (!batch) continue;
-      const untilMs = performance.now() + SLICE_MS;
-      if (batch.state === "checking") await this.#check(batch, untilMs);
-      else if (batch.state === "running") await this.#send(batch, untilMs);
-      else if (batch.state === "sent") await this.#finish(batch);
-      if (!(await this.#stillActive(id))) {
+      const after = batch ? await this.#step(batch) : null;
+      if (after === null || !WORKED_BATCH_STATES.includes(after)) {
         await this.#options.leases.release(`batch:${id}`, this.#owner);
       }
     }
   }
 
-  async #stillActive(id: string): Promise<boolean> {
-    return (await this.#options.context.stores.batches.active()).includes(id);
+  /** The batch's next stretch of work; answers its state after it (null: gone). */
+  #step(batch: Batch): Promise<BatchState | null> {
+    const untilMs = performance.now() + SLICE_MS;
+    if (batch.state === "checking") return this.#check(batch, untilMs);
+    if (batch.state === "running") return this.#send(batch, untilMs);
+    if (batch.state === "sent") return this.#finish(batch);
+    return Promise.resolve(batch.state);
+  }
+
+  /**
+   * Sets bookkeeping fields, with a progress notice when the last one is old enough (the
+   * notifier is woken once it is queued); null when the batch is gone.
+   */
+  async #record(batchId: string, patch: BatchPatch): Promise<Batch | null> {
+    const nowMs = this.#options.context.now();
+    const due = nowMs - (this.#progressAt.get(batchId) ?? 0) >= PROGRESS_EVERY_MS;
+    const notices: Notice[] = due ? [{ kind: "batch_progress", batchId }] : [];
+    if (due) this.#progressAt.set(batchId, nowMs);
+    const updated = await this.#options.context.stores.batches.update(batchId, patch, notices);
+    if (due) this.#options.onNoticeQueued?.();
+    return updated;
+  }
+
+  /** Moves the batch and wakes the notifier for the notices queued with the move. */
+  async #move(
+    batch: Batch,
+    to: BatchState,
+    patch: BatchPatch,
+    options: BatchMoveOptions,
+  ): Promise<BatchState | null> {
+    const stores = this.#options.context.stores;
+    const moved = await stores.batches.move(batch.id, [batch.state], to, patch, options);
+    this.#options.onNoticeQueued?.();
+    return moved.batch?.state ?? null;
   }
 
   /** Keeps the batch's lease; false when another replica took it (then stop here). */
@@ -115,7 +150,7 @@ export class BatchWorker {
 
   // ── checks ────────────────────────────────────────────────────────────────────────
 
-  async #check(start: Batch, untilMs: number): Promise<void> {
+  async #check(start: Batch, untilMs: number): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     let batch = start;
     while (batch.checkedRows < batch.rowCount && performance.now() < untilMs) {
@@ -131,33 +166,32 @@ export class BatchWorker {
         checkedRows: batch.checkedRows + rows.length,
         checkStartedAtMs: batch.checkStartedAtMs ?? now(),
       };
-      const updated = await stores.batches.update(batch.id, patch, this.#progress(batch.id));
-      if (updated?.state !== "checking" || !(await this.#renew(batch.id))) return;
+      const updated = await this.#record(batch.id, patch);
+      if (updated?.state !== "checking") return updated?.state ?? null;
+      if (!(await this.#renew(batch.id))) return updated.state;
       batch = updated;
     }
-    if (batch.checkedRows >= batch.rowCount) await this.#checked(batch);
+    return batch.checkedRows >= batch.rowCount ? this.#checked(batch) : batch.state;
   }
 
   /** Every row checked: the preview (rows to pay, total) is shown for the payer to confirm. */
-  async #checked(batch: Batch): Promise<void> {
+  async #checked(batch: Batch): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
-    const rows = await allRows(this.#options.context.stores, batch.id);
-    const figures = payableOf(rows);
+    const figures = payableOf(await allRows(stores, batch.id));
     const notices: Notice[] = [
       { kind: "batch_progress", batchId: batch.id },
       { kind: "batch_preview", batchId: batch.id },
     ];
     const patch = { ...figures, expiresAtMs: now() + this.#options.previewTtlMs };
-    await stores.batches.move(batch.id, ["checking"], "ready", patch, {
+    return this.#move(batch, "ready", patch, {
       notices,
       audit: { actor: SYSTEM_ACTOR, action: "checked", details: figures },
     });
-    this.#options.onNoticeQueued?.();
   }
 
   // ── payments ──────────────────────────────────────────────────────────────────────
 
-  async #send(start: Batch, untilMs: number): Promise<void> {
+  async #send(start: Batch, untilMs: number): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     let batch = start;
     while (batch.doneRows < batch.rowCount && performance.now() < untilMs) {
@@ -167,27 +201,19 @@ export class BatchWorker {
         row === rows[offset] ? [] : [{ index: batch.doneRows + offset, row }],
       );
       await stores.batches.setRows(batch.id, changed);
-      const patch = { doneRows: batch.doneRows + rows.length };
-      const updated = await stores.batches.update(batch.id, patch, this.#progress(batch.id));
-      if (updated?.state !== "running" || !(await this.#renew(batch.id))) return;
+      const updated = await this.#record(batch.id, { doneRows: batch.doneRows + rows.length });
+      if (updated?.state !== "running") return updated?.state ?? null;
+      if (!(await this.#renew(batch.id))) return updated.state;
       batch = updated;
     }
-    if (batch.doneRows < batch.rowCount) return;
-    await stores.batches.move(
-      batch.id,
-      ["running"],
-      "sent",
-      { sentAtMs: now() },
-      { notices: [{ kind: "batch_progress", batchId: batch.id }] },
-    );
-    this.#options.onNoticeQueued?.();
+    if (batch.doneRows < batch.rowCount) return batch.state;
+    const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }];
+    return this.#move(batch, "sent", { sentAtMs: now() }, { notices });
   }
 
   /** Pays one row, exactly once; answers the row as it now stands. */
   async #sendRow(batch: Batch, row: BatchRow): Promise<BatchRow> {
-    if (row.problem !== undefined || row.amount === undefined || row.operator === undefined) {
-      return row;
-    }
+    if (!isPayable(row)) return row;
     const { stores, log, now } = this.#options.context;
     const actor: Actor = { id: batch.initiatorId, role: batch.initiatorRole };
     const payout = await rowPayoutOf(this.#options.context, batch, row, actor);
@@ -221,44 +247,26 @@ export class BatchWorker {
   // ── settlement ────────────────────────────────────────────────────────────────────
 
   /** Counts where the rows stand; once none is in flight (or stuck too long), the summary. */
-  async #finish(batch: Batch): Promise<void> {
+  async #finish(batch: Batch): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     const last = this.#talliedAt.get(batch.id) ?? 0;
-    if (now() - last < TALLY_EVERY_MS) return;
+    if (now() - last < TALLY_EVERY_MS) return batch.state;
     this.#talliedAt.set(batch.id, now());
-    const tally = await tallyRows(this.#options.context.stores, batch);
+    const tally = await tallyRows(stores, batch.id);
     const stuck = now() - (batch.sentAtMs ?? batch.updatedAtMs) > this.#options.stuckAfterMs;
     if (tally.pending > 0 && !stuck) {
-      const changed = JSON.stringify(tally) !== JSON.stringify(batch.tally);
-      await stores.batches.update(batch.id, { tally }, changed ? this.#progress(batch.id) : []);
-      return;
+      if (JSON.stringify(tally) === JSON.stringify(batch.tally)) return batch.state;
+      this.#progressAt.delete(batch.id); // a change of counts is shown at once
+      return (await this.#record(batch.id, { tally }))?.state ?? null;
     }
+    this.#talliedAt.delete(batch.id);
+    this.#progressAt.delete(batch.id);
     const notices: Notice[] = [
       { kind: "batch_progress", batchId: batch.id },
       { kind: "batch_done", batchId: batch.id },
     ];
-    await stores.batches.move(
-      batch.id,
-      ["sent"],
-      "done",
-      { tally, finishedAtMs: now() },
-      {
-        notices,
-        audit: { actor: SYSTEM_ACTOR, action: "done", details: { ...tally } },
-      },
-    );
-    this.#talliedAt.delete(batch.id);
-    this.#progressAt.delete(batch.id);
-    this.#options.onNoticeQueued?.();
-  }
-
-  /** A progress notice, when the last one for this batch is old enough; else none. */
-  #progress(batchId: string): Notice[] {
-    const nowMs = this.#options.context.now();
-    if (nowMs - (this.#progressAt.get(batchId) ?? 0) < PROGRESS_EVERY_MS) return [];
-    this.#progressAt.set(batchId, nowMs);
-    queueMicrotask(() => this.#options.onNoticeQueued?.());
-    return [{ kind: "batch_progress", batchId }];
+    const audit = { actor: SYSTEM_ACTOR, action: "done", details: { ...tally } };
+    return this.#move(batch, "done", { tally, finishedAtMs: now() }, { notices, audit });
   }
 
   #concurrency(): number {

@@ -6,8 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { type Actor, staffActor } from "../model/audit.js";
-import type { Batch, BatchRow } from "../model/batch.js";
+import type { Batch, BatchPatch, BatchState } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
+import type { Notice } from "../model/notice.js";
 import type { Role } from "../model/roles.js";
 import { checkRows } from "./batch-checks.js";
 import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./batch-file.js";
@@ -22,8 +23,6 @@ export interface BatchUpload {
   initiatorRole: Role;
   chatId: number;
   locale: Locale;
-  /** The message that will show the checks' progress. */
-  progressMessageId?: number;
 }
 
 export type UploadResult =
@@ -49,18 +48,22 @@ export interface BatchOptions {
   approvalThresholdXaf: number | undefined;
 }
 
-/** At most this many batches of one payer are being checked or paid at a time. */
-const OPEN_BATCHES_PER_PAYER = 1;
-
 export class Batches {
   readonly #context: StepContext;
   readonly #limits: Limits;
   readonly #options: BatchOptions;
+  readonly #onNoticeQueued: () => void;
 
-  constructor(context: StepContext, limits: Limits, options: BatchOptions) {
+  constructor(
+    context: StepContext,
+    limits: Limits,
+    options: BatchOptions,
+    onNoticeQueued: () => void,
+  ) {
     this.#context = context;
     this.#limits = limits;
     this.#options = options;
+    this.#onNoticeQueued = onNoticeQueued;
   }
 
   get maxRows(): number {
@@ -95,9 +98,6 @@ export class Batches {
       updatedAtMs: nowMs,
       checkedRows: 0,
       doneRows: 0,
-      ...(input.progressMessageId !== undefined
-        ? { progressMessageId: input.progressMessageId }
-        : {}),
     };
     const actor = staffActor({ userId: input.initiatorId, role: input.initiatorRole });
     await this.#context.stores.batches.create(batch, rows, actor);
@@ -105,11 +105,10 @@ export class Batches {
     return { ok: true, batch };
   }
 
-  /** The payer's batch still being checked or paid, if any. */
+  /** The payer's batch still being checked or paid, if any (one at a time each). */
   async #openBatchOf(userId: number): Promise<Batch | null> {
     const recent = await this.#context.stores.batches.list({ userId, limit: 5 });
-    const open = recent.filter((batch) => ["checking", "running"].includes(batch.state));
-    return open.length >= OPEN_BATCHES_PER_PAYER ? (open[0] ?? null) : null;
+    return recent.find((batch) => batch.state === "checking" || batch.state === "running") ?? null;
   }
 
   /**
@@ -126,7 +125,10 @@ export class Batches {
     }
     if (batch.state !== "ready") return { outcome: "already", batch };
     if (batch.expiresAtMs !== undefined && now() > batch.expiresAtMs) {
-      return this.#move(batch, "cancelled", staffActor(asker), "expire");
+      return this.#move(batch, ["ready"], "cancelled", {
+        actor: staffActor(asker),
+        action: "expire",
+      });
     }
     const total = batch.totalXaf ?? 0;
     const threshold = this.#options.approvalThresholdXaf;
@@ -135,29 +137,36 @@ export class Batches {
     }
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
-      await this.#limits.audit(
-        {
-          actor: staffActor(asker),
-          kind: "disbursement",
-          amount: total,
-          phone: "",
-          step: "confirm",
-        },
-        over,
-      );
+      const refusal = { actor: staffActor(asker), kind: "disbursement", amount: total } as const;
+      await this.#limits.audit({ ...refusal, batchId, step: "confirm" }, over);
       return { outcome: "over_limit", batch, over };
     }
-    return this.#move(batch, "running", staffActor(asker), "confirm", { confirmedAtMs: now() });
+    const patch = { confirmedAtMs: now() };
+    return this.#move(
+      batch,
+      ["ready"],
+      "running",
+      { actor: staffActor(asker), action: "confirm" },
+      patch,
+    );
   }
 
-  /** Cancel on the preview: its initiator only, before it was confirmed. */
+  /** Cancel on the preview (or while it is being checked): its initiator only. */
   async cancel(batchId: string, asker: Asker): Promise<BatchStepResult> {
     const batch = await this.#context.stores.batches.get(batchId);
     if (!batch) return { outcome: "not_found" };
-    if (asker === null || asker.userId !== batch.initiatorId)
+    if (asker === null || asker.userId !== batch.initiatorId) {
       return { outcome: "forbidden", batch };
-    if (batch.state !== "ready" && batch.state !== "checking") return { outcome: "already", batch };
-    return this.#move(batch, "cancelled", staffActor(asker), "cancel", {}, ["checking", "ready"]);
+    }
+    return this.#cancel(batch, asker);
+  }
+
+  #cancel(batch: Batch, asker: NonNullable<Asker>): Promise<BatchStepResult> {
+    if (batch.state !== "ready" && batch.state !== "checking") {
+      return Promise.resolve({ outcome: "already", batch });
+    }
+    const audit = { actor: staffActor(asker), action: "cancel" };
+    return this.#move(batch, ["checking", "ready"], "cancelled", audit);
   }
 
   /**
@@ -168,33 +177,43 @@ export class Batches {
     const { stores, now } = this.#context;
     const batch = await stores.batches.get(batchId);
     if (!batch) return { outcome: "not_found" };
-    if (!mayStopBatch(asker, batch) || asker === null) return { outcome: "forbidden", batch };
-    if (batch.state === "checking" || batch.state === "ready") return this.cancel(batchId, asker);
-    if (batch.state !== "running") return { outcome: "already", batch };
+    if (asker === null || !mayStopBatch(asker, batch)) return { outcome: "forbidden", batch };
+    // A Stop pressed before the batch ran: its initiator's Cancel; nobody else's.
+    if (batch.state !== "running") {
+      return asker.userId === batch.initiatorId
+        ? this.#cancel(batch, asker)
+        : { outcome: "already", batch };
+    }
     const patch = { stoppedBy: asker.userId, sentAtMs: now() };
-    return this.#move(batch, "sent", staffActor(asker), "stop", patch, ["running"]);
+    return this.#move(
+      batch,
+      ["running"],
+      "sent",
+      { actor: staffActor(asker), action: "stop" },
+      patch,
+    );
   }
 
+  /**
+   * Moves the batch from one of `from` (its progress shown again; a preview cancelled or
+   * expired loses its buttons), with its audit entry, and wakes the notifier.
+   */
   async #move(
     batch: Batch,
-    to: Batch["state"],
-    actor: Actor,
-    action: string,
-    patch: Partial<Batch> = {},
-    from: readonly Batch["state"][] = ["ready"],
+    from: readonly BatchState[],
+    to: BatchState,
+    audit: { actor: Actor; action: string },
+    patch: BatchPatch = {},
   ): Promise<BatchStepResult> {
-    const notices = [
-      { kind: "batch_progress", batchId: batch.id },
-      ...(to === "cancelled" ? [{ kind: "batch_decided", batchId: batch.id } as const] : []),
-    ] as const;
-    const moved = await this.#context.stores.batches.move(batch.id, from, to, patch, {
-      notices,
-      audit: { actor, action },
-    });
-    if (!moved.ok)
+    const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }];
+    if (to === "cancelled") notices.push({ kind: "batch_decided", batchId: batch.id });
+    const { stores } = this.#context;
+    const moved = await stores.batches.move(batch.id, from, to, patch, { notices, audit });
+    if (!moved.ok) {
       return moved.batch ? { outcome: "already", batch: moved.batch } : { outcome: "not_found" };
-    if (action === "expire") return { outcome: "expired", batch: moved.batch };
-    return { outcome: "done", batch: moved.batch };
+    }
+    this.#onNoticeQueued();
+    return { outcome: audit.action === "expire" ? "expired" : "done", batch: moved.batch };
   }
 
   /** The batch, when `asker` may see it. */
@@ -210,14 +229,5 @@ export class Batches {
       ...(everyone ? {} : { userId: asker.userId }),
       limit,
     });
-  }
-
-  /** Every row of a batch, in order, a page at a time. */
-  async *rows(batchId: string, pageSize = 200): AsyncGenerator<BatchRow[]> {
-    for (let from = 0; ; from += pageSize) {
-      const page = await this.#context.stores.batches.rows(batchId, from, pageSize);
-      if (page.length > 0) yield page;
-      if (page.length < pageSize) return;
-    }
   }
 }

@@ -42,8 +42,10 @@ export interface LimitRefusal {
   actor: Actor;
   kind: PayoutKind;
   amount: number;
-  phone: string;
+  /** The number, for a payout; absent for a batch's total. */
+  phone?: string;
   payoutId?: string;
+  batchId?: string;
   /** Where: a new prompt, or its Confirm (the store's atomic check). */
   step: "prompt" | "confirm";
 }
@@ -118,6 +120,15 @@ export class Limits {
     return { limit, capXaf: caps[limit] ?? usedXaf, usedXaf, leftXaf };
   }
 
+  /** The most `userId` may still pay today under every cap; undefined when there is none. */
+  async left(userId: number): Promise<number | undefined> {
+    const { payerDailyLimitXaf, merchantDailyLimitXaf } = this.#rules;
+    if (payerDailyLimitXaf === undefined && merchantDailyLimitXaf === undefined) return undefined;
+    const usage = await this.#context.stores.spending.usage(this.today());
+    const used = { payerXaf: usage.byUser.get(userId) ?? 0, merchantXaf: usage.merchantXaf };
+    return this.over("payer", used).leftXaf;
+  }
+
   /** Writes a refusal to the audit log: who tried what, which cap, what it had counted. */
   async audit(refusal: LimitRefusal, over: OverLimit): Promise<void> {
     const { stores, now, log } = this.#context;
@@ -131,8 +142,9 @@ export class Limits {
       actorRole: refusal.actor.role,
       action: "limit_refused",
       ...(refusal.payoutId === undefined ? {} : { payoutId: refusal.payoutId }),
+      ...(refusal.batchId === undefined ? {} : { batchId: refusal.batchId }),
       amount: refusal.amount,
-      phone: maskPhone(refusal.phone),
+      ...(refusal.phone === undefined ? {} : { phone: maskPhone(refusal.phone) }),
       details: {
         kind: refusal.kind,
         step: refusal.step,

@@ -59,7 +59,6 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
     case "batch_preview":
     case "batch_progress":
     case "batch_done":
-    case "batch_approval":
     case "batch_decided":
       return { batchId: delivery.batch.id, state: delivery.batch.state };
     default:

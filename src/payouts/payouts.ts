@@ -69,11 +69,16 @@ export function createPayouts(options: PayoutsOptions): Payouts {
   const { duplicateWindowMs } = rules;
   const batch = { ...DEFAULT_BATCH_SETTINGS, ...options.batch };
   const submission = new Submission(context, records, statusPollIntervalMs, { approval, limits });
-  const batches = new Batches(context, limits, {
-    file: { maxRows: batch.maxRows, maxBytes: batch.maxBytes },
-    previewTtlMs: batch.previewTtlMs,
-    approvalThresholdXaf: rules.approvalThresholdXaf,
-  });
+  const batches = new Batches(
+    context,
+    limits,
+    {
+      file: { maxRows: batch.maxRows, maxBytes: batch.maxBytes },
+      previewTtlMs: batch.previewTtlMs,
+      approvalThresholdXaf: rules.approvalThresholdXaf,
+    },
+    onNoticeQueued,
+  );
   return {
     lookups,
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {

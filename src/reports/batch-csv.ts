@@ -5,13 +5,12 @@
  */
 
 import type { Translate } from "../i18n.js";
-import { type Batch, type BatchRow, rowPayoutId } from "../model/batch.js";
+import type { Batch, BatchRow, RowStanding } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
 import type { Payout } from "../model/payout.js";
 import { formatPhone } from "../model/phone.js";
-import type { PayoutStore } from "../store/types.js";
-import { BATCH_CSV_HEADER_KEY, ROW_REASON_KEY } from "./batch-keys.js";
-import { type CsvColumn, CsvFile } from "./csv-file.js";
+import { BATCH_CSV_HEADER_KEY, ROW_OUTCOME_KEY, ROW_REASON_KEY } from "./batch-keys.js";
+import { type Cell, type CsvColumn, CsvFile } from "./csv-file.js";
 
 const COLUMNS = [
   "row",
@@ -58,26 +57,18 @@ function baseCells(t: Translate, row: BatchRow) {
   };
 }
 
-/** Writes the rows to a new file; the caller sends it and then discards it. */
-async function writeRows(
+/** Writes a row per item to a new file; the caller sends it and then discards it. */
+async function writeRows<T>(
   fileName: string,
   t: Translate,
   locale: Locale,
-  rows: AsyncIterable<BatchRow[]>,
-  cells: (row: BatchRow) => Promise<Partial<Record<Column, string | number>>>,
+  pages: AsyncIterable<T[]>,
+  cells: (item: T) => Record<Column, Cell>,
 ): Promise<CsvFile<Column>> {
   const file = await CsvFile.open(fileName, columns(t), locale);
   try {
-    for await (const page of rows) {
-      for (const row of page) {
-        await file.write({
-          fee: "",
-          status: "",
-          payment_id: "",
-          ...baseCells(t, row),
-          ...(await cells(row)),
-        });
-      }
+    for await (const page of pages) {
+      for (const item of page) await file.write(cells(item));
     }
     await file.close();
     return file;
@@ -91,33 +82,42 @@ async function writeRows(
 export function writePreview(
   batch: Batch,
   t: Translate,
-  rows: AsyncIterable<BatchRow[]>,
+  pages: AsyncIterable<BatchRow[]>,
 ): Promise<CsvFile<Column>> {
-  return writeRows(`batch-${batch.id}-preview.csv`, t, batch.locale, rows, async (row) => ({
+  return writeRows(`batch-${batch.id}-preview.csv`, t, batch.locale, pages, (row) => ({
+    ...baseCells(t, row),
+    fee: "",
+    payment_id: "",
     status: t.plain(row.problem === undefined ? "batch.outcome.pay" : "batch.outcome.skip"),
   }));
+}
+
+/** A row as it ended: its payout (none for a row not paid) and how it stands. */
+export interface RowResult {
+  row: BatchRow;
+  payout: Payout | null;
+  standing: RowStanding;
 }
 
 /** The results: how every row ended, with its payment id and fee. */
 export function writeResults(
   batch: Batch,
   t: Translate,
-  rows: AsyncIterable<BatchRow[]>,
-  payouts: PayoutStore,
-  standing: (payout: Payout | null) => string,
+  pages: AsyncIterable<RowResult[]>,
 ): Promise<CsvFile<Column>> {
-  return writeRows(`batch-${batch.id}-results.csv`, t, batch.locale, rows, async (row) => {
-    if (row.problem !== undefined) return { status: t.plain("batch.outcome.skipped") };
-    const payout = await payouts.get(rowPayoutId(batch.id, row.row));
-    const status = standing(payout);
+  return writeRows(`batch-${batch.id}-results.csv`, t, batch.locale, pages, (result) => {
+    const { row, payout, standing } = result;
+    const base = baseCells(t, row);
+    // A payable row that was never claimed was stopped before it was sent.
+    const unsent = row.problem === undefined && standing === "skipped";
     return {
-      status,
-      fee: payout?.fee ?? "",
-      payment_id: payout?.paymentId ?? "",
-      reason:
-        payout?.apiRemark ??
-        payout?.errorMessage ??
-        (payout && payout.state !== "awaiting_confirmation" ? "" : t.plain("batch.reason.stopped")),
+      ...base,
+      status: t.plain(ROW_OUTCOME_KEY[standing]),
+      fee: payout?.fee,
+      payment_id: payout?.paymentId,
+      reason: unsent
+        ? t.plain(ROW_REASON_KEY.stopped)
+        : (payout?.apiRemark ?? payout?.errorMessage ?? base.reason),
     };
   });
 }

@@ -1,16 +1,14 @@
 /** The message keys of batch words, written out so the catalogs' checks can see them. */
 import type { MessageKey } from "../i18n.js";
-import type { BatchState, BatchTally, RowProblem } from "../model/batch.js";
+import type { BatchState, RowProblem, RowStanding } from "../model/batch.js";
 
 export const BATCH_STATE_KEY: Record<BatchState, MessageKey> = {
   checking: "batch.state.checking",
   ready: "batch.state.ready",
-  awaiting_approval: "batch.state.awaiting_approval",
   running: "batch.state.running",
   sent: "batch.state.sent",
   done: "batch.state.done",
   cancelled: "batch.state.cancelled",
-  rejected: "batch.state.rejected",
 };
 
 export const ROW_REASON_KEY: Record<RowProblem, MessageKey> = {
@@ -25,7 +23,7 @@ export const ROW_REASON_KEY: Record<RowProblem, MessageKey> = {
   stopped: "batch.reason.stopped",
 };
 
-export const ROW_OUTCOME_KEY: Record<keyof BatchTally, MessageKey> = {
+export const ROW_OUTCOME_KEY: Record<RowStanding, MessageKey> = {
   paid: "batch.outcome.paid",
   failed: "batch.outcome.failed",
   pending: "batch.outcome.pending",

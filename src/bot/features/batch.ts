@@ -7,7 +7,6 @@
 import { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { request } from "undici";
-import { formatAmount } from "../../model/money.js";
 import type { BatchStepResult } from "../../payouts/batch.js";
 import type { BatchFileProblem } from "../../payouts/batch-file.js";
 import type { Payouts } from "../../payouts/payouts.js";
@@ -23,7 +22,6 @@ import {
 import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
-import { initiatorName } from "../report-views.js";
 import { namesOf } from "../staff-names.js";
 import { money } from "../views.js";
 
@@ -42,15 +40,25 @@ const CSV_TYPES = new Set([
   "application/csv",
 ]);
 
-function problemText(ctx: BotContext, problem: BatchFileProblem, maxRows: number): string {
+/** A file refused: why, and that nothing was stored. */
+async function refuse(ctx: BotContext, why: string): Promise<void> {
+  await replyHtml(ctx, `${why} ${ctx.t("batch.nothing_stored")}`);
+}
+
+/** A size in whole megabytes, as the refusal says it (1 MB: 1,000,000 bytes). */
+function megabytes(bytes: number): number {
+  return Math.round(bytes / 1_000_000);
+}
+
+function problemText(ctx: BotContext, problem: BatchFileProblem): string {
   const { t } = ctx;
   switch (problem.kind) {
     case "empty":
       return t("batch.problem.empty");
     case "too_big":
-      return t("batch.too_big", { max: "1 MB" });
+      return t("batch.too_big", { mb: megabytes(problem.maxBytes) });
     case "too_many_rows":
-      return t("batch.problem.too_many_rows", { rows: problem.rows, max: maxRows });
+      return t("batch.problem.too_many_rows", { rows: problem.rows, max: problem.maxRows });
     case "bad_encoding":
       return t("batch.problem.bad_encoding", { row: problem.row });
     case "not_csv":
@@ -58,7 +66,7 @@ function problemText(ctx: BotContext, problem: BatchFileProblem, maxRows: number
     case "missing_column":
       return t("batch.problem.missing_column", {
         column: problem.column,
-        found: problem.found.join(", ") || "—",
+        found: problem.found.join(", "),
       });
     case "bad_row":
       return t("batch.problem.bad_row", { row: problem.row, detail: problem.detail });
@@ -82,9 +90,9 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       await replyHtml(ctx, ctx.t("batch.not_found"));
       return;
     }
-    const names = await namesOf(deps.stores.profiles, [batch.initiatorId]);
-    const name = initiatorName(ctx.t, names, batch.initiatorId);
-    await replyView(ctx, batchDetailView(ctx.t, batch, name, deps.now()));
+    const people = [batch.initiatorId, ...(batch.stoppedBy === undefined ? [] : [batch.stoppedBy])];
+    const names = await namesOf(deps.stores.profiles, people);
+    await replyView(ctx, batchDetailView(ctx.t, batch, names, deps.now()));
   });
 
   composer.command("batches", async (ctx) => {
@@ -108,10 +116,8 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       return;
     }
     if ((document.file_size ?? 0) > batches.maxBytes) {
-      await replyHtml(
-        ctx,
-        `${ctx.t("batch.too_big", { max: "1 MB" })} ${ctx.t("batch.nothing_stored")}`,
-      );
+      const problem = { kind: "too_big", maxBytes: batches.maxBytes } as const;
+      await refuse(ctx, problemText(ctx, problem));
       return;
     }
     const bytes = await download(ctx, document.file_id, batches.maxBytes);
@@ -132,11 +138,11 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       const text =
         problem.kind === "busy"
           ? ctx.t("batch.problem.busy", { id: problem.batch.id })
-          : problemText(ctx, problem, batches.maxRows);
-      await replyHtml(ctx, `${text} ${ctx.t("batch.nothing_stored")}`);
+          : problemText(ctx, problem);
+      await refuse(ctx, text);
       return;
     }
-    const sent = await replyView(ctx, progressView(ctx.t, uploaded.batch, deps.now()));
+    const sent = await replyView(ctx, progressView(ctx.t, uploaded.batch, deps.now(), new Map()));
     await deps.stores.batches.update(uploaded.batch.id, { progressMessageId: sent.message_id });
     deps.onBatchWork();
   });
@@ -162,7 +168,7 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
         return ctx.answerCbQuery(t.plain("batch.expired"));
       case "over_limit":
         return ctx.answerCbQuery(
-          t.plain("batch.over_limit", { left: formatAmount(result.over.leftXaf, ctx.locale) }),
+          t.plain("batch.over_limit", { left: money(t, result.over.leftXaf) }),
           { show_alert: true },
         );
       case "needs_approval":
