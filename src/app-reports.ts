@@ -7,7 +7,8 @@ import type { Telegram } from "telegraf";
 import { ReportDelivery } from "./bot/report-delivery.js";
 import type { Config } from "./config/index.js";
 import type { Logger } from "./logger.js";
-import { DailyDigest } from "./payouts/digest.js";
+import { DailyDigest, type DigestSources, type LimitUse } from "./payouts/digest.js";
+import type { Limits } from "./payouts/limits.js";
 import type { Lookups } from "./payouts/lookups.js";
 import { AvailabilityWatch, DigestSchedule } from "./payouts/report-loops.js";
 import type { Stores } from "./store/types.js";
@@ -15,18 +16,55 @@ import type { Stores } from "./store/types.js";
 export function reportDelivery(
   config: Config,
   stores: Stores,
+  limits: Limits,
   telegram: Telegram,
   logger: Logger,
   now: () => number,
 ): ReportDelivery {
+  const sources = digestSources(stores, limits);
   return new ReportDelivery({
     telegram,
     stores,
     logger,
     timeZone: config.timeZone,
-    digest: new DailyDigest({ stores, timeZone: config.timeZone, now }),
+    digest: new DailyDigest({ stores, timeZone: config.timeZone, now, sources }),
     alertChatId: config.reports.alertChatId,
   });
+}
+
+/** The most batches a digest looks back at (a day's batches, newest first). */
+const DIGEST_BATCHES = 50;
+
+/** What the batches and the daily limits add to the digest. */
+function digestSources(stores: Stores, limits: Limits): DigestSources {
+  return {
+    batches: async ({ fromMs, toMs }) => {
+      const recent = await stores.batches.list({ limit: DIGEST_BATCHES });
+      return recent
+        .filter((batch) => batch.confirmedAtMs !== undefined)
+        .filter((batch) => batch.createdAtMs >= fromMs && batch.createdAtMs <= toMs)
+        .map((batch) => ({
+          batchId: batch.id,
+          payouts: batch.payableRows ?? 0,
+          succeeded: batch.tally?.paid ?? 0,
+          amount: batch.tally?.paidXaf ?? 0,
+        }));
+    },
+    // The day the limits count is today: the digest is sent on its own day.
+    limits: async () => {
+      const report = await limits.report();
+      const uses: LimitUse[] = [];
+      if (report.merchantCapXaf !== undefined) {
+        uses.push({ usedXaf: report.merchantUsedXaf, limitXaf: report.merchantCapXaf });
+      }
+      if (report.payerCapXaf !== undefined) {
+        for (const [userId, usedXaf] of report.byUser) {
+          uses.push({ userId, usedXaf, limitXaf: report.payerCapXaf });
+        }
+      }
+      return uses;
+    },
+  };
 }
 
 export interface ReportLoops {

@@ -15,6 +15,9 @@ import { limiterWindowMs, RedisRateLimiter } from "./store/redis-rate-limiter.js
 import { describeTarget } from "./store/redis-target.js";
 import type { Stores } from "./store/types.js";
 
+/** How long an approval card is remembered after its payout could last be decided. */
+const CARD_KEPT_AFTER_EXPIRY_MS = 2 * 86_400_000;
+
 export async function connectStores(
   config: Config,
   logger: Logger,
@@ -35,6 +38,8 @@ export async function connectStores(
   const stores = createRedisStores(redis, {
     prefix: config.redis.keyPrefix,
     retentionMs: config.retentionMs,
+    // Cards are edited once decided, and replied to with a reason a while after.
+    approvalCardTtlMs: config.rules.approvalTtlMs + CARD_KEPT_AFTER_EXPIRY_MS,
     logger,
     durability,
   });

@@ -33,9 +33,6 @@ import type { Stores } from "./store/types.js";
 
 export { StartupError };
 
-/** How long approval cards are remembered past their payout's approval expiry: 2 days. */
-const CARD_KEPT_AFTER_EXPIRY_MS = 2 * 86_400_000;
-
 export interface AppOptions {
   config: Config;
   logger: Logger;
@@ -117,8 +114,6 @@ export async function startApp(options: AppOptions): Promise<App> {
       // Called only once the bot runs, by which time the notifier below exists.
       onNoticeQueued: () => notifier.wake(),
     });
-    // Cards are edited once decided, and replied to with a reason a while after.
-    const approvalCardTtlMs = config.rules.approvalTtlMs + CARD_KEPT_AFTER_EXPIRY_MS;
     const bot = createBot({
       token,
       apiRoot: config.telegram.apiRoot,
@@ -126,7 +121,6 @@ export async function startApp(options: AppOptions): Promise<App> {
       stores,
       logger,
       timeZone: config.timeZone,
-      approvalCardTtlMs,
       now,
       onNoticeQueued: () => notifier.wake(),
       onBatchWork: () => batchWorker.wake(),
@@ -136,8 +130,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     const messenger = new TelegramMessenger(bot.telegram, stores, logger, {
       timeZone: config.timeZone,
-      reports: reportDelivery(config, stores, bot.telegram, logger, now),
-      cardTtlMs: approvalCardTtlMs,
+      reports: reportDelivery(config, stores, payouts.limits, bot.telegram, logger, now),
       batches: {
         limits: payouts.limits,
         approvalThresholdXaf: config.rules.approvalThresholdXaf,

@@ -27,9 +27,6 @@ const LANGUAGE_TAGS: Record<Locale, string> = { en: "en-GB", fr: "fr-FR" };
 /** A formatter of instants (Unix milliseconds) for one language and zone. */
 export type FormatTime = (ms: number) => string;
 
-// Building an Intl.DateTimeFormat costs far more than using one: one per language and zone.
-const FORMATTERS = new Map<string, FormatTime>();
-
 /**
  * One spelling in every language: "GMT+1" (en) and "UTC+1" (fr) read "UTC+1", "UTC−5"
  * (fr, a minus sign) reads "UTC-5" as in English, and "GMT" or "UTC+0" read "UTC".
@@ -41,7 +38,12 @@ function utcOffset(name: string): string {
     .replace(/^UTC[+-]0$/, "UTC");
 }
 
-function buildFormatter(locale: Locale, zone: string): FormatTime {
+/**
+ * The time formatter for `locale` in `zone` (an IANA name; see `canonicalTimeZone`).
+ * Building an Intl.DateTimeFormat costs far more than using one: callers keep it (i18n.ts
+ * builds one per language and zone, with its translator).
+ */
+export function timeFormatter(locale: Locale, zone: string): FormatTime {
   const format = new Intl.DateTimeFormat(LANGUAGE_TAGS[locale], {
     timeZone: zone,
     day: "2-digit",
@@ -59,20 +61,6 @@ function buildFormatter(locale: Locale, zone: string): FormatTime {
     }
     return `${text.trim()} ${offset}`;
   };
-}
-
-/**
- * The time formatter for `locale` in `zone` (an IANA name; see `canonicalTimeZone`), built
- * once and shared.
- */
-export function timeFormatter(locale: Locale, zone: string): FormatTime {
-  const key = `${locale} ${zone}`;
-  let formatter = FORMATTERS.get(key);
-  if (!formatter) {
-    formatter = buildFormatter(locale, zone);
-    FORMATTERS.set(key, formatter);
-  }
-  return formatter;
 }
 
 /** A calendar day, `YYYY-MM-DD`. */

@@ -5,11 +5,11 @@
  * outcome, and a rejection's reason, in their language.
  */
 import type { Telegram } from "telegraf";
-import { translator } from "../i18n.js";
+import { type Translate, translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import type { ApprovalNoticeKind } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
-import { mayDecide } from "../payouts/policy.js";
+import { decidersOf } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
 import {
   approvalCard,
@@ -19,7 +19,8 @@ import {
   rejectionReasonNotice,
 } from "./approval-views.js";
 import { editMessageView, sendView } from "./reply.js";
-import { namesOf } from "./staff-names.js";
+import { namesOf, payoutPeopleNames, translatorFor } from "./staff-names.js";
+import { toDeliveryError } from "./telegram-failure.js";
 import type { View } from "./views.js";
 
 export interface ApprovalDeliveriesOptions {
@@ -27,10 +28,6 @@ export interface ApprovalDeliveriesOptions {
   stores: Stores;
   logger: Logger;
   timeZone: string;
-  /** How long a card is remembered (for edits, and replies that give a reason). */
-  cardTtlMs: number;
-  /** Telegram's refusal as a DeliveryError (retry, or give up). */
-  toDeliveryError: (error: unknown) => Error & { permanent: boolean };
 }
 
 export class ApprovalDeliveries {
@@ -44,17 +41,21 @@ export class ApprovalDeliveries {
     switch (kind) {
       case "approval_requested":
         return this.#sendCards(payout);
-      case "approval_decided":
+      case "approval_decided": {
+        const names = await this.#names(payout);
         // The approver who decided sees it on their own card already (their press).
-        await this.#editCards(payout, payout.approvedBy ?? payout.rejectedBy);
+        await this.#editCards(payout, names, payout.approvedBy ?? payout.rejectedBy);
         // An approved payout's payer is told once its request was answered.
-        if (payout.approvedBy === undefined) await this.#tellPayer(payout, payerDecisionNotice);
-        return;
+        if (payout.approvedBy !== undefined) return;
+        return this.#tellPayer(payout, names, payerDecisionNotice);
+      }
       case "approved_outcome":
-        return this.#tellPayer(payout, payerDecisionNotice);
-      case "rejection_reason":
-        await this.#editCards(payout, undefined);
-        return this.#tellPayer(payout, rejectionReasonNotice);
+        return this.#tellPayer(payout, await this.#names(payout), payerDecisionNotice);
+      case "rejection_reason": {
+        const names = await this.#names(payout);
+        await this.#editCards(payout, names, undefined);
+        return this.#tellPayer(payout, names, rejectionReasonNotice);
+      }
     }
   }
 
@@ -64,10 +65,9 @@ export class ApprovalDeliveries {
    * other failure is thrown once the rest were tried, for the notifier to try again.
    */
   async #sendCards(payout: Payout): Promise<void> {
-    const { stores, telegram, logger, cardTtlMs, toDeliveryError } = this.#options;
+    const { stores, telegram, logger } = this.#options;
     if (payout.state !== "awaiting_approval") return;
-    const staff = await stores.staff.list();
-    const approvers = staff.filter((member) => mayDecide(member, payout) === "allowed");
+    const approvers = decidersOf(await stores.staff.list(), payout);
     const done = new Set((await stores.cards.list(payout.id)).map((card) => card.chatId));
     const names = await namesOf(stores.profiles, [payout.initiatorId]);
     let retry: Error | undefined;
@@ -76,11 +76,7 @@ export class ApprovalDeliveries {
       const view = approvalCard(await this.#translator(userId), payout, names);
       try {
         const sent = await sendView(telegram, userId, view);
-        await stores.cards.add(
-          payout.id,
-          { chatId: userId, messageId: sent.message_id },
-          cardTtlMs,
-        );
+        await stores.cards.add(payout.id, { chatId: userId, messageId: sent.message_id });
       } catch (error) {
         const failure = toDeliveryError(error);
         logger.warn(
@@ -94,9 +90,8 @@ export class ApprovalDeliveries {
   }
 
   /** Every card of `payout` shows what became of it (but `skipChatId`'s). Best effort. */
-  async #editCards(payout: Payout, skipChatId: number | undefined): Promise<void> {
+  async #editCards(payout: Payout, names: Names, skipChatId: number | undefined): Promise<void> {
     const { stores, telegram, logger } = this.#options;
-    const names = await this.#names(payout);
     for (const card of await stores.cards.list(payout.id)) {
       if (card.chatId === skipChatId) continue;
       const view = approvalCard(await this.#translator(card.chatId), payout, names);
@@ -109,11 +104,11 @@ export class ApprovalDeliveries {
   /** The payer's prompt edited to what it is now, and `notice` pushed (what must arrive). */
   async #tellPayer(
     payout: Payout,
-    notice: (t: ReturnType<typeof translator>, payout: Payout, names: Names) => View,
+    names: Names,
+    notice: (t: Translate, payout: Payout, names: Names) => View,
   ): Promise<void> {
-    const { telegram, logger, timeZone, toDeliveryError } = this.#options;
+    const { telegram, logger, timeZone } = this.#options;
     const t = translator(payout.locale, timeZone);
-    const names = await this.#names(payout);
     if (payout.messageId !== undefined) {
       const view = decidedPromptView(t, payout, names);
       await editMessageView(telegram, payout.chatId, payout.messageId, view).catch(
@@ -128,15 +123,11 @@ export class ApprovalDeliveries {
     }
   }
 
-  /** Names of the initiator and whoever decided. */
   #names(payout: Payout): Promise<Map<number, string>> {
-    const people = [payout.initiatorId, payout.approvedBy, payout.rejectedBy];
-    const ids = people.filter((id): id is number => id !== undefined);
-    return namesOf(this.#options.stores.profiles, ids);
+    return payoutPeopleNames(this.#options.stores.profiles, payout);
   }
 
-  async #translator(userId: number) {
-    const locale = (await this.#options.stores.sessions.getLocale(userId)) ?? "en";
-    return translator(locale, this.#options.timeZone);
+  #translator(userId: number): Promise<Translate> {
+    return translatorFor(this.#options.stores.sessions, userId, this.#options.timeZone);
   }
 }

@@ -6,7 +6,7 @@
  */
 import { Markup } from "telegraf";
 import { escapeHtml, html, type MessageKey, type Translate } from "../i18n.js";
-import type { AuditEntry } from "../model/audit.js";
+import type { AuditAction, AuditEntry } from "../model/audit.js";
 import { isRole } from "../model/roles.js";
 import { clampHtml } from "./clamp.js";
 import { money, STATE_TITLE, type View } from "./views.js";
@@ -45,7 +45,16 @@ const ACTION_KEY = {
   staff_set: "audit.action.staff_set",
   staff_removed: "audit.action.staff_removed",
   export: "audit.action.export",
-} as const satisfies Record<string, MessageKey>;
+  rejection_reason: "audit.action.rejection_reason",
+  limit_refused: "audit.action.limit_refused",
+  batch_upload: "audit.action.batch_upload",
+  batch_checked: "audit.action.batch_checked",
+  batch_confirm: "audit.action.batch_confirm",
+  batch_cancel: "audit.action.batch_cancel",
+  batch_expire: "audit.action.batch_expire",
+  batch_stop: "audit.action.batch_stop",
+  batch_done: "audit.action.batch_done",
+} as const satisfies Record<AuditAction, MessageKey>;
 
 /** Facts shown with words of their own; any other as `name: value`. */
 const DETAIL_KEY = {

@@ -33,8 +33,6 @@ export interface BotDeps {
   logger: Logger;
   /** IANA zone of the times in messages; default Africa/Douala. */
   timeZone?: string;
-  /** How long approval cards are remembered (edits, reasons); default 3 days. */
-  approvalCardTtlMs?: number;
   now?: () => number;
   /** Called after a command queued a notice in the outbox (to deliver it at once). */
   onNoticeQueued?: () => void;
@@ -64,8 +62,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(access({ stores: deps.stores, logger: deps.logger, timeZone: deps.timeZone }));
   bot.use(helpFeature({ stores: deps.stores }));
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
-  const cardTtlMs = deps.approvalCardTtlMs ?? 3 * 86_400_000;
-  bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores, cardTtlMs }));
+  bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
     batchFeature({
       payouts: deps.payouts,

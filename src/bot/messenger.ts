@@ -19,19 +19,15 @@ import { BatchDeliveries, type BatchDeliveryOptions } from "./batch-messenger.js
 import { mismatchNotice, settlementNotice, stuckNotice } from "./notice-views.js";
 import { editMessageView, sendView } from "./reply.js";
 import type { ReportDelivery } from "./report-delivery.js";
+import { translatorFor } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
 import { payoutStateView } from "./views.js";
-
-/** How long approval cards are remembered by default: 3 days. */
-const DEFAULT_CARD_TTL_MS = 3 * 86_400_000;
 
 export interface TelegramMessengerOptions {
   /** IANA zone of the times in the messages (TIME_ZONE). */
   timeZone?: string;
   /** Delivers the digest and availability alerts (without it, those are logged and dropped). */
   reports?: ReportDelivery;
-  /** How long approval cards are remembered (for edits and reasons; past APPROVAL_TTL_HOURS). */
-  cardTtlMs?: number;
   /** What batch previews and summaries say about limits, approval and stuck rows. */
   batches?: Pick<BatchDeliveryOptions, "limits" | "approvalThresholdXaf" | "stuckAfterHours">;
 }
@@ -61,8 +57,6 @@ export class TelegramMessenger implements Messenger {
       stores,
       logger,
       timeZone: this.#timeZone,
-      cardTtlMs: options.cardTtlMs ?? DEFAULT_CARD_TTL_MS,
-      toDeliveryError,
     });
     this.#batches = new BatchDeliveries({
       telegram,
@@ -134,11 +128,10 @@ export class TelegramMessenger implements Messenger {
     const payer = reason === "mismatch" ? [] : [payout.chatId];
     const recipients = new Set([...payer, ...admins.map((member) => member.userId)]);
     for (const chatId of recipients) {
-      const locale =
+      const t =
         chatId === payout.chatId
-          ? payout.locale
-          : ((await this.#stores.sessions.getLocale(chatId)) ?? "en");
-      const t = translator(locale, this.#timeZone);
+          ? translator(payout.locale, this.#timeZone)
+          : await translatorFor(this.#stores.sessions, chatId, this.#timeZone);
       const view =
         reason === "stuck"
           ? stuckNotice(t, payout)

@@ -3,12 +3,44 @@
  * that landed before Confirm's own edit, a prompt retired by a newer one.
  */
 import type { Payout } from "../model/payout.js";
+import type { SubmitResult } from "../payouts/types.js";
 import type { Stores } from "../store/types.js";
 import { SIDE_CALL_MS } from "./best-effort.js";
 import type { BotContext } from "./context.js";
 import { editMessageView, editView } from "./reply.js";
-import { bestEffort } from "./telegram-failure.js";
-import { payoutStateView } from "./views.js";
+import { bestEffort, settledWithin } from "./telegram-failure.js";
+import { payoutStateView, type View } from "./views.js";
+
+/**
+ * A payment request answered within this shows its outcome in the press's one edit; a
+ * slower one first shows "Sending…" (the press is answered with "Sending…" at once anyway).
+ */
+const SHOW_SENDING_AFTER_MS = 1_000;
+
+/**
+ * The press (Confirm, Approve) that let a request leave: answered at once with `answer`;
+ * the pressed message shows a quick outcome in one edit, a slow one first as `view` of the
+ * claimed payout. Telegram is told alongside the request, each call under a short deadline,
+ * so a slow or failing Telegram can neither delay the payment nor strand it in `submitting`.
+ * Answers the outcome, once shown.
+ */
+export async function showSending(
+  ctx: BotContext,
+  claimed: Payout,
+  submitted: Promise<SubmitResult>,
+  options: { answer: string; view: (payout: Payout) => View },
+): Promise<SubmitResult> {
+  const answered = bestEffort(ctx.log, () => ctx.answerCbQuery(options.answer), SIDE_CALL_MS);
+  const quick = await settledWithin(submitted, SHOW_SENDING_AFTER_MS);
+  const sending = quick
+    ? undefined
+    : bestEffort(ctx.log, () => editView(ctx, options.view(claimed)), SIDE_CALL_MS);
+  const result = quick ?? (await submitted);
+  // "Sending…" must not land over the outcome: the outcome is edited in after it.
+  await sending;
+  await Promise.all([editView(ctx, options.view(result.payout)), answered]);
+  return result;
+}
 
 /**
  * Refreshes a prompt whose payout another press already moved. One still `submitting` or

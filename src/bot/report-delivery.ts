@@ -5,7 +5,7 @@
  * ALERT_CHAT_ID that Telegram refused is a DeliveryError, so the notifier tries again.
  */
 import type { Telegram } from "telegraf";
-import { translator } from "../i18n.js";
+import type { Translate } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import { isUp } from "../model/availability.js";
 import type { DailyDigest } from "../payouts/digest.js";
@@ -14,7 +14,7 @@ import { may } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
 import { availabilityAlertView, digestView } from "./digest-views.js";
 import { sendView } from "./reply.js";
-import { namesOf } from "./staff-names.js";
+import { namesOf, translatorFor } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
 import type { View } from "./views.js";
 
@@ -65,19 +65,15 @@ export class ReportDelivery {
     }
   }
 
-  async #translatorOf(chatId: number) {
-    const locale = (await this.#options.stores.sessions.getLocale(chatId)) ?? "en";
-    return translator(locale, this.#options.timeZone);
+  #translatorOf(chatId: number): Promise<Translate> {
+    return translatorFor(this.#options.stores.sessions, chatId, this.#options.timeZone);
   }
 
   /**
    * Sends a view to each admin in their language. Fails (to be tried again) only when
    * there were admins and none of them could be reached: a retry then sends nobody a copy.
    */
-  async #toAdmins(
-    view: (t: ReturnType<typeof translator>) => View,
-    subject: Record<string, string>,
-  ): Promise<void> {
+  async #toAdmins(view: (t: Translate) => View, subject: Record<string, string>): Promise<void> {
     const { stores, telegram, logger } = this.#options;
     const admins = (await stores.staff.list()).filter((member) => may(member, "receive_alerts"));
     let failure: unknown;

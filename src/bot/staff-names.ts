@@ -4,9 +4,11 @@
  * reads a member's stored name once, and writes only when Telegram's name differs from it.
  */
 import type { User } from "telegraf/types";
+import { type Translate, translator } from "../i18n.js";
+import type { Payout } from "../model/payout.js";
 import type { UserProfile } from "../model/staff.js";
 import { cleanLine } from "../model/text.js";
-import type { ProfileStore } from "../store/types.js";
+import type { ProfileStore, SessionStore } from "../store/types.js";
 
 /** The profile of a Telegram user, or undefined when there is no name to show. */
 export function profileOf(user: Pick<User, "first_name" | "username">): UserProfile | undefined {
@@ -50,4 +52,25 @@ export async function namesOf(
 ): Promise<Map<number, string>> {
   const profiles = await store.getMany(userIds);
   return new Map([...profiles].map(([id, profile]) => [id, profile.firstName]));
+}
+
+/** The names of a payout's initiator and of whoever decided on it (approved or rejected). */
+export function payoutPeopleNames(
+  store: ProfileStore,
+  payout: Pick<Payout, "initiatorId" | "approvedBy" | "rejectedBy">,
+): Promise<Map<number, string>> {
+  const people = [payout.initiatorId, payout.approvedBy, payout.rejectedBy];
+  return namesOf(
+    store,
+    people.filter((id): id is number => id !== undefined),
+  );
+}
+
+/** `t()` for a staff member, in the language they chose (English until they choose). */
+export async function translatorFor(
+  sessions: SessionStore,
+  userId: number,
+  timeZone: string,
+): Promise<Translate> {
+  return translator((await sessions.getLocale(userId)) ?? "en", timeZone);
 }

@@ -4,7 +4,7 @@
  * or invented; other actions (staff changes, refusals) are written as they happen.
  */
 import { z } from "zod";
-import { PAYOUT_STATES } from "./lifecycle.js";
+import { PAYOUT_EVENTS, PAYOUT_STATES } from "./lifecycle.js";
 import { ROLES, type Role } from "./roles.js";
 
 /** Who made something happen: a staff member, or the bot itself (timers, the API's answers). */
@@ -41,8 +41,40 @@ export const AuditEntrySchema = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
+/** The steps of a batch that are audited (as `batch_{step}`). */
+export const BATCH_AUDIT_STEPS = [
+  "checked",
+  "confirm",
+  "cancel",
+  "expire",
+  "stop",
+  "done",
+] as const;
+export type BatchAuditStep = (typeof BATCH_AUDIT_STEPS)[number];
+
+/**
+ * Every action this version writes: a payout's lifecycle events, its prompt and its
+ * submission, and the actions that are not moves. Entries read back keep any string (an
+ * older or newer version's action is shown as written).
+ */
+export const AUDIT_ACTIONS = [
+  ...PAYOUT_EVENTS,
+  "prompt",
+  "submit",
+  "rejection_reason",
+  "limit_refused",
+  "staff_set",
+  "staff_removed",
+  "export",
+  "batch_upload",
+  ...BATCH_AUDIT_STEPS.map((step) => `batch_${step}` as const),
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
 /** What a caller says about an action; the store adds the id (and, for a move, the rest). */
-export type AuditDraft = Omit<AuditEntry, "id" | "from" | "to">;
+export type AuditDraft = Omit<AuditEntry, "id" | "from" | "to" | "action"> & {
+  action: AuditAction;
+};
 
 /** A staff member as the actor of what they did. */
 export function staffActor(member: { userId: number; role: Role }): Actor {

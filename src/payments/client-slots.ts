@@ -28,18 +28,20 @@ export async function takeSlotNow(limiter: RateLimiter | undefined): Promise<boo
 
 /**
  * Waits for a slot, up to `maxWaitMs`: RateLimitedError past it (or when `signal` aborts),
- * LimiterUnavailableError when the limiter itself fails.
+ * LimiterUnavailableError when the limiter itself fails. With `leave`, only a slot that
+ * leaves that many of the window to others (batch work leaves a share to /pay).
  */
 export async function waitForSlot(
   limiter: RateLimiter | undefined,
   operation: PaymentOperation,
   maxWaitMs: number,
   signal: AbortSignal,
+  leave = 0,
 ): Promise<void> {
   if (!limiter) return;
   const giveUpAtMs = performance.now() + maxWaitMs;
   for (;;) {
-    const acquisition = await limiter.tryAcquire().catch((error: unknown) => {
+    const acquisition = await limiter.tryAcquire(leave).catch((error: unknown) => {
       throw new LimiterUnavailableError(operation, error);
     });
     if (acquisition.granted) return;

@@ -27,7 +27,6 @@ import {
   type PaymentOperation,
   PaymentTimeoutError,
 } from "./errors.js";
-import type { Acquisition } from "./rate-limiter.js";
 import {
   AttemptDeadlineError,
   type AttemptFailure,
@@ -99,10 +98,10 @@ export class PaymentClient {
     return takeSlotNow(this.options.limiter);
   }
 
-  /** `takeSlot` leaving `leave` slots of the window to others, or how long to wait; may throw. */
-  async trySlot(leave: number): Promise<Acquisition> {
-    const { limiter } = this.options;
-    return limiter ? limiter.tryAcquire(leave) : { granted: true };
+  /** A slot for `operation` that leaves `leave` of the window to others (batch work). */
+  waitSlot(operation: PaymentOperation, leave: number): Promise<void> {
+    const { limiter, maxRateLimitWaitMs } = this.options;
+    return waitForSlot(limiter, operation, maxRateLimitWaitMs, this.closing.signal, leave);
   }
 
   /** GET /payments/{id}. */

@@ -12,7 +12,7 @@ import type { Payout } from "../model/payout.js";
 import type { StaffMember } from "../model/staff.js";
 import { cleanRemark } from "../model/text.js";
 import type { Reservation, TransitionOptions, TransitionResult } from "../store/types.js";
-import { mayDecide } from "./policy.js";
+import { decidersOf, mayDecide } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
@@ -55,7 +55,7 @@ export class Approval {
    */
   async request(
     payout: Payout,
-    options: Pick<TransitionOptions, "actor" | "auditDetails" | "expect"> & {
+    options: Pick<TransitionOptions, "actor" | "expect"> & {
       claimId: string;
       reserve: Reservation | undefined;
     },
@@ -76,9 +76,7 @@ export class Approval {
   /** The staff who may decide on `payout` now: approvers and admins, its initiator not. */
   async approversOf(payout: Pick<Payout, "initiatorId">): Promise<number[]> {
     const staff = await this.#context.stores.staff.list();
-    return staff
-      .filter((member) => mayDecide(member, payout) === "allowed")
-      .map((member) => member.userId);
+    return decidersOf(staff, payout).map((member) => member.userId);
   }
 
   /**

@@ -19,8 +19,8 @@ import {
   LimiterUnavailableError,
   PaymentApiError,
   PaymentClientError,
+  type PaymentOperation,
 } from "../payments/errors.js";
-import { sleep } from "../payments/retry.js";
 import { PayoutExistsError } from "../store/payout-codec.js";
 import type { Stores } from "../store/types.js";
 import { namesMatch, type PayableRow } from "./batch-checks.js";
@@ -45,7 +45,7 @@ export async function lookUpRow(row: BatchRow, deps: LookupDeps): Promise<BatchR
     if (!(await lookups.isOperational(row.operator, "disbursement"))) {
       return { ...row, checked: true, problem: "operator_unavailable" };
     }
-    const slotTaken = await takeBatchSlot(gateway, deps.leave);
+    const slotTaken = await takeBatchSlot(gateway, "getUserInfo", deps.leave);
     const name = cleanName(await gateway.getUserInfo(row.phone, { slotTaken }));
     if (name === "") return { ...row, checked: true, problem: "no_account" };
     const named = { ...row, checked: true, name };
@@ -64,19 +64,18 @@ export async function lookUpRow(row: BatchRow, deps: LookupDeps): Promise<BatchR
 }
 
 /**
- * Waits for a rate-limit slot that leaves `leave` of the window to interactive /pay: true
- * once taken (the request then leaves at once), false when the gateway has no such slots
- * (it then waits for one of its own).
+ * Waits for a rate-limit slot for `operation` that leaves `leave` of the window to
+ * interactive /pay: true once taken (the request then leaves at once), false when the
+ * gateway has no such slots (it then waits for one of its own).
  */
-export async function takeBatchSlot(gateway: PaymentGateway, leave: number): Promise<boolean> {
-  if (!gateway.trySlot) return false;
-  for (;;) {
-    const acquisition = await gateway.trySlot(leave).catch((error: unknown) => {
-      throw new LimiterUnavailableError("disburse", error);
-    });
-    if (acquisition.granted) return true;
-    await sleep(Math.min(Math.max(1, acquisition.retryInMs), 1_000));
-  }
+export async function takeBatchSlot(
+  gateway: PaymentGateway,
+  operation: PaymentOperation,
+  leave: number,
+): Promise<boolean> {
+  if (!gateway.waitSlot) return false;
+  await gateway.waitSlot(operation, leave);
+  return true;
 }
 
 /** `work` on every item, `concurrency` at a time; the answers in the items' order. */

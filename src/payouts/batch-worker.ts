@@ -219,7 +219,8 @@ export class BatchWorker {
     const payout = await rowPayoutOf(this.#options.context, batch, row, actor);
     // Claimed before (this worker or one that died): it may have been sent. Never again.
     if (payout.state !== "awaiting_confirmation") return row;
-    const checked = await takeBatchSlot(this.#options.context.gateway, this.#options.leave);
+    const { gateway } = this.#options.context;
+    const checked = await takeBatchSlot(gateway, "disburse", this.#options.leave);
     // Stopped meanwhile: this row is one of the unsent ones.
     if ((await stores.batches.get(batch.id))?.state !== "running") return row;
     const claimId = randomBytes(8).toString("hex");
@@ -265,7 +266,7 @@ export class BatchWorker {
       { kind: "batch_progress", batchId: batch.id },
       { kind: "batch_done", batchId: batch.id },
     ];
-    const audit = { actor: SYSTEM_ACTOR, action: "done", details: { ...tally } };
+    const audit = { actor: SYSTEM_ACTOR, action: "done" as const, details: { ...tally } };
     return this.#move(batch, "done", { tally, finishedAtMs: now() }, { notices, audit });
   }
 

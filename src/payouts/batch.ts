@@ -5,7 +5,7 @@
  * (batch-worker.ts) does the slow part: the name look-ups and the payments.
  */
 import { randomBytes } from "node:crypto";
-import { type Actor, staffActor } from "../model/audit.js";
+import { type Actor, type BatchAuditStep, staffActor } from "../model/audit.js";
 import type { Batch, BatchPatch, BatchState } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
 import type { Notice } from "../model/notice.js";
@@ -165,7 +165,7 @@ export class Batches {
     if (batch.state !== "ready" && batch.state !== "checking") {
       return Promise.resolve({ outcome: "already", batch });
     }
-    const audit = { actor: staffActor(asker), action: "cancel" };
+    const audit = { actor: staffActor(asker), action: "cancel" as const };
     return this.#move(batch, ["checking", "ready"], "cancelled", audit);
   }
 
@@ -202,7 +202,7 @@ export class Batches {
     batch: Batch,
     from: readonly BatchState[],
     to: BatchState,
-    audit: { actor: Actor; action: string },
+    audit: { actor: Actor; action: BatchAuditStep },
     patch: BatchPatch = {},
   ): Promise<BatchStepResult> {
     const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }];

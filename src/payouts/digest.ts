@@ -40,7 +40,7 @@ export interface LimitUse {
   limitXaf: number;
 }
 
-/** What other features add to the digest; none is given until those features exist. */
+/** What other features add to the digest: batches run, and the daily limits (app-reports.ts). */
 export interface DigestSources {
   batches?: (window: { fromMs: number; toMs: number }) => Promise<BatchRun[]>;
   /** Only limits that are configured: none configured, nothing to show. */

@@ -60,7 +60,7 @@ export class Limits {
   }
 
   /** Today, in the merchant's zone (YYYY-MM-DD). */
-  today(): string {
+  #today(): string {
     return dayOf(this.#context.now(), this.#rules.timeZone);
   }
 
@@ -73,7 +73,7 @@ export class Limits {
     if (kind !== "disbursement") return undefined;
     return {
       kind,
-      day: this.today(),
+      day: this.#today(),
       payerCapXaf: this.#rules.payerDailyLimitXaf ?? null,
       merchantCapXaf: this.#rules.merchantDailyLimitXaf ?? null,
     };
@@ -88,7 +88,7 @@ export class Limits {
     const { payerDailyLimitXaf: payerCap, merchantDailyLimitXaf: merchantCap } = this.#rules;
     if (kind !== "disbursement") return null;
     if (payerCap === undefined && merchantCap === undefined) return null;
-    const usage = await this.#context.stores.spending.usage(this.today());
+    const usage = await this.#context.stores.spending.usage(this.#today());
     const used = { payerXaf: usage.byUser.get(userId) ?? 0, merchantXaf: usage.merchantXaf };
     if (payerCap !== undefined && used.payerXaf + amount > payerCap)
       return this.over("payer", used);
@@ -124,7 +124,7 @@ export class Limits {
   async left(userId: number): Promise<number | undefined> {
     const { payerDailyLimitXaf, merchantDailyLimitXaf } = this.#rules;
     if (payerDailyLimitXaf === undefined && merchantDailyLimitXaf === undefined) return undefined;
-    const usage = await this.#context.stores.spending.usage(this.today());
+    const usage = await this.#context.stores.spending.usage(this.#today());
     const used = { payerXaf: usage.byUser.get(userId) ?? 0, merchantXaf: usage.merchantXaf };
     return this.over("payer", used).leftXaf;
   }
@@ -151,14 +151,14 @@ export class Limits {
         limit: over.limit,
         capXaf: over.capXaf,
         usedXaf: over.usedXaf,
-        day: this.today(),
+        day: this.#today(),
       },
     });
   }
 
   /** Today's caps and what they counted. */
   async report(): Promise<LimitsReport> {
-    const day = this.today();
+    const day = this.#today();
     const usage = await this.#context.stores.spending.usage(day);
     return {
       day,

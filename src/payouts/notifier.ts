@@ -66,10 +66,6 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
   }
 }
 
-function isStuck(notice: Notice): boolean {
-  return notice.kind === "attention" && notice.reason === "stuck";
-}
-
 /** How people are reached (Telegram, in src/bot/messenger.ts). */
 export interface Messenger {
   /**
@@ -185,10 +181,6 @@ export class Notifier {
     }
     const payout = await this.#options.stores.payouts.get(notice.payoutId);
     if (!payout) return null;
-    // A batch's row is told in the batch's progress and summary, not one message per row.
-    if (payout.batchId !== undefined && (notice.kind === "settled" || isStuck(notice))) {
-      return null;
-    }
     if (notice.kind === "settled") {
       // Told once: a notice queued again after it was delivered is dropped.
       return payout.notifiedAtMs === undefined ? { kind: "settled", payout } : null;

@@ -99,6 +99,14 @@ export function mayDecide(who: Asker, payout: Pick<Payout, "initiatorId">): Deci
   return payout.initiatorId === who.userId ? "own_payout" : "allowed";
 }
 
+/** Those among `staff` who may decide on `payout` now (approvers and admins, never its initiator). */
+export function decidersOf<T extends NonNullable<Asker>>(
+  staff: readonly T[],
+  payout: Pick<Payout, "initiatorId">,
+): T[] {
+  return staff.filter((member) => mayDecide(member, payout) === "allowed");
+}
+
 /** Whether `amount` needs a second person under `thresholdXaf` (undefined: approvals off). */
 export function needsApproval(amount: number, thresholdXaf: number | undefined): boolean {
   return thresholdXaf !== undefined && amount >= thresholdXaf;

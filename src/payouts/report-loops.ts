@@ -11,7 +11,7 @@
  *   it with what was last seen and queues an alert only when it went down or came back.
  */
 import type { Logger } from "../logger.js";
-import { NOT_LISTED, WATCHED_OPERATIONS } from "../model/availability.js";
+import { NOT_LISTED, type OperationState, WATCHED_OPERATIONS } from "../model/availability.js";
 import type { AvailabilityEntry } from "../payments/schemas.js";
 import type { LeaseStore, ReportsStore } from "../store/types.js";
 import { dayOf, hourOf } from "../time.js";
@@ -116,21 +116,23 @@ export class AvailabilityWatch {
   /** Reads the API's availability once and records it; resolves with how many changed. */
   async check(): Promise<number> {
     const entries = await this.#options.read();
-    return recordAvailability(this.#options, entries);
+    return (await recordAvailability(this.#options, entries)).queued;
   }
 }
 
 /**
  * Hands what the API said of each watched operation to the store (an operation it does
- * not list is down: NOT_LISTED). Resolves with how many alerts were queued. Also used by
+ * not list is down: NOT_LISTED). Resolves with how many alerts were queued and each
+ * operation's state as now recorded (since when it is as it is). Also used by
  * /availability, so what it shows and when it changed agree with what it just read. The
  * entries must be a fresh answer, never a cached one (see Lookups.availability).
  */
 export async function recordAvailability(
   options: Pick<AvailabilityWatchOptions, "reports" | "logger" | "now" | "onQueued">,
   entries: readonly AvailabilityEntry[],
-): Promise<number> {
+): Promise<{ queued: number; states: OperationState[] }> {
   let queued = 0;
+  const states: OperationState[] = [];
   // One reading, one time: every operation of it was seen at the same moment.
   const nowMs = options.now();
   for (const { operator, operation } of WATCHED_OPERATIONS) {
@@ -142,6 +144,7 @@ export async function recordAvailability(
       { operator, operation, status },
       nowMs,
     );
+    states.push(change.state);
     if (change.kind === "changed" || (change.kind === "first" && !change.state.up)) {
       queued += 1;
       options.logger.info(
@@ -151,5 +154,5 @@ export async function recordAvailability(
     }
   }
   if (queued > 0) options.onQueued();
-  return queued;
+  return { queued, states };
 }

@@ -197,8 +197,8 @@ export class PayoutTracker {
     const slow = now() - since >= this.#options.stuckAfterMs;
     const stuck = slow && !payout.stuckReportedAtMs;
     // Queued before the mark that it was: a crash between the two repeats the notice
-    // rather than lose it.
-    if (stuck) {
+    // rather than lose it. A batch's row is reported in its batch's summary instead.
+    if (stuck && payout.batchId === undefined) {
       this.#log.warn({ payoutId: id }, "payout still pending after the stuck limit");
       await stores.outbox.schedule(
         noticeKey({ kind: "attention", payoutId: id, reason: "stuck" }),

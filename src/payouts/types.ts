@@ -11,8 +11,7 @@ import type { Payout, PayoutKind } from "../model/payout.js";
 import type { OperatorHint, PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
 import type { SendOptions } from "../payments/client-slots.js";
-import type { PaymentClientError } from "../payments/errors.js";
-import type { Acquisition } from "../payments/rate-limiter.js";
+import type { PaymentClientError, PaymentOperation } from "../payments/errors.js";
 import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
 import type { Stores } from "../store/types.js";
 import type { OverLimit } from "./limits.js";
@@ -23,8 +22,8 @@ export interface PaymentGateway {
   disburse(request: PaymentRequest, send?: SendOptions): Promise<Payment>;
   /** Takes a rate-limit slot now for a request sent at once (see SendOptions.slotTaken). */
   takeSlot?(): Promise<boolean>;
-  /** A slot now, leaving `leave` of the window to others (batch work); see PaymentClient. */
-  trySlot?(leave: number): Promise<Acquisition>;
+  /** Waits for a slot leaving `leave` of the window to others (batch work); see PaymentClient. */
+  waitSlot?(operation: PaymentOperation, leave: number): Promise<void>;
   getPayment(id: string): Promise<Payment>;
   getAvailability(): Promise<AvailabilityEntry[]>;
   getUserInfo(phone: string, send?: SendOptions): Promise<UserInfo>;

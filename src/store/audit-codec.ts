@@ -8,10 +8,13 @@
 import { maskPhone } from "../logger.js";
 import {
   type Actor,
+  type AuditAction,
   type AuditDetails,
   type AuditDraft,
   type AuditEntry,
   AuditEntrySchema,
+  actorFields,
+  SYSTEM_ACTOR,
 } from "../model/audit.js";
 import type { Payout } from "../model/payout.js";
 import { parseJsonOrUndefined } from "./redis-reply.js";
@@ -22,20 +25,19 @@ const DraftSchema = AuditEntrySchema.omit({ id: true, from: true, to: true });
 /** The audit draft of a payout's move, creation or submission, checked. */
 export function payoutDraft(
   payoutId: string,
-  action: string,
+  action: AuditAction,
   atMs: number,
   actor: Actor | undefined,
   details: AuditDetails | undefined,
 ): AuditDraft {
   const draft: AuditDraft = {
     atMs,
-    actorId: actor?.id ?? 0,
-    actorRole: actor?.role ?? "system",
+    ...actorFields(actor ?? SYSTEM_ACTOR),
     action,
     payoutId,
     ...(details ? { details } : {}),
   };
-  return checkInput(DraftSchema, draft, "audit entry");
+  return { ...checkInput(DraftSchema, draft, "audit entry"), action };
 }
 
 /** `payoutDraft` as JSON, for the scripts. */

@@ -4,7 +4,8 @@
  * the record's amount and masked number (as logger.maskPhone masks: the first 4 and last 3
  * digits kept), and on leaving a prompt, the payout it repeats (`duplicateOf`). Lua shared
  * by the scripts that move and create payouts, so an entry and the change it records are one
- * atomic step (its fields as audit-codec.ts reads them).
+ * atomic step (its fields as audit-codec.ts reads them). Also `stampSent`: a submission's
+ * send time and audit entry, shared by the claim and the last check before sending.
  */
 export const AUDIT_LUA = `
 local function audit(stream, minId, draft, from, to, record)
@@ -27,5 +28,14 @@ local function audit(stream, minId, draft, from, to, record)
     end
   end
   redis.call('XADD', stream, 'MINID', '~', minId, '*', unpack(fields))
+end
+-- The request of the payout in \`record\` leaves now: its send time on Redis's own clock (the
+-- same for every replica), and the submission audited (\`draft\`). Answers the time (ms).
+local function stampSent(stream, minId, draft, record)
+  local time = redis.call('TIME')
+  local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  redis.call('HSET', record, 'sentAtMs', string.format('%d', ms))
+  audit(stream, minId, draft, false, false, record)
+  return ms
 end
 `;

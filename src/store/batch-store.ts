@@ -3,7 +3,7 @@
  * its notices and audit entry in the same atomic step) and its rows (in spreadsheet order,
  * each rewritten as it is checked or handled).
  */
-import type { Actor, AuditDetails } from "../model/audit.js";
+import type { Actor, AuditDetails, BatchAuditStep } from "../model/audit.js";
 import type { Batch, BatchPatch, BatchRow, BatchState } from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
 
@@ -13,7 +13,7 @@ export interface BatchMoveOptions {
   /** Queued in the outbox in the same atomic step as the move, and only if it is made. */
   notices?: readonly Notice[];
   /** Audited (action `batch_{action}`) in the same step, with the states before and after. */
-  audit?: { action: string; actor: Actor; details?: AuditDetails };
+  audit?: { action: BatchAuditStep; actor: Actor; details?: AuditDetails };
 }
 
 export interface BatchStore {

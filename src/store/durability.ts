@@ -15,10 +15,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
-import { type LuaScript, runScript } from "./lua.js";
-
-/** `off`: never wait. `auto`: wait as the server allows (the default in production). */
-export type DurabilityMode = "off" | "auto";
+import { isNoScript, type LuaScript, runScript } from "./lua.js";
 
 /** What INFO tells about the server that decides how to wait. */
 export interface ServerFacts {
@@ -177,7 +174,7 @@ export class RedisDurability {
     pipeline = this.#addWaits(pipeline, steps);
     let replies = (await pipeline.exec()) ?? [];
     const [scriptError] = replies[0] ?? [];
-    if (scriptError?.message.startsWith("NOSCRIPT")) {
+    if (isNoScript(scriptError)) {
       // The script did not run (nor write): send its source, then wait again.
       pipeline = this.#redis.pipeline().eval(script.source, keys.length, ...keys, ...args);
       replies = (await this.#addWaits(pipeline, steps).exec()) ?? [];

@@ -24,6 +24,12 @@
  *   p digest:{day}             STRING set when that day's digest was queued, 3 days expiry
  *   p availability             HASH   "{operator}:{operation}" → OperationState JSON,
  *                                     "{operator}:{operation}:up" → "1" | "0"
+ *   p batch:{id}               STRING one batch, JSON (moved by one script with its notices
+ *                                     and audit entry); kept for the retention once it ends
+ *   p batch:{id}:rows          LIST   the batch's rows, JSON, in spreadsheet order
+ *   p user:{userId}:batches    ZSET   batch ids by createdAtMs (per initiator)
+ *   p batches                  ZSET   batch ids by createdAtMs (everyone's)
+ *   p batches:active           SET    batches the worker has something to do for
  *   p lease:{name}             STRING owner, with a TTL
  *   p ratelimit:{name}         (owned by the rate limiter)
  */
@@ -54,6 +60,11 @@ export interface Keys {
   auditLog(): string;
   digestMark(day: string): string;
   availability(): string;
+  batch(id: string): string;
+  batchRows(id: string): string;
+  userBatches(userId: number): string;
+  allBatches(): string;
+  activeBatches(): string;
   lease(name: string): string;
   rateLimit(name: string): string;
 }
@@ -82,6 +93,11 @@ export function keys(prefix: string): Keys {
     auditLog: () => `${prefix}audit-log`,
     digestMark: (day) => `${prefix}digest:${day}`,
     availability: () => `${prefix}availability`,
+    batch: (id) => `${prefix}batch:${id}`,
+    batchRows: (id) => `${prefix}batch:${id}:rows`,
+    userBatches: (userId) => `${prefix}user:${userId}:batches`,
+    allBatches: () => `${prefix}batches`,
+    activeBatches: () => `${prefix}batches:active`,
     lease: (name) => `${prefix}lease:${name}`,
     rateLimit: (name) => `${prefix}ratelimit:${name}`,
   };

@@ -15,7 +15,8 @@ export function luaScript(source: string): LuaScript {
   return { source, sha1: createHash("sha1").update(source).digest("hex") };
 }
 
-function isNoScript(error: unknown): boolean {
+/** Redis answered NOSCRIPT: the script did not run (nor write), its source may be sent. */
+export function isNoScript(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith("NOSCRIPT");
 }
 

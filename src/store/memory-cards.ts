@@ -8,13 +8,15 @@ export class MemoryApprovalCards implements ApprovalCardStore {
   readonly #cards = new Map<string, { cards: ApprovalCard[]; expiresAtMs: number }>();
   readonly #payoutOf = new Map<string, { payoutId: string; expiresAtMs: number }>();
   readonly #now: () => number;
+  readonly #ttlMs: number;
 
-  constructor(now: () => number) {
+  constructor(now: () => number, ttlMs: number) {
     this.#now = now;
+    this.#ttlMs = ttlMs;
   }
 
-  async add(payoutId: string, card: ApprovalCard, ttlMs: number): Promise<void> {
-    const expiresAtMs = this.#now() + ttlMs;
+  async add(payoutId: string, card: ApprovalCard): Promise<void> {
+    const expiresAtMs = this.#now() + this.#ttlMs;
     // No await before the write: two adds at once must not lose one of the cards.
     const known = this.#live(payoutId).filter(
       (other) => other.chatId !== card.chatId || other.messageId !== card.messageId,

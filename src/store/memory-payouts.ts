@@ -6,7 +6,7 @@
  * Records go in and out as deep copies, so callers cannot change what is stored.
  */
 
-import type { Actor, AuditDetails, AuditEntry } from "../model/audit.js";
+import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../model/audit.js";
 import type { TrackedState } from "../model/lifecycle.js";
 import {
   givesBack,
@@ -157,7 +157,8 @@ export class MemoryPayoutStore implements PayoutStore {
     if (givesBack(target) && current.limitDay !== undefined) {
       spending.giveBack(current.limitDay, current.initiatorId, current.amount);
     }
-    for (const key of noticesOfMove(id, target, options.notices)) {
+    const batchRow = current.batchId !== undefined;
+    for (const key of noticesOfMove(id, target, options.notices, batchRow)) {
       this.#options.enqueueNotice(key, nowMs);
     }
     this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
@@ -184,7 +185,7 @@ export class MemoryPayoutStore implements PayoutStore {
   /** The audit entry of a move (or creation, or submission) of `payout`, as the scripts write it. */
   #audit(
     payout: Payout,
-    action: string,
+    action: AuditAction,
     atMs: number,
     actor: Actor | undefined,
     details: AuditDetails | undefined,

@@ -18,18 +18,21 @@ import { MemoryPayoutStore } from "./memory-payouts.js";
 import { MemoryReportsStore } from "./memory-reports.js";
 import { MemorySpendingLedger } from "./memory-spending.js";
 import { checkInput } from "./schemas.js";
-import type {
-  DueQueue,
-  LeaseStore,
-  ProfileStore,
-  SessionStore,
-  StaffStore,
-  Stores,
+import {
+  DEFAULT_APPROVAL_CARD_TTL_MS,
+  type DueQueue,
+  type LeaseStore,
+  type ProfileStore,
+  type SessionStore,
+  type StaffStore,
+  type Stores,
 } from "./types.js";
 
 export interface MemoryStoresOptions {
   /** How long a payout is kept after its last move, unless in flight. */
   retentionMs: number;
+  /** How long approval cards are remembered; default DEFAULT_APPROVAL_CARD_TTL_MS. */
+  approvalCardTtlMs?: number;
   /** The clock for expiries (payouts, dialogs, leases); Date.now by default. */
   now?: () => number;
 }
@@ -59,7 +62,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     audit,
     reports: new MemoryReportsStore(now, (key, atMs) => outbox.put(key, atMs)),
     spending,
-    cards: new MemoryApprovalCards(now),
+    cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches: new MemoryBatchStore({
       now,
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),

@@ -107,14 +107,21 @@ export function decodePayout(payoutId: string, hash: Readonly<Record<string, str
 }
 
 /**
- * The outbox keys a move queues with it: the payer's notice of a final status (always),
- * and the notices the caller asked for.
+ * The outbox keys a move queues with it: the payer's notice of a final status, and the
+ * notices the caller asked for. A batch's row (`batchRow`) has no payer's notice of its
+ * own: the batch's progress and summary tell its payer (the Redis script, which alone
+ * knows the record, drops it there: `SETTLED_NOTICE_PREFIX`).
  */
 export function noticesOfMove(
   payoutId: string,
   target: PayoutState,
   extra: readonly Notice[] = [],
+  batchRow = false,
 ): string[] {
-  const settled: Notice[] = notifiesPayer(target) ? [{ kind: "settled", payoutId }] : [];
+  const tellPayer = notifiesPayer(target) && !batchRow;
+  const settled: Notice[] = tellPayer ? [{ kind: "settled", payoutId }] : [];
   return [...settled, ...extra].map(noticeKey);
 }
+
+/** How the payer's notice of a final status starts in the outbox (see `noticeKey`). */
+export const SETTLED_NOTICE_PREFIX = "settled:";

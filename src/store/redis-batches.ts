@@ -22,6 +22,7 @@ import {
 import { type Notice, noticeKey } from "../model/notice.js";
 import { auditMinId, draftJson } from "./audit-codec.js";
 import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "./batch-store.js";
+import type { Keys } from "./keys.js";
 import { luaScript, runScript } from "./lua.js";
 import { parseJsonOrUndefined } from "./redis-reply.js";
 import { checkInput } from "./schemas.js";
@@ -82,41 +83,29 @@ return {1, encoded}
 const MoveReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
 
 export interface RedisBatchStoreOptions {
-  prefix: string;
+  keys: Keys;
   retentionMs: number;
   now?: () => number;
 }
 
 export class RedisBatchStore implements BatchStore {
   readonly #redis: Redis;
-  readonly #prefix: string;
+  readonly #keys: Keys;
   readonly #retentionMs: number;
   readonly #now: () => number;
 
   constructor(redis: Redis, options: RedisBatchStoreOptions) {
     this.#redis = redis;
-    this.#prefix = options.prefix;
+    this.#keys = options.keys;
     this.#retentionMs = options.retentionMs;
     this.#now = options.now ?? Date.now;
-  }
-
-  #batchKey(id: string): string {
-    return `${this.#prefix}batch:${id}`;
-  }
-
-  #rowsKey(id: string): string {
-    return `${this.#prefix}batch:${id}:rows`;
-  }
-
-  #userKey(userId: number): string {
-    return `${this.#prefix}user:${userId}:batches`;
   }
 
   async create(batch: Batch, rows: readonly BatchRow[], actor: Actor): Promise<boolean> {
     const record = checkInput(BatchSchema, batch, "batch");
     const nowMs = this.#now();
     const stored = await this.#redis.set(
-      this.#batchKey(record.id),
+      this.#keys.batch(record.id),
       JSON.stringify(record),
       "PX",
       this.#retentionMs,
@@ -124,28 +113,28 @@ export class RedisBatchStore implements BatchStore {
     );
     if (stored !== "OK") return false;
     const multi = this.#redis.multi();
-    const rowsKey = this.#rowsKey(record.id);
+    const rowsKey = this.#keys.batchRows(record.id);
     for (let start = 0; start < rows.length; start += 200) {
       const chunk = rows.slice(start, start + 200).map((row) => JSON.stringify(row));
       multi.rpush(rowsKey, ...chunk);
     }
     multi.pexpire(rowsKey, this.#retentionMs);
-    for (const index of [this.#userKey(record.initiatorId), `${this.#prefix}batches`]) {
+    for (const index of [this.#keys.userBatches(record.initiatorId), this.#keys.allBatches()]) {
       multi.zadd(index, record.createdAtMs, record.id);
       multi.zremrangebyscore(index, "-inf", `(${nowMs - this.#retentionMs}`);
     }
     if (WORKED_BATCH_STATES.includes(record.state)) {
-      multi.sadd(`${this.#prefix}batches:active`, record.id);
+      multi.sadd(this.#keys.activeBatches(), record.id);
     }
     const draft = {
       atMs: nowMs,
       ...actorFields(actor),
-      action: "batch_upload",
+      action: "batch_upload" as const,
       batchId: record.id,
       details: { rows: record.rowCount, file: record.fileName },
     };
     multi.xadd(
-      `${this.#prefix}audit-log`,
+      this.#keys.auditLog(),
       "MINID",
       "~",
       auditMinId(nowMs, this.#retentionMs),
@@ -158,12 +147,12 @@ export class RedisBatchStore implements BatchStore {
   }
 
   async get(id: string): Promise<Batch | null> {
-    return readBatch(await this.#redis.get(this.#batchKey(id)));
+    return readBatch(await this.#redis.get(this.#keys.batch(id)));
   }
 
   async rows(id: string, from: number, count: number): Promise<BatchRow[]> {
     if (count <= 0) return [];
-    const raw = await this.#redis.lrange(this.#rowsKey(id), from, from + count - 1);
+    const raw = await this.#redis.lrange(this.#keys.batchRows(id), from, from + count - 1);
     return raw.map((text) => BatchRowSchema.parse(parseJsonOrUndefined(text)));
   }
 
@@ -171,7 +160,11 @@ export class RedisBatchStore implements BatchStore {
     if (rows.length === 0) return;
     const multi = this.#redis.multi();
     for (const { index, row } of rows) {
-      multi.lset(this.#rowsKey(id), index, JSON.stringify(checkInput(BatchRowSchema, row, "row")));
+      multi.lset(
+        this.#keys.batchRows(id),
+        index,
+        JSON.stringify(checkInput(BatchRowSchema, row, "row")),
+      );
     }
     await multi.exec();
   }
@@ -213,11 +206,11 @@ export class RedisBatchStore implements BatchStore {
       this.#redis,
       MOVE_SCRIPT,
       [
-        this.#batchKey(id),
-        this.#rowsKey(id),
-        `${this.#prefix}batches:active`,
-        `${this.#prefix}outbox`,
-        `${this.#prefix}audit-log`,
+        this.#keys.batch(id),
+        this.#keys.batchRows(id),
+        this.#keys.activeBatches(),
+        this.#keys.outbox(),
+        this.#keys.auditLog(),
       ],
       [
         from,
@@ -238,15 +231,17 @@ export class RedisBatchStore implements BatchStore {
   }
 
   async active(): Promise<string[]> {
-    return this.#redis.smembers(`${this.#prefix}batches:active`);
+    return this.#redis.smembers(this.#keys.activeBatches());
   }
 
   async list(options: { userId?: number; limit: number }): Promise<Batch[]> {
     const index =
-      options.userId === undefined ? `${this.#prefix}batches` : this.#userKey(options.userId);
+      options.userId === undefined
+        ? this.#keys.allBatches()
+        : this.#keys.userBatches(options.userId);
     const ids = await this.#redis.zrevrange(index, 0, options.limit - 1);
     if (ids.length === 0) return [];
-    const records = await this.#redis.mget(ids.map((id) => this.#batchKey(id)));
+    const records = await this.#redis.mget(ids.map((id) => this.#keys.batch(id)));
     return records.map(readBatch).filter((batch): batch is Batch => batch !== null);
   }
 }

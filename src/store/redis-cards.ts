@@ -18,13 +18,16 @@ function parseMember(member: string): ApprovalCard | null {
 export class RedisApprovalCards implements ApprovalCardStore {
   readonly #redis: Redis;
   readonly #keys: Keys;
+  readonly #ttlMs: number;
 
-  constructor(redis: Redis, keys: Keys) {
+  constructor(redis: Redis, keys: Keys, ttlMs: number) {
     this.#redis = redis;
     this.#keys = keys;
+    this.#ttlMs = ttlMs;
   }
 
-  async add(payoutId: string, card: ApprovalCard, ttlMs: number): Promise<void> {
+  async add(payoutId: string, card: ApprovalCard): Promise<void> {
+    const ttlMs = this.#ttlMs;
     const set = this.#keys.approvalCards(payoutId);
     await this.#redis
       .multi()

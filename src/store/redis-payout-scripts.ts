@@ -18,7 +18,7 @@ import { auditMinId, payoutDraftJson } from "./audit-codec.js";
 import { AUDIT_LUA } from "./audit-lua.js";
 import type { Keys } from "./keys.js";
 import { luaScript } from "./lua.js";
-import { encodeFields, noticesOfMove } from "./payout-codec.js";
+import { encodeFields, noticesOfMove, SETTLED_NOTICE_PREFIX } from "./payout-codec.js";
 import { SPENDING_KEPT_MS, SPENDING_LUA } from "./redis-spending.js";
 import type { TransitionOptions } from "./types.js";
 
@@ -68,8 +68,13 @@ for _ = 1, tonumber(ARGV[cursor]) do
 end
 cursor = cursor + 1
 local notices = {}
+-- A batch's row has no payer's notice of its own: its batch tells the payer.
+local batchRow = redis.call('HEXISTS', record, 'batchId') == 1
 for _ = 1, noticeCount do
-  notices[#notices + 1] = ARGV[cursor]
+  local notice = ARGV[cursor]
+  if not (batchRow and string.sub(notice, 1, ${SETTLED_NOTICE_PREFIX.length}) == '${SETTLED_NOTICE_PREFIX}') then
+    notices[#notices + 1] = notice
+  end
   cursor = cursor + 1
 end
 local stateSets = {}
@@ -137,14 +142,8 @@ end
 for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[2], now, notice) end
 if trackAt ~= '' then redis.call('ZADD', KEYS[4], trackAt, id) end
 audit(KEYS[3], auditMinId, auditDraft, current, target, record)
-if submitDraft ~= '' then
-  -- The request leaves right after this move: its send time, on Redis's clock, and the
-  -- submission audited with the move.
-  local time = redis.call('TIME')
-  local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  redis.call('HSET', record, 'sentAtMs', string.format('%d', ms))
-  audit(KEYS[3], auditMinId, submitDraft, false, false, record)
-end
+-- The request leaves right after this move: stamped and audited with it.
+if submitDraft ~= '' then stampSent(KEYS[3], auditMinId, submitDraft, record) end
 return {'applied', redis.call('HGETALL', record)}
 `);
 
@@ -160,10 +159,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {'not_found'} end
 if redis.call('HGET', KEYS[1], 'state') ~= '"submitting"' or redis.call('HGET', KEYS[1], 'claimId') ~= ARGV[1] then
   return {'moved', redis.call('HGETALL', KEYS[1])}
 end
-local time = redis.call('TIME')
-local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('HSET', KEYS[1], 'sentAtMs', string.format('%d', ms))
-audit(KEYS[2], ARGV[3], ARGV[2], false, false, KEYS[1])
+local ms = stampSent(KEYS[2], ARGV[3], ARGV[2], KEYS[1])
 return {'sending', string.format('%d', ms)}
 `);
 

@@ -36,7 +36,7 @@ export interface SentinelTarget {
 
 export type RedisTarget = UrlTarget | SentinelTarget;
 
-/** A plain URL target, for the many callers (tests, benchmarks, the demo) that have one. */
+/** A plain URL as a target. */
 export function urlTarget(url: string): UrlTarget {
   return { kind: "url", url };
 }

@@ -21,7 +21,7 @@ import { RedisReportsStore } from "./redis-reports.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
 import { RedisSpendingLedger } from "./redis-spending.js";
 import { type RedisTarget, targetOptions, urlTarget } from "./redis-target.js";
-import type { Stores } from "./types.js";
+import { DEFAULT_APPROVAL_CARD_TTL_MS, type Stores } from "./types.js";
 
 export interface RedisConnectionOptions {
   logger?: Logger;
@@ -123,6 +123,8 @@ export interface RedisStoresOptions {
   prefix: string;
   /** How long a payout is kept after its last move, unless in flight. */
   retentionMs: number;
+  /** How long approval cards are remembered; default DEFAULT_APPROVAL_CARD_TTL_MS. */
+  approvalCardTtlMs?: number;
   logger?: Logger;
   /** How long `ping` waits for PONG; default 1000. */
   pingTimeoutMs?: number;
@@ -154,9 +156,13 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     }),
     reports: new RedisReportsStore(redis, k),
     spending: new RedisSpendingLedger(redis, k.spending),
-    cards: new RedisApprovalCards(redis, k),
+    cards: new RedisApprovalCards(
+      redis,
+      k,
+      options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS,
+    ),
     batches: new RedisBatchStore(redis, {
-      prefix: options.prefix,
+      keys: k,
       retentionMs: options.retentionMs,
     }),
     leases: new RedisLeaseStore(redis, k.lease),

@@ -44,10 +44,19 @@ export interface ApprovalCard {
   messageId: number;
 }
 
+/**
+ * How long approval cards are remembered by default: past APPROVAL_TTL_HOURS' default (24 h),
+ * so that a card can still be edited once decided and replied to with a reason.
+ */
+export const DEFAULT_APPROVAL_CARD_TTL_MS = 3 * 86_400_000;
+
 /** The approval cards sent for each payout, so that they can be edited once it is decided. */
 export interface ApprovalCardStore {
-  /** Remembers `card` for `payoutId` (and which payout it is about) for `ttlMs`. */
-  add(payoutId: string, card: ApprovalCard, ttlMs: number): Promise<void>;
+  /**
+   * Remembers `card` for `payoutId` (and which payout it is about), for as long as the
+   * store keeps cards (`approvalCardTtlMs` of the stores' options).
+   */
+  add(payoutId: string, card: ApprovalCard): Promise<void>;
   list(payoutId: string): Promise<ApprovalCard[]>;
   /** The payout `card` is about (an approver's reply to it), or null. */
   payoutOf(card: ApprovalCard): Promise<string | null>;

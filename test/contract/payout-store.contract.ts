@@ -56,8 +56,12 @@ export function pathTo(state: PayoutState): PayoutEvent[] {
 }
 
 /** Creates a payout and moves it to `state` through the lifecycle. */
-export async function payoutIn(stores: Stores, state: PayoutState): Promise<Payout> {
-  const payout = samplePayout();
+export async function payoutIn(
+  stores: Stores,
+  state: PayoutState,
+  overrides: Partial<Payout> = {},
+): Promise<Payout> {
+  const payout = samplePayout(overrides);
   await stores.payouts.create(payout);
   for (const event of pathTo(state)) {
     const result = await stores.payouts.transition(payout.id, event);
@@ -362,6 +366,18 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(await stores.outbox.size()).toBe(1);
       expect(await stores.outbox.claimDue(Date.now() + 60_000, 10, 1000)).toEqual([
         settledKey(payout.id),
+      ]);
+    });
+
+    it("queues no payer's notice for a batch's row (its batch tells the payer), but does for others", async () => {
+      const row = await payoutIn(stores, "pending", { batchId: "batch01" });
+      await stores.payouts.transition(row.id, "settle_failed");
+      expect((await stores.payouts.get(row.id))?.state).toBe("failed");
+      expect(await stores.outbox.size()).toBe(0);
+      const single = await payoutIn(stores, "pending");
+      await stores.payouts.transition(single.id, "settle_success");
+      expect(await stores.outbox.claimDue(Date.now() + 60_000, 10, 1000)).toEqual([
+        settledKey(single.id),
       ]);
     });
 

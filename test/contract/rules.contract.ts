@@ -284,10 +284,10 @@ export function describeRulesContract(makeStores: MakeStores): void {
     });
 
     it("remembers the approval cards of a payout and which payout a card is about", async () => {
-      await stores.cards.add("po-1", { chatId: 300, messageId: 7 }, 60_000);
-      await stores.cards.add("po-1", { chatId: 100, messageId: 9 }, 60_000);
-      await stores.cards.add("po-1", { chatId: 100, messageId: 9 }, 60_000);
-      await stores.cards.add("po-2", { chatId: 100, messageId: 10 }, 60_000);
+      await stores.cards.add("po-1", { chatId: 300, messageId: 7 });
+      await stores.cards.add("po-1", { chatId: 100, messageId: 9 });
+      await stores.cards.add("po-1", { chatId: 100, messageId: 9 });
+      await stores.cards.add("po-2", { chatId: 100, messageId: 10 });
       expect(await stores.cards.list("po-1")).toEqual([
         { chatId: 100, messageId: 9 },
         { chatId: 300, messageId: 7 },
@@ -296,9 +296,15 @@ export function describeRulesContract(makeStores: MakeStores): void {
       expect(await stores.cards.payoutOf({ chatId: 300, messageId: 9 })).toBeNull();
       expect(await stores.cards.list("po-none")).toEqual([]);
     });
+  });
+
+  describe("approval cards kept for the stores' card lifetime", () => {
+    const harness = storesPerTest(makeStores, 600_000, { approvalCardTtlMs: 300 });
 
     it("forgets approval cards after their time", async () => {
-      await stores.cards.add("po-1", { chatId: 300, messageId: 7 }, 300);
+      const { stores } = harness;
+      await stores.cards.add("po-1", { chatId: 300, messageId: 7 });
+      expect(await stores.cards.list("po-1")).toEqual([{ chatId: 300, messageId: 7 }]);
       await harness.elapse(500);
       expect(await stores.cards.list("po-1")).toEqual([]);
       expect(await stores.cards.payoutOf({ chatId: 300, messageId: 7 })).toBeNull();

@@ -10,15 +10,22 @@ export interface StoreHarness {
   elapse: (ms: number) => Promise<void>;
 }
 
-export type MakeStores = (options: { retentionMs: number }) => Promise<StoreHarness>;
+export type MakeStores = (options: {
+  retentionMs: number;
+  approvalCardTtlMs?: number;
+}) => Promise<StoreHarness>;
 
 /**
  * Fresh stores (`makeStores({ retentionMs })`) for each test of the enclosing describe,
  * cleaned up after it. The object returned reads through to the running test's stores.
  */
-export function storesPerTest(makeStores: MakeStores, retentionMs: number): StoreHarness {
+export function storesPerTest(
+  makeStores: MakeStores,
+  retentionMs: number,
+  options: { approvalCardTtlMs?: number } = {},
+): StoreHarness {
   const harness = perTest(
-    () => makeStores({ retentionMs }),
+    () => makeStores({ retentionMs, ...options }),
     (running) => running.cleanup(),
   );
   return {

@@ -121,6 +121,9 @@ describe("access rules, end to end", () => {
     expect(text).toContain("your role: viewer");
     expect(text).toContain("/status");
     expect(text).toContain("/availability");
+    // Viewers export payouts for finance; the audit trail is for admins.
+    expect(text).toContain("/export [FROM] [TO]");
+    expect(text).not.toContain("/audit");
     expect(text).not.toContain("/pay");
     expect(text).not.toContain("/collect");
     expect(text).not.toContain("/staff");

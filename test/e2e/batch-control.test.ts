@@ -126,6 +126,9 @@ describe("batch Confirm refused by the rules", () => {
     );
     expect(audited).toMatchObject({ amount: 3000, details: { step: "confirm" } });
     expect(audited?.batchId).toBeDefined();
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const trail = plainText(await sendAndWait(h.emulator, admin, "/audit"));
+    expect(trail).toContain("Refused: over a daily limit");
     expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
   });
 

@@ -8,7 +8,8 @@
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator/index.js";
-import { harnessPerTest, PAYER_ID } from "../support/harness.js";
+import { sendAndWait } from "../support/flows.js";
+import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../support/harness.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 
@@ -101,6 +102,18 @@ describe("batch payouts, end to end", () => {
     expect(audit).toEqual(
       expect.arrayContaining(["batch_upload", "batch_checked", "batch_confirm", "batch_done"]),
     );
+    // An admin reads them in /audit, in words.
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const trail = plainText(await sendAndWait(h.emulator, admin, "/audit 20"));
+    for (const words of [
+      "Batch file received",
+      "Batch checked",
+      "Batch confirmed",
+      "Batch finished",
+    ]) {
+      expect(trail).toContain(words);
+    }
+    expect(trail).not.toContain("Other action");
   });
 
   it("pays nothing after Cancel", async () => {

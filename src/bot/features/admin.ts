@@ -4,7 +4,9 @@
  */
 import { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
+import { actorFields, staffActor } from "../../model/audit.js";
 import { isRole } from "../../model/roles.js";
+import type { StaffMember } from "../../model/staff.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { type Capability, may } from "../../payouts/policy.js";
 import type { ResolveResult } from "../../payouts/types.js";
@@ -39,10 +41,11 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   /** Only admins resolve and manage staff; anyone else is told so. */
+  /** The staff member asking, when their role allows `capability`; else null (told so). */
   const allowed = async (ctx: BotContext, capability: Capability) => {
-    if (may(ctx.staff, capability)) return true;
+    if (ctx.staff !== null && may(ctx.staff, capability)) return ctx.staff;
     await replyHtml(ctx, ctx.t("access.admin_only"));
-    return false;
+    return null;
   };
 
   /** One page of /unknown, newest first (the set itself has no order). */
@@ -74,13 +77,14 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   });
 
   composer.command("resolve", async (ctx) => {
-    if (!(await allowed(ctx, "resolve"))) return;
+    const staff = await allowed(ctx, "resolve");
+    if (!staff) return;
     const [reference, answer, extra] = commandPayload(ctx.message.text).split(/\s+/);
     if (!reference || !answer || extra !== undefined || !/^[\w-]{1,100}$/.test(answer)) {
       await replyHtml(ctx, ctx.t("usage.resolve"));
       return;
     }
-    const admin = { id: ctx.from.id, role: "admin" } as const;
+    const admin = staffActor(staff);
     const result =
       answer.toLowerCase() === "failed"
         ? await deps.payouts.resolution.asFailed(reference, admin)
@@ -94,7 +98,8 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   });
 
   composer.command("staff", async (ctx) => {
-    if (!(await allowed(ctx, "manage_staff"))) return;
+    const asker = await allowed(ctx, "manage_staff");
+    if (!asker) return;
     const [action, id, role] = commandPayload(ctx.message.text).split(/\s+/);
     if (!action) {
       const staff = await deps.stores.staff.list();
@@ -123,7 +128,7 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
     if (action === "add" && role && isRole(role)) {
       const origin = { source: "runtime", byUserId: ctx.from.id, atMs: deps.now() } as const;
       await deps.stores.staff.set(userId, role, origin);
-      await audit(deps, ctx.from.id, "staff_set", { userId, role });
+      await audit(deps, asker, "staff_set", { userId, role });
       await replyHtml(ctx, ctx.t("staff.added", { id: userId, role: ctx.t(`role.${role}`) }));
       return;
     }
@@ -137,7 +142,7 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
         byUserId: ctx.from.id,
         atMs: deps.now(),
       });
-      if (removed) await audit(deps, ctx.from.id, "staff_removed", { userId });
+      if (removed) await audit(deps, asker, "staff_removed", { userId });
       await replyHtml(ctx, ctx.t(removed ? "staff.removed" : "staff.not_staff", { id: userId }));
       return;
     }
@@ -147,17 +152,16 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   return composer;
 }
 
-/** Staff changes are made by admins only (the command checks): audited as theirs. */
+/** A staff change, audited as made by whoever made it, with their role then. */
 async function audit(
   deps: AdminDeps,
-  actorId: number,
-  action: string,
+  actor: StaffMember,
+  action: "staff_set" | "staff_removed",
   details: Record<string, string | number>,
 ) {
   await deps.stores.audit.record({
     atMs: deps.now(),
-    actorId,
-    actorRole: "admin",
+    ...actorFields(staffActor(actor)),
     action,
     details,
   });

@@ -15,9 +15,10 @@ import type { Stores } from "../../store/types.js";
 import { approvalCard, type Names, rejectedCard } from "../approval-views.js";
 import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
 import type { BotContext } from "../context.js";
+import { showSending } from "../prompt-edits.js";
 import { editMessageView, editView, replyHtml, replyView } from "../reply.js";
 import { initiatorName } from "../report-views.js";
-import { namesOf } from "../staff-names.js";
+import { namesOf, payoutPeopleNames } from "../staff-names.js";
 import { bestEffort } from "../telegram-failure.js";
 import { CALLBACK_PATTERN } from "../views.js";
 
@@ -27,21 +28,12 @@ const CARDS_PER_LIST = 10;
 export interface ApprovalDeps {
   payouts: Payouts;
   stores: Stores;
-  /** How long a card is remembered (edits once decided, replies with a reason). */
-  cardTtlMs: number;
 }
 
 export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  /** Names of the initiator and of whoever decided. */
-  const namesFor = (payout: Payout) => {
-    const ids = [payout.initiatorId, payout.approvedBy, payout.rejectedBy];
-    return namesOf(
-      deps.stores.profiles,
-      ids.filter((id): id is number => id !== undefined),
-    );
-  };
+  const namesFor = (payout: Payout) => payoutPeopleNames(deps.stores.profiles, payout);
 
   /**
    * The decider's other cards of `payout` in this chat (the first one, one from
@@ -85,17 +77,10 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     // Claimed: the request leaves at once, Telegram is told alongside (as for a Confirm).
     const submitted = deps.payouts.submission.submit(result);
     const names = await namesFor(result.payout);
-    const told = Promise.all([
-      bestEffort(ctx.log, () => ctx.answerCbQuery(ctx.t.plain("approve.sending")), SIDE_CALL_MS),
-      bestEffort(
-        ctx.log,
-        () => editView(ctx, approvalCard(ctx.t, result.payout, names, { status: true })),
-        SIDE_CALL_MS,
-      ),
-    ]);
-    const sent = await submitted;
-    await told;
-    await editView(ctx, approvalCard(ctx.t, sent.payout, names, { status: true }));
+    const sent = await showSending(ctx, result.payout, submitted, {
+      answer: ctx.t.plain("approve.sending"),
+      view: (payout) => approvalCard(ctx.t, payout, names, { status: true }),
+    });
     await refreshOwnCards(ctx, sent.payout, names);
   });
 
@@ -155,11 +140,14 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       return;
     }
     await replyHtml(ctx, ctx.t("approvals.title", { count: waiting.length }));
-    for (const payout of waiting.slice(0, CARDS_PER_LIST)) {
-      const sent = await replyView(ctx, approvalCard(ctx.t, payout, await namesFor(payout)));
+    const shown = waiting.slice(0, CARDS_PER_LIST);
+    // Waiting payouts have no decider yet: their initiators' names, read at once.
+    const initiators = [...new Set(shown.map((payout) => payout.initiatorId))];
+    const names = await namesOf(deps.stores.profiles, initiators);
+    for (const payout of shown) {
+      const sent = await replyView(ctx, approvalCard(ctx.t, payout, names));
       // Edited with the others once someone decides.
-      const card = { chatId: ctx.chat.id, messageId: sent.message_id };
-      await deps.stores.cards.add(payout.id, card, deps.cardTtlMs);
+      await deps.stores.cards.add(payout.id, { chatId: ctx.chat.id, messageId: sent.message_id });
     }
     if (waiting.length > CARDS_PER_LIST) {
       await replyHtml(ctx, ctx.t("approvals.more", { count: waiting.length - CARDS_PER_LIST }));

@@ -75,11 +75,11 @@ export function lookupFeature(deps: LookupDeps): Composer<BotContext> {
       return;
     }
     const { stores, now, onNoticeQueued } = deps;
-    await recordAvailability(
+    const { states } = await recordAvailability(
       { reports: stores.reports, logger: ctx.log, now, onQueued: onNoticeQueued },
       entries,
     );
-    await replyView(ctx, availabilityView(ctx.t, entries, await stores.reports.availability()));
+    await replyView(ctx, availabilityView(ctx.t, entries, states));
   });
 
   return composer;

@@ -14,7 +14,7 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import { waitingView } from "../approval-views.js";
-import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
+import { dropGoneButtons } from "../best-effort.js";
 import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import type { BotContext } from "../context.js";
 import {
@@ -22,12 +22,13 @@ import {
   restoreSettled,
   showMovedPayout,
   showRetired,
+  showSending,
 } from "../prompt-edits.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { initiatorName } from "../report-views.js";
 import { promptExtras } from "../rules-views.js";
 import { namesOf } from "../staff-names.js";
-import { bestEffort, cosmetic, settledWithin } from "../telegram-failure.js";
+import { cosmetic } from "../telegram-failure.js";
 import {
   amountProblemText,
   CALLBACK_PATTERN,
@@ -47,12 +48,6 @@ export interface PayDeps {
 
 /** A half-finished /pay dialog is forgotten after this long. */
 const DIALOG_TTL_SECONDS = 600;
-
-/**
- * A payment request answered within this shows its outcome in the prompt's one edit; a
- * slower one first shows "Sending…" (the press is answered with "Sending…" at once anyway).
- */
-const SHOW_SENDING_AFTER_MS = 1_000;
 
 const COMMAND_OF: Record<PayoutKind, "pay" | "collect"> = {
   disbursement: "pay",
@@ -211,28 +206,11 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const claim = await deps.payouts.submission.confirm(payoutId, ctx.staff);
     switch (claim.outcome) {
       case "claimed": {
-        // The request left with the claim: nothing slow stood between them. Telegram is told
-        // alongside, each call under a short deadline, so a slow or failing Telegram can
-        // neither delay the payment nor strand it in `submitting`.
-        const submitted = claim.submitted;
-        const answered = bestEffort(
-          ctx.log,
-          () => ctx.answerCbQuery(ctx.t.plain("confirm.sending")),
-          SIDE_CALL_MS,
-        );
-        // A quick answer is shown at once, in one edit; a slow one first shows "Sending…".
-        const quick = await settledWithin(submitted, SHOW_SENDING_AFTER_MS);
-        const sending = quick
-          ? undefined
-          : bestEffort(
-              ctx.log,
-              () => editView(ctx, payoutStateView(ctx.t, claim.payout)),
-              SIDE_CALL_MS,
-            );
-        const result = quick ?? (await submitted);
-        // "Sending…" must not land over the outcome: the outcome is edited in after it.
-        await sending;
-        await Promise.all([editView(ctx, payoutStateView(ctx.t, result.payout)), answered]);
+        // The request left with the claim: nothing slow stood between them.
+        const result = await showSending(ctx, claim.payout, claim.submitted, {
+          answer: ctx.t.plain("confirm.sending"),
+          view: (payout) => payoutStateView(ctx.t, payout),
+        });
         if (result.outcome === "pending") await restoreSettled(ctx, deps.stores, result.payout);
         return;
       }

@@ -22,10 +22,10 @@ async function connected(): Promise<Redis> {
   return redis;
 }
 
-describeStoreContract("redis stores", async ({ retentionMs }) => {
+describeStoreContract("redis stores", async ({ retentionMs, approvalCardTtlMs }) => {
   const prefix = testPrefix("stores");
   const redis = await connected();
-  const stores = createRedisStores(redis, { prefix, retentionMs });
+  const stores = createRedisStores(redis, { prefix, retentionMs, approvalCardTtlMs });
   return {
     stores,
     cleanup: async () => {
