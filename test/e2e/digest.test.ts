@@ -46,7 +46,13 @@ function setLocalTime(hours: number, minutes: number, seconds: number): void {
 
 setLocalTime(19, 59, 0);
 const h = harnessPerTest({
-  env: { DIGEST_HOUR: "20", TIME_ZONE: ZONE, STAFF },
+  env: {
+    DIGEST_HOUR: "20",
+    TIME_ZONE: ZONE,
+    STAFF,
+    PAYER_DAILY_LIMIT_XAF: "100000",
+    MERCHANT_DAILY_LIMIT_XAF: "500000",
+  },
   now: () => Date.now() + shiftMs,
 });
 const replicas: App[] = [];
@@ -90,6 +96,38 @@ describe("the daily digest", () => {
     h.sandbox.injectFault({ method: "POST", path: "/disburse", status: 500 });
     await pressAndWait(h.emulator, payer, lost, "Outcome unknown");
     const [unknown] = await h.app.stores.payouts.listInState("unknown");
+    // A batch confirmed today and finished (its own flow is batch.test.ts's).
+    const batchAtMs = Date.now() + shiftMs;
+    await h.app.stores.batches.create(
+      {
+        id: "batchD1",
+        state: "done",
+        initiatorId: PAYER_ID,
+        initiatorRole: "payer",
+        chatId: PAYER_ID,
+        locale: "en",
+        fileName: "couriers.csv",
+        rowCount: 4,
+        createdAtMs: batchAtMs,
+        updatedAtMs: batchAtMs,
+        confirmedAtMs: batchAtMs,
+        checkedRows: 4,
+        doneRows: 4,
+        payableRows: 3,
+        totalXaf: 4500,
+        tally: {
+          paid: 2,
+          failed: 1,
+          pending: 0,
+          unknown: 0,
+          skipped: 1,
+          paidXaf: 3000,
+          feesXaf: 30,
+        },
+      },
+      [],
+      { id: PAYER_ID, role: "payer" },
+    );
     await sleep(300);
     // Before the hour: nothing.
     expect(digestsIn(ADMIN_ID, "📊 Daily summary")).toHaveLength(0);
@@ -122,6 +160,18 @@ describe("the daily digest", () => {
       ].join("\n"),
     );
     expect(text).toContain(`by Paul · ${unknown?.id}`);
+    // The day's batches, and the use of each daily limit (a failed payout gave its amount
+    // back; the unknown one still counts).
+    expect(text).toContain(
+      [
+        "Batches run",
+        "batchD1: 3 payouts, 2 completed · 3,000 FCFA",
+        "",
+        "Limit use",
+        "Everyone: 12,000 FCFA of 500,000 FCFA",
+        "Paul: 12,000 FCFA of 100,000 FCFA",
+      ].join("\n"),
+    );
     const inFrench = plainText(await frenchDigest);
     expect(inFrench).toContain("📊 Bilan du jour : du ");
     expect(inFrench).toContain("✅ Effectué : 1 · 5\u202F000 FCFA");
