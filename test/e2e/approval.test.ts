@@ -184,6 +184,10 @@ describe("four-eyes approval, end to end", () => {
     expect(plainText(await notYours)).toBe(
       "Only the approver who rejected this payout can give a reason for it.",
     );
+    // One reason per rejection: a second reply is answered with the first.
+    const again = h.emulator.waitForMessage((m) => m.chatId === APPROVER_ID && m.editCount === 0);
+    await approver.sendText("and late", { replyTo: card });
+    expect(plainText(await again)).toBe("A reason was already given: “wrong <b>supplier</b>”");
     expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
     expect(await stored(h, PAYER_ID)).toMatchObject({
       state: "rejected",
