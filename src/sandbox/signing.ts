@@ -1,6 +1,6 @@
 /**
  * The sandbox's side of the RS256 `X-Sig` signatures (spec section 5), written from the
- * canonical form documented in the README ("Payment API assumptions"), not from the
+ * canonical form documented in docs/assumptions.md ("Signatures"), not from the
  * client's code:
  *
  *     `${timestampMs}\n${METHOD}\n${pathAndQuery}\n${body}`, RSASSA-PKCS1-v1_5 / SHA-256,
