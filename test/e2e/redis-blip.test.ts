@@ -19,7 +19,10 @@ describe("a Redis blip while a payment request is in flight", () => {
       targetHost: redis.hostname,
       targetPort: Number(redis.port || 6379),
     });
-    h = await startHarness({ env: { REDIS_URL: `redis://127.0.0.1:${relay.port}` } });
+    // The same database as the test Redis (REDIS_URL may name one).
+    h = await startHarness({
+      env: { REDIS_URL: `redis://127.0.0.1:${relay.port}${redis.pathname}` },
+    });
   });
 
   afterEach(async () => {

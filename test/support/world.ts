@@ -45,6 +45,9 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const prefix = testPrefix("proc");
   const redisUrl = options.redisUrl ?? testRedisUrl();
   const env = harnessEnv(sandbox, emulator, prefix, { REDIS_URL: redisUrl, ...options.env });
+  // Sentinel names the server: a REDIS_URL beside REDIS_SENTINELS is refused when it names a
+  // database (REDIS_URL=redis://127.0.0.1:6379/7 for the run), so a Sentinel bot gets none.
+  if (env.REDIS_SENTINELS) delete env.REDIS_URL;
   const connection = createRedisConnection(options.redisTarget ?? redisUrl);
   await waitForReady(connection, 5000);
   const stores = createRedisStores(connection, { prefix, retentionMs: 86_400_000 });
