@@ -11,6 +11,7 @@ import { type AmountProblem, formatAmount } from "../model/money.js";
 import type { Payout } from "../model/payout.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
+import { SignatureError } from "../payments/errors.js";
 import type { OverLimit } from "../payouts/limits.js";
 import type { PrepareFailure } from "../payouts/types.js";
 
@@ -243,6 +244,14 @@ export function amountProblemText(t: Translate, problem: AmountProblem, maxAmoun
   return t(AMOUNT_PROBLEM_KEY[problem], { max: money(t, maxAmount) });
 }
 
+/**
+ * What a failed Payment API call means to the user: answers that fail the signature check
+ * are not an outage (a wrong PAYMENT_SIGNATURE_PUBLIC_KEY, or a sandbox with a new key).
+ */
+export function apiTroubleText(t: Translate, error: unknown): string {
+  return t(error instanceof SignatureError ? "error.api_unsigned" : "error.api_unreachable");
+}
+
 /** The reply to a /pay or /collect that cannot go ahead. `command` is "pay" or "collect". */
 export function prepareFailureText(
   t: Translate,
@@ -268,7 +277,7 @@ export function prepareFailureText(
     case "no_account":
       return t("error.no_account", { phone: formatPhone(failure.phone) });
     case "api_error":
-      return t("error.api_unreachable");
+      return apiTroubleText(t, failure.error);
     case "over_limit":
       return overLimitText(t, failure.over);
   }

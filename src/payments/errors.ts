@@ -103,13 +103,19 @@ export class InvalidResponseError extends PaymentClientError {
   }
 }
 
-/** A response whose `X-Sig` is missing or does not verify (only when verification is on). */
+/**
+ * A response whose `X-Sig` is missing or does not verify (only when verification is on):
+ * the answer is not signed with the key in PAYMENT_SIGNATURE_PUBLIC_KEY. Not an outage.
+ */
 export class SignatureError extends PaymentClientError {
   readonly code = "PAYMENT_BAD_SIGNATURE";
   readonly problem: string;
 
   constructor(operation: PaymentOperation, problem: string) {
-    super(operation, `${operation}: response signature ${problem}`);
+    super(
+      operation,
+      `${operation}: the answer is not signed with the configured key (signature ${problem})`,
+    );
     this.problem = problem;
   }
 }

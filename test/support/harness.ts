@@ -9,7 +9,7 @@ import {
   startTelegramEmulator,
   type TelegramEmulator,
 } from "../../src/dev/telegram-emulator/index.js";
-import { silentLogger } from "../../src/logger.js";
+import { type Logger, silentLogger } from "../../src/logger.js";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 import type { Stores } from "../../src/store/types.js";
 import { perTest } from "./per-test.js";
@@ -31,6 +31,8 @@ export interface HarnessOptions {
   http?: boolean;
   /** The app's clock, for tests that move time forward. Default Date.now. */
   now?: () => number;
+  /** The app's logger. Default silent. */
+  logger?: Logger;
 }
 
 export interface Harness {
@@ -95,7 +97,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   try {
     app = await startApp({
       config: loadConfig(env, "start"),
-      logger: silentLogger,
+      logger: options.logger ?? silentLogger,
       stores: options.stores,
       pollTimeoutSeconds: 1,
       loopTickMs: 50,

@@ -16,7 +16,7 @@ import type { BotContext } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { unknownView } from "../report-views.js";
 import { namesOf } from "../staff-names.js";
-import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
+import { apiTroubleText, CALLBACK_PATTERN, payoutStateView } from "../views.js";
 
 /** Unknown payouts per page of /unknown: room for each one's hint in one message. */
 const UNKNOWN_PAGE_SIZE = 10;
@@ -34,8 +34,10 @@ const RESOLVE_REFUSAL = {
   payment_not_found: "resolve.payment_not_found",
   payment_taken: "resolve.payment_taken",
   mismatch: "resolve.mismatch",
-  api_error: "error.api_unreachable",
-} as const satisfies Record<Exclude<ResolveResult["outcome"], "resolved">, MessageKey>;
+} as const satisfies Record<
+  Exclude<ResolveResult["outcome"], "resolved" | "api_error">,
+  MessageKey
+>;
 
 export function adminFeature(deps: AdminDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
@@ -89,6 +91,10 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
       answer.toLowerCase() === "failed"
         ? await deps.payouts.resolution.asFailed(reference, admin)
         : await deps.payouts.resolution.withPaymentId(reference, admin, answer);
+    if (result.outcome === "api_error") {
+      await replyHtml(ctx, apiTroubleText(ctx.t, result.error));
+      return;
+    }
     if (result.outcome !== "resolved") {
       await replyHtml(ctx, ctx.t(RESOLVE_REFUSAL[result.outcome], { ref: reference, id: answer }));
       return;

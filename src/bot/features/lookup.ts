@@ -15,7 +15,7 @@ import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
 import { replyHtml, replyView } from "../reply.js";
 import { availabilityView } from "../report-views.js";
-import { cannotPayText, operatorName, phoneProblemText } from "../views.js";
+import { apiTroubleText, cannotPayText, operatorName, phoneProblemText } from "../views.js";
 
 export interface LookupDeps {
   lookups: Lookups;
@@ -61,7 +61,7 @@ export function lookupFeature(deps: LookupDeps): Composer<BotContext> {
         return;
       }
       ctx.log.warn({ err: error }, "whois failed");
-      await replyHtml(ctx, ctx.t("error.api_unreachable"));
+      await replyHtml(ctx, apiTroubleText(ctx.t, error));
     }
   });
 
@@ -71,7 +71,7 @@ export function lookupFeature(deps: LookupDeps): Composer<BotContext> {
       entries = await deps.lookups.availability({ fresh: true });
     } catch (error) {
       ctx.log.warn({ err: error }, "availability failed");
-      await replyHtml(ctx, ctx.t("error.api_unreachable"));
+      await replyHtml(ctx, apiTroubleText(ctx.t, error));
       return;
     }
     const { stores, now, onNoticeQueued } = deps;

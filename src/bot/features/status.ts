@@ -9,7 +9,7 @@ import type { BotContext } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { historyView, paymentView } from "../report-views.js";
 import { namesOf } from "../staff-names.js";
-import { CALLBACK_PATTERN, payoutStateView } from "../views.js";
+import { apiTroubleText, CALLBACK_PATTERN, payoutStateView } from "../views.js";
 
 const HISTORY_PAGE_SIZE = 8;
 const REFERENCE = /^[\w-]{1,100}$/;
@@ -41,7 +41,7 @@ export function statusFeature(deps: { payouts: Payouts; stores: Stores }): Compo
         return;
       }
       ctx.log.warn({ err: error }, "status look-up failed");
-      await replyHtml(ctx, ctx.t("error.api_unreachable"));
+      await replyHtml(ctx, apiTroubleText(ctx.t, error));
     }
   });
 
