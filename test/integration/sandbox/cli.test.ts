@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
@@ -73,6 +76,12 @@ describe("parseSandboxEnv", () => {
     expect(caught.message).toContain("SANDBOX_PORT");
   });
 
+  it("keeps the signing key in .sandbox/ unless SANDBOX_KEY_FILE says otherwise", () => {
+    expect(parseSandboxEnv({}).keyFile).toBe(".sandbox/private-key.pem");
+    expect(parseSandboxEnv({ SANDBOX_KEY_FILE: " /tmp/k.pem " }).keyFile).toBe("/tmp/k.pem");
+    expect(parseSandboxEnv({ SANDBOX_KEY_FILE: "off" }).keyFile).toBeUndefined();
+  });
+
   it("refuses a port above 65535", () => {
     expect(() => parseSandboxEnv({ SANDBOX_PORT: "70000" })).toThrow(/SANDBOX_PORT/);
   });
@@ -93,6 +102,7 @@ describe("runSandboxCommand", () => {
       "SANDBOX_CALLBACK_URL",
       "SANDBOX_SETTLE_DELAY_MS",
       "SANDBOX_RATE_LIMIT_PER_MINUTE",
+      "SANDBOX_KEY_FILE",
       "--help",
     ]) {
       expect(printed).toContain(name);
@@ -125,7 +135,7 @@ describe("runSandboxCommand", () => {
     let printed = "";
     const stop = new AbortController();
     const running = runSandboxCommand(
-      { SANDBOX_PORT: "0", SANDBOX_API_KEYS: "cli-key" },
+      { SANDBOX_PORT: "0", SANDBOX_API_KEYS: "cli-key", SANDBOX_KEY_FILE: "off" },
       {
         stdout: { write: (text: string) => (printed += text) },
         logger: silentLogger,
@@ -152,10 +162,70 @@ describe("runSandboxCommand", () => {
     const taken = await startSandbox({ port: 0 });
     try {
       const port = new URL(taken.url).port;
-      const attempt = runSandboxCommand({ SANDBOX_PORT: port }, { logger: silentLogger });
+      const attempt = runSandboxCommand(
+        { SANDBOX_PORT: port, SANDBOX_KEY_FILE: "off" },
+        { logger: silentLogger },
+      );
       await expect(attempt).rejects.toMatchObject({ name: "SandboxCommandError", exitCode: 1 });
     } finally {
       await taken.close();
+    }
+  });
+
+  it("keeps its signing key in SANDBOX_KEY_FILE, so a restarted sandbox signs as before", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "sandbox-key-"));
+    const keyFile = join(dir, "kept", "private-key.pem");
+    /** Runs the command once and returns the public key it served. */
+    const runOnce = async () => {
+      let printed = "";
+      const stop = new AbortController();
+      const running = runSandboxCommand(
+        { SANDBOX_PORT: "0", SANDBOX_KEY_FILE: keyFile },
+        {
+          stdout: { write: (text: string) => (printed += text) },
+          logger: silentLogger,
+          stop: stop.signal,
+        },
+      );
+      const url = await waitFor(() => /listening on (http:\S+)/.exec(printed)?.[1], "the banner");
+      const response = await request(`${url}/_sandbox/public-key`);
+      const publicKey = await response.body.text();
+      stop.abort();
+      await running;
+      return { publicKey, printed };
+    };
+    try {
+      const first = await runOnce();
+      const second = await runOnce();
+
+      expect(first.publicKey).toContain("BEGIN PUBLIC KEY");
+      expect(second.publicKey).toBe(first.publicKey);
+      expect(second.printed).toContain(`kept in ${keyFile}`);
+      expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a SANDBOX_KEY_FILE that holds no private key, with exit code 2", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "sandbox-key-"));
+    const keyFile = join(dir, "private-key.pem");
+    await writeFile(keyFile, "not a key");
+    try {
+      await expect(
+        runSandboxCommand(
+          { SANDBOX_PORT: "0", SANDBOX_KEY_FILE: keyFile },
+          { logger: silentLogger },
+        ),
+      ).rejects.toMatchObject({
+        name: "SandboxSettingsError",
+        exitCode: 2,
+        problems: [
+          `SANDBOX_KEY_FILE: ${keyFile} is not a PEM private key (delete it to make a new one)`,
+        ],
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
