@@ -5,7 +5,6 @@
  * end to end on this machine, and the person at the terminal chats with it.
  */
 import { ConfigError } from "../config/index.js";
-import { DEFAULT_SANDBOX_API_KEY, DEFAULT_SANDBOX_PORT } from "../sandbox/index.js";
 import { StartupError } from "../startup-checks.js";
 import { DemoChat } from "./demo-chat.js";
 import { DEMO_USER, languageOf, readFlags } from "./demo-options.js";
@@ -72,9 +71,11 @@ function emulatorArgv(argv: readonly string[]): string[] {
   return at === -1 ? [] : argv.slice(at + 1);
 }
 
+/** The README's section that walks through the rehearsal (a test checks it exists). */
+export const REHEARSAL_SECTION = '"Rehearse `npm start` on one machine"';
+
 /** What to set for `npm start`, and how to run the rest on this machine. */
 function emulatorBanner(apiRoot: string, token: string, userId: number, style: Style): string {
-  const sandbox = `http://127.0.0.1:${DEFAULT_SANDBOX_PORT}`;
   return [
     `${bold("Telegram Bot API emulator", style)} listening on ${apiRoot}`,
     "Give the bot:",
@@ -82,11 +83,13 @@ function emulatorBanner(apiRoot: string, token: string, userId: number, style: S
     `  TELEGRAM_BOT_TOKEN=${token}`,
     `  STAFF=${userId}:admin        (you, in this chat: Telegram id ${userId})`,
     "",
-    "To rehearse `npm start` on this machine (see the README, 'Rehearse on one machine'):",
-    "  1. npm run sandbox           (in a second terminal: the Payment API)",
-    `  2. TELEGRAM_API_ROOT=${apiRoot} TELEGRAM_BOT_TOKEN=${token} \\`,
-    `     PAYMENT_API_BASE_URL=${sandbox} PAYMENT_API_KEY=${DEFAULT_SANDBOX_API_KEY} \\`,
-    `     STAFF=${userId}:admin npm start   (in a third terminal, with Redis running)`,
+    `To rehearse \`npm start\` on this machine, follow the README's section ${REHEARSAL_SECTION}:`,
+    "  1. In a second terminal, the Payment API: npm run sandbox, with SANDBOX_CALLBACK_URL set to",
+    "     the bot's webhook (http://127.0.0.1:8080/webhooks/payments with the bot's defaults).",
+    "     It prints what to give the bot: its URL (PAYMENT_API_BASE_URL), its API key",
+    "     (PAYMENT_API_KEY) and where its public key is (save it to a file for",
+    "     PAYMENT_SIGNATURE_PUBLIC_KEY).",
+    "  2. In a third terminal, with Redis running: npm start with the variables above and those.",
     "",
     "Then type here what you would type in Telegram (/help, /pay 670000001 5000).",
     "Type a button's number to press it; :help for chat commands; :quit or Ctrl-C to leave.",

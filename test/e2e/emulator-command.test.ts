@@ -3,8 +3,10 @@
  * `npm run sandbox` and `npm start`, three processes on one machine, wired only by what the
  * emulator and the sandbox print. The person types into the emulator's chat.
  */
+
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { EMULATOR_USAGE } from "../../src/dev/emulator-command.js";
+import { EMULATOR_USAGE, REHEARSAL_SECTION } from "../../src/dev/emulator-command.js";
 import { translator } from "../../src/i18n.js";
 import { freePort } from "../support/net.js";
 import { escapeRegExp, PipedProcess } from "../support/piped-process.js";
@@ -36,11 +38,19 @@ describe("npm run emulator", () => {
     const [, apiRoot = ""] = await emulator.waitFor(/TELEGRAM_API_ROOT=(\S+)/);
     const [, token = ""] = await emulator.waitFor(/TELEGRAM_BOT_TOKEN=(\S+)/);
     const [, staff = ""] = await emulator.waitFor(/STAFF=(\d+:admin)/);
+    // It cannot know where the sandbox listens: it says where the sandbox prints it, and
+    // points to the README's walk-through, which exists.
+    await emulator.waitFor(/follow the README's section/);
+    expect(emulator.output).toContain(REHEARSAL_SECTION);
+    expect(emulator.output).not.toMatch(/PAYMENT_API_BASE_URL=/);
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    expect(readme).toContain(`## ${REHEARSAL_SECTION.slice(1, -1)}`);
 
     const botPort = await freePort();
     const sandbox = run(["sandbox"], {
       SANDBOX_PORT: String(await freePort()),
       SANDBOX_SETTLE_DELAY_MS: "300",
+      SANDBOX_KEY_FILE: "off",
       SANDBOX_CALLBACK_URL: `http://127.0.0.1:${botPort}/webhooks/payments`,
       LOG_LEVEL: "silent",
     });
