@@ -10,6 +10,30 @@ import { z } from "zod";
 const ROOT = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), "utf8");
 
+describe("compose.yaml", () => {
+  const compose = read("compose.yaml");
+
+  it("publishes the bot's port on 127.0.0.1 only, for the HTTPS proxy in front", () => {
+    const ports = [...compose.matchAll(/^ {6}- "([^"]+)"$/gm)].map((match) => match[1]);
+    expect(ports).toEqual(["127.0.0.1:8080:8080"]);
+  });
+
+  it("mounts the Payment API's public key as a secret where PAYMENT_SIGNATURE_PUBLIC_KEY points", () => {
+    expect(compose).toMatch(
+      /^ {6}PAYMENT_SIGNATURE_PUBLIC_KEY: \/run\/secrets\/payment-public\.pem$/m,
+    );
+    expect(compose).toMatch(
+      /^ {4}secrets:\n {6}- source: payment_public_key\n {8}target: payment-public\.pem$/m,
+    );
+    expect(compose).toMatch(
+      /^secrets:\n {2}payment_public_key:\n {4}file: \.\/secrets\/payment-public\.pem$/m,
+    );
+    // The key file stays out of git and of the build context.
+    expect(read(".gitignore").split("\n")).toContain("secrets/");
+    expect(read(".dockerignore").split("\n")).toContain("secrets");
+  });
+});
+
 describe("the Docker image", () => {
   it("runs every stage on the Node major the tests run on", () => {
     const images = [...read("Dockerfile").matchAll(/^FROM node:(\d+)[-\w.]* AS (\w+)$/gm)];
