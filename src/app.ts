@@ -125,7 +125,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       onNoticeQueued: () => notifier.wake(),
       onBatchWork: () => batchWorker.wake(),
     });
-    const botUsername = await botIdentity(bot);
+    const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);
 
     const messenger = new TelegramMessenger(bot.telegram, stores, logger, {

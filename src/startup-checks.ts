@@ -9,7 +9,7 @@ import { TelegramError } from "telegraf";
 import { z } from "zod";
 import type { BotContext } from "./bot/context.js";
 import { describeTelegramFailure, excerpt } from "./bot/telegram-failure.js";
-import { redactToken } from "./logger.js";
+import { type Logger, redactToken } from "./logger.js";
 import type { PaymentClient } from "./payments/client.js";
 import {
   InvalidResponseError,
@@ -75,15 +75,21 @@ export async function checkPaymentApi(client: PaymentClient, baseUrl: string): P
   }
 }
 
-/** What the bot relies on in getMe's answer. */
+/**
+ * What the bot relies on in getMe's answer. Telegram always sends `is_bot: true`; some Bot
+ * API emulators (telegram-test-api) leave it out, so only an explicit `false` is refused.
+ */
 const BotInfoSchema = z.looseObject({
   id: z.number(),
-  is_bot: z.literal(true),
+  is_bot: z.boolean().optional(),
   username: z.string().min(1),
 });
 
-/** Asks Telegram who the bot is (getMe); stops the start when it cannot tell. */
-export async function botIdentity(bot: Telegraf<BotContext>): Promise<string> {
+/**
+ * Asks Telegram who the bot is (getMe); stops the start when it cannot tell, or when the
+ * answer says it is not a bot. A missing `is_bot` is warned about, not refused.
+ */
+export async function botIdentity(bot: Telegraf<BotContext>, logger: Logger): Promise<string> {
   try {
     bot.botInfo = await bot.telegram.getMe();
   } catch (error) {
@@ -98,10 +104,16 @@ export async function botIdentity(bot: Telegraf<BotContext>): Promise<string> {
   }
   // Typed as a bot by Telegraf, but it is whatever the server sent.
   const me = BotInfoSchema.safeParse(bot.botInfo);
-  if (!me.success) {
+  if (!me.success || me.data.is_bot === false) {
     const body = excerpt(redactToken(JSON.stringify(bot.botInfo) ?? "nothing"));
     throw new StartupError(
       `Telegram answered getMe with something that is not a bot: ${body}. Check TELEGRAM_API_ROOT.`,
+    );
+  }
+  if (me.data.is_bot === undefined) {
+    logger.warn(
+      { username: me.data.username },
+      "Telegram answered getMe without is_bot; going on (only is_bot: false is refused)",
     );
   }
   return me.data.username;

@@ -91,7 +91,8 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
     deps.logger.error({ err: error, updateId: ctx.update.update_id, unavailable }, "update failed");
     const key = unavailable ? "error.store_unavailable" : "error.internal";
     try {
-      if (ctx.callbackQuery) await ctx.answerCbQuery(ctx.t.plain(key));
+      // A query is answered once: one already answered ("Sending…") keeps that answer.
+      if (ctx.callbackQuery && !ctx.callbackAnswered) await ctx.answerCbQuery(ctx.t.plain(key));
       else if (ctx.chat?.type === "private") await replyHtml(ctx, ctx.t(key));
     } catch (replyError) {
       deps.logger.warn({ err: replyError }, "could not tell the user about a failed update");

@@ -18,4 +18,11 @@ export class BotContext extends Context {
   log: Logger = silentLogger;
   /** The /pay dialog in progress in this chat, read with the staff member. */
   dialog: DialogState | null = null;
+  /** Whether this update's callback query was answered: Telegram takes one answer. */
+  callbackAnswered = false;
+
+  override answerCbQuery(...args: Parameters<Context["answerCbQuery"]>) {
+    this.callbackAnswered = true;
+    return super.answerCbQuery(...args);
+  }
 }

@@ -7,7 +7,7 @@ import type { SubmitResult } from "../payouts/types.js";
 import type { Stores } from "../store/types.js";
 import { SIDE_CALL_MS } from "./best-effort.js";
 import type { BotContext } from "./context.js";
-import { editMessageView, editView } from "./reply.js";
+import { canEditPressed, editMessageView, editView } from "./reply.js";
 import { bestEffort, settledWithin } from "./telegram-failure.js";
 import { payoutStateView, type View } from "./views.js";
 
@@ -30,11 +30,23 @@ export async function showSending(
   submitted: Promise<SubmitResult>,
   options: { answer: string; view: (payout: Payout) => View },
 ): Promise<SubmitResult> {
-  const answered = bestEffort(ctx.log, () => ctx.answerCbQuery(options.answer), SIDE_CALL_MS);
+  const answered = bestEffort(
+    ctx.log,
+    "answerCallbackQuery",
+    () => ctx.answerCbQuery(options.answer),
+    SIDE_CALL_MS,
+  );
   const quick = await settledWithin(submitted, SHOW_SENDING_AFTER_MS);
-  const sending = quick
-    ? undefined
-    : bestEffort(ctx.log, () => editView(ctx, options.view(claimed)), SIDE_CALL_MS);
+  // A press on no editable message (see editView) gets the outcome alone, as a new message.
+  const sending =
+    quick || !canEditPressed(ctx)
+      ? undefined
+      : bestEffort(
+          ctx.log,
+          "editMessageText",
+          () => editView(ctx, options.view(claimed)),
+          SIDE_CALL_MS,
+        );
   const result = quick ?? (await submitted);
   // "Sending…" must not land over the outcome: the outcome is edited in after it.
   await sending;
@@ -85,6 +97,7 @@ export async function showRetired(
   const text = replaced ? `${view.text}\n\n${ctx.t("prompt.replaced")}` : view.text;
   await bestEffort(
     ctx.log,
+    "editMessageText",
     () => editMessageView(ctx.telegram, payout.chatId, messageId, { text }),
     SIDE_CALL_MS,
   );

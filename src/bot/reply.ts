@@ -41,8 +41,27 @@ async function ignoringNotModified(edit: Promise<unknown>): Promise<void> {
   }
 }
 
-/** Edits the message the callback query came from; a view without keyboard removes the buttons. */
+/**
+ * Whether the update names a message to edit. A callback query may come without one
+ * (Telegram leaves `message` out when it is too old; some Bot API emulators send one with
+ * no `message_id`).
+ */
+export function canEditPressed(ctx: BotContext): boolean {
+  return ctx.msgId !== undefined || ctx.inlineMessageId !== undefined;
+}
+
+/**
+ * Edits the message the callback query came from; a view without keyboard removes the
+ * buttons. With no message to edit, the view goes out as a new message in the presser's
+ * chat (private chats only: the chat is the person), so the outcome is still told.
+ */
 export async function editView(ctx: BotContext, view: View): Promise<void> {
+  if (!canEditPressed(ctx)) {
+    const chatId = ctx.chat?.id ?? ctx.from?.id;
+    if (chatId === undefined) return;
+    await sendView(ctx.telegram, chatId, view);
+    return;
+  }
   await ignoringNotModified(ctx.editMessageText(clampHtml(view.text), editOptions(view)));
 }
 

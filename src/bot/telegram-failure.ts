@@ -39,7 +39,7 @@ export function describeTelegramFailure(method: string, error: unknown): string 
     const code = answer.success ? answer.data.error_code : undefined;
     if (code !== undefined) {
       const description = answer.success ? answer.data.description : undefined;
-      return `Telegram answered ${method} with ${code} ${excerpt(description || "(no description)")}`;
+      return `Telegram answered ${method} with ${code} ${excerpt(redactToken(description || "(no description)"))}`;
     }
     const body = excerpt(redactToken(JSON.stringify(error.response) ?? "nothing"));
     return `Telegram answered ${method} with something that is not a Bot API answer: ${body}`;
@@ -77,7 +77,7 @@ export async function cosmetic(
     await call();
   } catch (error) {
     const answer = describeTelegramFailure(method, error);
-    logger.warn({ err: error, method, answer }, `${method} failed; going on without it`);
+    logger.warn({ err: error, method, answer }, `${method} failed; going on without it: ${answer}`);
   }
 }
 
@@ -100,6 +100,7 @@ export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T 
  */
 export async function bestEffort(
   logger: Logger,
+  method: string,
   call: () => Promise<unknown>,
   deadlineMs: number,
 ): Promise<void> {
@@ -108,9 +109,10 @@ export async function bestEffort(
       call().then(() => true),
       deadlineMs,
     );
-    if (!done) logger.warn({ deadlineMs }, "telegram call is slow; carrying on");
+    if (!done) logger.warn({ method, deadlineMs }, `${method} is slow; carrying on`);
   } catch (error) {
-    logger.warn({ err: error }, "telegram call failed; carrying on");
+    const answer = describeTelegramFailure(method, error);
+    logger.warn({ err: error, method, answer }, `${method} failed; carrying on: ${answer}`);
   }
 }
 

@@ -147,11 +147,19 @@ class UndiciTelegram extends Telegram {
         throw new TelegramTimeoutOrNetworkError(method, error, this.#timeoutMs);
       });
     const text = await body.text();
+    const json = parseJson(text);
     if (statusCode >= 500) {
-      const description = STATUS_CODES[statusCode] ?? "Server Error";
+      const refusal = BotApiAnswerSchema.safeParse(json);
+      if (refusal.success && !refusal.data.ok) {
+        throw new TelegramError(refusal.data, { method, payload });
+      }
+      // Not a Bot API answer: the status, and what the server said if it said something
+      // ("API method 'setMyCommands' is not supported").
+      const status = STATUS_CODES[statusCode] ?? "Server Error";
+      const said = serverSaid(json, text);
+      const description = said && said !== status ? `${status}: ${said}` : status;
       throw new TelegramError({ error_code: statusCode, description }, { method, payload });
     }
-    const json = parseJson(text);
     if (json === undefined) throw new BotApiAnswerError(method, "not_json", text);
     const answer = BotApiAnswerSchema.safeParse(json);
     if (!answer.success) throw new BotApiAnswerError(method, "not_bot_api", text);
@@ -159,6 +167,20 @@ class UndiciTelegram extends Telegram {
     // The Bot API answers each method with its own result type, as Telegraf trusts it too.
     return answer.data.result as ReturnType<ApiMethods[M]>;
   }
+}
+
+/** The words of a failed answer: its `description` or `message`, or a short plain body. */
+const SaidSchema = z.union([
+  z.looseObject({ description: z.string().min(1) }).transform((body) => body.description),
+  z.looseObject({ message: z.string().min(1) }).transform((body) => body.message),
+]);
+
+function serverSaid(json: unknown, text: string): string | undefined {
+  const said = SaidSchema.safeParse(json);
+  if (said.success) return said.data.replace(/\s+/g, " ").trim().slice(0, 300);
+  const plain = text.replace(/\s+/g, " ").trim();
+  // An HTML error page says nothing a log line can use.
+  return plain === "" || plain.startsWith("<") ? undefined : plain.slice(0, 300);
 }
 
 function parseJson(text: string): unknown {

@@ -5,6 +5,7 @@
 import type { KeyObject } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";
+import type { Logger } from "../logger.js";
 import {
   InvalidResponseError,
   PaymentApiError,
@@ -95,6 +96,22 @@ export function interpretResponse<T>(
     return { ok: false, failure: { kind: "invalid-response" }, error };
   }
   return { ok: true, value: parsed.data, oddities: call.oddities?.(json.value) };
+}
+
+/**
+ * An answer that failed the signature check is logged as what it is, not as an outage: the
+ * configured key is wrong, or the service (a restarted sandbox) signs with a new one.
+ */
+export function logBadSignature(
+  logger: Logger,
+  fields: () => Record<string, unknown>,
+  outcome: AttemptOutcome<unknown>,
+): void {
+  if (outcome.ok || !(outcome.error instanceof SignatureError)) return;
+  logger.error(
+    { ...fields(), code: outcome.error.code, problem: outcome.error.problem },
+    "payment api answer is not signed with the configured key (PAYMENT_SIGNATURE_PUBLIC_KEY)",
+  );
 }
 
 function signatureProblem(

@@ -17,6 +17,7 @@ import {
   type AnsweredCall,
   type AttemptOutcome,
   interpretResponse,
+  logBadSignature,
   type RawResponse,
 } from "./client-response.js";
 import { type SendOptions, takeSlotNow, waitForSlot } from "./client-slots.js";
@@ -26,7 +27,6 @@ import {
   PaymentNetworkError,
   type PaymentOperation,
   PaymentTimeoutError,
-  SignatureError,
 } from "./errors.js";
 import {
   AttemptDeadlineError,
@@ -248,13 +248,7 @@ export class PaymentClient {
     }
     if (debug) logger.debug({ ...logFields(), status: response.statusCode }, "payment api request");
     const outcome = interpretResponse(call, response, this.options.verifyKey);
-    if (!outcome.ok && outcome.error instanceof SignatureError) {
-      // Not an outage: the key is wrong, or the service (a restarted sandbox) has a new one.
-      logger.error(
-        { ...logFields(), code: outcome.error.code, problem: outcome.error.problem },
-        "payment api answer is not signed with the configured key (PAYMENT_SIGNATURE_PUBLIC_KEY)",
-      );
-    }
+    logBadSignature(logger, logFields, outcome);
     if (outcome.ok && outcome.oddities && outcome.oddities.length > 0) {
       // Read and used all the same: an odd field must not cost a payment its tracking.
       logger.warn({ ...logFields(), oddities: outcome.oddities }, "payment api answer was odd");

@@ -79,8 +79,8 @@ describe("cosmetic start-up calls", () => {
 
     const warnings = lines.filter((line) => line.level === WARN && line.method === "setMyCommands");
     expect(warnings.map((line) => line.msg)).toEqual([
-      "setMyCommands failed; going on without it",
-      "setMyCommands failed; going on without it",
+      "setMyCommands failed; going on without it: Telegram answered setMyCommands with 500 Internal Server Error",
+      "setMyCommands failed; going on without it: Telegram answered setMyCommands with 500 Internal Server Error",
     ]);
     expect(warnings[0]?.answer).toBe(
       "Telegram answered setMyCommands with 500 Internal Server Error",
@@ -132,6 +132,14 @@ describe("start-up errors", () => {
       /^Telegram answered getMe with a body that is not JSON \(.*<html>.*\)\. Check TELEGRAM_API_ROOT\.$/,
     );
     expect(message).not.toContain(services?.emulator.token.split(":")[1]);
+  });
+
+  it("refuses a getMe that says is_bot: false, and names it", async () => {
+    const me = '{"ok":true,"result":{"id":7,"is_bot":false,"username":"someone"}}';
+    const apiRoot = await oddTelegram(200, "application/json", me);
+    expect(await startFailure({ TELEGRAM_API_ROOT: apiRoot })).toBe(
+      'Telegram answered getMe with something that is not a bot: {"id":7,"is_bot":false,"username":"someone"}. Check TELEGRAM_API_ROOT.',
+    );
   });
 
   it("says getMe's answer was not a bot when it has no result", async () => {

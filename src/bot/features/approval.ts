@@ -46,6 +46,7 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       const view = approvalCard(ctx.t, payout, names);
       await bestEffort(
         ctx.log,
+        "editMessageText",
         () => editMessageView(ctx.telegram, card.chatId, card.messageId, view),
         SIDE_CALL_MS,
       );
