@@ -6,12 +6,22 @@ import type { EmulatedUser, StoredFile, TelegramEmulator } from "./telegram-emul
 /** Why the chat ended: `:quit`, end of input (Ctrl-D, closed pipe), or Ctrl-C / a signal. */
 export type ChatEnd = "quit" | "end-of-input" | "interrupt";
 
+/** What a `:command` may do in the chat: act as the person, and wait for the bot's answer. */
+export interface ChatScope {
+  /** Who the terminal is now. */
+  user: EmulatedUser;
+  /** Prints a line of the chat's own, at once. */
+  note(text: string): void;
+  /** Runs `act` (as `user`), then waits until the bot shows something (see replyWaitMs). */
+  send(act: () => Promise<unknown>): Promise<void>;
+}
+
 /** A `:command` of the chat's own (the demo's :role, :suspend…). */
 export interface ChatCommand {
   /** Its line in `:help` (see demo-render's helpLine). */
   help: string;
-  /** Does it; resolves with what to tell the person. */
-  run(args: readonly string[]): Promise<string>;
+  /** Does it; resolves with what to tell the person afterwards, if anything. */
+  run(args: readonly string[], chat: ChatScope): Promise<string | undefined>;
 }
 
 export interface DemoChatOptions {

@@ -172,8 +172,13 @@ export class DemoChat {
         return this.#pressById(args[0], args[1]);
       default: {
         const command = this.#options.commands?.[name.toLowerCase()];
-        if (command) this.#note(await command.run(args));
-        else this.#note(`Unknown command ":${name}". Type :help for the list.`);
+        if (!command) return this.#note(`Unknown command ":${name}". Type :help for the list.`);
+        const said = await command.run(args, {
+          user: this.#user,
+          note: (text) => this.#note(text),
+          send: (act) => this.#afterReply(act),
+        });
+        if (said !== undefined) this.#note(said);
       }
     }
   }

@@ -1,11 +1,12 @@
 /**
- * The demo chat's own commands (`:role` is the cast's, in demo-chat): `:suspend` and
+ * The demo chat's own commands (`:role` is the cast's, in demo-chat): `:file` (a document
+ * from this machine; the emulator's chat has it too), `:suspend` and
  * `:restore` (an operator's payouts or collections, through the sandbox, as its admin
  * surface `POST /_sandbox/availability` does, to see the bot's alert), and where the
  * documents the bot sends (an /export) are saved.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { basename, extname, join, resolve } from "node:path";
 import type { SandboxHandle } from "../sandbox/index.js";
 import type { ChatCommand } from "./demo-chat.js";
 import { helpLine } from "./demo-render.js";
@@ -48,12 +49,51 @@ function availabilityCommand(
   };
 }
 
+/** Telegram's limit on a file a bot downloads; the bot itself refuses batch files over 1 MB. */
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+/**
+ * `:file PATH [caption]`: sends a file from this machine as a document message, as a
+ * Telegram app would (a `.csv` starts a batch). PATH is relative to the working directory.
+ */
+export function fileCommand(cwd = process.cwd()): ChatCommand {
+  return {
+    help: helpLine(
+      ":file PATH [CAPTION]",
+      "send a file as a document, e.g. :file examples/payroll.csv (a batch)",
+    ),
+    async run([path = "", ...caption], chat) {
+      if (path === "") return "Usage: :file PATH [CAPTION], e.g. :file examples/payroll.csv";
+      const full = resolve(cwd, path);
+      let bytes: Buffer;
+      try {
+        if (statSync(full).size > MAX_FILE_BYTES)
+          return `${path} is over 20 MB: Telegram would refuse it.`;
+        bytes = readFileSync(full);
+      } catch (error) {
+        const reason =
+          error instanceof Error && "code" in error ? String(error.code) : String(error);
+        return `Cannot read ${full} (${reason}).`;
+      }
+      const name = basename(full);
+      const type = extname(name).toLowerCase() === ".csv" ? "text/csv" : "application/octet-stream";
+      const text = caption.join(" ") || undefined;
+      chat.note(
+        `Sending ${name} (${bytes.length} bytes)${text ? ` with the caption "${text}"` : ""}.`,
+      );
+      await chat.send(() => chat.user.uploadDocument(name, type, bytes, text));
+      return undefined;
+    },
+  };
+}
+
 /** `checkSeconds`: how often the bot checks availability (AVAILABILITY_CHECK_SECONDS). */
 export function demoCommands(
   sandbox: SandboxHandle,
   checkSeconds: number,
 ): Readonly<Record<string, ChatCommand>> {
   return {
+    file: fileCommand(),
     suspend: availabilityCommand(sandbox, "SUSPENDED", checkSeconds),
     restore: availabilityCommand(sandbox, "OPERATIONAL", checkSeconds),
   };

@@ -53,7 +53,7 @@ export const DEMO_USAGE = [
   `  DEMO_SETTLE_DELAY_MS    how long a payment stays pending (default ${DEFAULT_DEMO_SETTLE_DELAY_MS})`,
   "  DEMO_LOG_FILE           where the logs go, kept (default a file in the temp directory,",
   "                          removed on a clean exit)",
-  "  DEMO_FILES_DIR          where files the bot sends (/export) are saved, kept (default",
+  "  DEMO_FILES_DIR          where files the bot sends (/export, batches) are saved, kept (default",
   "                          payout-bot-demo-files in the temp directory)",
   "  LOG_LEVEL, CONFIRMATION_TTL_SECONDS, STATUS_POLL_INTERVAL_MS, PAYMENT_TIMEOUT_MS,",
   "  PAYOUT_STUCK_AFTER_HOURS, PAYOUT_RETENTION_DAYS, TIME_ZONE, DIGEST_HOUR,",

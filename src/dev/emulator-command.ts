@@ -4,9 +4,12 @@
  * to give `npm start`; with `npm run sandbox` as the Payment API, the real bot then runs
  * end to end on this machine, and the person at the terminal chats with it.
  */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ConfigError } from "../config/index.js";
 import { StartupError } from "../startup-checks.js";
 import { DemoChat } from "./demo-chat.js";
+import { documentSaver, fileCommand } from "./demo-commands.js";
 import { DEMO_USER, languageOf, readFlags } from "./demo-options.js";
 import { bold, type DemoIo, isTty, type Style } from "./demo-render.js";
 import { Signals } from "./stop-signals.js";
@@ -24,6 +27,8 @@ export const EMULATOR_USAGE = [
   "Environment (all optional):",
   `  EMULATOR_HOST, EMULATOR_PORT   where it listens (default 127.0.0.1:${DEFAULT_EMULATOR_PORT})`,
   "  EMULATOR_TOKEN                 the bot token it accepts (default a test token)",
+  "  EMULATOR_FILES_DIR             where files the bot sends are saved, kept",
+  `                                 (default ${join(tmpdir(), "payout-bot-emulator-files")})`,
 ].join("\n");
 
 export interface EmulatorCommandOptions {
@@ -32,6 +37,8 @@ export interface EmulatorCommandOptions {
   token: string;
   userId: number;
   languageCode: string;
+  /** Where documents the bot sends are saved (EMULATOR_FILES_DIR). */
+  filesDir: string;
   help: boolean;
 }
 
@@ -61,6 +68,7 @@ export function parseEmulatorOptions(
     token,
     userId: Number(user),
     languageCode,
+    filesDir: env.EMULATOR_FILES_DIR?.trim() || join(tmpdir(), "payout-bot-emulator-files"),
     help: flags.help,
   };
 }
@@ -140,6 +148,8 @@ export async function runEmulatorCommand(
       style,
       interactive: isTty(input) && isTty(output),
       label: "emulator",
+      commands: { file: fileCommand() },
+      saveDocument: documentSaver(options.filesDir),
     });
     // The bot's first call when it starts: tell the person their bot is there.
     emulator.on("call", (call) => {

@@ -226,6 +226,51 @@ describe("npm run demo", () => {
     }
   });
 
+  it("sends examples/payroll.csv with :file: the preview skips what it should, Confirm pays the rest, files saved", async () => {
+    const port = await freePort();
+    const filesDir = mkdtempSync(join(tmpdir(), "demo-files-"));
+    try {
+      const { demo } = startDemo({
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        DEMO_FILES_DIR: filesDir,
+      });
+      await demo.waitFor(/:quit or Ctrl-C to leave\./);
+      demo.type(":help");
+      await demo.waitFor(/:file PATH \[CAPTION\] +send a file as a document/);
+
+      demo.type(":file examples/payroll.csv June payroll");
+      await demo.waitFor(
+        /\(demo\) Sending payroll\.csv \(\d+ bytes\) with the caption "June payroll"\./,
+      );
+      // The preview file comes first, then the message that presents it.
+      const [, previewPath = ""] = await demo.waitFor(
+        /\(demo\) Saved the file as (\S+-preview\.csv)/,
+      );
+      expect(previewPath.startsWith(filesDir)).toBe(true);
+      expect(readFileSync(previewPath, "utf8")).toContain("Jean-Paul Mbarga");
+      const [preview = ""] = await demo.waitFor(/is checked\.[\s\S]*\[1\] ✅ Confirm batch/);
+      expect(preview).toContain("To pay: 3 rows, 16,500 FCFA in all.");
+      expect(preview).toContain("Skipped: 3 rows.");
+      expect(preview).toContain("row 5: same number and amount as row 2");
+      expect(preview).toContain("row 6: registered name is Sandrine Abega, not Marie Atangana");
+      expect(preview).toContain("row 7: bad number");
+
+      demo.type("1");
+      const [, resultsPath = ""] = await demo.waitFor(
+        /\(demo\) Saved the file as (\S+-results\.csv)/,
+      );
+      expect(readFileSync(resultsPath, "utf8")).toContain(",June wages,paid,");
+      await demo.waitFor(/is finished\.\n.*Paid: 3 rows, 16,500 FCFA, fees 165 FCFA\./);
+
+      demo.type(":file examples/no-such-file.csv");
+      await demo.waitFor(/\(demo\) Cannot read \S+no-such-file\.csv \(ENOENT\)\./);
+      demo.type(":quit");
+      expect((await demo.exited).code).toBe(0);
+    } finally {
+      rmSync(filesDir, { recursive: true, force: true });
+    }
+  });
+
   it("shows approval: a payer's payout over the threshold waits, and the approver approves it", async () => {
     const port = await freePort();
     const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` }, ["--role", "payer"]);

@@ -4,8 +4,10 @@
  * emulator and the sandbox print. The person types into the emulator's chat.
  */
 
-import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { EMULATOR_USAGE, REHEARSAL_SECTION } from "../../src/dev/emulator-command.js";
 import { translator } from "../../src/i18n.js";
 import { freePort } from "../support/net.js";
@@ -34,7 +36,12 @@ afterEach(async () => {
 
 describe("npm run emulator", () => {
   it("lets npm start run end to end with npm run sandbox, chatting in its terminal", async () => {
-    const emulator = run(["emulator"], { EMULATOR_PORT: String(await freePort()) });
+    const filesDir = mkdtempSync(join(tmpdir(), "emulator-files-"));
+    onTestFinished(() => rmSync(filesDir, { recursive: true, force: true }));
+    const emulator = run(["emulator"], {
+      EMULATOR_PORT: String(await freePort()),
+      EMULATOR_FILES_DIR: filesDir,
+    });
     const [, apiRoot = ""] = await emulator.waitFor(/TELEGRAM_API_ROOT=(\S+)/);
     const [, token = ""] = await emulator.waitFor(/TELEGRAM_BOT_TOKEN=(\S+)/);
     const [, staff = ""] = await emulator.waitFor(/STAFF=(\d+:admin)/);
@@ -78,6 +85,14 @@ describe("npm run emulator", () => {
     // Settled by the sandbox's callback to the bot (or the bot's polling), then pushed.
     const paid = en.plain("notice.paid", { amount: "5,000 FCFA", name: "Jean-Paul Mbarga" });
     await emulator.waitFor(new RegExp(`bot #\\d+ › ${escapeRegExp(paid)}`));
+
+    // A batch from a file on this machine; the files the bot sends back are saved.
+    emulator.type(":file examples/payroll.csv");
+    const [, preview = ""] = await emulator.waitFor(
+      /\(emulator\) Saved the file as (\S+-preview\.csv)/,
+    );
+    expect(preview.startsWith(filesDir)).toBe(true);
+    await emulator.waitFor(/To pay: 3 rows, 16,500 FCFA in all\./);
 
     // Roles are the bot's (STAFF, /staff): the emulator's chat cannot change them.
     emulator.type(":role admin");
