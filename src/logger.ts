@@ -43,11 +43,17 @@ function redactTokensDeep(value: unknown, depth = 0): unknown {
   return copy;
 }
 
-/** `237670000001` → `2376•••••001`; anything that is not a long digit string is masked whole. */
+/**
+ * `237670000001` → `23767••••001`, `670000001` → `67••••001`: the country code, the
+ * operator's prefix (two digits of the national number) and the last three digits, as
+ * /history shows them (`67• •• •0 01`); four digits stay hidden. A shorter digit string
+ * (8) keeps one digit ahead; anything that is not a long digit string is masked whole.
+ */
 export function maskPhone(phone: string): string {
   const digits = phone.replace(/\D/g, "");
   if (digits.length < 8) return "•••";
-  return `${digits.slice(0, 4)}${"•".repeat(digits.length - 7)}${digits.slice(-3)}`;
+  const head = digits.length === 8 ? 1 : digits.length - 7;
+  return `${digits.slice(0, head)}${"•".repeat(digits.length - head - 3)}${digits.slice(-3)}`;
 }
 
 /**

@@ -102,12 +102,13 @@ export function paymentView(t: Translate, payment: Payment): View {
 }
 
 /**
- * A number in a list: the same digits as the logs' mask (2376•••••001), grouped as people
- * read them: `6•• •• •0 01`. Enough to tell two recipients apart, not to dial one.
+ * A number in a list: the same digits as the logs' mask (23767••••001), grouped as people
+ * read them: `67• •• •0 01`. The operator's prefix and the last three digits tell
+ * 670000001, 650000001 and 690000001 apart; the four digits between stay hidden.
  */
 export function maskedPhone(phone: string): string {
   const national = phone.slice(-9);
-  return `${national.slice(0, 1)}•• •• •${national.slice(6, 7)} ${national.slice(7)}`;
+  return `${national.slice(0, 2)}• •• •${national.slice(6, 7)} ${national.slice(7)}`;
 }
 
 /** Who made a payout, by the first name Telegram gave them, else by id ("user 1002"). */

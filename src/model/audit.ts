@@ -35,7 +35,7 @@ export const AuditEntrySchema = z.object({
   to: z.enum(PAYOUT_STATES).optional(),
   /** Whole XAF, where an amount applies. */
   amount: z.number().int().optional(),
-  /** Masked (`2376•••••001`), where a number applies. */
+  /** Masked (`23767••••001`), where a number applies. */
   phone: z.string().optional(),
   details: AuditDetailsSchema.optional(),
 });

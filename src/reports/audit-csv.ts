@@ -1,7 +1,7 @@
 /**
  * The audit trail of a period as CSV rows, oldest first: one per entry, with who did it
  * (id, name, role), what, to which payout or batch, the states before and after, the
- * amount, the number masked as the log keeps it (2376•••••001: the audit trail never holds
+ * amount, the number masked as the log keeps it (23767••••001: the audit trail never holds
  * a full number), and any other facts as JSON.
  */
 import type { AuditEntry } from "../model/audit.js";

@@ -1,10 +1,11 @@
 /**
  * Appends an audit entry for the payout in `record` to the stream `stream` (entries older
  * than `minId` go): the caller's draft (JSON), the states before and after when given, and
- * the record's amount and masked number (as logger.maskPhone masks: the first 4 and last 3
- * digits kept), and on leaving a prompt, the payout it repeats (`duplicateOf`). Lua shared
- * by the scripts that move and create payouts, so an entry and the change it records are one
- * atomic step (its fields as audit-codec.ts reads them). Also `stampSent`: a submission's
+ * the record's amount and masked number (as logger.maskPhone masks: the country code, the
+ * operator's prefix and the last 3 digits kept), and on leaving a prompt, the payout it
+ * repeats (`duplicateOf`). Lua shared by the scripts that move and create payouts, so an
+ * entry and the change it records are one atomic step (its fields as audit-codec.ts reads
+ * them). Also `stampSent`: a submission's
  * send time and audit entry, shared by the claim and the last check before sending.
  */
 export const AUDIT_LUA = `
@@ -24,7 +25,9 @@ local function audit(stream, minId, draft, from, to, record)
     local ok, phone = pcall(cjson.decode, stored)
     if ok and type(phone) == 'string' and #phone >= 8 then
       fields[#fields + 1] = 'phone'
-      fields[#fields + 1] = string.sub(phone, 1, 4) .. string.rep('•', #phone - 7) .. string.sub(phone, -3)
+      local head = #phone - 7
+      if #phone == 8 then head = 1 end
+      fields[#fields + 1] = string.sub(phone, 1, head) .. string.rep('•', #phone - head - 3) .. string.sub(phone, -3)
     end
   end
   redis.call('XADD', stream, 'MINID', '~', minId, '*', unpack(fields))

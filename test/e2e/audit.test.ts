@@ -113,7 +113,7 @@ describe("the audit trail", () => {
       from: "awaiting_confirmation",
       to: "submitting",
       amount: 5000,
-      phone: "2376•••••001",
+      phone: "23767••••001",
     });
     expect(first("settle_success")).toMatchObject({ actorId: 0, actorRole: "system" });
     expect(first("resolve_with_id")).toMatchObject({

@@ -156,7 +156,7 @@ describe("the daily digest", () => {
         "Fees: 60 FCFA",
         "",
         "⚠️ Need a person (1)",
-        "⚠️ Outcome unknown · Payout of 7,000 FCFA to Jean-Paul Mbarga (6•• •• •0 01)",
+        "⚠️ Outcome unknown · Payout of 7,000 FCFA to Jean-Paul Mbarga (67• •• •0 01)",
       ].join("\n"),
     );
     expect(text).toContain(`by Paul · ${unknown?.id}`);

@@ -183,7 +183,7 @@ describe("/export", () => {
       "state before": "awaiting_confirmation",
       "state after": "submitting",
       amount: "5000",
-      "number (masked)": "2376•••••001",
+      "number (masked)": "23767••••001",
     });
     expect(entries[4]).toMatchObject({ "actor id": "0", actor: "", role: "system" });
     expect(text).not.toContain("237670000001");

@@ -212,13 +212,27 @@ describe("/history", () => {
       .filter((line) => line.includes(" · "));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
-      /^⏳ Pending · Collection of 2,000 FCFA from Clarisse Ewane \(6•• •• •0 03\) · \d\d \w{3}, \d\d:\d\d UTC\+1 · by Paul · [\w-]+$/,
+      /^⏳ Pending · Collection of 2,000 FCFA from Clarisse Ewane \(69• •• •0 03\) · \d\d \w{3}, \d\d:\d\d UTC\+1 · by Paul · [\w-]+$/,
     );
     expect(lines[1]).toMatch(
-      /^\S+ \w+ · Payout of 5,000 FCFA to Jean-Paul Mbarga \(6•• •• •0 01\) · .+ · by Paul · [\w-]+$/,
+      /^\S+ \w+ · Payout of 5,000 FCFA to Jean-Paul Mbarga \(67• •• •0 01\) · .+ · by Paul · [\w-]+$/,
     );
     // The full number is never in the list.
     expect(lines.join("\n")).not.toMatch(/670 ?00 ?00 ?01|690 ?00 ?00 ?03/);
+  });
+
+  it("masks numbers so that different ones look different: operator prefix and last three digits", async () => {
+    const payer = user(PAYER_ID);
+    for (const number of ["670000001", "650000001", "690000001"]) {
+      await payAndConfirm(h.emulator, payer, `/pay ${number} 1000`);
+    }
+
+    const text = await ask(payer, "/history");
+
+    expect(text).toContain("(69• •• •0 01)");
+    expect(text).toContain("(65• •• •0 01)");
+    expect(text).toContain("(67• •• •0 01)");
+    expect(text).not.toMatch(/6[579]0 ?00 ?00 ?01/);
   });
 
   it("tells a payer with no payouts that there are none", async () => {

@@ -147,10 +147,10 @@ describe("silentLogger", () => {
 
 describe("maskPhone", () => {
   const cases: ReadonlyArray<readonly [phone: string, masked: string]> = [
-    ["237670000001", "2376•••••001"],
-    ["+237 670 00 00 01", "2376•••••001"],
-    ["670000001", "6700••001"],
-    ["12345678", "1234•678"],
+    ["237670000001", "23767••••001"],
+    ["+237 670 00 00 01", "23767••••001"],
+    ["670000001", "67••••001"],
+    ["12345678", "1••••678"],
     ["1234567", "•••"],
     ["", "•••"],
     ["not a phone", "•••"],
@@ -160,10 +160,12 @@ describe("maskPhone", () => {
     expect(maskPhone(phone)).toBe(masked);
   });
 
-  it("never shows more than the first four and the last three digits", () => {
+  it("shows the country code, the operator's prefix and the last three digits, no more", () => {
     const masked = maskPhone("237699123456");
-    expect(masked).toBe("2376•••••456");
-    expect(masked).not.toContain("99123");
+    expect(masked).toBe("23769••••456");
+    expect(masked).not.toContain("9123");
+    // Numbers of different operators, same ending: told apart, still masked.
+    expect(new Set(["237670000001", "237650000001", "237690000001"].map(maskPhone)).size).toBe(3);
   });
 });
 

@@ -17,7 +17,7 @@ function entry(index: number, overrides: Partial<AuditEntry> = {}): AuditEntry {
     from: "awaiting_confirmation",
     to: "submitting",
     amount: 5000,
-    phone: "2376•••••001",
+    phone: "23767••••001",
     ...overrides,
   };
 }
@@ -25,7 +25,7 @@ function entry(index: number, overrides: Partial<AuditEntry> = {}): AuditEntry {
 describe("auditLine", () => {
   it("says when, what, who, and what to, with the states before and after", () => {
     expect(auditLine(en, entry(0), new Map([[1002, "Paul"]]))).toBe(
-      "06 Jan, 09:30 UTC · <b>Confirmed</b> · by Paul (payer)\n   payout <code>payout-0</code> · 5,000 FCFA · 2376•••••001 · ❔ Waiting for confirmation → ⏳ Sending…",
+      "06 Jan, 09:30 UTC · <b>Confirmed</b> · by Paul (payer)\n   payout <code>payout-0</code> · 5,000 FCFA · 23767••••001 · ❔ Waiting for confirmation → ⏳ Sending…",
     );
   });
 

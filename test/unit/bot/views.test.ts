@@ -451,10 +451,10 @@ describe("historyView and payoutLine", () => {
 
   it("writes one line per payout: payout or collection, masked number, time, reference", () => {
     expect(read(payoutLine(en, payout({ state: "pending" })))).toBe(
-      "⏳ Pending · Payout of 1,234,500 FCFA to Jean-Paul Mbarga (6•• •• •0 01) · 15 Jan, 12:00 UTC+1 · Zx9_Kq-3LmNpQr8sTuVw",
+      "⏳ Pending · Payout of 1,234,500 FCFA to Jean-Paul Mbarga (67• •• •0 01) · 15 Jan, 12:00 UTC+1 · Zx9_Kq-3LmNpQr8sTuVw",
     );
     expect(read(payoutLine(fr, payout({ kind: "collection", state: "success" }), "Ama"))).toBe(
-      "✅ Effectué · Encaissement de 1\u202F234\u202F500 FCFA auprès de Jean-Paul Mbarga (6•• •• •0 01) · 15 janv., 12:00 UTC+1 · par Ama · Zx9_Kq-3LmNpQr8sTuVw",
+      "✅ Effectué · Encaissement de 1\u202F234\u202F500 FCFA auprès de Jean-Paul Mbarga (67• •• •0 01) · 15 janv., 12:00 UTC+1 · par Ama · Zx9_Kq-3LmNpQr8sTuVw",
     );
   });
 
