@@ -85,7 +85,9 @@ export function paymentView(t: Translate, payment: Payment): View {
     );
   if (payment.amount !== undefined)
     lines.push(t("payout.amount", { amount: money(t, payment.amount) }));
-  if (payment.fee !== undefined) lines.push(t("payout.fee", { fee: money(t, payment.fee) }));
+  // The fee rule of chargedFee (model/payout.ts): shown once the payment succeeded, never else.
+  if (payment.fee !== undefined && payment.status === "success")
+    lines.push(t("payout.fee", { fee: money(t, payment.fee) }));
   if (payment.phoneNumber) {
     lines.push(
       t("payout.number", {

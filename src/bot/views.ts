@@ -8,7 +8,7 @@ import type { InlineKeyboardMarkup } from "telegraf/types";
 import type { MessageKey, Translate } from "../i18n.js";
 import type { PayoutState } from "../model/lifecycle.js";
 import { type AmountProblem, formatAmount } from "../model/money.js";
-import type { Payout } from "../model/payout.js";
+import { chargedFee, type Payout } from "../model/payout.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
 import { SignatureError } from "../payments/errors.js";
@@ -63,9 +63,8 @@ export function numberLine(t: Translate, payout: Payout): string {
 
 /** A fee is charged on money that moved; a failed or canceled payment shows none. */
 export function feeLines(t: Translate, payout: Payout): string[] {
-  return payout.fee !== undefined && payout.state === "success"
-    ? [t("payout.fee", { fee: money(t, payout.fee) })]
-    : [];
+  const fee = chargedFee(payout);
+  return fee !== undefined ? [t("payout.fee", { fee: money(t, fee) })] : [];
 }
 
 /** The lines every payout message shares: who, which number, how much, the note. */

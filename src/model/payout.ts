@@ -104,5 +104,14 @@ export const PayoutSchema = z.object({
 });
 export type Payout = z.infer<typeof PayoutSchema>;
 
+/**
+ * The fee a payout cost, the one rule every message, export, digest and batch report
+ * follows: the API's fee once the payment succeeded. A payment that failed, was cancelled or
+ * is not final moved no money, so it shows no fee, even when the API's record has one.
+ */
+export function chargedFee(payout: Pick<Payout, "state" | "fee">): number | undefined {
+  return payout.state === "success" ? payout.fee : undefined;
+}
+
 /** Fields a transition may set besides the state. `id`, `kind` and `state` never change that way. */
 export type PayoutPatch = Partial<Omit<Payout, "id" | "kind" | "state">>;

@@ -13,7 +13,7 @@ import {
   type RowStanding,
   rowPayoutId,
 } from "../model/batch.js";
-import type { Payout } from "../model/payout.js";
+import { chargedFee, type Payout } from "../model/payout.js";
 import { cleanName } from "../model/text.js";
 import {
   LimiterUnavailableError,
@@ -164,7 +164,7 @@ export async function tallyRows(stores: Stores, batchId: string): Promise<BatchT
       tally[standing] += 1;
       if (standing === "paid" && payout) {
         tally.paidXaf += payout.amount;
-        tally.feesXaf += payout.fee ?? 0;
+        tally.feesXaf += chargedFee(payout) ?? 0;
       }
     }
   }

@@ -6,7 +6,7 @@
  * digest is delivered, page by page, never the whole day at once.
  */
 import type { PayoutState } from "../model/lifecycle.js";
-import type { Payout, PayoutKind } from "../model/payout.js";
+import { chargedFee, type Payout, type PayoutKind } from "../model/payout.js";
 import type { Stores } from "../store/types.js";
 import { type Day, nextDay, startOfDayMs } from "../time.js";
 
@@ -134,7 +134,7 @@ export class DailyDigest {
           count: total.count + 1,
           amount: total.amount + payout.amount,
         });
-        if (payout.state === "success") fees[payout.kind] += payout.fee ?? 0;
+        fees[payout.kind] += chargedFee(payout) ?? 0;
       }
       after = page.next;
     } while (after !== undefined);

@@ -7,7 +7,7 @@
 import type { Translate } from "../i18n.js";
 import type { Batch, BatchRow, RowStanding } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
-import type { Payout } from "../model/payout.js";
+import { chargedFee, type Payout } from "../model/payout.js";
 import { formatPhone } from "../model/phone.js";
 import { BATCH_CSV_HEADER_KEY, ROW_OUTCOME_KEY, ROW_REASON_KEY } from "./batch-keys.js";
 import { type Cell, type CsvColumn, CsvFile } from "./csv-file.js";
@@ -113,7 +113,7 @@ export function writeResults(
     return {
       ...base,
       status: t.plain(ROW_OUTCOME_KEY[standing]),
-      fee: payout?.fee,
+      fee: payout ? chargedFee(payout) : undefined,
       payment_id: payout?.paymentId,
       reason: unsent
         ? t.plain(ROW_REASON_KEY.stopped)

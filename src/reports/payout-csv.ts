@@ -5,7 +5,7 @@
  * Values are codes that do not depend on the reader's language (`disbursement`,
  * `success`, `mtn`); only the first line is translated.
  */
-import type { Payout } from "../model/payout.js";
+import { chargedFee, type Payout } from "../model/payout.js";
 import type { Stores } from "../store/types.js";
 import { localDateTime } from "../time.js";
 import type { Cell } from "./csv-file.js";
@@ -70,7 +70,7 @@ export function payoutSource(options: {
           number: payout.phone,
           operator: payout.operator,
           amount: payout.amount,
-          fee: payout.fee,
+          fee: chargedFee(payout),
           status: payout.state,
           paymentId: payout.paymentId,
           note: payout.note,

@@ -125,6 +125,21 @@ describe("/export", () => {
     });
   });
 
+  it("shows no fee on a failed payout, as the payer's message shows none (a fee only on success)", async () => {
+    const payer = userOf(PAYER_ID, "Paul");
+    const admin = userOf(ADMIN_ID, "Awa");
+    const prompt = await payAndConfirm(h.emulator, payer, "/pay 670000002 5000", "Failed");
+    expect(h.emulator.plainText(prompt)).not.toContain("Fee");
+    const [failed] = (await h.app.stores.payouts.list({ offset: 0, limit: 1 })).items;
+    // The API did report a fee on the failed payment: the rule, not its absence, hides it.
+    expect(failed?.state).toBe("failed");
+    expect(failed?.fee).toBe(50);
+
+    const { header, rows } = readCsv(await exported(admin, "/export"), ",");
+    const [row] = records(header, rows);
+    expect(row).toMatchObject({ status: "failed", amount: "5000", fee: "" });
+  });
+
   it("writes ; and French headers for a French reader, and lets a viewer export", async () => {
     const payer = userOf(PAYER_ID, "Paul");
     const viewer = userOf(VIEWER_ID, "Véro", "fr");
