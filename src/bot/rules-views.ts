@@ -99,6 +99,6 @@ export function limitsView(
       lines.push(t("limits.by_payer_line", { name, used: money(t, usedXaf) }));
     }
   }
-  lines.push("", t("limits.rule", { zone: t.timeZone }));
+  lines.push("", t("limits.rule", { zone: t.zoneName }));
   return { text: lines.join("\n") };
 }
