@@ -7,6 +7,7 @@
 import { Markup } from "telegraf";
 import { escapeHtml, html, type MessageKey, type Translate } from "../i18n.js";
 import type { AuditAction, AuditEntry } from "../model/audit.js";
+import { knownStatus } from "../model/payment-terms.js";
 import { isRole } from "../model/roles.js";
 import { clampHtml } from "./clamp.js";
 import { money, STATE_TITLE, type View } from "./views.js";
@@ -113,6 +114,10 @@ function detailText(t: Translate, name: string, value: string | number | boolean
   if (name === "what" && isKnown(EXPORT_KEY, shown)) return t(EXPORT_KEY[shown]);
   if (name === "role" && isRole(shown))
     return t("audit.detail.role", { value: t.plain(`role.${shown}`) });
+  const status = name === "status" ? knownStatus(shown) : undefined;
+  if (status !== undefined) {
+    return t("audit.detail.status", { value: t.plain(`payment_status.${status}`) });
+  }
   if (isKnown(AMOUNT_KEY, name) && typeof value === "number") {
     return t(AMOUNT_KEY[name], { value: money(t, value) });
   }

@@ -209,7 +209,7 @@ describe("/export", () => {
       "The period ends before it starts",
     );
     expect(await ask(admin, "/export yesterday")).toContain(
-      "Days run from midnight to midnight (Cameroon time (UTC+1)).",
+      "Days run from midnight to midnight, Cameroon time (UTC+1).",
     );
     expect(h.emulator.documents(ADMIN_ID)).toEqual([]);
   });
