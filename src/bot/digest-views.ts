@@ -64,7 +64,7 @@ export function digestView(
         t("digest.batch_line", {
           ref: batch.batchId,
           count: batch.payouts,
-          succeeded: formatCount(batch.succeeded, t.locale),
+          succeeded: batch.succeeded,
           amount: money(t, batch.amount),
         }),
       );

@@ -136,7 +136,7 @@ describe("/export", () => {
     expect(header.slice(0, 5)).toEqual([
       "créé le",
       "type",
-      "initiateur",
+      "demandé par",
       "approbateur",
       "nom du bénéficiaire",
     ]);
