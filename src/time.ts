@@ -157,6 +157,32 @@ export function hourOf(ms: number, zone: string): number {
   return fieldsIn(ms, zone).hour;
 }
 
+// Calendar days are read at noon UTC: the same day in every zone, whatever the host's.
+const DAY_NAMES: Record<Locale, Intl.DateTimeFormat> = {
+  en: new Intl.DateTimeFormat("en-GB", {
+    timeZone: "UTC",
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+  }),
+  fr: new Intl.DateTimeFormat("fr-FR", {
+    timeZone: "UTC",
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+  }),
+};
+
+/**
+ * A calendar day as a reader says it: "Monday 25 November", "lundi 25 novembre"; French
+ * writes the first of the month "1er" ("mercredi 1er janvier").
+ */
+export function dayInWords(day: Day, locale: Locale): string {
+  const [year = 1970, month = 1, date = 1] = day.split("-").map(Number);
+  const text = DAY_NAMES[locale].format(new Date(Date.UTC(year, month - 1, date, 12)));
+  return locale === "fr" ? text.replace(/ 1 /, " 1er ") : text;
+}
+
 /** `2024-11-23 18:57:03`: an instant in `zone` as spreadsheets read a date and time. */
 export function localDateTime(ms: number, zone: string): string {
   const { year, month, day, hour, minute, second } = fieldsIn(ms, zone);
