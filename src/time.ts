@@ -1,8 +1,11 @@
 /**
  * Times as users read them: day, month and time of day in the merchant's time zone
- * (`TIME_ZONE`), with the zone's UTC offset, so that nobody has to guess whose clock it is:
- * "15 Jan, 12:00 UTC+1", "15 janv., 12:00 UTC+1". The offset reads the same in English and
- * French, where zone abbreviations do not (WAT, GMT+1, UTC+1 depending on the language).
+ * (`TIME_ZONE`). English adds the zone's UTC offset, so that nobody has to guess whose clock
+ * it is: "15 Jan, 12:00 UTC+1". French reads as an office in Douala writes a time, "15 janv.
+ * à 12:00": in Cameroon's own zone (the default) the offset is left out, since every reader
+ * lives by that clock, and a message that needs the zone names it once in words
+ * (`zoneInWords`); in any other zone the offset follows, "15 janv. à 12:00 UTC-5". The offset
+ * reads the same in both languages, where zone abbreviations do not (WAT, GMT+1, UTC+1).
  */
 import type { Locale } from "./model/locale.js";
 
@@ -52,6 +55,7 @@ export function timeFormatter(locale: Locale, zone: string): FormatTime {
     minute: "2-digit",
     timeZoneName: "shortOffset",
   });
+  if (locale === "fr") return frenchTime(format, zone);
   return (ms) => {
     let text = "";
     let offset = "";
@@ -61,6 +65,41 @@ export function timeFormatter(locale: Locale, zone: string): FormatTime {
     }
     return `${text.trim()} ${offset}`;
   };
+}
+
+/** "24 nov. à 02:26" (and the offset outside Cameroon's zone): the day, then the time. */
+function frenchTime(format: Intl.DateTimeFormat, zone: string): FormatTime {
+  return (ms) => {
+    const parts = new Map<string, string>();
+    for (const part of format.formatToParts(new Date(ms))) parts.set(part.type, part.value);
+    const day = Number(parts.get("day"));
+    const text = `${day} ${parts.get("month")} à ${parts.get("hour")}:${parts.get("minute")}`;
+    const offset = utcOffset(parts.get("timeZoneName") ?? "");
+    return zone === DEFAULT_TIME_ZONE ? text : `${text} ${offset}`;
+  };
+}
+
+/** Cameroon's zone in words; other zones take the name Intl gives them. */
+const CAMEROON: Record<Locale, string> = { en: "Cameroon time", fr: "heure du Cameroun" };
+
+/**
+ * The zone said in words, with its offset now: "heure du Cameroun (UTC+1)", "Cameroon
+ * time (UTC+1)", "heure de l’Est nord-américain (UTC-5)". For the one place a message
+ * names the zone (exports, the daily limits), never the IANA name.
+ */
+export function zoneInWords(locale: Locale, zone: string, nowMs = Date.now()): string {
+  const offsetPart = new Intl.DateTimeFormat("en", { timeZone: zone, timeZoneName: "shortOffset" })
+    .formatToParts(new Date(nowMs))
+    .find((part) => part.type === "timeZoneName");
+  const offset = utcOffset(offsetPart?.value ?? "UTC");
+  if (zone === DEFAULT_TIME_ZONE) return `${CAMEROON[locale]} (${offset})`;
+  const name = new Intl.DateTimeFormat(LANGUAGE_TAGS[locale], {
+    timeZone: zone,
+    timeZoneName: "longGeneric",
+  })
+    .formatToParts(new Date(nowMs))
+    .find((part) => part.type === "timeZoneName")?.value;
+  return name === undefined || /^(UTC|GMT)/.test(name) ? offset : `${name} (${offset})`;
 }
 
 /** A calendar day, `YYYY-MM-DD`. */
@@ -116,6 +155,32 @@ export function dayOf(ms: number, zone: string): Day {
 /** The hour (0-23) an instant falls in, in `zone`. */
 export function hourOf(ms: number, zone: string): number {
   return fieldsIn(ms, zone).hour;
+}
+
+// Calendar days are read at noon UTC: the same day in every zone, whatever the host's.
+const DAY_NAMES: Record<Locale, Intl.DateTimeFormat> = {
+  en: new Intl.DateTimeFormat("en-GB", {
+    timeZone: "UTC",
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+  }),
+  fr: new Intl.DateTimeFormat("fr-FR", {
+    timeZone: "UTC",
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+  }),
+};
+
+/**
+ * A calendar day as a reader says it: "Monday 25 November", "lundi 25 novembre"; French
+ * writes the first of the month "1er" ("mercredi 1er janvier").
+ */
+export function dayInWords(day: Day, locale: Locale): string {
+  const [year = 1970, month = 1, date = 1] = day.split("-").map(Number);
+  const text = DAY_NAMES[locale].format(new Date(Date.UTC(year, month - 1, date, 12)));
+  return locale === "fr" ? text.replace(/ 1 /, " 1er ") : text;
 }
 
 /** `2024-11-23 18:57:03`: an instant in `zone` as spreadsheets read a date and time. */

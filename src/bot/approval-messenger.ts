@@ -128,6 +128,6 @@ export class ApprovalDeliveries {
   }
 
   #translator(userId: number): Promise<Translate> {
-    return translatorFor(this.#options.stores.sessions, userId, this.#options.timeZone);
+    return translatorFor(this.#options.stores, userId, this.#options.timeZone);
   }
 }

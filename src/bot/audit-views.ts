@@ -7,6 +7,7 @@
 import { Markup } from "telegraf";
 import { escapeHtml, html, type MessageKey, type Translate } from "../i18n.js";
 import type { AuditAction, AuditEntry } from "../model/audit.js";
+import { knownStatus } from "../model/payment-terms.js";
 import { isRole } from "../model/roles.js";
 import { clampHtml } from "./clamp.js";
 import { money, STATE_TITLE, type View } from "./views.js";
@@ -65,7 +66,33 @@ const DETAIL_KEY = {
   from: "audit.detail.from",
   to: "audit.detail.to",
   rows: "audit.detail.rows",
+  command: "audit.detail.command",
+  duplicateOf: "audit.detail.duplicate_of",
+  reason: "audit.detail.reason",
+  day: "audit.detail.day",
+  payableRows: "audit.detail.payable_rows",
+  paid: "audit.detail.paid",
+  failed: "audit.detail.failed",
+  pending: "audit.detail.pending",
+  unknown: "audit.detail.unknown",
+  skipped: "audit.detail.skipped",
 } as const satisfies Record<string, MessageKey>;
+
+/** Facts that are amounts in XAF, written as amounts are everywhere. */
+const AMOUNT_KEY = {
+  capXaf: "audit.detail.cap",
+  usedXaf: "audit.detail.used",
+  totalXaf: "audit.detail.total",
+  paidXaf: "audit.detail.paid_amount",
+  feesXaf: "audit.detail.fees",
+} as const satisfies Record<string, MessageKey>;
+
+/** Facts whose values are words of ours (a limit's name, a payout's kind, a step). */
+const WORD_KEY = {
+  limit: { payer: "audit.detail.limit_payer", merchant: "audit.detail.limit_merchant" },
+  kind: { disbursement: "audit.detail.kind_payout", collection: "audit.detail.kind_collection" },
+  step: { prompt: "audit.detail.step_prompt", confirm: "audit.detail.step_confirm" },
+} as const satisfies Record<string, Record<string, MessageKey>>;
 
 function isKnown<T extends object>(table: T, key: string): key is Extract<keyof T, string> {
   return Object.hasOwn(table, key);
@@ -87,8 +114,20 @@ function detailText(t: Translate, name: string, value: string | number | boolean
   if (name === "what" && isKnown(EXPORT_KEY, shown)) return t(EXPORT_KEY[shown]);
   if (name === "role" && isRole(shown))
     return t("audit.detail.role", { value: t.plain(`role.${shown}`) });
+  const status = name === "status" ? knownStatus(shown) : undefined;
+  if (status !== undefined) {
+    return t("audit.detail.status", { value: t.plain(`payment_status.${status}`) });
+  }
+  if (isKnown(AMOUNT_KEY, name) && typeof value === "number") {
+    return t(AMOUNT_KEY[name], { value: money(t, value) });
+  }
+  if (isKnown(WORD_KEY, name)) {
+    const words: Readonly<Record<string, MessageKey>> = WORD_KEY[name];
+    const key = words[shown];
+    if (key !== undefined) return t(key);
+  }
   return isKnown(DETAIL_KEY, name)
-    ? t(DETAIL_KEY[name], { value: shown })
+    ? t(DETAIL_KEY[name], { value: typeof value === "number" ? value : shown })
     : t("audit.detail.other", { name, value: shown });
 }
 

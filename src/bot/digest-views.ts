@@ -8,7 +8,7 @@ import { formatCount } from "../model/money.js";
 import type { PayoutKind } from "../model/payout.js";
 import type { DigestFacts, KindTotals } from "../payouts/digest.js";
 import type { AvailabilityAlert } from "../payouts/notifier.js";
-import { initiatorName, payoutLine } from "./report-views.js";
+import { initiatorName, payoutLine, statusWord } from "./report-views.js";
 import { money, operatorName, STATE_TITLE, type View } from "./views.js";
 
 const KIND_TITLE = {
@@ -55,7 +55,7 @@ export function digestView(
       lines.push(payoutLine(t, payout, initiatorName(t, names, payout.initiatorId)));
     }
     const more = facts.attentionTotal - facts.attention.length;
-    if (more > 0) lines.push(t("digest.attention_more", { count: formatCount(more, t.locale) }));
+    if (more > 0) lines.push(t("digest.attention_more", { count: more }));
   }
   if (facts.batches.length > 0) {
     lines.push("", t("digest.batches"));
@@ -63,8 +63,8 @@ export function digestView(
       lines.push(
         t("digest.batch_line", {
           ref: batch.batchId,
-          count: formatCount(batch.payouts, t.locale),
-          succeeded: formatCount(batch.succeeded, t.locale),
+          count: batch.payouts,
+          succeeded: batch.succeeded,
           amount: money(t, batch.amount),
         }),
       );
@@ -108,7 +108,7 @@ export function availabilityAlertView(
   const lines = [
     t(ALERT_KEY[up ? "up" : "down"][alert.operation], {
       operator,
-      status: alert.status,
+      status: html(statusWord(t, alert.status)),
       time: t.time(alert.sinceMs),
     }),
     t(PENDING_KEY[alert.operation], { operator, count: formatCount(pending, t.locale) }),

@@ -131,7 +131,7 @@ export class TelegramMessenger implements Messenger {
       const t =
         chatId === payout.chatId
           ? translator(payout.locale, this.#timeZone)
-          : await translatorFor(this.#stores.sessions, chatId, this.#timeZone);
+          : await translatorFor(this.#stores, chatId, this.#timeZone);
       const view =
         reason === "stuck"
           ? stuckNotice(t, payout)

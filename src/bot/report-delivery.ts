@@ -66,7 +66,7 @@ export class ReportDelivery {
   }
 
   #translatorOf(chatId: number): Promise<Translate> {
-    return translatorFor(this.#options.stores.sessions, chatId, this.#options.timeZone);
+    return translatorFor(this.#options.stores, chatId, this.#options.timeZone);
   }
 
   /**

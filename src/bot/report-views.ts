@@ -12,6 +12,22 @@ import { formatPhone } from "../model/phone.js";
 import type { AvailabilityEntry, Payment } from "../payments/schemas.js";
 import { CALLBACK, money, operatorName, STATE_TITLE, type View } from "./views.js";
 
+/** An operation's status as the API writes it, in the reader's words ("Suspendu"). */
+const STATUS_KEY: Readonly<Record<string, MessageKey>> = {
+  SUSPENDED: "availability.status_suspended",
+  NOT_LISTED: "availability.status_not_listed",
+  UNREADABLE: "availability.status_unreadable",
+};
+
+/**
+ * A status other than OPERATIONAL, said in words: the ones the bot knows by name, any other
+ * as "unavailable" with the API's code beside it (the only trace of what it said).
+ */
+export function statusWord(t: Translate, status: string): string {
+  const key = STATUS_KEY[status];
+  return key === undefined ? t("availability.status_other", { status }) : t(key);
+}
+
 /**
  * /availability: each operator's payouts and collections as the API reports them now, and
  * since when (`states`: what the bot last saw, with the time of each one's last change).
@@ -31,7 +47,7 @@ export function availabilityView(
         ? t("availability.unlisted")
         : entry.operation.status === "OPERATIONAL"
           ? t("availability.up")
-          : t("availability.down", { status: entry.operation.status });
+          : t("availability.down", { status: html(statusWord(t, entry.operation.status)) });
       const seen = states.find((state) => state.operator === operator && state.operation === type);
       // Only a time that belongs to what is shown: the state seen must say the same.
       if (!seen || seen.up !== (entry?.operation.status === "OPERATIONAL")) return now;

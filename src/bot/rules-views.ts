@@ -7,6 +7,7 @@ import { html, type Translate } from "../i18n.js";
 import type { Payout } from "../model/payout.js";
 import type { LimitsReport } from "../payouts/limits.js";
 import { needsApproval } from "../payouts/policy.js";
+import { dayInWords } from "../time.js";
 import type { Names } from "./approval-views.js";
 import { initiatorName } from "./report-views.js";
 import { money, type PromptExtras, STATE_TITLE, type View } from "./views.js";
@@ -72,7 +73,7 @@ export function limitsView(
 ): View {
   const { payerCapXaf: payerCap, merchantCapXaf: merchantCap } = report;
   const lines = [
-    t("limits.title", { day: report.day }),
+    t("limits.title", { day: dayInWords(report.day, t.locale) }),
     payerCap === undefined
       ? t("limits.payer_none")
       : t("limits.payer_cap", { cap: money(t, payerCap) }),
@@ -99,6 +100,6 @@ export function limitsView(
       lines.push(t("limits.by_payer_line", { name, used: money(t, usedXaf) }));
     }
   }
-  lines.push("", t("limits.rule", { zone: t.timeZone }));
+  lines.push("", t("limits.rule", { zone: t.zoneName }));
   return { text: lines.join("\n") };
 }

@@ -5,21 +5,33 @@
  */
 import type { User } from "telegraf/types";
 import { type Translate, translator } from "../i18n.js";
+import { type Locale, localeFromLanguageCode } from "../model/locale.js";
 import type { Payout } from "../model/payout.js";
 import type { UserProfile } from "../model/staff.js";
 import { cleanLine } from "../model/text.js";
 import type { ProfileStore, SessionStore } from "../store/types.js";
 
-/** The profile of a Telegram user, or undefined when there is no name to show. */
-export function profileOf(user: Pick<User, "first_name" | "username">): UserProfile | undefined {
+/**
+ * The profile of a Telegram user, or undefined when there is no name to show. The language
+ * is kept only when Telegram sent one: a missing `language_code` says nothing about it.
+ */
+export function profileOf(
+  user: Pick<User, "first_name" | "username" | "language_code">,
+): UserProfile | undefined {
   // One clean line of at most 64 characters (Telegram's own limit on a first name).
   const firstName = cleanLine(user.first_name, 64);
   if (firstName === undefined) return undefined;
-  return user.username === undefined ? { firstName } : { firstName, username: user.username };
+  return {
+    firstName,
+    ...(user.username === undefined ? {} : { username: user.username }),
+    ...(user.language_code === undefined
+      ? {}
+      : { locale: localeFromLanguageCode(user.language_code) }),
+  };
 }
 
 function sameProfile(a: UserProfile | undefined, b: UserProfile): boolean {
-  return a?.firstName === b.firstName && a.username === b.username;
+  return a?.firstName === b.firstName && a.username === b.username && a.locale === b.locale;
 }
 
 export class StaffNames {
@@ -32,7 +44,9 @@ export class StaffNames {
   }
 
   /** Records `user`'s name when it is not the one stored: one write per change. */
-  async remember(user: Pick<User, "id" | "first_name" | "username">): Promise<void> {
+  async remember(
+    user: Pick<User, "id" | "first_name" | "username" | "language_code">,
+  ): Promise<void> {
     const profile = profileOf(user);
     if (!profile) return;
     if (!this.#known.has(user.id)) {
@@ -66,11 +80,24 @@ export function payoutPeopleNames(
   );
 }
 
-/** `t()` for a staff member, in the language they chose (English until they choose). */
+/** When nothing is known of a reader's language (a group chat, a member who never wrote). */
+const UNKNOWN_READER_LOCALE: Locale = "en";
+
+/**
+ * `t()` for a person the bot writes to unasked (an approval card, an admin's notice, an
+ * alert): the language they chose with /lang; else their Telegram app's language, as seen
+ * the last time they wrote to the bot; else English. Never the language of whoever caused
+ * the message: an approver reads a French payer's request in their own language.
+ */
 export async function translatorFor(
-  sessions: SessionStore,
+  stores: { sessions: SessionStore; profiles: ProfileStore },
   userId: number,
   timeZone: string,
 ): Promise<Translate> {
-  return translator((await sessions.getLocale(userId)) ?? "en", timeZone);
+  const [chosen, profiles] = await Promise.all([
+    stores.sessions.getLocale(userId),
+    stores.profiles.getMany([userId]),
+  ]);
+  const locale = chosen ?? profiles.get(userId)?.locale ?? UNKNOWN_READER_LOCALE;
+  return translator(locale, timeZone);
 }

@@ -147,8 +147,10 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
   if (!app.http) throw new StartupError("the bot's HTTP server did not start");
   sandbox.setCallbackUrl(`${app.http.url}${config.payment.webhookPath}`);
   const cast = new DemoCast(emulator, options.languageCode, options.role);
+  // Every person of the demo has a Telegram app in the demo's language: the cards and
+  // notices they get before they first write are in it, as they would be in Telegram.
   for (const { id, firstName, username } of demoProfiles()) {
-    await app.stores.profiles.set(id, { firstName, username });
+    await app.stores.profiles.set(id, { firstName, username, locale: options.languageCode });
   }
   return { app, sandbox, cast, emulator, storage: storage.description };
 }

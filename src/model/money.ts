@@ -144,15 +144,23 @@ const FORMATS: Record<AmountLocale, { formatter: Intl.NumberFormat; group: strin
 };
 
 /**
+ * The space before the currency: French typography keeps a figure and its unit on one line
+ * (U+00A0 NO-BREAK SPACE), so Telegram never shows "5 000" at the end of a line and "FCFA"
+ * at the start of the next. English keeps the ordinary space it has always had.
+ */
+const CURRENCY_SPACE: Record<AmountLocale, string> = { en: " ", fr: "\u00A0" };
+
+/**
  * Formats whole XAF for a message: `5,000 FCFA` (en), `5 000 FCFA` (fr, digits grouped with
- * U+202F). The space before `FCFA` is an ordinary space. Throws a `RangeError` for a value
- * that is not a safe integer: amounts are whole XAF everywhere, so that is a bug upstream.
+ * U+202F and U+00A0 before `FCFA`, so the amount never breaks across lines). Throws a
+ * `RangeError` for a value that is not a safe integer: amounts are whole XAF everywhere, so
+ * that is a bug upstream.
  */
 export function formatAmount(amount: number, locale: AmountLocale): string {
   if (!Number.isSafeInteger(amount)) {
     throw new RangeError(`amount must be a whole number of XAF (got ${amount})`);
   }
-  return `${formatCount(amount, locale)} FCFA`;
+  return `${formatCount(amount, locale)}${CURRENCY_SPACE[locale]}FCFA`;
 }
 
 /** A whole number grouped as amounts are (`100,000`, `100 000`): counts of rows, payouts. */

@@ -1,5 +1,6 @@
 /** Who the staff are: their role, where it came from, and how Telegram names them. */
 import { z } from "zod";
+import { type Locale, LocaleSchema } from "./locale.js";
 import type { Role } from "./roles.js";
 
 /** One member of the `STAFF` variable. */
@@ -23,10 +24,15 @@ export interface StaffMember {
   origin?: StaffOrigin;
 }
 
-/** How Telegram names a user (their first name, and @username when they have one). */
+/**
+ * How Telegram names a user (their first name, and @username when they have one), and the
+ * language of their Telegram app when it told us (`language_code`, read as en or fr): what
+ * cards and notices they did not ask for are written in until they choose one with /lang.
+ */
 export interface UserProfile {
   firstName: string;
   username?: string;
+  locale?: Locale;
 }
 
 export const StaffOriginSchema: z.ZodType<StaffOrigin> = z.union([
@@ -46,4 +52,5 @@ export const UserProfileSchema: z.ZodType<UserProfile> = z.object({
     .string()
     .regex(/^\w{1,32}$/)
     .optional(),
+  locale: LocaleSchema.optional(),
 });

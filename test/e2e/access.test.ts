@@ -151,9 +151,9 @@ describe("access rules, end to end", () => {
       "Send money to a mobile number",
     );
     expect(french.find((c) => c.command === "pay")?.description).toBe(
-      "Envoyer de l'argent à un numéro mobile",
+      "Envoyer de l’argent à un numéro mobile",
     );
-    expect(french.find((c) => c.command === "lang")?.description).toBe("Langue : en ou fr");
+    expect(french.find((c) => c.command === "lang")?.description).toBe("Langue\u202F: en ou fr");
     expect(h.emulator.countCalls("setMyCommands")).toBe(2);
   });
 });

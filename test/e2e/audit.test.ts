@@ -151,7 +151,7 @@ describe("the audit trail", () => {
 
     await ask(admin, "/lang fr");
     const french = await ask(admin, "/audit 20");
-    expect(french).toContain("Journal d'audit (le plus récent d'abord)");
+    expect(french).toContain("Journal d’audit (du plus récent au plus ancien)");
     for (const words of [
       "Exporté · par Awa (administrateur)",
       "Retiré du personnel",
@@ -159,7 +159,7 @@ describe("the audit trail", () => {
       "Expiré · par le bot",
       "Confirmé · par Paul (payeur)",
       "paiements et encaissements",
-      "Réglé comme échoué",
+      "Régularisé\u202F: déclaré en échec",
       "Résultat inconnu · par le bot",
     ]) {
       expect(french).toContain(words);

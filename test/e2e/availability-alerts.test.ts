@@ -58,7 +58,7 @@ describe("operator availability alerts", () => {
     const since = en.time(state?.sinceMs ?? 0);
     expect(downText).toBe(
       [
-        `⛔ MTN MoMo payouts are down (SUSPENDED) since ${since}.`,
+        `⛔ MTN MoMo payouts are down (Suspended) since ${since}.`,
         "Payouts pending with MTN MoMo right now: 1.",
         "New ones are refused until it is back; the bot will say when.",
       ].join("\n"),
@@ -71,7 +71,7 @@ describe("operator availability alerts", () => {
     );
 
     const shown = await sendAndWait(h.emulator, viewer, "/availability", isNewReplyIn(VIEWER_ID));
-    expect(plainText(shown)).toContain(`MTN MoMo: payouts ⛔ SUSPENDED (since ${since})`);
+    expect(plainText(shown)).toContain(`MTN MoMo: payouts ⛔ Suspended (since ${since})`);
     expect(plainText(shown)).toContain("collections ✅ Available (no change seen since");
 
     const up = h.emulator.waitForMessage(
@@ -105,7 +105,7 @@ describe("operator availability alerts to ALERT_CHAT_ID", () => {
     );
     h.sandbox.setAvailability("orange", "collection", "SUSPENDED");
     expect(plainText(await down)).toContain(
-      "⛔ Orange Money collections are down (SUSPENDED) since",
+      "⛔ Orange Money collections are down (Suspended) since",
     );
     expect(plainText(await down)).toContain("Collections pending with Orange Money right now: 0.");
 

@@ -34,16 +34,19 @@ describe("batch payouts, end to end", () => {
 
   it("checks a mixed file, previews it, pays each payable row once, and reports", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "fr" });
-    const preview = h.emulator.waitForMessage((m) => plainText(m).includes("est vérifié"), 20_000);
+    const preview = h.emulator.waitForMessage(
+      (m) => plainText(m).includes("vérification terminée"),
+      20_000,
+    );
     await payer.uploadDocument("paie.csv", "text/csv", Buffer.from(FRENCH_FILE));
     const shown = await preview;
     const text = plainText(shown);
-    expect(text).toContain("À payer : 3 lignes, 5\u202F500 FCFA au total.");
-    expect(text).toContain("Écartées : 4 lignes.");
-    expect(text).toContain("• ligne 4 : aucun compte mobile money");
-    expect(text).toContain("• ligne 5 : numéro invalide");
-    expect(text).toContain("• ligne 6 : même numéro et même montant que la ligne 2");
-    expect(text).toContain("• ligne 7 : le nom enregistré est Brice Fotso, pas Paul Biya");
+    expect(text).toContain("À payer\u202F: 3 lignes, 5\u202F500\u00A0FCFA au total.");
+    expect(text).toContain("Écartées\u202F: 4 lignes.");
+    expect(text).toContain("• ligne 4\u202F: aucun compte mobile money");
+    expect(text).toContain("• ligne 5\u202F: numéro invalide");
+    expect(text).toContain("• ligne 6\u202F: même numéro et même montant que la ligne 2");
+    expect(text).toContain("• ligne 7\u202F: le nom enregistré est Brice Fotso, pas Paul Biya");
     // Nothing is paid before Confirm.
     expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
 
@@ -67,8 +70,8 @@ describe("batch payouts, end to end", () => {
     const answer = await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
     expect(answer.text).toContain("Confirmé");
     const done = plainText(await summary);
-    expect(done).toContain("Payées : 2 lignes, 3\u202F000 FCFA");
-    expect(done).toContain("Payées 2 · échouées 1 · en attente 0 · inconnues 0 · écartées 4");
+    expect(done).toContain("Payées\u202F: 2 lignes, 3\u202F000\u00A0FCFA");
+    expect(done).toContain("Payées 2 · échouées 1 · en cours 0 · inconnues 0 · écartées 4");
     // Each payable row once, none of the others.
     expect(h.sandbox.countRequests(DISBURSE)).toBe(3);
     const bodies = h.sandbox.requests

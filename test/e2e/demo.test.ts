@@ -216,7 +216,7 @@ describe("npm run demo", () => {
 
       demo.type(":suspend mtn disbursement");
       await demo.waitFor(/\(demo\) The sandbox now says mtn disbursement is SUSPENDED/);
-      await demo.waitFor(/bot #\d+ › ⛔ MTN MoMo payouts are down \(SUSPENDED\) since /);
+      await demo.waitFor(/bot #\d+ › ⛔ MTN MoMo payouts are down \(Suspended\) since /);
       demo.type(":quit");
       expect((await demo.exited).code).toBe(0);
       // The file is the person's: kept after the demo.

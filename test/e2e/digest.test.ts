@@ -173,9 +173,9 @@ describe("the daily digest", () => {
       ].join("\n"),
     );
     const inFrench = plainText(await frenchDigest);
-    expect(inFrench).toContain("📊 Bilan du jour : du ");
-    expect(inFrench).toContain("✅ Effectué : 1 · 5\u202F000 FCFA");
-    expect(inFrench).toContain("⚠️ À traiter par une personne (1)");
+    expect(inFrench).toContain("📊 Bilan du jour\u202F: du ");
+    expect(inFrench).toContain("✅ Effectué\u202F: 1 · 5\u202F000\u00A0FCFA");
+    expect(inFrench).toContain("⚠️ À vérifier (1)");
 
     // Every replica's digest round runs many times over; a restart at that hour too. Asked
     // directly, neither replica queues the day again, lease or not.

@@ -53,7 +53,7 @@ describe("duplicate warnings and retired prompts, end to end", () => {
     const approver = h.emulator.user({ id: APPROVER_ID, firstName: "Ama", languageCode: "fr" });
     const prompt = await showPrompt(h.emulator, approver, "/collect 690000003 12000");
     expect(plainText(prompt)).toMatch(
-      /^⚠️⚠️ DÉJÀ DEMANDÉ \? Le même montant a été demandé à ce numéro le .+, par Paul \(⏳ En attente\)\./,
+      /^⚠️⚠️ DOUBLON\u202F\? Une demande du même montant à ce numéro a déjà été créée le .+ par Paul\. Son état\u202F: ⏳ En cours chez l’opérateur\./,
     );
     expect(buttonTexts(prompt)).toEqual(["⚠️ Redemander", "✖️ Annuler"]);
   });

@@ -75,7 +75,7 @@ describe("/export", () => {
     expect(document.fileName).toBe(`payouts-${today}.csv`);
     expect(document.mimeType).toBe("text/csv");
     expect(document.caption).toBe(
-      `🧾 Payouts and collections created in ${today}: 2 row(s). Times in ${ZONE}. Numbers in full (237…), to match the merchant portal.`,
+      `🧾 Payouts and collections created in ${today}: 2 rows. Times: Cameroon time (UTC+1). Numbers in full (237…), to match the merchant portal.`,
     );
     const { text, header, rows } = readCsv(document, ",");
     expect(text.startsWith(BOM)).toBe(true);
@@ -151,7 +151,7 @@ describe("/export", () => {
     expect(header.slice(0, 5)).toEqual([
       "créé le",
       "type",
-      "initiateur",
+      "demandé par",
       "approbateur",
       "nom du bénéficiaire",
     ]);
@@ -223,7 +223,9 @@ describe("/export", () => {
     expect(await ask(admin, "/export 2024-03-02 2024-03-01")).toContain(
       "The period ends before it starts",
     );
-    expect(await ask(admin, "/export yesterday")).toContain(`Days are in ${ZONE}.`);
+    expect(await ask(admin, "/export yesterday")).toContain(
+      "Days run from midnight to midnight, Cameroon time (UTC+1).",
+    );
     expect(h.emulator.documents(ADMIN_ID)).toEqual([]);
   });
 
@@ -254,7 +256,7 @@ describe("/export", () => {
       const { rows } = readCsv(document, ",");
       expect(rows).toHaveLength(count);
       expect(new Set(rows.map((row) => row[11])).size).toBe(count);
-      expect(document.caption).toContain("5,000 row(s)");
+      expect(document.caption).toContain("5,000 rows");
     } finally {
       monitor.close();
     }

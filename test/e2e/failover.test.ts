@@ -226,7 +226,7 @@ describe("a Redis Sentinel failover under a running bot", () => {
     // The admins find every unknown payout where they settle them.
     const listed = await sendAndWait(world.emulator, admin, "/unknown");
     const expected =
-      unknown.length === 0 ? "No payout has an unknown outcome" : `${unknown.length} payout(s)`;
+      unknown.length === 0 ? "No payout has an unknown outcome" : `${unknown.length} payout`;
     expect(plainText(listed)).toContain(expected);
 
     // It was a crash in the middle of the run, and the same process took the rest.

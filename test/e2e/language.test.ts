@@ -27,53 +27,53 @@ describe("languages, end to end", () => {
 
     const shown = plainText(prompt);
     expect(shown).toContain("Confirmez ce paiement");
-    expect(shown).toContain("Bénéficiaire : Jean-Paul Mbarga");
-    expect(shown).toContain("Numéro : +237 670 00 00 01 (MTN MoMo)");
-    expect(formatAmount(5000, "fr")).toBe("5\u202F000 FCFA");
-    expect(shown).toContain("Montant : 5\u202F000 FCFA");
-    expect(shown).toContain("Motif : livraison");
-    expect(shown).toMatch(/Cette confirmation expire dans \d+ min/);
+    expect(shown).toContain("Bénéficiaire\u202F: Jean-Paul Mbarga");
+    expect(shown).toContain("Numéro\u202F: +237 670 00 00 01 (MTN MoMo)");
+    expect(formatAmount(5000, "fr")).toBe("5\u202F000\u00A0FCFA");
+    expect(shown).toContain("Montant\u202F: 5\u202F000\u00A0FCFA");
+    expect(shown).toContain("Motif\u202F: livraison");
+    expect(shown).toMatch(/Sans confirmation, cette demande expire dans \d+ min/);
     expect(prompt.replyMarkup?.flat().map((button) => button.text)).toEqual([
       "✅ Confirmer",
       "✖️ Annuler",
     ]);
 
     const pending = h.emulator.waitForMessage(
-      (m) => m.messageId === prompt.messageId && plainText(m).includes("En attente"),
+      (m) => m.messageId === prompt.messageId && plainText(m).includes("En cours chez l’opérateur"),
     );
     const press = await french().pressButton(prompt, "✅ Confirmer");
     expect((await h.emulator.waitForCallbackAnswer(press.callbackQueryId)).text).toBe(
-      "Envoi en cours…",
+      "Transmission en cours…",
     );
-    expect(plainText(await pending)).toContain("Identifiant du paiement :");
+    expect(plainText(await pending)).toContain("ID de transaction\u202F:");
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
 
     const notice = await h.emulator.waitForMessage(
       (m) => isNewReplyIn(PAYER_ID)(m) && plainText(m).includes("Payé"),
     );
-    expect(plainText(notice)).toContain("5\u202F000 FCFA à Jean-Paul Mbarga");
+    expect(plainText(notice)).toContain("Payé\u202F: 5\u202F000\u00A0FCFA à Jean-Paul Mbarga");
   });
 
   it("explains bad input in French, with the French example", async () => {
     const answer = plainText(await reply("/pay 670000001 12,5"));
 
     expect(answer).toContain("Les montants en FCFA sont des nombres entiers");
-    expect(answer).toContain("Exemple : /pay 670000001 5000 livraison");
+    expect(answer).toContain("Exemple\u202F: /pay 670000001 5000 livraison");
     expect(h.sandbox.countRequests({ method: "POST" })).toBe(0);
   });
 
   it("asks the dialog questions in French", async () => {
-    expect(plainText(await reply("/pay"))).toContain("Qui doit recevoir l'argent ?");
+    expect(plainText(await reply("/pay"))).toContain("Qui doit recevoir l’argent\u202F?");
     expect(plainText(await reply("12"))).toContain("Réessayez, ou /cancel pour arrêter.");
-    expect(plainText(await reply("670000001"))).toContain("Quel montant, en FCFA ?");
-    expect(plainText(await reply("/cancel"))).toBe("Annulé. Rien n'a été fait.");
+    expect(plainText(await reply("670000001"))).toContain("Quel montant, en FCFA\u202F?");
+    expect(plainText(await reply("/cancel"))).toBe("Annulé. Rien n’a été fait.");
   });
 
   it("names the viewer's role in French when refusing a payment", async () => {
     const answer = await reply("/pay 670000001 5000", isNewReplyIn(VIEWER_ID), VIEWER_ID);
 
     expect(plainText(answer)).toBe(
-      "Votre rôle (lecteur) permet de consulter les paiements, pas d'en effectuer.",
+      "Votre rôle (lecteur) permet de consulter les opérations, pas d’en faire.",
     );
   });
 
@@ -90,14 +90,14 @@ describe("languages, end to end", () => {
       "✖️ Cancel",
     ]);
 
-    expect(plainText(await reply("/lang fr"))).toBe("Langue réglée sur le français.");
-    expect(plainText(await reply("/help"))).toContain("votre rôle : payeur");
+    expect(plainText(await reply("/lang fr"))).toBe("Langue choisie\u202F: français.");
+    expect(plainText(await reply("/help"))).toContain("votre rôle\u202F: payeur");
   });
 
   it("answers an unsupported /lang with the usage and changes nothing", async () => {
     const answer = plainText(await reply("/lang de"));
 
-    expect(answer).toBe("Choisissez une langue : /lang en ou /lang fr.");
+    expect(answer).toBe("Choisissez une langue\u202F: /lang en ou /lang fr.");
     expect(await h.app.stores.sessions.getLocale(PAYER_ID)).toBeNull();
     expect(plainText(await reply("/lang"))).toContain("/lang en");
   });

@@ -89,8 +89,8 @@ describe("daily limits, end to end", () => {
     const viewer = h.emulator.user({ id: VIEWER_ID, languageCode: "fr" });
     const french = plainText(await sendAndWait(h.emulator, viewer, "/limits"));
     expect(french).toContain(
-      "Tous aujourd'hui : 3\u202F000 FCFA utilisés, 7\u202F000 FCFA restants",
+      "Toute l’équipe, aujourd’hui\u202F: engagé 3\u202F000\u00A0FCFA, disponible 7\u202F000\u00A0FCFA",
     );
-    expect(french).not.toContain("Vous aujourd'hui");
+    expect(french).not.toContain("Vous, aujourd’hui");
   });
 });

@@ -78,7 +78,7 @@ describe("/whois and /availability, end to end", () => {
         "📶 Operators right now",
         "",
         `MTN MoMo: payouts ✅ Available (no change seen since ${first}); collections ✅ Available (no change seen since ${first})`,
-        `Orange Money: payouts ✅ Available (no change seen since ${first}); collections ⛔ SUSPENDED (since ${en.time(changed?.sinceMs ?? 0)})`,
+        `Orange Money: payouts ✅ Available (no change seen since ${first}); collections ⛔ Suspended (since ${en.time(changed?.sinceMs ?? 0)})`,
       ].join("\n"),
     );
     expect(changed).toMatchObject({ status: "SUSPENDED", up: false, firstSeen: false });

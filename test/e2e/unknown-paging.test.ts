@@ -17,7 +17,7 @@ describe("/unknown with many unknown payouts", () => {
     const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
 
     const first = await sendAndWait(h.emulator, admin, "/unknown", isNewReplyIn(ADMIN_ID));
-    expect(plainText(first)).toContain("60 payout(s) with an unknown outcome");
+    expect(plainText(first)).toContain("60 payouts with an unknown outcome");
     expect(plainText(first)).toContain("/resolve");
     const seen = new Set<string>();
     let page = first;

@@ -74,7 +74,7 @@ describe("/unknown and /resolve", () => {
     expect(h.sandbox.snapshot().payments).toHaveLength(0);
 
     const list = await ask(admin, "/unknown");
-    expect(list).toContain("1 payout(s) with an unknown outcome");
+    expect(list).toContain("1 payout with an unknown outcome");
     expect(list).toContain(payout.id);
     // The payer wrote to the bot (the /pay): named, not a bare id.
     expect(list).toContain("by Paul");

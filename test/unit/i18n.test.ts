@@ -11,8 +11,9 @@ const CATALOGS: Record<string, Record<string, string>> = { en, fr };
 /** The tags our templates may use (a subset of what Telegram's HTML parse mode allows). */
 const ALLOWED_TAGS = new Set(["b", "i", "u", "s", "code", "pre", "a", "blockquote"]);
 
+/** The parameters a template takes: `{name}` and the counts of `{name, plural, …}`. */
 function placeholders(template: string): string[] {
-  return [...template.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "").sort();
+  return [...template.matchAll(/\{(\w+)(?:\}|, plural,)/g)].map((match) => match[1] ?? "").sort();
 }
 
 function sourceFiles(dir: string): string[] {
@@ -162,7 +163,7 @@ describe("translator", () => {
   it("gives plain text for callback answers, with parameters as typed", () => {
     const t = translator("fr");
     expect(t.plain("access.refused", { id: 42 })).toContain("Votre identifiant Telegram est 42");
-    expect(t.plain("payout.note", { note: "a<b>&c" })).toBe("Motif : a<b>&c");
+    expect(t.plain("payout.note", { note: "a<b>&c" })).toBe("Motif\u202F: a<b>&c");
     expect(t.locale).toBe("fr");
   });
 

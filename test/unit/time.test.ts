@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  dayInWords,
   dayOf,
   daysWindow,
   hourOf,
@@ -8,6 +9,15 @@ import {
   parseDay,
   startOfDayMs,
 } from "../../src/time.js";
+
+describe("dayInWords", () => {
+  it("says a calendar day as each language says it, whatever the host's zone", () => {
+    expect(dayInWords("2026-11-25", "fr")).toBe("mercredi 25 novembre");
+    expect(dayInWords("2026-11-25", "en")).toBe("Wednesday 25 November");
+    expect(dayInWords("2025-01-01", "fr")).toBe("mercredi 1er janvier");
+    expect(dayInWords("2025-01-11", "fr")).toBe("samedi 11 janvier");
+  });
+});
 
 describe("days in a time zone", () => {
   it("reads only real YYYY-MM-DD days", () => {

@@ -7,7 +7,6 @@
 import { Composer, Input } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
 import { actorFields, staffActor } from "../../model/audit.js";
-import { formatCount } from "../../model/money.js";
 import { may } from "../../payouts/policy.js";
 import { type AuditColumn, auditSource } from "../../reports/audit-csv.js";
 import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../reports/export.js";
@@ -154,7 +153,7 @@ export function reportsFeature(deps: ReportsDeps): Composer<BotContext> {
 }
 
 function usageText(ctx: BotContext, args: Extract<ExportArgs, { ok: false }>): string {
-  const usage = ctx.t("export.usage", { zone: ctx.t.timeZone });
+  const usage = ctx.t("export.usage", { zone: ctx.t.zoneName });
   if (args.problem === "date") return `${ctx.t("export.bad_date", { text: args.text })}\n${usage}`;
   if (args.problem === "order") return `${ctx.t("export.bad_order")}\n${usage}`;
   return usage;
@@ -215,12 +214,10 @@ async function exportPeriod(
     const caption = [
       ctx.t(audit ? "export.caption_audit" : "export.caption", {
         period,
-        rows: formatCount(rows, ctx.locale),
-        zone,
+        rows,
+        zone: ctx.t.zoneName,
       }),
-      ...(result.truncated
-        ? [ctx.t("export.truncated", { max: formatCount(MAX_EXPORT_ROWS, ctx.locale) })]
-        : []),
+      ...(result.truncated ? [ctx.t("export.truncated", { max: MAX_EXPORT_ROWS })] : []),
     ].join("\n");
     await ctx.replyWithDocument(Input.fromLocalFile(result.file.path, fileName), {
       caption: clampHtml(caption, CAPTION_LIMIT),

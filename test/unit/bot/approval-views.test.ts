@@ -90,7 +90,7 @@ describe("approvalCard", () => {
     );
     const approved = payout({ state: "pending", approvedBy: 1004, decidedAtMs: NOW });
     expect(read(approvalCard(fr, approved, new Map(), { status: true }))).toMatch(
-      /^✅ Approuvé par utilisateur 1004 le 23 nov\., 12:00 UTC\+1\.\nMaintenant : ⏳ En attente/,
+      /^✅ Approuvé par utilisateur 1004 le 23 nov\. à 12:00\.\nÉtat actuel\u202F: ⏳ En cours chez l’opérateur/,
     );
     expect(read(approvalCard(en, payout({ state: "expired" }), NAMES))).toMatch(
       /^⌛ Expired: nobody decided by 24 Nov, 12:00 UTC\+1\. Nothing was paid\./,
@@ -104,7 +104,7 @@ describe("the payer's views of an approval", () => {
       /Waiting for Ama, Awa to approve it\. If nobody decides, it expires on 24 Nov, 12:00 UTC\+1\./,
     );
     expect(read(waitingView(fr, payout(), []))).toContain(
-      "Personne d'autre ne peut encore l'approuver",
+      "Personne d’autre ne peut encore l’approuver",
     );
   });
 
@@ -114,7 +114,7 @@ describe("the payer's views of an approval", () => {
       "🚫 Rejected by Ama: 250,000 FCFA for Jean-Paul Mbarga. Nothing was paid.\nReason: too much",
     );
     expect(read(rejectionReasonNotice(fr, rejected, new Map([[1004, "Ama"]])))).toBe(
-      "💬 Ama a expliqué le refus de 250\u202F000 FCFA pour Jean-Paul Mbarga : « too much »",
+      "💬 Motif du refus donné par Ama pour 250\u202F000\u00A0FCFA, Jean-Paul Mbarga\u202F: «\u202Ftoo much\u202F»",
     );
     expect(read(payerDecisionNotice(en, payout({ state: "expired" }), NAMES))).toBe(
       "⌛ Expired: nobody approved 250,000 FCFA for Jean-Paul Mbarga in time. Nothing was paid.",
@@ -147,7 +147,9 @@ describe("the rules in a prompt", () => {
     const french = confirmationPrompt(fr, collect, NOW, {
       duplicateWarning: duplicateWarning(fr, { ...earlier, kind: "collection" }, NAMES),
     });
-    expect(read(french)).toMatch(/^⚠️⚠️ DÉJÀ DEMANDÉ \?/);
+    expect(read(french)).toMatch(
+      /^⚠️⚠️ DOUBLON\u202F\? Une demande du même montant à ce numéro a déjà été créée/,
+    );
     expect(french.keyboard?.inline_keyboard.flat()[0]?.text).toBe("⚠️ Redemander");
   });
 
@@ -191,8 +193,8 @@ describe("limitsView", () => {
   it("says when there is no cap", () => {
     const open = { ...report, payerCapXaf: undefined, merchantCapXaf: undefined };
     const text = read(limitsView(fr, open, { userId: 1002, pays: true, everyone: false }, NAMES));
-    expect(text).toContain("Chaque payeur : pas de plafond");
-    expect(text).toContain("Vous aujourd'hui : 40\u202F000 FCFA utilisés");
-    expect(text).not.toContain("restants");
+    expect(text).toContain("Chaque payeur\u202F: pas de plafond");
+    expect(text).toContain("Vous, aujourd’hui\u202F: engagé 40\u202F000\u00A0FCFA");
+    expect(text).not.toContain("disponible");
   });
 });

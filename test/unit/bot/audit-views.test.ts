@@ -29,6 +29,40 @@ describe("auditLine", () => {
     );
   });
 
+  it("writes every fact in words in French: no field names, no raw codes", () => {
+    const fr = translator("fr");
+    const cancel = auditLine(
+      fr,
+      entry(0, {
+        action: "cancel",
+        to: "cancelled",
+        details: { command: "cancel", duplicateOf: "Zx9_Kq" },
+      }),
+      new Map([[1002, "Aïcha"]]),
+    );
+    expect(cancel).toContain("avec /cancel · répète le paiement <code>Zx9_Kq</code>");
+    expect(cancel).not.toMatch(/command|duplicateOf/);
+    const refused = auditLine(
+      fr,
+      entry(1, {
+        action: "limit_refused",
+        details: {
+          kind: "disbursement",
+          step: "confirm",
+          limit: "merchant",
+          capXaf: 100_000,
+          usedXaf: 95_000,
+          day: "2025-01-06",
+        },
+      }),
+      new Map(),
+    );
+    expect(refused).toContain(
+      "paiement · à la confirmation · plafond journalier de l’équipe · plafond 100\u202F000\u00A0FCFA · déjà engagé 95\u202F000\u00A0FCFA · journée du 2025-01-06",
+    );
+    expect(refused).not.toMatch(/capXaf|usedXaf|merchant|disbursement/);
+  });
+
   it("shows an action this version does not know as written, and escapes every fact", () => {
     const line = auditLine(
       en,
@@ -43,7 +77,7 @@ describe("auditLine", () => {
       new Map(),
     );
     expect(line).toBe(
-      "06 Jan, 09:30 UTC · <b>Other action: limit_&lt;refused&gt;</b> · by the bot\n   reason: &lt;i&gt;over&lt;/i&gt; · user 7",
+      "06 Jan, 09:30 UTC · <b>Other action: limit_&lt;refused&gt;</b> · by the bot\n   reason: “&lt;i&gt;over&lt;/i&gt;” · user 7",
     );
   });
 });

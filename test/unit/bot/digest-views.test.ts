@@ -63,10 +63,10 @@ describe("digestView", () => {
       new Map([[1002, "Paul"]]),
     ).text;
     expect(text).toContain(
-      "<b>Lots traités</b>\n<code>b-42</code> : 1\u202F000 paiements, 998 effectués · 2\u202F500\u202F000 FCFA",
+      "<b>Lots traités</b>\n<code>b-42</code>\u202F: 1\u202F000 paiements, 998 effectués · 2\u202F500\u202F000\u00A0FCFA",
     );
     expect(text).toContain(
-      "<b>Utilisation des plafonds</b>\nTout le monde : 400\u202F000 FCFA sur 1\u202F000\u202F000 FCFA\nPaul : 50\u202F000 FCFA sur 100\u202F000 FCFA",
+      "<b>Plafonds utilisés</b>\nToute l’équipe\u202F: 400\u202F000\u00A0FCFA sur 1\u202F000\u202F000\u00A0FCFA\nPaul\u202F: 50\u202F000\u00A0FCFA sur 100\u202F000\u00A0FCFA",
     );
   });
 });
@@ -85,9 +85,9 @@ describe("availabilityAlertView", () => {
     );
     expect(availabilityAlertView(fr, { ...alert, status: "SUSPENDED" }, false, 0).text).toBe(
       [
-        "⛔ <b>Les encaissements Orange Money sont indisponibles</b> (SUSPENDED) depuis le 06 janv., 20:00 UTC.",
-        "Encaissements Orange Money en attente en ce moment : 0.",
-        "Les nouveaux sont refusés jusqu'à son retour ; le bot préviendra.",
+        "⛔ <b>Encaissements Orange Money indisponibles</b> (Suspendu) depuis le 6 janv. à 20:00 UTC.",
+        "Encaissements Orange Money en cours chez l’opérateur\u202F: 0.",
+        "Les nouvelles demandes sont refusées jusqu’au rétablissement\u202F; le bot vous préviendra.",
       ].join("\n"),
     );
   });

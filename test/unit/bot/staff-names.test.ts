@@ -36,6 +36,15 @@ describe("StaffNames", () => {
     });
   });
 
+  it("keeps the Telegram app's language, and writes again when it changes", async () => {
+    const { profiles } = stores();
+    const names = new StaffNames(profiles);
+    await names.remember({ id: 7, first_name: "Ama", language_code: "fr-CM" });
+    expect((await profiles.getMany([7])).get(7)).toEqual({ firstName: "Ama", locale: "fr" });
+    await names.remember({ id: 7, first_name: "Ama", language_code: "de" });
+    expect((await profiles.getMany([7])).get(7)).toEqual({ firstName: "Ama", locale: "en" });
+  });
+
   it("writes when the stored name is not Telegram's, on the first update a process sees", async () => {
     const { profiles } = stores();
     await profiles.set(7, { firstName: "Old name" });
@@ -49,6 +58,14 @@ describe("profileOf", () => {
     expect(profileOf({ first_name: " Ama\n\u202eKouassi " })).toEqual({ firstName: "Ama Kouassi" });
     expect(profileOf({ first_name: "x".repeat(80) })?.firstName).toHaveLength(64);
     expect(profileOf({ first_name: "\u200b" })).toBeUndefined();
+  });
+
+  it("says nothing of the language when Telegram sent none", () => {
+    expect(profileOf({ first_name: "Ama" })).toEqual({ firstName: "Ama" });
+    expect(profileOf({ first_name: "Ama", language_code: "fr" })).toEqual({
+      firstName: "Ama",
+      locale: "fr",
+    });
   });
 });
 

@@ -83,9 +83,9 @@ describe("confirmationPrompt", () => {
 
     const text = read(view);
     expect(text).toContain("Confirmez ce paiement");
-    expect(text).toContain("Numéro : +237 690 00 00 01 (Orange Money)");
-    expect(text).toContain("Montant : 1\u202F234\u202F500 FCFA");
-    expect(text).toContain("expire dans 5 min (15 janv., 12:05 UTC+1)");
+    expect(text).toContain("Numéro\u202F: +237 690 00 00 01 (Orange Money)");
+    expect(text).toContain("Montant\u202F: 1\u202F234\u202F500\u00A0FCFA");
+    expect(text).toContain("expire dans 5 min (15 janv. à 12:05)");
     expect(view.keyboard?.inline_keyboard.flat().map((button) => button.text)).toEqual([
       "✅ Confirmer",
       "✖️ Annuler",
@@ -287,13 +287,18 @@ describe("settlementNotice and stuckNotice", () => {
   it("says it in French too", () => {
     const p = payout({ state: "canceled", kind: "collection", locale: "fr", apiRemark: "Refusé" });
     const text = read(settlementNotice(fr, p));
-    expect(text).toContain("Le service de paiement a indiqué : « Refusé »");
-    expect(text).toContain("Que faire : le client a peut-être refusé");
+    expect(text).toContain(
+      "⚪ Annulé\u202F: l’opérateur a annulé l’opération de 1\u202F234\u202F500\u00A0FCFA",
+    );
+    expect(text).toContain("Le service de paiement a indiqué\u202F: «\u202FRefusé\u202F»");
+    expect(text).toContain("À faire\u202F: le client a peut-être refusé");
   });
 
   it("escapes the name in French notices", () => {
     const p = payout({ state: "success", recipientName: HOSTILE, locale: "fr" });
-    expect(read(settlementNotice(fr, p))).toContain(`Payé : 1\u202F234\u202F500 FCFA à ${HOSTILE}`);
+    expect(read(settlementNotice(fr, p))).toContain(
+      `Payé\u202F: 1\u202F234\u202F500\u00A0FCFA à ${HOSTILE}`,
+    );
   });
 
   it("warns about a payout stuck in pending", () => {
@@ -331,7 +336,7 @@ describe("problem texts", () => {
     );
     expect(read(amountProblemText(en, "too_large", MAX_AMOUNT_XAF))).toContain("5,000,000 FCFA");
     expect(read(amountProblemText(fr, "too_large", MAX_AMOUNT_XAF))).toContain(
-      "5\u202F000\u202F000 FCFA",
+      "5\u202F000\u202F000\u00A0FCFA",
     );
   });
 
@@ -387,11 +392,17 @@ describe("availabilityView", () => {
       [
         "📶 Operators right now",
         "",
-        "MTN MoMo: payouts ✅ Available; collections ⛔ <SUSPENDED>",
+        "MTN MoMo: payouts ✅ Available; collections ⛔ Unavailable (code <SUSPENDED>)",
         "Orange Money: payouts ✅ Available; collections ❔ Not listed",
       ].join("\n"),
     );
-    expect(read(availabilityView(fr, entries))).toContain("Orange Money : paiements ✅ Disponible");
+    expect(read(availabilityView(fr, entries))).toContain(
+      "Orange Money\u202F: paiements ✅ Disponible\u202F; encaissements ❔ Non communiqué",
+    );
+    const suspended: AvailabilityEntry[] = [
+      { operator: "mtn", operation: { type: "collection", status: "SUSPENDED" } },
+    ];
+    expect(read(availabilityView(fr, suspended))).toContain("encaissements ⛔ Suspendu");
   });
 });
 
@@ -418,11 +429,11 @@ describe("paymentView", () => {
         updatedAt: new Date(NOW).toISOString(),
       }),
     );
-    expect(text).toContain("Paiement pay_1");
-    expect(text).toContain("Statut : ✅ Effectué");
-    expect(text).toContain("Montant : 5\u202F000 FCFA");
+    expect(text).toContain("Transaction pay_1");
+    expect(text).toContain("État\u202F: ✅ Effectué");
+    expect(text).toContain("Montant\u202F: 5\u202F000\u00A0FCFA");
     expect(text).toContain("+237 690 00 00 01 (Orange Money)");
-    expect(text).toContain("Dernière mise à jour : 15 janv., 12:00 UTC+1");
+    expect(text).toContain("Dernière mise à jour\u202F: 15 janv. à 12:00");
   });
 });
 
@@ -445,7 +456,7 @@ describe("historyView and payoutLine", () => {
 
   it("says when there is nothing yet", () => {
     expect(read(historyView(fr, { items: [], total: 0, page: 0, pageSize: 10 }, false))).toBe(
-      "Aucun paiement pour l'instant.",
+      "Aucune opération pour l’instant.",
     );
   });
 
@@ -454,7 +465,7 @@ describe("historyView and payoutLine", () => {
       "⏳ Pending · Payout of 1,234,500 FCFA to Jean-Paul Mbarga (67• •• •0 01) · 15 Jan, 12:00 UTC+1 · Zx9_Kq-3LmNpQr8sTuVw",
     );
     expect(read(payoutLine(fr, payout({ kind: "collection", state: "success" }), "Ama"))).toBe(
-      "✅ Effectué · Encaissement de 1\u202F234\u202F500 FCFA auprès de Jean-Paul Mbarga (67• •• •0 01) · 15 janv., 12:00 UTC+1 · par Ama · Zx9_Kq-3LmNpQr8sTuVw",
+      "✅ Effectué · Encaissement de 1\u202F234\u202F500\u00A0FCFA, client Jean-Paul Mbarga (67• •• •0 01) · 15 janv. à 12:00 · par Ama · Zx9_Kq-3LmNpQr8sTuVw",
     );
   });
 
@@ -473,14 +484,19 @@ describe("historyView and payoutLine", () => {
 });
 
 describe("t.time", () => {
-  it("shows Cameroon time with its offset in each language by default", () => {
+  it("shows Cameroon time with its offset in English, and as Douala writes it in French", () => {
     expect(en.time(NOW)).toBe("15 Jan, 12:00 UTC+1");
-    expect(fr.time(NOW)).toBe("15 janv., 12:00 UTC+1");
+    expect(fr.time(NOW)).toBe("15 janv. à 12:00");
+    expect(fr.zoneName).toBe("heure du Cameroun (UTC+1)");
+    expect(en.zoneName).toBe("Cameroon time (UTC+1)");
   });
 
   it("shows the configured zone, its offset and its daylight saving time", () => {
     expect(translator("en", "UTC").time(NOW)).toBe("15 Jan, 11:00 UTC");
-    expect(translator("fr", "America/New_York").time(NOW)).toBe("15 janv., 06:00 UTC-5");
+    expect(translator("fr", "America/New_York").time(NOW)).toBe("15 janv. à 06:00 UTC-5");
+    expect(translator("fr", "America/New_York").zoneName).toBe(
+      "heure de l’Est nord-américain (UTC-5)",
+    );
     expect(translator("en", "Europe/Paris").time(Date.UTC(2024, 6, 15, 11, 0))).toBe(
       "15 Jul, 13:00 UTC+2",
     );

@@ -164,14 +164,14 @@ describe("parseAmount", () => {
 
 describe("formatAmount", () => {
   const cases: ReadonlyArray<readonly [amount: number, en: string, fr: string]> = [
-    [1, "1 FCFA", "1 FCFA"],
-    [999, "999 FCFA", "999 FCFA"],
-    [1000, "1,000 FCFA", `1${NNBSP}000 FCFA`],
-    [5000, "5,000 FCFA", `5${NNBSP}000 FCFA`],
-    [12_500, "12,500 FCFA", `12${NNBSP}500 FCFA`],
-    [1_234_567, "1,234,567 FCFA", `1${NNBSP}234${NNBSP}567 FCFA`],
-    [0, "0 FCFA", "0 FCFA"],
-    [-5000, "-5,000 FCFA", `-5${NNBSP}000 FCFA`],
+    [1, "1 FCFA", `1${NBSP}FCFA`],
+    [999, "999 FCFA", `999${NBSP}FCFA`],
+    [1000, "1,000 FCFA", `1${NNBSP}000${NBSP}FCFA`],
+    [5000, "5,000 FCFA", `5${NNBSP}000${NBSP}FCFA`],
+    [12_500, "12,500 FCFA", `12${NNBSP}500${NBSP}FCFA`],
+    [1_234_567, "1,234,567 FCFA", `1${NNBSP}234${NNBSP}567${NBSP}FCFA`],
+    [0, "0 FCFA", `0${NBSP}FCFA`],
+    [-5000, "-5,000 FCFA", `-5${NNBSP}000${NBSP}FCFA`],
   ];
 
   it.each(cases)("writes %i as %j in English and %j in French", (amount, en, fr) => {
@@ -181,8 +181,13 @@ describe("formatAmount", () => {
 
   it("groups French digits with a narrow no-break space (U+202F), as Intl does for fr-FR", () => {
     const intl = new Intl.NumberFormat("fr-FR").format(5000);
-    expect(formatAmount(5000, "fr")).toBe(`${intl} FCFA`);
+    expect(formatAmount(5000, "fr")).toBe(`${intl}${NBSP}FCFA`);
     expect(formatAmount(5000, "fr").charCodeAt(1)).toBe(0x202f);
+  });
+
+  it("keeps a French amount and FCFA on one line: a no-break space (U+00A0) before FCFA", () => {
+    expect(formatAmount(5000, "fr")).toMatch(/\d\u00A0FCFA$/);
+    expect(formatAmount(5000, "fr")).not.toMatch(/\s(?<![\u00A0\u202F])/);
   });
 
   it("matches what Intl gives for the Cameroonian locales en-CM and fr-CM", () => {
@@ -190,7 +195,7 @@ describe("formatAmount", () => {
       `${new Intl.NumberFormat("en-CM").format(1_234_567)} FCFA`,
     );
     expect(formatAmount(1_234_567, "fr")).toBe(
-      `${new Intl.NumberFormat("fr-CM").format(1_234_567)} FCFA`,
+      `${new Intl.NumberFormat("fr-CM").format(1_234_567)}${NBSP}FCFA`,
     );
   });
 
