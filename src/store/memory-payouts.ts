@@ -245,6 +245,20 @@ export class MemoryPayoutStore implements PayoutStore {
     return structuredClone(this.#payouts().filter((payout) => payout.state === state));
   }
 
+  /** Pages in id order; the cursor is the last id of the page before. */
+  async pageInState(
+    state: TrackedState,
+    options: { limit: number; after?: string },
+  ): Promise<CreatedPage> {
+    const { after } = options;
+    const rest = this.#payouts()
+      .filter((payout) => payout.state === state && (after === undefined || payout.id > after))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+    const items = structuredClone(rest.slice(0, Math.max(1, options.limit)));
+    const last = items.at(-1);
+    return rest.length > items.length && last ? { items, next: last.id } : { items };
+  }
+
   async idsInState(state: TrackedState): Promise<string[]> {
     return this.#payouts()
       .filter((payout) => payout.state === state)

@@ -248,6 +248,27 @@ export class RedisPayoutStore implements PayoutStore {
     return current;
   }
 
+  async pageInState(
+    state: TrackedState,
+    options: { limit: number; after?: string },
+  ): Promise<CreatedPage> {
+    const set = this.#keys.stateSet(state);
+    const [cursor, ids] = await this.#redis.sscan(
+      set,
+      options.after ?? "0",
+      "COUNT",
+      options.limit,
+    );
+    const { found, missing } = await this.#getMany(ids);
+    const current = found.filter((payout) => payout.state === state);
+    const stale = [
+      ...missing,
+      ...found.filter((payout) => payout.state !== state).map((p) => p.id),
+    ];
+    if (stale.length > 0) await this.#redis.srem(set, ...stale);
+    return cursor === "0" ? { items: current } : { items: current, next: cursor };
+  }
+
   async idsInState(state: TrackedState): Promise<string[]> {
     // May include an id whose record just moved on: callers re-read before acting.
     return this.#redis.smembers(this.#keys.stateSet(state));
