@@ -9,7 +9,12 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
 import type { Actor } from "../model/audit.js";
-import { PAYOUT_STATES, type PayoutEvent, type TrackedState } from "../model/lifecycle.js";
+import {
+  PAYOUT_STATES,
+  type PayoutEvent,
+  type TrackedState,
+  targetOf,
+} from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import { auditMinId, payoutDraftJson } from "./audit-codec.js";
 import type { RedisDurability } from "./durability.js";
@@ -122,6 +127,10 @@ export class RedisPayoutStore implements PayoutStore {
     patch: PayoutPatch = {},
     options: TransitionOptions = {},
   ): Promise<TransitionResult> {
+    // A claim that could not be kept durable is refused before it is made: nothing moves.
+    if (options.durable && targetOf(event) === "submitting") {
+      await this.#durability?.ensureClaimsDurable();
+    }
     const { keys, args } = transitionCall({
       keys: this.#keys,
       id,
