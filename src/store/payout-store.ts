@@ -63,6 +63,13 @@ export interface CreatedPageOptions {
 }
 
 /** A stretch of payouts by creation time, oldest first; `next` continues it (absent at the end). */
+/** Where a page of the payouts in a state starts, and about how many it holds. */
+export interface StatePageOptions {
+  limit: number;
+  /** The `next` of the page before. */
+  after?: string;
+}
+
 export interface CreatedPage {
   items: Payout[];
   next?: string;
@@ -204,10 +211,7 @@ export interface PayoutStore {
    * a payout that stays in the state the whole walk is on some page, and may be on two
    * (count them by id); one that moves in or out meanwhile may be missed.
    */
-  pageInState(
-    state: TrackedState,
-    options: { limit: number; after?: string },
-  ): Promise<CreatedPage>;
+  pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage>;
   /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
   idsInState(state: TrackedState): Promise<string[]>;
 }

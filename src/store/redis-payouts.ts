@@ -48,6 +48,7 @@ import type {
   MarkSendingResult,
   PayoutListOptions,
   PayoutStore,
+  StatePageOptions,
   TransitionOptions,
   TransitionResult,
 } from "./types.js";
@@ -245,22 +246,10 @@ export class RedisPayoutStore implements PayoutStore {
   }
 
   async listInState(state: TrackedState): Promise<Payout[]> {
-    const set = this.#keys.stateSet(state);
-    const ids = await this.#redis.smembers(set);
-    const { found, missing } = await this.#getMany(ids);
-    const current = found.filter((payout) => payout.state === state);
-    const stale = [
-      ...missing,
-      ...found.filter((payout) => payout.state !== state).map((p) => p.id),
-    ];
-    if (stale.length > 0) await this.#redis.srem(set, ...stale);
-    return current;
+    return this.#stillIn(state, await this.#redis.smembers(this.#keys.stateSet(state)));
   }
 
-  async pageInState(
-    state: TrackedState,
-    options: { limit: number; after?: string },
-  ): Promise<CreatedPage> {
+  async pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage> {
     const set = this.#keys.stateSet(state);
     const [cursor, ids] = await this.#redis.sscan(
       set,
@@ -268,14 +257,17 @@ export class RedisPayoutStore implements PayoutStore {
       "COUNT",
       options.limit,
     );
+    const items = await this.#stillIn(state, ids);
+    return cursor === "0" ? { items } : { items, next: cursor };
+  }
+
+  /** The payouts of a state set's `ids` still in `state`; the others leave the set. */
+  async #stillIn(state: TrackedState, ids: readonly string[]): Promise<Payout[]> {
     const { found, missing } = await this.#getMany(ids);
     const current = found.filter((payout) => payout.state === state);
-    const stale = [
-      ...missing,
-      ...found.filter((payout) => payout.state !== state).map((p) => p.id),
-    ];
-    if (stale.length > 0) await this.#redis.srem(set, ...stale);
-    return cursor === "0" ? { items: current } : { items: current, next: cursor };
+    const stale = [...missing, ...found.filter((p) => p.state !== state).map((p) => p.id)];
+    if (stale.length > 0) await this.#redis.srem(this.#keys.stateSet(state), ...stale);
+    return current;
   }
 
   async idsInState(state: TrackedState): Promise<string[]> {
