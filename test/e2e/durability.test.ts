@@ -3,7 +3,9 @@
  * on a replica before the bot goes on. Here the replica's link to the primary runs through
  * a relay that holds every byte 300 ms, as a slow network would: without the wait, the
  * request would leave while only the primary knew of the claim, and a failover then could
- * roll the payout back to "awaiting confirmation" after the money left.
+ * roll the payout back to "awaiting confirmation" after the money left. And when the primary
+ * stops listing the replica (its machine gone), claims are refused as "storage unavailable"
+ * until one is back, unless REDIS_DURABILITY=local.
  */
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -158,6 +160,27 @@ describe("durable writes with a replica behind a slow link", () => {
       );
       const pending = harness.emulator.waitForMessage(isPromptReading(second, "Pending"), 15_000);
       await payer.pressButton(second, 0);
+      await pending;
+      expect(harness.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
+    } finally {
+      primaryClient.disconnect();
+    }
+  });
+
+  it("goes on paying with REDIS_DURABILITY=local when the replica is gone", async () => {
+    const harness = await start("local");
+    const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const primaryClient = new Redis(primary.url, { maxRetriesPerRequest: 1 });
+    try {
+      replica.disconnect();
+      await replicaServer.stop("SIGKILL");
+      await waitUntil(
+        async () => /connected_slaves:0/.test(await primaryClient.info("replication")),
+        "the primary to drop its replica",
+      );
+      const prompt = await showPrompt(harness.emulator, payer, "/pay 237670000001 5000");
+      const pending = harness.emulator.waitForMessage(isPromptReading(prompt, "Pending"), 15_000);
+      await payer.pressButton(prompt, 0);
       await pending;
       expect(harness.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
     } finally {
