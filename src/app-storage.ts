@@ -47,7 +47,7 @@ export async function connectStores(
 }
 
 /**
- * The durable-write plan on a connection of its own (REDIS_DURABILITY=auto), read from the
+ * The durable-write plan on a connection of its own (REDIS_DURABILITY=auto or local), read from the
  * server now; a server that cannot make writes durable is named in a warning.
  */
 async function startDurability(config: Config, redis: Redis, logger: Logger) {
@@ -58,6 +58,7 @@ async function startDurability(config: Config, redis: Redis, logger: Logger) {
   try {
     await waitForReady(connection, 10_000);
     const plan = new RedisDurability(connection, {
+      mode: config.redis.durability,
       timeoutMs: config.redis.durabilityTimeoutMs,
       logger,
     });

@@ -121,6 +121,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       stores,
       logger,
       timeZone: config.timeZone,
+      pressesPerMinute: config.buttonPressesPerMinute,
       now,
       onNoticeQueued: () => notifier.wake(),
       onBatchWork: () => batchWorker.wake(),

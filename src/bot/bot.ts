@@ -33,6 +33,8 @@ export interface BotDeps {
   logger: Logger;
   /** IANA zone of the times in messages; default Africa/Douala. */
   timeZone?: string;
+  /** Button presses one person may make in a minute (BUTTON_PRESSES_PER_MINUTE); default 60. */
+  pressesPerMinute?: number;
   now?: () => number;
   /** Called after a command queued a notice in the outbox (to deliver it at once). */
   onNoticeQueued?: () => void;
@@ -59,7 +61,14 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   Object.assign(bot.context, { telegram: bot.telegram });
 
   bot.use(sequentialPerChat());
-  bot.use(access({ stores: deps.stores, logger: deps.logger, timeZone: deps.timeZone }));
+  bot.use(
+    access({
+      stores: deps.stores,
+      logger: deps.logger,
+      timeZone: deps.timeZone,
+      pressesPerMinute: deps.pressesPerMinute,
+    }),
+  );
   bot.use(helpFeature({ stores: deps.stores }));
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
   bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores }));

@@ -51,15 +51,38 @@ export function canEditPressed(ctx: BotContext): boolean {
 }
 
 /**
+ * True when the message a callback query came from carried the pressed button when it was
+ * pressed. Telegram lets a client send any data with a press on a message, so a press whose
+ * data the message never held (a forged id, another payout's id) may be answered but must
+ * not edit the message: it would take a real prompt's buttons away, or show another
+ * payout on it.
+ */
+export function pressIsOnItsMessage(ctx: BotContext): boolean {
+  const query = ctx.callbackQuery;
+  if (!query || !("data" in query)) return false;
+  const message = query.message;
+  if (!message || !("reply_markup" in message)) return false;
+  const rows = message.reply_markup?.inline_keyboard ?? [];
+  return rows.some((row) =>
+    row.some((button) => "callback_data" in button && button.callback_data === query.data),
+  );
+}
+
+/**
  * Edits the message the callback query came from; a view without keyboard removes the
  * buttons. With no message to edit, the view goes out as a new message in the presser's
- * chat (private chats only: the chat is the person), so the outcome is still told.
+ * chat (private chats only: the chat is the person), so the outcome is still told. A press
+ * the message did not carry edits nothing (`pressIsOnItsMessage`).
  */
 export async function editView(ctx: BotContext, view: View): Promise<void> {
   if (!canEditPressed(ctx)) {
     const chatId = ctx.chat?.id ?? ctx.from?.id;
     if (chatId === undefined) return;
     await sendView(ctx.telegram, chatId, view);
+    return;
+  }
+  if (!pressIsOnItsMessage(ctx)) {
+    ctx.log.warn("a press with data its message does not carry: message left as it is");
     return;
   }
   await ignoringNotModified(ctx.editMessageText(clampHtml(view.text), editOptions(view)));

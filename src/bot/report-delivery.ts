@@ -11,12 +11,16 @@ import { isUp } from "../model/availability.js";
 import type { DailyDigest } from "../payouts/digest.js";
 import type { AvailabilityAlert } from "../payouts/notifier.js";
 import { may } from "../payouts/policy.js";
+import { payoutsInState } from "../store/payout-store.js";
 import type { Stores } from "../store/types.js";
 import { availabilityAlertView, digestView } from "./digest-views.js";
 import { sendView } from "./reply.js";
 import { namesOf, translatorFor } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
 import type { View } from "./views.js";
+
+/** Pending payouts read per page when an alert counts them. */
+const PENDING_PAGE_SIZE = 500;
 
 export interface ReportDeliveryOptions {
   telegram: Telegram;
@@ -48,9 +52,14 @@ export class ReportDelivery {
 
   /** An operation went down or came back: to ALERT_CHAT_ID, else every admin. */
   async alert(alert: AvailabilityAlert): Promise<void> {
-    const pending = (await this.#options.stores.payouts.listInState("pending")).filter(
-      (payout) => payout.operator === alert.operator && payout.kind === alert.operation,
-    ).length;
+    // Counted a page at a time: thousands of pending payouts are never held at once.
+    let pending = 0;
+    const { payouts } = this.#options.stores;
+    for await (const page of payoutsInState(payouts, "pending", PENDING_PAGE_SIZE)) {
+      pending += page.filter(
+        (payout) => payout.operator === alert.operator && payout.kind === alert.operation,
+      ).length;
+    }
     const view = (t: Parameters<typeof availabilityAlertView>[0]) =>
       availabilityAlertView(t, alert, isUp(alert.status), pending);
     const chatId = this.#options.alertChatId;

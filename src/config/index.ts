@@ -86,6 +86,7 @@ const envSchema = z.object({
   HTTP_HOST: optionalText().transform((value) => value ?? "0.0.0.0"),
   HTTP_PORT: intInRange(8080, 0, 65535),
   CONFIRMATION_TTL_SECONDS: intInRange(300, 10, 86_400),
+  BUTTON_PRESSES_PER_MINUTE: intInRange(60, 20, 1_000_000),
   STATUS_POLL_INTERVAL_MS: intInRange(5000, 100, 3_600_000),
   PAYOUT_STUCK_AFTER_HOURS: intInRange(24, 1, 24 * 30),
   PAYOUT_RETENTION_DAYS: intInRange(90, 1, 3650),
@@ -134,6 +135,8 @@ export interface Config {
   staff: StaffEntry[];
   http: { host: string; port: number };
   confirmationTtlSeconds: number;
+  /** Button presses one person may make in a minute, across replicas; the rest are refused. */
+  buttonPressesPerMinute: number;
   statusPollIntervalMs: number;
   stuckAfterMs: number;
   /** A payout still `submitting` this long after its request left is marked `unknown`. */
@@ -279,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     staff,
     http: { host: values.HTTP_HOST, port: values.HTTP_PORT },
     confirmationTtlSeconds: values.CONFIRMATION_TTL_SECONDS,
+    buttonPressesPerMinute: values.BUTTON_PRESSES_PER_MINUTE,
     statusPollIntervalMs: values.STATUS_POLL_INTERVAL_MS,
     stuckAfterMs: values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
     strandedAfterMs: values.PAYOUT_STRANDED_AFTER_SECONDS * 1000,

@@ -79,8 +79,11 @@ export const redisEnvShape = {
       message: "must be 1-64 characters of letters, digits, _ : . -",
     }),
   REDIS_DURABILITY: optionalText().refine(
-    (value) => value === undefined || value === "auto" || value === "off",
-    { message: 'must be "auto" (wait until money writes are persisted) or "off"' },
+    (value) => value === undefined || value === "auto" || value === "local" || value === "off",
+    {
+      message:
+        'must be "auto" (wait until money writes are persisted, on a replica when there is one), "local" (on the local AOF only) or "off"',
+    },
   ),
   REDIS_DURABILITY_TIMEOUT_MS: intInRange(2000, 100, 60_000),
 };
@@ -92,7 +95,7 @@ export interface RedisConfig {
   target: RedisTarget;
   keyPrefix: string;
   /** Wait until money writes are persisted (store/durability.ts). Default: on in production. */
-  durability: "auto" | "off";
+  durability: "auto" | "local" | "off";
   durabilityTimeoutMs: number;
 }
 

@@ -4,7 +4,6 @@
  * cancelled, a running batch stopped, and the batches listed. The worker
  * (batch-worker.ts) does the slow part: the name look-ups and the payments.
  */
-import { randomBytes } from "node:crypto";
 import { type Actor, type BatchAuditStep, staffActor } from "../model/audit.js";
 import type { Batch, BatchPatch, BatchState } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
@@ -12,6 +11,7 @@ import type { Notice } from "../model/notice.js";
 import type { Role } from "../model/roles.js";
 import { checkRows } from "./batch-checks.js";
 import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./batch-file.js";
+import { newBatchId } from "./ids.js";
 import type { Limits, OverLimit } from "./limits.js";
 import { type Asker, may, maySeeBatch, mayStopBatch, needsApproval } from "./policy.js";
 import type { StepContext } from "./types.js";
@@ -86,7 +86,7 @@ export class Batches {
     const rows = checkRows(read.rows);
     const nowMs = this.#context.now();
     const batch: Batch = {
-      id: randomBytes(6).toString("base64url"),
+      id: newBatchId(),
       state: "checking",
       initiatorId: input.initiatorId,
       initiatorRole: input.initiatorRole,

@@ -7,6 +7,7 @@
  */
 import type { PayoutState } from "../model/lifecycle.js";
 import { chargedFee, type Payout, type PayoutKind } from "../model/payout.js";
+import { payoutsInState } from "../store/payout-store.js";
 import type { Stores } from "../store/types.js";
 import { type Day, nextDay, startOfDayMs } from "../time.js";
 
@@ -146,14 +147,22 @@ export class DailyDigest {
     };
   }
 
+  /**
+   * The newest few payouts that need a person, and how many there are. The in-flight sets
+   * are read a page at a time: thousands of pending payouts are never held at once.
+   */
   async #attention(): Promise<{ attention: Payout[]; attentionTotal: number }> {
-    const [unknown, pending] = await Promise.all([
-      this.#stores.payouts.listInState("unknown"),
-      this.#stores.payouts.listInState("pending"),
-    ]);
-    const all = [...unknown, ...pending.filter(needsPerson)].sort(
-      (a, b) => b.createdAtMs - a.createdAtMs || a.id.localeCompare(b.id),
-    );
-    return { attention: all.slice(0, ATTENTION_SHOWN), attentionTotal: all.length };
+    const newestFirst = (a: Payout, b: Payout) =>
+      b.createdAtMs - a.createdAtMs || a.id.localeCompare(b.id);
+    let shown: Payout[] = [];
+    let total = 0;
+    for (const state of ["unknown", "pending"] as const) {
+      for await (const page of payoutsInState(this.#stores.payouts, state, PAGE_SIZE)) {
+        const needing = state === "unknown" ? page : page.filter(needsPerson);
+        total += needing.length;
+        shown = [...shown, ...needing].sort(newestFirst).slice(0, ATTENTION_SHOWN);
+      }
+    }
+    return { attention: shown, attentionTotal: total };
   }
 }

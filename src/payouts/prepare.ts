@@ -5,7 +5,6 @@
  * number lately; it retires the initiator's older prompt in the chat. And the prompt's
  * other ways out: Cancel, /cancel, a newer prompt.
  */
-import { randomBytes } from "node:crypto";
 import { maskPhone } from "../logger.js";
 import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { givesBack } from "../model/lifecycle.js";
@@ -19,6 +18,7 @@ import {
   PaymentClientError,
 } from "../payments/errors.js";
 import type { TransitionResult } from "../store/types.js";
+import { newPayoutId } from "./ids.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
 import { type Asker, mayCancel } from "./policy.js";
@@ -100,7 +100,7 @@ export class Preparation {
 
     const nowMs = now();
     const payout: Payout = {
-      id: randomBytes(12).toString("base64url"),
+      id: newPayoutId(),
       kind: input.kind,
       state: "awaiting_confirmation",
       phone: phone.phone,

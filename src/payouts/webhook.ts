@@ -5,9 +5,9 @@
  * no chat, and duplicates are harmless (settling is a compare-and-set).
  *
  * Re-reads spend the API's shared rate limit, so callbacks cannot be allowed to drive them
- * freely: at most one re-read per payout at a time (a lease), and at most a set number per
- * minute across replicas (`rereadLimiter`). A callback over either is acknowledged and
- * left to the poller, which finds the status anyway.
+ * freely: at most one re-read per payout every 5 s (a throttle) and at a time (a lease),
+ * and at most a set number per minute across replicas (`rereadLimiter`). A callback over
+ * any of them is acknowledged and left to the poller, which finds the status anyway.
  */
 
 import type { KeyObject } from "node:crypto";
@@ -47,6 +47,13 @@ export interface PaymentWebhookOptions {
 
 /** How long one payout's callback re-read holds its lease (longer than any re-read takes). */
 const REREAD_LEASE_MS = 30_000;
+
+/**
+ * One payout is re-read for callbacks at most once in this long: a payment that is still
+ * pending stays so for a while, and a flood of callbacks for it would otherwise re-read it
+ * as fast as each re-read ends, spending the cap every other payout shares.
+ */
+const REREAD_SPACING_MS = 5_000;
 
 export class PaymentWebhook {
   readonly #options: PaymentWebhookOptions;
@@ -122,9 +129,15 @@ export class PaymentWebhook {
     logger.info({ paymentId: payment.id }, "payment callback for an id we do not know; ignored");
   }
 
-  /** One re-read per payout at a time, and within the per-minute cap. */
+  /** One re-read per payout every 5 s and at a time, and within the per-minute cap. */
   private async mayReread(payout: Payout): Promise<boolean> {
     const { stores, logger, rereadLimiter } = this.#options;
+    // Taken for good (never given back): the 5 s count from this callback, whatever follows.
+    const spaced = `callback-reread:${payout.id}`;
+    if (!(await stores.throttles.take(spaced, 1, REREAD_SPACING_MS))) {
+      logger.debug({ payoutId: payout.id }, "this payout was re-read for a callback just now");
+      return false;
+    }
     const lease = `callback-reread:${payout.id}`;
     if (!(await stores.leases.acquire(lease, this.#owner, REREAD_LEASE_MS))) {
       logger.info({ payoutId: payout.id }, "a callback re-read of this payout is under way");

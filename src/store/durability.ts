@@ -11,10 +11,18 @@
  *   write is fsynced to the local AOF, so a crash keeps it);
  * - with `appendfsync always`, every write is on disk before Redis answers: no wait;
  * - otherwise nothing can make a write durable, and the start-up log says so.
+ *
+ * A plan that waited for a replica keeps expecting one (mode `auto`). If the primary stops
+ * listing it (its machine is gone, or a partition outlasted `repl-timeout`), the writes are
+ * not durable as configured: a claim (a move into `submitting`) is refused as "storage
+ * unavailable" before it is made, and any other durable write (a payment id that must be
+ * recorded whatever happens) is made and reported not durable, until a replica is back.
+ * Mode `local` never waits for a replica: the local AOF is all the operator asks for.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
+import { StoreUnavailableError } from "./errors.js";
 import { isNoScript, type LuaScript, runScript } from "./lua.js";
 
 /** What INFO tells about the server that decides how to wait. */
@@ -35,7 +43,15 @@ export interface DurabilityPlan {
   summary: string;
   /** True when no wait can make a write durable on this server. */
   unprotected: boolean;
+  /** True when the replica an earlier plan waited for is no longer listed (mode `auto`). */
+  replicaLost: boolean;
 }
+
+/**
+ * `auto`: wait for a replica when one is online, and once one was, keep expecting it;
+ * `local`: wait only for the local AOF, whatever replicas there are.
+ */
+export type DurabilityMode = "auto" | "local";
 
 /** Reads the facts of `INFO server`, `INFO replication` and `INFO persistence` text. */
 export function parseServerFacts(info: string): ServerFacts {
@@ -61,11 +77,26 @@ function atLeast(version: readonly number[], major: number, minor: number): bool
   return have > major || (have === major && haveMinor >= minor);
 }
 
-/** How to wait for a write on a server with these facts. */
-export function planDurability(facts: ServerFacts): DurabilityPlan {
+/**
+ * How to wait for a write on a server with these facts. `expectReplica`: an earlier plan
+ * waited for a replica (mode `auto`), so a server with none online has lost it.
+ */
+export function planDurability(
+  facts: ServerFacts,
+  options: { mode?: DurabilityMode; expectReplica?: boolean } = {},
+): DurabilityPlan {
+  const mode = options.mode ?? "auto";
+  if (mode === "auto" && options.expectReplica && facts.onlineReplicas === 0) {
+    return {
+      steps: ["WAIT"],
+      summary: "nothing: the replica it waited for is gone (claims refused until one is back)",
+      unprotected: true,
+      replicaLost: true,
+    };
+  }
   const steps: WaitStep[] = [];
   const parts: string[] = [];
-  if (facts.onlineReplicas > 0) {
+  if (mode === "auto" && facts.onlineReplicas > 0) {
     steps.push("WAIT");
     parts.push("a replica (WAIT)");
   }
@@ -82,6 +113,7 @@ export function planDurability(facts: ServerFacts): DurabilityPlan {
       ? "nothing: no replica online and no AOF to wait for"
       : parts.join(" and "),
     unprotected,
+    replicaLost: false,
   };
 }
 
@@ -97,6 +129,8 @@ function stepMet(step: WaitStep, reply: unknown): boolean {
 export interface RedisDurabilityOptions {
   /** How long one wait may take before the write counts as not durable. */
   timeoutMs: number;
+  /** REDIS_DURABILITY: `auto` (default) or `local` (see DurabilityMode). */
+  mode?: DurabilityMode;
   logger?: Logger;
   /** How often the plan is read again (replicas come and go). Default 30 s. */
   refreshMs?: number;
@@ -112,12 +146,19 @@ export class RedisDurability {
   readonly #redis: Redis;
   readonly #options: Required<Omit<RedisDurabilityOptions, "logger">>;
   readonly #log: Logger;
-  #plan: DurabilityPlan = { steps: [], summary: "not read yet", unprotected: true };
+  #plan: DurabilityPlan = {
+    steps: [],
+    summary: "not read yet",
+    unprotected: true,
+    replicaLost: false,
+  };
+  /** A plan has waited for a replica: from then on, one is expected. */
+  #expectReplica = false;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(redis: Redis, options: RedisDurabilityOptions) {
     this.#redis = redis;
-    this.#options = { refreshMs: 30_000, ...options };
+    this.#options = { refreshMs: 30_000, mode: "auto", ...options };
     this.#log = options.logger ?? silentLogger;
   }
 
@@ -148,13 +189,29 @@ export class RedisDurability {
       this.#redis.info("replication"),
       this.#redis.info("persistence"),
     ]);
-    const plan = planDurability(parseServerFacts(`${server}\n${replication}\n${persistence}`));
+    const plan = planDurability(parseServerFacts(`${server}\n${replication}\n${persistence}`), {
+      mode: this.#options.mode,
+      expectReplica: this.#expectReplica,
+    });
     if (plan.summary !== this.#plan.summary) {
-      const level = plan.unprotected ? "warn" : "info";
+      const level = plan.replicaLost ? "error" : plan.unprotected ? "warn" : "info";
       this.#log[level]({ durableWrites: plan.summary }, "redis durable writes wait for this");
     }
+    if (plan.steps.includes("WAIT")) this.#expectReplica = true;
     this.#plan = plan;
     return plan;
+  }
+
+  /**
+   * Before a claim: throws a StoreUnavailableError while the replica the plan waited for is
+   * gone (read afresh first, so a replica that came back is seen at once). Free otherwise.
+   */
+  async ensureClaimsDurable(): Promise<void> {
+    if (!this.#plan.replicaLost) return;
+    const plan = await this.refresh();
+    if (plan.replicaLost) {
+      throw new StoreUnavailableError("the Redis replica the durable writes wait for is gone");
+    }
   }
 
   /**
@@ -167,6 +224,9 @@ export class RedisDurability {
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<{ reply: unknown; durable: boolean }> {
+    // A write made while the replica is gone is made, but is not durable as configured.
+    const lost = this.#plan.replicaLost && (await this.refresh()).replicaLost;
+    if (lost) return { reply: await runScript(this.#redis, script, keys, args), durable: false };
     const steps = this.#plan.steps;
     if (steps.length === 0)
       return { reply: await runScript(this.#redis, script, keys, args), durable: true };
@@ -205,7 +265,7 @@ export class RedisDurability {
   async #waitAgainIfPlanChanged(steps: readonly WaitStep[]): Promise<boolean> {
     this.#log.warn({ steps }, "a write was not confirmed durable in time");
     const plan = await this.refresh().catch(() => this.#plan);
-    if (plan.steps.join() === steps.join()) return false;
+    if (plan.replicaLost || plan.steps.join() === steps.join()) return false;
     if (plan.steps.length === 0) return true;
     const replies = (await this.#addWaits(this.#redis.pipeline(), plan.steps).exec()) ?? [];
     return this.#met(plan.steps, replies);

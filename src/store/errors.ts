@@ -19,6 +19,14 @@ const UNAVAILABLE_PATTERNS = [
   /^MASTERDOWN /,
 ];
 
+/** The store refuses a write it could not make as durable as it is configured to. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreUnavailableError";
+  }
+}
+
 /**
  * True for such an error, or one caused by such an error (the payment client's rate limiter
  * lives in Redis: its failure is the store's, whatever error wraps it).
@@ -27,6 +35,7 @@ export function isStoreUnavailableError(error: unknown): boolean {
   let cause: unknown = error;
   for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
     if (cause.name === "MaxRetriesPerRequestError") return true;
+    if (cause instanceof StoreUnavailableError) return true;
     const { message } = cause;
     if (UNAVAILABLE_PATTERNS.some((pattern) => pattern.test(message))) return true;
     cause = cause.cause;

@@ -31,6 +31,7 @@
  *   p batches                  ZSET   batch ids by createdAtMs (everyone's)
  *   p batches:active           SET    batches the worker has something to do for
  *   p lease:{name}             STRING owner, with a TTL
+ *   p throttle:{name}          STRING actions counted in the window, expiring with it
  *   p ratelimit:{name}         (owned by the rate limiter)
  */
 import type { PayoutState } from "../model/lifecycle.js";
@@ -66,6 +67,7 @@ export interface Keys {
   allBatches(): string;
   activeBatches(): string;
   lease(name: string): string;
+  throttle(name: string): string;
   rateLimit(name: string): string;
 }
 
@@ -99,6 +101,7 @@ export function keys(prefix: string): Keys {
     allBatches: () => `${prefix}batches`,
     activeBatches: () => `${prefix}batches:active`,
     lease: (name) => `${prefix}lease:${name}`,
+    throttle: (name) => `${prefix}throttle:${name}`,
     rateLimit: (name) => `${prefix}ratelimit:${name}`,
   };
 }

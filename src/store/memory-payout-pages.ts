@@ -3,8 +3,14 @@
  * Redis indexes give: newest first by creation time then id, or oldest first with a
  * `{ms}:{id}` cursor. Pure: the store passes the payouts and the retention's cutoff.
  */
+import type { PayoutState } from "../model/lifecycle.js";
 import type { Payout } from "../model/payout.js";
-import type { CreatedPage, CreatedPageOptions, PayoutListOptions } from "./types.js";
+import type {
+  CreatedPage,
+  CreatedPageOptions,
+  PayoutListOptions,
+  StatePageOptions,
+} from "./types.js";
 
 /** Redis's ZREVRANGE order: score (createdAtMs) descending, then id descending. */
 export function newestFirst(a: Payout, b: Payout): number {
@@ -62,4 +68,19 @@ export function createdPage(
   return page.length === options.limit && last
     ? { items: page, next: `${last.createdAtMs}:${last.id}` }
     : { items: page };
+}
+
+/** A page of the payouts in `state`, in id order; the cursor is the last id of the page before. */
+export function statePage(
+  payouts: readonly Payout[],
+  state: PayoutState,
+  options: StatePageOptions,
+): CreatedPage {
+  const { after } = options;
+  const rest = payouts
+    .filter((payout) => payout.state === state && (after === undefined || payout.id > after))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  const items = rest.slice(0, Math.max(1, options.limit));
+  const last = items.at(-1);
+  return rest.length > items.length && last ? { items, next: last.id } : { items };
 }

@@ -5,7 +5,6 @@
  * each method runs to completion without awaiting in between: that is its atomicity.
  * Records go in and out as deep copies, so callers cannot change what is stored.
  */
-
 import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../model/audit.js";
 import type { TrackedState } from "../model/lifecycle.js";
 import {
@@ -17,7 +16,7 @@ import {
 } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import { payoutDraft, payoutFacts } from "./audit-codec.js";
-import { byPhonePage, createdPage, listPage } from "./memory-payout-pages.js";
+import { byPhonePage, createdPage, listPage, statePage } from "./memory-payout-pages.js";
 import type { MemorySpendingLedger } from "./memory-spending.js";
 import {
   checkPatch,
@@ -33,6 +32,7 @@ import type {
   MarkSendingResult,
   PayoutListOptions,
   PayoutStore,
+  StatePageOptions,
   TransitionOptions,
   TransitionResult,
 } from "./types.js";
@@ -245,10 +245,12 @@ export class MemoryPayoutStore implements PayoutStore {
     return structuredClone(this.#payouts().filter((payout) => payout.state === state));
   }
 
+  async pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage> {
+    return structuredClone(statePage(this.#payouts(), state, options));
+  }
+
   async idsInState(state: TrackedState): Promise<string[]> {
-    return this.#payouts()
-      .filter((payout) => payout.state === state)
-      .map((payout) => payout.id);
+    return (await this.listInState(state)).map((payout) => payout.id);
   }
 
   /** The live payouts (not copies): those expired are forgotten first. */
@@ -281,9 +283,8 @@ export class MemoryPayoutStore implements PayoutStore {
   }
 
   #sweep(): void {
-    for (const entry of this.#entries.values()) {
+    for (const entry of this.#entries.values())
       if (this.#expired(entry)) this.#forget(entry.payout);
-    }
   }
 
   #expired(entry: Entry): boolean {

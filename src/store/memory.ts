@@ -26,6 +26,7 @@ import {
   type SessionStore,
   type StaffStore,
   type Stores,
+  type ThrottleStore,
 } from "./types.js";
 
 export interface MemoryStoresOptions {
@@ -69,6 +70,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       audit: (entry) => audit.append(entry),
     }),
     leases: new MemoryLeaseStore(now),
+    throttles: new MemoryThrottleStore(now),
     ping: async () => true,
     close: async () => {},
   };
@@ -206,6 +208,28 @@ class MemoryDueQueue implements DueQueue {
 
   async size(): Promise<number> {
     return this.#dueAt.size;
+  }
+}
+
+class MemoryThrottleStore implements ThrottleStore {
+  readonly #windows = new Map<string, { count: number; endsAtMs: number }>();
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  async take(name: string, limit: number, windowMs: number): Promise<boolean> {
+    const nowMs = this.#now();
+    const open = this.#windows.get(name);
+    const window = open && open.endsAtMs > nowMs ? open : { count: 0, endsAtMs: nowMs + windowMs };
+    window.count += 1;
+    this.#windows.set(name, window);
+    // Ended windows go as others are counted, so the map stays as small as the live ones.
+    for (const [other, { endsAtMs }] of this.#windows) {
+      if (endsAtMs <= nowMs) this.#windows.delete(other);
+    }
+    return window.count <= limit;
   }
 }
 

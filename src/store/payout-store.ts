@@ -63,6 +63,13 @@ export interface CreatedPageOptions {
 }
 
 /** A stretch of payouts by creation time, oldest first; `next` continues it (absent at the end). */
+/** Where a page of the payouts in a state starts, and about how many it holds. */
+export interface StatePageOptions {
+  limit: number;
+  /** The `next` of the page before. */
+  after?: string;
+}
+
 export interface CreatedPage {
   items: Payout[];
   next?: string;
@@ -196,6 +203,33 @@ export interface PayoutStore {
   listCreated(options: CreatedPageOptions): Promise<CreatedPage>;
   /** Payouts now in `state` (used for `unknown`, and to resume tracking `pending`). */
   listInState(state: TrackedState): Promise<Payout[]>;
+  /**
+   * One page of the payouts now in `state`: about `limit` of them, from where the page
+   * that gave `after` as its `next` left off (the first page without it); no `next` on
+   * the last page. Each call reads one page and nothing more, so lists of thousands of
+   * pending payouts are never held whole (`payoutsInState` walks them). As Redis's SSCAN,
+   * a payout that stays in the state the whole walk is on some page, and may be on two
+   * (count them by id); one that moves in or out meanwhile may be missed.
+   */
+  pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage>;
   /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
   idsInState(state: TrackedState): Promise<string[]>;
+}
+
+/** Every payout now in `state`, page by page (`PayoutStore.pageInState`): each one once. */
+export async function* payoutsInState(
+  store: Pick<PayoutStore, "pageInState">,
+  state: TrackedState,
+  pageSize: number,
+): AsyncGenerator<Payout[]> {
+  // Only ids are remembered between pages, to drop the repeats SSCAN may give.
+  const seen = new Set<string>();
+  let after: string | undefined;
+  do {
+    const page = await store.pageInState(state, { limit: pageSize, after });
+    const fresh = page.items.filter((payout) => !seen.has(payout.id));
+    for (const payout of fresh) seen.add(payout.id);
+    if (fresh.length > 0) yield fresh;
+    after = page.next;
+  } while (after !== undefined);
 }

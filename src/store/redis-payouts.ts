@@ -9,7 +9,12 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../logger.js";
 import type { Actor } from "../model/audit.js";
-import { PAYOUT_STATES, type PayoutEvent, type TrackedState } from "../model/lifecycle.js";
+import {
+  PAYOUT_STATES,
+  type PayoutEvent,
+  type TrackedState,
+  targetOf,
+} from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import { auditMinId, payoutDraftJson } from "./audit-codec.js";
 import type { RedisDurability } from "./durability.js";
@@ -43,6 +48,7 @@ import type {
   MarkSendingResult,
   PayoutListOptions,
   PayoutStore,
+  StatePageOptions,
   TransitionOptions,
   TransitionResult,
 } from "./types.js";
@@ -122,6 +128,10 @@ export class RedisPayoutStore implements PayoutStore {
     patch: PayoutPatch = {},
     options: TransitionOptions = {},
   ): Promise<TransitionResult> {
+    // A claim that could not be kept durable is refused before it is made: nothing moves.
+    if (options.durable && targetOf(event) === "submitting") {
+      await this.#durability?.ensureClaimsDurable();
+    }
     const { keys, args } = transitionCall({
       keys: this.#keys,
       id,
@@ -236,15 +246,27 @@ export class RedisPayoutStore implements PayoutStore {
   }
 
   async listInState(state: TrackedState): Promise<Payout[]> {
+    return this.#stillIn(state, await this.#redis.smembers(this.#keys.stateSet(state)));
+  }
+
+  async pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage> {
     const set = this.#keys.stateSet(state);
-    const ids = await this.#redis.smembers(set);
+    const [cursor, ids] = await this.#redis.sscan(
+      set,
+      options.after ?? "0",
+      "COUNT",
+      options.limit,
+    );
+    const items = await this.#stillIn(state, ids);
+    return cursor === "0" ? { items } : { items, next: cursor };
+  }
+
+  /** The payouts of a state set's `ids` still in `state`; the others leave the set. */
+  async #stillIn(state: TrackedState, ids: readonly string[]): Promise<Payout[]> {
     const { found, missing } = await this.#getMany(ids);
     const current = found.filter((payout) => payout.state === state);
-    const stale = [
-      ...missing,
-      ...found.filter((payout) => payout.state !== state).map((p) => p.id),
-    ];
-    if (stale.length > 0) await this.#redis.srem(set, ...stale);
+    const stale = [...missing, ...found.filter((p) => p.state !== state).map((p) => p.id)];
+    if (stale.length > 0) await this.#redis.srem(this.#keys.stateSet(state), ...stale);
     return current;
   }
 

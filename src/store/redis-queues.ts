@@ -1,17 +1,28 @@
 /**
- * Shared schedules (tracking, outbox) and named leases on Redis. The
+ * Shared schedules (tracking, outbox), named leases and throttles on Redis. The
  * read-then-write steps are Lua scripts so two replicas never interleave them.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { luaScript, runScript } from "./lua.js";
-import type { DueQueue, LeaseStore } from "./types.js";
+import type { DueQueue, LeaseStore, ThrottleStore } from "./types.js";
 
 /** KEYS: queue. ARGV: nowMs, limit, leaseUntilMs. Claims (re-scores) and returns due ids. */
 const CLAIM_DUE_SCRIPT = luaScript(`
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], ARGV[3], id) end
 return ids
+`);
+
+/**
+ * KEYS: throttle. ARGV: limit, windowMs. Counts one action; 1 when it is within the limit.
+ * The first action of a window sets its expiry (never a later one, which would stretch it).
+ */
+const THROTTLE_SCRIPT = luaScript(`
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if count <= tonumber(ARGV[1]) then return 1 end
+return 0
 `);
 
 /** KEYS: lease. ARGV: owner, ttlMs. 1 when the lease is ours now. */
@@ -110,5 +121,25 @@ export class RedisLeaseStore implements LeaseStore {
 
   async release(name: string, owner: string): Promise<void> {
     await runScript(this.#redis, RELEASE_SCRIPT, [this.#keyOf(name)], [owner]);
+  }
+}
+
+export class RedisThrottleStore implements ThrottleStore {
+  readonly #redis: Redis;
+  readonly #keyOf: (name: string) => string;
+
+  constructor(redis: Redis, keyOf: (name: string) => string) {
+    this.#redis = redis;
+    this.#keyOf = keyOf;
+  }
+
+  async take(name: string, limit: number, windowMs: number): Promise<boolean> {
+    const reply = await runScript(
+      this.#redis,
+      THROTTLE_SCRIPT,
+      [this.#keyOf(name)],
+      [limit, windowMs],
+    );
+    return z.number().parse(reply) === 1;
   }
 }

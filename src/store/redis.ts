@@ -16,7 +16,7 @@ import { RedisBatchStore } from "./redis-batches.js";
 import { RedisApprovalCards } from "./redis-cards.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisProfileStore } from "./redis-profiles.js";
-import { RedisDueQueue, RedisLeaseStore } from "./redis-queues.js";
+import { RedisDueQueue, RedisLeaseStore, RedisThrottleStore } from "./redis-queues.js";
 import { RedisReportsStore } from "./redis-reports.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
 import { RedisSpendingLedger } from "./redis-spending.js";
@@ -166,6 +166,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
       retentionMs: options.retentionMs,
     }),
     leases: new RedisLeaseStore(redis, k.lease),
+    throttles: new RedisThrottleStore(redis, k.throttle),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {
       if (options.durability) {

@@ -173,6 +173,19 @@ export interface LeaseStore {
   release(name: string, owner: string): Promise<void>;
 }
 
+/**
+ * Counters that allow a named action a few times per window, shared by replicas: how often
+ * one person may press buttons, how often a callback may re-read one payment.
+ */
+export interface ThrottleStore {
+  /**
+   * Counts one `name` action and answers true when it is within `limit` in the window,
+   * false when over it; atomic, so replicas never both take the last one. The window
+   * starts with the first action counted and lasts `windowMs`.
+   */
+  take(name: string, limit: number, windowMs: number): Promise<boolean>;
+}
+
 export interface Stores {
   readonly kind: "redis" | "memory";
   payouts: PayoutStore;
@@ -194,6 +207,8 @@ export interface Stores {
   /** Batch payouts and their rows. */
   batches: BatchStore;
   leases: LeaseStore;
+  /** Per-person and per-payout counts of actions (button presses, callback re-reads). */
+  throttles: ThrottleStore;
   /** True when the backing store answers now. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

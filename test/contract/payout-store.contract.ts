@@ -13,6 +13,7 @@ import {
 } from "../../src/model/lifecycle.js";
 import type { Payout } from "../../src/model/payout.js";
 import { PayoutExistsError, PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
+import { payoutsInState } from "../../src/store/payout-store.js";
 import type { Stores } from "../../src/store/types.js";
 import { settledKey } from "../support/payouts.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
@@ -422,6 +423,23 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
         items: [],
         total: 0,
       });
+    });
+
+    it("walks the payouts in a state page by page, each one once", async () => {
+      const made = await Promise.all(
+        Array.from({ length: 300 }, () => payoutIn(stores, "pending")),
+      );
+      await payoutIn(stores, "unknown");
+      const pages: Payout[][] = [];
+      for await (const page of payoutsInState(stores.payouts, "pending", 50)) pages.push(page);
+
+      expect(pages.length).toBeGreaterThan(1);
+      const walked = pages.flat().map((payout) => payout.id);
+      expect(walked.sort()).toEqual(made.map((payout) => payout.id).sort());
+      expect(pages.flat().every((payout) => payout.state === "pending")).toBe(true);
+      const first = await stores.payouts.pageInState("pending", { limit: 50 });
+      expect(first.next).toBeDefined();
+      expect(first.items.length).toBeLessThan(300);
     });
 
     it("lists the payouts in an in-flight state as they move in and out", async () => {

@@ -33,6 +33,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
       describeSessionsAndStaff(() => harness);
       describeQueues(() => harness.stores);
       describeLeases(() => harness);
+      describeThrottles(() => harness);
     });
   });
 }
@@ -323,6 +324,29 @@ function describeLeases(current: Clocked): void {
       await elapse(300);
       expect(await stores.leases.renew("poller", "a", 200)).toBe(false);
       expect(await stores.leases.acquire("poller", "b", 10_000)).toBe(true);
+    });
+  });
+}
+
+function describeThrottles(current: Clocked): void {
+  describe("throttles", () => {
+    it("allows an action up to its limit in a window, for each name apart", async () => {
+      const { throttles } = current().stores;
+      const taken = await Promise.all(
+        Array.from({ length: 5 }, () => throttles.take("press:1", 3, 10_000)),
+      );
+      expect(taken.filter(Boolean)).toHaveLength(3);
+      expect(await throttles.take("press:1", 3, 10_000)).toBe(false);
+      expect(await throttles.take("press:2", 3, 10_000)).toBe(true);
+    });
+
+    it("allows it again once the window that began with the first action ended", async () => {
+      const { stores, elapse } = current();
+      expect(await stores.throttles.take("reread:p1", 1, 200)).toBe(true);
+      expect(await stores.throttles.take("reread:p1", 1, 200)).toBe(false);
+      await elapse(300);
+      expect(await stores.throttles.take("reread:p1", 1, 200)).toBe(true);
+      expect(await stores.throttles.take("reread:p1", 1, 200)).toBe(false);
     });
   });
 }

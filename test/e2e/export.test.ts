@@ -11,6 +11,7 @@ import {
   plainText,
   type SentDocument,
 } from "../../src/dev/telegram-emulator/index.js";
+import { newBatchId, newPayoutId } from "../../src/payouts/ids.js";
 import { dayOf } from "../../src/time.js";
 import { isNewReplyIn, payAndConfirm, sendAndWait } from "../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
@@ -207,6 +208,35 @@ describe("/export", () => {
     expect(await ask(payer, "/export")).toBe("Only admins and viewers can export payouts.");
     expect(h.emulator.documents(VIEWER_ID)).toEqual([]);
     expect(h.emulator.documents(PAYER_ID)).toEqual([]);
+  });
+
+  it("writes the ids the bot makes up exactly as they are, never escaped as formulas", async () => {
+    const admin = userOf(ADMIN_ID, "Awa");
+    // 1 id in 64 would begin with `-` if ids could: 600 of each make one all but certain.
+    const ids = Array.from({ length: 600 }, () => ({
+      payoutId: newPayoutId(),
+      batchId: newBatchId(),
+    }));
+    await Promise.all(
+      ids.map(({ payoutId, batchId }) =>
+        h.app.stores.audit.record({
+          atMs: Date.now(),
+          actorId: ADMIN_ID,
+          actorRole: "admin",
+          action: "batch_confirm",
+          payoutId,
+          batchId,
+        }),
+      ),
+    );
+
+    const document = await exported(admin, "/export audit", 30_000);
+    const { header, rows } = readCsv(document, ",");
+    const written = records(header, rows).filter((entry) => entry.action === "batch_confirm");
+    expect(written.map((entry) => entry.payout).sort()).toEqual(
+      ids.map((id) => id.payoutId).sort(),
+    );
+    expect(written.map((entry) => entry.batch).sort()).toEqual(ids.map((id) => id.batchId).sort());
   });
 
   it("answers an empty period with a message, not a file, and explains the dates it takes", async () => {

@@ -1,6 +1,6 @@
 /**
  * A Redis Sentinel failover under a running bot process. Real servers on loopback
- * (test/support/sentinel.ts): a primary, a replica whose link to it holds every byte
+ * (test/support/sentinel.ts): a primary, two replicas whose link to it holds every byte
  * 100 ms (replication lag, as between two machines), and three sentinels. Thirty payers,
  * each with a prompt of their own (a person has one open prompt at a time), confirm in five
  * rows of six, one after another in each row; payment answers take 300 ms. Once ten
@@ -173,6 +173,9 @@ describe("a Redis Sentinel failover under a running bot", () => {
     await waitUntil(async () => (await healthStatus(bot.url)) === 200, "healthz to answer 200");
     // The test reads the store through a connection of its own: it follows the failover too.
     await waitUntil(() => world.stores.ping(), "the test's own connection to the new primary");
+    // Until the new primary has a replica of its own, claims are refused (the durability
+    // plan lost the replica it waited for): the spare is that replica.
+    await cluster.waitForNewReplica();
 
     // Payers told "cannot take payouts right now" confirm again, still in the same process.
     const waiting = await payoutsOf(started);

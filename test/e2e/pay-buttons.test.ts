@@ -117,6 +117,91 @@ describe("the buttons of a /pay prompt, end to end", () => {
       expect(stored.items.map((p) => p.state)).toEqual(["awaiting_confirmation"]);
     });
 
+    it("leaves a prompt's buttons alone when a press carries data the prompt does not hold", async () => {
+      const older = await promptFor("/pay 670000001 4000");
+      const cancelled = h.emulator.waitForMessage(
+        (m) => m.messageId === older.messageId && plainText(m).includes("Cancelled"),
+      );
+      await payer().pressButton(older, "✖️ Cancel");
+      await cancelled;
+      const prompt = await promptFor("/pay 670000001 5000");
+      const admin = h.emulator.user({ id: ADMIN_ID, languageCode: "en" });
+      const olderId = callbackData(older, 0).slice(2);
+
+      const presses = [
+        await payer().pressCallbackData(prompt.messageId, "c:forged-id"),
+        await admin.pressCallbackData(prompt.messageId, "x:forged-id"),
+        // A real payout's id, but not this prompt's: its state must not be shown here.
+        await payer().pressCallbackData(prompt.messageId, `c:${olderId}`),
+        await admin.pressCallbackData(prompt.messageId, `x:${olderId}`),
+      ];
+      const answers = await Promise.all(
+        presses.map((press) => h.emulator.waitForCallbackAnswer(press.callbackQueryId)),
+      );
+
+      expect(answers.map((answer) => answer.text)).toEqual([
+        "This button is no longer valid.",
+        "This button is no longer valid.",
+        "Already handled.",
+        "Only the person who started this payout can confirm or cancel it.",
+      ]);
+      const now = h.emulator.message(PAYER_ID, prompt.messageId);
+      expect(now?.editCount).toBe(0);
+      expect(now?.replyMarkup?.flat().map((button) => button.callback_data)).toEqual([
+        callbackData(prompt, 0),
+        callbackData(prompt, 1),
+      ]);
+      const pending = h.emulator.waitForMessage(
+        (m) => m.messageId === prompt.messageId && plainText(m).includes("Pending"),
+      );
+      await payer().pressButton(prompt, "✅ Confirm");
+      await pending;
+      expect(disburseCount(h)).toBe(1);
+    });
+
+    it("answers a person's presses over their limit politely, does nothing for them, and leaves others' presses alone", async () => {
+      const prompt = await promptFor("/pay 670000001 5000");
+      h.emulator.setMaxListeners(200);
+      const forged = await Promise.all(
+        Array.from({ length: 70 }, (_, i) =>
+          payer().pressCallbackData(prompt.messageId, `c:forged-id-${i}`),
+        ),
+      );
+      const forgedAnswers = await Promise.all(
+        forged.map((press) => h.emulator.waitForCallbackAnswer(press.callbackQueryId)),
+      );
+      const real = await payer().pressButton(prompt, "✅ Confirm");
+      const answers = [
+        ...forgedAnswers,
+        await h.emulator.waitForCallbackAnswer(real.callbackQueryId),
+      ];
+
+      const texts = answers.map((answer) => answer.text);
+      const tooFast = "Too many button presses: wait a few seconds, then press again.";
+      expect(texts.filter((text) => text === "This button is no longer valid.")).toHaveLength(60);
+      expect(texts.filter((text) => text === tooFast)).toHaveLength(11);
+      expect(answers.at(-1)).toMatchObject({ text: tooFast, showAlert: false });
+      expect(disburseCount(h)).toBe(0);
+      expect(h.emulator.message(PAYER_ID, prompt.messageId)?.editCount).toBe(0);
+      const stored = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 5 });
+      expect(stored.items.map((p) => p.state)).toEqual(["awaiting_confirmation"]);
+
+      // Another person's presses count apart, and are answered in their language.
+      const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "fr" });
+      const adminPresses = await Promise.all(
+        Array.from({ length: 61 }, () => admin.pressCallbackData(prompt.messageId, "c:forged-id")),
+      );
+      const adminAnswers = await Promise.all(
+        adminPresses.map((press) => h.emulator.waitForCallbackAnswer(press.callbackQueryId)),
+      );
+      expect(adminAnswers.map((answer) => answer.text)).toContain(
+        "Trop d'appuis sur les boutons : attendez quelques secondes, puis appuyez à nouveau.",
+      );
+      expect(adminAnswers.filter((a) => a.text === "Ce bouton n'est plus valide.")).toHaveLength(
+        60,
+      );
+    });
+
     it("sends exactly one POST /disburse for 20 Confirm presses at once and answers them all", async () => {
       // 237670000003 stays pending at the sandbox, so the final state is stable.
       const prompt = await promptFor("/pay 670000003 5000");

@@ -1,9 +1,10 @@
 /**
- * A Redis Sentinel deployment on loopback for failover tests: a primary, a replica, and
- * three sentinels (`redis-server <config> --sentinel`, each with a config file of its own
+ * A Redis Sentinel deployment on loopback for failover tests: a primary, two replicas (as
+ * the README asks of a Sentinel deployment: after a failover the new primary still has
+ * one), and three sentinels (`redis-server <config> --sentinel`, each with a config file of its own
  * in a temporary directory, since sentinels rewrite it).
  *
- * The replica's link to the primary runs through a TcpRelay that can hold every byte a
+ * The replicas' link to the primary runs through a TcpRelay that can hold every byte a
  * while, as a network between two machines would: replication lag becomes real, and a
  * crash of the primary (`crashPrimary`) loses what it had not yet shipped, as a crashed
  * machine would. Sentinels still see the replica at its real address: the primary lists
@@ -58,8 +59,11 @@ async function ask<T>(port: number, question: (redis: Redis) => Promise<T>): Pro
 export class SentinelCluster {
   readonly name = MASTER_NAME;
   readonly primary: PrivateRedis;
+  /** The replica the sentinels promote (the other has a lower `replica-priority`). */
   readonly replica: PrivateRedis;
-  /** The replica's link to the primary. */
+  /** The second replica, which replicates from the new primary after a failover. */
+  readonly spare: PrivateRedis;
+  /** The replicas' link to the primary. */
   readonly link: TcpRelay;
   readonly sentinels: readonly PrivateRedis[];
   readonly #dir: string;
@@ -67,19 +71,21 @@ export class SentinelCluster {
   private constructor(parts: {
     primary: PrivateRedis;
     replica: PrivateRedis;
+    spare: PrivateRedis;
     link: TcpRelay;
     sentinels: PrivateRedis[];
     dir: string;
   }) {
     this.primary = parts.primary;
     this.replica = parts.replica;
+    this.spare = parts.spare;
     this.link = parts.link;
     this.sentinels = parts.sentinels;
     this.#dir = parts.dir;
   }
 
   /**
-   * Starts the primary, the replica (in sync before this resolves) and three sentinels
+   * Starts the primary, the replicas (in sync before this resolves) and three sentinels
    * with a quorum of two; resolves once every sentinel knows the replica and the others.
    */
   static async start(options: SentinelClusterOptions = {}): Promise<SentinelCluster> {
@@ -95,13 +101,18 @@ export class SentinelCluster {
     const replica = await PrivateRedis.start({
       args: ["--replicaof", "127.0.0.1", String(link.port)],
     });
+    const spare = await PrivateRedis.start({
+      args: ["--replicaof", "127.0.0.1", String(link.port), "--replica-priority", "200"],
+    });
     const sentinels: PrivateRedis[] = [];
-    const cluster = new SentinelCluster({ primary, replica, link, sentinels, dir });
+    const cluster = new SentinelCluster({ primary, replica, spare, link, sentinels, dir });
     try {
-      await waitUntil(
-        async () => (await cluster.#info(replica.port)).includes("master_link_status:up"),
-        "the replica to be in sync",
-      );
+      for (const server of [replica, spare]) {
+        await waitUntil(
+          async () => (await cluster.#info(server.port)).includes("master_link_status:up"),
+          "the replicas to be in sync",
+        );
+      }
       // Each sentinel is told the others and the replica up front, rather than finding them
       // over the next seconds (hello messages every 2 s).
       const peers = await Promise.all(
@@ -119,6 +130,7 @@ export class SentinelCluster {
             `sentinel myid ${self.id}`,
             `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${primary.port} 2`,
             `sentinel known-replica ${MASTER_NAME} 127.0.0.1 ${replica.port}`,
+            `sentinel known-replica ${MASTER_NAME} 127.0.0.1 ${spare.port}`,
             ...others.map(
               (peer) => `sentinel known-sentinel ${MASTER_NAME} 127.0.0.1 ${peer.port} ${peer.id}`,
             ),
@@ -195,11 +207,21 @@ export class SentinelCluster {
     );
   }
 
+  /** Resolves once the promoted replica has the spare as an online replica of its own. */
+  async waitForNewReplica(timeoutMs = 30_000): Promise<void> {
+    await waitUntil(
+      async () => /slave\d+:[^\r\n]*state=online/.test(await this.#info(this.replica.port)),
+      "the spare to replicate from the new primary",
+      timeoutMs,
+    );
+  }
+
   /** Stops every server and the relay, and removes the sentinels' config files. */
   async close(): Promise<void> {
     await Promise.all([
       ...this.sentinels.map((sentinel) => sentinel.close()),
       this.replica.close(),
+      this.spare.close(),
       this.primary.close(),
       this.link.close(),
     ]);
@@ -210,7 +232,7 @@ export class SentinelCluster {
     return ask(port, (redis) => redis.info("replication")).catch(() => "");
   }
 
-  /** Every sentinel knows one replica of the primary and the two other sentinels. */
+  /** Every sentinel knows both replicas of the primary and the two other sentinels. */
   async #everySentinelSeesAll(): Promise<boolean> {
     const views = await Promise.all(
       this.sentinels.map((sentinel) =>
@@ -223,10 +245,11 @@ export class SentinelCluster {
     return views.every((view) => {
       if (!view || view.sentinels.length !== this.sentinels.length - 1) return false;
       const replicas = view.replicas.map(fieldsOf);
+      const ports = replicas.map((replica) => replica.get("port")).sort();
       return (
-        replicas.length === 1 &&
-        replicas[0]?.get("port") === String(this.replica.port) &&
-        replicas[0]?.get("flags") === "slave"
+        replicas.length === 2 &&
+        ports.join() === [this.replica.port, this.spare.port].map(String).sort().join() &&
+        replicas.every((replica) => replica.get("flags") === "slave")
       );
     });
   }

@@ -3,6 +3,9 @@
  * staff member behind the update by numeric Telegram user id, their language, and keeps
  * money talk out of groups. Strangers get a short refusal that shows their id. A staff
  * member's Telegram name is remembered (when it changed) for lists that say who did what.
+ * Each person's button presses are counted in Redis, across replicas: past a few a second
+ * they are answered "wait a few seconds" and do nothing else, so forged ids, stale buttons
+ * and double taps cannot spend what everyone shares (Redis, Telegram, the API's rate limit).
  */
 import type { Middleware } from "telegraf";
 import { translator } from "../../i18n.js";
@@ -18,27 +21,45 @@ export interface AccessDeps {
   logger: Logger;
   /** IANA zone of the times `ctx.t` shows; default Africa/Douala. */
   timeZone?: string | undefined;
+  /** Button presses one person may make in a minute; default 60. */
+  pressesPerMinute?: number | undefined;
 }
 
 const GROUP_ALLOWED = /^\/(start|help)(@\w+)?(\s|$)/;
 
+/**
+ * Presses one person may make in a minute by default: more than any hand makes (twenty
+ * double taps at once still all get their own answer), far fewer than a script sends.
+ */
+const DEFAULT_PRESSES_PER_MINUTE = 60;
+const PRESS_WINDOW_MS = 60_000;
+
 export function access(deps: AccessDeps): Middleware<BotContext> {
   const names = new StaffNames(deps.stores.profiles);
+  const pressLimit = deps.pressesPerMinute ?? DEFAULT_PRESSES_PER_MINUTE;
   return async (ctx, next) => {
     const from = ctx.from;
     if (!from || from.is_bot) return;
     // One round trip to Redis: the reads below go out in one write (auto-pipelining).
     const chatId = ctx.chat?.id;
-    const [role, savedLocale, dialog] = await Promise.all([
+    const [role, savedLocale, dialog, pressAllowed] = await Promise.all([
       deps.stores.staff.get(from.id),
       deps.stores.sessions.getLocale(from.id),
       chatId === undefined ? null : deps.stores.sessions.getDialog(chatId),
+      ctx.callbackQuery
+        ? deps.stores.throttles.take(`press:${from.id}`, pressLimit, PRESS_WINDOW_MS)
+        : true,
     ]);
     ctx.dialog = dialog;
     ctx.staff = role ? { userId: from.id, role } : null;
     ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code);
     ctx.t = translator(ctx.locale, deps.timeZone);
     ctx.log = deps.logger.child({ updateId: ctx.update.update_id, userId: from.id });
+    if (!pressAllowed) {
+      ctx.log.debug("press over the person's limit: answered, nothing done");
+      await ctx.answerCbQuery(ctx.t.plain("access.too_many_presses"));
+      return;
+    }
 
     if (ctx.chat && ctx.chat.type !== "private") {
       const text = ctx.message && "text" in ctx.message ? ctx.message.text : "";

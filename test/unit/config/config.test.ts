@@ -68,6 +68,7 @@ describe("loadConfig", () => {
           stuckAfterMs: 24 * 3_600_000,
         },
         confirmationTtlSeconds: 300,
+        buttonPressesPerMinute: 60,
         statusPollIntervalMs: 5000,
         stuckAfterMs: 24 * 3_600_000,
         strandedAfterMs: 300_000,

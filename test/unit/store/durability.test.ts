@@ -81,4 +81,37 @@ describe("durable write planning", () => {
     expect(plan).toMatchObject({ steps: [], unprotected: true });
     expect(plan.summary).toContain("no replica");
   });
+
+  it("once it waited for a replica, calls a server with none online one that lost it", () => {
+    const facts = {
+      version: [7, 2, 4],
+      role: "master",
+      onlineReplicas: 0,
+      aofEnabled: true,
+      appendfsync: "everysec",
+    };
+    const lost = planDurability(facts, { expectReplica: true });
+    expect(lost).toMatchObject({ replicaLost: true, unprotected: true });
+    expect(lost.summary).toContain("claims refused");
+    // Never having waited for one, the local AOF is all there is; the same with "local".
+    expect(planDurability(facts)).toMatchObject({ steps: ["WAITAOF"], replicaLost: false });
+    expect(planDurability(facts, { mode: "local", expectReplica: true })).toMatchObject({
+      steps: ["WAITAOF"],
+      replicaLost: false,
+    });
+  });
+
+  it("waits for no replica in mode local, online or not", () => {
+    const plan = planDurability(
+      {
+        version: [7, 2, 4],
+        role: "master",
+        onlineReplicas: 2,
+        aofEnabled: true,
+        appendfsync: "everysec",
+      },
+      { mode: "local" },
+    );
+    expect(plan).toMatchObject({ steps: ["WAITAOF"], replicaLost: false, unprotected: false });
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LimiterUnavailableError } from "../../../src/payments/errors.js";
-import { isStoreUnavailableError } from "../../../src/store/errors.js";
+import { isStoreUnavailableError, StoreUnavailableError } from "../../../src/store/errors.js";
 
 describe("isStoreUnavailableError", () => {
   it("reads Redis refusing writes, or not answering, as the store being unavailable", () => {
@@ -12,6 +12,7 @@ describe("isStoreUnavailableError", () => {
     ]) {
       expect(isStoreUnavailableError(new Error(message))).toBe(true);
     }
+    expect(isStoreUnavailableError(new StoreUnavailableError("the replica is gone"))).toBe(true);
     expect(isStoreUnavailableError(new Error("ERR wrong number of arguments"))).toBe(false);
     expect(isStoreUnavailableError("READONLY")).toBe(false);
   });
