@@ -16,6 +16,7 @@ import {
   renderCallbackAnswer,
   renderDeleted,
 } from "./demo-render.js";
+import { QuietWatch } from "./quiet.js";
 import type { CallbackAnswer, EmulatedUser, SentMessage } from "./telegram-emulator/index.js";
 
 export type { ChatCommand, ChatEnd, DemoChatOptions } from "./demo-chat-options.js";
@@ -34,6 +35,7 @@ export class DemoChat {
   #ended = false;
   #queue: Promise<void> = Promise.resolve();
   #waiters = new Set<() => void>();
+  readonly #quiet = new QuietWatch();
   readonly #listeners = {
     message: (message: SentMessage) => this.#onBotMessage(message, "new"),
     edit: (message: SentMessage) => this.#onBotMessage(message, "edit"),
@@ -123,6 +125,7 @@ export class DemoChat {
 
   /** Shows what the bot did, and lets a line waiting for the bot's answer go on. */
   #fromBot(text: string): void {
+    this.#quiet.mark();
     this.#show(text);
     for (const wake of this.#waiters) wake();
   }
@@ -246,8 +249,8 @@ export class DemoChat {
   }
 
   /**
-   * Runs `act`, then waits until the bot shows something in the chat (or `replyWaitMs`
-   * passes), so that piped input is read at the pace of the bot's answers.
+   * Runs `act`, then waits until the bot shows something (at most `replyWaitMs`) and, on
+   * pipes, goes quiet: piped input is read at the pace of the bot's answers, in order.
    */
   async #afterReply(act: () => Promise<unknown>): Promise<void> {
     let wake = () => {};
@@ -256,9 +259,11 @@ export class DemoChat {
     });
     this.#waiters.add(wake);
     const timer = setTimeout(wake, this.#options.replyWaitMs ?? 5000);
+    const deadline = Date.now() + (this.#options.replyWaitMs ?? 5000);
     try {
       await act();
       await woken;
+      if (!this.#options.interactive) await this.#quiet.wait(deadline, () => this.#ended);
     } finally {
       clearTimeout(timer);
       this.#waiters.delete(wake);

@@ -186,6 +186,28 @@ describe("npm run demo", () => {
     expect(chat().replace(/Stopping…[\s\S]*$/, "")).toBe(expected);
   });
 
+  it("reads input piped all at once in order: each answer before the next you › line", async () => {
+    const port = await freePort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    // Typed before the demo has even started: a file piped in.
+    for (const line of ["/pay 670000001 5000 delivery", "1", "/history", ":quit"]) demo.type(line);
+    expect((await demo.exited).code).toBe(0);
+
+    const chat = demo.output.slice(demo.output.indexOf(PROMPT));
+    const order = [
+      `${PROMPT}/pay 670000001 5000 delivery`,
+      "Confirm this payout",
+      `${PROMPT}1`,
+      `ⓘ ${en.plain("confirm.sending")}`,
+      `(edited) › ${en.plain("state.pending")}`,
+      `${PROMPT}/history`,
+      "All payouts (page 1 of 1)",
+      `${PROMPT}:quit`,
+    ].map((text) => chat.indexOf(text));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
   it("saves an /export where it says, and shows an alert when :suspend stops MTN payouts", async () => {
     const port = await freePort();
     const filesDir = mkdtempSync(join(tmpdir(), "demo-files-"));
