@@ -14,12 +14,17 @@
  * 429s the sandbox sent, the batch's time against the limit's own floor, the interactive
  * steps' p99 during the batch against before, and each replica's peak RSS.
  */
+import { writeFileSync } from "node:fs";
 import { pino } from "pino";
-import { plainText, type SentMessage } from "../src/dev/telegram-emulator/index.js";
+import {
+  type EmulatedUser,
+  plainText,
+  type SentMessage,
+} from "../src/dev/telegram-emulator/index.js";
 import { startSandbox } from "../src/sandbox/index.js";
 import { appEnv, type ReplicasUnderTest, startReplicas } from "./bots.js";
 import { PAY_COMMAND } from "./drive.js";
-import { payFlow, STEP_TIMEOUT_MS } from "./flows.js";
+import type { MessageWatcher } from "./flows.js";
 import type { MemoryReport } from "./messages.js";
 import { type BenchContext, sleep, withPrefix } from "./setup.js";
 import { percentile, type Row, row } from "./stats.js";
@@ -101,9 +106,17 @@ function payrollCsv(rows: number): Buffer {
 interface StepSamples {
   prompt: number[];
   confirm: number[];
-  /** Steps that got no answer within STEP_TIMEOUT_MS (counted at that value). */
-  stalled: number;
+  /** Flows the bot refused or left unanswered (step: what it said, or "no answer"). */
+  failed: string[];
+  /** Every step with the wall-clock time it started, for BENCH_BATCH_TRACE. */
+  timeline: Array<{ atMs: number; step: string; ms: number }>;
 }
+
+/**
+ * Long enough to see a step that waited for the whole rate-limit wait (60 s) and was then
+ * refused: such a step is measured, not cut off.
+ */
+const DESK_STEP_TIMEOUT_MS = 90_000;
 
 /** Waits `ms`, in short steps, or less once `until` turns false. */
 async function pause(ms: number, until: () => boolean): Promise<void> {
@@ -113,25 +126,75 @@ async function pause(ms: number, until: () => boolean): Promise<void> {
   }
 }
 
+/**
+ * One /pay → Confirm by the desk payer, each action THINK_MS after the bot's last message.
+ * The bot's first answer to /pay is timed whatever it is; one without a Confirm button (a
+ * refusal) ends the flow as failed.
+ */
+async function deskFlow(
+  user: EmulatedUser,
+  watcher: MessageWatcher,
+  samples: StepSamples,
+): Promise<void> {
+  const chatId = user.privateChat.id;
+  await sleep(THINK_MS);
+  const answered = watcher.next(
+    chatId,
+    (_message, kind) => kind === "message",
+    DESK_STEP_TIMEOUT_MS,
+    "/pay → prompt",
+  );
+  const sentAtMs = performance.now();
+  const startedAtMs = Date.now();
+  await user.sendText(PAY_COMMAND);
+  const shown = await answered;
+  samples.prompt.push(shown.atMs - sentAtMs);
+  samples.timeline.push({ atMs: startedAtMs, step: "prompt", ms: shown.atMs - sentAtMs });
+  const confirm = (shown.message.replyMarkup ?? [])
+    .flat()
+    .find((button) => /confirm|pay again/i.test(button.text));
+  if (!confirm) {
+    samples.failed.push(`/pay: ${plainText(shown.message).slice(0, 80)}`);
+    return;
+  }
+  await sleep(THINK_MS);
+  const pending = watcher.next(
+    chatId,
+    (message, kind) =>
+      kind === "edit" &&
+      message.messageId === shown.message.messageId &&
+      plainText(message).includes("Pending"),
+    DESK_STEP_TIMEOUT_MS,
+    "Confirm → Pending",
+  );
+  const pressedAtMs = performance.now();
+  const pressedAtWallMs = Date.now();
+  try {
+    await user.pressButton(shown.message, confirm.text);
+  } catch (error) {
+    pending.catch(() => undefined);
+    throw error;
+  }
+  const done = await pending;
+  samples.confirm.push(done.atMs - pressedAtMs);
+  samples.timeline.push({ atMs: pressedAtWallMs, step: "confirm", ms: done.atMs - pressedAtMs });
+}
+
 /** The desk payer's /pay → Confirm, one flow every `everyMs`, while `until` holds. */
 async function payAtDesk(
   bot: ReplicasUnderTest,
   everyMs: number,
   until: () => boolean,
 ): Promise<StepSamples> {
-  const samples: StepSamples = { prompt: [], confirm: [], stalled: 0 };
+  const samples: StepSamples = { prompt: [], confirm: [], failed: [], timeline: [] };
   const user = bot.users[1];
   if (!user) throw new Error("no desk payer");
   while (until()) {
     const startedAt = performance.now();
     try {
-      const timing = await payFlow(user, bot.watcher, PAY_COMMAND, THINK_MS);
-      samples.prompt.push(timing.promptMs);
-      samples.confirm.push(timing.confirmMs);
-    } catch {
-      // A step the bot did not answer in time counts as that long (a lower bound).
-      samples.stalled += 1;
-      samples.prompt.push(STEP_TIMEOUT_MS);
+      await deskFlow(user, bot.watcher, samples);
+    } catch (error) {
+      samples.failed.push(error instanceof Error ? error.message : String(error));
     }
     await pause(startedAt + everyMs - performance.now(), until);
   }
@@ -344,15 +407,25 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
           index === 0
             ? `One payer does /pay → Confirm every ${scale.payEveryMs / 1000} s ` +
               `(${THINK_MS} ms before each action), during the batch and for ` +
-              `${scale.baselineMs / 1000} s before it (the baseline). Stalled steps ` +
-              `(no answer in ${STEP_TIMEOUT_MS / 1000} s, counted as that): ` +
-              `${run.desk.stalled} during, ${before.stalled} before. p50 during ` +
+              `${scale.baselineMs / 1000} s before it (the baseline). A step is timed to the ` +
+              "bot's answer whatever it is; flows refused or unanswered (within " +
+              `${DESK_STEP_TIMEOUT_MS / 1000} s): ${run.desk.failed.length} during, ` +
+              `${before.failed.length} before${failures(run.desk, before)}. p50 during ` +
               `${percentile(run.desk.prompt, 50).toFixed(0)} / ` +
               `${percentile(run.desk.confirm, 50).toFixed(0)} ms, before ` +
               `${percentile(before.prompt, 50).toFixed(0)} / ` +
               `${percentile(before.confirm, 50).toFixed(0)} ms (prompt / Confirm).`
             : undefined,
       });
+    }),
+    row({
+      bench: BENCH,
+      figure: "desk /pay flows refused or unanswered during the batch",
+      value: run.desk.failed.length,
+      unit: "",
+      baseline: before.failed.length,
+      target: "0",
+      met: run.desk.failed.length === 0,
     }),
     row({
       bench: BENCH,
@@ -369,6 +442,34 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
         `${sampled.map((mb) => mb.toFixed(0)).join(" / ")} MB. No forced GC.`,
     }),
   ];
+}
+
+/** The first failure seen, for the note. */
+function failures(...runs: StepSamples[]): string {
+  const first = runs.flatMap((samples) => samples.failed)[0];
+  return first === undefined ? "" : ` (first: ${first})`;
+}
+
+/**
+ * BENCH_BATCH_TRACE=<file>: every answer the sandbox sent and every desk step, with their
+ * times (ms from the upload), as JSON: where the limit went, and what a slow step waited
+ * behind.
+ */
+function writeTrace(run: BatchRun, answers: readonly Answer[], before: StepSamples): void {
+  const file = process.env.BENCH_BATCH_TRACE;
+  if (!file) return;
+  const at = (atMs: number) => atMs - run.uploadedAtMs;
+  const trace = {
+    previewAtMs: at(run.previewAtMs),
+    finishedAtMs: at(run.finishedAtMs),
+    answers: answers.map((answer) => ({ ...answer, atMs: at(answer.atMs) })),
+    desk: [...before.timeline, ...run.desk.timeline].map((step) => ({
+      ...step,
+      atMs: at(step.atMs),
+    })),
+    failed: run.desk.failed,
+  };
+  writeFileSync(file, `${JSON.stringify(trace)}\n`);
 }
 
 /** Runs benchmark 8 and returns its rows. */
@@ -408,6 +509,7 @@ export async function benchBatch(context: BenchContext): Promise<Row[]> {
         );
         context.log(`  uploading ${scale.rows} rows`);
         const run = await runBatch(context, scale, bot);
+        writeTrace(run, recorder.answers, before);
         return rows(scale, run, recorder.answers, before);
       } finally {
         await bot.close();
