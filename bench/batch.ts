@@ -25,7 +25,6 @@ import { startSandbox } from "../src/sandbox/index.js";
 import { appEnv, type ReplicasUnderTest, startReplicas } from "./bots.js";
 import { PAY_COMMAND } from "./drive.js";
 import type { MessageWatcher } from "./flows.js";
-import type { MemoryReport } from "./messages.js";
 import { type BenchContext, sleep, withPrefix } from "./setup.js";
 import { percentile, type Row, row } from "./stats.js";
 
@@ -127,9 +126,17 @@ async function pause(ms: number, until: () => boolean): Promise<void> {
 }
 
 /**
+ * The bot's answer to /pay: its prompt (with buttons) or its refusal for want of the
+ * Payment API; not the Paid notice of an earlier flow, which may arrive meanwhile.
+ */
+function isPayAnswer(message: SentMessage): boolean {
+  return (message.replyMarkup?.length ?? 0) > 0 || plainText(message).includes("not answering");
+}
+
+/**
  * One /pay → Confirm by the desk payer, each action THINK_MS after the bot's last message.
- * The bot's first answer to /pay is timed whatever it is; one without a Confirm button (a
- * refusal) ends the flow as failed.
+ * The bot's answer to /pay is timed whether a prompt or a refusal; a refusal ends the
+ * flow as failed.
  */
 async function deskFlow(
   user: EmulatedUser,
@@ -140,7 +147,7 @@ async function deskFlow(
   await sleep(THINK_MS);
   const answered = watcher.next(
     chatId,
-    (_message, kind) => kind === "message",
+    (message, kind) => kind === "message" && isPayAnswer(message),
     DESK_STEP_TIMEOUT_MS,
     "/pay → prompt",
   );
@@ -205,17 +212,18 @@ async function payAtDesk(
 async function watchMemory(
   bot: ReplicasUnderTest,
   until: () => boolean,
-): Promise<{ peakRssBytes: number[]; latest: MemoryReport[] }> {
+): Promise<{ peakRssBytes: number[]; peakHeapBytes: number[] }> {
   const peakRssBytes = bot.replicas.map(() => 0);
-  let latest: MemoryReport[] = [];
+  const peakHeapBytes = bot.replicas.map(() => 0);
   while (until()) {
-    latest = await Promise.all(bot.replicas.map((replica) => replica.memory()));
-    latest.forEach((report, index) => {
+    const reports = await Promise.all(bot.replicas.map((replica) => replica.memory()));
+    reports.forEach((report, index) => {
       peakRssBytes[index] = Math.max(peakRssBytes[index] ?? 0, report.rssBytes);
+      peakHeapBytes[index] = Math.max(peakHeapBytes[index] ?? 0, report.heapUsedBytes);
     });
     await pause(MEMORY_EVERY_MS, until);
   }
-  return { peakRssBytes, latest };
+  return { peakRssBytes, peakHeapBytes };
 }
 
 function hasButton(message: SentMessage, pattern: RegExp): boolean {
@@ -228,7 +236,7 @@ interface BatchRun {
   previewAtMs: number;
   finishedAtMs: number;
   desk: StepSamples;
-  memory: { peakRssBytes: number[]; latest: MemoryReport[] };
+  memory: { peakRssBytes: number[]; peakHeapBytes: number[] };
   /** Each replica's peak RSS since it started, read once the batch was done. */
   maxRssBytes: number[];
 }
@@ -341,6 +349,7 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
   const sentMs = (lastDisburse?.atMs ?? run.finishedAtMs) - run.uploadedAtMs;
   const peaks = run.maxRssBytes.map((bytes) => bytes / MB);
   const sampled = run.memory.peakRssBytes.map((bytes) => bytes / MB);
+  const heaps = run.memory.peakHeapBytes.map((bytes) => bytes / MB);
   const steps = [
     ["prompt", "/pay → prompt"],
     ["confirm", "Confirm → Pending"],
@@ -439,7 +448,8 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
         `Each replica's peak RSS since it started (getrusage maxRSS), read when the ` +
         `summary arrived: ${peaks.map((mb) => mb.toFixed(0)).join(" / ")} MB; the highest ` +
         `RSS sampled every ${MEMORY_EVERY_MS / 1000} s with the batch in flight: ` +
-        `${sampled.map((mb) => mb.toFixed(0)).join(" / ")} MB. No forced GC.`,
+        `${sampled.map((mb) => mb.toFixed(0)).join(" / ")} MB, heap used at most ` +
+        `${heaps.map((mb) => mb.toFixed(0)).join(" / ")} MB. No forced GC.`,
     }),
   ];
 }
