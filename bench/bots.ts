@@ -14,10 +14,8 @@ import { MessageWatcher } from "./flows.js";
 import { BotReadySchema, type MemoryReport, MemorySchema, UsageSchema } from "./messages.js";
 import type { PaymentApiEndpoint } from "./setup.js";
 
-export interface BotUnderTest {
-  emulator: TelegramEmulator;
-  watcher: MessageWatcher;
-  users: EmulatedUser[];
+/** One bot process under test and what it can be asked. */
+export interface BotProcess {
   child: ChildProcess;
   /** The app's HTTP server (payment webhooks), null for the echo bot. */
   httpUrl: string | null;
@@ -25,6 +23,22 @@ export interface BotUnderTest {
   memory(): Promise<MemoryReport>;
   /** CPU time the bot's process has used so far, in ms. */
   cpuMs(): Promise<number>;
+}
+
+/** Bot processes (replicas of one bot: same token, same environment) and their emulator. */
+export interface ReplicasUnderTest {
+  emulator: TelegramEmulator;
+  watcher: MessageWatcher;
+  users: EmulatedUser[];
+  replicas: BotProcess[];
+  /** Stops every bot, then the emulator. */
+  close(): Promise<void>;
+}
+
+export interface BotUnderTest extends BotProcess {
+  emulator: TelegramEmulator;
+  watcher: MessageWatcher;
+  users: EmulatedUser[];
   /** Stops the bot, then the emulator. */
   close(): Promise<void>;
 }
@@ -80,20 +94,16 @@ export interface StartBotOptions {
   routeTelegram?: (apiRoot: string) => Promise<string>;
 }
 
-/** Starts an emulator, its users, and the bot process; resolves once the bot is running. */
-export async function startBot(options: StartBotOptions): Promise<BotUnderTest> {
-  const emulator = await startTelegramEmulator({ maxPollWaitMs: 10_000 });
-  const watcher = new MessageWatcher(emulator);
-  const users = options.userIds.map((id) =>
-    emulator.user({ id, firstName: `Payer ${id}`, languageCode: "en" }),
-  );
-  const apiRoot = options.routeTelegram
-    ? await options.routeTelegram(emulator.apiRoot)
-    : emulator.apiRoot;
+/** Starts one bot process polling `apiRoot`; resolves once it is running. */
+async function startBotProcess(
+  options: StartBotOptions,
+  token: string,
+  apiRoot: string,
+): Promise<BotProcess> {
   const child = forkBench("bot-process.ts", {
     env: {
       BENCH_BOT_MODE: options.mode,
-      TELEGRAM_BOT_TOKEN: emulator.token,
+      TELEGRAM_BOT_TOKEN: token,
       TELEGRAM_API_ROOT: apiRoot,
       ...options.env,
     },
@@ -106,13 +116,9 @@ export async function startBot(options: StartBotOptions): Promise<BotUnderTest> 
     ready = await nextMessage(child, BotReadySchema, 60_000, `${options.mode} bot start`);
   } catch (error) {
     await stopChild(child);
-    await emulator.close();
     throw error;
   }
   return {
-    emulator,
-    watcher,
-    users,
     child,
     httpUrl: ready.httpUrl,
     memory: () => {
@@ -125,9 +131,46 @@ export async function startBot(options: StartBotOptions): Promise<BotUnderTest> 
       child.send({ type: "usage" });
       return (await answer).cpuMicros / 1000;
     },
-    close: async () => {
-      await stopChild(child);
-      await emulator.close();
-    },
   };
+}
+
+/**
+ * Starts an emulator, its users, and `count` bot processes with the same token and
+ * environment (replicas sharing Redis, when the environment says so); resolves once all
+ * are running.
+ */
+export async function startReplicas(
+  options: StartBotOptions,
+  count: number,
+): Promise<ReplicasUnderTest> {
+  const emulator = await startTelegramEmulator({ maxPollWaitMs: 10_000 });
+  const watcher = new MessageWatcher(emulator);
+  const users = options.userIds.map((id) =>
+    emulator.user({ id, firstName: `Payer ${id}`, languageCode: "en" }),
+  );
+  const started: BotProcess[] = [];
+  const close = async () => {
+    await Promise.all(started.map((replica) => stopChild(replica.child)));
+    await emulator.close();
+  };
+  try {
+    const apiRoot = options.routeTelegram
+      ? await options.routeTelegram(emulator.apiRoot)
+      : emulator.apiRoot;
+    for (let n = 0; n < count; n++) {
+      started.push(await startBotProcess(options, emulator.token, apiRoot));
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { emulator, watcher, users, replicas: started, close };
+}
+
+/** Starts an emulator, its users, and the bot process; resolves once the bot is running. */
+export async function startBot(options: StartBotOptions): Promise<BotUnderTest> {
+  const { replicas, ...rest } = await startReplicas(options, 1);
+  const [bot] = replicas;
+  if (!bot) throw new Error("no bot process started");
+  return { ...rest, ...bot };
 }

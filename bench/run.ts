@@ -11,6 +11,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { redactUrlCredentials } from "../src/logger.js";
+import { benchBatch } from "./batch.js";
 import { benchClientOverhead } from "./client-overhead.js";
 import { benchFootprint } from "./footprint.js";
 import { benchLatency } from "./latency.js";
@@ -52,6 +53,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: "footprint", title: "5 footprint", run: benchFootprint, budgetMs: 180_000 },
   { name: "latency", title: "6 latency", run: benchLatency, budgetMs: 300_000 },
   { name: "round-trips", title: "7 round trips", run: benchRoundTrips, budgetMs: 120_000 },
+  // Full mode: about 10 minutes of batch at the production limit, plus a 90 s baseline.
+  { name: "batch", title: "8 batch", run: benchBatch, budgetMs: 1_500_000 },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));
