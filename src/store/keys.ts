@@ -32,6 +32,7 @@
  *   p batches:active           SET    batches the worker has something to do for
  *   p lease:{name}             STRING owner, with a TTL
  *   p ratelimit:{name}         (owned by the rate limiter)
+ *   p events:{part}            the signed events' queue (redis-events.ts lists its parts)
  */
 import type { PayoutState } from "../model/lifecycle.js";
 
@@ -67,6 +68,8 @@ export interface Keys {
   activeBatches(): string;
   lease(name: string): string;
   rateLimit(name: string): string;
+  /** A part of the signed events' queue (store/redis-events.ts). */
+  events(part: string): string;
 }
 
 /** Key builders under `prefix` (used verbatim: include the trailing separator, e.g. `payout-bot:`). */
@@ -100,5 +103,6 @@ export function keys(prefix: string): Keys {
     activeBatches: () => `${prefix}batches:active`,
     lease: (name) => `${prefix}lease:${name}`,
     rateLimit: (name) => `${prefix}ratelimit:${name}`,
+    events: (part) => `${prefix}events:${part}`,
   };
 }

@@ -1,0 +1,158 @@
+/**
+ * Signed events end to end: the bot through the Telegram emulator, the sandbox over HTTP,
+ * real Redis, and a receiver on 127.0.0.1 that checks every signature with the
+ * `standardwebhooks` package.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { plainText } from "../../src/dev/telegram-emulator/index.js";
+import { dayOf } from "../../src/time.js";
+import { EventReceiver } from "../support/event-receiver.js";
+import { payAndConfirm, sendAndWait } from "../support/flows.js";
+import { ADMIN_ID, type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { waitUntil } from "../support/processes.js";
+
+/** Short pauses between tries, so a test sees three tries in well under a second. */
+const FAST_RETRY = { firstMs: 100, maxMs: 400, giveUpAfterMs: 86_400_000 };
+
+describe("signed events", () => {
+  let receiver: EventReceiver;
+  let h: Harness;
+
+  beforeEach(async () => {
+    receiver = await new EventReceiver().listen();
+    h = await startHarness({ env: receiver.env, eventRetry: FAST_RETRY });
+  });
+  afterEach(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  const typesOf = (payoutId: string) =>
+    receiver.accepted.filter((event) => event.body.data.id === payoutId).map((e) => e.body.type);
+
+  async function paidPayout() {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await payAndConfirm(h.emulator, payer, "/pay 237670000001 5000 rent");
+    const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
+    const payout = items[0];
+    if (!payout) throw new Error("no payout stored");
+    await waitUntil(() => typesOf(payout.id).includes("payout.succeeded"), "payout.succeeded");
+    return payout;
+  }
+
+  it("sends a payout's events in order, signed, with the payout as the business knows it", async () => {
+    const payout = await paidPayout();
+
+    expect(typesOf(payout.id)).toEqual(["payout.submitted", "payout.pending", "payout.succeeded"]);
+    expect(receiver.received.every((event) => event.verified)).toBe(true);
+    const succeeded = receiver.accepted.find((e) => e.body.type === "payout.succeeded");
+    expect(succeeded?.id).toMatch(/^evt_\d+_\d+$/);
+    expect(succeeded?.body.data).toMatchObject({
+      id: payout.id,
+      kind: "disbursement",
+      status: "success",
+      amount: 5000,
+      currency: "XAF",
+      phoneNumber: "237670000001",
+      recipientName: expect.stringContaining("Jean-Paul"),
+      note: "rent",
+      initiatedBy: PAYER_ID,
+      actor: 0,
+    });
+    expect(succeeded?.body.data.paymentId).toEqual(expect.any(String));
+    expect(Date.parse(succeeded?.body.timestamp ?? "")).toBeGreaterThan(0);
+    const submitted = receiver.accepted.find((e) => e.body.type === "payout.submitted");
+    expect(submitted?.body.data).toMatchObject({ status: "submitting", actor: PAYER_ID });
+    // Nothing about our internals, and no secret anywhere.
+    const text = JSON.stringify(receiver.received.map((event) => event.body));
+    for (const internal of ["chatId", "messageId", "claimId", "locale", "pollCount"]) {
+      expect(text).not.toContain(internal);
+    }
+    expect(text).not.toContain(receiver.secret.slice("whsec_".length));
+  });
+
+  it("tries an event again with the same id after two 500s, and it is accepted once", async () => {
+    receiver.script.push(500, 500);
+    const payout = await paidPayout();
+
+    const first = receiver.received[0];
+    expect(first?.body.type).toBe("payout.submitted");
+    const tries = receiver.received.filter((event) => event.id === first?.id);
+    expect(tries.map((event) => event.status)).toEqual([500, 500, 200]);
+    expect(tries.every((event) => event.verified)).toBe(true);
+    // Held back behind its first event, the payout's later ones still arrive after it.
+    expect(typesOf(payout.id)).toEqual(["payout.submitted", "payout.pending", "payout.succeeded"]);
+    const ids = receiver.accepted.map((event) => event.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("disables the endpoint on 410 Gone, tells the admins, and sends again once resumed", async () => {
+    receiver.script.push(410);
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    await sendAndWait(h.emulator, admin, "/help");
+    const alert = h.emulator.waitForMessage(
+      (m) => m.chatId === ADMIN_ID && plainText(m).includes("Signed events stopped"),
+      10_000,
+    );
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await payAndConfirm(h.emulator, payer, "/pay 237670000001 5000");
+    expect(plainText(await alert)).toContain("410 Gone");
+
+    const status = await sendAndWait(h.emulator, admin, "/events");
+    expect(plainText(status)).toContain("disabled");
+    expect(plainText(status)).toContain("gone: this endpoint was removed");
+    expect(plainText(status)).not.toContain(receiver.secret.slice("whsec_".length));
+    const triesWhileDisabled = receiver.received.length;
+    expect(triesWhileDisabled).toBe(1);
+
+    await sendAndWait(h.emulator, admin, "/events resume");
+    await waitUntil(
+      () => receiver.accepted.some((event) => event.body.type === "payout.succeeded"),
+      "events sent after resume",
+    );
+    expect(receiver.accepted[0]?.id).toBe(receiver.received[0]?.id);
+    const audit = await h.app.stores.audit.recent(20);
+    expect(audit.map((entry) => entry.action)).toEqual(
+      expect.arrayContaining(["events_disabled", "events_resumed"]),
+    );
+  });
+
+  it("replays a day's events with the ids they had", async () => {
+    const payout = await paidPayout();
+    const firstIds = receiver.accepted.map((event) => event.id);
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+
+    const answer = await sendAndWait(
+      h.emulator,
+      admin,
+      `/events replay ${dayOf(Date.now(), h.app.config.timeZone)}`,
+    );
+    expect(plainText(answer)).toContain("3 event(s)");
+    await waitUntil(() => receiver.accepted.length >= firstIds.length * 2, "the replayed events");
+
+    const again = receiver.accepted.slice(firstIds.length).map((event) => event.id);
+    expect(again).toEqual(firstIds);
+    expect(typesOf(payout.id)).toEqual([
+      "payout.submitted",
+      "payout.pending",
+      "payout.succeeded",
+      "payout.submitted",
+      "payout.pending",
+      "payout.succeeded",
+    ]);
+    const audit = await h.app.stores.audit.recent(5);
+    expect(audit.some((entry) => entry.action === "events_replayed")).toBe(true);
+  });
+
+  it("shows the endpoint and the last day's deliveries to admins only", async () => {
+    await paidPayout();
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const status = plainText(await sendAndWait(h.emulator, admin, "/events"));
+    expect(status).toContain(receiver.url);
+    expect(status).toContain("Delivered in the last 24 h: 3");
+    expect(status).toContain("Waiting: 0");
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const refused = plainText(await sendAndWait(h.emulator, payer, "/events"));
+    expect(refused).not.toContain(receiver.url);
+  });
+});
