@@ -8,7 +8,7 @@ import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { dayOf } from "../../src/time.js";
 import { EventReceiver } from "../support/event-receiver.js";
 import { payAndConfirm, sendAndWait } from "../support/flows.js";
-import { ADMIN_ID, type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { ADMIN_ID, APPROVER_ID, type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 import { waitUntil } from "../support/processes.js";
 
 /** Short pauses between tries, so a test sees three tries in well under a second. */
@@ -154,5 +154,76 @@ describe("signed events", () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const refused = plainText(await sendAndWait(h.emulator, payer, "/events"));
     expect(refused).not.toContain(receiver.url);
+  });
+});
+
+describe("signed events of approvals and collections", () => {
+  let receiver: EventReceiver;
+  let h: Harness;
+
+  beforeEach(async () => {
+    receiver = await new EventReceiver().listen();
+    h = await startHarness({ env: { ...receiver.env, APPROVAL_THRESHOLD_XAF: "100000" } });
+  });
+  afterEach(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  const eventsOf = (payoutId: string) =>
+    receiver.accepted.filter((event) => event.body.data.id === payoutId);
+
+  it("sends approval.requested and approval.approved before the payout's own events", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const approver = h.emulator.user({ id: APPROVER_ID, firstName: "Ama", languageCode: "en" });
+    await sendAndWait(h.emulator, approver, "/help");
+    const card = h.emulator.waitForMessage(
+      (m) => m.chatId === APPROVER_ID && plainText(m).includes("Approval needed"),
+    );
+    await payAndConfirm(h.emulator, payer, "/pay 237670000001 250000 rent", "Waiting for approval");
+    const paid = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).includes("Paid"),
+      10_000,
+    );
+    await approver.pressButton(await card, 0);
+    await paid;
+    const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
+    const id = items[0]?.id ?? "";
+    await waitUntil(() => eventsOf(id).length === 5, "the approval's and payout's events");
+
+    expect(eventsOf(id).map((event) => event.body.type)).toEqual([
+      "approval.requested",
+      "approval.approved",
+      "payout.submitted",
+      "payout.pending",
+      "payout.succeeded",
+    ]);
+    expect(eventsOf(id)[1]?.body.data).toMatchObject({
+      status: "submitting",
+      approvedBy: APPROVER_ID,
+      actor: APPROVER_ID,
+      amount: 250000,
+    });
+    expect(receiver.received.every((event) => event.verified)).toBe(true);
+  });
+
+  it("sends a collection's events as collection.*", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await payAndConfirm(h.emulator, payer, "/collect 237690000001 3000");
+    const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
+    const id = items[0]?.id ?? "";
+    await waitUntil(() => eventsOf(id).length === 3, "the collection's events");
+
+    expect(eventsOf(id).map((event) => event.body.type)).toEqual([
+      "collection.submitted",
+      "collection.pending",
+      "collection.succeeded",
+    ]);
+    expect(eventsOf(id)[2]?.body.data).toMatchObject({
+      kind: "collection",
+      phoneNumber: "237690000001",
+      operator: "orange",
+      amount: 3000,
+    });
   });
 });
