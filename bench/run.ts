@@ -12,6 +12,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { redactUrlCredentials } from "../src/logger.js";
 import { benchClientOverhead } from "./client-overhead.js";
+import { benchEvents } from "./events.js";
 import { benchFootprint } from "./footprint.js";
 import { benchLatency } from "./latency.js";
 import { benchNotify } from "./notify.js";
@@ -52,6 +53,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: "footprint", title: "5 footprint", run: benchFootprint, budgetMs: 180_000 },
   { name: "latency", title: "6 latency", run: benchLatency, budgetMs: 300_000 },
   { name: "round-trips", title: "7 round trips", run: benchRoundTrips, budgetMs: 120_000 },
+  { name: "events", title: "8 events", run: benchEvents, budgetMs: 240_000 },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));

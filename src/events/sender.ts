@@ -20,7 +20,7 @@ export interface EventSenderOptions {
   key: Buffer;
   /** A try not answered with a 2xx within this is failed. Default 10 s (the rule). */
   timeoutMs?: number;
-  /** Tries in flight at once. Default 16. */
+  /** Connections to the receiver at most. Default 64 (one per try of a round). */
   connections?: number;
 }
 
@@ -42,7 +42,7 @@ export class EventSender {
     this.#key = options.key;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#agent = new Agent({
-      connections: options.connections ?? 16,
+      connections: options.connections ?? 64,
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
     });

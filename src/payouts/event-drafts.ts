@@ -6,6 +6,7 @@
  */
 import type { Logger } from "../logger.js";
 import type { AuditEntry } from "../model/audit.js";
+import type { Batch } from "../model/batch.js";
 import {
   batchEventData,
   type EventSource,
@@ -15,32 +16,44 @@ import {
   mayBeEvent,
   payoutEventData,
 } from "../model/events.js";
+import type { Payout } from "../model/payout.js";
 import type { EventDraft } from "../store/redis-events.js";
 import type { Stores } from "../store/types.js";
 
-/** The events of `entries`, in their order. */
+/** The events of `entries`, in their order (each payout and batch read once, all at once). */
 export async function eventDrafts(
   entries: readonly AuditEntry[],
   stores: Pick<Stores, "payouts" | "batches">,
   logger: Logger,
 ): Promise<EventDraft[]> {
+  const relevant = entries.filter((entry) => entry.id !== undefined && mayBeEvent(entry.action));
+  const payoutIds = [...new Set(relevant.flatMap((entry) => entry.payoutId ?? []))];
+  const batchIds = [
+    ...new Set(relevant.flatMap((entry) => (entry.payoutId ? [] : (entry.batchId ?? [])))),
+  ];
+  const [payouts, batches] = await Promise.all([
+    Promise.all(payoutIds.map((id) => stores.payouts.get(id))),
+    Promise.all(batchIds.map((id) => stores.batches.get(id))),
+  ]);
+  const payoutOf = new Map(payoutIds.map((id, index) => [id, payouts[index] ?? null]));
+  const batchOf = new Map(batchIds.map((id, index) => [id, batches[index] ?? null]));
   const drafts: EventDraft[] = [];
-  for (const entry of entries) {
-    if (entry.id === undefined || !mayBeEvent(entry.action)) continue;
-    const draft = await eventDraft(entry, entry.id, stores, logger);
+  for (const entry of relevant) {
+    const draft = eventDraft(entry, entry.id ?? "", payoutOf, batchOf, logger);
     if (draft) drafts.push(draft);
   }
   return drafts;
 }
 
-async function eventDraft(
+function eventDraft(
   entry: AuditEntry,
   entryId: string,
-  stores: Pick<Stores, "payouts" | "batches">,
+  payoutOf: ReadonlyMap<string, Payout | null>,
+  batchOf: ReadonlyMap<string, Batch | null>,
   logger: Logger,
-): Promise<EventDraft | null> {
+): EventDraft | null {
   if (entry.payoutId !== undefined) {
-    const payout = await stores.payouts.get(entry.payoutId);
+    const payout = payoutOf.get(entry.payoutId);
     if (!payout) return gone(entry, logger);
     const source = eventSourceOf(entry, payout.kind);
     if (!source) return null;
@@ -51,7 +64,7 @@ async function eventDraft(
   if (entry.batchId !== undefined) {
     const source = eventSourceOf(entry, undefined);
     if (!source) return null;
-    const batch = await stores.batches.get(entry.batchId);
+    const batch = batchOf.get(entry.batchId);
     if (!batch) return gone(entry, logger);
     return draftOf(source, entry, entryId, batchEventData(batch), `batch:${batch.id}`);
   }

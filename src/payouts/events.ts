@@ -80,7 +80,7 @@ export interface EventDispatchOptions {
   retry?: EventRetryPolicy;
   /** Pause between rounds. Default 250 ms. */
   tickMs?: number;
-  /** Audit entries read per round, and events tried at once. Default 100 and 32. */
+  /** Audit entries read per round, and events tried at once. Default 200 and 64. */
   readLimit?: number;
   sendLimit?: number;
   /** Called when a notice was queued (the 410 alert), to deliver it at once. */
@@ -219,7 +219,7 @@ export class EventDispatch {
     const page = await stores.audit.range({
       fromMs: 0,
       toMs: Number.MAX_SAFE_INTEGER,
-      limit: this.#options.readLimit ?? 100,
+      limit: this.#options.readLimit ?? 200,
       after: cursor,
     });
     const last = page.next ?? page.entries.at(-1)?.id;
@@ -232,7 +232,7 @@ export class EventDispatch {
 
   async #deliverDue(): Promise<number> {
     const { queue, now } = this.#options;
-    const due = await queue.due(now(), this.#options.sendLimit ?? 32);
+    const due = await queue.due(now(), this.#options.sendLimit ?? 64);
     await Promise.all(due.map((event) => this.#deliver(event)));
     if (due.length > 0) this.wake();
     return due.length;
