@@ -58,6 +58,7 @@ const ACTION_KEY = {
   events_resumed: "audit.action.events_resumed",
   events_replayed: "audit.action.events_replayed",
   events_disabled: "audit.action.events_disabled",
+  availability_changed: "audit.action.availability_changed",
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Facts shown with words of their own; any other as `name: value`. */

@@ -73,6 +73,8 @@ export const AUDIT_ACTIONS = [
   "events_resumed",
   "events_replayed",
   "events_disabled",
+  /** An operator's payouts or collections went down or came back (the bot saw it). */
+  "availability_changed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

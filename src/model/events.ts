@@ -35,13 +35,15 @@ export const EVENT_TYPES = [
     typeName("approval", step),
   ),
   ...(["confirmed", "completed", "stopped"] as const).map((step) => typeName("batch", step)),
+  typeName("operator", "availability_changed"),
 ];
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What an audit entry is, as an event: its type and whose it is. */
 export type EventSource =
   | { type: EventType; subject: "payout"; payoutId: string }
-  | { type: EventType; subject: "batch"; batchId: string };
+  | { type: EventType; subject: "batch"; batchId: string }
+  | { type: EventType; subject: "operator" };
 
 /** Audit actions of a payout → the step its event reports (none: not sent). */
 const PAYOUT_STEP_OF: Readonly<Record<string, PayoutEventStep>> = {
@@ -93,6 +95,9 @@ export function eventSourceOf(entry: AuditEntry, kind: PayoutKind | undefined): 
   }
   const batchType = BATCH_TYPE_OF[action];
   if (batchId !== undefined && batchType) return { type: batchType, subject: "batch", batchId };
+  if (action === "availability_changed") {
+    return { type: typeName("operator", "availability_changed"), subject: "operator" };
+  }
   return null;
 }
 
@@ -102,7 +107,8 @@ export function mayBeEvent(action: string): boolean {
     action in PAYOUT_STEP_OF ||
     action in APPROVAL_TYPE_OF ||
     action in BATCH_TYPE_OF ||
-    action === "expire"
+    action === "expire" ||
+    action === "availability_changed"
   );
 }
 
@@ -165,6 +171,19 @@ export function batchEventData(batch: Batch) {
     createdAt: iso(batch.createdAtMs),
     confirmedAt: iso(batch.confirmedAtMs),
     finishedAt: iso(batch.finishedAtMs),
+  };
+}
+
+/** An operator's operation as it changed (from its audit entry's details). */
+export function availabilityEventData(entry: AuditEntry) {
+  const details = entry.details ?? {};
+  return {
+    operator: details.operator ?? null,
+    operation: details.operation ?? null,
+    /** The API's word for it (OPERATIONAL: up). */
+    status: details.status ?? null,
+    available: details.up === true,
+    since: new Date(entry.atMs).toISOString(),
   };
 }
 

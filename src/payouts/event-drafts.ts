@@ -8,6 +8,7 @@ import type { Logger } from "../logger.js";
 import type { AuditEntry } from "../model/audit.js";
 import type { Batch } from "../model/batch.js";
 import {
+  availabilityEventData,
   batchEventData,
   type EventSource,
   eventBody,
@@ -68,7 +69,11 @@ function eventDraft(
     if (!batch) return gone(entry, logger);
     return draftOf(source, entry, entryId, batchEventData(batch), `batch:${batch.id}`);
   }
-  return null;
+  const source = eventSourceOf(entry, undefined);
+  if (!source) return null;
+  const data = availabilityEventData(entry);
+  const subject = `operator:${String(data.operator)}:${String(data.operation)}`;
+  return draftOf(source, entry, entryId, data, subject);
 }
 
 function gone(entry: AuditEntry, logger: Logger): null {

@@ -227,3 +227,46 @@ describe("signed events of approvals and collections", () => {
     });
   });
 });
+
+describe("signed events of operator availability", () => {
+  let receiver: EventReceiver;
+  let h: Harness;
+
+  beforeEach(async () => {
+    receiver = await new EventReceiver().listen();
+    h = await startHarness({ env: { ...receiver.env, AVAILABILITY_CHECK_SECONDS: "1" } });
+  });
+  afterEach(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  it("sends operator.availability_changed when MTN payouts go down and when they come back", async () => {
+    const changes = () =>
+      receiver.accepted.filter((event) => event.body.type === "operator.availability_changed");
+    await waitUntil(
+      () => h.sandbox.countRequests({ method: "GET", path: "/availability" }) > 0,
+      "a first availability check",
+    );
+    h.sandbox.setAvailability("mtn", "disbursement", "SUSPENDED");
+    await waitUntil(() => changes().length === 1, "the down event", 15_000);
+    h.sandbox.setAvailability("mtn", "disbursement", "OPERATIONAL");
+    await waitUntil(() => changes().length === 2, "the back-up event", 15_000);
+
+    expect(changes().map((event) => event.body.data)).toEqual([
+      expect.objectContaining({
+        operator: "mtn",
+        operation: "disbursement",
+        status: "SUSPENDED",
+        available: false,
+      }),
+      expect.objectContaining({
+        operator: "mtn",
+        operation: "disbursement",
+        status: "OPERATIONAL",
+        available: true,
+      }),
+    ]);
+    expect(changes().every((event) => event.verified)).toBe(true);
+  });
+});

@@ -16,7 +16,8 @@ export function newEventsSecret(): string {
 export const ReceivedBodySchema = z.object({
   type: z.string(),
   timestamp: z.string(),
-  data: z.looseObject({ id: z.string(), status: z.string() }),
+  // A payout or batch has an id; an operator's availability has none.
+  data: z.looseObject({ id: z.string().optional() }),
 });
 export type ReceivedBody = z.infer<typeof ReceivedBodySchema>;
 
