@@ -144,6 +144,29 @@ describe("signed events", () => {
     expect(audit.some((entry) => entry.action === "events_replayed")).toBe(true);
   });
 
+  it("holds events while paused and sends them once resumed, both audited", async () => {
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const paused = await sendAndWait(h.emulator, admin, "/events pause");
+    expect(plainText(paused)).toContain("Events paused");
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await payAndConfirm(h.emulator, payer, "/pay 237670000001 5000");
+    await waitUntil(async () => {
+      const status = plainText(await sendAndWait(h.emulator, admin, "/events"));
+      return status.includes("Waiting: 3");
+    }, "three events waiting");
+    expect(receiver.received).toHaveLength(0);
+
+    await sendAndWait(h.emulator, admin, "/events resume");
+    await waitUntil(() => receiver.accepted.length === 3, "the held events");
+    expect(receiver.accepted.map((event) => event.body.type)).toEqual([
+      "payout.submitted",
+      "payout.pending",
+      "payout.succeeded",
+    ]);
+    const actions = (await h.app.stores.audit.recent(30)).map((entry) => entry.action);
+    expect(actions).toEqual(expect.arrayContaining(["events_paused", "events_resumed"]));
+  });
+
   it("shows the endpoint and the last day's deliveries to admins only", async () => {
     await paidPayout();
     const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
@@ -268,5 +291,45 @@ describe("signed events of operator availability", () => {
       }),
     ]);
     expect(changes().every((event) => event.verified)).toBe(true);
+  });
+});
+
+describe("signed events a receiver never accepts", () => {
+  let receiver: EventReceiver;
+  let h: Harness;
+
+  beforeEach(async () => {
+    receiver = await new EventReceiver().listen();
+    receiver.fallback = 503;
+    // Tries stop 1.5 s after the change here (3 days in production).
+    const retry = { firstMs: 100, maxMs: 200, giveUpAfterMs: 1500 };
+    h = await startHarness({ env: receiver.env, eventRetry: retry });
+  });
+  afterEach(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  it("drops them once the tries' window is over, counts them, and shows the failures", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await payAndConfirm(h.emulator, payer, "/pay 237670000001 5000");
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    let status = "";
+    await waitUntil(
+      async () => {
+        status = plainText(await sendAndWait(h.emulator, admin, "/events"));
+        return status.includes("Waiting: 0") && status.includes("Dropped");
+      },
+      "the events dropped",
+      15_000,
+    );
+    expect(status).toContain("Dropped after 3 days of tries: 3");
+    expect(status).toContain("503 answer 503");
+    expect(receiver.accepted).toHaveLength(0);
+    // Each was tried more than once, and each payout's events still went in order.
+    const firstTries = receiver.received.map((event) => event.body.type);
+    expect(firstTries[0]).toBe("payout.submitted");
+    expect(new Set(receiver.received.map((event) => event.id)).size).toBe(3);
+    expect(receiver.received.length).toBeGreaterThan(3);
   });
 });
