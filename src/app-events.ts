@@ -60,9 +60,10 @@ export function createEvents(setup: EventsSetup): EventsHandle | undefined {
     dispatch,
     start: () => {
       dispatch.start();
+      // A receiver that never answers must not hold the stop for 10 s: its tries end now.
       return async () => {
-        await dispatch.stop();
         await sender.close();
+        await dispatch.stop();
       };
     },
   };

@@ -84,7 +84,8 @@ export class EventSender {
     }
   }
 
+  /** Ends every try in flight at once (each counts as failed, tried again later). */
   async close(): Promise<void> {
-    await this.#agent.close();
+    await this.#agent.destroy();
   }
 }

@@ -13,7 +13,7 @@
  * hour, with jitter, for 3 days, then dropped, logged and counted; 410 Gone disables the
  * endpoint and tells the admins (through the outbox). The chat never waits on any of it.
  */
-import type { Logger } from "../logger.js";
+import { type Logger, redactUrlCredentials } from "../logger.js";
 import { type Actor, actorFields } from "../model/audit.js";
 import { retryDelayMs } from "../model/events.js";
 import { noticeKey } from "../model/notice.js";
@@ -258,7 +258,8 @@ export class EventDispatch {
     if (result.outcome === "gone") {
       const notice = noticeKey({ kind: "events_disabled", atMs: failure.atMs });
       if (await queue.disable(failure.atMs, notice, failure)) {
-        this.#log.warn({ ...log, url: sender.url }, "events endpoint answered 410 Gone; disabled");
+        const url = redactUrlCredentials(sender.url);
+        this.#log.warn({ ...log, url }, "events endpoint answered 410 Gone; disabled");
         await this.#options.stores.audit.record({
           atMs: failure.atMs,
           actorId: 0,
