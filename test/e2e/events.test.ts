@@ -167,6 +167,37 @@ describe("signed events", () => {
     expect(actions).toEqual(expect.arrayContaining(["events_paused", "events_resumed"]));
   });
 
+  it("sends batch.confirmed and batch.completed, and each row's payout events with its batch id", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const preview = h.emulator.waitForMessage((m) => plainText(m).includes("checked"), 20_000);
+    const file = "phone,amount\n670000001,1000\n690000001,2000\n";
+    await payer.uploadDocument("pay.csv", "text/csv", Buffer.from(file));
+    const shown = await preview;
+    await payer.pressButton(shown, 0);
+    await waitUntil(
+      () => receiver.accepted.some((event) => event.body.type === "batch.completed"),
+      "batch.completed",
+      20_000,
+    );
+
+    const batchEvents = receiver.accepted.filter((e) => e.body.type.startsWith("batch."));
+    expect(batchEvents.map((event) => event.body.type)).toEqual([
+      "batch.confirmed",
+      "batch.completed",
+    ]);
+    const batchId = batchEvents[0]?.body.data.id ?? "";
+    expect(batchEvents[1]?.body.data).toMatchObject({
+      id: batchId,
+      status: "done",
+      fileName: "pay.csv",
+      rows: 2,
+      tally: expect.objectContaining({ paid: 2, paidXaf: 3000 }),
+    });
+    const rows = receiver.accepted.filter((e) => e.body.data.batchId === batchId);
+    expect(rows.filter((e) => e.body.type === "payout.succeeded")).toHaveLength(2);
+    expect(receiver.received.every((event) => event.verified)).toBe(true);
+  });
+
   it("shows the endpoint and the last day's deliveries to admins only", async () => {
     await paidPayout();
     const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
