@@ -7,7 +7,7 @@ import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { Config } from "./config/index.js";
 import { EventSender } from "./events/sender.js";
-import type { Logger } from "./logger.js";
+import { type Logger, redactUrlCredentials } from "./logger.js";
 import { EventDispatch, type EventRetryPolicy } from "./payouts/events.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
@@ -43,6 +43,7 @@ export function createEvents(setup: EventsSetup): EventsHandle | undefined {
     );
   }
   const sender = new EventSender({ url: settings.url, key: settings.key });
+  setup.logger.info({ url: redactUrlCredentials(settings.url) }, "signed events on");
   // A listening process has a stable name: restarted in place, it takes its lease back.
   const { port } = setup.config.http;
   const listens = setup.http !== false && port !== 0;

@@ -60,7 +60,7 @@ describe("signed events from bot processes", () => {
     receiver.fallback = 200;
     await lapsePollerLease(world);
     await lapseEventsLease();
-    await startBot(env);
+    const second = await startBot(env);
     await waitUntil(
       () => accepted(payout.id).length === PAYOUT_TYPES.length,
       "the payout's events after the restart",
@@ -73,6 +73,11 @@ describe("signed events from bot processes", () => {
     expect(tries.filter((event) => event.status === 200)).toHaveLength(1);
     expect(tries.find((event) => event.status === 200)?.atMs).toBeGreaterThan(killedAtMs);
     expect(receiver.received.every((event) => event.verified)).toBe(true);
+    // The failed tries were logged; the secret never was.
+    const logs = JSON.stringify([...first.process.logs, ...second.process.logs]);
+    expect(logs).toContain("signed events on");
+    expect(logs).toContain("event try failed");
+    expect(logs).not.toContain(receiver.secret.slice("whsec_".length));
   });
 
   it("has each event accepted once with two replicas running", async () => {
