@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { redactUrlCredentials } from "../src/logger.js";
 import { benchBatch } from "./batch.js";
 import { benchClientOverhead } from "./client-overhead.js";
+import { benchEvents } from "./events.js";
 import { benchFootprint } from "./footprint.js";
 import { benchLatency } from "./latency.js";
 import { benchNotify } from "./notify.js";
@@ -55,6 +56,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: "round-trips", title: "7 round trips", run: benchRoundTrips, budgetMs: 120_000 },
   // Full mode: about 10 minutes of batch at the production limit, plus a 90 s baseline.
   { name: "batch", title: "8 batch", run: benchBatch, budgetMs: 1_500_000 },
+  { name: "events", title: "9 events", run: benchEvents, budgetMs: 240_000 },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));

@@ -5,6 +5,7 @@
  */
 import { hostname } from "node:os";
 import type { Telegraf } from "telegraf";
+import { createEvents } from "./app-events.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { connectStores, rateLimiter } from "./app-storage.js";
 import { createBot, registerCommands } from "./bot/bot.js";
@@ -18,6 +19,7 @@ import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
 import { ApprovalExpiry } from "./payouts/approval-expiry.js";
+import type { EventRetryPolicy } from "./payouts/events.js";
 import { Notifier } from "./payouts/notifier.js";
 import { createPayouts, type Payouts } from "./payouts/payouts.js";
 import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
@@ -45,6 +47,8 @@ export interface AppOptions {
   /** Skip the HTTP server (in-process tests that need none). Default true. */
   http?: boolean;
   now?: () => number;
+  /** Signed events' retry pauses (tests use short ones; default 5 s → 1 h for 3 days). */
+  eventRetry?: EventRetryPolicy;
 }
 
 export interface App {
@@ -114,6 +118,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       // Called only once the bot runs, by which time the notifier below exists.
       onNoticeQueued: () => notifier.wake(),
     });
+    const events = createEvents({ ...options, redis, stores, now, wake: () => notifier.wake() });
     const bot = createBot({
       token,
       apiRoot: config.telegram.apiRoot,
@@ -125,6 +130,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       now,
       onNoticeQueued: () => notifier.wake(),
       onBatchWork: () => batchWorker.wake(),
+      ...(events ? { events: events.dispatch } : {}),
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);
@@ -151,6 +157,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     notifier.start();
     cleanups.push(() => notifier.stop());
+    if (events) cleanups.push(events.start());
     const tracker = new PayoutTracker({
       settlement: payouts.settlement,
       stores,

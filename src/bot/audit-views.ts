@@ -55,6 +55,11 @@ const ACTION_KEY = {
   batch_expire: "audit.action.batch_expire",
   batch_stop: "audit.action.batch_stop",
   batch_done: "audit.action.batch_done",
+  events_paused: "audit.action.events_paused",
+  events_resumed: "audit.action.events_resumed",
+  events_replayed: "audit.action.events_replayed",
+  events_disabled: "audit.action.events_disabled",
+  availability_changed: "audit.action.availability_changed",
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Facts shown with words of their own; any other as `name: value`. */

@@ -7,6 +7,7 @@ import type { BotCommand } from "telegraf/types";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import type { Locale } from "../model/locale.js";
+import type { EventDispatch } from "../payouts/events.js";
 import type { Payouts } from "../payouts/payouts.js";
 import { isStoreUnavailableError } from "../store/errors.js";
 import type { Stores } from "../store/types.js";
@@ -15,6 +16,7 @@ import { access, sequentialPerChat } from "./features/access.js";
 import { adminFeature } from "./features/admin.js";
 import { approvalFeature } from "./features/approval.js";
 import { batchFeature } from "./features/batch.js";
+import { eventsFeature } from "./features/events.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
 import { lookupFeature } from "./features/lookup.js";
@@ -40,6 +42,8 @@ export interface BotDeps {
   onNoticeQueued?: () => void;
   /** Called when a batch has work for the batch worker (an upload, a Confirm). */
   onBatchWork?: () => void;
+  /** The signed events (/events); undefined when EVENTS_URL is unset. */
+  events?: EventDispatch;
 }
 
 /**
@@ -93,6 +97,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(statusFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(reportsFeature({ stores: deps.stores, now }));
+  bot.use(eventsFeature({ events: deps.events, now }));
   bot.use(fallbackFeature());
 
   bot.catch(async (error, ctx) => {

@@ -80,6 +80,9 @@ export class TelegramMessenger implements Messenger {
       case "availability":
         if (this.#reports) return this.#reports.alert(delivery.alert);
         break;
+      case "events_disabled":
+        if (this.#reports) return this.#reports.eventsDisabled(delivery.atMs);
+        break;
       case "batch_preview":
       case "batch_progress":
       case "batch_done":

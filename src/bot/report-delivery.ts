@@ -14,6 +14,7 @@ import { may } from "../payouts/policy.js";
 import { payoutsInState } from "../store/payout-store.js";
 import type { Stores } from "../store/types.js";
 import { availabilityAlertView, digestView } from "./digest-views.js";
+import { eventsDisabledView } from "./events-views.js";
 import { sendView } from "./reply.js";
 import { namesOf, translatorFor } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
@@ -72,6 +73,11 @@ export class ReportDelivery {
     } catch (error) {
       throw toDeliveryError(error);
     }
+  }
+
+  /** The events' receiver answered 410 Gone: every admin is told events are off. */
+  async eventsDisabled(atMs: number): Promise<void> {
+    await this.#toAdmins((t) => eventsDisabledView(t, atMs), { eventsDisabledAt: String(atMs) });
   }
 
   #translatorOf(chatId: number): Promise<Translate> {

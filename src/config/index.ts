@@ -10,6 +10,7 @@ import { may } from "../payouts/policy.js";
 import type { BatchSettings, PayoutRules } from "../payouts/types.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../time.js";
 import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values.js";
+import { type EventsConfig, eventsConfig } from "./events.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
 import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
@@ -147,6 +148,8 @@ export interface Config {
   /** Approvals, daily spending caps and the duplicate warning (config/rules.ts). */
   rules: PayoutRules;
   batch: BatchSettings;
+  /** Signed events to the business's systems (config/events.ts); undefined: off. */
+  events: EventsConfig | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -194,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   problems.push(...staffProblems.map((problem) => `STAFF: ${problem}`));
   problems.push(...redisProblems(env));
   problems.push(...rulesProblems(env));
+  const events = eventsConfig(env, problems);
 
   // The checks below read the raw environment, so that one bad value above does not hide
   // the problems below: every problem is reported in one go.
@@ -294,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
       RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV],
       values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
     ),
+    events,
     logLevel: values.LOG_LEVEL,
   };
 }

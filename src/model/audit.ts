@@ -68,6 +68,13 @@ export const AUDIT_ACTIONS = [
   "export",
   "batch_upload",
   ...BATCH_AUDIT_STEPS.map((step) => `batch_${step}` as const),
+  /** Signed events (/events): paused, resumed, replayed by an admin; disabled by a 410. */
+  "events_paused",
+  "events_resumed",
+  "events_replayed",
+  "events_disabled",
+  /** An operator's payouts or collections went down or came back (the bot saw it). */
+  "availability_changed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

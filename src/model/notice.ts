@@ -84,7 +84,9 @@ export type Notice =
       sinceMs: number;
     }
   | { kind: ApprovalNoticeKind; payoutId: string }
-  | { kind: BatchNoticeKind; batchId: string };
+  | { kind: BatchNoticeKind; batchId: string }
+  /** The events' receiver answered 410 Gone at `atMs`: events are off until resumed. */
+  | { kind: "events_disabled"; atMs: number };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -105,6 +107,8 @@ export function noticeKey(notice: Notice): string {
     case "batch_done":
     case "batch_decided":
       return `${notice.kind}:${notice.batchId}`;
+    case "events_disabled":
+      return `events_disabled:${notice.atMs}`;
     default:
       return `${notice.kind}:${notice.payoutId}`;
   }
@@ -144,6 +148,9 @@ export function parseNoticeKey(key: string): Notice | null {
     return { kind, day: first };
   }
   if (kind === "availability" && parts.length === 5) return availabilityNotice(parts);
+  if (kind === "events_disabled" && parts.length === 2 && /^\d{1,15}$/.test(first ?? "")) {
+    return { kind, atMs: Number(first) };
+  }
   return null;
 }
 

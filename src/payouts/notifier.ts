@@ -47,7 +47,9 @@ export type Delivery =
   | { kind: "availability"; alert: AvailabilityAlert }
   | { kind: ApprovalNoticeKind; payout: Payout }
   /** A batch's preview, progress, summary, approval card or decision, from the batch now. */
-  | { kind: BatchNoticeKind; batch: Batch };
+  | { kind: BatchNoticeKind; batch: Batch }
+  /** The events' receiver answered 410 Gone: the admins are told events are off. */
+  | { kind: "events_disabled"; atMs: number };
 
 /** What a delivery is about, for the logs. */
 function subjectOf(delivery: Delivery): Record<string, string | number> {
@@ -56,6 +58,8 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
       return { day: delivery.day };
     case "availability":
       return { operator: delivery.alert.operator, operation: delivery.alert.operation };
+    case "events_disabled":
+      return { atMs: delivery.atMs };
     case "batch_preview":
     case "batch_progress":
     case "batch_done":
@@ -175,6 +179,7 @@ export class Notifier {
   async #read(notice: Notice): Promise<Delivery | null> {
     if (notice.kind === "digest") return notice;
     if (notice.kind === "availability") return { kind: "availability", alert: notice };
+    if (notice.kind === "events_disabled") return notice;
     if ("batchId" in notice) {
       const batch = await this.#options.stores.batches.get(notice.batchId);
       return batch ? { kind: notice.kind, batch } : null;

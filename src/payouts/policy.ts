@@ -29,7 +29,9 @@ export type Capability =
   /** Everyone's spending against the daily limits, not only one's own (/limits). */
   | "see_all_spending"
   /** Stop anyone's running batch (a payer stops only their own). */
-  | "stop_any_batch";
+  | "stop_any_batch"
+  /** See, pause, resume and replay the signed events to the business's systems (/events). */
+  | "manage_events";
 
 const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   admin: new Set<Capability>([
@@ -44,6 +46,7 @@ const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
     "audit",
     "see_all_spending",
     "stop_any_batch",
+    "manage_events",
   ]),
   approver: new Set<Capability>(["read", "pay", "approve"]),
   payer: new Set<Capability>(["read", "pay"]),

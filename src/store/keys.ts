@@ -33,6 +33,7 @@
  *   p lease:{name}             STRING owner, with a TTL
  *   p throttle:{name}          STRING actions counted in the window, expiring with it
  *   p ratelimit:{name}         (owned by the rate limiter)
+ *   p events:{part}            the signed events' queue (redis-events.ts lists its parts)
  */
 import type { PayoutState } from "../model/lifecycle.js";
 
@@ -69,6 +70,8 @@ export interface Keys {
   lease(name: string): string;
   throttle(name: string): string;
   rateLimit(name: string): string;
+  /** A part of the signed events' queue (store/redis-events.ts). */
+  events(part: string): string;
 }
 
 /** Key builders under `prefix` (used verbatim: include the trailing separator, e.g. `payout-bot:`). */
@@ -103,5 +106,6 @@ export function keys(prefix: string): Keys {
     lease: (name) => `${prefix}lease:${name}`,
     throttle: (name) => `${prefix}throttle:${name}`,
     rateLimit: (name) => `${prefix}ratelimit:${name}`,
+    events: (part) => `${prefix}events:${part}`,
   };
 }

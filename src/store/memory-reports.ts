@@ -1,6 +1,9 @@
 /** ReportsStore in memory (the demo without Redis): the same steps, each run to completion. */
+
+import type { AuditDraft } from "../model/audit.js";
 import type { OperationObservation, OperationState } from "../model/availability.js";
 import {
+  availabilityAuditDraft,
   availabilityNoticeKey,
   DIGEST_MARK_MS,
   digestNoticeKey,
@@ -16,9 +19,17 @@ export class MemoryReportsStore implements ReportsStore {
   /** Queues a notice in the outbox, like the Redis scripts' ZADD. */
   readonly #enqueue: (key: string, atMs: number) => void;
 
-  constructor(now: () => number, enqueue: (key: string, atMs: number) => void) {
+  /** Appends to the audit log, like the Redis script's XADD. */
+  readonly #audit: (entry: AuditDraft) => void;
+
+  constructor(
+    now: () => number,
+    enqueue: (key: string, atMs: number) => void,
+    audit: (entry: AuditDraft) => void = () => {},
+  ) {
     this.#now = now;
     this.#enqueue = enqueue;
+    this.#audit = audit;
   }
 
   async queueDigestOnce(day: string, nowMs: number): Promise<boolean> {
@@ -38,7 +49,10 @@ export class MemoryReportsStore implements ReportsStore {
     const state = observedState(observation, nowMs, previous === undefined);
     if (previous && previous.up === state.up) return { kind: "same", state: { ...previous } };
     this.#states.set(field, state);
-    if (previous || !state.up) this.#enqueue(availabilityNoticeKey(state), nowMs);
+    if (previous || !state.up) {
+      this.#enqueue(availabilityNoticeKey(state), nowMs);
+      this.#audit(availabilityAuditDraft(state));
+    }
     return previous ? { kind: "changed", state, previous } : { kind: "first", state };
   }
 

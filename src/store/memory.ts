@@ -61,7 +61,11 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     tracking,
     outbox,
     audit,
-    reports: new MemoryReportsStore(now, (key, atMs) => outbox.put(key, atMs)),
+    reports: new MemoryReportsStore(
+      now,
+      (key, atMs) => outbox.put(key, atMs),
+      (entry) => audit.append(entry),
+    ),
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches: new MemoryBatchStore({

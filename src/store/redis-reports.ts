@@ -9,6 +9,7 @@ import type { OperationObservation, OperationState } from "../model/availability
 import type { Keys } from "./keys.js";
 import { luaScript, runScript } from "./lua.js";
 import {
+  availabilityAuditDraft,
   availabilityNoticeKey,
   DIGEST_MARK_MS,
   decodeOperationState,
@@ -28,8 +29,9 @@ return 0
 `);
 
 /**
- * KEYS: availability hash, outbox. ARGV: field, up ("1"/"0"), nowMs, the state if changed
- * (JSON), its notice, the state if first seen (JSON), its notice.
+ * KEYS: availability hash, outbox, audit stream. ARGV: field, up ("1"/"0"), nowMs, the
+ * state if changed (JSON), its notice, the state if first seen (JSON), its notice, and the
+ * audit entry (field `e`) of each, written with the alert (the signed event's outbox).
  * The up-or-down of each operation is kept in a field of its own (`field:up`), so the
  * script compares plain strings and writes states it was given, never JSON of its own.
  * Returns {"same", state} | {"changed", state, previous} | {"first", state}.
@@ -43,7 +45,12 @@ local changed = seen ~= false and previous ~= false
 local state, notice = ARGV[6], ARGV[7]
 if changed then state, notice = ARGV[4], ARGV[5] end
 redis.call('HSET', KEYS[1], field, state, field .. ':up', up)
-if changed or up == '0' then redis.call('ZADD', KEYS[2], now, notice) end
+if changed or up == '0' then
+  redis.call('ZADD', KEYS[2], now, notice)
+  local entry = ARGV[9]
+  if changed then entry = ARGV[8] end
+  redis.call('XADD', KEYS[3], '*', 'e', entry)
+end
 if changed then return {'changed', state, previous} end
 return {'first', state}
 `);
@@ -82,7 +89,7 @@ export class RedisReportsStore implements ReportsStore {
       await runScript(
         this.#redis,
         OBSERVE_SCRIPT,
-        [this.#keys.availability(), this.#keys.outbox()],
+        [this.#keys.availability(), this.#keys.outbox(), this.#keys.auditLog()],
         [
           operationField(observation),
           changed.up ? "1" : "0",
@@ -91,6 +98,8 @@ export class RedisReportsStore implements ReportsStore {
           availabilityNoticeKey(changed),
           JSON.stringify(first),
           availabilityNoticeKey(first),
+          JSON.stringify(availabilityAuditDraft(changed)),
+          JSON.stringify(availabilityAuditDraft(first)),
         ],
       ),
     );

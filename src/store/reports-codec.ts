@@ -2,6 +2,8 @@
  * What both reports stores share: the notices they queue, the state they keep of an
  * observed operation, and how long a day's digest mark is kept.
  */
+
+import type { AuditDraft } from "../model/audit.js";
 import {
   isUp,
   keptStatus,
@@ -56,4 +58,25 @@ export function availabilityNoticeKey(state: OperationState): string {
 export function decodeOperationState(text: string): OperationState | undefined {
   const parsed = OperationStateSchema.safeParse(parseJsonOrUndefined(text));
   return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The audit entry of an operation going down or coming back (or first seen down): written
+ * in the same step as the state and its alert, so the signed event it becomes
+ * (`operator.availability_changed`) exists exactly when the change does.
+ */
+export function availabilityAuditDraft(state: OperationState): AuditDraft {
+  return {
+    atMs: state.sinceMs,
+    actorId: 0,
+    actorRole: "system",
+    action: "availability_changed",
+    details: {
+      operator: state.operator,
+      operation: state.operation,
+      status: state.status,
+      up: state.up,
+      firstSeen: state.firstSeen,
+    },
+  };
 }

@@ -10,6 +10,7 @@ import {
   type TelegramEmulator,
 } from "../../src/dev/telegram-emulator/index.js";
 import { type Logger, silentLogger } from "../../src/logger.js";
+import type { EventRetryPolicy } from "../../src/payouts/events.js";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 import type { Stores } from "../../src/store/types.js";
 import { perTest } from "./per-test.js";
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   now?: () => number;
   /** The app's logger. Default silent. */
   logger?: Logger;
+  /** Signed events' retry pauses (short ones, for tests that cannot wait 5 s). */
+  eventRetry?: EventRetryPolicy;
 }
 
 export interface Harness {
@@ -103,6 +106,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       loopTickMs: 50,
       http: options.http,
       now: options.now,
+      ...(options.eventRetry ? { eventRetry: options.eventRetry } : {}),
     });
   } catch (error) {
     await emulator.close();

@@ -11,6 +11,7 @@ const EVERY_NOTICE: Notice[] = [
   { kind: "settled", payoutId: "po_1" },
   ...ATTENTION_REASONS.map((reason) => ({ kind: "attention", payoutId: "po_2", reason }) as const),
   ...APPROVAL_NOTICE_KINDS.map((kind) => ({ kind, payoutId: "po_3" })),
+  { kind: "events_disabled", atMs: 1764075734870 },
 ];
 
 describe("notice keys", () => {
@@ -33,6 +34,7 @@ describe("notice keys", () => {
     "approval_decided:po_1:extra",
     "approval_later:po_1",
     "attention:bored:po_1",
+    "events_disabled:soon",
   ])("names no notice with %j", (key) => {
     expect(parseNoticeKey(key)).toBeNull();
   });

@@ -42,6 +42,10 @@ class FakeMessenger implements Messenger {
       this.reports.push(`${delivery.kind}:${delivery.batch.id}`);
       return;
     }
+    if (delivery.kind === "events_disabled") {
+      this.reports.push(`events_disabled:${delivery.atMs}`);
+      return;
+    }
     this.settled.push(delivery.payout.id);
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
