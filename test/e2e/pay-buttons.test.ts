@@ -195,9 +195,9 @@ describe("the buttons of a /pay prompt, end to end", () => {
         adminPresses.map((press) => h.emulator.waitForCallbackAnswer(press.callbackQueryId)),
       );
       expect(adminAnswers.map((answer) => answer.text)).toContain(
-        "Trop d'appuis sur les boutons : attendez quelques secondes, puis appuyez à nouveau.",
+        "Trop d’appuis sur les boutons : attendez quelques secondes, puis appuyez à nouveau.",
       );
-      expect(adminAnswers.filter((a) => a.text === "Ce bouton n'est plus valide.")).toHaveLength(
+      expect(adminAnswers.filter((a) => a.text === "Ce bouton n’est plus valide.")).toHaveLength(
         60,
       );
     });
