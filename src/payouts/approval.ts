@@ -12,6 +12,7 @@ import type { Payout } from "../model/payout.js";
 import type { StaffMember } from "../model/staff.js";
 import { cleanRemark } from "../model/text.js";
 import type { Reservation, TransitionOptions, TransitionResult } from "../store/types.js";
+import type { Limits } from "./limits.js";
 import { decidersOf, mayDecide } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
@@ -34,11 +35,18 @@ function notice(kind: ApprovalNoticeKind, payoutId: string) {
 export class Approval {
   readonly #context: StepContext;
   readonly #rules: PayoutRules;
+  readonly #limits: Limits;
   readonly #onNoticeQueued: () => void;
 
-  constructor(context: StepContext, rules: PayoutRules, onNoticeQueued: () => void) {
+  constructor(
+    context: StepContext,
+    rules: PayoutRules,
+    limits: Limits,
+    onNoticeQueued: () => void,
+  ) {
     this.#context = context;
     this.#rules = rules;
+    this.#limits = limits;
     this.#onNoticeQueued = onNoticeQueued;
   }
 
@@ -81,7 +89,10 @@ export class Approval {
 
   /**
    * Approve: `awaiting_approval → submitting` under a fresh claim, the approver as actor.
-   * The result is a claimed payout: the caller sends it at once with `Submission.submit`.
+   * The amount counts against the day of the approval: a payout asked for on an earlier day
+   * has its hold moved to today in the same atomic step, checked against today's caps
+   * (over one: refused and audited, it keeps waiting). The result is a claimed payout: the
+   * caller sends it at once with `Submission.submit`.
    */
   async approve(payoutId: string, approver: Approver): Promise<ApproveResult> {
     const checked = await this.#pending(payoutId, approver);
@@ -90,10 +101,24 @@ export class Approval {
     const claimId = randomBytes(8).toString("hex");
     const actor = staffActor(approver);
     const patch = { approvedBy: approver.userId, decidedAtMs: now(), submittedAtMs: now() };
-    const options = { claimId, actor, notices: notice("approval_decided", payoutId) };
+    const options = {
+      claimId,
+      actor,
+      notices: notice("approval_decided", payoutId),
+      reserve: this.#limits.reservation(checked.kind),
+    };
     const result = await retryPayoutWrite(log, payoutId, "approve", () =>
       stores.payouts.transition(payoutId, "approve", patch, options),
     );
+    if (!result.ok && result.reason === "over_limit") {
+      const { payout } = result;
+      const used =
+        result.limit === "payer" ? { payerXaf: result.usedXaf } : { merchantXaf: result.usedXaf };
+      const over = this.#limits.over(result.limit, used);
+      const refusal = { actor, kind: payout.kind, amount: payout.amount, phone: payout.phone };
+      await this.#limits.audit({ ...refusal, payoutId, step: "approve" }, over);
+      return { outcome: "over_limit", payout, over };
+    }
     if (!result.ok) return lostRace(result);
     log.info({ payoutId, approvedBy: approver.userId }, "payout approved");
     this.#onNoticeQueued();

@@ -64,7 +64,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
   const rules = options.rules ?? NO_RULES;
   const records = new AnswerRecords(context, onNoticeQueued);
   const limits = new Limits(context, rules);
-  const approval = new Approval(context, rules, onNoticeQueued);
+  const approval = new Approval(context, rules, limits, onNoticeQueued);
   const { confirmationTtlSeconds, statusPollIntervalMs } = options;
   const { duplicateWindowMs } = rules;
   const batch = { ...DEFAULT_BATCH_SETTINGS, ...options.batch };

@@ -155,7 +155,11 @@ export type ConfirmResult =
   | NotClaimed
   | ({ outcome: "claimed"; submitted: Promise<SubmitResult> } & ClaimedPayout);
 /** Approve: the payout claimed for its submission (send it at once), or why not. */
-export type ApproveResult = ({ outcome: "claimed" } & ClaimedPayout) | DecideRefusal;
+export type ApproveResult =
+  | ({ outcome: "claimed" } & ClaimedPayout)
+  | DecideRefusal
+  /** Today's caps have no room for it (checked atomically with the approval); it waits on. */
+  | { outcome: "over_limit"; payout: Payout; over: OverLimit };
 
 export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
 

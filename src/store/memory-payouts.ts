@@ -137,7 +137,12 @@ export class MemoryPayoutStore implements PayoutStore {
       return { ok: false, reason: "payment_taken", payout: structuredClone(current) };
     }
     const { spending } = this.#options;
-    const reserve = options.reserve?.kind === current.kind ? options.reserve : undefined;
+    const held = current.limitDay;
+    // A hold on another day moves to the reservation's day; one on that day stays as it is.
+    const reserve =
+      options.reserve?.kind === current.kind && options.reserve.day !== held
+        ? options.reserve
+        : undefined;
     const over =
       reserve && spending.overLimit(reserve.day, current.initiatorId, current.amount, reserve);
     if (over) return { ok: false, reason: "over_limit", payout: structuredClone(current), ...over };
@@ -154,8 +159,8 @@ export class MemoryPayoutStore implements PayoutStore {
     this.#store(moved);
     if (options.trackAtMs !== undefined) this.#options.track(id, options.trackAtMs);
     if (reserve) spending.spend(reserve.day, current.initiatorId, current.amount);
-    if (givesBack(target) && current.limitDay !== undefined) {
-      spending.giveBack(current.limitDay, current.initiatorId, current.amount);
+    if ((givesBack(target) || reserve) && held !== undefined) {
+      spending.giveBack(held, current.initiatorId, current.amount);
     }
     const batchRow = current.batchId !== undefined;
     for (const key of noticesOfMove(id, target, options.notices, batchRow)) {

@@ -124,7 +124,10 @@ export interface TransitionOptions extends DurableOption {
   /**
    * Counts the payout's amount against its initiator's and everyone's spending of
    * `reserve.day`, in the same atomic step as the move, and records the day on the payout
-   * (`limitDay`). When a cap would be passed nothing is done: `over_limit`. Whatever the
+   * (`limitDay`). A payout that already holds its amount on another day (asked for approval
+   * yesterday, approved today) has that hold moved: checked against `reserve.day` and given
+   * back on the old day in the same step; one held on `reserve.day` already is not counted
+   * twice. When a cap would be passed nothing is done: `over_limit`. Whatever the
    * options, a move into a state that gives back (lifecycle `givesBack`) takes the amount
    * of a payout with a `limitDay` off that day again, in the same step.
    */

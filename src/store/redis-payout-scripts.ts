@@ -106,6 +106,11 @@ if amountBelow ~= '' and amount and amount >= tonumber(amountBelow) then
   return {'needs_approval', redis.call('HGETALL', record)}
 end
 if reserveKind ~= '' and redis.call('HGET', record, 'kind') ~= reserveKind then reserveDay = '' end
+-- A payout that already holds its amount on a day (asked for approval yesterday, approved
+-- today) moves the hold to the day of this move: checked against that day's caps, and the
+-- old day given back in the same step. Held on this very day already: nothing to move.
+local heldDay = reservedDayOf(record)
+if reserveDay ~= '' and heldDay == reserveDay then reserveDay = '' end
 
 if paymentId ~= '' then
   local owner = redis.call('GET', paymentPrefix .. paymentId)
@@ -124,14 +129,14 @@ if reserveDay ~= '' then
   local limit, used = overLimit(spendPrefix .. reserveDay, spender, amount, payerCap, merchantCap)
   if limit then return {'over_limit', redis.call('HGETALL', record), limit, used} end
 end
-local reservedDay = givingBack and reservedDayOf(record)
+local releasedDay = (givingBack or reserveDay ~= '') and heldDay
 
 redis.call('HSET', record, unpack(ARGV, cursor))
 if reserveDay ~= '' then
   spend(spendPrefix .. reserveDay, spender, amount, spendKept)
   redis.call('HSET', record, 'limitDay', cjson.encode(reserveDay))
 end
-if reservedDay then giveBack(spendPrefix .. reservedDay, spender, amount) end
+if releasedDay then giveBack(spendPrefix .. releasedDay, spender, amount) end
 if expires then redis.call('PEXPIRE', record, retention) else redis.call('PERSIST', record) end
 if stateSets[current] then redis.call('SREM', stateSets[current], id) end
 if stateSets[target] then redis.call('SADD', stateSets[target], id) end

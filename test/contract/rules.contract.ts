@@ -89,6 +89,37 @@ export function describeRulesContract(makeStores: MakeStores): void {
       expect(await usage()).toEqual({ merchant: 6000, byUser: { 111: 6000 } });
     });
 
+    it("moves a hold to the day of a later reservation, checked there, the old day given back", async () => {
+      const NEXT = "2024-11-24";
+      const held = await prompt(111, 6000);
+      const other = await prompt(222, 5000);
+      await stores.payouts.transition(held.id, "request_approval", {}, { reserve: reservation() });
+      // The next day someone spends 5,000 of 10,000: approving 6,000 there would pass it.
+      const nextCaps = reservation({ day: NEXT, merchantCapXaf: 10_000 });
+      await stores.payouts.transition(other.id, "confirm", {}, { reserve: nextCaps });
+      expect(
+        await stores.payouts.transition(held.id, "approve", {}, { reserve: nextCaps }),
+      ).toMatchObject({ ok: false, reason: "over_limit", limit: "merchant", usedXaf: 5000 });
+      expect(await usage()).toEqual({ merchant: 6000, byUser: { 111: 6000 } });
+
+      const roomy = reservation({ day: NEXT, merchantCapXaf: 11_000 });
+      const moved = await stores.payouts.transition(held.id, "approve", {}, { reserve: roomy });
+      expect(moved).toMatchObject({ ok: true, payout: { limitDay: NEXT } });
+      expect(await usage()).toEqual({ merchant: 0, byUser: {} });
+      const next = await stores.spending.usage(NEXT);
+      expect(next.merchantXaf).toBe(11_000);
+      expect(Object.fromEntries(next.byUser)).toEqual({ 111: 6000, 222: 5000 });
+    });
+
+    it("does not count a hold twice when it is reserved again on its own day", async () => {
+      const held = await prompt(111, 6000);
+      const caps = reservation({ merchantCapXaf: 6000 });
+      await stores.payouts.transition(held.id, "request_approval", {}, { reserve: caps });
+      const moved = await stores.payouts.transition(held.id, "approve", {}, { reserve: caps });
+      expect(moved).toMatchObject({ ok: true, payout: { limitDay: DAY } });
+      expect(await usage()).toEqual({ merchant: 6000, byUser: { 111: 6000 } });
+    });
+
     it("lets exactly one of two Confirms racing at the cap through", async () => {
       const payouts = await Promise.all([prompt(111, 6000), prompt(222, 6000)]);
       const caps = reservation({ merchantCapXaf: 10_000 });

@@ -20,7 +20,7 @@ import { editMessageView, editView, replyHtml, replyView } from "../reply.js";
 import { initiatorName } from "../report-views.js";
 import { namesOf, payoutPeopleNames } from "../staff-names.js";
 import { bestEffort } from "../telegram-failure.js";
-import { CALLBACK_PATTERN } from "../views.js";
+import { CALLBACK_PATTERN, money } from "../views.js";
 
 /** Cards /approvals sends at once; the rest wait for the next /approvals. */
 const CARDS_PER_LIST = 10;
@@ -73,6 +73,14 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     const staff = ctx.staff;
     if (staff === null) return;
     const result = await deps.payouts.approval.approve(payoutId, staff);
+    if (result.outcome === "over_limit") {
+      // Nothing changed: the card stays as it is; the alert says which cap of today.
+      const { over } = result;
+      const key = over.limit === "payer" ? "approve.over_payer" : "approve.over_merchant";
+      const amounts = { cap: money(ctx.t, over.capXaf), left: money(ctx.t, over.leftXaf) };
+      await ctx.answerCbQuery(ctx.t.plain(key, amounts), { show_alert: true });
+      return;
+    }
     if (result.outcome !== "claimed") return refused(ctx, result);
     // Claimed: the request leaves at once, Telegram is told alongside (as for a Confirm).
     const submitted = deps.payouts.submission.submit(result);
