@@ -5,8 +5,8 @@
  * one last atomic check, the one request, and the answer recorded. Nothing slow stands
  * between the last check and the request.
  *
- * Round trips of a Confirm: the claim, with a rate-limit slot, in one; the answer recorded,
- * and the first status poll scheduled, in one more.
+ * Round trips of a Confirm: the claim in one; the rate-limit slot, taken only for a claim
+ * made, in one; the answer recorded, and the first status poll scheduled, in one more.
  */
 import { randomBytes } from "node:crypto";
 import { type Actor, staffActor } from "../model/audit.js";
@@ -67,18 +67,18 @@ export class Submission {
   }
 
   /**
-   * Confirm: the claim (`claim`), and when it is made, the one request at once. The claim
-   * goes to Redis together with a rate-limit slot: when the slot is granted, the claim
-   * itself was the last check (it stamped the send time with Redis's clock) and the request
-   * leaves right after it, with nothing in between; when it is not, the request waits for a
-   * slot and the payout is checked again right before it leaves.
+   * Confirm: the claim (`claim`), and when it is made, the one request at once. A rate-limit
+   * slot is taken only once the claim is made: a press that claims nothing (a forged id, a
+   * stale button, a double tap, someone who may not confirm) takes none, so presses cannot
+   * use up the limit a real Confirm needs. When the slot is granted, the claim itself was
+   * the last check (it stamped the send time with Redis's clock) and the request leaves
+   * right after it; when it is not, the request waits for a slot and the payout is checked
+   * again right before it leaves.
    */
   async confirm(payoutId: string, asker: Asker): Promise<ConfirmResult> {
-    const [claim, slotTaken] = await Promise.all([
-      this.#claim(payoutId, asker),
-      this.#context.gateway.takeSlot?.() ?? false,
-    ]);
+    const claim = await this.#claim(payoutId, asker);
     if (claim.outcome !== "claimed") return claim;
+    const slotTaken = (await this.#context.gateway.takeSlot?.()) ?? false;
     const { durable, ...claimed } = claim;
     // A claim not confirmed persisted must not let its request leave unchecked.
     return { ...claimed, submitted: this.#send(claimed, slotTaken && durable) };
