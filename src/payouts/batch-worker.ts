@@ -221,8 +221,6 @@ export class BatchWorker {
     if (payout.state !== "awaiting_confirmation") return row;
     const { gateway } = this.#options.context;
     const checked = await takeBatchSlot(gateway, "disburse", this.#options.leave);
-    // Stopped meanwhile: this row is one of the unsent ones.
-    if ((await stores.batches.get(batch.id))?.state !== "running") return row;
     const claimId = randomBytes(8).toString("hex");
     const options = {
       claimId,
@@ -236,6 +234,8 @@ export class BatchWorker {
       stores.payouts.transition(payout.id, "confirm", { submittedAtMs: now() }, options),
     );
     if (!claim.ok) {
+      // `batch_stopped`: the claim itself found the batch stopped (Stop is decided there,
+      // atomically, so no row is sent after it): this row is one of the unsent ones.
       if (claim.reason !== "over_limit") return row;
       await stores.payouts.transition(payout.id, "cancel", {}, { actor: SYSTEM_ACTOR });
       return { ...row, problem: "over_limit" };

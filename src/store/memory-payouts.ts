@@ -7,6 +7,7 @@
  */
 
 import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../model/audit.js";
+import type { BatchState } from "../model/batch.js";
 import type { TrackedState } from "../model/lifecycle.js";
 import {
   givesBack,
@@ -54,6 +55,8 @@ export interface MemoryPayoutStoreOptions {
   audit: (entry: Omit<AuditEntry, "id">) => void;
   /** Reserved against and given back to inside moves, like the scripts' spending hashes. */
   spending: MemorySpendingLedger;
+  /** The state of a batch now (null: none), read inside a claim of one of its rows. */
+  batchState: (batchId: string) => BatchState | null;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -124,6 +127,13 @@ export class MemoryPayoutStore implements PayoutStore {
     }
     if (nextState(current.state, event) === null) {
       return { ok: false, reason: "wrong_state", payout: structuredClone(current) };
+    }
+    if (
+      target === "submitting" &&
+      current.batchId !== undefined &&
+      this.#options.batchState(current.batchId) !== "running"
+    ) {
+      return { ok: false, reason: "batch_stopped", payout: structuredClone(current) };
     }
     if (expect?.notExpiredAtMs !== undefined && current.expiresAtMs < expect.notExpiredAtMs) {
       return { ok: false, reason: "expired", payout: structuredClone(current) };

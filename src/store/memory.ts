@@ -44,6 +44,11 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
+  const batches = new MemoryBatchStore({
+    now,
+    enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+    audit: (entry) => audit.append(entry),
+  });
   return {
     kind: "memory",
     payouts: new MemoryPayoutStore({
@@ -53,6 +58,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       track: (id, atMs) => tracking.put(id, atMs),
       audit: (entry) => audit.append(entry),
       spending,
+      batchState: (batchId) => batches.stateOf(batchId),
     }),
     sessions: new MemorySessionStore(now),
     staff: new MemoryStaffStore(),
@@ -63,11 +69,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     reports: new MemoryReportsStore(now, (key, atMs) => outbox.put(key, atMs)),
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
-    batches: new MemoryBatchStore({
-      now,
-      enqueueNotice: (key, atMs) => outbox.put(key, atMs),
-      audit: (entry) => audit.append(entry),
-    }),
+    batches,
     leases: new MemoryLeaseStore(now),
     ping: async () => true,
     close: async () => {},

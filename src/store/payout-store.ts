@@ -29,6 +29,11 @@ export type TransitionResult =
    */
   | { ok: false; reason: "not_initiator" | "expired" | "needs_approval"; payout: Payout }
   /**
+   * A claim (a move to `submitting`) of a batch's row whose batch no longer runs (Stop was
+   * pressed, or it is gone): checked in the claim's own atomic step; nothing was changed.
+   */
+  | { ok: false; reason: "batch_stopped"; payout: Payout }
+  /**
    * The move's reservation would take its initiator (`payer`) or everyone (`merchant`)
    * over the day's cap, `usedXaf` being what that one had spent; nothing was changed.
    */

@@ -31,14 +31,17 @@ import type { TransitionOptions } from "./types.js";
  *       (ms, or ""), the audit draft of the submission when the move stamps sentAtMs (JSON, or
  *       ""), first poll at (ms, or ""), spending key prefix, reserved day (or ""), payer cap
  *       (or ""), merchant cap (or ""), gives back (1/0), spending kept (ms), amount at which
- *       a second person is needed (or ""), kind that reserves (JSON, or ""), n, n source
+ *       a second person is needed (or ""), kind that reserves (JSON, or ""), batch key
+ *       prefix, n, n source
  *       states (JSON), m outbox keys (notices queued with the move), the tracked states
  *       (JSON, in KEYS order), then the fields to set as field/value pairs (state,
  *       updatedAtMs and claimId included; limitDay is set here when reserved). A move that is made is audited with
  *       the states before and after; a resend or a refusal is not.
  * Returns {"not_found"} | {"corrupt"} | {"over_limit", HGETALL, "payer"|"merchant", used} |
  *         {"unchanged"|"wrong_state"|"payment_taken"|"not_initiator"|"expired"|"needs_approval"|
- *         "applied", HGETALL}.
+ *         "batch_stopped"|"applied", HGETALL}.
+ * "batch_stopped": a claim (a move to `submitting`) of a batch's row whose batch is no
+ * longer `running` (stopped, or gone).
  * "over_limit": the reservation would pass a cap of its day (see SPENDING_LUA).
  * "payment_taken": the patch's paymentId is already indexed to another payout. One payment
  * settles one payout, checked here so two concurrent moves cannot both take it.
@@ -59,8 +62,8 @@ local auditDraft, auditMinId = ARGV[10], ARGV[11]
 local expectedInitiator, notExpiredAt, submitDraft, trackAt = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 local spendPrefix, reserveDay, payerCap, merchantCap = ARGV[16], ARGV[17], ARGV[18], ARGV[19]
 local givingBack, spendKept = ARGV[20] == '1', ARGV[21]
-local amountBelow, reserveKind = ARGV[22], ARGV[23]
-local cursor = 24
+local amountBelow, reserveKind, batchPrefix = ARGV[22], ARGV[23], ARGV[24]
+local cursor = 25
 local sources = {}
 for _ = 1, tonumber(ARGV[cursor]) do
   cursor = cursor + 1
@@ -95,6 +98,18 @@ if claim ~= '' and current == target and redis.call('HGET', record, 'claimId') =
   return {'unchanged', redis.call('HGETALL', record)}
 end
 if not sources[current] then return {'wrong_state', redis.call('HGETALL', record)} end
+-- A batch's row is claimed only while its batch runs: once Stop has moved the batch on, no
+-- row of it may leave, whatever a worker read a moment before.
+if target == '"submitting"' and batchRow then
+  local ok, batchId = pcall(cjson.decode, redis.call('HGET', record, 'batchId'))
+  local raw = ok and type(batchId) == 'string' and redis.call('GET', batchPrefix .. batchId)
+  local running = false
+  if raw then
+    local decoded, batch = pcall(cjson.decode, raw)
+    running = decoded and type(batch) == 'table' and batch.state == 'running'
+  end
+  if not running then return {'batch_stopped', redis.call('HGETALL', record)} end
+end
 if notExpiredAt ~= '' then
   local expiresAt = tonumber(redis.call('HGET', record, 'expiresAtMs'))
   if expiresAt and expiresAt < tonumber(notExpiredAt) then
@@ -203,6 +218,7 @@ export const TransitionReplySchema = z.union([
         "not_initiator",
         "expired",
         "needs_approval",
+        "batch_stopped",
         "applied",
       ]),
       z.array(z.string()),
@@ -283,6 +299,7 @@ export function transitionCall(call: {
       SPENDING_KEPT_MS,
       expect?.amountBelowXaf ?? "",
       reserve === undefined ? "" : JSON.stringify(reserve.kind),
+      k.batch(""),
       sources.length,
       ...sources.map((state) => JSON.stringify(state)),
       ...notices,

@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import type { Reservation, Stores } from "../../src/store/types.js";
-import { payoutIn, samplePayout } from "./payout-store.contract.js";
+import { payoutIn, runningBatch, samplePayout } from "./payout-store.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 const DAY = "2024-11-23";
@@ -118,6 +118,31 @@ export function describeRulesContract(makeStores: MakeStores): void {
       const moved = await stores.payouts.transition(held.id, "approve", {}, { reserve: caps });
       expect(moved).toMatchObject({ ok: true, payout: { limitDay: DAY } });
       expect(await usage()).toEqual({ merchant: 6000, byUser: { 111: 6000 } });
+    });
+
+    it("claims a batch's row only while its batch runs: after Stop, the claim itself refuses", async () => {
+      await runningBatch(stores, "batchS1");
+      const rows = [0, 1].map((row) =>
+        samplePayout({ id: `batchS1-${row}`, initiatorId: 111, batchId: "batchS1" }),
+      );
+      for (const row of rows) await stores.payouts.create(row);
+      const [first, second] = rows;
+      if (!first || !second) throw new Error("no rows");
+      expect(
+        await stores.payouts.transition(first.id, "confirm", {}, { claimId: "c1" }),
+      ).toMatchObject({ ok: true, applied: true });
+
+      await stores.batches.move("batchS1", ["running"], "sent", { stoppedBy: 222 });
+      const audited = (await stores.audit.recent(100)).length;
+      expect(await stores.payouts.transition(second.id, "confirm", {}, { claimId: "c2" })).toEqual({
+        ok: false,
+        reason: "batch_stopped",
+        payout: second,
+      });
+      expect(await stores.payouts.get(second.id)).toEqual(second);
+      expect(await stores.audit.recent(100)).toHaveLength(audited);
+      // Moves other than a claim go on as before: the row can still be cancelled.
+      expect((await stores.payouts.transition(second.id, "cancel")).ok).toBe(true);
     });
 
     it("lets exactly one of two Confirms racing at the cap through", async () => {
