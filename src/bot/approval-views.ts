@@ -8,6 +8,7 @@ import { Markup } from "telegraf";
 import { html, type Translate } from "../i18n.js";
 import type { Payout } from "../model/payout.js";
 import { initiatorName } from "./report-views.js";
+import { duplicateWarning } from "./rules-views.js";
 import {
   CALLBACK,
   money,
@@ -43,13 +44,15 @@ function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
 /**
  * The card an approver decides on: what, to whom, who asked and when, with Approve and
  * Reject while it waits; once decided, who decided (no buttons). `status`: also say what
- * the payout is now (the card of the approver who just approved it).
+ * the payout is now (the card of the approver who just approved it). `duplicate`: the
+ * earlier payout it repeats (its initiator among `names`), shown first as plainly as on
+ * the payer's prompt, and Approve then reads "Approve anyway".
  */
 export function approvalCard(
   t: Translate,
   payout: Payout,
   names: Names,
-  options: { status?: boolean } = {},
+  options: { status?: boolean; duplicate?: Payout } = {},
 ): View {
   const asked = t("approval.asked", {
     name: initiatorName(t, names, payout.initiatorId),
@@ -60,8 +63,16 @@ export function approvalCard(
     const title = payout.kind === "disbursement" ? "approval.card_pay" : "approval.card_collect";
     const expiresAtMs = payout.approvalExpiresAtMs ?? payout.updatedAtMs;
     const lines = [t(title), "", ...details, t("approval.expires", { time: t.time(expiresAtMs) })];
+    const { duplicate } = options;
+    if (duplicate) lines.unshift(duplicateWarning(t, duplicate, names), "");
+    const approve = duplicate
+      ? Markup.button.callback(
+          t.plain("button.approve_anyway"),
+          CALLBACK.approveAnyway(payout.id, duplicate.createdAtMs),
+        )
+      : Markup.button.callback(t.plain("button.approve"), CALLBACK.approve(payout.id));
     const keyboard = Markup.inlineKeyboard([
-      Markup.button.callback(t.plain("button.approve"), CALLBACK.approve(payout.id)),
+      approve,
       Markup.button.callback(t.plain("button.reject"), CALLBACK.reject(payout.id)),
     ]).reply_markup;
     return { text: lines.join("\n"), keyboard };

@@ -12,6 +12,7 @@ import type { Payout } from "../model/payout.js";
 import type { StaffMember } from "../model/staff.js";
 import { cleanRemark } from "../model/text.js";
 import type { Reservation, TransitionOptions, TransitionResult } from "../store/types.js";
+import type { Duplicates } from "./duplicates.js";
 import type { Limits } from "./limits.js";
 import { decidersOf, mayDecide } from "./policy.js";
 import { lostRace } from "./prepare.js";
@@ -36,18 +37,28 @@ export class Approval {
   readonly #context: StepContext;
   readonly #rules: PayoutRules;
   readonly #limits: Limits;
+  readonly #duplicates: Duplicates;
   readonly #onNoticeQueued: () => void;
 
   constructor(
     context: StepContext,
     rules: PayoutRules,
-    limits: Limits,
+    checks: { limits: Limits; duplicates: Duplicates },
     onNoticeQueued: () => void,
   ) {
     this.#context = context;
     this.#rules = rules;
-    this.#limits = limits;
+    this.#limits = checks.limits;
+    this.#duplicates = checks.duplicates;
     this.#onNoticeQueued = onNoticeQueued;
+  }
+
+  /**
+   * The latest payout `payout` repeats (DUPLICATE_WINDOW_MINUTES, counted back from now),
+   * the same question the payer's prompt asked: what an approver's card shows.
+   */
+  duplicateOf(payout: Payout): Promise<Payout | undefined> {
+    return this.#duplicates.latest(payout);
   }
 
   /** APPROVAL_THRESHOLD_XAF: from this amount a second person approves (undefined: never). */
@@ -94,21 +105,34 @@ export class Approval {
    * (over one: refused and audited, it keeps waiting). The result is a claimed payout: the
    * caller sends it at once with `Submission.submit`.
    */
-  async approve(payoutId: string, approver: Approver): Promise<ApproveResult> {
+  async approve(
+    payoutId: string,
+    approver: Approver,
+    options: { duplicateSeenAtMs?: number } = {},
+  ): Promise<ApproveResult> {
     const checked = await this.#pending(payoutId, approver);
     if ("outcome" in checked) return checked;
+    // The duplicate rule asked again at the decision: a repeat the approver was not shown
+    // (none on their card, or one newer than the card's) stops the press, to be shown.
+    const duplicate = await this.#duplicates.latest(checked);
+    const seenAtMs = options.duplicateSeenAtMs;
+    if (duplicate && (seenAtMs === undefined || duplicate.createdAtMs > seenAtMs)) {
+      return { outcome: "duplicate", payout: checked, duplicate };
+    }
     const { stores, log, now } = this.#context;
     const claimId = randomBytes(8).toString("hex");
     const actor = staffActor(approver);
     const patch = { approvedBy: approver.userId, decidedAtMs: now(), submittedAtMs: now() };
-    const options = {
+    const moveOptions = {
       claimId,
       actor,
       notices: notice("approval_decided", payoutId),
       reserve: this.#limits.reservation(checked.kind),
+      // Approved despite the payout it repeats: on record with the decision.
+      ...(duplicate ? { auditDetails: { duplicateOf: duplicate.id } } : {}),
     };
     const result = await retryPayoutWrite(log, payoutId, "approve", () =>
-      stores.payouts.transition(payoutId, "approve", patch, options),
+      stores.payouts.transition(payoutId, "approve", patch, moveOptions),
     );
     if (!result.ok && result.reason === "over_limit") {
       const { payout } = result;

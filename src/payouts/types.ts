@@ -159,7 +159,12 @@ export type ApproveResult =
   | ({ outcome: "claimed" } & ClaimedPayout)
   | DecideRefusal
   /** Today's caps have no room for it (checked atomically with the approval); it waits on. */
-  | { outcome: "over_limit"; payout: Payout; over: OverLimit };
+  | { outcome: "over_limit"; payout: Payout; over: OverLimit }
+  /**
+   * It repeats `duplicate` (DUPLICATE_WINDOW_MINUTES), which the approver was not shown:
+   * nothing was decided; the card is to show it, with "Approve anyway".
+   */
+  | { outcome: "duplicate"; payout: Payout; duplicate: Payout };
 
 export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
 

@@ -8,16 +8,16 @@
 
 import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../model/audit.js";
 import type { BatchState } from "../model/batch.js";
-import type { TrackedState } from "../model/lifecycle.js";
 import {
   givesBack,
-  nextState,
   type PayoutEvent,
   type PayoutState,
+  type TrackedState,
   targetOf,
 } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import { payoutDraft, payoutFacts } from "./audit-codec.js";
+import { moveRefusal } from "./memory-move-checks.js";
 import { byPhonePage, createdPage, listPage } from "./memory-payout-pages.js";
 import type { MemorySpendingLedger } from "./memory-spending.js";
 import {
@@ -125,22 +125,8 @@ export class MemoryPayoutStore implements PayoutStore {
     if (claim !== undefined && current.state === target && current.claimId === claim) {
       return { ok: true, payout: structuredClone(current), applied: false, durable: true };
     }
-    if (nextState(current.state, event) === null) {
-      return { ok: false, reason: "wrong_state", payout: structuredClone(current) };
-    }
-    if (
-      target === "submitting" &&
-      current.batchId !== undefined &&
-      this.#options.batchState(current.batchId) !== "running"
-    ) {
-      return { ok: false, reason: "batch_stopped", payout: structuredClone(current) };
-    }
-    if (expect?.notExpiredAtMs !== undefined && current.expiresAtMs < expect.notExpiredAtMs) {
-      return { ok: false, reason: "expired", payout: structuredClone(current) };
-    }
-    if (expect?.amountBelowXaf !== undefined && current.amount >= expect.amountBelowXaf) {
-      return { ok: false, reason: "needs_approval", payout: structuredClone(current) };
-    }
+    const refusal = moveRefusal(current, event, expect, this.#options.batchState);
+    if (refusal) return { ok: false, reason: refusal, payout: structuredClone(current) };
     const owner =
       checked.paymentId === undefined ? undefined : this.#byPaymentId.get(checked.paymentId);
     if (owner !== undefined && owner !== id && this.#live(owner)) {

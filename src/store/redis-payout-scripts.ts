@@ -4,7 +4,6 @@
  * roll a script back on error: every check that can fail comes before the first write.
  * Values in the payout hash are JSON-encoded (a state is stored as `"pending"`).
  */
-import { z } from "zod";
 import {
   expiresInState,
   givesBack,
@@ -197,46 +196,6 @@ if ARGV[2] == '1' then
 end
 return redis.call('HGETALL', KEYS[1])
 `);
-
-/** The replies of TRANSITION_SCRIPT and MARK_SENDING_SCRIPT, read strictly. */
-export const MarkSendingReplySchema = z.union([
-  z.tuple([z.literal("not_found")]),
-  z.tuple([z.literal("sending"), z.string().regex(/^\d+$/)]),
-  z.tuple([z.literal("moved"), z.array(z.string())]),
-]);
-
-export const TransitionReplySchema = z.union([
-  z
-    .tuple([z.enum(["not_found", "corrupt"])])
-    .transform(([status]) => ({ status, fields: null, over: null })),
-  z
-    .tuple([
-      z.enum([
-        "unchanged",
-        "wrong_state",
-        "payment_taken",
-        "not_initiator",
-        "expired",
-        "needs_approval",
-        "batch_stopped",
-        "applied",
-      ]),
-      z.array(z.string()),
-    ])
-    .transform(([status, fields]) => ({ status, fields, over: null })),
-  z
-    .tuple([
-      z.literal("over_limit"),
-      z.array(z.string()),
-      z.enum(["payer", "merchant"]),
-      z.string().regex(/^-?\d+$/),
-    ])
-    .transform(([status, fields, limit, used]) => ({
-      status,
-      fields,
-      over: { limit, usedXaf: Number(used) },
-    })),
-]);
 
 /** A boolean as the scripts take it. */
 export function flag(value: boolean): string {

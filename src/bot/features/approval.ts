@@ -12,6 +12,7 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { DecideRefusal } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
+import { cardFacts } from "../approval-cards.js";
 import { approvalCard, type Names, rejectedCard } from "../approval-views.js";
 import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
 import type { BotContext } from "../context.js";
@@ -52,6 +53,13 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     }
   };
 
+  const factsOf = (payout: Payout) =>
+    cardFacts(
+      deps.stores.profiles,
+      (waiting) => deps.payouts.approval.duplicateOf(waiting),
+      payout,
+    );
+
   /** A press that decided nothing: why, and the card as the payout is now. */
   const refused = async (ctx: BotContext, result: DecideRefusal) => {
     if (result.outcome === "not_found") return dropGoneButtons(ctx);
@@ -65,14 +73,30 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       show_alert: expired,
     });
     // Another approver's decision: this card says who made it.
-    await editView(ctx, approvalCard(ctx.t, result.payout, await namesFor(result.payout)));
+    const { names, duplicate } = await factsOf(result.payout);
+    await editView(ctx, approvalCard(ctx.t, result.payout, names, { duplicate }));
   };
 
-  composer.action(CALLBACK_PATTERN.approve, async (ctx) => {
-    const payoutId = ctx.match[1] ?? "";
+  /**
+   * Approve, or "Approve anyway" (`duplicateSeenAtMs`: the creation time of the repeated
+   * payout the card showed). The duplicate rule is asked again at the press: a repeat the
+   * card did not show decides nothing, and the card is redrawn to show it.
+   */
+  const approve = async (ctx: BotContext, payoutId: string, duplicateSeenAtMs?: number) => {
     const staff = ctx.staff;
     if (staff === null) return;
-    const result = await deps.payouts.approval.approve(payoutId, staff);
+    const options = duplicateSeenAtMs === undefined ? {} : { duplicateSeenAtMs };
+    const result = await deps.payouts.approval.approve(payoutId, staff, options);
+    if (result.outcome === "duplicate") {
+      await ctx.answerCbQuery(ctx.t.plain("approve.duplicate"), { show_alert: true });
+      const { payout, duplicate } = result;
+      const names = await namesOf(deps.stores.profiles, [
+        payout.initiatorId,
+        duplicate.initiatorId,
+      ]);
+      await editView(ctx, approvalCard(ctx.t, payout, names, { duplicate }));
+      return;
+    }
     if (result.outcome === "over_limit") {
       // Nothing changed: the card stays as it is; the alert says which cap of today.
       const { over } = result;
@@ -90,7 +114,12 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       view: (payout) => approvalCard(ctx.t, payout, names, { status: true }),
     });
     await refreshOwnCards(ctx, sent.payout, names);
-  });
+  };
+
+  composer.action(CALLBACK_PATTERN.approve, (ctx) => approve(ctx, ctx.match[1] ?? ""));
+  composer.action(CALLBACK_PATTERN.approveAnyway, (ctx) =>
+    approve(ctx, ctx.match[1] ?? "", Number.parseInt(ctx.match[2] ?? "", 36)),
+  );
 
   composer.action(CALLBACK_PATTERN.reject, async (ctx) => {
     const payoutId = ctx.match[1] ?? "";
@@ -149,11 +178,10 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     }
     await replyHtml(ctx, ctx.t("approvals.title", { count: waiting.length }));
     const shown = waiting.slice(0, CARDS_PER_LIST);
-    // Waiting payouts have no decider yet: their initiators' names, read at once.
-    const initiators = [...new Set(shown.map((payout) => payout.initiatorId))];
-    const names = await namesOf(deps.stores.profiles, initiators);
     for (const payout of shown) {
-      const sent = await replyView(ctx, approvalCard(ctx.t, payout, names));
+      // Each with the payout it repeats, if any, as its first card says.
+      const { names, duplicate } = await factsOf(payout);
+      const sent = await replyView(ctx, approvalCard(ctx.t, payout, names, { duplicate }));
       // Edited with the others once someone decides.
       await deps.stores.cards.add(payout.id, { chatId: ctx.chat.id, messageId: sent.message_id });
     }
