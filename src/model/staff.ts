@@ -21,6 +21,8 @@ export interface StaffMember {
   userId: number;
   role: Role;
   origin?: StaffOrigin;
+  /** When the current role was granted (ms); absent for a role granted before it was kept. */
+  grantedAtMs?: number;
 }
 
 /** How Telegram names a user (their first name, and @username when they have one). */

@@ -14,7 +14,7 @@ import { cleanRemark } from "../model/text.js";
 import type { Reservation, TransitionOptions, TransitionResult } from "../store/types.js";
 import type { Duplicates } from "./duplicates.js";
 import type { Limits } from "./limits.js";
-import { decidersOf, mayDecide } from "./policy.js";
+import { DECIDING_ROLES, decidersOf, mayDecide, PAYING_ROLES } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
@@ -126,6 +126,7 @@ export class Approval {
     const moveOptions = {
       claimId,
       actor,
+      expect: this.#standing(approver, true),
       notices: notice("approval_decided", payoutId),
       reserve: this.#limits.reservation(checked.kind),
       // Approved despite the payout it repeats: on record with the decision.
@@ -143,7 +144,7 @@ export class Approval {
       await this.#limits.audit({ ...refusal, payoutId, step: "approve" }, over);
       return { outcome: "over_limit", payout, over };
     }
-    if (!result.ok) return lostRace(result);
+    if (!result.ok) return this.#refused(result);
     log.info({ payoutId, approvedBy: approver.userId }, "payout approved");
     this.#onNoticeQueued();
     return { outcome: "claimed", payout: result.payout, claimId, actor };
@@ -158,9 +159,14 @@ export class Approval {
       payoutId,
       "reject",
       { rejectedBy: approver.userId, decidedAtMs: now() },
-      { actor: staffActor(approver), notices: notice("approval_decided", payoutId) },
+      {
+        actor: staffActor(approver),
+        notices: notice("approval_decided", payoutId),
+        // Rejecting a request of someone removed since is fine; deciding late-made is not.
+        expect: this.#standing(approver, false),
+      },
     );
-    if (!result.ok) return lostRace(result);
+    if (!result.ok) return this.#refused(result);
     log.info({ payoutId, rejectedBy: approver.userId }, "payout rejected");
     this.#onNoticeQueued();
     return { outcome: "rejected", payout: result.payout };
@@ -197,11 +203,20 @@ export class Approval {
     return { outcome: "added", payout: updated };
   }
 
-  /** What waits for `approver`: payouts they may decide on, not expired, oldest first. */
+  /**
+   * What waits for `approver`: payouts they may decide on, not expired, asked for after
+   * they got their role (see `approve`), oldest first.
+   */
   async waitingFor(approver: Approver): Promise<Payout[]> {
-    const waiting = await this.#context.stores.payouts.listInState("awaiting_approval");
+    const { stores } = this.#context;
+    const [waiting, staff] = await Promise.all([
+      stores.payouts.listInState("awaiting_approval"),
+      stores.staff.list(),
+    ]);
+    const grantedAtMs = staff.find((member) => member.userId === approver.userId)?.grantedAtMs;
     return waiting
       .filter((payout) => mayDecide(approver, payout) === "allowed" && !this.#isLate(payout))
+      .filter((payout) => (grantedAtMs ?? 0) <= payout.createdAtMs)
       .sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id));
   }
 
@@ -230,6 +245,33 @@ export class Approval {
     // The press only found out: time expired it (the bot's own move).
     const expired = await this.#expire(payoutId);
     return expired.ok ? { outcome: "expired", payout: expired.payout } : lostRace(expired);
+  }
+
+  /**
+   * What a decision checks of the people, atomically with its move, from the staff record
+   * now: the decider may decide and got that role no later than the payout was asked for
+   * (so nobody approves their own payout with an account made approver afterwards); for an
+   * approval, the initiator may still pay (removed or demoted since: nothing is sent).
+   */
+  #standing(approver: Approver, initiatorToo: boolean) {
+    return {
+      decider: { userId: approver.userId, roles: DECIDING_ROLES },
+      ...(initiatorToo ? { initiatorRoles: PAYING_ROLES } : {}),
+    };
+  }
+
+  /** A decision the store refused: why, in the words of a press. */
+  #refused(result: Extract<TransitionResult, { ok: false }>): DecideRefusal {
+    switch (result.reason) {
+      case "decider_not_allowed":
+        return { outcome: "forbidden", payout: result.payout, why: "not_allowed" };
+      case "decider_too_new":
+        return { outcome: "forbidden", payout: result.payout, why: "too_new" };
+      case "initiator_not_allowed":
+        return { outcome: "forbidden", payout: result.payout, why: "initiator_gone" };
+      default:
+        return lostRace(result);
+    }
   }
 
   #isLate(payout: Payout): boolean {

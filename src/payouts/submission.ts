@@ -18,7 +18,7 @@ import { answerMismatch } from "./answer-check.js";
 import type { AnswerRecords } from "./answer-records.js";
 import type { Approval } from "./approval.js";
 import type { Limits } from "./limits.js";
-import { type Asker, confirmableBy } from "./policy.js";
+import { type Asker, confirmableBy, PAYING_ROLES } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
@@ -133,6 +133,8 @@ export class Submission {
       initiatorId,
       notExpiredAtMs: nowMs,
       amountBelowXaf: this.#rules.approval.thresholdXaf,
+      // The initiator's role as the staff record has it now, read in the claim itself.
+      initiatorRoles: PAYING_ROLES,
     };
     const options = {
       claimId,
@@ -155,6 +157,7 @@ export class Submission {
     }
     switch (result.reason) {
       case "not_initiator":
+      case "initiator_not_allowed":
         return { outcome: "forbidden", payout: result.payout };
       case "expired":
         return this.#expire(payoutId);
@@ -175,7 +178,7 @@ export class Submission {
     const { initiatorId } = options.expect;
     const requested = await approval.request(payout, {
       ...options,
-      expect: { initiatorId, notExpiredAtMs: this.#context.now() },
+      expect: { initiatorId, notExpiredAtMs: this.#context.now(), initiatorRoles: PAYING_ROLES },
       reserve,
     });
     if (!requested.ok) {
@@ -191,7 +194,9 @@ export class Submission {
     result: Extract<TransitionResult, { ok: false }>,
     actor: Actor,
   ): Promise<NotClaimed> {
-    if (result.reason === "not_initiator") return { outcome: "forbidden", payout: result.payout };
+    if (result.reason === "not_initiator" || result.reason === "initiator_not_allowed") {
+      return { outcome: "forbidden", payout: result.payout };
+    }
     if (result.reason !== "over_limit") return lostRace(result);
     const { payout } = result;
     const used =

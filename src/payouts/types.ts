@@ -140,8 +140,15 @@ export type ClaimResult =
 /** Why an approver's press changed nothing. */
 export type DecideRefusal =
   | { outcome: "not_found" }
-  /** Their role may not approve (now), or it is their own payout. */
-  | { outcome: "forbidden"; payout: Payout; why: "not_allowed" | "own_payout" }
+  /**
+   * Their role may not approve (now), it is their own payout, they got their role after it
+   * was asked for (`too_new`), or its initiator may no longer pay (`initiator_gone`).
+   */
+  | {
+      outcome: "forbidden";
+      payout: Payout;
+      why: "not_allowed" | "own_payout" | "too_new" | "initiator_gone";
+    }
   /** Nobody decided in time: it expired (now, if this press found out). */
   | { outcome: "expired"; payout: Payout }
   /** Another approver decided first. */

@@ -7,7 +7,6 @@
  */
 
 import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../model/audit.js";
-import type { BatchState } from "../model/batch.js";
 import {
   givesBack,
   type PayoutEvent,
@@ -17,7 +16,7 @@ import {
 } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import { payoutDraft, payoutFacts } from "./audit-codec.js";
-import { moveRefusal } from "./memory-move-checks.js";
+import { type MoveReads, moveRefusal } from "./memory-move-checks.js";
 import { byPhonePage, createdPage, listPage } from "./memory-payout-pages.js";
 import type { MemorySpendingLedger } from "./memory-spending.js";
 import {
@@ -55,8 +54,8 @@ export interface MemoryPayoutStoreOptions {
   audit: (entry: Omit<AuditEntry, "id">) => void;
   /** Reserved against and given back to inside moves, like the scripts' spending hashes. */
   spending: MemorySpendingLedger;
-  /** The state of a batch now (null: none), read inside a claim of one of its rows. */
-  batchState: (batchId: string) => BatchState | null;
+  /** A batch's state and a member's standing now, read inside a move (as the script does). */
+  reads: MoveReads;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -125,7 +124,7 @@ export class MemoryPayoutStore implements PayoutStore {
     if (claim !== undefined && current.state === target && current.claimId === claim) {
       return { ok: true, payout: structuredClone(current), applied: false, durable: true };
     }
-    const refusal = moveRefusal(current, event, expect, this.#options.batchState);
+    const refusal = moveRefusal(current, event, expect, this.#options.reads);
     if (refusal) return { ok: false, reason: refusal, payout: structuredClone(current) };
     const owner =
       checked.paymentId === undefined ? undefined : this.#byPaymentId.get(checked.paymentId);

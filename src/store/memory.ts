@@ -44,6 +44,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
+  const staff = new MemoryStaffStore();
   const batches = new MemoryBatchStore({
     now,
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
@@ -58,10 +59,13 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       track: (id, atMs) => tracking.put(id, atMs),
       audit: (entry) => audit.append(entry),
       spending,
-      batchState: (batchId) => batches.stateOf(batchId),
+      reads: {
+        batchState: (batchId) => batches.stateOf(batchId),
+        standing: (userId) => staff.standing(userId),
+      },
     }),
     sessions: new MemorySessionStore(now),
-    staff: new MemoryStaffStore(),
+    staff,
     profiles: new MemoryProfileStore(),
     tracking,
     outbox,
@@ -120,13 +124,29 @@ class MemorySessionStore implements SessionStore {
 class MemoryStaffStore implements StaffStore {
   readonly #roles = new Map<number, Role>();
   readonly #origins = new Map<number, StaffOrigin>();
+  readonly #granted = new Map<number, number>();
 
   async get(userId: number): Promise<Role | null> {
     return this.#roles.get(userId) ?? null;
   }
 
-  async set(userId: number, role: Role, origin?: StaffOrigin): Promise<void> {
-    this.#roles.set(userId, checkInput(RoleSchema, role, "role"));
+  /** The member's role and grant time now (read inside a payout move, as the script does). */
+  standing(userId: number): { role: Role; grantedAtMs?: number } | null {
+    const role = this.#roles.get(userId);
+    if (role === undefined) return null;
+    const grantedAtMs = this.#granted.get(userId);
+    return grantedAtMs === undefined ? { role } : { role, grantedAtMs };
+  }
+
+  async set(
+    userId: number,
+    role: Role,
+    origin?: StaffOrigin,
+    grantedAtMs = Date.now(),
+  ): Promise<void> {
+    const checked = checkInput(RoleSchema, role, "role");
+    if (this.#roles.get(userId) !== checked) this.#granted.set(userId, grantedAtMs);
+    this.#roles.set(userId, checked);
     if (origin) this.#origins.set(userId, structuredClone(origin));
     else this.#origins.delete(userId);
   }
@@ -134,6 +154,7 @@ class MemoryStaffStore implements StaffStore {
   async remove(userId: number, origin?: StaffOrigin): Promise<boolean> {
     if (origin) this.#origins.set(userId, { ...structuredClone(origin), removed: true });
     else this.#origins.delete(userId);
+    this.#granted.delete(userId);
     return this.#roles.delete(userId);
   }
 
@@ -147,7 +168,13 @@ class MemoryStaffStore implements StaffStore {
     return [...this.#roles]
       .map(([userId, role]) => {
         const origin = this.#origins.get(userId);
-        return origin ? { userId, role, origin: structuredClone(origin) } : { userId, role };
+        const grantedAtMs = this.#granted.get(userId);
+        return {
+          userId,
+          role,
+          ...(origin ? { origin: structuredClone(origin) } : {}),
+          ...(grantedAtMs === undefined ? {} : { grantedAtMs }),
+        };
       })
       .sort((a, b) => a.userId - b.userId);
   }

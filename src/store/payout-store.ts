@@ -6,6 +6,7 @@ import type { Actor, AuditDetails } from "../model/audit.js";
 import type { PayoutEvent, PayoutState, TrackedState } from "../model/lifecycle.js";
 import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutKind, PayoutPatch } from "../model/payout.js";
+import type { Role } from "../model/roles.js";
 
 export type TransitionResult =
   | {
@@ -33,6 +34,16 @@ export type TransitionResult =
    * pressed, or it is gone): checked in the claim's own atomic step; nothing was changed.
    */
   | { ok: false; reason: "batch_stopped"; payout: Payout }
+  /**
+   * Checked in the same atomic step against the staff record now (`expect.initiatorRoles`,
+   * `expect.decider`): its initiator no longer has a role that may pay; the person deciding
+   * has no role that may decide; or got it after the payout was asked for. Nothing changed.
+   */
+  | {
+      ok: false;
+      reason: "initiator_not_allowed" | "decider_not_allowed" | "decider_too_new";
+      payout: Payout;
+    }
   /**
    * The move's reservation would take its initiator (`payer`) or everyone (`merchant`)
    * over the day's cap, `usedXaf` being what that one had spent; nothing was changed.
@@ -118,7 +129,19 @@ export interface TransitionOptions extends DurableOption {
    * this user (else `not_initiator`), has not expired at this time (else `expired`), and its
    * amount is under this (else `needs_approval`: APPROVAL_THRESHOLD_XAF).
    */
-  expect?: { initiatorId?: number; notExpiredAtMs?: number; amountBelowXaf?: number };
+  expect?: {
+    initiatorId?: number;
+    notExpiredAtMs?: number;
+    amountBelowXaf?: number;
+    /** The initiator is on staff now in one of these roles (else `initiator_not_allowed`). */
+    initiatorRoles?: readonly Role[];
+    /**
+     * `userId` is on staff now in one of `roles` (else `decider_not_allowed`), granted at
+     * or before the payout was asked for (`createdAtMs`; else `decider_too_new`). A grant
+     * time not kept (granted before grant times were) counts as long ago.
+     */
+    decider?: { userId: number; roles: readonly Role[] };
+  };
   /**
    * Stamps `sentAtMs` with the store's clock, and audits the submission, in the same step:
    * the move is the last check before a payment request that leaves right after it.

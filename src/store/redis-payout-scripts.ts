@@ -31,7 +31,8 @@ import type { TransitionOptions } from "./types.js";
  *       ""), first poll at (ms, or ""), spending key prefix, reserved day (or ""), payer cap
  *       (or ""), merchant cap (or ""), gives back (1/0), spending kept (ms), amount at which
  *       a second person is needed (or ""), kind that reserves (JSON, or ""), batch key
- *       prefix, n, n source
+ *       prefix, staff key, staff grant times key, roles the initiator may have (",a,b,", or
+ *       ""), deciding user id (or ""), roles the decider may have (",a,b,", or ""), n, n source
  *       states (JSON), m outbox keys (notices queued with the move), the tracked states
  *       (JSON, in KEYS order), then the fields to set as field/value pairs (state,
  *       updatedAtMs and claimId included; limitDay is set here when reserved). A move that is made is audited with
@@ -62,7 +63,9 @@ local expectedInitiator, notExpiredAt, submitDraft, trackAt = ARGV[12], ARGV[13]
 local spendPrefix, reserveDay, payerCap, merchantCap = ARGV[16], ARGV[17], ARGV[18], ARGV[19]
 local givingBack, spendKept = ARGV[20] == '1', ARGV[21]
 local amountBelow, reserveKind, batchPrefix = ARGV[22], ARGV[23], ARGV[24]
-local cursor = 25
+local staffKey, grantedKey, initiatorRoles = ARGV[25], ARGV[26], ARGV[27]
+local deciderId, deciderRoles = ARGV[28], ARGV[29]
+local cursor = 30
 local sources = {}
 for _ = 1, tonumber(ARGV[cursor]) do
   cursor = cursor + 1
@@ -108,6 +111,23 @@ if target == '"submitting"' and batchRow then
     running = decoded and type(batch) == 'table' and batch.state == 'running'
   end
   if not running then return {'batch_stopped', redis.call('HGETALL', record)} end
+end
+-- Standing is read from the staff record now, in this step: a payer removed or demoted
+-- since asking is refused by every claim; an approver made after the ask cannot decide.
+if initiatorRoles ~= '' then
+  local role = redis.call('HGET', staffKey, redis.call('HGET', record, 'initiatorId'))
+  if not role or not string.find(initiatorRoles, ',' .. role .. ',', 1, true) then
+    return {'initiator_not_allowed', redis.call('HGETALL', record)}
+  end
+end
+if deciderId ~= '' then
+  local role = redis.call('HGET', staffKey, deciderId)
+  if not role or not string.find(deciderRoles, ',' .. role .. ',', 1, true) then
+    return {'decider_not_allowed', redis.call('HGETALL', record)}
+  end
+  local granted = tonumber(redis.call('HGET', grantedKey, deciderId) or '0') or 0
+  local asked = tonumber(redis.call('HGET', record, 'createdAtMs'))
+  if asked and granted > asked then return {'decider_too_new', redis.call('HGETALL', record)} end
 end
 if notExpiredAt ~= '' then
   local expiresAt = tonumber(redis.call('HGET', record, 'expiresAtMs'))
@@ -259,6 +279,11 @@ export function transitionCall(call: {
       expect?.amountBelowXaf ?? "",
       reserve === undefined ? "" : JSON.stringify(reserve.kind),
       k.batch(""),
+      k.staff(),
+      k.staffGranted(),
+      expect?.initiatorRoles === undefined ? "" : `,${expect.initiatorRoles.join(",")},`,
+      expect?.decider === undefined ? "" : String(expect.decider.userId),
+      expect?.decider === undefined ? "" : `,${expect.decider.roles.join(",")},`,
       sources.length,
       ...sources.map((state) => JSON.stringify(state)),
       ...notices,

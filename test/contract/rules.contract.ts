@@ -145,6 +145,46 @@ export function describeRulesContract(makeStores: MakeStores): void {
       expect((await stores.payouts.transition(second.id, "cancel")).ok).toBe(true);
     });
 
+    it("keeps when each member got their role: a new role is granted, the same one kept", async () => {
+      await stores.staff.set(555, "payer", undefined, 1000);
+      await stores.staff.set(555, "payer", { source: "env" }, 2000);
+      expect((await stores.staff.list()).find((m) => m.userId === 555)?.grantedAtMs).toBe(1000);
+      await stores.staff.set(555, "approver", undefined, 3000);
+      expect((await stores.staff.list()).find((m) => m.userId === 555)?.grantedAtMs).toBe(3000);
+      await stores.staff.remove(555);
+      await stores.staff.set(555, "approver", undefined, 4000);
+      expect((await stores.staff.list()).find((m) => m.userId === 555)?.grantedAtMs).toBe(4000);
+    });
+
+    it("checks the initiator's and the decider's standing now in the move's own step", async () => {
+      const payout = await prompt(111, 5000);
+      await stores.payouts.transition(payout.id, "request_approval");
+      const asked = (await stores.payouts.get(payout.id)) ?? payout;
+      const paying = ["admin", "approver", "payer"] as const;
+      const deciding = ["admin", "approver"] as const;
+      const approveAs = (userId: number) =>
+        stores.payouts.transition(
+          payout.id,
+          "approve",
+          {},
+          {
+            expect: { initiatorRoles: paying, decider: { userId, roles: deciding } },
+          },
+        );
+      await stores.staff.set(222, "approver", undefined, asked.createdAtMs - 1);
+      await stores.staff.set(333, "approver", undefined, asked.createdAtMs + 1);
+      // The initiator is not on staff (any more): refused, whoever decides.
+      expect(await approveAs(222)).toMatchObject({ ok: false, reason: "initiator_not_allowed" });
+      await stores.staff.set(111, "viewer");
+      expect(await approveAs(222)).toMatchObject({ ok: false, reason: "initiator_not_allowed" });
+      await stores.staff.set(111, "payer");
+      // A decider made after the ask, or one without a deciding role: refused.
+      expect(await approveAs(333)).toMatchObject({ ok: false, reason: "decider_too_new" });
+      expect(await approveAs(444)).toMatchObject({ ok: false, reason: "decider_not_allowed" });
+      expect(await stores.payouts.get(payout.id)).toEqual(asked);
+      expect(await approveAs(222)).toMatchObject({ ok: true, applied: true });
+    });
+
     it("lets exactly one of two Confirms racing at the cap through", async () => {
       const payouts = await Promise.all([prompt(111, 6000), prompt(222, 6000)]);
       const caps = reservation({ merchantCapXaf: 10_000 });

@@ -26,6 +26,14 @@ import { CALLBACK_PATTERN, money } from "../views.js";
 /** Cards /approvals sends at once; the rest wait for the next /approvals. */
 const CARDS_PER_LIST = 10;
 
+/** Why a press may not decide, in words (DecideRefusal's `why`). */
+const FORBIDDEN_KEY = {
+  not_allowed: "approve.not_allowed",
+  own_payout: "approve.own",
+  too_new: "approve.too_new",
+  initiator_gone: "approve.initiator_gone",
+} as const;
+
 export interface ApprovalDeps {
   payouts: Payouts;
   stores: Stores;
@@ -64,8 +72,7 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
   const refused = async (ctx: BotContext, result: DecideRefusal) => {
     if (result.outcome === "not_found") return dropGoneButtons(ctx);
     if (result.outcome === "forbidden") {
-      const key = result.why === "own_payout" ? "approve.own" : "approve.not_allowed";
-      await ctx.answerCbQuery(ctx.t.plain(key), { show_alert: true });
+      await ctx.answerCbQuery(ctx.t.plain(FORBIDDEN_KEY[result.why]), { show_alert: true });
       return;
     }
     const expired = result.outcome === "expired";
