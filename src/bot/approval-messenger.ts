@@ -48,8 +48,9 @@ export class ApprovalDeliveries {
         const names = await this.#names(payout);
         // The approver who decided sees it on their own card already (their press).
         await this.#editCards(payout, names, payout.approvedBy ?? payout.rejectedBy);
-        // An approved payout's payer is told once its request was answered.
-        if (payout.approvedBy !== undefined) return;
+        // An approved payout's payer is told once its request was answered; a withdrawn
+        // one's payer withdrew it themselves (their press showed it).
+        if (payout.approvedBy !== undefined || payout.state === "cancelled") return;
         return this.#tellPayer(payout, names, payerDecisionNotice);
       }
       case "approved_outcome":

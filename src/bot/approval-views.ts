@@ -35,6 +35,10 @@ function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
       lines.push(t("approval.reason", { reason: payout.rejectionReason }));
     return lines;
   }
+  if (payout.state === "cancelled" && payout.decidedAtMs !== undefined) {
+    const name = initiatorName(t, names, payout.initiatorId);
+    return [t("approval.withdrawn", { name, time: at })];
+  }
   if (payout.state === "expired" && payout.approvalExpiresAtMs !== undefined) {
     return [t("approval.expired", { time: t.time(payout.approvalExpiresAtMs) })];
   }
@@ -93,15 +97,22 @@ export function rejectedCard(t: Translate, payout: Payout, names: Names): View {
   return { text: `${approvalCard(t, payout, names).text}\n\n${invite}` };
 }
 
-/** The payer's prompt once confirmed, while it waits: who may approve, until when. */
+/**
+ * The payer's prompt once confirmed, while it waits: who may approve, until when, and a
+ * button to withdraw the request.
+ */
 export function waitingView(t: Translate, payout: Payout, approvers: readonly string[]): View {
   const time = t.time(payout.approvalExpiresAtMs ?? payout.updatedAtMs);
   const waiting =
     approvers.length === 0
       ? t("approval.nobody", { time })
       : t("approval.waiting_for", { approvers: approvers.join(", "), time });
+  const keyboard = Markup.inlineKeyboard([
+    Markup.button.callback(t.plain("button.withdraw"), CALLBACK.withdraw(payout.id)),
+  ]).reply_markup;
   return {
     text: [t(STATE_TITLE[payout.state]), "", payoutDetails(t, payout), "", waiting].join("\n"),
+    keyboard,
   };
 }
 

@@ -9,12 +9,12 @@ import { randomBytes } from "node:crypto";
 import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { type ApprovalNoticeKind, noticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
-import type { StaffMember } from "../model/staff.js";
 import { cleanRemark } from "../model/text.js";
 import type { Reservation, TransitionOptions, TransitionResult } from "../store/types.js";
+import { type Approver, decideRefusal, standingExpected } from "./approval-checks.js";
 import type { Duplicates } from "./duplicates.js";
 import type { Limits } from "./limits.js";
-import { DECIDING_ROLES, decidersOf, mayDecide, PAYING_ROLES } from "./policy.js";
+import { decidersOf, mayDecide } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
@@ -24,10 +24,10 @@ import type {
   ReasonResult,
   RejectResult,
   StepContext,
+  WithdrawResult,
 } from "./types.js";
 
-/** A staff member pressing Approve or Reject, their role as read for this very press. */
-export type Approver = Pick<StaffMember, "userId" | "role">;
+export type { Approver };
 
 function notice(kind: ApprovalNoticeKind, payoutId: string) {
   return [{ kind, payoutId }] as const;
@@ -126,7 +126,7 @@ export class Approval {
     const moveOptions = {
       claimId,
       actor,
-      expect: this.#standing(approver, true),
+      expect: standingExpected(approver, true),
       notices: notice("approval_decided", payoutId),
       reserve: this.#limits.reservation(checked.kind),
       // Approved despite the payout it repeats: on record with the decision.
@@ -144,7 +144,7 @@ export class Approval {
       await this.#limits.audit({ ...refusal, payoutId, step: "approve" }, over);
       return { outcome: "over_limit", payout, over };
     }
-    if (!result.ok) return this.#refused(result);
+    if (!result.ok) return decideRefusal(result);
     log.info({ payoutId, approvedBy: approver.userId }, "payout approved");
     this.#onNoticeQueued();
     return { outcome: "claimed", payout: result.payout, claimId, actor };
@@ -163,13 +163,39 @@ export class Approval {
         actor: staffActor(approver),
         notices: notice("approval_decided", payoutId),
         // Rejecting a request of someone removed since is fine; deciding late-made is not.
-        expect: this.#standing(approver, false),
+        expect: standingExpected(approver, false),
       },
     );
-    if (!result.ok) return this.#refused(result);
+    if (!result.ok) return decideRefusal(result);
     log.info({ payoutId, rejectedBy: approver.userId }, "payout rejected");
     this.#onNoticeQueued();
     return { outcome: "rejected", payout: result.payout };
+  }
+
+  /**
+   * The initiator withdraws their own request while it waits: `awaiting_approval →
+   * cancelled` (only its initiator, checked in the same step), the amount given back to its
+   * day's limits, audited, and the approvers' cards told, all in one step.
+   */
+  async withdraw(payoutId: string, asker: Approver): Promise<WithdrawResult> {
+    const { stores, log, now } = this.#context;
+    const result = await stores.payouts.transition(
+      payoutId,
+      "withdraw",
+      { decidedAtMs: now() },
+      {
+        actor: staffActor(asker),
+        expect: { initiatorId: asker.userId },
+        notices: notice("approval_decided", payoutId),
+      },
+    );
+    if (!result.ok) {
+      if (result.reason === "not_initiator") return { outcome: "forbidden", payout: result.payout };
+      return lostRace(result);
+    }
+    log.info({ payoutId }, "approval request withdrawn");
+    this.#onNoticeQueued();
+    return { outcome: "withdrawn", payout: result.payout };
   }
 
   /**
@@ -245,33 +271,6 @@ export class Approval {
     // The press only found out: time expired it (the bot's own move).
     const expired = await this.#expire(payoutId);
     return expired.ok ? { outcome: "expired", payout: expired.payout } : lostRace(expired);
-  }
-
-  /**
-   * What a decision checks of the people, atomically with its move, from the staff record
-   * now: the decider may decide and got that role no later than the payout was asked for
-   * (so nobody approves their own payout with an account made approver afterwards); for an
-   * approval, the initiator may still pay (removed or demoted since: nothing is sent).
-   */
-  #standing(approver: Approver, initiatorToo: boolean) {
-    return {
-      decider: { userId: approver.userId, roles: DECIDING_ROLES },
-      ...(initiatorToo ? { initiatorRoles: PAYING_ROLES } : {}),
-    };
-  }
-
-  /** A decision the store refused: why, in the words of a press. */
-  #refused(result: Extract<TransitionResult, { ok: false }>): DecideRefusal {
-    switch (result.reason) {
-      case "decider_not_allowed":
-        return { outcome: "forbidden", payout: result.payout, why: "not_allowed" };
-      case "decider_too_new":
-        return { outcome: "forbidden", payout: result.payout, why: "too_new" };
-      case "initiator_not_allowed":
-        return { outcome: "forbidden", payout: result.payout, why: "initiator_gone" };
-      default:
-        return lostRace(result);
-    }
   }
 
   #isLate(payout: Payout): boolean {

@@ -175,6 +175,15 @@ export type ApproveResult =
 
 export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
 
+/** The initiator's withdrawal of a request waiting for approval. */
+export type WithdrawResult =
+  | { outcome: "withdrawn"; payout: Payout }
+  | { outcome: "not_found" }
+  /** Not their request. */
+  | { outcome: "forbidden"; payout: Payout }
+  /** Decided (or expired) already. */
+  | { outcome: "already"; payout: Payout };
+
 /** The reason a rejecting approver gave afterwards. */
 export type ReasonResult =
   | { outcome: "added"; payout: Payout }

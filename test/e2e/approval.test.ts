@@ -80,7 +80,13 @@ describe("four-eyes approval, end to end", () => {
     );
     const waitingText = plainText(await waiting);
     expect(waitingText).toContain("Waiting for Awa, Ama to approve it.");
-    expect(h.emulator.message(PAYER_ID, prompt.messageId)?.replyMarkup ?? []).toHaveLength(0);
+    // While it waits, the payer's only button withdraws the request.
+    expect(
+      h.emulator
+        .message(PAYER_ID, prompt.messageId)
+        ?.replyMarkup?.flat()
+        .map((button) => button.text),
+    ).toEqual(["↩️ Withdraw my request"]);
     const [card, adminCard] = await cards;
     if (!card || !adminCard) throw new Error("no cards");
     const cardText = plainText(card);

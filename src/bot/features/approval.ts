@@ -13,7 +13,7 @@ import { may } from "../../payouts/policy.js";
 import type { DecideRefusal } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
 import { cardFacts } from "../approval-cards.js";
-import { approvalCard, type Names, rejectedCard } from "../approval-views.js";
+import { approvalCard, decidedPromptView, type Names, rejectedCard } from "../approval-views.js";
 import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
 import type { BotContext } from "../context.js";
 import { showSending } from "../prompt-edits.js";
@@ -138,6 +138,28 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     const names = await namesFor(result.payout);
     await editView(ctx, rejectedCard(ctx.t, result.payout, names));
     await refreshOwnCards(ctx, result.payout, names);
+  });
+
+  // The initiator's "Withdraw my request" on their waiting prompt.
+  composer.action(CALLBACK_PATTERN.withdraw, async (ctx) => {
+    const staff = ctx.staff;
+    if (staff === null) return;
+    const result = await deps.payouts.approval.withdraw(ctx.match[1] ?? "", staff);
+    switch (result.outcome) {
+      case "not_found":
+        return dropGoneButtons(ctx);
+      case "forbidden":
+        await ctx.answerCbQuery(ctx.t.plain("withdraw.not_yours"), { show_alert: true });
+        return;
+      case "already":
+      case "withdrawn": {
+        const done = result.outcome === "withdrawn";
+        await ctx.answerCbQuery(ctx.t.plain(done ? "withdraw.done" : "withdraw.too_late"));
+        const names = await namesFor(result.payout);
+        await editView(ctx, decidedPromptView(ctx.t, result.payout, names));
+        return;
+      }
+    }
   });
 
   // A reply to an approval card: the reason of a rejection. Anything else goes on.
