@@ -44,7 +44,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
-  const staff = new MemoryStaffStore();
+  const staff = new MemoryStaffStore(now);
   const batches = new MemoryBatchStore({
     now,
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
@@ -125,6 +125,11 @@ class MemoryStaffStore implements StaffStore {
   readonly #roles = new Map<number, Role>();
   readonly #origins = new Map<number, StaffOrigin>();
   readonly #granted = new Map<number, number>();
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
 
   async get(userId: number): Promise<Role | null> {
     return this.#roles.get(userId) ?? null;
@@ -142,7 +147,7 @@ class MemoryStaffStore implements StaffStore {
     userId: number,
     role: Role,
     origin?: StaffOrigin,
-    grantedAtMs = Date.now(),
+    grantedAtMs = this.#now(),
   ): Promise<void> {
     const checked = checkInput(RoleSchema, role, "role");
     if (this.#roles.get(userId) !== checked) this.#granted.set(userId, grantedAtMs);
