@@ -137,6 +137,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     const messenger = new TelegramMessenger(bot.telegram, stores, logger, {
       timeZone: config.timeZone,
+      duplicateOf: (payout) => payouts.approval.duplicateOf(payout),
       reports: reportDelivery(config, stores, payouts.limits, bot.telegram, logger, now),
       batches: {
         limits: payouts.limits,

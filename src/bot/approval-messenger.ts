@@ -11,6 +11,7 @@ import type { ApprovalNoticeKind } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import { decidersOf } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
+import { cardFacts, type DuplicateFinder } from "./approval-cards.js";
 import {
   approvalCard,
   decidedPromptView,
@@ -19,7 +20,7 @@ import {
   rejectionReasonNotice,
 } from "./approval-views.js";
 import { editMessageView, sendView } from "./reply.js";
-import { namesOf, payoutPeopleNames, translatorFor } from "./staff-names.js";
+import { payoutPeopleNames, translatorFor } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
 import type { View } from "./views.js";
 
@@ -28,6 +29,8 @@ export interface ApprovalDeliveriesOptions {
   stores: Stores;
   logger: Logger;
   timeZone: string;
+  /** The payout a waiting one repeats, shown on its cards (default: none is looked for). */
+  duplicateOf?: DuplicateFinder;
 }
 
 export class ApprovalDeliveries {
@@ -45,8 +48,9 @@ export class ApprovalDeliveries {
         const names = await this.#names(payout);
         // The approver who decided sees it on their own card already (their press).
         await this.#editCards(payout, names, payout.approvedBy ?? payout.rejectedBy);
-        // An approved payout's payer is told once its request was answered.
-        if (payout.approvedBy !== undefined) return;
+        // An approved payout's payer is told once its request was answered; a withdrawn
+        // one's payer withdrew it themselves (their press showed it).
+        if (payout.approvedBy !== undefined || payout.state === "cancelled") return;
         return this.#tellPayer(payout, names, payerDecisionNotice);
       }
       case "approved_outcome":
@@ -69,11 +73,12 @@ export class ApprovalDeliveries {
     if (payout.state !== "awaiting_approval") return;
     const approvers = decidersOf(await stores.staff.list(), payout);
     const done = new Set((await stores.cards.list(payout.id)).map((card) => card.chatId));
-    const names = await namesOf(stores.profiles, [payout.initiatorId]);
+    const duplicateOf = this.#options.duplicateOf ?? (async () => undefined);
+    const { names, duplicate } = await cardFacts(stores.profiles, duplicateOf, payout);
     let retry: Error | undefined;
     for (const { userId } of approvers) {
       if (done.has(userId)) continue;
-      const view = approvalCard(await this.#translator(userId), payout, names);
+      const view = approvalCard(await this.#translator(userId), payout, names, { duplicate });
       try {
         const sent = await sendView(telegram, userId, view);
         await stores.cards.add(payout.id, { chatId: userId, messageId: sent.message_id });

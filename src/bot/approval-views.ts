@@ -8,6 +8,7 @@ import { Markup } from "telegraf";
 import { html, type Translate } from "../i18n.js";
 import type { Payout } from "../model/payout.js";
 import { initiatorName } from "./report-views.js";
+import { duplicateWarning } from "./rules-views.js";
 import {
   CALLBACK,
   money,
@@ -34,6 +35,10 @@ function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
       lines.push(t("approval.reason", { reason: payout.rejectionReason }));
     return lines;
   }
+  if (payout.state === "cancelled" && payout.decidedAtMs !== undefined) {
+    const name = initiatorName(t, names, payout.initiatorId);
+    return [t("approval.withdrawn", { name, time: at })];
+  }
   if (payout.state === "expired" && payout.approvalExpiresAtMs !== undefined) {
     return [t("approval.expired", { time: t.time(payout.approvalExpiresAtMs) })];
   }
@@ -43,13 +48,15 @@ function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
 /**
  * The card an approver decides on: what, to whom, who asked and when, with Approve and
  * Reject while it waits; once decided, who decided (no buttons). `status`: also say what
- * the payout is now (the card of the approver who just approved it).
+ * the payout is now (the card of the approver who just approved it). `duplicate`: the
+ * earlier payout it repeats (its initiator among `names`), shown first as plainly as on
+ * the payer's prompt, and Approve then reads "Approve anyway".
  */
 export function approvalCard(
   t: Translate,
   payout: Payout,
   names: Names,
-  options: { status?: boolean } = {},
+  options: { status?: boolean; duplicate?: Payout } = {},
 ): View {
   const asked = t("approval.asked", {
     name: initiatorName(t, names, payout.initiatorId),
@@ -60,8 +67,16 @@ export function approvalCard(
     const title = payout.kind === "disbursement" ? "approval.card_pay" : "approval.card_collect";
     const expiresAtMs = payout.approvalExpiresAtMs ?? payout.updatedAtMs;
     const lines = [t(title), "", ...details, t("approval.expires", { time: t.time(expiresAtMs) })];
+    const { duplicate } = options;
+    if (duplicate) lines.unshift(duplicateWarning(t, duplicate, names), "");
+    const approve = duplicate
+      ? Markup.button.callback(
+          t.plain("button.approve_anyway"),
+          CALLBACK.approveAnyway(payout.id, duplicate.createdAtMs),
+        )
+      : Markup.button.callback(t.plain("button.approve"), CALLBACK.approve(payout.id));
     const keyboard = Markup.inlineKeyboard([
-      Markup.button.callback(t.plain("button.approve"), CALLBACK.approve(payout.id)),
+      approve,
       Markup.button.callback(t.plain("button.reject"), CALLBACK.reject(payout.id)),
     ]).reply_markup;
     return { text: lines.join("\n"), keyboard };
@@ -82,15 +97,22 @@ export function rejectedCard(t: Translate, payout: Payout, names: Names): View {
   return { text: `${approvalCard(t, payout, names).text}\n\n${invite}` };
 }
 
-/** The payer's prompt once confirmed, while it waits: who may approve, until when. */
+/**
+ * The payer's prompt once confirmed, while it waits: who may approve, until when, and a
+ * button to withdraw the request.
+ */
 export function waitingView(t: Translate, payout: Payout, approvers: readonly string[]): View {
   const time = t.time(payout.approvalExpiresAtMs ?? payout.updatedAtMs);
   const waiting =
     approvers.length === 0
       ? t("approval.nobody", { time })
       : t("approval.waiting_for", { approvers: approvers.join(", "), time });
+  const keyboard = Markup.inlineKeyboard([
+    Markup.button.callback(t.plain("button.withdraw"), CALLBACK.withdraw(payout.id)),
+  ]).reply_markup;
   return {
     text: [t(STATE_TITLE[payout.state]), "", payoutDetails(t, payout), "", waiting].join("\n"),
+    keyboard,
   };
 }
 

@@ -33,6 +33,7 @@ const ACTION_KEY = {
   expire: "audit.action.expire",
   approve: "audit.action.approve",
   reject: "audit.action.reject",
+  withdraw: "audit.action.withdraw",
   submit: "audit.action.submit",
   accepted: "audit.action.accepted",
   refused: "audit.action.refused",

@@ -14,6 +14,7 @@ import type { Delivery, Messenger } from "../payouts/notifier.js";
 import { may } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
+import type { DuplicateFinder } from "./approval-cards.js";
 import { ApprovalDeliveries } from "./approval-messenger.js";
 import { BatchDeliveries, type BatchDeliveryOptions } from "./batch-messenger.js";
 import { mismatchNotice, settlementNotice, stuckNotice } from "./notice-views.js";
@@ -28,6 +29,8 @@ export interface TelegramMessengerOptions {
   timeZone?: string;
   /** Delivers the digest and availability alerts (without it, those are logged and dropped). */
   reports?: ReportDelivery;
+  /** The payout a payout waiting for approval repeats, for its cards (Approval.duplicateOf). */
+  duplicateOf?: DuplicateFinder;
   /** What batch previews and summaries say about limits, approval and stuck rows. */
   batches?: Pick<BatchDeliveryOptions, "limits" | "approvalThresholdXaf" | "stuckAfterHours">;
 }
@@ -57,6 +60,7 @@ export class TelegramMessenger implements Messenger {
       stores,
       logger,
       timeZone: this.#timeZone,
+      ...(options.duplicateOf ? { duplicateOf: options.duplicateOf } : {}),
     });
     this.#batches = new BatchDeliveries({
       telegram,

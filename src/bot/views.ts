@@ -27,13 +27,18 @@ export const CALLBACK = {
   history: (page: number) => `h:${page}`,
   unknown: (page: number) => `u:${page}`,
   approve: (payoutId: string) => `a:${payoutId}`,
+  /** Approve despite a duplicate: the creation time (base 36) of the one the card showed. */
+  approveAnyway: (payoutId: string, seenAtMs: number) => `A:${payoutId}:${seenAtMs.toString(36)}`,
   reject: (payoutId: string) => `r:${payoutId}`,
+  withdraw: (payoutId: string) => `w:${payoutId}`,
 } as const;
 export const CALLBACK_PATTERN = {
   confirm: /^c:([\w-]{8,40})$/,
   cancel: /^x:([\w-]{8,40})$/,
   approve: /^a:([\w-]{8,40})$/,
+  approveAnyway: /^A:([\w-]{8,40}):([0-9a-z]{1,11})$/,
   reject: /^r:([\w-]{8,40})$/,
+  withdraw: /^w:([\w-]{8,40})$/,
   history: /^h:(\d{1,4})$/,
   unknown: /^u:(\d{1,4})$/,
 } as const;

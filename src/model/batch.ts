@@ -35,6 +35,7 @@ export const ROW_PROBLEMS = [
   "lookup_failed",
   "over_limit",
   "stopped",
+  "not_allowed",
 ] as const;
 export type RowProblem = (typeof ROW_PROBLEMS)[number];
 

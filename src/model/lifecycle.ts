@@ -31,6 +31,8 @@ export const PAYOUT_EVENTS = [
   "approve",
   /** An approver rejected. */
   "reject",
+  /** The initiator withdrew their own request while it waited for approval. */
+  "withdraw",
   /** The API answered 201: the payment exists and is pending. */
   "accepted",
   /** The API refused (400, 401, 403, 404, 429 after retries): nothing was created. */
@@ -60,7 +62,12 @@ export const TRANSITIONS: Readonly<
     cancel: "cancelled",
     expire: "expired",
   },
-  awaiting_approval: { approve: "submitting", reject: "rejected", expire: "expired" },
+  awaiting_approval: {
+    approve: "submitting",
+    reject: "rejected",
+    expire: "expired",
+    withdraw: "cancelled",
+  },
   submitting: { accepted: "pending", refused: "rejected_by_api", lost: "unknown" },
   pending: { settle_success: "success", settle_failed: "failed", settle_canceled: "canceled" },
   unknown: { resolve_with_id: "pending", resolve_failed: "failed", accepted_late: "pending" },

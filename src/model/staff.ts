@@ -22,6 +22,8 @@ export interface StaffMember {
   userId: number;
   role: Role;
   origin?: StaffOrigin;
+  /** When the current role was granted (ms); absent for a role granted before it was kept. */
+  grantedAtMs?: number;
 }
 
 /**

@@ -9,9 +9,11 @@ import { randomBytes } from "node:crypto";
 import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { type ApprovalNoticeKind, noticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
-import type { StaffMember } from "../model/staff.js";
 import { cleanRemark } from "../model/text.js";
 import type { Reservation, TransitionOptions, TransitionResult } from "../store/types.js";
+import { type Approver, decideRefusal, standingExpected } from "./approval-checks.js";
+import type { Duplicates } from "./duplicates.js";
+import type { Limits } from "./limits.js";
 import { decidersOf, mayDecide } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
@@ -22,10 +24,10 @@ import type {
   ReasonResult,
   RejectResult,
   StepContext,
+  WithdrawResult,
 } from "./types.js";
 
-/** A staff member pressing Approve or Reject, their role as read for this very press. */
-export type Approver = Pick<StaffMember, "userId" | "role">;
+export type { Approver };
 
 function notice(kind: ApprovalNoticeKind, payoutId: string) {
   return [{ kind, payoutId }] as const;
@@ -34,12 +36,29 @@ function notice(kind: ApprovalNoticeKind, payoutId: string) {
 export class Approval {
   readonly #context: StepContext;
   readonly #rules: PayoutRules;
+  readonly #limits: Limits;
+  readonly #duplicates: Duplicates;
   readonly #onNoticeQueued: () => void;
 
-  constructor(context: StepContext, rules: PayoutRules, onNoticeQueued: () => void) {
+  constructor(
+    context: StepContext,
+    rules: PayoutRules,
+    checks: { limits: Limits; duplicates: Duplicates },
+    onNoticeQueued: () => void,
+  ) {
     this.#context = context;
     this.#rules = rules;
+    this.#limits = checks.limits;
+    this.#duplicates = checks.duplicates;
     this.#onNoticeQueued = onNoticeQueued;
+  }
+
+  /**
+   * The latest payout `payout` repeats (DUPLICATE_WINDOW_MINUTES, counted back from now),
+   * the same question the payer's prompt asked: what an approver's card shows.
+   */
+  duplicateOf(payout: Payout): Promise<Payout | undefined> {
+    return this.#duplicates.latest(payout);
   }
 
   /** APPROVAL_THRESHOLD_XAF: from this amount a second person approves (undefined: never). */
@@ -81,20 +100,51 @@ export class Approval {
 
   /**
    * Approve: `awaiting_approval → submitting` under a fresh claim, the approver as actor.
-   * The result is a claimed payout: the caller sends it at once with `Submission.submit`.
+   * The amount counts against the day of the approval: a payout asked for on an earlier day
+   * has its hold moved to today in the same atomic step, checked against today's caps
+   * (over one: refused and audited, it keeps waiting). The result is a claimed payout: the
+   * caller sends it at once with `Submission.submit`.
    */
-  async approve(payoutId: string, approver: Approver): Promise<ApproveResult> {
+  async approve(
+    payoutId: string,
+    approver: Approver,
+    options: { duplicateSeenAtMs?: number } = {},
+  ): Promise<ApproveResult> {
     const checked = await this.#pending(payoutId, approver);
     if ("outcome" in checked) return checked;
+    // The duplicate rule asked again at the decision: a repeat the approver was not shown
+    // (none on their card, or one newer than the card's) stops the press, to be shown.
+    const duplicate = await this.#duplicates.latest(checked);
+    const seenAtMs = options.duplicateSeenAtMs;
+    if (duplicate && (seenAtMs === undefined || duplicate.createdAtMs > seenAtMs)) {
+      return { outcome: "duplicate", payout: checked, duplicate };
+    }
     const { stores, log, now } = this.#context;
     const claimId = randomBytes(8).toString("hex");
     const actor = staffActor(approver);
     const patch = { approvedBy: approver.userId, decidedAtMs: now(), submittedAtMs: now() };
-    const options = { claimId, actor, notices: notice("approval_decided", payoutId) };
+    const moveOptions = {
+      claimId,
+      actor,
+      expect: standingExpected(approver, true),
+      notices: notice("approval_decided", payoutId),
+      reserve: this.#limits.reservation(checked.kind),
+      // Approved despite the payout it repeats: on record with the decision.
+      ...(duplicate ? { auditDetails: { duplicateOf: duplicate.id } } : {}),
+    };
     const result = await retryPayoutWrite(log, payoutId, "approve", () =>
-      stores.payouts.transition(payoutId, "approve", patch, options),
+      stores.payouts.transition(payoutId, "approve", patch, moveOptions),
     );
-    if (!result.ok) return lostRace(result);
+    if (!result.ok && result.reason === "over_limit") {
+      const { payout } = result;
+      const used =
+        result.limit === "payer" ? { payerXaf: result.usedXaf } : { merchantXaf: result.usedXaf };
+      const over = this.#limits.over(result.limit, used);
+      const refusal = { actor, kind: payout.kind, amount: payout.amount, phone: payout.phone };
+      await this.#limits.audit({ ...refusal, payoutId, step: "approve" }, over);
+      return { outcome: "over_limit", payout, over };
+    }
+    if (!result.ok) return decideRefusal(result);
     log.info({ payoutId, approvedBy: approver.userId }, "payout approved");
     this.#onNoticeQueued();
     return { outcome: "claimed", payout: result.payout, claimId, actor };
@@ -109,12 +159,43 @@ export class Approval {
       payoutId,
       "reject",
       { rejectedBy: approver.userId, decidedAtMs: now() },
-      { actor: staffActor(approver), notices: notice("approval_decided", payoutId) },
+      {
+        actor: staffActor(approver),
+        notices: notice("approval_decided", payoutId),
+        // Rejecting a request of someone removed since is fine; deciding late-made is not.
+        expect: standingExpected(approver, false),
+      },
     );
-    if (!result.ok) return lostRace(result);
+    if (!result.ok) return decideRefusal(result);
     log.info({ payoutId, rejectedBy: approver.userId }, "payout rejected");
     this.#onNoticeQueued();
     return { outcome: "rejected", payout: result.payout };
+  }
+
+  /**
+   * The initiator withdraws their own request while it waits: `awaiting_approval →
+   * cancelled` (only its initiator, checked in the same step), the amount given back to its
+   * day's limits, audited, and the approvers' cards told, all in one step.
+   */
+  async withdraw(payoutId: string, asker: Approver): Promise<WithdrawResult> {
+    const { stores, log, now } = this.#context;
+    const result = await stores.payouts.transition(
+      payoutId,
+      "withdraw",
+      { decidedAtMs: now() },
+      {
+        actor: staffActor(asker),
+        expect: { initiatorId: asker.userId },
+        notices: notice("approval_decided", payoutId),
+      },
+    );
+    if (!result.ok) {
+      if (result.reason === "not_initiator") return { outcome: "forbidden", payout: result.payout };
+      return lostRace(result);
+    }
+    log.info({ payoutId }, "approval request withdrawn");
+    this.#onNoticeQueued();
+    return { outcome: "withdrawn", payout: result.payout };
   }
 
   /**
@@ -148,11 +229,20 @@ export class Approval {
     return { outcome: "added", payout: updated };
   }
 
-  /** What waits for `approver`: payouts they may decide on, not expired, oldest first. */
+  /**
+   * What waits for `approver`: payouts they may decide on, not expired, asked for after
+   * they got their role (see `approve`), oldest first.
+   */
   async waitingFor(approver: Approver): Promise<Payout[]> {
-    const waiting = await this.#context.stores.payouts.listInState("awaiting_approval");
+    const { stores } = this.#context;
+    const [waiting, staff] = await Promise.all([
+      stores.payouts.listInState("awaiting_approval"),
+      stores.staff.list(),
+    ]);
+    const grantedAtMs = staff.find((member) => member.userId === approver.userId)?.grantedAtMs;
     return waiting
       .filter((payout) => mayDecide(approver, payout) === "allowed" && !this.#isLate(payout))
+      .filter((payout) => (grantedAtMs ?? 0) <= payout.createdAtMs)
       .sort((a, b) => a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id));
   }
 

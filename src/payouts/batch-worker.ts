@@ -19,6 +19,7 @@ import {
   type BatchPatch,
   type BatchRow,
   type BatchState,
+  type RowProblem,
   WORKED_BATCH_STATES,
 } from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
@@ -27,6 +28,7 @@ import { isPayable, payableOf } from "./batch-checks.js";
 import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./batch-rows.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
+import { PAYING_ROLES } from "./policy.js";
 import { BackgroundRunner } from "./runner.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type { Submission } from "./submission.js";
@@ -51,6 +53,12 @@ export interface BatchWorkerOptions {
   /** Called after a notice was queued (to deliver it at once). */
   onNoticeQueued?: () => void;
 }
+
+/** Claims refused for good: the row is not paid, and says why. */
+const ROW_REFUSALS: Partial<Record<string, RowProblem>> = {
+  over_limit: "over_limit",
+  initiator_not_allowed: "not_allowed",
+};
 
 /** A batch's lease: renewed after each stretch of rows, well within it. */
 const LEASE_MS = 30_000;
@@ -221,13 +229,13 @@ export class BatchWorker {
     if (payout.state !== "awaiting_confirmation") return row;
     const { gateway } = this.#options.context;
     const checked = await takeBatchSlot(gateway, "disburse", this.#options.leave);
-    // Stopped meanwhile: this row is one of the unsent ones.
-    if ((await stores.batches.get(batch.id))?.state !== "running") return row;
     const claimId = randomBytes(8).toString("hex");
     const options = {
       claimId,
       actor,
-      expect: { initiatorId: batch.initiatorId },
+      // The initiator's role now, not the one recorded at upload: removed or demoted since,
+      // the claim refuses every row left.
+      expect: { initiatorId: batch.initiatorId, initiatorRoles: PAYING_ROLES },
       reserve: this.#options.limits.reservation("disbursement"),
       stampSentAtMs: checked,
       durable: true,
@@ -236,9 +244,12 @@ export class BatchWorker {
       stores.payouts.transition(payout.id, "confirm", { submittedAtMs: now() }, options),
     );
     if (!claim.ok) {
-      if (claim.reason !== "over_limit") return row;
+      // `batch_stopped`: the claim itself found the batch stopped (Stop is decided there,
+      // atomically, so no row is sent after it): this row is one of the unsent ones.
+      const problem = ROW_REFUSALS[claim.reason];
+      if (problem === undefined) return row;
       await stores.payouts.transition(payout.id, "cancel", {}, { actor: SYSTEM_ACTOR });
-      return { ...row, problem: "over_limit" };
+      return { ...row, problem };
     }
     const claimed = { payout: claim.payout, claimId, actor };
     await this.#options.submission.submit(claimed, { checked: checked && claim.durable });

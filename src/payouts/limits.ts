@@ -46,8 +46,8 @@ export interface LimitRefusal {
   phone?: string;
   payoutId?: string;
   batchId?: string;
-  /** Where: a new prompt, or its Confirm (the store's atomic check). */
-  step: "prompt" | "confirm";
+  /** Where: a new prompt, its Confirm or its approval (the store's atomic check). */
+  step: "prompt" | "confirm" | "approve";
 }
 
 export class Limits {

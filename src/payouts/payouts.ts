@@ -8,6 +8,7 @@ import { AnswerRecords } from "./answer-records.js";
 import { Approval } from "./approval.js";
 import { Batches } from "./batch.js";
 import { BatchWorker } from "./batch-worker.js";
+import { Duplicates } from "./duplicates.js";
 import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
@@ -64,9 +65,9 @@ export function createPayouts(options: PayoutsOptions): Payouts {
   const rules = options.rules ?? NO_RULES;
   const records = new AnswerRecords(context, onNoticeQueued);
   const limits = new Limits(context, rules);
-  const approval = new Approval(context, rules, onNoticeQueued);
+  const duplicates = new Duplicates(context, rules.duplicateWindowMs);
+  const approval = new Approval(context, rules, { limits, duplicates }, onNoticeQueued);
   const { confirmationTtlSeconds, statusPollIntervalMs } = options;
-  const { duplicateWindowMs } = rules;
   const batch = { ...DEFAULT_BATCH_SETTINGS, ...options.batch };
   const submission = new Submission(context, records, statusPollIntervalMs, { approval, limits });
   const batches = new Batches(
@@ -83,7 +84,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     lookups,
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
       limits,
-      duplicateWindowMs,
+      duplicates,
     }),
     submission,
     approval,

@@ -4,7 +4,7 @@
  * afresh (on every update, at every press) and passes it in.
  */
 import type { Payout } from "../model/payout.js";
-import type { Role } from "../model/roles.js";
+import { ROLES, type Role } from "../model/roles.js";
 import type { StaffMember } from "../model/staff.js";
 
 export type Capability =
@@ -109,6 +109,12 @@ export function decidersOf<T extends NonNullable<Asker>>(
 ): T[] {
   return staff.filter((member) => mayDecide(member, payout) === "allowed");
 }
+
+/** The roles that may pay now: the store checks a payout's initiator has one at each claim. */
+export const PAYING_ROLES: readonly Role[] = ROLES.filter((role) => may(role, "pay"));
+
+/** The roles that may decide on someone else's payout (checked by the store at Approve). */
+export const DECIDING_ROLES: readonly Role[] = ROLES.filter((role) => may(role, "approve"));
 
 /** Whether `amount` needs a second person under `thresholdXaf` (undefined: approvals off). */
 export function needsApproval(amount: number, thresholdXaf: number | undefined): boolean {

@@ -7,7 +7,6 @@
  */
 import { maskPhone } from "../logger.js";
 import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
-import { givesBack } from "../model/lifecycle.js";
 import { parseAmount } from "../model/money.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
 import { type PhoneParseResult, parsePhone } from "../model/phone.js";
@@ -18,6 +17,7 @@ import {
   PaymentClientError,
 } from "../payments/errors.js";
 import type { TransitionResult } from "../store/types.js";
+import type { Duplicates } from "./duplicates.js";
 import { newPayoutId } from "./ids.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
@@ -30,15 +30,11 @@ import type {
   StepContext,
 } from "./types.js";
 
-/** Payouts to a number read at a time for the duplicate warning, and the most read. */
-const DUPLICATE_PAGE = 10;
-const DUPLICATE_LOOKBACK = 100;
-
 /** What Preparation checks besides the request itself. */
 export interface PrepareRules {
   limits: Limits;
-  /** DUPLICATE_WINDOW_MINUTES in ms; 0: no duplicate warning. */
-  duplicateWindowMs: number;
+  /** The duplicate rule (DUPLICATE_WINDOW_MINUTES), shared with approval. */
+  duplicates: Duplicates;
 }
 
 /** A compare-and-set that found the payout gone or already moved on by someone else. */
@@ -87,7 +83,11 @@ export class Preparation {
     // The Redis look-ups run while the Payment API answers: they add no wait.
     const [name, duplicate, over] = await Promise.all([
       this.#registeredName(phone, input.kind),
-      this.#duplicateOf(phone.phone, amount.amount, input.kind),
+      this.#rules.duplicates.latest({
+        phone: phone.phone,
+        amount: amount.amount,
+        kind: input.kind,
+      }),
       this.#rules.limits.check(input.kind, input.initiatorId, amount.amount),
     ]);
     if (typeof name !== "string") return { ok: false, ...name };
@@ -188,31 +188,6 @@ export class Preparation {
       if (error instanceof PaymentClientError) return { reason: "api_error", error };
       throw error;
     }
-  }
-
-  /**
-   * The latest payout of `amount` to `phone` of the same kind, made within the duplicate
-   * window by anyone, that paid, may have paid, or is on its way (not one that paid
-   * nothing, nor a prompt nobody confirmed), among the latest 100 to that number.
-   */
-  async #duplicateOf(phone: string, amount: number, kind: PayoutKind): Promise<Payout | undefined> {
-    const { duplicateWindowMs } = this.#rules;
-    if (duplicateWindowMs <= 0) return undefined;
-    const sinceMs = this.#context.now() - duplicateWindowMs;
-    // Newest first, a page at a time: a number paid all day long costs a page, not the day.
-    for (let offset = 0; offset < DUPLICATE_LOOKBACK; offset += DUPLICATE_PAGE) {
-      const page = { sinceMs, offset, limit: DUPLICATE_PAGE };
-      const recent = await this.#context.stores.payouts.listByPhone(phone, page);
-      const found = recent.find(
-        (payout) =>
-          payout.amount === amount &&
-          payout.kind === kind &&
-          payout.state !== "awaiting_confirmation" &&
-          !givesBack(payout.state),
-      );
-      if (found || recent.length < DUPLICATE_PAGE) return found;
-    }
-    return undefined;
   }
 
   /** Remembers which message shows the prompt, so later states can edit it. */

@@ -5,8 +5,8 @@
  * one last atomic check, the one request, and the answer recorded. Nothing slow stands
  * between the last check and the request.
  *
- * Round trips of a Confirm: the claim, with a rate-limit slot, in one; the answer recorded,
- * and the first status poll scheduled, in one more.
+ * Round trips of a Confirm: the claim in one; the rate-limit slot, taken only for a claim
+ * made, in one; the answer recorded, and the first status poll scheduled, in one more.
  */
 import { randomBytes } from "node:crypto";
 import { type Actor, staffActor } from "../model/audit.js";
@@ -18,7 +18,7 @@ import { answerMismatch } from "./answer-check.js";
 import type { AnswerRecords } from "./answer-records.js";
 import type { Approval } from "./approval.js";
 import type { Limits } from "./limits.js";
-import { type Asker, confirmableBy } from "./policy.js";
+import { type Asker, confirmableBy, PAYING_ROLES } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
@@ -67,18 +67,18 @@ export class Submission {
   }
 
   /**
-   * Confirm: the claim (`claim`), and when it is made, the one request at once. The claim
-   * goes to Redis together with a rate-limit slot: when the slot is granted, the claim
-   * itself was the last check (it stamped the send time with Redis's clock) and the request
-   * leaves right after it, with nothing in between; when it is not, the request waits for a
-   * slot and the payout is checked again right before it leaves.
+   * Confirm: the claim (`claim`), and when it is made, the one request at once. A rate-limit
+   * slot is taken only once the claim is made: a press that claims nothing (a forged id, a
+   * stale button, a double tap, someone who may not confirm) takes none, so presses cannot
+   * use up the limit a real Confirm needs. When the slot is granted, the claim itself was
+   * the last check (it stamped the send time with Redis's clock) and the request leaves
+   * right after it; when it is not, the request waits for a slot and the payout is checked
+   * again right before it leaves.
    */
   async confirm(payoutId: string, asker: Asker): Promise<ConfirmResult> {
-    const [claim, slotTaken] = await Promise.all([
-      this.#claim(payoutId, asker),
-      this.#context.gateway.takeSlot?.() ?? false,
-    ]);
+    const claim = await this.#claim(payoutId, asker);
     if (claim.outcome !== "claimed") return claim;
+    const slotTaken = (await this.#context.gateway.takeSlot?.()) ?? false;
     const { durable, ...claimed } = claim;
     // A claim not confirmed persisted must not let its request leave unchecked.
     return { ...claimed, submitted: this.#send(claimed, slotTaken && durable) };
@@ -133,6 +133,8 @@ export class Submission {
       initiatorId,
       notExpiredAtMs: nowMs,
       amountBelowXaf: this.#rules.approval.thresholdXaf,
+      // The initiator's role as the staff record has it now, read in the claim itself.
+      initiatorRoles: PAYING_ROLES,
     };
     const options = {
       claimId,
@@ -155,6 +157,7 @@ export class Submission {
     }
     switch (result.reason) {
       case "not_initiator":
+      case "initiator_not_allowed":
         return { outcome: "forbidden", payout: result.payout };
       case "expired":
         return this.#expire(payoutId);
@@ -175,7 +178,7 @@ export class Submission {
     const { initiatorId } = options.expect;
     const requested = await approval.request(payout, {
       ...options,
-      expect: { initiatorId, notExpiredAtMs: this.#context.now() },
+      expect: { initiatorId, notExpiredAtMs: this.#context.now(), initiatorRoles: PAYING_ROLES },
       reserve,
     });
     if (!requested.ok) {
@@ -191,7 +194,9 @@ export class Submission {
     result: Extract<TransitionResult, { ok: false }>,
     actor: Actor,
   ): Promise<NotClaimed> {
-    if (result.reason === "not_initiator") return { outcome: "forbidden", payout: result.payout };
+    if (result.reason === "not_initiator" || result.reason === "initiator_not_allowed") {
+      return { outcome: "forbidden", payout: result.payout };
+    }
     if (result.reason !== "over_limit") return lostRace(result);
     const { payout } = result;
     const used =

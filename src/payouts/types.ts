@@ -140,8 +140,15 @@ export type ClaimResult =
 /** Why an approver's press changed nothing. */
 export type DecideRefusal =
   | { outcome: "not_found" }
-  /** Their role may not approve (now), or it is their own payout. */
-  | { outcome: "forbidden"; payout: Payout; why: "not_allowed" | "own_payout" }
+  /**
+   * Their role may not approve (now), it is their own payout, they got their role after it
+   * was asked for (`too_new`), or its initiator may no longer pay (`initiator_gone`).
+   */
+  | {
+      outcome: "forbidden";
+      payout: Payout;
+      why: "not_allowed" | "own_payout" | "too_new" | "initiator_gone";
+    }
   /** Nobody decided in time: it expired (now, if this press found out). */
   | { outcome: "expired"; payout: Payout }
   /** Another approver decided first. */
@@ -155,9 +162,27 @@ export type ConfirmResult =
   | NotClaimed
   | ({ outcome: "claimed"; submitted: Promise<SubmitResult> } & ClaimedPayout);
 /** Approve: the payout claimed for its submission (send it at once), or why not. */
-export type ApproveResult = ({ outcome: "claimed" } & ClaimedPayout) | DecideRefusal;
+export type ApproveResult =
+  | ({ outcome: "claimed" } & ClaimedPayout)
+  | DecideRefusal
+  /** Today's caps have no room for it (checked atomically with the approval); it waits on. */
+  | { outcome: "over_limit"; payout: Payout; over: OverLimit }
+  /**
+   * It repeats `duplicate` (DUPLICATE_WINDOW_MINUTES), which the approver was not shown:
+   * nothing was decided; the card is to show it, with "Approve anyway".
+   */
+  | { outcome: "duplicate"; payout: Payout; duplicate: Payout };
 
 export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
+
+/** The initiator's withdrawal of a request waiting for approval. */
+export type WithdrawResult =
+  | { outcome: "withdrawn"; payout: Payout }
+  | { outcome: "not_found" }
+  /** Not their request. */
+  | { outcome: "forbidden"; payout: Payout }
+  /** Decided (or expired) already. */
+  | { outcome: "already"; payout: Payout };
 
 /** The reason a rejecting approver gave afterwards. */
 export type ReasonResult =

@@ -21,6 +21,7 @@ export const ROW_REASON_KEY: Record<RowProblem, MessageKey> = {
   lookup_failed: "batch.reason.lookup_failed",
   over_limit: "batch.reason.over_limit",
   stopped: "batch.reason.stopped",
+  not_allowed: "batch.reason.not_allowed",
 };
 
 export const ROW_OUTCOME_KEY: Record<RowStanding, MessageKey> = {

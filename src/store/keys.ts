@@ -16,6 +16,7 @@
  *   p card:{chatId}:{msgId}    STRING the payout id an approval card is about
  *   p locale:{userId}          STRING "en" | "fr"
  *   p staff                    HASH   userId → role
+ *   p staff-granted            HASH   userId → when the current role was granted (ms)
  *   p profile                  HASH   userId → UserProfile JSON (a staff member's name)
  *   p tracking                 ZSET   payout ids by next poll time
  *   p outbox                   ZSET   payout ids whose final status the payer must be told
@@ -55,6 +56,8 @@ export interface Keys {
   staff(): string;
   /** userId → JSON StaffOrigin: where each role (or removal) came from. */
   staffOrigins(): string;
+  /** userId → when the member's current role was granted (ms); absent: before this was kept. */
+  staffGranted(): string;
   /** userId → JSON UserProfile: how Telegram names each staff member. */
   profiles(): string;
   tracking(): string;
@@ -92,6 +95,7 @@ export function keys(prefix: string): Keys {
     locale: (userId) => `${prefix}locale:${userId}`,
     staff: () => `${prefix}staff`,
     staffOrigins: () => `${prefix}staff-origin`,
+    staffGranted: () => `${prefix}staff-granted`,
     profiles: () => `${prefix}profile`,
     tracking: () => `${prefix}tracking`,
     outbox: () => `${prefix}outbox`,

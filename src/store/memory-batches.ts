@@ -27,6 +27,11 @@ export class MemoryBatchStore implements BatchStore {
     this.#options = options;
   }
 
+  /** The state of batch `id` now, or null (read inside a payout move, as the script does). */
+  stateOf(id: string): BatchState | null {
+    return this.#batches.get(id)?.state ?? null;
+  }
+
   async create(batch: Batch, rows: readonly BatchRow[], actor: Actor): Promise<boolean> {
     const record = checkInput(BatchSchema, batch, "batch");
     if (this.#batches.has(record.id)) return false;

@@ -6,16 +6,16 @@
  * Records go in and out as deep copies, so callers cannot change what is stored.
  */
 import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../model/audit.js";
-import type { TrackedState } from "../model/lifecycle.js";
 import {
   givesBack,
-  nextState,
   type PayoutEvent,
   type PayoutState,
+  type TrackedState,
   targetOf,
 } from "../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../model/payout.js";
 import { payoutDraft, payoutFacts } from "./audit-codec.js";
+import { type MoveReads, moveRefusal } from "./memory-move-checks.js";
 import { byPhonePage, createdPage, listPage, statePage } from "./memory-payout-pages.js";
 import type { MemorySpendingLedger } from "./memory-spending.js";
 import {
@@ -54,6 +54,8 @@ export interface MemoryPayoutStoreOptions {
   audit: (entry: Omit<AuditEntry, "id">) => void;
   /** Reserved against and given back to inside moves, like the scripts' spending hashes. */
   spending: MemorySpendingLedger;
+  /** A batch's state and a member's standing now, read inside a move (as the script does). */
+  reads: MoveReads;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -122,22 +124,20 @@ export class MemoryPayoutStore implements PayoutStore {
     if (claim !== undefined && current.state === target && current.claimId === claim) {
       return { ok: true, payout: structuredClone(current), applied: false, durable: true };
     }
-    if (nextState(current.state, event) === null) {
-      return { ok: false, reason: "wrong_state", payout: structuredClone(current) };
-    }
-    if (expect?.notExpiredAtMs !== undefined && current.expiresAtMs < expect.notExpiredAtMs) {
-      return { ok: false, reason: "expired", payout: structuredClone(current) };
-    }
-    if (expect?.amountBelowXaf !== undefined && current.amount >= expect.amountBelowXaf) {
-      return { ok: false, reason: "needs_approval", payout: structuredClone(current) };
-    }
+    const refusal = moveRefusal(current, event, expect, this.#options.reads);
+    if (refusal) return { ok: false, reason: refusal, payout: structuredClone(current) };
     const owner =
       checked.paymentId === undefined ? undefined : this.#byPaymentId.get(checked.paymentId);
     if (owner !== undefined && owner !== id && this.#live(owner)) {
       return { ok: false, reason: "payment_taken", payout: structuredClone(current) };
     }
     const { spending } = this.#options;
-    const reserve = options.reserve?.kind === current.kind ? options.reserve : undefined;
+    const held = current.limitDay;
+    // A hold on another day moves to the reservation's day; one on that day stays as it is.
+    const reserve =
+      options.reserve?.kind === current.kind && options.reserve.day !== held
+        ? options.reserve
+        : undefined;
     const over =
       reserve && spending.overLimit(reserve.day, current.initiatorId, current.amount, reserve);
     if (over) return { ok: false, reason: "over_limit", payout: structuredClone(current), ...over };
@@ -154,8 +154,8 @@ export class MemoryPayoutStore implements PayoutStore {
     this.#store(moved);
     if (options.trackAtMs !== undefined) this.#options.track(id, options.trackAtMs);
     if (reserve) spending.spend(reserve.day, current.initiatorId, current.amount);
-    if (givesBack(target) && current.limitDay !== undefined) {
-      spending.giveBack(current.limitDay, current.initiatorId, current.amount);
+    if ((givesBack(target) || reserve) && held !== undefined) {
+      spending.giveBack(held, current.initiatorId, current.amount);
     }
     const batchRow = current.batchId !== undefined;
     for (const key of noticesOfMove(id, target, options.notices, batchRow)) {

@@ -45,6 +45,12 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
+  const staff = new MemoryStaffStore(now);
+  const batches = new MemoryBatchStore({
+    now,
+    enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+    audit: (entry) => audit.append(entry),
+  });
   return {
     kind: "memory",
     payouts: new MemoryPayoutStore({
@@ -54,9 +60,13 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       track: (id, atMs) => tracking.put(id, atMs),
       audit: (entry) => audit.append(entry),
       spending,
+      reads: {
+        batchState: (batchId) => batches.stateOf(batchId),
+        standing: (userId) => staff.standing(userId),
+      },
     }),
     sessions: new MemorySessionStore(now),
-    staff: new MemoryStaffStore(),
+    staff,
     profiles: new MemoryProfileStore(),
     tracking,
     outbox,
@@ -68,11 +78,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     ),
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
-    batches: new MemoryBatchStore({
-      now,
-      enqueueNotice: (key, atMs) => outbox.put(key, atMs),
-      audit: (entry) => audit.append(entry),
-    }),
+    batches,
     leases: new MemoryLeaseStore(now),
     throttles: new MemoryThrottleStore(now),
     ping: async () => true,
@@ -124,13 +130,34 @@ class MemorySessionStore implements SessionStore {
 class MemoryStaffStore implements StaffStore {
   readonly #roles = new Map<number, Role>();
   readonly #origins = new Map<number, StaffOrigin>();
+  readonly #granted = new Map<number, number>();
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
 
   async get(userId: number): Promise<Role | null> {
     return this.#roles.get(userId) ?? null;
   }
 
-  async set(userId: number, role: Role, origin?: StaffOrigin): Promise<void> {
-    this.#roles.set(userId, checkInput(RoleSchema, role, "role"));
+  /** The member's role and grant time now (read inside a payout move, as the script does). */
+  standing(userId: number): { role: Role; grantedAtMs?: number } | null {
+    const role = this.#roles.get(userId);
+    if (role === undefined) return null;
+    const grantedAtMs = this.#granted.get(userId);
+    return grantedAtMs === undefined ? { role } : { role, grantedAtMs };
+  }
+
+  async set(
+    userId: number,
+    role: Role,
+    origin?: StaffOrigin,
+    grantedAtMs = this.#now(),
+  ): Promise<void> {
+    const checked = checkInput(RoleSchema, role, "role");
+    if (this.#roles.get(userId) !== checked) this.#granted.set(userId, grantedAtMs);
+    this.#roles.set(userId, checked);
     if (origin) this.#origins.set(userId, structuredClone(origin));
     else this.#origins.delete(userId);
   }
@@ -138,6 +165,7 @@ class MemoryStaffStore implements StaffStore {
   async remove(userId: number, origin?: StaffOrigin): Promise<boolean> {
     if (origin) this.#origins.set(userId, { ...structuredClone(origin), removed: true });
     else this.#origins.delete(userId);
+    this.#granted.delete(userId);
     return this.#roles.delete(userId);
   }
 
@@ -151,7 +179,13 @@ class MemoryStaffStore implements StaffStore {
     return [...this.#roles]
       .map(([userId, role]) => {
         const origin = this.#origins.get(userId);
-        return origin ? { userId, role, origin: structuredClone(origin) } : { userId, role };
+        const grantedAtMs = this.#granted.get(userId);
+        return {
+          userId,
+          role,
+          ...(origin ? { origin: structuredClone(origin) } : {}),
+          ...(grantedAtMs === undefined ? {} : { grantedAtMs }),
+        };
       })
       .sort((a, b) => a.userId - b.userId);
   }

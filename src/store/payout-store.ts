@@ -6,6 +6,7 @@ import type { Actor, AuditDetails } from "../model/audit.js";
 import type { PayoutEvent, PayoutState, TrackedState } from "../model/lifecycle.js";
 import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutKind, PayoutPatch } from "../model/payout.js";
+import type { Role } from "../model/roles.js";
 
 export type TransitionResult =
   | {
@@ -28,6 +29,21 @@ export type TransitionResult =
    * that needs a second person); nothing was changed.
    */
   | { ok: false; reason: "not_initiator" | "expired" | "needs_approval"; payout: Payout }
+  /**
+   * A claim (a move to `submitting`) of a batch's row whose batch no longer runs (Stop was
+   * pressed, or it is gone): checked in the claim's own atomic step; nothing was changed.
+   */
+  | { ok: false; reason: "batch_stopped"; payout: Payout }
+  /**
+   * Checked in the same atomic step against the staff record now (`expect.initiatorRoles`,
+   * `expect.decider`): its initiator no longer has a role that may pay; the person deciding
+   * has no role that may decide; or got it after the payout was asked for. Nothing changed.
+   */
+  | {
+      ok: false;
+      reason: "initiator_not_allowed" | "decider_not_allowed" | "decider_too_new";
+      payout: Payout;
+    }
   /**
    * The move's reservation would take its initiator (`payer`) or everyone (`merchant`)
    * over the day's cap, `usedXaf` being what that one had spent; nothing was changed.
@@ -120,7 +136,19 @@ export interface TransitionOptions extends DurableOption {
    * this user (else `not_initiator`), has not expired at this time (else `expired`), and its
    * amount is under this (else `needs_approval`: APPROVAL_THRESHOLD_XAF).
    */
-  expect?: { initiatorId?: number; notExpiredAtMs?: number; amountBelowXaf?: number };
+  expect?: {
+    initiatorId?: number;
+    notExpiredAtMs?: number;
+    amountBelowXaf?: number;
+    /** The initiator is on staff now in one of these roles (else `initiator_not_allowed`). */
+    initiatorRoles?: readonly Role[];
+    /**
+     * `userId` is on staff now in one of `roles` (else `decider_not_allowed`), granted at
+     * or before the payout was asked for (`createdAtMs`; else `decider_too_new`). A grant
+     * time not kept (granted before grant times were) counts as long ago.
+     */
+    decider?: { userId: number; roles: readonly Role[] };
+  };
   /**
    * Stamps `sentAtMs` with the store's clock, and audits the submission, in the same step:
    * the move is the last check before a payment request that leaves right after it.
@@ -131,7 +159,10 @@ export interface TransitionOptions extends DurableOption {
   /**
    * Counts the payout's amount against its initiator's and everyone's spending of
    * `reserve.day`, in the same atomic step as the move, and records the day on the payout
-   * (`limitDay`). When a cap would be passed nothing is done: `over_limit`. Whatever the
+   * (`limitDay`). A payout that already holds its amount on another day (asked for approval
+   * yesterday, approved today) has that hold moved: checked against `reserve.day` and given
+   * back on the old day in the same step; one held on `reserve.day` already is not counted
+   * twice. When a cap would be passed nothing is done: `over_limit`. Whatever the
    * options, a move into a state that gives back (lifecycle `givesBack`) takes the amount
    * of a payout with a `limitDay` off that day again, in the same step.
    */

@@ -4,7 +4,6 @@
  * roll a script back on error: every check that can fail comes before the first write.
  * Values in the payout hash are JSON-encoded (a state is stored as `"pending"`).
  */
-import { z } from "zod";
 import {
   expiresInState,
   givesBack,
@@ -31,14 +30,18 @@ import type { TransitionOptions } from "./types.js";
  *       (ms, or ""), the audit draft of the submission when the move stamps sentAtMs (JSON, or
  *       ""), first poll at (ms, or ""), spending key prefix, reserved day (or ""), payer cap
  *       (or ""), merchant cap (or ""), gives back (1/0), spending kept (ms), amount at which
- *       a second person is needed (or ""), kind that reserves (JSON, or ""), n, n source
+ *       a second person is needed (or ""), kind that reserves (JSON, or ""), batch key
+ *       prefix, staff key, staff grant times key, roles the initiator may have (",a,b,", or
+ *       ""), deciding user id (or ""), roles the decider may have (",a,b,", or ""), n, n source
  *       states (JSON), m outbox keys (notices queued with the move), the tracked states
  *       (JSON, in KEYS order), then the fields to set as field/value pairs (state,
  *       updatedAtMs and claimId included; limitDay is set here when reserved). A move that is made is audited with
  *       the states before and after; a resend or a refusal is not.
  * Returns {"not_found"} | {"corrupt"} | {"over_limit", HGETALL, "payer"|"merchant", used} |
  *         {"unchanged"|"wrong_state"|"payment_taken"|"not_initiator"|"expired"|"needs_approval"|
- *         "applied", HGETALL}.
+ *         "batch_stopped"|"applied", HGETALL}.
+ * "batch_stopped": a claim (a move to `submitting`) of a batch's row whose batch is no
+ * longer `running` (stopped, or gone).
  * "over_limit": the reservation would pass a cap of its day (see SPENDING_LUA).
  * "payment_taken": the patch's paymentId is already indexed to another payout. One payment
  * settles one payout, checked here so two concurrent moves cannot both take it.
@@ -59,8 +62,10 @@ local auditDraft, auditMinId = ARGV[10], ARGV[11]
 local expectedInitiator, notExpiredAt, submitDraft, trackAt = ARGV[12], ARGV[13], ARGV[14], ARGV[15]
 local spendPrefix, reserveDay, payerCap, merchantCap = ARGV[16], ARGV[17], ARGV[18], ARGV[19]
 local givingBack, spendKept = ARGV[20] == '1', ARGV[21]
-local amountBelow, reserveKind = ARGV[22], ARGV[23]
-local cursor = 24
+local amountBelow, reserveKind, batchPrefix = ARGV[22], ARGV[23], ARGV[24]
+local staffKey, grantedKey, initiatorRoles = ARGV[25], ARGV[26], ARGV[27]
+local deciderId, deciderRoles = ARGV[28], ARGV[29]
+local cursor = 30
 local sources = {}
 for _ = 1, tonumber(ARGV[cursor]) do
   cursor = cursor + 1
@@ -95,6 +100,35 @@ if claim ~= '' and current == target and redis.call('HGET', record, 'claimId') =
   return {'unchanged', redis.call('HGETALL', record)}
 end
 if not sources[current] then return {'wrong_state', redis.call('HGETALL', record)} end
+-- A batch's row is claimed only while its batch runs: once Stop has moved the batch on, no
+-- row of it may leave, whatever a worker read a moment before.
+if target == '"submitting"' and batchRow then
+  local ok, batchId = pcall(cjson.decode, redis.call('HGET', record, 'batchId'))
+  local raw = ok and type(batchId) == 'string' and redis.call('GET', batchPrefix .. batchId)
+  local running = false
+  if raw then
+    local decoded, batch = pcall(cjson.decode, raw)
+    running = decoded and type(batch) == 'table' and batch.state == 'running'
+  end
+  if not running then return {'batch_stopped', redis.call('HGETALL', record)} end
+end
+-- Standing is read from the staff record now, in this step: a payer removed or demoted
+-- since asking is refused by every claim; an approver made after the ask cannot decide.
+if initiatorRoles ~= '' then
+  local role = redis.call('HGET', staffKey, redis.call('HGET', record, 'initiatorId'))
+  if not role or not string.find(initiatorRoles, ',' .. role .. ',', 1, true) then
+    return {'initiator_not_allowed', redis.call('HGETALL', record)}
+  end
+end
+if deciderId ~= '' then
+  local role = redis.call('HGET', staffKey, deciderId)
+  if not role or not string.find(deciderRoles, ',' .. role .. ',', 1, true) then
+    return {'decider_not_allowed', redis.call('HGETALL', record)}
+  end
+  local granted = tonumber(redis.call('HGET', grantedKey, deciderId) or '0') or 0
+  local asked = tonumber(redis.call('HGET', record, 'createdAtMs'))
+  if asked and granted > asked then return {'decider_too_new', redis.call('HGETALL', record)} end
+end
 if notExpiredAt ~= '' then
   local expiresAt = tonumber(redis.call('HGET', record, 'expiresAtMs'))
   if expiresAt and expiresAt < tonumber(notExpiredAt) then
@@ -106,6 +140,11 @@ if amountBelow ~= '' and amount and amount >= tonumber(amountBelow) then
   return {'needs_approval', redis.call('HGETALL', record)}
 end
 if reserveKind ~= '' and redis.call('HGET', record, 'kind') ~= reserveKind then reserveDay = '' end
+-- A payout that already holds its amount on a day (asked for approval yesterday, approved
+-- today) moves the hold to the day of this move: checked against that day's caps, and the
+-- old day given back in the same step. Held on this very day already: nothing to move.
+local heldDay = reservedDayOf(record)
+if reserveDay ~= '' and heldDay == reserveDay then reserveDay = '' end
 
 if paymentId ~= '' then
   local owner = redis.call('GET', paymentPrefix .. paymentId)
@@ -124,14 +163,14 @@ if reserveDay ~= '' then
   local limit, used = overLimit(spendPrefix .. reserveDay, spender, amount, payerCap, merchantCap)
   if limit then return {'over_limit', redis.call('HGETALL', record), limit, used} end
 end
-local reservedDay = givingBack and reservedDayOf(record)
+local releasedDay = (givingBack or reserveDay ~= '') and heldDay
 
 redis.call('HSET', record, unpack(ARGV, cursor))
 if reserveDay ~= '' then
   spend(spendPrefix .. reserveDay, spender, amount, spendKept)
   redis.call('HSET', record, 'limitDay', cjson.encode(reserveDay))
 end
-if reservedDay then giveBack(spendPrefix .. reservedDay, spender, amount) end
+if releasedDay then giveBack(spendPrefix .. releasedDay, spender, amount) end
 if expires then redis.call('PEXPIRE', record, retention) else redis.call('PERSIST', record) end
 if stateSets[current] then redis.call('SREM', stateSets[current], id) end
 if stateSets[target] then redis.call('SADD', stateSets[target], id) end
@@ -177,45 +216,6 @@ if ARGV[2] == '1' then
 end
 return redis.call('HGETALL', KEYS[1])
 `);
-
-/** The replies of TRANSITION_SCRIPT and MARK_SENDING_SCRIPT, read strictly. */
-export const MarkSendingReplySchema = z.union([
-  z.tuple([z.literal("not_found")]),
-  z.tuple([z.literal("sending"), z.string().regex(/^\d+$/)]),
-  z.tuple([z.literal("moved"), z.array(z.string())]),
-]);
-
-export const TransitionReplySchema = z.union([
-  z
-    .tuple([z.enum(["not_found", "corrupt"])])
-    .transform(([status]) => ({ status, fields: null, over: null })),
-  z
-    .tuple([
-      z.enum([
-        "unchanged",
-        "wrong_state",
-        "payment_taken",
-        "not_initiator",
-        "expired",
-        "needs_approval",
-        "applied",
-      ]),
-      z.array(z.string()),
-    ])
-    .transform(([status, fields]) => ({ status, fields, over: null })),
-  z
-    .tuple([
-      z.literal("over_limit"),
-      z.array(z.string()),
-      z.enum(["payer", "merchant"]),
-      z.string().regex(/^-?\d+$/),
-    ])
-    .transform(([status, fields, limit, used]) => ({
-      status,
-      fields,
-      over: { limit, usedXaf: Number(used) },
-    })),
-]);
 
 /** A boolean as the scripts take it. */
 export function flag(value: boolean): string {
@@ -278,6 +278,12 @@ export function transitionCall(call: {
       SPENDING_KEPT_MS,
       expect?.amountBelowXaf ?? "",
       reserve === undefined ? "" : JSON.stringify(reserve.kind),
+      k.batch(""),
+      k.staff(),
+      k.staffGranted(),
+      expect?.initiatorRoles === undefined ? "" : `,${expect.initiatorRoles.join(",")},`,
+      expect?.decider === undefined ? "" : String(expect.decider.userId),
+      expect?.decider === undefined ? "" : `,${expect.decider.roles.join(",")},`,
       sources.length,
       ...sources.map((state) => JSON.stringify(state)),
       ...notices,

@@ -31,12 +31,11 @@ import {
 } from "./payout-codec.js";
 import { createScript, listByPhoneScript } from "./redis-payout-create.js";
 import { createdPage, readPayouts } from "./redis-payout-reads.js";
+import { MarkSendingReplySchema, TransitionReplySchema } from "./redis-payout-replies.js";
 import {
   flag,
   MARK_SENDING_SCRIPT,
-  MarkSendingReplySchema,
   TRANSITION_SCRIPT,
-  TransitionReplySchema,
   transitionCall,
   UPDATE_SCRIPT,
 } from "./redis-payout-scripts.js";

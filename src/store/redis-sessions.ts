@@ -13,6 +13,7 @@ import { RoleSchema } from "../model/roles.js";
 import type { StaffMember, StaffOrigin } from "../model/staff.js";
 import { StaffOriginSchema } from "../model/staff.js";
 import type { Keys } from "./keys.js";
+import { luaScript, runScript } from "./lua.js";
 import { parseJsonOrUndefined } from "./redis-reply.js";
 import { checkInput } from "./schemas.js";
 import type { SessionStore, StaffStore } from "./types.js";
@@ -61,16 +62,31 @@ export class RedisSessionStore implements SessionStore {
   }
 }
 
+/**
+ * KEYS: roles, origins, grant times. ARGV: user id, role, origin (JSON, or "" for none),
+ * grant time (ms). A role that changes (or a new member) is granted now; the same role set
+ * again keeps its grant time, so a restart's STAFF does not make everyone new.
+ */
+const SET_STAFF_SCRIPT = luaScript(`
+local before = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if before ~= ARGV[2] then redis.call('HSET', KEYS[3], ARGV[1], ARGV[4]) end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) else redis.call('HDEL', KEYS[2], ARGV[1]) end
+return 1
+`);
+
 export class RedisStaffStore implements StaffStore {
   readonly #redis: Redis;
   readonly #key: string;
   readonly #originsKey: string;
+  readonly #grantedKey: string;
   readonly #logger: Logger;
 
   constructor(redis: Redis, keys: Keys, logger: Logger = silentLogger) {
     this.#redis = redis;
     this.#key = keys.staff();
     this.#originsKey = keys.staffOrigins();
+    this.#grantedKey = keys.staffGranted();
     this.#logger = logger;
   }
 
@@ -79,18 +95,22 @@ export class RedisStaffStore implements StaffStore {
     return value === null ? null : this.#role(userId, value);
   }
 
-  async set(userId: number, role: Role, origin?: StaffOrigin): Promise<void> {
-    const field = String(userId);
-    const multi = this.#redis.multi().hset(this.#key, field, checkInput(RoleSchema, role, "role"));
-    if (origin) multi.hset(this.#originsKey, field, JSON.stringify(origin));
-    else multi.hdel(this.#originsKey, field);
-    await multi.exec();
+  async set(
+    userId: number,
+    role: Role,
+    origin?: StaffOrigin,
+    grantedAtMs = Date.now(),
+  ): Promise<void> {
+    const checked = checkInput(RoleSchema, role, "role");
+    const keys = [this.#key, this.#originsKey, this.#grantedKey];
+    const args = [String(userId), checked, origin ? JSON.stringify(origin) : "", grantedAtMs];
+    await runScript(this.#redis, SET_STAFF_SCRIPT, keys, args);
   }
 
   /** True when the user had a role. */
   async remove(userId: number, origin?: StaffOrigin): Promise<boolean> {
     const field = String(userId);
-    const multi = this.#redis.multi().hdel(this.#key, field);
+    const multi = this.#redis.multi().hdel(this.#key, field).hdel(this.#grantedKey, field);
     if (origin) multi.hset(this.#originsKey, field, JSON.stringify({ ...origin, removed: true }));
     else multi.hdel(this.#originsKey, field);
     const replies = await multi.exec();
@@ -103,16 +123,24 @@ export class RedisStaffStore implements StaffStore {
 
   /** Every member, by user id. */
   async list(): Promise<StaffMember[]> {
-    const [all, origins] = await Promise.all([
+    const [all, origins, granted] = await Promise.all([
       this.#redis.hgetall(this.#key),
       this.#redis.hgetall(this.#originsKey),
+      this.#redis.hgetall(this.#grantedKey),
     ]);
     const members: StaffMember[] = [];
     for (const [field, value] of Object.entries(all)) {
       const userId = Number(field);
       const role = Number.isSafeInteger(userId) ? this.#role(userId, value) : null;
       const origin = this.#origin(userId, origins[field] ?? null);
-      if (role) members.push(origin ? { userId, role, origin } : { userId, role });
+      const grantedAtMs = Number(granted[field]);
+      if (!role) continue;
+      members.push({
+        userId,
+        role,
+        ...(origin ? { origin } : {}),
+        ...(Number.isSafeInteger(grantedAtMs) ? { grantedAtMs } : {}),
+      });
     }
     return members.sort((a, b) => a.userId - b.userId);
   }

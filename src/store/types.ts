@@ -74,11 +74,16 @@ export interface ProfileStore {
 
 export interface StaffStore {
   get(userId: number): Promise<Role | null>;
-  /** Sets the role, recording its origin when given. */
-  set(userId: number, role: Role, origin?: StaffOrigin): Promise<void>;
   /**
-   * Removes the role. With a runtime origin the removal itself is remembered, so a restart
-   * does not bring the member back from `STAFF`; without one, the origin goes too.
+   * Sets the role, recording its origin when given. A role that changes (or a new member)
+   * records `grantedAtMs` (default now) as when it was granted; setting the same role again
+   * keeps the earlier grant time.
+   */
+  set(userId: number, role: Role, origin?: StaffOrigin, grantedAtMs?: number): Promise<void>;
+  /**
+   * Removes the role (and its grant time). With a runtime origin the removal itself is
+   * remembered, so a restart does not bring the member back from `STAFF`; without one, the
+   * origin goes too.
    */
   remove(userId: number, origin?: StaffOrigin): Promise<boolean>;
   /** The origin recorded for this user (a remembered removal included), or null. */

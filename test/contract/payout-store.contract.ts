@@ -56,6 +56,26 @@ export function pathTo(state: PayoutState): PayoutEvent[] {
   return path;
 }
 
+/** Stores a batch of `initiatorId` that runs (its rows may be claimed). */
+export async function runningBatch(stores: Stores, id: string, initiatorId = 111): Promise<void> {
+  const nowMs = Date.now();
+  const batch = {
+    id,
+    state: "running" as const,
+    initiatorId,
+    initiatorRole: "payer" as const,
+    chatId: initiatorId,
+    locale: "en" as const,
+    fileName: "couriers.csv",
+    rowCount: 2,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+    checkedRows: 2,
+    doneRows: 0,
+  };
+  await stores.batches.create(batch, [], { id: initiatorId, role: "payer" });
+}
+
 /** Creates a payout and moves it to `state` through the lifecycle. */
 export async function payoutIn(
   stores: Stores,
@@ -371,6 +391,7 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
     });
 
     it("queues no payer's notice for a batch's row (its batch tells the payer), but does for others", async () => {
+      await runningBatch(stores, "batch01");
       const row = await payoutIn(stores, "pending", { batchId: "batch01" });
       await stores.payouts.transition(row.id, "settle_failed");
       expect((await stores.payouts.get(row.id))?.state).toBe("failed");

@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import type { Reservation, Stores } from "../../src/store/types.js";
-import { payoutIn, samplePayout } from "./payout-store.contract.js";
+import { payoutIn, runningBatch, samplePayout } from "./payout-store.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 const DAY = "2024-11-23";
@@ -87,6 +87,102 @@ export function describeRulesContract(makeStores: MakeStores): void {
         await stores.payouts.transition(second.id, "confirm", {}, { reserve: caps }),
       ).toMatchObject({ ok: false, reason: "over_limit", limit: "merchant", usedXaf: 6000 });
       expect(await usage()).toEqual({ merchant: 6000, byUser: { 111: 6000 } });
+    });
+
+    it("moves a hold to the day of a later reservation, checked there, the old day given back", async () => {
+      const NEXT = "2024-11-24";
+      const held = await prompt(111, 6000);
+      const other = await prompt(222, 5000);
+      await stores.payouts.transition(held.id, "request_approval", {}, { reserve: reservation() });
+      // The next day someone spends 5,000 of 10,000: approving 6,000 there would pass it.
+      const nextCaps = reservation({ day: NEXT, merchantCapXaf: 10_000 });
+      await stores.payouts.transition(other.id, "confirm", {}, { reserve: nextCaps });
+      expect(
+        await stores.payouts.transition(held.id, "approve", {}, { reserve: nextCaps }),
+      ).toMatchObject({ ok: false, reason: "over_limit", limit: "merchant", usedXaf: 5000 });
+      expect(await usage()).toEqual({ merchant: 6000, byUser: { 111: 6000 } });
+
+      const roomy = reservation({ day: NEXT, merchantCapXaf: 11_000 });
+      const moved = await stores.payouts.transition(held.id, "approve", {}, { reserve: roomy });
+      expect(moved).toMatchObject({ ok: true, payout: { limitDay: NEXT } });
+      expect(await usage()).toEqual({ merchant: 0, byUser: {} });
+      const next = await stores.spending.usage(NEXT);
+      expect(next.merchantXaf).toBe(11_000);
+      expect(Object.fromEntries(next.byUser)).toEqual({ 111: 6000, 222: 5000 });
+    });
+
+    it("does not count a hold twice when it is reserved again on its own day", async () => {
+      const held = await prompt(111, 6000);
+      const caps = reservation({ merchantCapXaf: 6000 });
+      await stores.payouts.transition(held.id, "request_approval", {}, { reserve: caps });
+      const moved = await stores.payouts.transition(held.id, "approve", {}, { reserve: caps });
+      expect(moved).toMatchObject({ ok: true, payout: { limitDay: DAY } });
+      expect(await usage()).toEqual({ merchant: 6000, byUser: { 111: 6000 } });
+    });
+
+    it("claims a batch's row only while its batch runs: after Stop, the claim itself refuses", async () => {
+      await runningBatch(stores, "batchS1");
+      const rows = [0, 1].map((row) =>
+        samplePayout({ id: `batchS1-${row}`, initiatorId: 111, batchId: "batchS1" }),
+      );
+      for (const row of rows) await stores.payouts.create(row);
+      const [first, second] = rows;
+      if (!first || !second) throw new Error("no rows");
+      expect(
+        await stores.payouts.transition(first.id, "confirm", {}, { claimId: "c1" }),
+      ).toMatchObject({ ok: true, applied: true });
+
+      await stores.batches.move("batchS1", ["running"], "sent", { stoppedBy: 222 });
+      const audited = (await stores.audit.recent(100)).length;
+      expect(await stores.payouts.transition(second.id, "confirm", {}, { claimId: "c2" })).toEqual({
+        ok: false,
+        reason: "batch_stopped",
+        payout: second,
+      });
+      expect(await stores.payouts.get(second.id)).toEqual(second);
+      expect(await stores.audit.recent(100)).toHaveLength(audited);
+      // Moves other than a claim go on as before: the row can still be cancelled.
+      expect((await stores.payouts.transition(second.id, "cancel")).ok).toBe(true);
+    });
+
+    it("keeps when each member got their role: a new role is granted, the same one kept", async () => {
+      await stores.staff.set(555, "payer", undefined, 1000);
+      await stores.staff.set(555, "payer", { source: "env" }, 2000);
+      expect((await stores.staff.list()).find((m) => m.userId === 555)?.grantedAtMs).toBe(1000);
+      await stores.staff.set(555, "approver", undefined, 3000);
+      expect((await stores.staff.list()).find((m) => m.userId === 555)?.grantedAtMs).toBe(3000);
+      await stores.staff.remove(555);
+      await stores.staff.set(555, "approver", undefined, 4000);
+      expect((await stores.staff.list()).find((m) => m.userId === 555)?.grantedAtMs).toBe(4000);
+    });
+
+    it("checks the initiator's and the decider's standing now in the move's own step", async () => {
+      const payout = await prompt(111, 5000);
+      await stores.payouts.transition(payout.id, "request_approval");
+      const asked = (await stores.payouts.get(payout.id)) ?? payout;
+      const paying = ["admin", "approver", "payer"] as const;
+      const deciding = ["admin", "approver"] as const;
+      const approveAs = (userId: number) =>
+        stores.payouts.transition(
+          payout.id,
+          "approve",
+          {},
+          {
+            expect: { initiatorRoles: paying, decider: { userId, roles: deciding } },
+          },
+        );
+      await stores.staff.set(222, "approver", undefined, asked.createdAtMs - 1);
+      await stores.staff.set(333, "approver", undefined, asked.createdAtMs + 1);
+      // The initiator is not on staff (any more): refused, whoever decides.
+      expect(await approveAs(222)).toMatchObject({ ok: false, reason: "initiator_not_allowed" });
+      await stores.staff.set(111, "viewer");
+      expect(await approveAs(222)).toMatchObject({ ok: false, reason: "initiator_not_allowed" });
+      await stores.staff.set(111, "payer");
+      // A decider made after the ask, or one without a deciding role: refused.
+      expect(await approveAs(333)).toMatchObject({ ok: false, reason: "decider_too_new" });
+      expect(await approveAs(444)).toMatchObject({ ok: false, reason: "decider_not_allowed" });
+      expect(await stores.payouts.get(payout.id)).toEqual(asked);
+      expect(await approveAs(222)).toMatchObject({ ok: true, applied: true });
     });
 
     it("lets exactly one of two Confirms racing at the cap through", async () => {

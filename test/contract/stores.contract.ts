@@ -126,12 +126,14 @@ function describeSessionsAndStaff(current: Clocked): void {
       expect(await stores.staff.get(300)).toBe("approver");
       expect(await stores.staff.get(999)).toBeNull();
       expect(await stores.staff.list()).toEqual([
-        { userId: 100, role: "admin" },
-        { userId: 300, role: "approver" },
+        { userId: 100, role: "admin", grantedAtMs: expect.any(Number) },
+        { userId: 300, role: "approver", grantedAtMs: expect.any(Number) },
       ]);
       expect(await stores.staff.remove(300)).toBe(true);
       expect(await stores.staff.remove(300)).toBe(false);
-      expect(await stores.staff.list()).toEqual([{ userId: 100, role: "admin" }]);
+      expect(await stores.staff.list()).toEqual([
+        { userId: 100, role: "admin", grantedAtMs: expect.any(Number) },
+      ]);
     });
   });
 

@@ -80,7 +80,13 @@ describe("four-eyes approval, end to end", () => {
     );
     const waitingText = plainText(await waiting);
     expect(waitingText).toContain("Waiting for Awa, Ama to approve it.");
-    expect(h.emulator.message(PAYER_ID, prompt.messageId)?.replyMarkup ?? []).toHaveLength(0);
+    // While it waits, the payer's only button withdraws the request.
+    expect(
+      h.emulator
+        .message(PAYER_ID, prompt.messageId)
+        ?.replyMarkup?.flat()
+        .map((button) => button.text),
+    ).toEqual(["↩️ Withdraw my request"]);
     const [card, adminCard] = await cards;
     if (!card || !adminCard) throw new Error("no cards");
     const cardText = plainText(card);
@@ -233,24 +239,32 @@ describe("four-eyes approval, end to end", () => {
     const answers = await Promise.all(
       presses.map((press) => h.emulator.waitForCallbackAnswer(press.callbackQueryId)),
     );
-    expect(answers.filter((a) => a.text === "Approved. Sending…")).toHaveLength(1);
+    // Whichever press Redis saw first decides (Approve reads the duplicate rule first, so
+    // the Reject may win the race): one decision, and the others are told it was made.
+    const approved = answers.filter((a) => a.text === "Approved. Sending…").length;
+    const rejected = answers.filter((a) => a.text === "Rejected. Nothing will be paid.").length;
+    expect(approved + rejected).toBe(1);
     expect(answers.filter((a) => a.text === "Already decided.")).toHaveLength(3);
-    await expect.poll(async () => (await stored(h, PAYER_ID)).state).toBe("pending");
-    expect(h.sandbox.countRequests(DISBURSE)).toBe(1);
+    await expect
+      .poll(async () => (await stored(h, PAYER_ID)).state)
+      .toBe(approved ? "pending" : "rejected");
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(approved);
     const payout = await stored(h, PAYER_ID);
     const decisions = (await h.app.stores.audit.recent(30)).filter(
       (e) => e.payoutId === payout.id && ["approve", "reject"].includes(e.action),
     );
     expect(decisions).toHaveLength(1);
     // Both cards end up saying who decided, and neither keeps its buttons.
-    const decider = payout.approvedBy === APPROVER_ID ? "Ama" : "Awa";
+    const deciderId = payout.approvedBy ?? payout.rejectedBy;
+    const decider = deciderId === APPROVER_ID ? "Ama" : "Awa";
+    const decision = approved ? "Approved" : "Rejected";
     for (const [chatId, sent] of [
       [APPROVER_ID, card],
       [ADMIN_ID, adminCard],
     ] as const) {
       await expect
         .poll(() => plainText(h.emulator.message(chatId, sent.messageId) ?? sent))
-        .toContain(`Approved by ${decider}`);
+        .toContain(`${decision} by ${decider}`);
       expect(h.emulator.message(chatId, sent.messageId)?.replyMarkup ?? []).toHaveLength(0);
     }
   });

@@ -42,9 +42,8 @@ describe("batch Stop, /batches and /batch", () => {
     expect(plainText(view)).toContain("Paying");
     const summary = h.emulator.waitForMessage((m) => plainText(m).includes("is finished"), 30_000);
     const press = await admin.pressButton(view, "⏹ Stop");
-    expect((await h.emulator.waitForCallbackAnswer(press.callbackQueryId)).text).toBe(
-      "Stopping: the rows not yet sent will not be paid.",
-    );
+    const stopped = await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
+    expect(stopped.text).toBe("Stopping: the rows not yet sent will not be paid.");
     const done = plainText(await summary);
     const sent = h.sandbox.countRequests(DISBURSE);
     expect(sent).toBeLessThan(12);
@@ -60,6 +59,14 @@ describe("batch Stop, /batches and /batch", () => {
     // Nothing more leaves afterwards.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(h.sandbox.countRequests(DISBURSE)).toBe(sent);
+    // Stop is decided inside each row's claim: every row sent had left before Stop was
+    // answered (the send time is stamped by the claim itself, with Redis's clock).
+    const rowPayouts = await Promise.all(
+      Array.from({ length: 12 }, (_, row) => h.app.stores.payouts.get(`${running1?.id}-${row}`)),
+    );
+    const sentAt = rowPayouts.flatMap((payout) => (payout?.sentAtMs === undefined ? [] : [payout]));
+    expect(sentAt).toHaveLength(sent);
+    for (const payout of sentAt) expect(payout.sentAtMs).toBeLessThanOrEqual(stopped.atMs);
 
     const [batch] = await h.app.stores.batches.list({ limit: 1 });
     const list = await sendAndWait(h.emulator, payer, "/batches");

@@ -74,6 +74,8 @@ describe("layers", () => {
    */
   const LOOKED_AT: Readonly<Record<string, string>> = {
     "app.ts": "the composition root: builds, starts and stops every part in order",
+    "store/memory.ts":
+      "the small in-memory stores and their factory (to be one class per file under store/memory/)",
     "config/index.ts":
       "the env schema and the Config it resolves to, with every problem listed at once",
   };

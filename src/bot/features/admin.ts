@@ -133,7 +133,7 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
     }
     if (action === "add" && role && isRole(role)) {
       const origin = { source: "runtime", byUserId: ctx.from.id, atMs: deps.now() } as const;
-      await deps.stores.staff.set(userId, role, origin);
+      await deps.stores.staff.set(userId, role, origin, origin.atMs);
       await audit(deps, asker, "staff_set", { userId, role });
       await replyHtml(ctx, ctx.t("staff.added", { id: userId, role: ctx.t(`role.${role}`) }));
       return;

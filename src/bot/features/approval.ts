@@ -12,7 +12,8 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { DecideRefusal } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
-import { approvalCard, type Names, rejectedCard } from "../approval-views.js";
+import { cardFacts } from "../approval-cards.js";
+import { approvalCard, decidedPromptView, type Names, rejectedCard } from "../approval-views.js";
 import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
 import type { BotContext } from "../context.js";
 import { showSending } from "../prompt-edits.js";
@@ -20,10 +21,18 @@ import { editMessageView, editView, replyHtml, replyView } from "../reply.js";
 import { initiatorName } from "../report-views.js";
 import { namesOf, payoutPeopleNames } from "../staff-names.js";
 import { bestEffort } from "../telegram-failure.js";
-import { CALLBACK_PATTERN } from "../views.js";
+import { CALLBACK_PATTERN, money } from "../views.js";
 
 /** Cards /approvals sends at once; the rest wait for the next /approvals. */
 const CARDS_PER_LIST = 10;
+
+/** Why a press may not decide, in words (DecideRefusal's `why`). */
+const FORBIDDEN_KEY = {
+  not_allowed: "approve.not_allowed",
+  own_payout: "approve.own",
+  too_new: "approve.too_new",
+  initiator_gone: "approve.initiator_gone",
+} as const;
 
 export interface ApprovalDeps {
   payouts: Payouts;
@@ -53,12 +62,18 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     }
   };
 
+  const factsOf = (payout: Payout) =>
+    cardFacts(
+      deps.stores.profiles,
+      (waiting) => deps.payouts.approval.duplicateOf(waiting),
+      payout,
+    );
+
   /** A press that decided nothing: why, and the card as the payout is now. */
   const refused = async (ctx: BotContext, result: DecideRefusal) => {
     if (result.outcome === "not_found") return dropGoneButtons(ctx);
     if (result.outcome === "forbidden") {
-      const key = result.why === "own_payout" ? "approve.own" : "approve.not_allowed";
-      await ctx.answerCbQuery(ctx.t.plain(key), { show_alert: true });
+      await ctx.answerCbQuery(ctx.t.plain(FORBIDDEN_KEY[result.why]), { show_alert: true });
       return;
     }
     const expired = result.outcome === "expired";
@@ -66,14 +81,38 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       show_alert: expired,
     });
     // Another approver's decision: this card says who made it.
-    await editView(ctx, approvalCard(ctx.t, result.payout, await namesFor(result.payout)));
+    const { names, duplicate } = await factsOf(result.payout);
+    await editView(ctx, approvalCard(ctx.t, result.payout, names, { duplicate }));
   };
 
-  composer.action(CALLBACK_PATTERN.approve, async (ctx) => {
-    const payoutId = ctx.match[1] ?? "";
+  /**
+   * Approve, or "Approve anyway" (`duplicateSeenAtMs`: the creation time of the repeated
+   * payout the card showed). The duplicate rule is asked again at the press: a repeat the
+   * card did not show decides nothing, and the card is redrawn to show it.
+   */
+  const approve = async (ctx: BotContext, payoutId: string, duplicateSeenAtMs?: number) => {
     const staff = ctx.staff;
     if (staff === null) return;
-    const result = await deps.payouts.approval.approve(payoutId, staff);
+    const options = duplicateSeenAtMs === undefined ? {} : { duplicateSeenAtMs };
+    const result = await deps.payouts.approval.approve(payoutId, staff, options);
+    if (result.outcome === "duplicate") {
+      await ctx.answerCbQuery(ctx.t.plain("approve.duplicate"), { show_alert: true });
+      const { payout, duplicate } = result;
+      const names = await namesOf(deps.stores.profiles, [
+        payout.initiatorId,
+        duplicate.initiatorId,
+      ]);
+      await editView(ctx, approvalCard(ctx.t, payout, names, { duplicate }));
+      return;
+    }
+    if (result.outcome === "over_limit") {
+      // Nothing changed: the card stays as it is; the alert says which cap of today.
+      const { over } = result;
+      const key = over.limit === "payer" ? "approve.over_payer" : "approve.over_merchant";
+      const amounts = { cap: money(ctx.t, over.capXaf), left: money(ctx.t, over.leftXaf) };
+      await ctx.answerCbQuery(ctx.t.plain(key, amounts), { show_alert: true });
+      return;
+    }
     if (result.outcome !== "claimed") return refused(ctx, result);
     // Claimed: the request leaves at once, Telegram is told alongside (as for a Confirm).
     const submitted = deps.payouts.submission.submit(result);
@@ -83,7 +122,12 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       view: (payout) => approvalCard(ctx.t, payout, names, { status: true }),
     });
     await refreshOwnCards(ctx, sent.payout, names);
-  });
+  };
+
+  composer.action(CALLBACK_PATTERN.approve, (ctx) => approve(ctx, ctx.match[1] ?? ""));
+  composer.action(CALLBACK_PATTERN.approveAnyway, (ctx) =>
+    approve(ctx, ctx.match[1] ?? "", Number.parseInt(ctx.match[2] ?? "", 36)),
+  );
 
   composer.action(CALLBACK_PATTERN.reject, async (ctx) => {
     const payoutId = ctx.match[1] ?? "";
@@ -95,6 +139,28 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     const names = await namesFor(result.payout);
     await editView(ctx, rejectedCard(ctx.t, result.payout, names));
     await refreshOwnCards(ctx, result.payout, names);
+  });
+
+  // The initiator's "Withdraw my request" on their waiting prompt.
+  composer.action(CALLBACK_PATTERN.withdraw, async (ctx) => {
+    const staff = ctx.staff;
+    if (staff === null) return;
+    const result = await deps.payouts.approval.withdraw(ctx.match[1] ?? "", staff);
+    switch (result.outcome) {
+      case "not_found":
+        return dropGoneButtons(ctx);
+      case "forbidden":
+        await ctx.answerCbQuery(ctx.t.plain("withdraw.not_yours"), { show_alert: true });
+        return;
+      case "already":
+      case "withdrawn": {
+        const done = result.outcome === "withdrawn";
+        await ctx.answerCbQuery(ctx.t.plain(done ? "withdraw.done" : "withdraw.too_late"));
+        const names = await namesFor(result.payout);
+        await editView(ctx, decidedPromptView(ctx.t, result.payout, names));
+        return;
+      }
+    }
   });
 
   // A reply to an approval card: the reason of a rejection. Anything else goes on.
@@ -142,11 +208,10 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     }
     await replyHtml(ctx, ctx.t("approvals.title", { count: waiting.length }));
     const shown = waiting.slice(0, CARDS_PER_LIST);
-    // Waiting payouts have no decider yet: their initiators' names, read at once.
-    const initiators = [...new Set(shown.map((payout) => payout.initiatorId))];
-    const names = await namesOf(deps.stores.profiles, initiators);
     for (const payout of shown) {
-      const sent = await replyView(ctx, approvalCard(ctx.t, payout, names));
+      // Each with the payout it repeats, if any, as its first card says.
+      const { names, duplicate } = await factsOf(payout);
+      const sent = await replyView(ctx, approvalCard(ctx.t, payout, names, { duplicate }));
       // Edited with the others once someone decides.
       await deps.stores.cards.add(payout.id, { chatId: ctx.chat.id, messageId: sent.message_id });
     }

@@ -31,6 +31,8 @@ const DESIGN_MOVES: ReadonlyArray<
   // An approver (not the initiator) approves / rejects.
   ["awaiting_approval", "approve", "submitting"],
   ["awaiting_approval", "reject", "rejected"],
+  // The initiator withdraws their own request while it waits.
+  ["awaiting_approval", "withdraw", "cancelled"],
   // APPROVAL_TTL_HOURS passed: one that no approver answers does not wait forever.
   ["awaiting_approval", "expire", "expired"],
   // API answers 201 / refuses / the answer is lost (never retried).
@@ -70,6 +72,7 @@ const ALL_EVENTS: readonly PayoutEvent[] = [
   "expire",
   "approve",
   "reject",
+  "withdraw",
   "accepted",
   "refused",
   "lost",
@@ -106,8 +109,8 @@ describe("payout lifecycle", () => {
   });
 
   describe("nextState", () => {
-    it("is checked for every one of the 180 (state, event) pairs", () => {
-      expect(EVERY_PAIR).toHaveLength(12 * 15);
+    it("is checked for every one of the 192 (state, event) pairs", () => {
+      expect(EVERY_PAIR).toHaveLength(12 * 16);
     });
 
     it.each(EVERY_PAIR.filter(([, , to]) => to !== null))(
@@ -146,6 +149,7 @@ describe("payout lifecycle", () => {
       ["expire", "expired"],
       ["approve", "submitting"],
       ["reject", "rejected"],
+      ["withdraw", "cancelled"],
       ["accepted", "pending"],
       ["refused", "rejected_by_api"],
       ["lost", "unknown"],

@@ -37,7 +37,7 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-beforeEach(() => {
+beforeEach(async () => {
   sandbox.reset();
   clock = fakeClock(Date.now());
   ({ payouts, stores } = payoutsOnMemoryStores(client, clock, {
@@ -45,6 +45,9 @@ beforeEach(() => {
     confirmationTtlSeconds: TTL_SECONDS,
     statusPollIntervalMs: POLL_MS,
   }));
+  // Every claim reads its initiator's role from the staff record.
+  await stores.staff.set(PAYER, "payer");
+  await stores.staff.set(ADMIN, "admin");
 });
 
 async function prepared(phone = "237670000001", amount = "5000"): Promise<Payout> {

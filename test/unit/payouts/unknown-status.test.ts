@@ -25,6 +25,7 @@ describe("a payment status the spec does not name", () => {
   it("keeps the payout pending at every poll and logs the status once", async () => {
     const logs = capturedLogger("warn");
     const stores = createMemoryStores({ retentionMs: 86_400_000 });
+    await stores.staff.set(1, "payer");
     const payouts = createPayouts({
       gateway: client,
       stores,
