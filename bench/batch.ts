@@ -235,6 +235,9 @@ interface BatchRun {
   /** When the preview arrived (checks done) and when Confirm was pressed. */
   previewAtMs: number;
   finishedAtMs: number;
+  /** The preview's and the summary's text, as the payer read them. */
+  previewText: string;
+  summaryText: string;
   desk: StepSamples;
   memory: { peakRssBytes: number[]; peakHeapBytes: number[] };
   /** Each replica's peak RSS since it started, read once the batch was done. */
@@ -275,7 +278,7 @@ async function runBatch(
       .flat()
       .find((b) => /confirm batch/i.test(b.text));
     await uploader.pressButton(shown.message, button?.text ?? 0);
-    await summary;
+    const summed = await summary;
     const finishedAtMs = Date.now();
     running = false;
     const reports = await Promise.all(bot.replicas.map((replica) => replica.memory()));
@@ -283,6 +286,8 @@ async function runBatch(
       uploadedAtMs,
       previewAtMs,
       finishedAtMs,
+      previewText: plainText(shown.message),
+      summaryText: plainText(summed.message),
       desk: await desk,
       memory: await memory,
       maxRssBytes: reports.map((report) => report.maxRssBytes),
@@ -374,6 +379,7 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
         `285 per 61 s, ${((285 / 61 / 300) * 60 * 100).toFixed(1)}% of L; status re-reads ` +
         "and /pay may take the rest, up to 300 per 61 s (98.4%).",
     }),
+    paidRow(scale, run),
     row({
       bench: BENCH,
       figure: "429 answers from the sandbox (whole run)",
@@ -452,6 +458,32 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
         `${heaps.map((mb) => mb.toFixed(0)).join(" / ")} MB. No forced GC.`,
     }),
   ];
+}
+
+/** Rows the summary says were paid: every row of the file is payable. */
+function paidRow(scale: Scale, run: BatchRun): Row {
+  const counts = /Paid (\d+) · failed \d+ · pending \d+ · unknown \d+ · skipped \d+/.exec(
+    run.summaryText,
+  );
+  const paid = counts ? Number(counts[1]) : null;
+  const skipped = run.previewText
+    .split("\n")
+    .filter((line) => line.startsWith("•"))
+    .slice(0, 3);
+  return row({
+    bench: BENCH,
+    figure: "rows paid, as the summary counts them",
+    value: paid,
+    unit: "",
+    baseline: scale.rows,
+    target: "every row",
+    met: paid === scale.rows,
+    note:
+      `Summary: ${counts?.[0] ?? run.summaryText.slice(0, 200)}. ` +
+      (skipped.length > 0
+        ? `Skipped in the preview, first ${skipped.length}: ${skipped.join(" ")}`
+        : "The preview skipped no row."),
+  });
 }
 
 /** The first failure seen, for the note. */
