@@ -79,7 +79,7 @@ export class Batches {
    * worker to look up the registered names. Nothing is stored when the file is refused.
    */
   async upload(input: BatchUpload): Promise<UploadResult> {
-    const read = readBatchFile(input.bytes, this.#options.file);
+    const read = await readBatchFile(input.bytes, this.#options.file);
     if (!read.ok) return read;
     const busy = await this.#openBatchOf(input.initiatorId);
     if (busy) return { ok: false, problem: { kind: "busy", batch: busy } };
