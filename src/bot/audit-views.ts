@@ -51,6 +51,7 @@ const ACTION_KEY = {
   batch_checked: "audit.action.batch_checked",
   batch_confirm: "audit.action.batch_confirm",
   batch_cancel: "audit.action.batch_cancel",
+  batch_include_repeats: "audit.action.batch_include_repeats",
   batch_expire: "audit.action.batch_expire",
   batch_stop: "audit.action.batch_stop",
   batch_done: "audit.action.batch_done",

@@ -33,6 +33,9 @@ export interface BatchDeliveryOptions {
   now?: () => number;
 }
 
+/** Recent batches (everyone's) looked at for the same file sent again. */
+const SAME_FILE_LOOKBACK = 20;
+
 /** Recent payouts read to estimate a batch's fees. */
 const FEE_SAMPLE = 50;
 
@@ -66,6 +69,28 @@ export class BatchDeliveries {
     return translator(batch.locale, this.#options.timeZone);
   }
 
+  /** Every staff member's name: who made the payouts a batch's rows repeat. */
+  async #staffNames(): Promise<Names> {
+    const staff = await this.#options.stores.staff.list();
+    return namesOf(
+      this.#options.stores.profiles,
+      staff.map((member) => member.userId),
+    );
+  }
+
+  /** An earlier batch of the very same file, when the payer (or anyone) sent it lately. */
+  async #sameFile(batch: Batch): Promise<Batch | undefined> {
+    if (batch.fileSha256 === undefined) return undefined;
+    const recent = await this.#options.stores.batches.list({ limit: SAME_FILE_LOOKBACK });
+    return recent.find(
+      (other) =>
+        other.id !== batch.id &&
+        other.fileSha256 === batch.fileSha256 &&
+        other.createdAtMs < batch.createdAtMs &&
+        other.state !== "cancelled",
+    );
+  }
+
   /** The name of whoever stopped the batch, when someone did. */
   #names(batch: Batch): Promise<Names> {
     const ids = batch.stoppedBy === undefined ? [] : [batch.stoppedBy];
@@ -85,16 +110,22 @@ export class BatchDeliveries {
     const t = this.#t(batch);
     // One pass over the rows: the file is written and the skipped ones kept on the way.
     const skipped: BatchRow[] = [];
-    const file = await writePreview(batch, t, keepSkipped(rowPages(stores, batch.id), skipped));
+    const names = await this.#staffNames();
+    const pages = keepSkipped(rowPages(stores, batch.id), skipped);
+    const file = await writePreview(batch, t, pages, names);
     try {
       await telegram.sendDocument(batch.chatId, Input.fromLocalFile(file.path, fileNameOf(file)));
     } finally {
       await file.discard();
     }
     const leftXaf = await limits?.left(batch.initiatorId);
+    const sameFile = await this.#sameFile(batch);
     const facts = {
       skipped,
       skippedCount: skipped.length,
+      repeatCount: skipped.filter((row) => row.problem === "recent_duplicate").length,
+      names,
+      ...(sameFile ? { sameFile } : {}),
       ...(await this.#feeEstimate(batch.totalXaf ?? 0)),
       ...(leftXaf === undefined ? {} : { leftXaf }),
       ...(approvalThresholdXaf === undefined ? {} : { approvalThresholdXaf }),
@@ -125,7 +156,8 @@ export class BatchDeliveries {
   async #done(batch: Batch): Promise<void> {
     const { telegram, stores, stuckAfterHours } = this.#options;
     const t = this.#t(batch);
-    const file = await writeResults(batch, t, withStanding(rowsWithPayouts(stores, batch.id)));
+    const rows = withStanding(rowsWithPayouts(stores, batch.id));
+    const file = await writeResults(batch, t, rows, await this.#staffNames());
     try {
       await telegram.sendDocument(batch.chatId, Input.fromLocalFile(file.path, fileNameOf(file)));
     } finally {

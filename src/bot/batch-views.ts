@@ -15,12 +15,14 @@ import { money, type View } from "./views.js";
 
 export const BATCH_CALLBACK = {
   confirm: (id: string) => `bc:${id}`,
+  include: (id: string) => `bi:${id}`,
   cancel: (id: string) => `bx:${id}`,
   stop: (id: string) => `bs:${id}`,
 };
 
 export const BATCH_CALLBACK_PATTERN = {
   confirm: /^bc:([\w-]{6,16})$/,
+  include: /^bi:([\w-]{6,16})$/,
   cancel: /^bx:([\w-]{6,16})$/,
   stop: /^bs:([\w-]{6,16})$/,
 };
@@ -82,6 +84,12 @@ function progressLine(t: Translate, done: number, total: number): string {
 export interface PreviewFacts {
   skipped: BatchRow[];
   skippedCount: number;
+  /** Skipped rows that repeat a recent payout: the payer may include them. */
+  repeatCount: number;
+  /** Who made the payouts the rows repeat. */
+  names: Names;
+  /** An earlier batch of the very same file. */
+  sameFile?: Batch;
   /** Estimated fees, when recent payouts tell the rate. */
   feesXaf?: number;
   /** What is left today under the payer's caps, when one applies. */
@@ -93,7 +101,14 @@ export interface PreviewFacts {
 export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): View {
   const payable = batch.payableRows ?? 0;
   const total = batch.totalXaf ?? 0;
-  const lines = [t("batch.preview_title", { id: batch.id, file: batch.fileName })];
+  const lines: string[] = [];
+  if (facts.sameFile) {
+    const { id, initiatorId } = facts.sameFile;
+    lines.push(
+      t("batch.preview_same_file", { id, name: initiatorName(t, facts.names, initiatorId) }),
+    );
+  }
+  lines.push(t("batch.preview_title", { id: batch.id, file: batch.fileName }));
   if (payable > 0) {
     lines.push(t("batch.preview_pay", { count: payable, total: money(t, total) }));
     lines.push(
@@ -105,13 +120,28 @@ export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): Vi
   if (facts.skippedCount > 0) {
     lines.push(t("batch.preview_skip", { count: facts.skippedCount }));
     for (const row of facts.skipped.slice(0, SKIPPED_SHOWN)) {
-      lines.push(t("batch.preview_skip_line", { row: row.row, reason: rowReason(t, row) }));
+      const reason = rowReason(t, row, facts.names);
+      lines.push(t("batch.preview_skip_line", { row: row.row, reason }));
     }
     if (facts.skippedCount > SKIPPED_SHOWN) {
       lines.push(t("batch.preview_more", { count: facts.skippedCount - SKIPPED_SHOWN }));
     }
   }
-  if (payable === 0) return { text: [...lines, t("batch.preview_nothing")].join("\n") };
+  const include =
+    facts.repeatCount > 0
+      ? [
+          Markup.button.callback(
+            t.plain("batch.button_include", { count: facts.repeatCount }),
+            BATCH_CALLBACK.include(batch.id),
+          ),
+        ]
+      : [];
+  if (facts.repeatCount > 0) lines.push(t("batch.preview_repeats", { count: facts.repeatCount }));
+  if (payable === 0) {
+    lines.push(t("batch.preview_nothing"));
+    const keyboard = include.length > 0 ? Markup.inlineKeyboard([include]).reply_markup : undefined;
+    return { text: lines.join("\n"), ...(keyboard ? { keyboard } : {}) };
+  }
   if (facts.leftXaf !== undefined) {
     const key = facts.leftXaf < total ? "batch.preview_over_limit" : "batch.preview_limit";
     lines.push(t(key, { left: money(t, facts.leftXaf) }));
@@ -121,8 +151,11 @@ export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): Vi
   }
   lines.push(t("batch.preview_expires", { time: t.time(batch.expiresAtMs ?? batch.updatedAtMs) }));
   const keyboard = Markup.inlineKeyboard([
-    Markup.button.callback(t.plain("batch.button_confirm"), BATCH_CALLBACK.confirm(batch.id)),
-    Markup.button.callback(t.plain("batch.button_cancel"), BATCH_CALLBACK.cancel(batch.id)),
+    [
+      Markup.button.callback(t.plain("batch.button_confirm"), BATCH_CALLBACK.confirm(batch.id)),
+      Markup.button.callback(t.plain("batch.button_cancel"), BATCH_CALLBACK.cancel(batch.id)),
+    ],
+    ...(include.length > 0 ? [include] : []),
   ]).reply_markup;
   return { text: lines.join("\n"), keyboard };
 }

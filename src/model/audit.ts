@@ -44,6 +44,8 @@ export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 /** The steps of a batch that are audited (as `batch_{step}`). */
 export const BATCH_AUDIT_STEPS = [
   "checked",
+  /** The payer included the rows that repeat recent payouts (they are then paid). */
+  "include_repeats",
   "confirm",
   "cancel",
   "expire",

@@ -11,6 +11,7 @@
  * refused (see README).
  */
 import { z } from "zod";
+import { PAYOUT_STATES } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
 import { ROLES } from "./roles.js";
@@ -31,12 +32,34 @@ export const ROW_PROBLEMS = [
   "no_account",
   "operator_unavailable",
   "duplicate",
+  /** The same number and amount paid (or on its way) within DUPLICATE_WINDOW_MINUTES. */
+  "recent_duplicate",
   "name_mismatch",
   "lookup_failed",
   "over_limit",
   "stopped",
 ] as const;
 export type RowProblem = (typeof ROW_PROBLEMS)[number];
+
+/** What a row repeats: an earlier payout, or a row of another batch not paid yet. */
+export const RowRepeatSchema = z.discriminatedUnion("source", [
+  z.object({
+    source: z.literal("payout"),
+    payoutId: z.string(),
+    atMs: z.number().int(),
+    by: z.number().int(),
+    state: z.enum(PAYOUT_STATES),
+  }),
+  z.object({
+    source: z.literal("batch"),
+    batchId: z.string(),
+    row: z.number().int().positive(),
+    atMs: z.number().int(),
+    by: z.number().int(),
+    state: z.enum(BATCH_STATES),
+  }),
+]);
+export type RowRepeat = z.infer<typeof RowRepeatSchema>;
 
 export const BatchRowSchema = z.object({
   /** Its row in the spreadsheet (the header is row 1). */
@@ -58,6 +81,11 @@ export const BatchRowSchema = z.object({
   problem: z.enum(ROW_PROBLEMS).optional(),
   /** What is wrong, for a person: the phone or amount problem, the row it repeats… */
   problemDetail: z.string().optional(),
+  /**
+   * The earlier payout (or other batch's row) of the same number and amount. Kept when the
+   * payer includes the row anyway (its problem is then cleared).
+   */
+  repeats: RowRepeatSchema.optional(),
 });
 export type BatchRow = z.infer<typeof BatchRowSchema>;
 
@@ -112,6 +140,10 @@ export const BatchSchema = z.object({
   /** When every payable row had been handled (sent, or not). */
   sentAtMs: z.number().int().optional(),
   finishedAtMs: z.number().int().optional(),
+  /** SHA-256 of the uploaded bytes (hex): the same file sent again is recognised. */
+  fileSha256: z.string().optional(),
+  /** The rows that repeat earlier payouts and were included by the payer's own choice. */
+  includedRepeats: z.number().int().positive().optional(),
 });
 export type Batch = z.infer<typeof BatchSchema>;
 export type BatchPatch = Partial<Omit<Batch, "id" | "state">>;

@@ -4,14 +4,15 @@
  * cancelled, a running batch stopped, and the batches listed. The worker
  * (batch-worker.ts) does the slow part: the name look-ups and the payments.
  */
-import { randomBytes } from "node:crypto";
-import { type Actor, type BatchAuditStep, staffActor } from "../model/audit.js";
+import { createHash, randomBytes } from "node:crypto";
+import { type Actor, type AuditDetails, type BatchAuditStep, staffActor } from "../model/audit.js";
 import type { Batch, BatchPatch, BatchState } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
 import type { Notice } from "../model/notice.js";
 import type { Role } from "../model/roles.js";
 import { checkRows } from "./batch-checks.js";
 import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./batch-file.js";
+import { allRows } from "./batch-rows.js";
 import type { Limits, OverLimit } from "./limits.js";
 import { type Asker, may, maySeeBatch, mayStopBatch, needsApproval } from "./policy.js";
 import type { StepContext } from "./types.js";
@@ -98,6 +99,7 @@ export class Batches {
       updatedAtMs: nowMs,
       checkedRows: 0,
       doneRows: 0,
+      fileSha256: createHash("sha256").update(input.bytes).digest("hex"),
     };
     const actor = staffActor({ userId: input.initiatorId, role: input.initiatorRole });
     await this.#context.stores.batches.create(batch, rows, actor);
@@ -151,6 +153,43 @@ export class Batches {
     );
   }
 
+  /**
+   * "Include N possible duplicates" on the preview: its initiator only, while it is open.
+   * The batch goes back to `checking` (so no Confirm can pass meanwhile, and the old preview
+   * loses its buttons); the worker clears the marked rows' problem and shows a new preview,
+   * with the new total, which the payer then confirms as usual.
+   */
+  async includeRepeats(
+    batchId: string,
+    asker: Asker,
+  ): Promise<BatchStepResult | { outcome: "none"; batch: Batch }> {
+    const { stores, now } = this.#context;
+    const batch = await stores.batches.get(batchId);
+    if (!batch) return { outcome: "not_found" };
+    if (asker === null || asker.userId !== batch.initiatorId || !may(asker, "pay")) {
+      return { outcome: "forbidden", batch };
+    }
+    if (batch.state !== "ready") return { outcome: "already", batch };
+    if (batch.expiresAtMs !== undefined && now() > batch.expiresAtMs) {
+      return this.#move(batch, ["ready"], "cancelled", {
+        actor: staffActor(asker),
+        action: "expire",
+      });
+    }
+    const rows = await allRows(stores, batchId);
+    const count = rows.filter((row) => row.problem === "recent_duplicate").length;
+    if (count === 0) return { outcome: "none", batch };
+    const audit = {
+      actor: staffActor(asker),
+      action: "include_repeats" as const,
+      details: { rows: count },
+    };
+    return this.#move(batch, ["ready"], "checking", audit, {
+      includedRepeats: count,
+      checkedRows: 0,
+    });
+  }
+
   /** Cancel on the preview (or while it is being checked): its initiator only. */
   async cancel(batchId: string, asker: Asker): Promise<BatchStepResult> {
     const batch = await this.#context.stores.batches.get(batchId);
@@ -202,7 +241,7 @@ export class Batches {
     batch: Batch,
     from: readonly BatchState[],
     to: BatchState,
-    audit: { actor: Actor; action: BatchAuditStep },
+    audit: { actor: Actor; action: BatchAuditStep; details?: AuditDetails },
     patch: BatchPatch = {},
   ): Promise<BatchStepResult> {
     const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }];

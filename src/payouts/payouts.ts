@@ -100,6 +100,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
         leases: options.stores.leases,
         leave: batch.leave,
         previewTtlMs: batch.previewTtlMs,
+        duplicateWindowMs,
         stuckAfterMs: batch.stuckAfterMs,
         onNoticeQueued,
         ...worker,

@@ -8,7 +8,6 @@
 import { randomBytes } from "node:crypto";
 import { maskPhone } from "../logger.js";
 import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
-import { givesBack } from "../model/lifecycle.js";
 import { parseAmount } from "../model/money.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
 import { type PhoneParseResult, parsePhone } from "../model/phone.js";
@@ -19,6 +18,7 @@ import {
   PaymentClientError,
 } from "../payments/errors.js";
 import type { TransitionResult } from "../store/types.js";
+import { latestDuplicate } from "./duplicates.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
 import { type Asker, mayCancel } from "./policy.js";
@@ -29,10 +29,6 @@ import type {
   PrepareResult,
   StepContext,
 } from "./types.js";
-
-/** Payouts to a number read at a time for the duplicate warning, and the most read. */
-const DUPLICATE_PAGE = 10;
-const DUPLICATE_LOOKBACK = 100;
 
 /** What Preparation checks besides the request itself. */
 export interface PrepareRules {
@@ -199,20 +195,7 @@ export class Preparation {
     const { duplicateWindowMs } = this.#rules;
     if (duplicateWindowMs <= 0) return undefined;
     const sinceMs = this.#context.now() - duplicateWindowMs;
-    // Newest first, a page at a time: a number paid all day long costs a page, not the day.
-    for (let offset = 0; offset < DUPLICATE_LOOKBACK; offset += DUPLICATE_PAGE) {
-      const page = { sinceMs, offset, limit: DUPLICATE_PAGE };
-      const recent = await this.#context.stores.payouts.listByPhone(phone, page);
-      const found = recent.find(
-        (payout) =>
-          payout.amount === amount &&
-          payout.kind === kind &&
-          payout.state !== "awaiting_confirmation" &&
-          !givesBack(payout.state),
-      );
-      if (found || recent.length < DUPLICATE_PAGE) return found;
-    }
-    return undefined;
+    return latestDuplicate(this.#context.stores.payouts, { phone, amount, kind, sinceMs });
   }
 
   /** Remembers which message shows the prompt, so later states can edit it. */

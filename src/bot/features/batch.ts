@@ -223,6 +223,23 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
     await answer(ctx, result, "batch.confirmed");
   });
 
+  composer.action(BATCH_CALLBACK_PATTERN.include, async (ctx) => {
+    const result = await batches.includeRepeats(ctx.match[1] ?? "", ctx.staff);
+    if (result.outcome === "none") {
+      await ctx.answerCbQuery(ctx.t.plain("batch.include_none"));
+      return;
+    }
+    if (result.outcome !== "done") {
+      await answer(ctx, result, "batch.confirmed");
+      return;
+    }
+    deps.onBatchWork();
+    const count = result.batch.includedRepeats ?? 0;
+    await ctx.answerCbQuery(ctx.t.plain("batch.included", { count }));
+    // This preview's buttons go: the new one, with the included rows, comes next.
+    await editView(ctx, { text: ctx.t("batch.included", { count }) });
+  });
+
   composer.action(BATCH_CALLBACK_PATTERN.cancel, async (ctx) => {
     await answer(ctx, await batches.cancel(ctx.match[1] ?? "", ctx.staff), "batch.cancelled");
   });
