@@ -14,8 +14,9 @@ import { harnessPerTest, PAYER_ID } from "../support/harness.js";
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 const FILE = Buffer.from("phone,amount\n670000001,1000\n690000001,2000\n");
 
-function previewRows(bytes: Buffer | undefined): string[][] {
-  return parse(bytes ?? Buffer.alloc(0), { bom: true }) as string[][];
+/** A preview file's rows; French files use `;`. */
+function previewRows(bytes: Buffer | undefined, delimiter = ","): string[][] {
+  return parse(bytes ?? Buffer.alloc(0), { bom: true, delimiter }) as string[][];
 }
 
 describe("batch rows paid before", () => {
@@ -78,5 +79,26 @@ describe("batch rows paid before", () => {
     await payer.pressButton(third, "✅ Confirm batch");
     expect(plainText(await finished)).toContain("Paid: 2 rows");
     expect(h.sandbox.countRequests(DISBURSE)).toBe(4);
+  });
+
+  it("says it in French: the row, when, by whom, how it stands, and the button", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "fr" });
+    await payAndConfirm(h.emulator, payer, "/pay 690000001 2000", "Effectué");
+    const preview = h.emulator.waitForMessage(
+      (m) => m.chatId === payer.id && plainText(m).includes("est vérifié"),
+      20_000,
+    );
+    await payer.uploadDocument("paie.csv", "text/csv", FILE);
+    const shown = await preview;
+    const text = plainText(shown);
+    expect(text).toContain("À payer : 1 lignes, 1\u202F000 FCFA au total.");
+    expect(text).toMatch(
+      /• ligne 3 : doublon possible : 2\u202F000 FCFA vers ce numéro le .+ par Paul, Effectué/,
+    );
+    const buttons = (shown.replyMarkup ?? []).flat().map((button) => button.text);
+    expect(buttons).toEqual(["✅ Confirmer le lot", "✖️ Annuler", "Inclure 1 doublons possibles"]);
+    const file = previewRows(h.emulator.documents(payer.id).at(-1)?.bytes, ";");
+    expect(file[2]?.[9]).toMatch(/^doublon possible : .+ par Paul, Effectué$/);
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(1);
   });
 });
