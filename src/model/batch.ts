@@ -144,6 +144,12 @@ export const BatchSchema = z.object({
   fileSha256: z.string().optional(),
   /** The rows that repeat earlier payouts and were included by the payer's own choice. */
   includedRepeats: z.number().int().positive().optional(),
+  /**
+   * Counts the batch's moves (every change of state adds one): a step that read the batch
+   * moves it only if nothing moved it since (an Include and its new preview between a
+   * Confirm's read and its move, say).
+   */
+  version: z.number().int().nonnegative().optional(),
 });
 export type Batch = z.infer<typeof BatchSchema>;
 export type BatchPatch = Partial<Omit<Batch, "id" | "state">>;

@@ -36,6 +36,8 @@ export type BatchStepResult =
   | { outcome: "forbidden"; batch: Batch }
   /** Someone (or time) moved it on first. */
   | { outcome: "already"; batch: Batch }
+  /** The preview changed after it was read (an Include, a new total): the new one decides. */
+  | { outcome: "changed"; batch: Batch }
   | { outcome: "expired"; batch: Batch }
   | { outcome: "over_limit"; batch: Batch; over: OverLimit }
   /** At or over APPROVAL_THRESHOLD_XAF: a batch cannot be approved as one yet (see README). */
@@ -144,12 +146,15 @@ export class Batches {
       return { outcome: "over_limit", batch, over };
     }
     const patch = { confirmedAtMs: now() };
+    // Only the batch as read (and checked against the caps) runs: an Include (and its new
+    // preview) in between moved it on, and this Confirm then moves nothing.
     return this.#move(
       batch,
       ["ready"],
       "running",
       { actor: staffActor(asker), action: "confirm" },
       patch,
+      batch.version ?? 0,
     );
   }
 
@@ -243,13 +248,17 @@ export class Batches {
     to: BatchState,
     audit: { actor: Actor; action: BatchAuditStep; details?: AuditDetails },
     patch: BatchPatch = {},
+    expectVersion?: number,
   ): Promise<BatchStepResult> {
     const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }];
     if (to === "cancelled") notices.push({ kind: "batch_decided", batchId: batch.id });
     const { stores } = this.#context;
-    const moved = await stores.batches.move(batch.id, from, to, patch, { notices, audit });
+    const options = { notices, audit, ...(expectVersion === undefined ? {} : { expectVersion }) };
+    const moved = await stores.batches.move(batch.id, from, to, patch, options);
     if (!moved.ok) {
-      return moved.batch ? { outcome: "already", batch: moved.batch } : { outcome: "not_found" };
+      if (!moved.batch) return { outcome: "not_found" };
+      const changed = from.includes(moved.batch.state) && expectVersion !== undefined;
+      return { outcome: changed ? "changed" : "already", batch: moved.batch };
     }
     this.#onNoticeQueued();
     return { outcome: audit.action === "expire" ? "expired" : "done", batch: moved.batch };

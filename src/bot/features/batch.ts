@@ -197,6 +197,8 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
         return ctx.answerCbQuery(
           t.plain("batch.already", { state: t.plain(BATCH_STATE_KEY[result.batch.state]) }),
         );
+      case "changed":
+        return ctx.answerCbQuery(t.plain("batch.changed"), { show_alert: true });
       case "expired":
         await editView(ctx, { text: t("batch.expired") });
         return ctx.answerCbQuery(t.plain("batch.expired"));
