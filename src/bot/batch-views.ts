@@ -10,6 +10,7 @@ import type { Batch, BatchRow, BatchTally } from "../model/batch.js";
 import { rowReason } from "../reports/batch-csv.js";
 import { BATCH_STATE_KEY } from "../reports/batch-keys.js";
 import type { Names } from "./approval-views.js";
+import { decisionLines } from "./batch-approval-views.js";
 import { initiatorName } from "./report-views.js";
 import { money, type View } from "./views.js";
 
@@ -18,6 +19,8 @@ export const BATCH_CALLBACK = {
   include: (id: string) => `bi:${id}`,
   cancel: (id: string) => `bx:${id}`,
   stop: (id: string) => `bs:${id}`,
+  approve: (id: string) => `ba:${id}`,
+  reject: (id: string) => `br:${id}`,
 };
 
 export const BATCH_CALLBACK_PATTERN = {
@@ -25,10 +28,12 @@ export const BATCH_CALLBACK_PATTERN = {
   include: /^bi:([\w-]{6,16})$/,
   cancel: /^bx:([\w-]{6,16})$/,
   stop: /^bs:([\w-]{6,16})$/,
+  approve: /^ba:([\w-]{6,16})$/,
+  reject: /^br:([\w-]{6,16})$/,
 };
 
 /** Rows of the preview's skipped list shown in the message; the file has them all. */
-const SKIPPED_SHOWN = 10;
+export const SKIPPED_SHOWN = 10;
 const BAR_CELLS = 10;
 
 function bar(done: number, total: number): string {
@@ -62,12 +67,21 @@ export function progressView(t: Translate, batch: Batch, nowMs: number, names: N
       const leftMs = ((batch.rowCount - batch.checkedRows) / perMinute) * 60_000;
       lines.push(t("batch.speed", { rate: Math.round(perMinute), left: duration(t, leftMs) }));
     }
+  } else if (batch.approvalExpiresAtMs !== undefined && !isPaid(batch)) {
+    // Sent for approval, and not (yet) paid: what waits, or waited.
+    const total = money(t, batch.totalXaf ?? 0);
+    lines.push(t("batch.waiting_title", { id: batch.id, count: batch.payableRows ?? 0, total }));
+    if (batch.state === "awaiting_approval") {
+      const time = t.time(batch.approvalExpiresAtMs ?? batch.updatedAtMs);
+      lines.push(t("batch.waiting_until", { time }));
+    }
   } else {
     lines.push(t("batch.running_title", { id: batch.id, count: batch.payableRows ?? 0 }));
     if (batch.state === "running") lines.push(progressLine(t, batch.doneRows, batch.rowCount));
     if (batch.tally) lines.push(countsLine(t, batch.tally));
   }
-  lines.push(t(BATCH_STATE_KEY[batch.state]), ...stoppedLines(t, batch, names));
+  lines.push(t(BATCH_STATE_KEY[batch.state]), ...decisionLines(t, batch, names));
+  lines.push(...stoppedLines(t, batch, names));
   const keyboard =
     batch.state === "running"
       ? Markup.inlineKeyboard([
@@ -75,6 +89,11 @@ export function progressView(t: Translate, batch: Batch, nowMs: number, names: N
         ]).reply_markup
       : undefined;
   return { text: lines.join("\n"), ...(keyboard ? { keyboard } : {}) };
+}
+
+/** Whether the batch went on to be paid (it was confirmed, or approved). */
+function isPaid(batch: Batch): boolean {
+  return batch.state === "running" || batch.state === "sent" || batch.state === "done";
 }
 
 function progressLine(t: Translate, done: number, total: number): string {

@@ -15,6 +15,7 @@ import { access, sequentialPerChat } from "./features/access.js";
 import { adminFeature } from "./features/admin.js";
 import { approvalFeature } from "./features/approval.js";
 import { batchFeature } from "./features/batch.js";
+import { batchApprovalFeature } from "./features/batch-approval.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
 import { lookupFeature } from "./features/lookup.js";
@@ -68,6 +69,13 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       payouts: deps.payouts,
       stores: deps.stores,
       now,
+      onBatchWork: deps.onBatchWork ?? (() => {}),
+    }),
+  );
+  bot.use(
+    batchApprovalFeature({
+      payouts: deps.payouts,
+      stores: deps.stores,
       onBatchWork: deps.onBatchWork ?? (() => {}),
     }),
   );

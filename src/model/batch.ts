@@ -7,8 +7,10 @@
  *      │           └──Cancel / expiry──▶ cancelled
  *      └──Cancel──▶ cancelled
  *   running ──Stop──▶ sent (the rows not yet claimed are stopped; the others finish)
- * A batch cannot be approved as one yet: at or over the approval threshold, Confirm is
- * refused (see README).
+ * At or over APPROVAL_THRESHOLD_XAF, Confirm asks for approval of the batch as one:
+ *   ready ──Confirm──▶ awaiting_approval ──Approve──▶ running
+ *                            ├──Reject──▶ rejected
+ *                            └──APPROVAL_TTL_HOURS──▶ cancelled
  */
 import { z } from "zod";
 import { PAYOUT_STATES } from "./lifecycle.js";
@@ -16,14 +18,31 @@ import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
 import { ROLES } from "./roles.js";
 
-export const BATCH_STATES = ["checking", "ready", "running", "sent", "done", "cancelled"] as const;
+export const BATCH_STATES = [
+  "checking",
+  "ready",
+  "awaiting_approval",
+  "running",
+  "sent",
+  "done",
+  "cancelled",
+  "rejected",
+] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 /** States a batch never leaves. */
-export const FINAL_BATCH_STATES: readonly BatchState[] = ["done", "cancelled"];
+export const FINAL_BATCH_STATES: readonly BatchState[] = ["done", "cancelled", "rejected"];
 
-/** States in which the worker has something to do for the batch. */
-export const WORKED_BATCH_STATES: readonly BatchState[] = ["checking", "running", "sent"];
+/**
+ * States in which the worker has something to do for the batch (a batch awaiting approval:
+ * expire it once nobody decided within APPROVAL_TTL_HOURS).
+ */
+export const WORKED_BATCH_STATES: readonly BatchState[] = [
+  "checking",
+  "awaiting_approval",
+  "running",
+  "sent",
+];
 
 /** Why a row will not be paid (found by the checks), or was not (found while running). */
 export const ROW_PROBLEMS = [
@@ -135,6 +154,12 @@ export const BatchSchema = z.object({
   /** After this, the preview can no longer be confirmed. */
   expiresAtMs: z.number().int().optional(),
   confirmedAtMs: z.number().int().optional(),
+  /** Awaiting approval: nobody deciding by then expires it. */
+  approvalExpiresAtMs: z.number().int().optional(),
+  /** Who approved or rejected it (not its initiator), and when. */
+  approvedBy: z.number().int().optional(),
+  rejectedBy: z.number().int().optional(),
+  decidedAtMs: z.number().int().optional(),
   stoppedBy: z.number().int().optional(),
   tally: BatchTallySchema.optional(),
   /** When every payable row had been handled (sent, or not). */

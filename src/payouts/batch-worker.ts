@@ -23,6 +23,7 @@ import {
 } from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
 import type { BatchMoveOptions, LeaseStore } from "../store/types.js";
+import { expireIfLate } from "./batch-approval.js";
 import { isPayable, payableOf } from "./batch-checks.js";
 import { RowRepeats } from "./batch-repeats.js";
 import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./batch-rows.js";
@@ -116,6 +117,10 @@ export class BatchWorker {
     if (batch.state === "checking") return this.#check(batch, untilMs);
     if (batch.state === "running") return this.#send(batch, untilMs);
     if (batch.state === "sent") return this.#finish(batch);
+    // Nobody approved it within APPROVAL_TTL_HOURS: cancelled (the bot's own move).
+    if (batch.state === "awaiting_approval") {
+      return expireIfLate(this.#options.context, batch, this.#options.onNoticeQueued);
+    }
     return Promise.resolve(batch.state);
   }
 

@@ -1,7 +1,8 @@
 /**
  * Batch payouts, the steps people take: a spreadsheet uploaded (read, every row checked on
  * its own, stored for the worker to look up the names), its preview confirmed or
- * cancelled, a running batch stopped, and the batches listed. The worker
+ * cancelled (at or over the approval threshold, sent for approval: batch-approval.ts), a
+ * running batch stopped, and the batches listed. The worker
  * (batch-worker.ts) does the slow part: the name look-ups and the payments.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -40,8 +41,8 @@ export type BatchStepResult =
   | { outcome: "changed"; batch: Batch }
   | { outcome: "expired"; batch: Batch }
   | { outcome: "over_limit"; batch: Batch; over: OverLimit }
-  /** At or over APPROVAL_THRESHOLD_XAF: a batch cannot be approved as one yet (see README). */
-  | { outcome: "needs_approval"; batch: Batch; thresholdXaf: number }
+  /** At or over APPROVAL_THRESHOLD_XAF: it now waits for an approver. */
+  | { outcome: "approval_requested"; batch: Batch }
   | { outcome: "done"; batch: Batch };
 
 export interface BatchOptions {
@@ -49,6 +50,8 @@ export interface BatchOptions {
   /** How long a preview can be confirmed. */
   previewTtlMs: number;
   approvalThresholdXaf: number | undefined;
+  /** APPROVAL_TTL_HOURS: how long a batch waits for an approver. */
+  approvalTtlMs: number;
 }
 
 export class Batches {
@@ -135,15 +138,27 @@ export class Batches {
       });
     }
     const total = batch.totalXaf ?? 0;
-    const threshold = this.#options.approvalThresholdXaf;
-    if (threshold !== undefined && needsApproval(total, threshold)) {
-      return { outcome: "needs_approval", batch, thresholdXaf: threshold };
-    }
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
       const refusal = { actor: staffActor(asker), kind: "disbursement", amount: total } as const;
       await this.#limits.audit({ ...refusal, batchId, step: "confirm" }, over);
       return { outcome: "over_limit", batch, over };
+    }
+    if (needsApproval(total, this.#options.approvalThresholdXaf)) {
+      // As read: an Include and its new preview in between move nothing here.
+      const moved = await this.#move(
+        batch,
+        ["ready"],
+        "awaiting_approval",
+        { actor: staffActor(asker), action: "request_approval" },
+        { confirmedAtMs: now(), approvalExpiresAtMs: now() + this.#options.approvalTtlMs },
+        batch.version ?? 0,
+        // The preview's buttons are taken away by the press that answers this.
+        [{ kind: "batch_approval_requested", batchId }],
+      );
+      return moved.outcome === "done"
+        ? { outcome: "approval_requested", batch: moved.batch }
+        : moved;
     }
     const patch = { confirmedAtMs: now() };
     // Only the batch as read (and checked against the caps) runs: an Include (and its new
@@ -249,8 +264,9 @@ export class Batches {
     audit: { actor: Actor; action: BatchAuditStep; details?: AuditDetails },
     patch: BatchPatch = {},
     expectVersion?: number,
+    more: readonly Notice[] = [],
   ): Promise<BatchStepResult> {
-    const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }];
+    const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }, ...more];
     if (to === "cancelled") notices.push({ kind: "batch_decided", batchId: batch.id });
     const { stores } = this.#context;
     const options = { notices, audit, ...(expectVersion === undefined ? {} : { expectVersion }) };

@@ -46,8 +46,8 @@ export interface LimitRefusal {
   phone?: string;
   payoutId?: string;
   batchId?: string;
-  /** Where: a new prompt, or its Confirm (the store's atomic check). */
-  step: "prompt" | "confirm";
+  /** Where: a new prompt, or its Confirm (the store's atomic check), or a batch's Approve. */
+  step: "prompt" | "confirm" | "approve";
 }
 
 export class Limits {

@@ -6,10 +6,12 @@ import type { PayoutState } from "../model/lifecycle.js";
 export const BATCH_STATE_KEY: Record<BatchState, MessageKey> = {
   checking: "batch.state.checking",
   ready: "batch.state.ready",
+  awaiting_approval: "batch.state.awaiting_approval",
   running: "batch.state.running",
   sent: "batch.state.sent",
   done: "batch.state.done",
   cancelled: "batch.state.cancelled",
+  rejected: "batch.state.rejected",
 };
 
 export const ROW_REASON_KEY: Record<RowProblem, MessageKey> = {

@@ -13,6 +13,7 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import type { Stores } from "../../store/types.js";
+import { batchPeople } from "../batch-approval-views.js";
 import {
   BATCH_CALLBACK_PATTERN,
   batchDetailView,
@@ -105,8 +106,7 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       await replyHtml(ctx, ctx.t("batch.not_found"));
       return;
     }
-    const people = [batch.initiatorId, ...(batch.stoppedBy === undefined ? [] : [batch.stoppedBy])];
-    const names = await namesOf(deps.stores.profiles, people);
+    const names = await namesOf(deps.stores.profiles, batchPeople(batch));
     await replyView(ctx, batchDetailView(ctx.t, batch, names, deps.now()));
   });
 
@@ -207,11 +207,11 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
           t.plain("batch.over_limit", { left: money(t, result.over.leftXaf) }),
           { show_alert: true },
         );
-      case "needs_approval":
-        return ctx.answerCbQuery(
-          t.plain("batch.needs_approval", { threshold: money(t, result.thresholdXaf) }),
-          { show_alert: true },
-        );
+      case "approval_requested": {
+        const time = t.time(result.batch.approvalExpiresAtMs ?? result.batch.updatedAtMs);
+        await ctx.answerCbQuery(t.plain("batch.approval_requested", { time }));
+        return editView(ctx, { text: t("batch.approval_requested", { time }) });
+      }
       case "done":
         await ctx.answerCbQuery(t.plain(doneKey));
         if (doneKey !== "batch.stop_sent") await editView(ctx, { text: t(doneKey) });
