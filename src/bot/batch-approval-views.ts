@@ -61,7 +61,7 @@ export function batchApprovalCard(
   });
   const asked = t("batch.card_asked", {
     name: initiatorName(t, names, batch.initiatorId),
-    time: t.time(batch.confirmedAtMs ?? batch.updatedAtMs),
+    time: t.time(batch.approvalRequestedAtMs ?? batch.updatedAtMs),
     file: batch.fileName,
     rows: batch.rowCount,
   });

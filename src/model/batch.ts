@@ -154,6 +154,8 @@ export const BatchSchema = z.object({
   /** After this, the preview can no longer be confirmed. */
   expiresAtMs: z.number().int().optional(),
   confirmedAtMs: z.number().int().optional(),
+  /** When its Confirm sent it for approval (it is confirmed, `confirmedAtMs`, once approved). */
+  approvalRequestedAtMs: z.number().int().optional(),
   /** Awaiting approval: nobody deciding by then expires it. */
   approvalExpiresAtMs: z.number().int().optional(),
   /** Who approved or rejected it (not its initiator), and when. */

@@ -57,7 +57,7 @@ export class BatchApproval {
       batch,
       "running",
       { actor: staffActor(decider), action: "approve" },
-      { approvedBy: decider.userId, decidedAtMs: now() },
+      { approvedBy: decider.userId, decidedAtMs: now(), confirmedAtMs: now() },
     );
   }
 

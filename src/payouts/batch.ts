@@ -151,7 +151,7 @@ export class Batches {
         ["ready"],
         "awaiting_approval",
         { actor: staffActor(asker), action: "request_approval" },
-        { confirmedAtMs: now(), approvalExpiresAtMs: now() + this.#options.approvalTtlMs },
+        { approvalRequestedAtMs: now(), approvalExpiresAtMs: now() + this.#options.approvalTtlMs },
         batch.version ?? 0,
         // The preview's buttons are taken away by the press that answers this.
         [{ kind: "batch_approval_requested", batchId }],
