@@ -11,7 +11,13 @@ import { allRows } from "./batch-rows.js";
 import { latestDuplicate } from "./duplicates.js";
 
 /** Other batches whose payable rows may not be payouts yet. */
-const OPEN_STATES: readonly BatchState[] = ["checking", "ready", "running", "sent"];
+const OPEN_STATES: readonly BatchState[] = [
+  "checking",
+  "ready",
+  "awaiting_approval",
+  "running",
+  "sent",
+];
 /** The latest batches looked at (everyone's). */
 const RECENT_BATCHES = 20;
 

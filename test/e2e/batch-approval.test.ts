@@ -275,3 +275,22 @@ describe("a batch nobody approves", () => {
     });
   });
 });
+
+describe("a batch waiting for approval, sent again", () => {
+  const h = harnessPerTest({ env: { ...THRESHOLD, DUPLICATE_WINDOW_MINUTES: "60" } });
+
+  it("leaves the second file's rows out as repeats of the waiting batch's", async () => {
+    const { batch, preview } = await sendForApproval(h);
+    const payer = h.emulator.user({ id: PAYER_ID });
+    const again = h.emulator.waitForMessage(
+      (m) => plainText(m).includes("is checked") && m.messageId !== preview.messageId,
+      20_000,
+    );
+    await payer.uploadDocument("couriers.csv", "text/csv", FILE);
+    const text = plainText(await again);
+    expect(text).toContain(`⚠️ This file is the same as batch ${batch.id}, sent before by Paul.`);
+    expect(text).toContain("⚠️ 3 rows repeat a recent payout (same number and amount)");
+    expect(text).toContain(`row 2 of batch ${batch.id} (Waiting for approval)`);
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
+  });
+});
