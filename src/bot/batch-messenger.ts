@@ -1,7 +1,9 @@
 /**
  * What batches tell their payer after the fact, through the notifier: the progress message
  * edited, the preview (with its file and buttons), the summary (with the results file),
- * and the preview closed once decided. Each written from the batch as it is now.
+ * and the preview closed once decided; a batch sent for approval: each approver's card
+ * (after the preview file, in the approver's language), edited once someone (or the clock)
+ * decided, and its initiator told. Each written from the batch as it is now.
  */
 
 import type { Telegram } from "telegraf";
@@ -13,13 +15,15 @@ import type { BatchNoticeKind } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import { rowPages, rowStanding, rowsWithPayouts } from "../payouts/batch-rows.js";
 import type { Limits } from "../payouts/limits.js";
+import { decidersOf } from "../payouts/policy.js";
 import { type RowResult, writePreview, writeResults } from "../reports/batch-csv.js";
 import { BATCH_STATE_KEY } from "../reports/batch-keys.js";
 import type { Stores } from "../store/types.js";
 import type { Names } from "./approval-views.js";
+import { batchApprovalCard, batchDecisionNotice, batchPeople } from "./batch-approval-views.js";
 import { previewView, progressView, summaryText } from "./batch-views.js";
 import { editMessageView, sendView } from "./reply.js";
-import { namesOf } from "./staff-names.js";
+import { namesOf, translatorFor } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
 
 export interface BatchDeliveryOptions {
@@ -32,6 +36,9 @@ export interface BatchDeliveryOptions {
   stuckAfterHours: number;
   now?: () => number;
 }
+
+/** Recent batches (everyone's) looked at for the same file sent again. */
+const SAME_FILE_LOOKBACK = 20;
 
 /** Recent payouts read to estimate a batch's fees. */
 const FEE_SAMPLE = 50;
@@ -54,6 +61,10 @@ export class BatchDeliveries {
           return await this.#done(batch);
         case "batch_decided":
           return await this.#closePreview(batch);
+        case "batch_approval_requested":
+          return await this.#sendCards(batch);
+        case "batch_approval_decided":
+          return await this.#approvalDecided(batch);
         default:
           this.#options.logger.warn({ batchId: batch.id, kind }, "batch notice not delivered");
       }
@@ -66,10 +77,31 @@ export class BatchDeliveries {
     return translator(batch.locale, this.#options.timeZone);
   }
 
-  /** The name of whoever stopped the batch, when someone did. */
+  /** Every staff member's name: who made the payouts a batch's rows repeat. */
+  async #staffNames(): Promise<Names> {
+    const staff = await this.#options.stores.staff.list();
+    return namesOf(
+      this.#options.stores.profiles,
+      staff.map((member) => member.userId),
+    );
+  }
+
+  /** An earlier batch of the very same file, when the payer (or anyone) sent it lately. */
+  async #sameFile(batch: Batch): Promise<Batch | undefined> {
+    if (batch.fileSha256 === undefined) return undefined;
+    const recent = await this.#options.stores.batches.list({ limit: SAME_FILE_LOOKBACK });
+    return recent.find(
+      (other) =>
+        other.id !== batch.id &&
+        other.fileSha256 === batch.fileSha256 &&
+        other.createdAtMs < batch.createdAtMs &&
+        other.state !== "cancelled",
+    );
+  }
+
+  /** The names of whoever decided or stopped the batch, when someone did. */
   #names(batch: Batch): Promise<Names> {
-    const ids = batch.stoppedBy === undefined ? [] : [batch.stoppedBy];
-    return namesOf(this.#options.stores.profiles, ids);
+    return namesOf(this.#options.stores.profiles, batchPeople(batch));
   }
 
   async #progress(batch: Batch): Promise<void> {
@@ -85,16 +117,22 @@ export class BatchDeliveries {
     const t = this.#t(batch);
     // One pass over the rows: the file is written and the skipped ones kept on the way.
     const skipped: BatchRow[] = [];
-    const file = await writePreview(batch, t, keepSkipped(rowPages(stores, batch.id), skipped));
+    const names = await this.#staffNames();
+    const pages = keepSkipped(rowPages(stores, batch.id), skipped);
+    const file = await writePreview(batch, t, pages, names);
     try {
       await telegram.sendDocument(batch.chatId, Input.fromLocalFile(file.path, fileNameOf(file)));
     } finally {
       await file.discard();
     }
     const leftXaf = await limits?.left(batch.initiatorId);
+    const sameFile = await this.#sameFile(batch);
     const facts = {
       skipped,
       skippedCount: skipped.length,
+      repeatCount: skipped.filter((row) => row.problem === "recent_duplicate").length,
+      names,
+      ...(sameFile ? { sameFile } : {}),
       ...(await this.#feeEstimate(batch.totalXaf ?? 0)),
       ...(leftXaf === undefined ? {} : { leftXaf }),
       ...(approvalThresholdXaf === undefined ? {} : { approvalThresholdXaf }),
@@ -125,7 +163,8 @@ export class BatchDeliveries {
   async #done(batch: Batch): Promise<void> {
     const { telegram, stores, stuckAfterHours } = this.#options;
     const t = this.#t(batch);
-    const file = await writeResults(batch, t, withStanding(rowsWithPayouts(stores, batch.id)));
+    const rows = withStanding(rowsWithPayouts(stores, batch.id));
+    const file = await writeResults(batch, t, rows, await this.#staffNames());
     try {
       await telegram.sendDocument(batch.chatId, Input.fromLocalFile(file.path, fileNameOf(file)));
     } finally {
@@ -133,6 +172,64 @@ export class BatchDeliveries {
     }
     const names = await this.#names(batch);
     await sendView(telegram, batch.chatId, { text: summaryText(t, batch, names, stuckAfterHours) });
+  }
+
+  /**
+   * The preview file and a card to every approver and admin but the initiator, each card
+   * remembered. Those who have one already (a retry) are skipped; one who blocked the bot
+   * is logged and skipped; any other failure is thrown once the rest were tried.
+   */
+  async #sendCards(batch: Batch): Promise<void> {
+    const { stores, telegram, logger, timeZone } = this.#options;
+    if (batch.state !== "awaiting_approval") return;
+    const approvers = decidersOf(await stores.staff.list(), batch);
+    const key = batchCardsKey(batch.id);
+    const done = new Set((await stores.cards.list(key)).map((card) => card.chatId));
+    const names = await this.#staffNames();
+    let retry: Error | undefined;
+    for (const { userId } of approvers) {
+      if (done.has(userId)) continue;
+      const t = await translatorFor(stores, userId, timeZone);
+      try {
+        const skipped: BatchRow[] = [];
+        const pages = keepSkipped(rowPages(stores, batch.id), skipped);
+        const file = await writePreview(batch, t, pages, names);
+        try {
+          const document = Input.fromLocalFile(file.path, fileNameOf(file));
+          await telegram.sendDocument(userId, document);
+        } finally {
+          await file.discard();
+        }
+        const facts = { skipped, count: skipped.length, names };
+        const sent = await sendView(telegram, userId, batchApprovalCard(t, batch, names, facts));
+        await stores.cards.add(key, { chatId: userId, messageId: sent.message_id });
+      } catch (error) {
+        const failure = toDeliveryError(error);
+        logger.warn({ err: error, batchId: batch.id, chatId: userId }, "could not send a card");
+        if (!failure.permanent) retry = failure;
+      }
+    }
+    if (retry) throw retry;
+  }
+
+  /**
+   * Every card shows the decision (but the decider's, edited by their press), and the
+   * initiator is told what came of their batch.
+   */
+  async #approvalDecided(batch: Batch): Promise<void> {
+    const { stores, telegram, logger, timeZone } = this.#options;
+    if (batch.state === "awaiting_approval") return;
+    const names = await namesOf(stores.profiles, batchPeople(batch));
+    const decider = batch.approvedBy ?? batch.rejectedBy;
+    for (const card of await stores.cards.list(batchCardsKey(batch.id))) {
+      if (card.chatId === decider) continue;
+      const t = await translatorFor(stores, card.chatId, timeZone);
+      const view = batchApprovalCard(t, batch, names, { skipped: [], count: 0 });
+      await editMessageView(telegram, card.chatId, card.messageId, view).catch((error: unknown) =>
+        logger.debug({ err: error, batchId: batch.id }, "could not edit a batch card"),
+      );
+    }
+    await sendView(telegram, batch.chatId, batchDecisionNotice(this.#t(batch), batch, names));
   }
 
   /** The preview's buttons are taken away once it was decided (cancelled, expired). */
@@ -172,4 +269,9 @@ async function* withStanding(
 
 function fileNameOf(file: { path: string }): string {
   return file.path.split("/").pop() ?? "batch-file.csv";
+}
+
+/** Where a batch's approval cards are remembered (beside payouts' cards, which never hold ":"). */
+export function batchCardsKey(batchId: string): string {
+  return `batch:${batchId}`;
 }

@@ -10,23 +10,30 @@ import type { Batch, BatchRow, BatchTally } from "../model/batch.js";
 import { rowReason } from "../reports/batch-csv.js";
 import { BATCH_STATE_KEY } from "../reports/batch-keys.js";
 import type { Names } from "./approval-views.js";
+import { decisionLines } from "./batch-approval-views.js";
 import { initiatorName } from "./report-views.js";
 import { money, type View } from "./views.js";
 
 export const BATCH_CALLBACK = {
   confirm: (id: string) => `bc:${id}`,
+  include: (id: string) => `bi:${id}`,
   cancel: (id: string) => `bx:${id}`,
   stop: (id: string) => `bs:${id}`,
+  approve: (id: string) => `ba:${id}`,
+  reject: (id: string) => `br:${id}`,
 };
 
 export const BATCH_CALLBACK_PATTERN = {
   confirm: /^bc:([\w-]{6,16})$/,
+  include: /^bi:([\w-]{6,16})$/,
   cancel: /^bx:([\w-]{6,16})$/,
   stop: /^bs:([\w-]{6,16})$/,
+  approve: /^ba:([\w-]{6,16})$/,
+  reject: /^br:([\w-]{6,16})$/,
 };
 
 /** Rows of the preview's skipped list shown in the message; the file has them all. */
-const SKIPPED_SHOWN = 10;
+export const SKIPPED_SHOWN = 10;
 const BAR_CELLS = 10;
 
 function bar(done: number, total: number): string {
@@ -60,12 +67,21 @@ export function progressView(t: Translate, batch: Batch, nowMs: number, names: N
       const leftMs = ((batch.rowCount - batch.checkedRows) / perMinute) * 60_000;
       lines.push(t("batch.speed", { rate: Math.round(perMinute), left: duration(t, leftMs) }));
     }
+  } else if (batch.approvalExpiresAtMs !== undefined && !isPaid(batch)) {
+    // Sent for approval, and not (yet) paid: what waits, or waited.
+    const total = money(t, batch.totalXaf ?? 0);
+    lines.push(t("batch.waiting_title", { id: batch.id, count: batch.payableRows ?? 0, total }));
+    if (batch.state === "awaiting_approval") {
+      const time = t.time(batch.approvalExpiresAtMs ?? batch.updatedAtMs);
+      lines.push(t("batch.waiting_until", { time }));
+    }
   } else {
     lines.push(t("batch.running_title", { id: batch.id, count: batch.payableRows ?? 0 }));
     if (batch.state === "running") lines.push(progressLine(t, batch.doneRows, batch.rowCount));
     if (batch.tally) lines.push(countsLine(t, batch.tally));
   }
-  lines.push(t(BATCH_STATE_KEY[batch.state]), ...stoppedLines(t, batch, names));
+  lines.push(t(BATCH_STATE_KEY[batch.state]), ...decisionLines(t, batch, names));
+  lines.push(...stoppedLines(t, batch, names));
   const keyboard =
     batch.state === "running"
       ? Markup.inlineKeyboard([
@@ -75,6 +91,11 @@ export function progressView(t: Translate, batch: Batch, nowMs: number, names: N
   return { text: lines.join("\n"), ...(keyboard ? { keyboard } : {}) };
 }
 
+/** Whether the batch went on to be paid (it was confirmed, or approved). */
+function isPaid(batch: Batch): boolean {
+  return batch.state === "running" || batch.state === "sent" || batch.state === "done";
+}
+
 function progressLine(t: Translate, done: number, total: number): string {
   return t("batch.progress_line", { bar: bar(done, total), done, total });
 }
@@ -82,6 +103,12 @@ function progressLine(t: Translate, done: number, total: number): string {
 export interface PreviewFacts {
   skipped: BatchRow[];
   skippedCount: number;
+  /** Skipped rows that repeat a recent payout: the payer may include them. */
+  repeatCount: number;
+  /** Who made the payouts the rows repeat. */
+  names: Names;
+  /** An earlier batch of the very same file. */
+  sameFile?: Batch;
   /** Estimated fees, when recent payouts tell the rate. */
   feesXaf?: number;
   /** What is left today under the payer's caps, when one applies. */
@@ -93,7 +120,14 @@ export interface PreviewFacts {
 export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): View {
   const payable = batch.payableRows ?? 0;
   const total = batch.totalXaf ?? 0;
-  const lines = [t("batch.preview_title", { id: batch.id, file: batch.fileName })];
+  const lines: string[] = [];
+  if (facts.sameFile) {
+    const { id, initiatorId } = facts.sameFile;
+    lines.push(
+      t("batch.preview_same_file", { id, name: initiatorName(t, facts.names, initiatorId) }),
+    );
+  }
+  lines.push(t("batch.preview_title", { id: batch.id, file: batch.fileName }));
   if (payable > 0) {
     lines.push(t("batch.preview_pay", { count: payable, total: money(t, total) }));
     lines.push(
@@ -105,13 +139,28 @@ export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): Vi
   if (facts.skippedCount > 0) {
     lines.push(t("batch.preview_skip", { count: facts.skippedCount }));
     for (const row of facts.skipped.slice(0, SKIPPED_SHOWN)) {
-      lines.push(t("batch.preview_skip_line", { row: row.row, reason: rowReason(t, row) }));
+      const reason = rowReason(t, row, facts.names);
+      lines.push(t("batch.preview_skip_line", { row: row.row, reason }));
     }
     if (facts.skippedCount > SKIPPED_SHOWN) {
       lines.push(t("batch.preview_more", { count: facts.skippedCount - SKIPPED_SHOWN }));
     }
   }
-  if (payable === 0) return { text: [...lines, t("batch.preview_nothing")].join("\n") };
+  const include =
+    facts.repeatCount > 0
+      ? [
+          Markup.button.callback(
+            t.plain("batch.button_include", { count: facts.repeatCount }),
+            BATCH_CALLBACK.include(batch.id),
+          ),
+        ]
+      : [];
+  if (facts.repeatCount > 0) lines.push(t("batch.preview_repeats", { count: facts.repeatCount }));
+  if (payable === 0) {
+    lines.push(t("batch.preview_nothing"));
+    const keyboard = include.length > 0 ? Markup.inlineKeyboard([include]).reply_markup : undefined;
+    return { text: lines.join("\n"), ...(keyboard ? { keyboard } : {}) };
+  }
   if (facts.leftXaf !== undefined) {
     const key = facts.leftXaf < total ? "batch.preview_over_limit" : "batch.preview_limit";
     lines.push(t(key, { left: money(t, facts.leftXaf) }));
@@ -121,8 +170,11 @@ export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): Vi
   }
   lines.push(t("batch.preview_expires", { time: t.time(batch.expiresAtMs ?? batch.updatedAtMs) }));
   const keyboard = Markup.inlineKeyboard([
-    Markup.button.callback(t.plain("batch.button_confirm"), BATCH_CALLBACK.confirm(batch.id)),
-    Markup.button.callback(t.plain("batch.button_cancel"), BATCH_CALLBACK.cancel(batch.id)),
+    [
+      Markup.button.callback(t.plain("batch.button_confirm"), BATCH_CALLBACK.confirm(batch.id)),
+      Markup.button.callback(t.plain("batch.button_cancel"), BATCH_CALLBACK.cancel(batch.id)),
+    ],
+    ...(include.length > 0 ? [include] : []),
   ]).reply_markup;
   return { text: lines.join("\n"), keyboard };
 }

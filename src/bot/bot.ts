@@ -16,6 +16,7 @@ import { access, sequentialPerChat } from "./features/access.js";
 import { adminFeature } from "./features/admin.js";
 import { approvalFeature } from "./features/approval.js";
 import { batchFeature } from "./features/batch.js";
+import { batchApprovalFeature } from "./features/batch-approval.js";
 import { eventsFeature } from "./features/events.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
@@ -81,6 +82,13 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       payouts: deps.payouts,
       stores: deps.stores,
       now,
+      onBatchWork: deps.onBatchWork ?? (() => {}),
+    }),
+  );
+  bot.use(
+    batchApprovalFeature({
+      payouts: deps.payouts,
+      stores: deps.stores,
       onBatchWork: deps.onBatchWork ?? (() => {}),
     }),
   );

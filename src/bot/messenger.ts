@@ -91,6 +91,8 @@ export class TelegramMessenger implements Messenger {
       case "batch_progress":
       case "batch_done":
       case "batch_decided":
+      case "batch_approval_requested":
+      case "batch_approval_decided":
         return this.#batches.deliver(delivery.kind, delivery.batch);
       default:
         return this.#approvals.deliver(delivery.kind, delivery.payout);

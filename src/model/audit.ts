@@ -44,7 +44,15 @@ export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 /** The steps of a batch that are audited (as `batch_{step}`). */
 export const BATCH_AUDIT_STEPS = [
   "checked",
+  /** The payer included the rows that repeat recent payouts (they are then paid). */
+  "include_repeats",
   "confirm",
+  /** Confirmed at or over the threshold: it waits for an approver. */
+  "request_approval",
+  "approve",
+  "reject",
+  /** Nobody approved it within APPROVAL_TTL_HOURS. */
+  "approval_expire",
   "cancel",
   "expire",
   "stop",

@@ -7,22 +7,42 @@
  *      │           └──Cancel / expiry──▶ cancelled
  *      └──Cancel──▶ cancelled
  *   running ──Stop──▶ sent (the rows not yet claimed are stopped; the others finish)
- * A batch cannot be approved as one yet: at or over the approval threshold, Confirm is
- * refused (see README).
+ * At or over APPROVAL_THRESHOLD_XAF, Confirm asks for approval of the batch as one:
+ *   ready ──Confirm──▶ awaiting_approval ──Approve──▶ running
+ *                            ├──Reject──▶ rejected
+ *                            └──APPROVAL_TTL_HOURS──▶ cancelled
  */
 import { z } from "zod";
+import { PAYOUT_STATES } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
 import { ROLES } from "./roles.js";
 
-export const BATCH_STATES = ["checking", "ready", "running", "sent", "done", "cancelled"] as const;
+export const BATCH_STATES = [
+  "checking",
+  "ready",
+  "awaiting_approval",
+  "running",
+  "sent",
+  "done",
+  "cancelled",
+  "rejected",
+] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 /** States a batch never leaves. */
-export const FINAL_BATCH_STATES: readonly BatchState[] = ["done", "cancelled"];
+export const FINAL_BATCH_STATES: readonly BatchState[] = ["done", "cancelled", "rejected"];
 
-/** States in which the worker has something to do for the batch. */
-export const WORKED_BATCH_STATES: readonly BatchState[] = ["checking", "running", "sent"];
+/**
+ * States in which the worker has something to do for the batch (a batch awaiting approval:
+ * expire it once nobody decided within APPROVAL_TTL_HOURS).
+ */
+export const WORKED_BATCH_STATES: readonly BatchState[] = [
+  "checking",
+  "awaiting_approval",
+  "running",
+  "sent",
+];
 
 /** Why a row will not be paid (found by the checks), or was not (found while running). */
 export const ROW_PROBLEMS = [
@@ -31,6 +51,8 @@ export const ROW_PROBLEMS = [
   "no_account",
   "operator_unavailable",
   "duplicate",
+  /** The same number and amount paid (or on its way) within DUPLICATE_WINDOW_MINUTES. */
+  "recent_duplicate",
   "name_mismatch",
   "lookup_failed",
   "over_limit",
@@ -38,6 +60,26 @@ export const ROW_PROBLEMS = [
   "not_allowed",
 ] as const;
 export type RowProblem = (typeof ROW_PROBLEMS)[number];
+
+/** What a row repeats: an earlier payout, or a row of another batch not paid yet. */
+export const RowRepeatSchema = z.discriminatedUnion("source", [
+  z.object({
+    source: z.literal("payout"),
+    payoutId: z.string(),
+    atMs: z.number().int(),
+    by: z.number().int(),
+    state: z.enum(PAYOUT_STATES),
+  }),
+  z.object({
+    source: z.literal("batch"),
+    batchId: z.string(),
+    row: z.number().int().positive(),
+    atMs: z.number().int(),
+    by: z.number().int(),
+    state: z.enum(BATCH_STATES),
+  }),
+]);
+export type RowRepeat = z.infer<typeof RowRepeatSchema>;
 
 export const BatchRowSchema = z.object({
   /** Its row in the spreadsheet (the header is row 1). */
@@ -59,6 +101,11 @@ export const BatchRowSchema = z.object({
   problem: z.enum(ROW_PROBLEMS).optional(),
   /** What is wrong, for a person: the phone or amount problem, the row it repeats… */
   problemDetail: z.string().optional(),
+  /**
+   * The earlier payout (or other batch's row) of the same number and amount. Kept when the
+   * payer includes the row anyway (its problem is then cleared).
+   */
+  repeats: RowRepeatSchema.optional(),
 });
 export type BatchRow = z.infer<typeof BatchRowSchema>;
 
@@ -108,11 +155,29 @@ export const BatchSchema = z.object({
   /** After this, the preview can no longer be confirmed. */
   expiresAtMs: z.number().int().optional(),
   confirmedAtMs: z.number().int().optional(),
+  /** When its Confirm sent it for approval (it is confirmed, `confirmedAtMs`, once approved). */
+  approvalRequestedAtMs: z.number().int().optional(),
+  /** Awaiting approval: nobody deciding by then expires it. */
+  approvalExpiresAtMs: z.number().int().optional(),
+  /** Who approved or rejected it (not its initiator), and when. */
+  approvedBy: z.number().int().optional(),
+  rejectedBy: z.number().int().optional(),
+  decidedAtMs: z.number().int().optional(),
   stoppedBy: z.number().int().optional(),
   tally: BatchTallySchema.optional(),
   /** When every payable row had been handled (sent, or not). */
   sentAtMs: z.number().int().optional(),
   finishedAtMs: z.number().int().optional(),
+  /** SHA-256 of the uploaded bytes (hex): the same file sent again is recognised. */
+  fileSha256: z.string().optional(),
+  /** The rows that repeat earlier payouts and were included by the payer's own choice. */
+  includedRepeats: z.number().int().positive().optional(),
+  /**
+   * Counts the batch's moves (every change of state adds one): a step that read the batch
+   * moves it only if nothing moved it since (an Include and its new preview between a
+   * Confirm's read and its move, say).
+   */
+  version: z.number().int().nonnegative().optional(),
 });
 export type Batch = z.infer<typeof BatchSchema>;
 export type BatchPatch = Partial<Omit<Batch, "id" | "state">>;

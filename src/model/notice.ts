@@ -58,13 +58,19 @@ export type BatchNoticeKind =
   /** Every row final (or stuck): the summary and the results file. */
   | "batch_done"
   /** Cancelled or expired before Confirm: the preview's buttons are taken away. */
-  | "batch_decided";
+  | "batch_decided"
+  /** Confirmed at or over the threshold: every approver but the initiator gets a card. */
+  | "batch_approval_requested"
+  /** Approved, rejected or expired: the cards say so, and the initiator is told. */
+  | "batch_approval_decided";
 
 export const BATCH_NOTICE_KINDS: readonly BatchNoticeKind[] = [
   "batch_preview",
   "batch_progress",
   "batch_done",
   "batch_decided",
+  "batch_approval_requested",
+  "batch_approval_decided",
 ];
 
 export type Notice =
@@ -106,6 +112,8 @@ export function noticeKey(notice: Notice): string {
     case "batch_progress":
     case "batch_done":
     case "batch_decided":
+    case "batch_approval_requested":
+    case "batch_approval_decided":
       return `${notice.kind}:${notice.batchId}`;
     case "events_disabled":
       return `events_disabled:${notice.atMs}`;

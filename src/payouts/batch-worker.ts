@@ -24,7 +24,9 @@ import {
 } from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
 import type { BatchMoveOptions, LeaseStore } from "../store/types.js";
+import { expireIfLate } from "./batch-approval.js";
 import { isPayable, payableOf } from "./batch-checks.js";
+import { RowRepeats } from "./batch-repeats.js";
 import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./batch-rows.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
@@ -44,6 +46,8 @@ export interface BatchWorkerOptions {
   leave: number;
   /** How long a preview can be confirmed. */
   previewTtlMs: number;
+  /** DUPLICATE_WINDOW_MINUTES in ms: rows repeating a payout this recent are marked; 0: off. */
+  duplicateWindowMs?: number;
   /** PAYOUT_STUCK_AFTER_HOURS: the summary is sent by then even with rows still pending. */
   stuckAfterMs: number;
   /** Rows worked on at the same time. Default 4. */
@@ -121,6 +125,10 @@ export class BatchWorker {
     if (batch.state === "checking") return this.#check(batch, untilMs);
     if (batch.state === "running") return this.#send(batch, untilMs);
     if (batch.state === "sent") return this.#finish(batch);
+    // Nobody approved it within APPROVAL_TTL_HOURS: cancelled (the bot's own move).
+    if (batch.state === "awaiting_approval") {
+      return expireIfLate(this.#options.context, batch, this.#options.onNoticeQueued);
+    }
     return Promise.resolve(batch.state);
   }
 
@@ -161,11 +169,18 @@ export class BatchWorker {
   async #check(start: Batch, untilMs: number): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     let batch = start;
+    const windowMs = this.#options.duplicateWindowMs ?? 0;
+    const repeats =
+      windowMs > 0 ? await RowRepeats.load(stores, batch, { windowMs, nowMs: now() }) : null;
     while (batch.checkedRows < batch.rowCount && performance.now() < untilMs) {
       const rows = await stores.batches.rows(batch.id, batch.checkedRows, this.#chunk());
-      const checked = await inPool(rows, this.#concurrency(), (row) =>
-        lookUpRow(row, this.#lookupDeps()),
-      );
+      const included = batch.includedRepeats !== undefined;
+      const checked = await inPool(rows, this.#concurrency(), async (row) => {
+        // The payer chose to include the rows that repeat recent payouts: they are paid.
+        if (included && row.problem === "recent_duplicate") return { ...row, problem: undefined };
+        const looked = await lookUpRow(row, this.#lookupDeps());
+        return repeats && looked !== row ? repeats.mark(looked) : looked;
+      });
       await stores.batches.setRows(
         batch.id,
         checked.map((row, offset) => ({ index: batch.checkedRows + offset, row })),

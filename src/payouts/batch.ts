@@ -1,16 +1,19 @@
 /**
  * Batch payouts, the steps people take: a spreadsheet uploaded (read, every row checked on
  * its own, stored for the worker to look up the names), its preview confirmed or
- * cancelled, a running batch stopped, and the batches listed. The worker
+ * cancelled (at or over the approval threshold, sent for approval: batch-approval.ts), a
+ * running batch stopped, and the batches listed. The worker
  * (batch-worker.ts) does the slow part: the name look-ups and the payments.
  */
-import { type Actor, type BatchAuditStep, staffActor } from "../model/audit.js";
+import { createHash } from "node:crypto";
+import { type Actor, type AuditDetails, type BatchAuditStep, staffActor } from "../model/audit.js";
 import type { Batch, BatchPatch, BatchState } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
 import type { Notice } from "../model/notice.js";
 import type { Role } from "../model/roles.js";
 import { checkRows } from "./batch-checks.js";
 import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./batch-file.js";
+import { allRows } from "./batch-rows.js";
 import { newBatchId } from "./ids.js";
 import type { Limits, OverLimit } from "./limits.js";
 import { type Asker, may, maySeeBatch, mayStopBatch, needsApproval } from "./policy.js";
@@ -35,10 +38,12 @@ export type BatchStepResult =
   | { outcome: "forbidden"; batch: Batch }
   /** Someone (or time) moved it on first. */
   | { outcome: "already"; batch: Batch }
+  /** The preview changed after it was read (an Include, a new total): the new one decides. */
+  | { outcome: "changed"; batch: Batch }
   | { outcome: "expired"; batch: Batch }
   | { outcome: "over_limit"; batch: Batch; over: OverLimit }
-  /** At or over APPROVAL_THRESHOLD_XAF: a batch cannot be approved as one yet (see README). */
-  | { outcome: "needs_approval"; batch: Batch; thresholdXaf: number }
+  /** At or over APPROVAL_THRESHOLD_XAF: it now waits for an approver. */
+  | { outcome: "approval_requested"; batch: Batch }
   | { outcome: "done"; batch: Batch };
 
 export interface BatchOptions {
@@ -46,6 +51,8 @@ export interface BatchOptions {
   /** How long a preview can be confirmed. */
   previewTtlMs: number;
   approvalThresholdXaf: number | undefined;
+  /** APPROVAL_TTL_HOURS: how long a batch waits for an approver. */
+  approvalTtlMs: number;
 }
 
 export class Batches {
@@ -79,7 +86,7 @@ export class Batches {
    * worker to look up the registered names. Nothing is stored when the file is refused.
    */
   async upload(input: BatchUpload): Promise<UploadResult> {
-    const read = readBatchFile(input.bytes, this.#options.file);
+    const read = await readBatchFile(input.bytes, this.#options.file);
     if (!read.ok) return read;
     const busy = await this.#openBatchOf(input.initiatorId);
     if (busy) return { ok: false, problem: { kind: "busy", batch: busy } };
@@ -98,6 +105,7 @@ export class Batches {
       updatedAtMs: nowMs,
       checkedRows: 0,
       doneRows: 0,
+      fileSha256: createHash("sha256").update(input.bytes).digest("hex"),
     };
     const actor = staffActor({ userId: input.initiatorId, role: input.initiatorRole });
     await this.#context.stores.batches.create(batch, rows, actor);
@@ -131,24 +139,76 @@ export class Batches {
       });
     }
     const total = batch.totalXaf ?? 0;
-    const threshold = this.#options.approvalThresholdXaf;
-    if (threshold !== undefined && needsApproval(total, threshold)) {
-      return { outcome: "needs_approval", batch, thresholdXaf: threshold };
-    }
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
       const refusal = { actor: staffActor(asker), kind: "disbursement", amount: total } as const;
       await this.#limits.audit({ ...refusal, batchId, step: "confirm" }, over);
       return { outcome: "over_limit", batch, over };
     }
+    if (needsApproval(total, this.#options.approvalThresholdXaf)) {
+      // As read: an Include and its new preview in between move nothing here.
+      const moved = await this.#move(
+        batch,
+        ["ready"],
+        "awaiting_approval",
+        { actor: staffActor(asker), action: "request_approval" },
+        { approvalRequestedAtMs: now(), approvalExpiresAtMs: now() + this.#options.approvalTtlMs },
+        batch.version ?? 0,
+        // The preview's buttons are taken away by the press that answers this.
+        [{ kind: "batch_approval_requested", batchId }],
+      );
+      return moved.outcome === "done"
+        ? { outcome: "approval_requested", batch: moved.batch }
+        : moved;
+    }
     const patch = { confirmedAtMs: now() };
+    // Only the batch as read (and checked against the caps) runs: an Include (and its new
+    // preview) in between moved it on, and this Confirm then moves nothing.
     return this.#move(
       batch,
       ["ready"],
       "running",
       { actor: staffActor(asker), action: "confirm" },
       patch,
+      batch.version ?? 0,
     );
+  }
+
+  /**
+   * "Include N possible duplicates" on the preview: its initiator only, while it is open.
+   * The batch goes back to `checking` (so no Confirm can pass meanwhile, and the old preview
+   * loses its buttons); the worker clears the marked rows' problem and shows a new preview,
+   * with the new total, which the payer then confirms as usual.
+   */
+  async includeRepeats(
+    batchId: string,
+    asker: Asker,
+  ): Promise<BatchStepResult | { outcome: "none"; batch: Batch }> {
+    const { stores, now } = this.#context;
+    const batch = await stores.batches.get(batchId);
+    if (!batch) return { outcome: "not_found" };
+    if (asker === null || asker.userId !== batch.initiatorId || !may(asker, "pay")) {
+      return { outcome: "forbidden", batch };
+    }
+    if (batch.state !== "ready") return { outcome: "already", batch };
+    if (batch.expiresAtMs !== undefined && now() > batch.expiresAtMs) {
+      return this.#move(batch, ["ready"], "cancelled", {
+        actor: staffActor(asker),
+        action: "expire",
+      });
+    }
+    const rows = await allRows(stores, batchId);
+    const count = rows.filter((row) => row.problem === "recent_duplicate").length;
+    if (count === 0) return { outcome: "none", batch };
+    const audit = {
+      actor: staffActor(asker),
+      action: "include_repeats" as const,
+      details: { rows: count },
+    };
+    return this.#move(batch, ["ready"], "checking", audit, {
+      includedRepeats: count,
+      checkedRows: 0,
+    });
   }
 
   /** Cancel on the preview (or while it is being checked): its initiator only. */
@@ -202,15 +262,20 @@ export class Batches {
     batch: Batch,
     from: readonly BatchState[],
     to: BatchState,
-    audit: { actor: Actor; action: BatchAuditStep },
+    audit: { actor: Actor; action: BatchAuditStep; details?: AuditDetails },
     patch: BatchPatch = {},
+    expectVersion?: number,
+    more: readonly Notice[] = [],
   ): Promise<BatchStepResult> {
-    const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }];
+    const notices: Notice[] = [{ kind: "batch_progress", batchId: batch.id }, ...more];
     if (to === "cancelled") notices.push({ kind: "batch_decided", batchId: batch.id });
     const { stores } = this.#context;
-    const moved = await stores.batches.move(batch.id, from, to, patch, { notices, audit });
+    const options = { notices, audit, ...(expectVersion === undefined ? {} : { expectVersion }) };
+    const moved = await stores.batches.move(batch.id, from, to, patch, options);
     if (!moved.ok) {
-      return moved.batch ? { outcome: "already", batch: moved.batch } : { outcome: "not_found" };
+      if (!moved.batch) return { outcome: "not_found" };
+      const changed = from.includes(moved.batch.state) && expectVersion !== undefined;
+      return { outcome: changed ? "changed" : "already", batch: moved.batch };
     }
     this.#onNoticeQueued();
     return { outcome: audit.action === "expire" ? "expired" : "done", batch: moved.batch };

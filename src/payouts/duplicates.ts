@@ -2,16 +2,44 @@
  * The duplicate rule (DUPLICATE_WINDOW_MINUTES): a payout repeats an earlier one of the same
  * kind and amount to the same number, made within the window by anyone, that paid, may have
  * paid, or is on its way (not one that paid nothing, nor a prompt nobody confirmed). The
- * payer's prompt and the approver's card and Approve ask the same question here, so that the
- * second check sees what the first one saw.
+ * payer's prompt, the approver's card and Approve, and a batch's rows (batch-repeats.ts) ask
+ * the same question here, so that every second check sees what the first one saw.
  */
 import { givesBack } from "../model/lifecycle.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
+import type { PayoutStore } from "../store/types.js";
 import type { StepContext } from "./types.js";
 
 /** Payouts to a number read at a time, and the most read. */
 const DUPLICATE_PAGE = 10;
 const DUPLICATE_LOOKBACK = 100;
+
+/**
+ * The latest payout of `amount` to `phone` of the same kind, made since `sinceMs`, that the
+ * rule counts, among the latest 100 to that number; `skip` leaves some out (the payout
+ * itself, a batch's own rows).
+ */
+export async function latestDuplicate(
+  payouts: PayoutStore,
+  query: { phone: string; amount: number; kind: PayoutKind; sinceMs: number },
+  skip: (payout: Payout) => boolean = () => false,
+): Promise<Payout | undefined> {
+  // Newest first, a page at a time: a number paid all day long costs a page, not the day.
+  for (let offset = 0; offset < DUPLICATE_LOOKBACK; offset += DUPLICATE_PAGE) {
+    const page = { sinceMs: query.sinceMs, offset, limit: DUPLICATE_PAGE };
+    const recent = await payouts.listByPhone(query.phone, page);
+    const found = recent.find(
+      (payout) =>
+        payout.amount === query.amount &&
+        payout.kind === query.kind &&
+        payout.state !== "awaiting_confirmation" &&
+        !givesBack(payout.state) &&
+        !skip(payout),
+    );
+    if (found || recent.length < DUPLICATE_PAGE) return found;
+  }
+  return undefined;
+}
 
 /** What a payout is compared on; `id`: the payout itself, never its own duplicate. */
 export interface DuplicateQuestion {
@@ -31,27 +59,14 @@ export class Duplicates {
     this.#windowMs = windowMs;
   }
 
-  /**
-   * The latest payout `question` repeats, counted back from now, among the latest 100 to
-   * that number; undefined when there is none (or the rule is off).
-   */
+  /** The latest payout `question` repeats, counted back from now; undefined when none. */
   async latest(question: DuplicateQuestion): Promise<Payout | undefined> {
     if (this.#windowMs <= 0) return undefined;
     const sinceMs = this.#context.now() - this.#windowMs;
-    // Newest first, a page at a time: a number paid all day long costs a page, not the day.
-    for (let offset = 0; offset < DUPLICATE_LOOKBACK; offset += DUPLICATE_PAGE) {
-      const page = { sinceMs, offset, limit: DUPLICATE_PAGE };
-      const recent = await this.#context.stores.payouts.listByPhone(question.phone, page);
-      const found = recent.find(
-        (payout) =>
-          payout.id !== question.id &&
-          payout.amount === question.amount &&
-          payout.kind === question.kind &&
-          payout.state !== "awaiting_confirmation" &&
-          !givesBack(payout.state),
-      );
-      if (found || recent.length < DUPLICATE_PAGE) return found;
-    }
-    return undefined;
+    return latestDuplicate(
+      this.#context.stores.payouts,
+      { phone: question.phone, amount: question.amount, kind: question.kind, sinceMs },
+      (payout) => payout.id === question.id,
+    );
   }
 }

@@ -46,7 +46,7 @@ export interface LimitRefusal {
   phone?: string;
   payoutId?: string;
   batchId?: string;
-  /** Where: a new prompt, its Confirm or its approval (the store's atomic check). */
+  /** Where: a new prompt, its Confirm, or an approval (a payout's or a batch's). */
   step: "prompt" | "confirm" | "approve";
 }
 

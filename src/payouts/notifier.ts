@@ -64,6 +64,8 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
     case "batch_progress":
     case "batch_done":
     case "batch_decided":
+    case "batch_approval_requested":
+    case "batch_approval_decided":
       return { batchId: delivery.batch.id, state: delivery.batch.state };
     default:
       return { payoutId: delivery.payout.id, state: delivery.payout.state };

@@ -7,6 +7,7 @@ import { DEFAULT_TIME_ZONE } from "../time.js";
 import { AnswerRecords } from "./answer-records.js";
 import { Approval } from "./approval.js";
 import { Batches } from "./batch.js";
+import { BatchApproval } from "./batch-approval.js";
 import { BatchWorker } from "./batch-worker.js";
 import { Duplicates } from "./duplicates.js";
 import { Limits } from "./limits.js";
@@ -35,6 +36,8 @@ export interface Payouts {
   readonly settlement: Settlement;
   readonly resolution: Resolution;
   readonly batches: Batches;
+  /** Approve / Reject of a batch sent for approval. */
+  readonly batchApproval: BatchApproval;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -77,6 +80,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
       file: { maxRows: batch.maxRows, maxBytes: batch.maxBytes },
       previewTtlMs: batch.previewTtlMs,
       approvalThresholdXaf: rules.approvalThresholdXaf,
+      approvalTtlMs: rules.approvalTtlMs,
     },
     onNoticeQueued,
   );
@@ -92,6 +96,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     settlement: new Settlement(context),
     resolution: new Resolution(context),
     batches,
+    batchApproval: new BatchApproval(context, limits, onNoticeQueued),
     createBatchWorker: (worker = {}) =>
       new BatchWorker({
         context,
@@ -101,6 +106,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
         leases: options.stores.leases,
         leave: batch.leave,
         previewTtlMs: batch.previewTtlMs,
+        duplicateWindowMs: rules.duplicateWindowMs,
         stuckAfterMs: batch.stuckAfterMs,
         onNoticeQueued,
         ...worker,

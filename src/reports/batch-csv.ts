@@ -7,9 +7,16 @@
 import type { Translate } from "../i18n.js";
 import type { Batch, BatchRow, RowStanding } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
+import { formatAmount } from "../model/money.js";
 import { chargedFee, type Payout } from "../model/payout.js";
 import { formatPhone } from "../model/phone.js";
-import { BATCH_CSV_HEADER_KEY, ROW_OUTCOME_KEY, ROW_REASON_KEY } from "./batch-keys.js";
+import {
+  BATCH_CSV_HEADER_KEY,
+  BATCH_STATE_KEY,
+  PAYOUT_STATE_WORD_KEY,
+  ROW_OUTCOME_KEY,
+  ROW_REASON_KEY,
+} from "./batch-keys.js";
 import { type Cell, type CsvColumn, CsvFile } from "./csv-file.js";
 
 const COLUMNS = [
@@ -30,9 +37,40 @@ function columns(t: Translate): CsvColumn<Column>[] {
   return COLUMNS.map((key) => ({ key, header: t.plain(BATCH_CSV_HEADER_KEY[key]) }));
 }
 
+/** Staff members' names by user id (what a repeated payout says of who made it). */
+export type StaffNames = ReadonlyMap<number, string>;
+
+/**
+ * What a row repeats, in words: how much, when, by whom, how it stands. Shown as the row's
+ * reason while it is left out, and kept in the files once the payer included it.
+ */
+export function repeatText(t: Translate, row: BatchRow, names: StaffNames): string {
+  const { repeats } = row;
+  if (repeats === undefined) return "";
+  const state =
+    repeats.source === "payout"
+      ? t.plain(PAYOUT_STATE_WORD_KEY[repeats.state])
+      : t.plain("batch.earlier.in_batch", {
+          id: repeats.batchId,
+          row: repeats.row,
+          state: t.plain(BATCH_STATE_KEY[repeats.state]),
+        });
+  return t.plain("batch.reason.recent_duplicate", {
+    amount: formatAmount(row.amount ?? 0, t.locale),
+    time: t.time(repeats.atMs),
+    name: names.get(repeats.by) ?? t.plain("history.user_id", { id: repeats.by }),
+    state,
+  });
+}
+
 /** Why a row is not paid, in words. */
-export function rowReason(t: Translate, row: BatchRow): string {
-  if (row.problem === undefined) return "";
+export function rowReason(t: Translate, row: BatchRow, names: StaffNames = new Map()): string {
+  if (row.problem === "recent_duplicate") return repeatText(t, row, names);
+  if (row.problem === undefined) {
+    return row.repeats
+      ? t.plain("batch.reason.included", { repeat: repeatText(t, row, names) })
+      : "";
+  }
   if (row.problem === "duplicate") {
     return t.plain("batch.reason.duplicate", { detail: row.problemDetail ?? "" });
   }
@@ -45,7 +83,7 @@ export function rowReason(t: Translate, row: BatchRow): string {
   return t.plain(ROW_REASON_KEY[row.problem]);
 }
 
-function baseCells(t: Translate, row: BatchRow) {
+function baseCells(t: Translate, row: BatchRow, names: StaffNames) {
   return {
     row: row.row,
     phone: row.phone ? formatPhone(row.phone) : row.phoneText,
@@ -53,7 +91,7 @@ function baseCells(t: Translate, row: BatchRow) {
     expected: row.expectedName ?? "",
     amount: row.amount ?? row.amountText,
     note: row.note ?? "",
-    reason: rowReason(t, row),
+    reason: rowReason(t, row, names),
   };
 }
 
@@ -83,9 +121,10 @@ export function writePreview(
   batch: Batch,
   t: Translate,
   pages: AsyncIterable<BatchRow[]>,
+  names: StaffNames,
 ): Promise<CsvFile<Column>> {
   return writeRows(`batch-${batch.id}-preview.csv`, t, batch.locale, pages, (row) => ({
-    ...baseCells(t, row),
+    ...baseCells(t, row, names),
     fee: "",
     payment_id: "",
     status: t.plain(row.problem === undefined ? "batch.outcome.pay" : "batch.outcome.skip"),
@@ -104,10 +143,11 @@ export function writeResults(
   batch: Batch,
   t: Translate,
   pages: AsyncIterable<RowResult[]>,
+  names: StaffNames,
 ): Promise<CsvFile<Column>> {
   return writeRows(`batch-${batch.id}-results.csv`, t, batch.locale, pages, (result) => {
     const { row, payout, standing } = result;
-    const base = baseCells(t, row);
+    const base = baseCells(t, row, names);
     // A payable row that was never claimed was stopped before it was sent.
     const unsent = row.problem === undefined && standing === "skipped";
     return {

@@ -14,6 +14,11 @@ export interface BatchMoveOptions {
   notices?: readonly Notice[];
   /** Audited (action `batch_{action}`) in the same step, with the states before and after. */
   audit?: { action: BatchAuditStep; actor: Actor; details?: AuditDetails };
+  /**
+   * Moves only if the batch's `version` (absent: 0) is still this one, checked in the same
+   * atomic step: the move of a step that read the batch before someone else moved it fails.
+   */
+  expectVersion?: number;
 }
 
 export interface BatchStore {
@@ -26,7 +31,7 @@ export interface BatchStore {
   setRows(id: string, rows: ReadonlyArray<{ index: number; row: BatchRow }>): Promise<void>;
   /**
    * Moves the batch from one of `from` to `to`, merging `patch`, only if it is in one of
-   * `from` now; queues the notices and writes the audit entry in the same atomic step.
+   * `from` now (and at `expectVersion`, when given); adds one to its `version`; queues the notices and writes the audit entry in the same atomic step.
    */
   move(
     id: string,

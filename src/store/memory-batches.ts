@@ -73,9 +73,12 @@ export class MemoryBatchStore implements BatchStore {
   ): Promise<BatchMoveResult> {
     const batch = this.#batches.get(id);
     if (!batch) return { ok: false, batch: null };
-    if (!from.includes(batch.state)) return { ok: false, batch: structuredClone(batch) };
+    const stale =
+      options.expectVersion !== undefined && (batch.version ?? 0) !== options.expectVersion;
+    if (!from.includes(batch.state) || stale) return { ok: false, batch: structuredClone(batch) };
     const before = batch.state;
-    const moved = this.#apply(batch, patch, to, options.notices);
+    const version = (batch.version ?? 0) + 1;
+    const moved = this.#apply(batch, { ...patch, version }, to, options.notices);
     const { audit } = options;
     if (audit) {
       this.#options.audit({

@@ -31,7 +31,8 @@ import { checkInput } from "./schemas.js";
  * KEYS: batch, rows, active set, outbox, audit stream.
  * ARGV: allowed states (JSON array; "" = any), new state ("" = unchanged), patch (JSON),
  *       nowMs, notices (JSON array of outbox keys), audit draft (JSON or ""), audit min id,
- *       retention ms, final states (JSON array), worked states (JSON array).
+ *       retention ms, final states (JSON array), worked states (JSON array),
+ *       expected version ("" = any).
  * Returns {1, batch JSON} when moved, {0, batch JSON or ""} when not.
  */
 const MOVE_SCRIPT = luaScript(`
@@ -46,8 +47,14 @@ if ARGV[1] ~= '' then
   end
   if not allowed then return {0, raw} end
 end
+if ARGV[11] ~= '' and (tonumber(batch.version) or 0) ~= tonumber(ARGV[11]) then
+  return {0, raw}
+end
 for field, value in pairs(cjson.decode(ARGV[3])) do batch[field] = value end
-if ARGV[2] ~= '' then batch.state = ARGV[2] end
+if ARGV[2] ~= '' then
+  batch.state = ARGV[2]
+  batch.version = (tonumber(batch.version) or 0) + 1
+end
 batch.updatedAtMs = tonumber(ARGV[4])
 local encoded = cjson.encode(batch)
 redis.call('SET', KEYS[1], encoded, 'KEEPTTL')
@@ -223,6 +230,7 @@ export class RedisBatchStore implements BatchStore {
         this.#retentionMs,
         JSON.stringify(FINAL_BATCH_STATES),
         JSON.stringify(WORKED_BATCH_STATES),
+        options.expectVersion === undefined ? "" : options.expectVersion,
       ],
     );
     const [moved, json] = MoveReplySchema.parse(reply);

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { AuditAction } from "../../src/model/audit.js";
 import type { Stores } from "../../src/store/types.js";
+import { describeBatchStoreContract } from "./batch-store.contract.js";
 import { describePayoutStoreContract, payoutIn, samplePayout } from "./payout-store.contract.js";
 import { describeReportsContract } from "./reports.contract.js";
 import { describeRulesContract } from "./rules.contract.js";
@@ -21,6 +22,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     describePayoutStoreContract(makeStores);
     describeReportsContract(makeStores);
     describeRulesContract(makeStores);
+    describeBatchStoreContract(makeStores);
     describeRetention(makeStores);
 
     describe("with fresh stores", () => {

@@ -2,7 +2,7 @@
  * Batch payouts under control: Stop while rows are on their way (the rows not yet claimed
  * are never sent, the summary and results say so), /batches and /batch ID, and the rules
  * that refuse a Confirm (a daily limit on the total; a total at or over the approval
- * threshold, which a batch cannot pass yet).
+ * threshold goes to approval instead: batch-approval.test.ts).
  */
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
@@ -136,20 +136,6 @@ describe("batch Confirm refused by the rules", () => {
     const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
     const trail = plainText(await sendAndWait(h.emulator, admin, "/audit"));
     expect(trail).toContain("Refused: over a daily limit");
-    expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
-  });
-
-  it("refuses a total at or over the approval threshold, and pays nothing", async () => {
-    const shown = await previewOf(3, 2000);
-    expect(plainText(shown)).toContain("a batch cannot be approved as one yet");
-    const payer = h.emulator.user({ id: PAYER_ID });
-    const press = await payer.pressButton(shown, 0);
-    const answer = await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
-    expect(answer.text).toBe(
-      "Refused: the total is at or over the approval threshold (5,000 FCFA). A batch cannot be approved as one yet: split the file into batches under the threshold.",
-    );
-    const [batch] = await h.app.stores.batches.list({ limit: 1 });
-    expect(batch?.state).toBe("ready");
     expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
   });
 });

@@ -150,7 +150,7 @@ describe("batch payouts, end to end", () => {
       Buffer.from(`phone,amount\n${rows.join("\n")}\n`),
     );
     expect(plainText(await answer)).toBe(
-      "The file has 11 rows; the most is 10. Split it into smaller files. Nothing was stored.",
+      "The file has more than 10 rows, the most a batch may have. Split it into smaller files. Nothing was stored.",
     );
     const missing = h.emulator.waitForMessage((m) => plainText(m).includes("column"), 10_000);
     await payer.uploadDocument(

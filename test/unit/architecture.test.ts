@@ -76,6 +76,8 @@ describe("layers", () => {
     "app.ts": "the composition root: builds, starts and stops every part in order",
     "store/memory.ts":
       "the small in-memory stores and their factory (to be one class per file under store/memory/)",
+    "payouts/batch-worker.ts":
+      "the batch worker, one class: rounds of name look-ups, row payments and approval expiry",
     "config/index.ts":
       "the env schema and the Config it resolves to, with every problem listed at once",
   };

@@ -7,12 +7,13 @@
 import { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { request } from "undici";
-import type { BatchStepResult } from "../../payouts/batch.js";
+import type { BatchStepResult, UploadResult } from "../../payouts/batch.js";
 import type { BatchFileProblem } from "../../payouts/batch-file.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import type { Stores } from "../../store/types.js";
+import { batchPeople } from "../batch-approval-views.js";
 import {
   BATCH_CALLBACK_PATTERN,
   batchDetailView,
@@ -23,6 +24,7 @@ import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { namesOf } from "../staff-names.js";
+import { UploadLimiter } from "../upload-limiter.js";
 import { money } from "../views.js";
 
 export interface BatchDeps {
@@ -39,6 +41,9 @@ const CSV_TYPES = new Set([
   "application/vnd.ms-excel",
   "application/csv",
 ]);
+
+/** Files one person may send in a minute (one at a time). */
+const UPLOADS_PER_MINUTE = 5;
 
 /** A file refused: why, and that nothing was stored. */
 async function refuse(ctx: BotContext, why: string): Promise<void> {
@@ -58,7 +63,9 @@ function problemText(ctx: BotContext, problem: BatchFileProblem): string {
     case "too_big":
       return t("batch.too_big", { mb: megabytes(problem.maxBytes) });
     case "too_many_rows":
-      return t("batch.problem.too_many_rows", { rows: problem.rows, max: problem.maxRows });
+      return t("batch.problem.too_many_rows", { max: problem.maxRows });
+    case "too_many_blank_rows":
+      return t("batch.problem.too_many_blank_rows", { max: problem.maxBlankRows });
     case "bad_encoding":
       return t("batch.problem.bad_encoding", { row: problem.row });
     case "not_csv":
@@ -70,12 +77,21 @@ function problemText(ctx: BotContext, problem: BatchFileProblem): string {
       });
     case "bad_row":
       return t("batch.problem.bad_row", { row: problem.row, detail: problem.detail });
+    case "extra_cells":
+      return t("batch.problem.extra_cells", {
+        row: problem.row,
+        cells: problem.cells,
+        header: problem.headerCells,
+      });
+    case "split_amount":
+      return t("batch.problem.split_amount", { row: problem.row, amount: problem.amount });
   }
 }
 
 export function batchFeature(deps: BatchDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   const { batches } = deps.payouts;
+  const uploads = new UploadLimiter(UPLOADS_PER_MINUTE, deps.now);
 
   composer.command("batch", async (ctx) => {
     const staff = ctx.staff;
@@ -90,8 +106,7 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       await replyHtml(ctx, ctx.t("batch.not_found"));
       return;
     }
-    const people = [batch.initiatorId, ...(batch.stoppedBy === undefined ? [] : [batch.stoppedBy])];
-    const names = await namesOf(deps.stores.profiles, people);
+    const names = await namesOf(deps.stores.profiles, batchPeople(batch));
     await replyView(ctx, batchDetailView(ctx.t, batch, names, deps.now()));
   });
 
@@ -120,19 +135,38 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       await refuse(ctx, problemText(ctx, problem));
       return;
     }
-    const bytes = await download(ctx, document.file_id, batches.maxBytes);
-    if (bytes === null) {
-      await replyHtml(ctx, ctx.t("batch.file_unreadable"));
+    const turn = uploads.take(staff.userId);
+    if (!turn.ok) {
+      const text =
+        turn.reason === "reading"
+          ? ctx.t("batch.upload_reading")
+          : ctx.t("batch.upload_too_many", { count: turn.perMinute });
+      await refuse(ctx, text);
       return;
     }
-    const uploaded = await batches.upload({
-      bytes,
-      fileName: name || "batch-file.csv",
-      initiatorId: staff.userId,
-      initiatorRole: staff.role,
-      chatId: ctx.chat.id,
-      locale: ctx.locale,
-    });
+    let uploaded: UploadResult;
+    try {
+      const file = await download(ctx, document.file_id, batches.maxBytes);
+      if (file.outcome === "failed") {
+        await replyHtml(ctx, ctx.t("batch.file_unreadable"));
+        return;
+      }
+      if (file.outcome === "too_big") {
+        const problem = { kind: "too_big", maxBytes: batches.maxBytes } as const;
+        await refuse(ctx, problemText(ctx, problem));
+        return;
+      }
+      uploaded = await batches.upload({
+        bytes: file.bytes,
+        fileName: name || "batch-file.csv",
+        initiatorId: staff.userId,
+        initiatorRole: staff.role,
+        chatId: ctx.chat.id,
+        locale: ctx.locale,
+      });
+    } finally {
+      turn.done();
+    }
     if (!uploaded.ok) {
       const { problem } = uploaded;
       const text =
@@ -163,6 +197,8 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
         return ctx.answerCbQuery(
           t.plain("batch.already", { state: t.plain(BATCH_STATE_KEY[result.batch.state]) }),
         );
+      case "changed":
+        return ctx.answerCbQuery(t.plain("batch.changed"), { show_alert: true });
       case "expired":
         await editView(ctx, { text: t("batch.expired") });
         return ctx.answerCbQuery(t.plain("batch.expired"));
@@ -171,11 +207,11 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
           t.plain("batch.over_limit", { left: money(t, result.over.leftXaf) }),
           { show_alert: true },
         );
-      case "needs_approval":
-        return ctx.answerCbQuery(
-          t.plain("batch.needs_approval", { threshold: money(t, result.thresholdXaf) }),
-          { show_alert: true },
-        );
+      case "approval_requested": {
+        const time = t.time(result.batch.approvalExpiresAtMs ?? result.batch.updatedAtMs);
+        await ctx.answerCbQuery(t.plain("batch.approval_requested", { time }));
+        return editView(ctx, { text: t("batch.approval_requested", { time }) });
+      }
       case "done":
         await ctx.answerCbQuery(t.plain(doneKey));
         if (doneKey !== "batch.stop_sent") await editView(ctx, { text: t(doneKey) });
@@ -189,6 +225,23 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
     await answer(ctx, result, "batch.confirmed");
   });
 
+  composer.action(BATCH_CALLBACK_PATTERN.include, async (ctx) => {
+    const result = await batches.includeRepeats(ctx.match[1] ?? "", ctx.staff);
+    if (result.outcome === "none") {
+      await ctx.answerCbQuery(ctx.t.plain("batch.include_none"));
+      return;
+    }
+    if (result.outcome !== "done") {
+      await answer(ctx, result, "batch.confirmed");
+      return;
+    }
+    deps.onBatchWork();
+    const count = result.batch.includedRepeats ?? 0;
+    await ctx.answerCbQuery(ctx.t.plain("batch.included", { count }));
+    // This preview's buttons go: the new one, with the included rows, comes next.
+    await editView(ctx, { text: ctx.t("batch.included", { count }) });
+  });
+
   composer.action(BATCH_CALLBACK_PATTERN.cancel, async (ctx) => {
     await answer(ctx, await batches.cancel(ctx.match[1] ?? "", ctx.staff), "batch.cancelled");
   });
@@ -200,32 +253,37 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
   return composer;
 }
 
-/** The document's bytes, at most `maxBytes`; null when Telegram would not give them. */
-async function download(
-  ctx: BotContext,
-  fileId: string,
-  maxBytes: number,
-): Promise<Uint8Array | null> {
+type Download =
+  | { outcome: "ok"; bytes: Uint8Array }
+  | { outcome: "too_big" }
+  | { outcome: "failed" };
+
+/**
+ * The document's bytes, counted as they arrive: over `maxBytes` the download is abandoned
+ * and the file refused (Telegram may leave out `file_size`; a file cut at the limit would
+ * read as a complete, shorter one).
+ */
+async function download(ctx: BotContext, fileId: string, maxBytes: number): Promise<Download> {
   try {
     const link = await ctx.telegram.getFileLink(fileId);
     const response = await request(link, { headersTimeout: 15_000, bodyTimeout: 15_000 });
     if (response.statusCode !== 200) {
       await response.body.dump();
-      return null;
+      return { outcome: "failed" };
     }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of response.body) {
       size += (chunk as Buffer).length;
-      if (size > maxBytes + 1) {
+      if (size > maxBytes) {
         response.body.destroy();
-        break;
+        return { outcome: "too_big" };
       }
       chunks.push(chunk as Buffer);
     }
-    return new Uint8Array(Buffer.concat(chunks));
+    return { outcome: "ok", bytes: new Uint8Array(Buffer.concat(chunks)) };
   } catch (error) {
     ctx.log.warn({ err: error }, "could not download a batch file");
-    return null;
+    return { outcome: "failed" };
   }
 }

@@ -142,6 +142,7 @@ export class EmulatorCore implements UserHost {
           ? mimeTypeOf(upload.fileName, upload.mimeType)
           : upload.mimeType,
       bytes: upload.bytes,
+      ...(upload.omitFileSize === true ? { omitFileSize: true } : {}),
     };
     this.#files.set(file.fileId, file);
     this.#fileIdsByPath.set(file.filePath, file.fileId);
@@ -209,6 +210,11 @@ export class EmulatorCore implements UserHost {
     const call: EmulatorCall = { method, params, atMs: Date.now() };
     this.calls.push(call);
     this.#events.emit("call", call);
+  }
+
+  /** The last byte of a file download was handed to the bot's connection. */
+  recordDownload(filePath: string): void {
+    this.#events.emit("download", filePath);
   }
 
   recordError(method: string, error: BotApiError): void {

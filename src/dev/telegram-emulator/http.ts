@@ -11,6 +11,8 @@ export interface UploadedFile {
   readonly fileName: string;
   readonly mimeType: string;
   readonly bytes: Buffer;
+  /** Leave `file_size` out of the document and getFile, as Telegram may. */
+  readonly omitFileSize?: boolean;
 }
 
 export interface ParsedRequest {

@@ -144,7 +144,7 @@ function getFile({ core, request }: MethodContext) {
   return {
     file_id: file.fileId,
     file_unique_id: file.fileUniqueId,
-    file_size: file.bytes.length,
+    ...(file.omitFileSize === true ? {} : { file_size: file.bytes.length }),
     file_path: file.filePath,
   };
 }

@@ -147,6 +147,6 @@ export class BotApiServer {
       return;
     }
     res.writeHead(200, { "content-type": file.mimeType, "content-length": file.bytes.length });
-    res.end(file.bytes);
+    res.end(file.bytes, () => this.#core.recordDownload(file.filePath));
   }
 }

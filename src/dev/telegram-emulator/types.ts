@@ -67,6 +67,8 @@ export interface StoredFile {
   readonly fileName: string;
   readonly mimeType: string;
   readonly bytes: Buffer;
+  /** Telegram may leave `file_size` out; uploads can ask for that. */
+  readonly omitFileSize?: boolean;
 }
 
 /** A document the bot sent, with the message that carried it. */
@@ -143,6 +145,8 @@ export interface TelegramEmulatorEvents {
   delete: [message: SentMessage];
   callbackAnswer: [answer: CallbackAnswer];
   call: [call: EmulatorCall];
+  /** The bot finished downloading a file (`/file/bot<token>/<path>`). */
+  download: [filePath: string];
 }
 
 /** An error answer of the Bot API: `{ok: false, error_code, description, parameters?}`. */

@@ -25,6 +25,11 @@ export interface UserActionOptions {
   readonly chat?: EmulatedChat;
 }
 
+/** A document's options: where, and whether Telegram leaves out its size (it may). */
+export interface DocumentOptions extends UserActionOptions {
+  readonly omitFileSize?: boolean;
+}
+
 /** A text message's options: where, and the bot message it replies to (Telegram's "Reply"). */
 export interface TextOptions extends UserActionOptions {
   readonly replyTo?: SentMessage;
@@ -106,10 +111,11 @@ export class EmulatedUser {
     mimeType: string,
     bytes: Buffer,
     caption?: string,
-    options: UserActionOptions = {},
+    options: DocumentOptions = {},
   ): Promise<number> {
     const chat = options.chat ?? this.privateChat;
-    const file: UploadedFile = { fileName, mimeType, bytes };
+    const omit = options.omitFileSize === true ? { omitFileSize: true } : {};
+    const file: UploadedFile = { fileName, mimeType, bytes, ...omit };
     return Promise.resolve(
       this.#host.postMessage(this.apiUser, chat, { kind: "document", file, caption }),
     );

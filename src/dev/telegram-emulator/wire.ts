@@ -88,7 +88,7 @@ export function documentOf(file: StoredFile): Document {
     file_unique_id: file.fileUniqueId,
     file_name: file.fileName,
     mime_type: file.mimeType,
-    file_size: file.bytes.length,
+    ...(file.omitFileSize === true ? {} : { file_size: file.bytes.length }),
   };
 }
 

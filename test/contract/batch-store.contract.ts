@@ -1,0 +1,78 @@
+/**
+ * The batch store's contract (src/store/batch-store.ts), run on Redis and on memory through
+ * stores.contract.ts: a move is a compare-and-set on the state and, when asked, on the
+ * version (a step that read the batch before someone else moved it moves nothing).
+ */
+import { describe, expect, it } from "vitest";
+import { SYSTEM_ACTOR } from "../../src/model/audit.js";
+import type { Batch } from "../../src/model/batch.js";
+import { type MakeStores, storesPerTest } from "./store-harness.js";
+
+let counter = 0;
+
+export function sampleBatch(overrides: Partial<Batch> = {}): Batch {
+  counter += 1;
+  return {
+    id: `batch${String(counter).padStart(4, "0")}`,
+    state: "ready",
+    initiatorId: 1001,
+    initiatorRole: "payer",
+    chatId: 1001,
+    locale: "en",
+    fileName: "rows.csv",
+    rowCount: 1,
+    createdAtMs: 1_700_000_000_000,
+    updatedAtMs: 1_700_000_000_000,
+    checkedRows: 1,
+    doneRows: 0,
+    payableRows: 1,
+    totalXaf: 5000,
+    ...overrides,
+  };
+}
+
+const ROW = { row: 2, phoneText: "237670000001", amountText: "5000" };
+
+export function describeBatchStoreContract(makeStores: MakeStores): void {
+  describe("batches", () => {
+    const harness = storesPerTest(makeStores, 60_000);
+
+    it("moves only from the states given, adding one to the version", async () => {
+      const { batches } = harness.stores;
+      const batch = sampleBatch();
+      expect(await batches.create(batch, [ROW], SYSTEM_ACTOR)).toBe(true);
+      const refused = await batches.move(batch.id, ["checking"], "running");
+      expect(refused).toEqual({ ok: false, batch: expect.objectContaining({ state: "ready" }) });
+      const moved = await batches.move(batch.id, ["ready"], "checking");
+      expect(moved.ok && moved.batch.version).toBe(1);
+      const updated = await batches.update(batch.id, { checkedRows: 0 });
+      expect(updated?.version).toBe(1);
+    });
+
+    it("refuses a move at a version the batch has moved past, and makes it at its own", async () => {
+      const { batches } = harness.stores;
+      const batch = sampleBatch();
+      await batches.create(batch, [ROW], SYSTEM_ACTOR);
+      const read = await batches.get(batch.id);
+      const readVersion = read?.version ?? 0;
+      // Someone else's steps in between: back to checking, and a new preview.
+      await batches.move(batch.id, ["ready"], "checking");
+      await batches.move(batch.id, ["checking"], "ready", { totalXaf: 9000 });
+
+      const stale = await batches.move(
+        batch.id,
+        ["ready"],
+        "running",
+        {},
+        {
+          expectVersion: readVersion,
+        },
+      );
+      expect(stale.ok).toBe(false);
+      expect(stale.batch).toMatchObject({ state: "ready", totalXaf: 9000, version: 2 });
+
+      const fresh = await batches.move(batch.id, ["ready"], "running", {}, { expectVersion: 2 });
+      expect(fresh).toMatchObject({ ok: true, batch: { state: "running", version: 3 } });
+    });
+  });
+}
