@@ -92,7 +92,10 @@ describe("npm run emulator", () => {
       /\(emulator\) Saved the file as (\S+-preview\.csv)/,
     );
     expect(preview.startsWith(filesDir)).toBe(true);
-    await emulator.waitFor(/To pay: 3 rows, 16,500 FCFA in all\./);
+    // Its row 2 repeats the /pay just made (same number and amount): left out as a
+    // possible duplicate unless included.
+    await emulator.waitFor(/To pay: 2 rows, 11,500 FCFA in all\./);
+    await emulator.waitFor(/row 2: possible duplicate: 5,000 FCFA to this number/);
 
     // Roles are the bot's (STAFF, /staff): the emulator's chat cannot change them.
     emulator.type(":role admin");
