@@ -84,7 +84,13 @@ export type Notice =
       sinceMs: number;
     }
   | { kind: ApprovalNoticeKind; payoutId: string }
-  | { kind: BatchNoticeKind; batchId: string };
+  | { kind: BatchNoticeKind; batchId: string }
+  /**
+   * `userId` lost the standing to pay (removed from staff, or given a role that may not
+   * pay) by `byUserId` (0: the STAFF setting at start) at `atMs`: they are told what of
+   * theirs was cancelled, and the admins get one summary.
+   */
+  | { kind: "standing_lost"; userId: number; byUserId: number; atMs: number };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -105,6 +111,8 @@ export function noticeKey(notice: Notice): string {
     case "batch_done":
     case "batch_decided":
       return `${notice.kind}:${notice.batchId}`;
+    case "standing_lost":
+      return `standing_lost:${notice.userId}:${notice.byUserId}:${notice.atMs}`;
     default:
       return `${notice.kind}:${notice.payoutId}`;
   }
@@ -144,7 +152,17 @@ export function parseNoticeKey(key: string): Notice | null {
     return { kind, day: first };
   }
   if (kind === "availability" && parts.length === 5) return availabilityNotice(parts);
+  if (kind === "standing_lost" && parts.length === 4) return standingNotice(parts);
   return null;
+}
+
+function standingNotice(parts: readonly string[]): Notice | null {
+  const [userId, byUserId, atMs] = parts.slice(1).map((part) => Number(part));
+  if (userId === undefined || byUserId === undefined || atMs === undefined) return null;
+  if (![userId, byUserId, atMs].every((value) => Number.isSafeInteger(value) && value >= 0)) {
+    return null;
+  }
+  return { kind: "standing_lost", userId, byUserId, atMs };
 }
 
 function availabilityNotice(parts: readonly string[]): Notice | null {

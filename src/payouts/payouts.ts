@@ -14,6 +14,7 @@ import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
 import { Resolution } from "./resolution.js";
 import { Settlement } from "./settlement.js";
+import { StaffChanges } from "./staff.js";
 import { Submission } from "./submission.js";
 import type { BatchSettings, PayoutRules, PayoutsOptions, StepContext } from "./types.js";
 
@@ -35,6 +36,8 @@ export interface Payouts {
   readonly settlement: Settlement;
   readonly resolution: Resolution;
   readonly batches: Batches;
+  /** Staff changes (`/staff`, `STAFF` at start) and what they end. */
+  readonly staff: StaffChanges;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -92,6 +95,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     settlement: new Settlement(context),
     resolution: new Resolution(context),
     batches,
+    staff: new StaffChanges(context, batches, confirmationTtlSeconds * 1000, onNoticeQueued),
     createBatchWorker: (worker = {}) =>
       new BatchWorker({
         context,

@@ -42,6 +42,10 @@ class FakeMessenger implements Messenger {
       this.reports.push(`${delivery.kind}:${delivery.batch.id}`);
       return;
     }
+    if (delivery.kind === "standing_lost") {
+      this.reports.push(`${delivery.kind}:${delivery.change.userId}`);
+      return;
+    }
     this.settled.push(delivery.payout.id);
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
