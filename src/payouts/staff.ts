@@ -63,7 +63,7 @@ export class StaffChanges {
     // STAFF bringing in a new member is configuration read at start, not a change of
     // anyone's standing: only its changes to a member's role are audited.
     if (by !== null || before !== null) {
-      await this.#audit(by, "staff_set", { userId, role, ...(before ? { oldRole: before } : {}) });
+      await this.#audit(by, "staff_set", { userId, role, oldRole: before });
     }
     return { changed: true, ...(await this.#afterChange(userId, before, role, by, atMs)) };
   }
@@ -80,7 +80,7 @@ export class StaffChanges {
       : undefined;
     const removed = await stores.staff.remove(userId, origin);
     if (!removed) return { changed: false, cancelled: 0, batchesStopped: 0 };
-    await this.#audit(by, "staff_removed", { userId, ...(before ? { oldRole: before } : {}) });
+    await this.#audit(by, "staff_removed", { userId, oldRole: before });
     return { changed: true, ...(await this.#afterChange(userId, before, null, by, atMs)) };
   }
 
@@ -149,7 +149,7 @@ export class StaffChanges {
   async #audit(
     by: StaffChanger,
     action: "staff_set" | "staff_removed",
-    details: Record<string, string | number>,
+    details: Record<string, string | number | null>,
   ): Promise<void> {
     const { stores, now } = this.#context;
     const actor = by ? staffActor(by) : SYSTEM_ACTOR;
