@@ -4,17 +4,17 @@
  * can still reach them), and every admin gets one summary, each in their language.
  */
 import type { Telegram } from "telegraf";
-import type { Translate } from "../i18n.js";
+import { type Translate, translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import { formatPhone } from "../model/phone.js";
 import type { Delivery } from "../payouts/notifier.js";
 import { may } from "../payouts/policy.js";
 import type { Stores } from "../store/types.js";
-import { sendView } from "./reply.js";
+import { editMessageView, sendView } from "./reply.js";
 import { initiatorName } from "./report-views.js";
 import { namesOf, translatorFor } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
-import { money } from "./views.js";
+import { money, payoutStateView } from "./views.js";
 
 type StandingDelivery = Extract<Delivery, { kind: "standing_lost" }>;
 
@@ -60,6 +60,14 @@ export class StandingDeliveries {
     const role = (t: Translate) => (delivery.role ? t(`role.${delivery.role}`) : "");
 
     const own = await translatorFor(stores.sessions, change.userId, timeZone);
+    for (const payout of delivery.cancelled) {
+      // Its prompt (or "waiting for approval" message) loses its buttons: it reads Cancelled.
+      if (payout.messageId === undefined) continue;
+      const view = payoutStateView(translator(payout.locale, timeZone), payout);
+      await editMessageView(telegram, payout.chatId, payout.messageId, view).catch(
+        (error: unknown) => logger.debug({ err: error, payoutId: payout.id }, "prompt not edited"),
+      );
+    }
     const items = cancelledLines(own, delivery);
     const toPerson = [
       delivery.role === null

@@ -60,6 +60,7 @@ describe("a payer who loses their standing", () => {
       const payerTold = h.emulator.waitForMessage(
         (m) => m.chatId === PAYER_ID && plainText(m).includes("can no longer pay"),
       );
+      const promptCancelled = h.emulator.waitForMessage(isPromptReading(prompt, "Cancelled"));
       const adminsTold = h.emulator.waitForMessage(
         (m) => m.chatId === ADMIN_ID && plainText(m).includes("Staff change"),
       );
@@ -77,8 +78,10 @@ describe("a payer who loses their standing", () => {
       expect(toAdmins).toContain("Paul");
       expect(toAdmins).toContain("Cancelled (2)");
 
-      // The old prompt's Confirm pays nothing.
-      const press = await payer.pressButton(prompt, 0);
+      // The prompt loses its buttons; a Confirm pressed on it anyway pays nothing.
+      expect((await promptCancelled).replyMarkup ?? []).toHaveLength(0);
+      const confirm = prompt.replyMarkup?.flat()[0]?.callback_data ?? "";
+      const press = await payer.pressCallbackData(prompt.messageId, confirm);
       await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
       expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
     });
