@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
+import { silentLogger } from "../../src/logger.js";
+import { applyBootstrapStaff } from "../../src/payouts/staff-bootstrap.js";
 import { isPromptIn, isPromptReading, sendAndWait, showPrompt } from "../support/flows.js";
 import {
   ADMIN_ID,
@@ -86,4 +88,35 @@ describe("a payer who loses their standing", () => {
       expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
     });
   }
+
+  it("does the same when STAFF gives a payer a role that may not pay at start", async () => {
+    const { card, ids } = await openBoth(h);
+    const cardEdited = h.emulator.waitForMessage(
+      (m) =>
+        m.chatId === APPROVER_ID &&
+        m.messageId === card.messageId &&
+        plainText(m).includes("Cancelled: Paul can no longer pay"),
+    );
+    const payerTold = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).includes("the STAFF setting changed your role"),
+    );
+    const adminsTold = h.emulator.waitForMessage(
+      (m) => m.chatId === ADMIN_ID && plainText(m).includes("Staff change"),
+    );
+    // What the next start does with a STAFF that now lists the payer as a viewer.
+    const entries = h.app.config.staff.map((entry) =>
+      entry.userId === PAYER_ID ? { ...entry, role: "viewer" as const } : entry,
+    );
+    await applyBootstrapStaff(h.app.stores.staff, h.app.payouts.staff, entries, silentLogger);
+
+    for (const id of ids) {
+      expect((await h.app.stores.payouts.get(id))?.state).toBe("cancelled");
+    }
+    await cardEdited;
+    expect(plainText(await payerTold)).toContain("250,000 FCFA");
+    expect(plainText(await adminsTold)).toContain("the STAFF setting changed the role of Paul");
+    const audited = (await h.app.stores.audit.recent(10)).find((e) => e.action === "staff_set");
+    expect(audited).toMatchObject({ actorId: 0, details: { userId: PAYER_ID, oldRole: "payer" } });
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
+  });
 });
