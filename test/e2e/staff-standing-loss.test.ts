@@ -120,3 +120,65 @@ describe("a payer who loses their standing", () => {
     expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
   });
 });
+
+/** `count` rows to distinct numbers, `amount` each. */
+function file(count: number, amount: number): Buffer {
+  const rows = Array.from({ length: count }, (_, index) => `6700001${10 + index},${amount}`);
+  return Buffer.from(`phone,amount\n${rows.join("\n")}\n`);
+}
+
+describe("the batches of a payer who loses their standing", () => {
+  const h = harnessPerTest();
+
+  it("stops a running batch, the admin as the one who stopped it", async () => {
+    h.sandbox.injectFault({ ...DISBURSE, delayMs: 700, times: Number.POSITIVE_INFINITY });
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    await sendAndWait(h.emulator, admin, "/help");
+    const preview = h.emulator.waitForMessage((m) => plainText(m).includes("is checked"), 20_000);
+    await payer.uploadDocument("couriers.csv", "text/csv", file(12, 1000));
+    const running = h.emulator.waitForMessage(
+      (m) => plainText(m).includes("paying 12 rows") && m.replyMarkup !== undefined,
+    );
+    await payer.pressButton(await preview, 0);
+    await running;
+    await expect.poll(() => h.sandbox.countRequests(DISBURSE)).toBeGreaterThan(0);
+
+    await sendAndWait(h.emulator, admin, `/staff remove ${PAYER_ID}`);
+    const [batch] = await h.app.stores.batches.list({ userId: PAYER_ID, limit: 1 });
+    expect(batch?.stoppedBy).toBe(ADMIN_ID);
+    expect(["sent", "done"]).toContain(batch?.state);
+    // The rows already claimed go on; none is claimed after the Stop.
+    const sentAtStop = h.sandbox.countRequests(DISBURSE);
+    await expect
+      .poll(async () => (await h.app.stores.batches.get(batch?.id ?? ""))?.state, {
+        timeout: 20_000,
+      })
+      .toBe("done");
+    expect(h.sandbox.countRequests(DISBURSE)).toBeLessThanOrEqual(sentAtStop + 2);
+    expect(h.sandbox.countRequests(DISBURSE)).toBeLessThan(12);
+  });
+
+  it("cancels a batch preview not yet confirmed, and takes its buttons away", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    await sendAndWait(h.emulator, admin, "/help");
+    const preview = h.emulator.waitForMessage((m) => plainText(m).includes("is checked"), 20_000);
+    await payer.uploadDocument("couriers.csv", "text/csv", file(3, 1000));
+    const shown = await preview;
+    const buttonsGone = h.emulator.waitForMessage(
+      (m) =>
+        m.chatId === PAYER_ID &&
+        m.messageId === shown.messageId &&
+        (m.replyMarkup ?? []).length === 0,
+    );
+    await sendAndWait(h.emulator, admin, `/staff add ${PAYER_ID} viewer`);
+    const [batch] = await h.app.stores.batches.list({ userId: PAYER_ID, limit: 1 });
+    expect(batch?.state).toBe("cancelled");
+    await buttonsGone;
+    const confirm = shown.replyMarkup?.flat()[0]?.callback_data ?? "";
+    const press = await payer.pressCallbackData(shown.messageId, confirm);
+    await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
+  });
+});
