@@ -88,8 +88,6 @@ export async function startApp(options: AppOptions): Promise<App> {
       ? { stores: options.stores, redis: undefined }
       : await connectStores(config, logger);
     cleanups.push(() => stores.close());
-    const bootstrap = await applyBootstrapStaff(stores.staff, config.staff, logger);
-    logger.info(bootstrap, "staff from STAFF applied; /staff changes kept");
 
     const client = new PaymentClient({
       baseUrl,
@@ -159,6 +157,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     notifier.start();
     cleanups.push(() => notifier.stop());
     if (events) cleanups.push(events.start());
+    // After the notifier: a STAFF change that cancels someone's open payouts tells them.
+    const bootstrap = await applyBootstrapStaff(stores.staff, payouts.staff, config.staff, logger);
+    logger.info(bootstrap, "staff from STAFF applied; /staff changes kept");
     const tracker = new PayoutTracker({
       settlement: payouts.settlement,
       stores,

@@ -35,6 +35,10 @@ function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
       lines.push(t("approval.reason", { reason: payout.rejectionReason }));
     return lines;
   }
+  if (payout.state === "cancelled" && payout.cancelledBy !== undefined) {
+    const name = initiatorName(t, names, payout.initiatorId);
+    return [t("approval.cancelled_standing", { name, time: at })];
+  }
   if (payout.state === "cancelled" && payout.decidedAtMs !== undefined) {
     const name = initiatorName(t, names, payout.initiatorId);
     return [t("approval.withdrawn", { name, time: at })];

@@ -34,6 +34,7 @@ const ACTION_KEY = {
   approve: "audit.action.approve",
   reject: "audit.action.reject",
   withdraw: "audit.action.withdraw",
+  initiator_removed: "audit.action.initiator_removed",
   submit: "audit.action.submit",
   accepted: "audit.action.accepted",
   refused: "audit.action.refused",

@@ -6,6 +6,7 @@
 import { html, type Translate } from "../i18n.js";
 import { formatCount } from "../model/money.js";
 import type { PayoutKind } from "../model/payout.js";
+import type { Role } from "../model/roles.js";
 import type { DigestFacts, KindTotals } from "../payouts/digest.js";
 import type { AvailabilityAlert } from "../payouts/notifier.js";
 import { initiatorName, payoutLine, statusWord } from "./report-views.js";
@@ -81,7 +82,31 @@ export function digestView(
       );
     }
   }
+  lines.push(...staffLines(t, facts, names));
   return { text: lines.join("\n") };
+}
+
+/** The day's staff changes: who, the role before → after, by whom (none: no section). */
+function staffLines(t: Translate, facts: DigestFacts, names: ReadonlyMap<number, string>) {
+  if (facts.staffChangesTotal === 0) return [];
+  const role = (value: Role | null) =>
+    value === null ? t("digest.not_staff") : t(`role.${value}`);
+  const lines = ["", t("digest.staff", { count: formatCount(facts.staffChangesTotal, t.locale) })];
+  for (const change of facts.staffChanges) {
+    const line = {
+      name: initiatorName(t, names, change.userId),
+      after: html(role(change.after)),
+      by: change.byUserId === 0 ? t("standing.by_env") : initiatorName(t, names, change.byUserId),
+    };
+    lines.push(
+      change.before === undefined
+        ? t("digest.staff_line_now", line)
+        : t("digest.staff_line", { ...line, before: html(role(change.before)) }),
+    );
+  }
+  const more = facts.staffChangesTotal - facts.staffChanges.length;
+  if (more > 0) lines.push(t("digest.staff_more", { count: formatCount(more, t.locale) }));
+  return lines;
 }
 
 const ALERT_KEY = {

@@ -2,7 +2,7 @@
  * The Messenger of the notifier, on Telegram: turns each notice into messages, each in its
  * reader's language. A final status edits the payout's prompt and pushes a new message (an
  * edit does not make the phone buzz). The digest and availability alerts go through
- * ReportDelivery; approvals are approval-messenger.ts's. Telegram's refusals become
+ * ReportDelivery; approvals are approval-messenger.ts's, staff changes standing-messenger.ts's. Telegram's refusals become
  * DeliveryErrors that say whether trying again can help.
  */
 import type { Telegram } from "telegraf";
@@ -21,6 +21,7 @@ import { mismatchNotice, settlementNotice, stuckNotice } from "./notice-views.js
 import { editMessageView, sendView } from "./reply.js";
 import type { ReportDelivery } from "./report-delivery.js";
 import { translatorFor } from "./staff-names.js";
+import { StandingDeliveries } from "./standing-messenger.js";
 import { toDeliveryError } from "./telegram-failure.js";
 import { payoutStateView } from "./views.js";
 
@@ -43,6 +44,7 @@ export class TelegramMessenger implements Messenger {
   readonly #reports: ReportDelivery | undefined;
   readonly #approvals: ApprovalDeliveries;
   readonly #batches: BatchDeliveries;
+  readonly #standing: StandingDeliveries;
 
   constructor(
     telegram: Telegram,
@@ -61,6 +63,12 @@ export class TelegramMessenger implements Messenger {
       logger,
       timeZone: this.#timeZone,
       ...(options.duplicateOf ? { duplicateOf: options.duplicateOf } : {}),
+    });
+    this.#standing = new StandingDeliveries({
+      telegram,
+      stores,
+      logger,
+      timeZone: this.#timeZone,
     });
     this.#batches = new BatchDeliveries({
       telegram,
@@ -94,6 +102,8 @@ export class TelegramMessenger implements Messenger {
       case "batch_approval_requested":
       case "batch_approval_decided":
         return this.#batches.deliver(delivery.kind, delivery.batch);
+      case "standing_lost":
+        return this.#standing.deliver(delivery);
       default:
         return this.#approvals.deliver(delivery.kind, delivery.payout);
     }

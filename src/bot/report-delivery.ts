@@ -47,6 +47,7 @@ export class ReportDelivery {
     const names = await namesOf(stores.profiles, [
       ...facts.attention.map((payout) => payout.initiatorId),
       ...facts.limits.flatMap((limit) => limit.userId ?? []),
+      ...facts.staffChanges.flatMap((change) => [change.userId, change.byUserId]),
     ]);
     await this.#toAdmins((t) => digestView(t, facts, names), { day });
   }

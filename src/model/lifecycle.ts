@@ -33,6 +33,11 @@ export const PAYOUT_EVENTS = [
   "reject",
   /** The initiator withdrew their own request while it waited for approval. */
   "withdraw",
+  /**
+   * Its initiator was removed from staff, or given a role that may not pay, while it was
+   * still open (a prompt, or a request waiting for approval): an admin's staff change.
+   */
+  "initiator_removed",
   /** The API answered 201: the payment exists and is pending. */
   "accepted",
   /** The API refused (400, 401, 403, 404, 429 after retries): nothing was created. */
@@ -61,12 +66,14 @@ export const TRANSITIONS: Readonly<
     request_approval: "awaiting_approval",
     cancel: "cancelled",
     expire: "expired",
+    initiator_removed: "cancelled",
   },
   awaiting_approval: {
     approve: "submitting",
     reject: "rejected",
     expire: "expired",
     withdraw: "cancelled",
+    initiator_removed: "cancelled",
   },
   submitting: { accepted: "pending", refused: "rejected_by_api", lost: "unknown" },
   pending: { settle_success: "success", settle_failed: "failed", settle_canceled: "canceled" },

@@ -92,7 +92,13 @@ export type Notice =
   | { kind: ApprovalNoticeKind; payoutId: string }
   | { kind: BatchNoticeKind; batchId: string }
   /** The events' receiver answered 410 Gone at `atMs`: events are off until resumed. */
-  | { kind: "events_disabled"; atMs: number };
+  | { kind: "events_disabled"; atMs: number }
+  /**
+   * `userId` lost the standing to pay (removed from staff, or given a role that may not
+   * pay) by `byUserId` (0: the STAFF setting at start) at `atMs`: they are told what of
+   * theirs was cancelled, and the admins get one summary.
+   */
+  | { kind: "standing_lost"; userId: number; byUserId: number; atMs: number };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -117,6 +123,8 @@ export function noticeKey(notice: Notice): string {
       return `${notice.kind}:${notice.batchId}`;
     case "events_disabled":
       return `events_disabled:${notice.atMs}`;
+    case "standing_lost":
+      return `standing_lost:${notice.userId}:${notice.byUserId}:${notice.atMs}`;
     default:
       return `${notice.kind}:${notice.payoutId}`;
   }
@@ -159,7 +167,17 @@ export function parseNoticeKey(key: string): Notice | null {
   if (kind === "events_disabled" && parts.length === 2 && /^\d{1,15}$/.test(first ?? "")) {
     return { kind, atMs: Number(first) };
   }
+  if (kind === "standing_lost" && parts.length === 4) return standingNotice(parts);
   return null;
+}
+
+function standingNotice(parts: readonly string[]): Notice | null {
+  const [userId, byUserId, atMs] = parts.slice(1).map((part) => Number(part));
+  if (userId === undefined || byUserId === undefined || atMs === undefined) return null;
+  if (![userId, byUserId, atMs].every((value) => Number.isSafeInteger(value) && value >= 0)) {
+    return null;
+  }
+  return { kind: "standing_lost", userId, byUserId, atMs };
 }
 
 function availabilityNotice(parts: readonly string[]): Notice | null {

@@ -68,7 +68,12 @@ export const PayoutSchema = z.object({
   /** The approver or admin who rejected it, and the reason they gave (if any). */
   rejectedBy: z.number().int().optional(),
   rejectionReason: z.string().optional(),
-  /** When an approver decided. */
+  /**
+   * Cancelled because its initiator lost their standing (removed, or a role that may not
+   * pay): the admin who made that staff change (0: the STAFF setting at start).
+   */
+  cancelledBy: z.number().int().optional(),
+  /** When an approver decided (or the request was withdrawn, or cancelled with its payer). */
   decidedAtMs: z.number().int().optional(),
   /**
    * The calendar day (YYYY-MM-DD in TIME_ZONE) whose spending limits count this payout:

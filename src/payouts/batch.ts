@@ -255,6 +255,39 @@ export class Batches {
   }
 
   /**
+   * Stops every batch of `initiatorId` not yet done, `actor` (an admin) as the one who
+   * stopped it, `notices` queued with each move: one that runs stops (as Stop does), one
+   * not yet confirmed is cancelled. What lost its initiator's standing to pay. Returns how
+   * many were stopped.
+   */
+  async stopAllOf(initiatorId: number, actor: Actor, notices: readonly Notice[]): Promise<number> {
+    const { stores, now } = this.#context;
+    const batches = await stores.batches.list({ userId: initiatorId, limit: 50 });
+    let stopped = 0;
+    for (const batch of batches) {
+      let result: BatchStepResult | null = null;
+      if (batch.state === "running") {
+        const patch = { stoppedBy: actor.id, sentAtMs: now() };
+        const audit = { actor, action: "stop" as const };
+        result = await this.#move(batch, ["running"], "sent", audit, patch, undefined, notices);
+      } else if (batch.state === "checking" || batch.state === "ready") {
+        const audit = { actor, action: "cancel" as const };
+        result = await this.#move(
+          batch,
+          ["checking", "ready"],
+          "cancelled",
+          audit,
+          {},
+          undefined,
+          notices,
+        );
+      }
+      if (result?.outcome === "done") stopped += 1;
+    }
+    return stopped;
+  }
+
+  /**
    * Moves the batch from one of `from` (its progress shown again; a preview cancelled or
    * expired loses its buttons), with its audit entry, and wakes the notifier.
    */

@@ -5,8 +5,10 @@
  * the sections of features that report there (batches run, limit use). Read when the
  * digest is delivered, page by page, never the whole day at once.
  */
+import { z } from "zod";
 import type { PayoutState } from "../model/lifecycle.js";
 import { chargedFee, type Payout, type PayoutKind } from "../model/payout.js";
+import { type Role, RoleSchema } from "../model/roles.js";
 import { payoutsInState } from "../store/payout-store.js";
 import type { Stores } from "../store/types.js";
 import { type Day, nextDay, startOfDayMs } from "../time.js";
@@ -48,6 +50,25 @@ export interface DigestSources {
   limits?: (window: { fromMs: number; toMs: number }) => Promise<LimitUse[]>;
 }
 
+/** A staff change made that day, as the audit trail has it. */
+export interface StaffChangeFact {
+  atMs: number;
+  userId: number;
+  /** The role before (null: not staff); undefined: not recorded (an older entry). */
+  before: Role | null | undefined;
+  /** The role after; null: removed. */
+  after: Role | null;
+  /** The admin who made it; 0: the STAFF setting at start. */
+  byUserId: number;
+}
+
+/** What a staff change's audit entry holds (payouts/staff.ts writes it). */
+const StaffDetailsSchema = z.object({
+  userId: z.number().int(),
+  role: RoleSchema.optional(),
+  oldRole: RoleSchema.nullable().optional(),
+});
+
 export interface DigestFacts {
   day: Day;
   fromMs: number;
@@ -59,6 +80,9 @@ export interface DigestFacts {
   attentionTotal: number;
   batches: BatchRun[];
   limits: LimitUse[];
+  /** Oldest first, at most `STAFF_CHANGES_SHOWN`. */
+  staffChanges: StaffChangeFact[];
+  staffChangesTotal: number;
 }
 
 /** The order states are told in: outcomes first, then what is under way, then what never left. */
@@ -79,6 +103,8 @@ const DIGEST_ORDER: readonly PayoutState[] = [
 
 /** Payouts needing a person that a digest lists by reference; the rest are counted. */
 export const ATTENTION_SHOWN = 10;
+/** Staff changes a digest lists; the rest are counted. */
+export const STAFF_CHANGES_SHOWN = 20;
 const PAGE_SIZE = 500;
 
 /** Pending payouts a person must look at: reported stuck, or no longer polled. */
@@ -109,13 +135,42 @@ export class DailyDigest {
     const fromMs = startOfDayMs(day, this.#timeZone);
     const toMs = Math.min(this.#now(), startOfDayMs(nextDay(day), this.#timeZone) - 1);
     const window = { fromMs, toMs };
-    const [totals, attention, batches, limits] = await Promise.all([
+    const [totals, attention, batches, limits, staff] = await Promise.all([
       this.#totals(window),
       this.#attention(),
       this.#sources.batches?.(window) ?? [],
       this.#sources.limits?.(window) ?? [],
+      this.#staffChanges(window),
     ]);
-    return { day, fromMs, toMs, totals, ...attention, batches, limits };
+    return { day, fromMs, toMs, totals, ...attention, batches, limits, ...staff };
+  }
+
+  /** The day's staff changes, from the audit trail, read page by page. */
+  async #staffChanges(window: { fromMs: number; toMs: number }) {
+    const changes: StaffChangeFact[] = [];
+    let total = 0;
+    let after: string | undefined;
+    do {
+      const page = await this.#stores.audit.range({ ...window, limit: PAGE_SIZE, after });
+      for (const entry of page.entries) {
+        if (entry.action !== "staff_set" && entry.action !== "staff_removed") continue;
+        const details = StaffDetailsSchema.safeParse(entry.details ?? {});
+        if (!details.success) continue;
+        const role = entry.action === "staff_set" ? (details.data.role ?? null) : null;
+        if (entry.action === "staff_set" && role === null) continue;
+        total += 1;
+        if (changes.length >= STAFF_CHANGES_SHOWN) continue;
+        changes.push({
+          atMs: entry.atMs,
+          userId: details.data.userId,
+          before: details.data.oldRole,
+          after: role,
+          byUserId: entry.actorId,
+        });
+      }
+      after = page.next;
+    } while (after !== undefined);
+    return { staffChanges: changes, staffChangesTotal: total };
   }
 
   async #totals(window: { fromMs: number; toMs: number }) {

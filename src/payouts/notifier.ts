@@ -16,6 +16,7 @@ import {
   parseNoticeKey,
 } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
+import type { Role } from "../model/roles.js";
 import type { Stores } from "../store/types.js";
 import { BackgroundRunner } from "./runner.js";
 
@@ -49,7 +50,18 @@ export type Delivery =
   /** A batch's preview, progress, summary, approval card or decision, from the batch now. */
   | { kind: BatchNoticeKind; batch: Batch }
   /** The events' receiver answered 410 Gone: the admins are told events are off. */
-  | { kind: "events_disabled"; atMs: number };
+  | { kind: "events_disabled"; atMs: number }
+  /**
+   * Someone lost the standing to pay: the change, their role now (null: not staff), and
+   * what of theirs that change cancelled.
+   */
+  | { kind: "standing_lost"; change: StandingLost; role: Role | null; cancelled: Payout[] };
+
+/** A staff change that took away someone's standing to pay (see model/notice.ts). */
+export type StandingLost = Extract<Notice, { kind: "standing_lost" }>;
+
+/** How far back a person's payouts are read for what their staff change cancelled. */
+const STANDING_READ_LIMIT = 100;
 
 /** What a delivery is about, for the logs. */
 function subjectOf(delivery: Delivery): Record<string, string | number> {
@@ -67,6 +79,8 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
     case "batch_approval_requested":
     case "batch_approval_decided":
       return { batchId: delivery.batch.id, state: delivery.batch.state };
+    case "standing_lost":
+      return { userId: delivery.change.userId, cancelled: delivery.cancelled.length };
     default:
       return { payoutId: delivery.payout.id, state: delivery.payout.state };
   }
@@ -186,6 +200,7 @@ export class Notifier {
       const batch = await this.#options.stores.batches.get(notice.batchId);
       return batch ? { kind: notice.kind, batch } : null;
     }
+    if (notice.kind === "standing_lost") return this.#standing(notice);
     const payout = await this.#options.stores.payouts.get(notice.payoutId);
     if (!payout) return null;
     if (notice.kind === "settled") {
@@ -194,6 +209,22 @@ export class Notifier {
     }
     if (notice.kind === "attention") return { kind: "attention", payout, reason: notice.reason };
     return { kind: notice.kind, payout };
+  }
+
+  /** The staff change, and the payouts it cancelled (its person's latest ones, read now). */
+  async #standing(change: StandingLost): Promise<Delivery> {
+    const { stores } = this.#options;
+    const [role, { items }] = await Promise.all([
+      stores.staff.get(change.userId),
+      stores.payouts.list({ userId: change.userId, offset: 0, limit: STANDING_READ_LIMIT }),
+    ]);
+    const cancelled = items.filter(
+      (payout) =>
+        payout.state === "cancelled" &&
+        payout.cancelledBy === change.byUserId &&
+        payout.decidedAtMs === change.atMs,
+    );
+    return { kind: "standing_lost", change, role, cancelled };
   }
 
   async #deliver(key: string): Promise<void> {

@@ -15,6 +15,7 @@ import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
 import { Resolution } from "./resolution.js";
 import { Settlement } from "./settlement.js";
+import { StaffChanges } from "./staff.js";
 import { Submission } from "./submission.js";
 import type { BatchSettings, PayoutRules, PayoutsOptions, StepContext } from "./types.js";
 
@@ -38,6 +39,8 @@ export interface Payouts {
   readonly batches: Batches;
   /** Approve / Reject of a batch sent for approval. */
   readonly batchApproval: BatchApproval;
+  /** Staff changes (`/staff`, `STAFF` at start) and what they end. */
+  readonly staff: StaffChanges;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -97,6 +100,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     resolution: new Resolution(context),
     batches,
     batchApproval: new BatchApproval(context, limits, onNoticeQueued),
+    staff: new StaffChanges(context, batches, confirmationTtlSeconds * 1000, onNoticeQueued),
     createBatchWorker: (worker = {}) =>
       new BatchWorker({
         context,

@@ -12,15 +12,21 @@
 import type { Logger } from "../logger.js";
 import type { Role } from "../model/roles.js";
 import type { StaffStore } from "../store/types.js";
+import type { StaffChanges } from "./staff.js";
 
 export interface BootstrapEntry {
   userId: number;
   role: Role;
 }
 
-/** Applies `entries` (from `STAFF`) to `staff` under the rules above; returns what it kept. */
+/**
+ * Applies `entries` (from `STAFF`) under the rules above, each change through `changes`
+ * (audited; one that takes someone's standing to pay away ends what they had open, as
+ * `/staff` does), reading `staff`; returns what it kept.
+ */
 export async function applyBootstrapStaff(
   staff: StaffStore,
+  changes: StaffChanges,
   entries: readonly BootstrapEntry[],
   logger: Logger,
 ): Promise<{ applied: number; keptRuntime: number; removed: number }> {
@@ -37,13 +43,13 @@ export async function applyBootstrapStaff(
       );
       continue;
     }
-    await staff.set(entry.userId, entry.role, { source: "env" });
+    await changes.set(entry.userId, entry.role, null);
     applied += 1;
   }
   const listed = new Set(entries.map((entry) => entry.userId));
   for (const member of await staff.list()) {
     if (member.origin?.source === "env" && !listed.has(member.userId)) {
-      await staff.remove(member.userId);
+      await changes.remove(member.userId, null);
       removed += 1;
     }
   }

@@ -196,4 +196,29 @@ describe("the daily digest", () => {
       await redis.quit();
     }
   });
+
+  it("lists the day's staff changes: who, the role before and after, and by whom", async () => {
+    setLocalTime(19, 59, 0);
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await sendAndWait(h.emulator, payer, "/help", isNewReplyIn(PAYER_ID));
+    const say = (text: string) => sendAndWait(h.emulator, admin, text, isNewReplyIn(ADMIN_ID));
+    await say(`/staff add ${PAYER_ID} viewer`);
+    await say("/staff add 2002 approver");
+    await say("/staff remove 2002");
+
+    const digest = h.emulator.waitForMessage(
+      (message) => message.chatId === ADMIN_ID && plainText(message).startsWith("📊"),
+    );
+    setLocalTime(20, 0, 5);
+    const text = plainText(await digest);
+    expect(text).toContain(
+      [
+        "👥 Staff changes (3)",
+        "Paul: payer → viewer, by Awa",
+        "user 2002: not staff → approver, by Awa",
+        "user 2002: approver → not staff, by Awa",
+      ].join("\n"),
+    );
+  });
 });

@@ -20,7 +20,12 @@ describe("STAFF and /staff across a restart", () => {
     await say(`/staff add ${VIEWER_ID} payer`);
 
     // What every start does with STAFF (which still lists the payer as payer, the viewer as viewer).
-    const result = await applyBootstrapStaff(h.app.stores.staff, h.app.config.staff, silentLogger);
+    const result = await applyBootstrapStaff(
+      h.app.stores.staff,
+      h.app.payouts.staff,
+      h.app.config.staff,
+      silentLogger,
+    );
 
     expect(result.keptRuntime).toBe(2);
     expect(await h.app.stores.staff.get(PAYER_ID)).toBeNull();
@@ -34,7 +39,7 @@ describe("STAFF and /staff across a restart", () => {
 
   it("removes a member that came from STAFF once STAFF no longer lists them", async () => {
     const remaining = h.app.config.staff.filter((entry) => entry.userId !== APPROVER_ID);
-    await applyBootstrapStaff(h.app.stores.staff, remaining, silentLogger);
+    await applyBootstrapStaff(h.app.stores.staff, h.app.payouts.staff, remaining, silentLogger);
     expect(await h.app.stores.staff.get(APPROVER_ID)).toBeNull();
     expect(await h.app.stores.staff.get(ADMIN_ID)).toBe("admin");
   });

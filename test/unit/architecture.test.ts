@@ -78,6 +78,8 @@ describe("layers", () => {
       "the small in-memory stores and their factory (to be one class per file under store/memory/)",
     "payouts/batch-worker.ts":
       "the batch worker, one class: rounds of name look-ups, row payments and approval expiry",
+    "payouts/batch.ts":
+      "the batch steps people take (upload, Confirm, Include, Cancel, Stop, a lost standing's stop), one class",
     "config/index.ts":
       "the env schema and the Config it resolves to, with every problem listed at once",
   };

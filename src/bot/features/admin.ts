@@ -4,9 +4,8 @@
  */
 import { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
-import { actorFields, staffActor } from "../../model/audit.js";
+import { staffActor } from "../../model/audit.js";
 import { isRole } from "../../model/roles.js";
-import type { StaffMember } from "../../model/staff.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { type Capability, may } from "../../payouts/policy.js";
 import type { ResolveResult } from "../../payouts/types.js";
@@ -132,9 +131,7 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
       return;
     }
     if (action === "add" && role && isRole(role)) {
-      const origin = { source: "runtime", byUserId: ctx.from.id, atMs: deps.now() } as const;
-      await deps.stores.staff.set(userId, role, origin, origin.atMs);
-      await audit(deps, asker, "staff_set", { userId, role });
+      await deps.payouts.staff.set(userId, role, asker);
       await replyHtml(ctx, ctx.t("staff.added", { id: userId, role: ctx.t(`role.${role}`) }));
       return;
     }
@@ -143,32 +140,12 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
         await replyHtml(ctx, ctx.t("staff.not_yourself"));
         return;
       }
-      const removed = await deps.stores.staff.remove(userId, {
-        source: "runtime",
-        byUserId: ctx.from.id,
-        atMs: deps.now(),
-      });
-      if (removed) await audit(deps, asker, "staff_removed", { userId });
-      await replyHtml(ctx, ctx.t(removed ? "staff.removed" : "staff.not_staff", { id: userId }));
+      const { changed } = await deps.payouts.staff.remove(userId, asker);
+      await replyHtml(ctx, ctx.t(changed ? "staff.removed" : "staff.not_staff", { id: userId }));
       return;
     }
     await replyHtml(ctx, ctx.t("usage.staff"));
   });
 
   return composer;
-}
-
-/** A staff change, audited as made by whoever made it, with their role then. */
-async function audit(
-  deps: AdminDeps,
-  actor: StaffMember,
-  action: "staff_set" | "staff_removed",
-  details: Record<string, string | number>,
-) {
-  await deps.stores.audit.record({
-    atMs: deps.now(),
-    ...actorFields(staffActor(actor)),
-    action,
-    details,
-  });
 }

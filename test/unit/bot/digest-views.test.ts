@@ -22,6 +22,8 @@ function facts(overrides: Partial<DigestFacts> = {}): DigestFacts {
     attentionTotal: 0,
     batches: [],
     limits: [],
+    staffChanges: [],
+    staffChangesTotal: 0,
     ...overrides,
   };
 }
@@ -72,6 +74,32 @@ describe("digestView", () => {
 });
 
 describe("availabilityAlertView", () => {
+  it("lists the day's staff changes in both languages, counting those not shown", () => {
+    const names = new Map([
+      [1001, "Awa"],
+      [1002, "<Paul>"],
+    ]);
+    const shown = facts({
+      staffChanges: [
+        { atMs: FROM, userId: 1002, before: "payer", after: "viewer", byUserId: 1001 },
+        { atMs: FROM, userId: 2002, before: null, after: "approver", byUserId: 0 },
+        { atMs: FROM, userId: 2003, before: undefined, after: null, byUserId: 1001 },
+      ],
+      staffChangesTotal: 4,
+    });
+    expect(digestView(en, shown, names).text).toContain(
+      [
+        "👥 <b>Staff changes</b> (4)",
+        "&lt;Paul&gt;: payer → viewer, by Awa",
+        "user 2002: not staff → approver, by the STAFF setting",
+        "user 2003: now not staff, by Awa",
+        "…and 1 more: see /audit.",
+      ].join("\n"),
+    );
+    expect(digestView(fr, shown, names).text).toContain("&lt;Paul&gt; : payeur → lecteur, par Awa");
+    expect(digestView(en, facts()).text).not.toContain("Staff changes");
+  });
+
   it("tells a collection coming back, with its pending count, and no advice", () => {
     const alert = {
       kind: "availability",

@@ -33,6 +33,9 @@ const DESIGN_MOVES: ReadonlyArray<
   ["awaiting_approval", "reject", "rejected"],
   // The initiator withdraws their own request while it waits.
   ["awaiting_approval", "withdraw", "cancelled"],
+  // An admin removed or demoted the initiator while it was open: a prompt or a request.
+  ["awaiting_confirmation", "initiator_removed", "cancelled"],
+  ["awaiting_approval", "initiator_removed", "cancelled"],
   // APPROVAL_TTL_HOURS passed: one that no approver answers does not wait forever.
   ["awaiting_approval", "expire", "expired"],
   // API answers 201 / refuses / the answer is lost (never retried).
@@ -73,6 +76,7 @@ const ALL_EVENTS: readonly PayoutEvent[] = [
   "approve",
   "reject",
   "withdraw",
+  "initiator_removed",
   "accepted",
   "refused",
   "lost",
@@ -109,8 +113,8 @@ describe("payout lifecycle", () => {
   });
 
   describe("nextState", () => {
-    it("is checked for every one of the 192 (state, event) pairs", () => {
-      expect(EVERY_PAIR).toHaveLength(12 * 16);
+    it("is checked for every one of the 204 (state, event) pairs", () => {
+      expect(EVERY_PAIR).toHaveLength(12 * 17);
     });
 
     it.each(EVERY_PAIR.filter(([, , to]) => to !== null))(
@@ -150,6 +154,7 @@ describe("payout lifecycle", () => {
       ["approve", "submitting"],
       ["reject", "rejected"],
       ["withdraw", "cancelled"],
+      ["initiator_removed", "cancelled"],
       ["accepted", "pending"],
       ["refused", "rejected_by_api"],
       ["lost", "unknown"],

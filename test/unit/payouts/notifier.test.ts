@@ -46,6 +46,10 @@ class FakeMessenger implements Messenger {
       this.reports.push(`events_disabled:${delivery.atMs}`);
       return;
     }
+    if (delivery.kind === "standing_lost") {
+      this.reports.push(`${delivery.kind}:${delivery.change.userId}`);
+      return;
+    }
     this.settled.push(delivery.payout.id);
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
