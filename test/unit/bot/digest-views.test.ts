@@ -96,7 +96,9 @@ describe("availabilityAlertView", () => {
         "…and 1 more: see /audit.",
       ].join("\n"),
     );
-    expect(digestView(fr, shown, names).text).toContain("&lt;Paul&gt; : payeur → lecteur, par Awa");
+    expect(digestView(fr, shown, names).text).toContain(
+      "&lt;Paul&gt;\u202F: payeur → lecteur, par Awa",
+    );
     expect(digestView(en, facts()).text).not.toContain("Staff changes");
   });
 
