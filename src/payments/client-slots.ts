@@ -26,10 +26,15 @@ export async function takeSlotNow(limiter: RateLimiter | undefined): Promise<boo
   return acquisition.granted;
 }
 
+/** A wait for a slot with a `keepAlive` calls it at least this often. */
+export const KEEP_ALIVE_EVERY_MS = 10_000;
+
 /**
- * Waits for a slot, up to `maxWaitMs`: RateLimitedError past it (or when `signal` aborts),
- * LimiterUnavailableError when the limiter itself fails. With `leave`, only a slot that
- * leaves that many of the window to others (batch work leaves a share to /pay).
+ * Waits for a slot, up to `maxWaitMs` (may be infinite): RateLimitedError past it (or when
+ * `signal` aborts), LimiterUnavailableError when the limiter itself fails. With `leave`,
+ * only a slot that leaves that many of the window to others (batch work leaves a share to
+ * /pay). `keepAlive` is called at least every KEEP_ALIVE_EVERY_MS while waiting (batch work
+ * renews its lease there); when it throws, the wait ends with that error.
  */
 export async function waitForSlot(
   limiter: RateLimiter | undefined,
@@ -37,6 +42,7 @@ export async function waitForSlot(
   maxWaitMs: number,
   signal: AbortSignal,
   leave = 0,
+  keepAlive?: () => Promise<void>,
 ): Promise<void> {
   if (!limiter) return;
   const giveUpAtMs = performance.now() + maxWaitMs;
@@ -49,8 +55,10 @@ export async function waitForSlot(
     if (performance.now() + waitMs > giveUpAtMs || signal.aborted) {
       throw new RateLimitedError(operation, waitMs);
     }
-    await sleep(waitMs, signal).catch(() => {
+    const napMs = keepAlive ? Math.min(waitMs, KEEP_ALIVE_EVERY_MS) : waitMs;
+    await sleep(napMs, signal).catch(() => {
       throw new RateLimitedError(operation, waitMs);
     });
+    await keepAlive?.();
   }
 }

@@ -99,10 +99,13 @@ export class PaymentClient {
     return takeSlotNow(this.options.limiter);
   }
 
-  /** A slot for `operation` that leaves `leave` of the window to others (batch work). */
-  waitSlot(operation: PaymentOperation, leave: number): Promise<void> {
-    const { limiter, maxRateLimitWaitMs } = this.options;
-    return waitForSlot(limiter, operation, maxRateLimitWaitMs, this.closing.signal, leave);
+  /**
+   * A slot for `operation` leaving `leave` of the window to others (batch work), however long
+   * the window needs, until close(); `keepAlive` is called at least every 10 s meanwhile.
+   */
+  waitSlot(operation: PaymentOperation, leave: number, keepAlive?: () => Promise<void>) {
+    const { limiter } = this.options;
+    return waitForSlot(limiter, operation, Infinity, this.closing.signal, leave, keepAlive);
   }
 
   /** GET /payments/{id}. */

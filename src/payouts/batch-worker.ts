@@ -25,6 +25,7 @@ import {
 import type { Notice } from "../model/notice.js";
 import type { BatchMoveOptions, LeaseStore } from "../store/types.js";
 import { isPayable, payableOf } from "./batch-checks.js";
+import { type KeepAlive, leaseKeeper } from "./batch-lease.js";
 import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./batch-rows.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
@@ -60,7 +61,7 @@ const ROW_REFUSALS: Partial<Record<string, RowProblem>> = {
   initiator_not_allowed: "not_allowed",
 };
 
-/** A batch's lease: renewed after each stretch of rows, well within it. */
+/** A batch's lease: renewed after each stretch of rows, and every third of it while waiting. */
 const LEASE_MS = 30_000;
 /** How long one batch is worked on before the round moves to the next one. */
 const SLICE_MS = 10_000;
@@ -161,11 +162,11 @@ export class BatchWorker {
   async #check(start: Batch, untilMs: number): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     let batch = start;
+    const keepAlive = leaseKeeper(batch.id, () => this.#renew(batch.id), LEASE_MS / 3);
+    const deps = { ...this.#lookupDeps(), keepAlive };
     while (batch.checkedRows < batch.rowCount && performance.now() < untilMs) {
       const rows = await stores.batches.rows(batch.id, batch.checkedRows, this.#chunk());
-      const checked = await inPool(rows, this.#concurrency(), (row) =>
-        lookUpRow(row, this.#lookupDeps()),
-      );
+      const checked = await inPool(rows, this.#concurrency(), (row) => lookUpRow(row, deps));
       await stores.batches.setRows(
         batch.id,
         checked.map((row, offset) => ({ index: batch.checkedRows + offset, row })),
@@ -202,9 +203,11 @@ export class BatchWorker {
   async #send(start: Batch, untilMs: number): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     let batch = start;
+    const keepAlive = leaseKeeper(batch.id, () => this.#renew(batch.id), LEASE_MS / 3);
+    const sendRow = (row: BatchRow) => this.#sendRow(batch, row, keepAlive);
     while (batch.doneRows < batch.rowCount && performance.now() < untilMs) {
       const rows = await stores.batches.rows(batch.id, batch.doneRows, this.#chunk());
-      const handled = await inPool(rows, this.#concurrency(), (row) => this.#sendRow(batch, row));
+      const handled = await inPool(rows, this.#concurrency(), sendRow);
       const changed = handled.flatMap((row, offset) =>
         row === rows[offset] ? [] : [{ index: batch.doneRows + offset, row }],
       );
@@ -220,7 +223,7 @@ export class BatchWorker {
   }
 
   /** Pays one row, exactly once; answers the row as it now stands. */
-  async #sendRow(batch: Batch, row: BatchRow): Promise<BatchRow> {
+  async #sendRow(batch: Batch, row: BatchRow, keepAlive: KeepAlive): Promise<BatchRow> {
     if (!isPayable(row)) return row;
     const { stores, log, now } = this.#options.context;
     const actor: Actor = { id: batch.initiatorId, role: batch.initiatorRole };
@@ -228,7 +231,7 @@ export class BatchWorker {
     // Claimed before (this worker or one that died): it may have been sent. Never again.
     if (payout.state !== "awaiting_confirmation") return row;
     const { gateway } = this.#options.context;
-    const checked = await takeBatchSlot(gateway, "disburse", this.#options.leave);
+    const checked = await takeBatchSlot(gateway, "disburse", this.#options.leave, keepAlive);
     const claimId = randomBytes(8).toString("hex");
     const options = {
       claimId,

@@ -78,6 +78,8 @@ describe("layers", () => {
       "the small in-memory stores and their factory (to be one class per file under store/memory/)",
     "config/index.ts":
       "the env schema and the Config it resolves to, with every problem listed at once",
+    "payments/client.ts":
+      "the Payment API client: each endpoint, and the attempt loop with its slots and retries",
   };
 
   it("names every file in src/ over 300 lines with the idea it holds, and has none over 500", () => {
