@@ -17,6 +17,13 @@ export interface SendOptions {
    * throws, the request does not leave, and the error is thrown as it is.
    */
   beforeSend?: () => Promise<void>;
+  /**
+   * Background work no person waits on (callback re-reads, status polls, availability
+   * checks): each slot it takes leaves the client's `interactiveReserve` of the window free,
+   * so a /pay (or Confirm, /status) arriving while background work fills its share still
+   * finds a slot within the window.
+   */
+  background?: boolean;
 }
 
 /** Takes a slot now if the limit allows: true when taken. A limiter that fails takes none. */

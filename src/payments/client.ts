@@ -108,20 +108,16 @@ export class PaymentClient {
     return waitForSlot(limiter, operation, Infinity, this.closing.signal, leave, keepAlive);
   }
 
-  /** GET /payments/{id}. */
-  async getPayment(id: string): Promise<Payment> {
+  /** GET /payments/{id}; `{ background: true }` for re-reads and polls no person waits on. */
+  async getPayment(id: string, send?: SendOptions): Promise<Payment> {
     if (id === "") throw new TypeError("getPayment: the payment id is empty");
-    return this.get(
-      "getPayment",
-      `/payments/${encodeURIComponent(id)}`,
-      PaymentSchema,
-      paymentOddities,
-    );
+    const path = `/payments/${encodeURIComponent(id)}`;
+    return this.get("getPayment", path, PaymentSchema, paymentOddities, send);
   }
 
-  /** GET /availability. */
-  getAvailability(): Promise<AvailabilityEntry[]> {
-    return this.get("getAvailability", "/availability", AvailabilitySchema);
+  /** GET /availability; `{ background: true }` for the periodic checks. */
+  getAvailability(send?: SendOptions): Promise<AvailabilityEntry[]> {
+    return this.get("getAvailability", "/availability", AvailabilitySchema, undefined, send);
   }
 
   /** GET /data/userinfo/{phoneNumber}. */
@@ -189,8 +185,9 @@ export class PaymentClient {
     for (let attempt = 1; ; attempt += 1) {
       const ahead = attempt === 1 && send.slotTaken === true;
       if (!ahead) {
-        const { limiter, maxRateLimitWaitMs } = this.options;
-        await waitForSlot(limiter, call.operation, maxRateLimitWaitMs, this.closing.signal);
+        const { limiter, maxRateLimitWaitMs, interactiveReserve } = this.options;
+        const leave = send.background ? interactiveReserve : 0;
+        await waitForSlot(limiter, call.operation, maxRateLimitWaitMs, this.closing.signal, leave);
         await send.beforeSend?.();
       }
       if (this.closed) {

@@ -49,13 +49,16 @@ export class Lookups {
    * Operator availability, cached for a short while (every /pay would otherwise ask).
    * `fresh`: ask the API now (and keep the answer): what is compared with the state last
    * seen must never be an old answer, or a change already seen would be undone.
+   * `background`: no person waits (the periodic check), it leaves the interactive share.
    */
-  async availability(options: { fresh?: boolean } = {}): Promise<AvailabilityEntry[]> {
+  async availability(
+    options: { fresh?: boolean; background?: boolean } = {},
+  ): Promise<AvailabilityEntry[]> {
     const cached = this.#availability;
     if (!options.fresh && cached && this.#now() - cached.atMs < this.#cacheMs) {
       return cached.entries;
     }
-    const entries = await this.#gateway.getAvailability();
+    const entries = await this.#gateway.getAvailability({ background: options.background });
     this.#availability = { entries, atMs: this.#now() };
     return entries;
   }

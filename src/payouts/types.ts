@@ -31,8 +31,8 @@ export interface PaymentGateway {
     leave: number,
     keepAlive?: () => Promise<void>,
   ): Promise<void>;
-  getPayment(id: string): Promise<Payment>;
-  getAvailability(): Promise<AvailabilityEntry[]>;
+  getPayment(id: string, send?: SendOptions): Promise<Payment>;
+  getAvailability(send?: SendOptions): Promise<AvailabilityEntry[]>;
   getUserInfo(phone: string, send?: SendOptions): Promise<UserInfo>;
 }
 
