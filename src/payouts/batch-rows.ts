@@ -51,7 +51,8 @@ export async function lookUpRow(row: BatchRow, deps: LookupDeps): Promise<BatchR
   if (row.checked || row.phone === undefined || row.operator === undefined) return row;
   const { lookups, gateway } = deps;
   try {
-    if (!(await lookups.isOperational(row.operator, "disbursement"))) {
+    // Batch work: a refresh of the availability leaves the interactive share too.
+    if (!(await lookups.isOperational(row.operator, "disbursement", { background: true }))) {
       return { ...row, checked: true, problem: "operator_unavailable" };
     }
     const slotTaken = await takeBatchSlot(gateway, "getUserInfo", deps.leave, deps.keepAlive);

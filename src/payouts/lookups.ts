@@ -63,9 +63,13 @@ export class Lookups {
     return entries;
   }
 
-  /** Whether `operator` takes payments of `kind` right now. */
-  async isOperational(operator: TelecomOperator, kind: PayoutKind): Promise<boolean> {
-    const entries = await this.availability();
+  /** Whether `operator` takes payments of `kind` right now (`background`: see availability). */
+  async isOperational(
+    operator: TelecomOperator,
+    kind: PayoutKind,
+    options: { background?: boolean } = {},
+  ): Promise<boolean> {
+    const entries = await this.availability(options);
     // A payout kind is named as the API's payment type ("disbursement", "collection").
     const entry = entries.find(
       (item) => item.operator === operator && item.operation.type === kind,
