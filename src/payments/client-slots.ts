@@ -33,8 +33,8 @@ export async function takeSlotNow(limiter: RateLimiter | undefined): Promise<boo
   return acquisition.granted;
 }
 
-/** A wait for a slot with a `keepAlive` calls it at least this often. */
-export const KEEP_ALIVE_EVERY_MS = 10_000;
+/** A wait for a slot with a `keepAlive` calls it (and asks the limiter again) this often. */
+export const KEEP_ALIVE_EVERY_MS = 1_000;
 
 /**
  * Waits for a slot, up to `maxWaitMs` (may be infinite): RateLimitedError past it (or when

@@ -101,7 +101,7 @@ export class PaymentClient {
 
   /**
    * A slot for `operation` leaving `leave` of the window to others (batch work), however long
-   * the window needs, until close(); `keepAlive` is called at least every 10 s meanwhile.
+   * the window needs, until close(); `keepAlive` is called every second meanwhile.
    */
   waitSlot(operation: PaymentOperation, leave: number, keepAlive?: () => Promise<void>) {
     const { limiter } = this.options;

@@ -76,6 +76,7 @@ export class BatchWorker {
   readonly #owner = randomUUID();
   readonly #progressAt = new Map<string, number>();
   readonly #talliedAt = new Map<string, number>();
+  readonly #stopping = new AbortController();
 
   constructor(options: BatchWorkerOptions) {
     this.#options = options;
@@ -92,6 +93,7 @@ export class BatchWorker {
   }
 
   async stop(): Promise<void> {
+    this.#stopping.abort(); // ends waits for a rate-limit slot within a second
     await this.#runner.stop();
   }
 
@@ -162,8 +164,8 @@ export class BatchWorker {
   async #check(start: Batch, untilMs: number): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     let batch = start;
-    const keepAlive = leaseKeeper(batch.id, () => this.#renew(batch.id), LEASE_MS / 3);
-    const deps = { ...this.#lookupDeps(), keepAlive };
+    const keepAlive = this.#keepLease(batch.id);
+    const deps = { ...this.#options, gateway: this.#options.context.gateway, keepAlive };
     while (batch.checkedRows < batch.rowCount && performance.now() < untilMs) {
       const rows = await stores.batches.rows(batch.id, batch.checkedRows, this.#chunk());
       const checked = await inPool(rows, this.#concurrency(), (row) => lookUpRow(row, deps));
@@ -203,7 +205,7 @@ export class BatchWorker {
   async #send(start: Batch, untilMs: number): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     let batch = start;
-    const keepAlive = leaseKeeper(batch.id, () => this.#renew(batch.id), LEASE_MS / 3);
+    const keepAlive = this.#keepLease(batch.id);
     const sendRow = (row: BatchRow) => this.#sendRow(batch, row, keepAlive);
     while (batch.doneRows < batch.rowCount && performance.now() < untilMs) {
       const rows = await stores.batches.rows(batch.id, batch.doneRows, this.#chunk());
@@ -292,8 +294,7 @@ export class BatchWorker {
     return this.#concurrency() * 3;
   }
 
-  #lookupDeps() {
-    const { lookups, context, leave } = this.#options;
-    return { lookups, gateway: context.gateway, leave };
+  #keepLease(id: string): KeepAlive {
+    return leaseKeeper(id, () => this.#renew(id), LEASE_MS / 3, this.#stopping.signal);
   }
 }
