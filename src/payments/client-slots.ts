@@ -3,6 +3,7 @@
  * ahead (so it leaves at once), and with a last check run right before each attempt that
  * leaves after a wait.
  */
+import { setMaxListeners } from "node:events";
 import { LimiterUnavailableError, type PaymentOperation, RateLimitedError } from "./errors.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { sleep } from "./retry.js";
@@ -24,6 +25,17 @@ export interface SendOptions {
    * finds a slot within the window.
    */
   background?: boolean;
+}
+
+/**
+ * The client's close signal: every wait for a slot or a retry listens to it, and under a
+ * busy batch dozens wait at once (each listener is removed when its wait ends), so Node's
+ * warning at 11 listeners would be a false alarm.
+ */
+export function closingController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
 
 /** Takes a slot now if the limit allows: true when taken. A limiter that fails takes none. */

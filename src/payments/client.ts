@@ -20,7 +20,7 @@ import {
   logBadSignature,
   type RawResponse,
 } from "./client-response.js";
-import { type SendOptions, takeSlotNow, waitForSlot } from "./client-slots.js";
+import { closingController, type SendOptions, takeSlotNow, waitForSlot } from "./client-slots.js";
 import {
   OutcomeUnknownError,
   type PaymentClientError,
@@ -62,7 +62,7 @@ export class PaymentClient {
   private readonly baseHeaders: Readonly<Record<string, string>>;
   private readonly jsonHeaders: Readonly<Record<string, string>>;
   /** Aborted by close(): ends rate-limit waits and retry backoffs at once. */
-  private readonly closing = new AbortController();
+  private readonly closing = closingController();
   private closed: Promise<void> | undefined;
 
   /** Throws a TypeError listing every bad option (see resolvePaymentClientOptions). */
