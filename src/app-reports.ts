@@ -106,7 +106,7 @@ export function startReportLoops(options: {
         });
   const availability = new AvailabilityWatch({
     ...common,
-    read: () => options.lookups.availability({ fresh: true }),
+    read: () => options.lookups.availability({ fresh: true, background: true }),
     checkMs: availabilityCheckMs,
   });
   digest?.start();

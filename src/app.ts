@@ -96,6 +96,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       requestTimeoutMs: config.payment.timeoutMs,
       // A payer waits on the answer: past this, say so rather than hold the Confirm for a minute.
       maxRateLimitWaitMs: 20_000,
+      // Callback re-reads, polls and availability checks leave people the batch's reserve.
+      interactiveReserve: config.batch.leave,
       requestSigningKeyPem: config.payment.requestSigningKey,
       responseVerifyKeyPem: config.payment.signaturePublicKey,
       logger,

@@ -32,6 +32,11 @@ export interface PaymentClientOptions {
   logger?: Logger;
   /** Longest wait for one rate-limiter slot before RateLimitedError. Default 60 000 ms. */
   maxRateLimitWaitMs?: number;
+  /**
+   * Slots of each window that background requests (`{ background: true }`) leave free for
+   * interactive ones; the app uses the batch's share (BATCH_RATE_SHARE_PERCENT). Default 0.
+   */
+  interactiveReserve?: number;
 }
 
 export interface ResolvedPaymentClientOptions {
@@ -47,6 +52,7 @@ export interface ResolvedPaymentClientOptions {
   verifyKey: KeyObject | undefined;
   logger: Logger;
   maxRateLimitWaitMs: number;
+  interactiveReserve: number;
 }
 
 function checkWholeMs(problems: string[], name: string, value: number, min: number): void {
@@ -105,6 +111,10 @@ export function resolvePaymentClientOptions(
     problems.push("connectTimeoutMs must be below requestTimeoutMs");
   }
   checkWholeMs(problems, "maxRateLimitWaitMs", maxRateLimitWaitMs, 0);
+  const interactiveReserve = options.interactiveReserve ?? 0;
+  if (!Number.isSafeInteger(interactiveReserve) || interactiveReserve < 0) {
+    problems.push(`interactiveReserve must be a whole number ≥ 0 (got ${interactiveReserve})`);
+  }
   if (!Number.isSafeInteger(retry.maxAttempts) || retry.maxAttempts < 1) {
     problems.push(`retry.maxAttempts must be a whole number ≥ 1 (got ${retry.maxAttempts})`);
   }
@@ -130,5 +140,6 @@ export function resolvePaymentClientOptions(
   return {
     ...{ origin, basePath, apiKey: options.apiKey, limiter: options.limiter, logger },
     ...{ connectTimeoutMs, requestTimeoutMs, maxRateLimitWaitMs, retry, signingKey, verifyKey },
+    interactiveReserve,
   };
 }

@@ -20,7 +20,7 @@ import {
   logBadSignature,
   type RawResponse,
 } from "./client-response.js";
-import { type SendOptions, takeSlotNow, waitForSlot } from "./client-slots.js";
+import { closingController, type SendOptions, takeSlotNow, waitForSlot } from "./client-slots.js";
 import {
   OutcomeUnknownError,
   type PaymentClientError,
@@ -62,7 +62,7 @@ export class PaymentClient {
   private readonly baseHeaders: Readonly<Record<string, string>>;
   private readonly jsonHeaders: Readonly<Record<string, string>>;
   /** Aborted by close(): ends rate-limit waits and retry backoffs at once. */
-  private readonly closing = new AbortController();
+  private readonly closing = closingController();
   private closed: Promise<void> | undefined;
 
   /** Throws a TypeError listing every bad option (see resolvePaymentClientOptions). */
@@ -99,26 +99,25 @@ export class PaymentClient {
     return takeSlotNow(this.options.limiter);
   }
 
-  /** A slot for `operation` that leaves `leave` of the window to others (batch work). */
-  waitSlot(operation: PaymentOperation, leave: number): Promise<void> {
-    const { limiter, maxRateLimitWaitMs } = this.options;
-    return waitForSlot(limiter, operation, maxRateLimitWaitMs, this.closing.signal, leave);
+  /**
+   * A slot for `operation` leaving `leave` of the window to others (batch work), however long
+   * the window needs, until close(); `keepAlive` is called every second meanwhile.
+   */
+  waitSlot(operation: PaymentOperation, leave: number, keepAlive?: () => Promise<void>) {
+    const { limiter } = this.options;
+    return waitForSlot(limiter, operation, Infinity, this.closing.signal, leave, keepAlive);
   }
 
-  /** GET /payments/{id}. */
-  async getPayment(id: string): Promise<Payment> {
+  /** GET /payments/{id}; `{ background: true }` for re-reads and polls no person waits on. */
+  async getPayment(id: string, send?: SendOptions): Promise<Payment> {
     if (id === "") throw new TypeError("getPayment: the payment id is empty");
-    return this.get(
-      "getPayment",
-      `/payments/${encodeURIComponent(id)}`,
-      PaymentSchema,
-      paymentOddities,
-    );
+    const path = `/payments/${encodeURIComponent(id)}`;
+    return this.get("getPayment", path, PaymentSchema, paymentOddities, send);
   }
 
-  /** GET /availability. */
-  getAvailability(): Promise<AvailabilityEntry[]> {
-    return this.get("getAvailability", "/availability", AvailabilitySchema);
+  /** GET /availability; `{ background: true }` for the periodic checks. */
+  getAvailability(send?: SendOptions): Promise<AvailabilityEntry[]> {
+    return this.get("getAvailability", "/availability", AvailabilitySchema, undefined, send);
   }
 
   /** GET /data/userinfo/{phoneNumber}. */
@@ -186,8 +185,9 @@ export class PaymentClient {
     for (let attempt = 1; ; attempt += 1) {
       const ahead = attempt === 1 && send.slotTaken === true;
       if (!ahead) {
-        const { limiter, maxRateLimitWaitMs } = this.options;
-        await waitForSlot(limiter, call.operation, maxRateLimitWaitMs, this.closing.signal);
+        const { limiter, maxRateLimitWaitMs, interactiveReserve } = this.options;
+        const leave = send.background ? interactiveReserve : 0;
+        await waitForSlot(limiter, call.operation, maxRateLimitWaitMs, this.closing.signal, leave);
         await send.beforeSend?.();
       }
       if (this.closed) {

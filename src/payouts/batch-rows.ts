@@ -20,10 +20,12 @@ import {
   PaymentApiError,
   PaymentClientError,
   type PaymentOperation,
+  RateLimitedError,
 } from "../payments/errors.js";
 import { PayoutExistsError } from "../store/payout-codec.js";
 import type { Stores } from "../store/types.js";
 import { namesMatch, type PayableRow } from "./batch-checks.js";
+import type { KeepAlive } from "./batch-lease.js";
 import type { Lookups } from "./lookups.js";
 import type { PaymentGateway, StepContext } from "./types.js";
 
@@ -35,17 +37,25 @@ export interface LookupDeps {
   gateway: PaymentGateway;
   /** Slots of each window left to interactive /pay. */
   leave: number;
+  /** Called now and then while waiting for a slot (keeps the batch's lease); may throw. */
+  keepAlive?: KeepAlive;
 }
 
-/** A row's registered name, looked up within the rate limit; or why it will not be paid. */
+/**
+ * A row's registered name, looked up within the rate limit; or why it will not be paid.
+ * Our own rate limit is never a reason: the look-up waits for a slot as long as the window
+ * needs, and a RateLimitedError (the client closing, a retry's bounded wait) is thrown, so
+ * the row is looked up again in a later round rather than skipped.
+ */
 export async function lookUpRow(row: BatchRow, deps: LookupDeps): Promise<BatchRow> {
   if (row.checked || row.phone === undefined || row.operator === undefined) return row;
   const { lookups, gateway } = deps;
   try {
-    if (!(await lookups.isOperational(row.operator, "disbursement"))) {
+    // Batch work: a refresh of the availability leaves the interactive share too.
+    if (!(await lookups.isOperational(row.operator, "disbursement", { background: true }))) {
       return { ...row, checked: true, problem: "operator_unavailable" };
     }
-    const slotTaken = await takeBatchSlot(gateway, "getUserInfo", deps.leave);
+    const slotTaken = await takeBatchSlot(gateway, "getUserInfo", deps.leave, deps.keepAlive);
     const name = cleanName(await gateway.getUserInfo(row.phone, { slotTaken }));
     if (name === "") return { ...row, checked: true, problem: "no_account" };
     const named = { ...row, checked: true, name };
@@ -57,7 +67,7 @@ export async function lookUpRow(row: BatchRow, deps: LookupDeps): Promise<BatchR
     if (error instanceof PaymentApiError && error.statusCode === 404) {
       return { ...row, checked: true, problem: "no_account" };
     }
-    if (error instanceof LimiterUnavailableError) throw error;
+    if (error instanceof LimiterUnavailableError || error instanceof RateLimitedError) throw error;
     if (!(error instanceof PaymentClientError)) throw error;
     return { ...row, checked: true, problem: "lookup_failed", problemDetail: error.message };
   }
@@ -65,16 +75,18 @@ export async function lookUpRow(row: BatchRow, deps: LookupDeps): Promise<BatchR
 
 /**
  * Waits for a rate-limit slot for `operation` that leaves `leave` of the window to
- * interactive /pay: true once taken (the request then leaves at once), false when the
- * gateway has no such slots (it then waits for one of its own).
+ * interactive /pay, as long as the window needs (calling `keepAlive` meanwhile): true once
+ * taken (the request then leaves at once), false when the gateway has no such slots (it
+ * then waits for one of its own).
  */
 export async function takeBatchSlot(
   gateway: PaymentGateway,
   operation: PaymentOperation,
   leave: number,
+  keepAlive?: KeepAlive,
 ): Promise<boolean> {
   if (!gateway.waitSlot) return false;
-  await gateway.waitSlot(operation, leave);
+  await gateway.waitSlot(operation, leave, keepAlive);
   return true;
 }
 

@@ -26,6 +26,7 @@ import type { Notice } from "../model/notice.js";
 import type { BatchMoveOptions, LeaseStore } from "../store/types.js";
 import { expireIfLate } from "./batch-approval.js";
 import { isPayable, payableOf } from "./batch-checks.js";
+import { type KeepAlive, leaseKeeper } from "./batch-lease.js";
 import { RowRepeats } from "./batch-repeats.js";
 import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./batch-rows.js";
 import type { Limits } from "./limits.js";
@@ -64,7 +65,7 @@ const ROW_REFUSALS: Partial<Record<string, RowProblem>> = {
   initiator_not_allowed: "not_allowed",
 };
 
-/** A batch's lease: renewed after each stretch of rows, well within it. */
+/** A batch's lease: renewed after each stretch of rows, and every third of it while waiting. */
 const LEASE_MS = 30_000;
 /** How long one batch is worked on before the round moves to the next one. */
 const SLICE_MS = 10_000;
@@ -79,6 +80,7 @@ export class BatchWorker {
   readonly #owner = randomUUID();
   readonly #progressAt = new Map<string, number>();
   readonly #talliedAt = new Map<string, number>();
+  readonly #stopping = new AbortController();
 
   constructor(options: BatchWorkerOptions) {
     this.#options = options;
@@ -95,6 +97,7 @@ export class BatchWorker {
   }
 
   async stop(): Promise<void> {
+    this.#stopping.abort(); // ends waits for a rate-limit slot within a second
     await this.#runner.stop();
   }
 
@@ -172,13 +175,15 @@ export class BatchWorker {
     const windowMs = this.#options.duplicateWindowMs ?? 0;
     const repeats =
       windowMs > 0 ? await RowRepeats.load(stores, batch, { windowMs, nowMs: now() }) : null;
+    const keepAlive = this.#keepLease(batch.id);
+    const deps = { ...this.#options, gateway: this.#options.context.gateway, keepAlive };
     while (batch.checkedRows < batch.rowCount && performance.now() < untilMs) {
       const rows = await stores.batches.rows(batch.id, batch.checkedRows, this.#chunk());
       const included = batch.includedRepeats !== undefined;
       const checked = await inPool(rows, this.#concurrency(), async (row) => {
         // The payer chose to include the rows that repeat recent payouts: they are paid.
         if (included && row.problem === "recent_duplicate") return { ...row, problem: undefined };
-        const looked = await lookUpRow(row, this.#lookupDeps());
+        const looked = await lookUpRow(row, deps);
         return repeats && looked !== row ? repeats.mark(looked) : looked;
       });
       await stores.batches.setRows(
@@ -217,9 +222,11 @@ export class BatchWorker {
   async #send(start: Batch, untilMs: number): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     let batch = start;
+    const keepAlive = this.#keepLease(batch.id);
+    const sendRow = (row: BatchRow) => this.#sendRow(batch, row, keepAlive);
     while (batch.doneRows < batch.rowCount && performance.now() < untilMs) {
       const rows = await stores.batches.rows(batch.id, batch.doneRows, this.#chunk());
-      const handled = await inPool(rows, this.#concurrency(), (row) => this.#sendRow(batch, row));
+      const handled = await inPool(rows, this.#concurrency(), sendRow);
       const changed = handled.flatMap((row, offset) =>
         row === rows[offset] ? [] : [{ index: batch.doneRows + offset, row }],
       );
@@ -235,7 +242,7 @@ export class BatchWorker {
   }
 
   /** Pays one row, exactly once; answers the row as it now stands. */
-  async #sendRow(batch: Batch, row: BatchRow): Promise<BatchRow> {
+  async #sendRow(batch: Batch, row: BatchRow, keepAlive: KeepAlive): Promise<BatchRow> {
     if (!isPayable(row)) return row;
     const { stores, log, now } = this.#options.context;
     const actor: Actor = { id: batch.initiatorId, role: batch.initiatorRole };
@@ -243,7 +250,7 @@ export class BatchWorker {
     // Claimed before (this worker or one that died): it may have been sent. Never again.
     if (payout.state !== "awaiting_confirmation") return row;
     const { gateway } = this.#options.context;
-    const checked = await takeBatchSlot(gateway, "disburse", this.#options.leave);
+    const checked = await takeBatchSlot(gateway, "disburse", this.#options.leave, keepAlive);
     const claimId = randomBytes(8).toString("hex");
     const options = {
       claimId,
@@ -304,8 +311,7 @@ export class BatchWorker {
     return this.#concurrency() * 3;
   }
 
-  #lookupDeps() {
-    const { lookups, context, leave } = this.#options;
-    return { lookups, gateway: context.gateway, leave };
+  #keepLease(id: string): KeepAlive {
+    return leaseKeeper(id, () => this.#renew(id), LEASE_MS / 3, this.#stopping.signal);
   }
 }

@@ -49,20 +49,27 @@ export class Lookups {
    * Operator availability, cached for a short while (every /pay would otherwise ask).
    * `fresh`: ask the API now (and keep the answer): what is compared with the state last
    * seen must never be an old answer, or a change already seen would be undone.
+   * `background`: no person waits (the periodic check), it leaves the interactive share.
    */
-  async availability(options: { fresh?: boolean } = {}): Promise<AvailabilityEntry[]> {
+  async availability(
+    options: { fresh?: boolean; background?: boolean } = {},
+  ): Promise<AvailabilityEntry[]> {
     const cached = this.#availability;
     if (!options.fresh && cached && this.#now() - cached.atMs < this.#cacheMs) {
       return cached.entries;
     }
-    const entries = await this.#gateway.getAvailability();
+    const entries = await this.#gateway.getAvailability({ background: options.background });
     this.#availability = { entries, atMs: this.#now() };
     return entries;
   }
 
-  /** Whether `operator` takes payments of `kind` right now. */
-  async isOperational(operator: TelecomOperator, kind: PayoutKind): Promise<boolean> {
-    const entries = await this.availability();
+  /** Whether `operator` takes payments of `kind` right now (`background`: see availability). */
+  async isOperational(
+    operator: TelecomOperator,
+    kind: PayoutKind,
+    options: { background?: boolean } = {},
+  ): Promise<boolean> {
+    const entries = await this.availability(options);
     // A payout kind is named as the API's payment type ("disbursement", "collection").
     const entry = entries.find(
       (item) => item.operator === operator && item.operation.type === kind,

@@ -35,7 +35,8 @@ export class Settlement {
     if (payout?.state !== "pending" || !payout.paymentId) {
       return { outcome: "not_tracked", payout };
     }
-    const payment = await gateway.getPayment(payout.paymentId);
+    // Callbacks and polls: background work, leaving the interactive share of the limit.
+    const payment = await gateway.getPayment(payout.paymentId, { background: true });
     if (payment.id !== payout.paymentId) {
       throw new Error(`asked for payment ${payout.paymentId}, the API answered ${payment.id}`);
     }

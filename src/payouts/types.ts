@@ -22,10 +22,17 @@ export interface PaymentGateway {
   disburse(request: PaymentRequest, send?: SendOptions): Promise<Payment>;
   /** Takes a rate-limit slot now for a request sent at once (see SendOptions.slotTaken). */
   takeSlot?(): Promise<boolean>;
-  /** Waits for a slot leaving `leave` of the window to others (batch work); see PaymentClient. */
-  waitSlot?(operation: PaymentOperation, leave: number): Promise<void>;
-  getPayment(id: string): Promise<Payment>;
-  getAvailability(): Promise<AvailabilityEntry[]>;
+  /**
+   * Waits, without a bound, for a slot leaving `leave` of the window to others (batch work),
+   * calling `keepAlive` now and then while it waits; see PaymentClient.
+   */
+  waitSlot?(
+    operation: PaymentOperation,
+    leave: number,
+    keepAlive?: () => Promise<void>,
+  ): Promise<void>;
+  getPayment(id: string, send?: SendOptions): Promise<Payment>;
+  getAvailability(send?: SendOptions): Promise<AvailabilityEntry[]>;
   getUserInfo(phone: string, send?: SendOptions): Promise<UserInfo>;
 }
 

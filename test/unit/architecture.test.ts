@@ -82,6 +82,8 @@ describe("layers", () => {
       "the batch steps people take (upload, Confirm, Include, Cancel, Stop, a lost standing's stop), one class",
     "config/index.ts":
       "the env schema and the Config it resolves to, with every problem listed at once",
+    "payments/client.ts":
+      "the Payment API client: each endpoint, and the attempt loop with its slots and retries",
   };
 
   it("names every file in src/ over 300 lines with the idea it holds, and has none over 500", () => {
