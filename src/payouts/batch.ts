@@ -120,28 +120,42 @@ export class Batches {
   }
 
   /**
-   * Confirm batch: its initiator only, while the preview is open. The day's caps are
-   * checked against the batch's total (each row still reserves its own amount as it is
-   * claimed, so a cap reached meanwhile stops the rows past it).
+   * The batch whose preview `asker` pressed, when it is theirs and still open; else what
+   * came of the press (a preview past its time is cancelled as expired).
    */
-  async confirm(batchId: string, asker: Asker): Promise<BatchStepResult> {
-    const { stores, now } = this.#context;
-    const batch = await stores.batches.get(batchId);
+  async #openPreview(
+    batchId: string,
+    asker: Asker,
+  ): Promise<{ batch: Batch; presser: NonNullable<Asker> } | BatchStepResult> {
+    const batch = await this.#context.stores.batches.get(batchId);
     if (!batch) return { outcome: "not_found" };
     if (asker === null || asker.userId !== batch.initiatorId || !may(asker, "pay")) {
       return { outcome: "forbidden", batch };
     }
     if (batch.state !== "ready") return { outcome: "already", batch };
-    if (batch.expiresAtMs !== undefined && now() > batch.expiresAtMs) {
+    if (batch.expiresAtMs !== undefined && this.#context.now() > batch.expiresAtMs) {
       return this.#move(batch, ["ready"], "cancelled", {
         actor: staffActor(asker),
         action: "expire",
       });
     }
+    return { batch, presser: asker };
+  }
+
+  /**
+   * Confirm batch: its initiator only, while the preview is open. The day's caps are
+   * checked against the batch's total (each row still reserves its own amount as it is
+   * claimed, so a cap reached meanwhile stops the rows past it).
+   */
+  async confirm(batchId: string, asker: Asker): Promise<BatchStepResult> {
+    const { now } = this.#context;
+    const open = await this.#openPreview(batchId, asker);
+    if ("outcome" in open) return open;
+    const { batch, presser } = open;
     const total = batch.totalXaf ?? 0;
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
-      const refusal = { actor: staffActor(asker), kind: "disbursement", amount: total } as const;
+      const refusal = { actor: staffActor(presser), kind: "disbursement", amount: total } as const;
       await this.#limits.audit({ ...refusal, batchId, step: "confirm" }, over);
       return { outcome: "over_limit", batch, over };
     }
@@ -151,7 +165,7 @@ export class Batches {
         batch,
         ["ready"],
         "awaiting_approval",
-        { actor: staffActor(asker), action: "request_approval" },
+        { actor: staffActor(presser), action: "request_approval" },
         { approvalRequestedAtMs: now(), approvalExpiresAtMs: now() + this.#options.approvalTtlMs },
         batch.version ?? 0,
         // The preview's buttons are taken away by the press that answers this.
@@ -168,7 +182,7 @@ export class Batches {
       batch,
       ["ready"],
       "running",
-      { actor: staffActor(asker), action: "confirm" },
+      { actor: staffActor(presser), action: "confirm" },
       patch,
       batch.version ?? 0,
     );
@@ -184,24 +198,15 @@ export class Batches {
     batchId: string,
     asker: Asker,
   ): Promise<BatchStepResult | { outcome: "none"; batch: Batch }> {
-    const { stores, now } = this.#context;
-    const batch = await stores.batches.get(batchId);
-    if (!batch) return { outcome: "not_found" };
-    if (asker === null || asker.userId !== batch.initiatorId || !may(asker, "pay")) {
-      return { outcome: "forbidden", batch };
-    }
-    if (batch.state !== "ready") return { outcome: "already", batch };
-    if (batch.expiresAtMs !== undefined && now() > batch.expiresAtMs) {
-      return this.#move(batch, ["ready"], "cancelled", {
-        actor: staffActor(asker),
-        action: "expire",
-      });
-    }
+    const { stores } = this.#context;
+    const open = await this.#openPreview(batchId, asker);
+    if ("outcome" in open) return open;
+    const { batch, presser } = open;
     const rows = await allRows(stores, batchId);
     const count = rows.filter((row) => row.problem === "recent_duplicate").length;
     if (count === 0) return { outcome: "none", batch };
     const audit = {
-      actor: staffActor(asker),
+      actor: staffActor(presser),
       action: "include_repeats" as const,
       details: { rows: count },
     };
