@@ -204,7 +204,9 @@ describe("a Redis Sentinel failover under a running bot", () => {
         );
       },
       "every payout to end",
-      40_000,
+      // A payment id recorded while the new primary had no replica yet is written again
+      // for up to a minute before it counts as kept: a loaded machine can need that long.
+      75_000,
     );
     expect(payouts.size).toBe(started.length);
     await waitUntil(
@@ -236,7 +238,7 @@ describe("a Redis Sentinel failover under a running bot", () => {
     expect(sentBeforeCrash).toBeGreaterThanOrEqual(CRASH_AFTER_REQUESTS);
     expect(sentBeforeCrash).toBeLessThan(started.length);
     expect(bot.process.exitInfo).toBeUndefined();
-  }, 90_000);
+  }, 150_000);
 });
 
 /**
