@@ -11,7 +11,7 @@ import { loadConfig } from "../../src/config/index.js";
 import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../src/logger.js";
 import { keys } from "../../src/store/keys.js";
-import { dayOf, nextDay, startOfDayMs } from "../../src/time.js";
+import { shiftedDayClock } from "../support/clock.js";
 import {
   isNewReplyIn,
   payAndConfirm,
@@ -26,23 +26,10 @@ const ZONE = "Africa/Douala";
 const SECOND_ADMIN_ID = 1005;
 const STAFF = `${ADMIN_ID}:admin,${SECOND_ADMIN_ID}:admin,${PAYER_ID}:payer`;
 
-/**
- * How far the apps' clock runs ahead of real time. Never behind: what the stores stamp
- * with Redis's own clock (the outbox) must not lie in the apps' future.
- */
-let shiftMs = 0;
-
-/** The first day in Douala whose 19:59 is still to come. */
-const DAY = ((today) =>
-  startOfDayMs(today, ZONE) + 19 * 3_600_000 > Date.now() ? today : nextDay(today))(
-  dayOf(Date.now(), ZONE),
-);
-
-/** Sets the apps' clock to `hh:mm:ss` of DAY in Douala. */
-function setLocalTime(hours: number, minutes: number, seconds: number): void {
-  const midnight = startOfDayMs(DAY, ZONE);
-  shiftMs = midnight + ((hours * 60 + minutes) * 60 + seconds) * 1000 - Date.now();
-}
+/** The apps' clock: real time, shifted to a time of day in Douala (see shiftedDayClock). */
+const clock = shiftedDayClock(ZONE);
+const { setLocalTime } = clock;
+const DAY = clock.day;
 
 setLocalTime(19, 59, 0);
 const h = harnessPerTest({
@@ -53,7 +40,7 @@ const h = harnessPerTest({
     PAYER_DAILY_LIMIT_XAF: "100000",
     MERCHANT_DAILY_LIMIT_XAF: "500000",
   },
-  now: () => Date.now() + shiftMs,
+  now: clock.now,
 });
 const replicas: App[] = [];
 
@@ -69,7 +56,7 @@ async function startReplica(): Promise<App> {
     pollTimeoutSeconds: 1,
     loopTickMs: 50,
     http: false,
-    now: () => Date.now() + shiftMs,
+    now: clock.now,
   });
   replicas.push(app);
   return app;
@@ -97,7 +84,7 @@ describe("the daily digest", () => {
     await pressAndWait(h.emulator, payer, lost, "Outcome unknown");
     const [unknown] = await h.app.stores.payouts.listInState("unknown");
     // A batch confirmed today and finished (its own flow is batch.test.ts's).
-    const batchAtMs = Date.now() + shiftMs;
+    const batchAtMs = clock.now();
     await h.app.stores.batches.create(
       {
         id: "batchD1",

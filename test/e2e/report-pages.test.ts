@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { plainText } from "../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../src/model/payout.js";
 import { keys } from "../../src/store/keys.js";
-import { dayOf, nextDay, startOfDayMs } from "../../src/time.js";
+import { shiftedDayClock } from "../support/clock.js";
 import { ADMIN_ID, type Harness, harnessPerTest } from "../support/harness.js";
 import { acceptedPayout } from "../support/payouts.js";
 import { monitorRedis } from "../support/redis-monitor.js";
@@ -17,19 +17,9 @@ const ZONE = "Africa/Douala";
 /** More than the 500 a page of the digest and of the alert holds. */
 const PENDING = 1_200;
 
-let shiftMs = 0;
-
-/** The first day in Douala whose 19:59 is still to come. */
-const DAY = ((today) =>
-  startOfDayMs(today, ZONE) + 19 * 3_600_000 > Date.now() ? today : nextDay(today))(
-  dayOf(Date.now(), ZONE),
-);
-
-/** Sets the apps' clock to `hh:mm:ss` of DAY in Douala. */
-function setLocalTime(hours: number, minutes: number, seconds: number): void {
-  const midnight = startOfDayMs(DAY, ZONE);
-  shiftMs = midnight + ((hours * 60 + minutes) * 60 + seconds) * 1000 - Date.now();
-}
+/** The apps' clock: real time, shifted to a time of day in Douala (see shiftedDayClock). */
+const clock = shiftedDayClock(ZONE);
+const { setLocalTime } = clock;
 
 // Under a minute before the hour: moving past it does not make the tracker look for
 // pending payouts again (it does once a minute, with its own read of the whole set).
@@ -41,7 +31,7 @@ const h = harnessPerTest({
     AVAILABILITY_CHECK_SECONDS: "1",
     STATUS_POLL_INTERVAL_MS: "3600000",
   },
-  now: () => Date.now() + shiftMs,
+  now: clock.now,
 });
 
 /** Stores `count` payouts made by `make(index)`, 300 at a time. */
@@ -79,7 +69,7 @@ describe("reports over many pending payouts", () => {
   it("the digest counts the payouts that need a person, reading them a page at a time", async () => {
     setLocalTime(19, 59, 40);
     h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
-    const atMs = Date.now() + shiftMs - 60_000;
+    const atMs = clock.now() - 60_000;
     // Every 200th pending payout was reported stuck: 6 of them, and 4 unknown ones.
     await store(PENDING, (index) =>
       acceptedPayout(atMs, index % 200 === 0 ? { stuckReportedAtMs: atMs } : {}),
@@ -105,7 +95,7 @@ describe("reports over many pending payouts", () => {
 
   it("the availability alert counts the operator's pending payouts, reading them a page at a time", async () => {
     h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
-    const atMs = Date.now() + shiftMs - 60_000;
+    const atMs = clock.now() - 60_000;
     // Orange ones, and MTN collections, are not MTN payouts: not counted.
     await store(PENDING, (index) =>
       index % 4 === 0
