@@ -8,7 +8,7 @@
 import type { Redis } from "ioredis";
 import { Pool } from "undici";
 import { PaymentClient } from "../src/payments/client.js";
-import { RedisRateLimiter } from "../src/store/redis-rate-limiter.js";
+import { RedisRateLimiter } from "../src/store/redis/rate-limiter.js";
 import { forkBench, nextMessage, stopChild } from "./child.js";
 import { SandboxReadySchema } from "./messages.js";
 import { type BenchContext, pendingPayment, withPrefix } from "./setup.js";

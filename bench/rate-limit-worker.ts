@@ -9,7 +9,7 @@
  */
 import { PaymentClient } from "../src/payments/client.js";
 import { PaymentApiError } from "../src/payments/errors.js";
-import { RedisRateLimiter } from "../src/store/redis-rate-limiter.js";
+import { RedisRateLimiter } from "../src/store/redis/rate-limiter.js";
 import { failChild, tellParent } from "./child-io.js";
 import { CommandSchema, RateLimitWorkerConfigSchema, type WorkerResult } from "./messages.js";
 import { connectRedis } from "./setup.js";

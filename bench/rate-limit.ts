@@ -12,7 +12,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
-import { limiterWindowMs } from "../src/store/redis-rate-limiter.js";
+import { limiterWindowMs } from "../src/store/redis/rate-limiter.js";
 import { forkBench, nextMessage, stopChild } from "./child.js";
 import {
   type RateLimitWorkerConfig,

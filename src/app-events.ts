@@ -11,7 +11,7 @@ import { type Logger, redactUrlCredentials } from "./logger.js";
 import { EventDispatch, type EventRetryPolicy } from "./payouts/events.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
-import { RedisEventsStore } from "./store/redis-events.js";
+import { RedisEventsStore } from "./store/redis/events.js";
 import type { Stores } from "./store/types.js";
 
 export interface EventsSetup {

@@ -8,7 +8,7 @@ import { StartupError, startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config/index.js";
 import { withEnvFile } from "./env-file.js";
 import { createLogger, type Logger } from "./logger.js";
-import { describeTarget } from "./store/redis-target.js";
+import { describeTarget } from "./store/redis/target.js";
 
 const USAGE = "usage: main.js start | demo | sandbox | emulator";
 

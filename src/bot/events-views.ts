@@ -6,7 +6,7 @@
  */
 import { html, type Translate } from "../i18n.js";
 import { formatCount } from "../model/money.js";
-import type { EventsSummary } from "../store/redis-events.js";
+import type { EventsSummary } from "../store/redis/events.js";
 import { clampHtml } from "./clamp.js";
 import type { View } from "./views.js";
 

@@ -10,7 +10,7 @@
  *   says would silently not apply.
  */
 import { z } from "zod";
-import type { HostPort, RedisTarget } from "../store/redis-target.js";
+import type { HostPort, RedisTarget } from "../store/redis/target.js";
 import { intInRange, optionalText, textOf } from "./env-values.js";
 
 const DEFAULT_URL = "redis://127.0.0.1:6379";

@@ -22,7 +22,7 @@ import {
   type PaymentOperation,
   RateLimitedError,
 } from "../payments/errors.js";
-import { PayoutExistsError } from "../store/payout-codec.js";
+import { PayoutExistsError } from "../store/errors.js";
 import type { Stores } from "../store/types.js";
 import { namesMatch, type PayableRow } from "./batch-checks.js";
 import type { KeepAlive } from "./batch-lease.js";

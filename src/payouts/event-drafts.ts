@@ -18,7 +18,7 @@ import {
   payoutEventData,
 } from "../model/events.js";
 import type { Payout } from "../model/payout.js";
-import type { EventDraft } from "../store/redis-events.js";
+import type { EventDraft } from "../store/redis/events.js";
 import type { Stores } from "../store/types.js";
 
 /** The events of `entries`, in their order (each payout and batch read once, all at once). */

@@ -22,7 +22,7 @@ import type {
   EventsSummary,
   QueuedEvent,
   RedisEventsStore,
-} from "../store/redis-events.js";
+} from "../store/redis/events.js";
 import type { Stores } from "../store/types.js";
 import { eventDrafts } from "./event-drafts.js";
 import { BackgroundRunner } from "./runner.js";

@@ -17,8 +17,7 @@ import {
   SYSTEM_ACTOR,
 } from "../model/audit.js";
 import type { Payout } from "../model/payout.js";
-import { parseJsonOrUndefined } from "./redis-reply.js";
-import { checkInput } from "./schemas.js";
+import { checkInput, parseJsonOrUndefined } from "./schemas.js";
 
 const DraftSchema = AuditEntrySchema.omit({ id: true, from: true, to: true });
 

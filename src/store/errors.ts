@@ -42,3 +42,27 @@ export function isStoreUnavailableError(error: unknown): boolean {
   }
   return false;
 }
+
+/** A stored record that does not decode to a valid Payout. Never guessed around. */
+export class CorruptRecordError extends Error {
+  readonly payoutId: string;
+  readonly problems: readonly string[];
+
+  constructor(payoutId: string, problems: readonly string[]) {
+    super(`stored payout ${payoutId} is corrupt: ${problems.join("; ")}`);
+    this.name = "CorruptRecordError";
+    this.payoutId = payoutId;
+    this.problems = problems;
+  }
+}
+
+/** `create` was given an id that is already stored: nothing was written. */
+export class PayoutExistsError extends Error {
+  readonly payoutId: string;
+
+  constructor(payoutId: string) {
+    super(`payout ${payoutId} already exists`);
+    this.name = "PayoutExistsError";
+    this.payoutId = payoutId;
+  }
+}

@@ -3,7 +3,7 @@
  * that moves an event is one script, so an event is never lost nor queued twice between
  * two of its keys.
  */
-import { luaScript } from "./lua.js";
+import { luaScript } from "./redis/scripts.js";
 
 /**
  * KEYS: cursor, due, waiting. ARGV: the cursor expected ('' none; '*' any, for a replay),

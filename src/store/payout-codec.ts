@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { expiresInState, notifiesPayer, type PayoutState } from "../model/lifecycle.js";
 import { type Notice, noticeKey } from "../model/notice.js";
 import { type Payout, type PayoutPatch, PayoutSchema } from "../model/payout.js";
+import { CorruptRecordError } from "./errors.js";
 import { checkInput } from "./schemas.js";
 
 /** The fields a patch may carry (`id`, `kind`, `state` never change through one). */
@@ -26,30 +27,6 @@ export function recordLifetimeMs(
   if (!expiresInState(payout.state)) return null;
   if (payout.state !== "awaiting_confirmation") return retentionMs;
   return Math.min(retentionMs, Math.max(1, payout.expiresAtMs - nowMs + PROMPT_GRACE_MS));
-}
-
-/** A stored record that does not decode to a valid Payout. Never guessed around. */
-export class CorruptRecordError extends Error {
-  readonly payoutId: string;
-  readonly problems: readonly string[];
-
-  constructor(payoutId: string, problems: readonly string[]) {
-    super(`stored payout ${payoutId} is corrupt: ${problems.join("; ")}`);
-    this.name = "CorruptRecordError";
-    this.payoutId = payoutId;
-    this.problems = problems;
-  }
-}
-
-/** `create` was given an id that is already stored: nothing was written. */
-export class PayoutExistsError extends Error {
-  readonly payoutId: string;
-
-  constructor(payoutId: string) {
-    super(`payout ${payoutId} already exists`);
-    this.name = "PayoutExistsError";
-    this.payoutId = payoutId;
-  }
 }
 
 /** Issue paths and messages only: zod messages for our schemas do not quote the values. */

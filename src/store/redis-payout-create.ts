@@ -11,8 +11,8 @@ import type { Payout } from "../model/payout.js";
 import { auditMinId, payoutDraftJson } from "./audit-codec.js";
 import { AUDIT_LUA } from "./audit-lua.js";
 import type { Keys } from "./keys.js";
-import { luaScript } from "./lua.js";
 import { encodeFields, recordLifetimeMs } from "./payout-codec.js";
+import { luaScript } from "./redis/scripts.js";
 import { flag } from "./redis-payout-scripts.js";
 
 /**

@@ -6,7 +6,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Payout } from "../model/payout.js";
 import type { Keys } from "./keys.js";
-import { replyAt } from "./redis-reply.js";
+import { replyAt } from "./redis/reply.js";
 
 const HashSchema = z.record(z.string(), z.string());
 /** ZRANGEBYSCORE … WITHSCORES: member, score, member, score… */

@@ -16,9 +16,9 @@ import type { PayoutPatch } from "../model/payout.js";
 import { auditMinId, payoutDraftJson } from "./audit-codec.js";
 import { AUDIT_LUA } from "./audit-lua.js";
 import type { Keys } from "./keys.js";
-import { luaScript } from "./lua.js";
 import { encodeFields, noticesOfMove, SETTLED_NOTICE_PREFIX } from "./payout-codec.js";
-import { SPENDING_KEPT_MS, SPENDING_LUA } from "./redis-spending.js";
+import { luaScript } from "./redis/scripts.js";
+import { SPENDING_KEPT_MS, SPENDING_LUA } from "./redis/spending.js";
 import type { TransitionOptions } from "./types.js";
 
 /**

@@ -9,18 +9,18 @@
  */
 import { Redis, type RedisOptions } from "ioredis";
 import { type Logger, silentLogger } from "../logger.js";
-import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
-import { RedisAuditLog } from "./redis-audit.js";
-import { RedisBatchStore } from "./redis-batches.js";
-import { RedisApprovalCards } from "./redis-cards.js";
-import { RedisPayoutStore } from "./redis-payouts.js";
-import { RedisProfileStore } from "./redis-profiles.js";
-import { RedisDueQueue, RedisLeaseStore, RedisThrottleStore } from "./redis-queues.js";
-import { RedisReportsStore } from "./redis-reports.js";
-import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
-import { RedisSpendingLedger } from "./redis-spending.js";
-import { type RedisTarget, targetOptions, urlTarget } from "./redis-target.js";
+import { RedisAuditLog } from "./redis/audit.js";
+import { RedisBatchStore } from "./redis/batches.js";
+import { RedisApprovalCards } from "./redis/cards.js";
+import type { RedisDurability } from "./redis/durability.js";
+import { RedisPayoutStore } from "./redis/payouts.js";
+import { RedisProfileStore } from "./redis/profiles.js";
+import { RedisDueQueue, RedisLeaseStore, RedisThrottleStore } from "./redis/queues.js";
+import { RedisReportsStore } from "./redis/reports.js";
+import { RedisSessionStore, RedisStaffStore } from "./redis/sessions.js";
+import { RedisSpendingLedger } from "./redis/spending.js";
+import { type RedisTarget, targetOptions, urlTarget } from "./redis/target.js";
 import { DEFAULT_APPROVAL_CARD_TTL_MS, type Stores } from "./types.js";
 
 export interface RedisConnectionOptions {

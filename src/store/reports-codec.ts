@@ -12,7 +12,7 @@ import {
   OperationStateSchema,
 } from "../model/availability.js";
 import { noticeKey } from "../model/notice.js";
-import { parseJsonOrUndefined } from "./redis-reply.js";
+import { parseJsonOrUndefined } from "./schemas.js";
 
 /** A day's digest mark outlives the day by enough for any replica, clock or restart. */
 export const DIGEST_MARK_MS = 3 * 86_400_000;

@@ -15,3 +15,12 @@ export function checkInput<T>(schema: z.ZodType<T>, value: unknown, what: string
   }
   return parsed.data;
 }
+
+/** JSON.parse, with `undefined` for text that is not JSON (the schema check then fails). */
+export function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

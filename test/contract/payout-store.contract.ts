@@ -12,7 +12,8 @@ import {
   TRANSITIONS,
 } from "../../src/model/lifecycle.js";
 import type { Payout } from "../../src/model/payout.js";
-import { PayoutExistsError, PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
+import { PayoutExistsError } from "../../src/store/errors.js";
+import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import { payoutsInState } from "../../src/store/payout-store.js";
 import type { Stores } from "../../src/store/types.js";
 import { settledKey } from "../support/payouts.js";

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import { TcpRelay } from "../../src/dev/tcp-relay.js";
-import type { SentinelTarget } from "../../src/store/redis-target.js";
+import type { SentinelTarget } from "../../src/store/redis/target.js";
 import { freePort } from "./net.js";
 import { PrivateRedis, waitUntil } from "./processes.js";
 

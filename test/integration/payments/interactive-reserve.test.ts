@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PaymentClient } from "../../../src/payments/client.js";
 import { RateLimitedError } from "../../../src/payments/errors.js";
 import { type SandboxHandle, startSandbox } from "../../../src/sandbox/index.js";
-import { RedisRateLimiter } from "../../../src/store/redis-rate-limiter.js";
+import { RedisRateLimiter } from "../../../src/store/redis/rate-limiter.js";
 import { dropPrefix, testPrefix, testRedis } from "../../support/redis.js";
 
 const AVAILABILITY = { method: "GET", path: "/availability" } as const;

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { keys } from "../../../src/store/keys.js";
-import { type EventDraft, RedisEventsStore } from "../../../src/store/redis-events.js";
+import { type EventDraft, RedisEventsStore } from "../../../src/store/redis/events.js";
 import { dropPrefix, testPrefix, testRedis } from "../../support/redis.js";
 
 function draft(id: string, subject: string): EventDraft {

@@ -2,8 +2,8 @@ import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CorruptRecordError } from "../../../src/store/errors.js";
 import { keys } from "../../../src/store/keys.js";
-import { CorruptRecordError } from "../../../src/store/payout-codec.js";
 import {
   createRedisConnection,
   createRedisStores,

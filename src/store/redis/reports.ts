@@ -5,9 +5,8 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { OperationObservation, OperationState } from "../model/availability.js";
-import type { Keys } from "./keys.js";
-import { luaScript, runScript } from "./lua.js";
+import type { OperationObservation, OperationState } from "../../model/availability.js";
+import type { Keys } from "../keys.js";
 import {
   availabilityAuditDraft,
   availabilityNoticeKey,
@@ -16,8 +15,9 @@ import {
   digestNoticeKey,
   observedState,
   operationField,
-} from "./reports-codec.js";
-import type { AvailabilityChange, ReportsStore } from "./types.js";
+} from "../reports-codec.js";
+import type { AvailabilityChange, ReportsStore } from "../types.js";
+import { luaScript, runScript } from "./scripts.js";
 
 /** KEYS: day mark, outbox. ARGV: mark lifetime (ms), nowMs, notice. 1 when queued now. */
 const DIGEST_ONCE_SCRIPT = luaScript(`

@@ -1,7 +1,7 @@
 /** ReportsStore in memory (the demo without Redis): the same steps, each run to completion. */
 
-import type { AuditDraft } from "../model/audit.js";
-import type { OperationObservation, OperationState } from "../model/availability.js";
+import type { AuditDraft } from "../../model/audit.js";
+import type { OperationObservation, OperationState } from "../../model/availability.js";
 import {
   availabilityAuditDraft,
   availabilityNoticeKey,
@@ -9,8 +9,8 @@ import {
   digestNoticeKey,
   observedState,
   operationField,
-} from "./reports-codec.js";
-import type { AvailabilityChange, ReportsStore } from "./types.js";
+} from "../reports-codec.js";
+import type { AvailabilityChange, ReportsStore } from "../types.js";
 
 export class MemoryReportsStore implements ReportsStore {
   readonly #digests = new Map<string, number>();

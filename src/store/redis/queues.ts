@@ -4,8 +4,8 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { luaScript, runScript } from "./lua.js";
-import type { DueQueue, LeaseStore, ThrottleStore } from "./types.js";
+import type { DueQueue, LeaseStore, ThrottleStore } from "../types.js";
+import { luaScript, runScript } from "./scripts.js";
 
 /** KEYS: queue. ARGV: nowMs, limit, leaseUntilMs. Claims (re-scores) and returns due ids. */
 const CLAIM_DUE_SCRIPT = luaScript(`

@@ -21,9 +21,9 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { type Logger, silentLogger } from "../logger.js";
-import { StoreUnavailableError } from "./errors.js";
-import { isNoScript, type LuaScript, runScript } from "./lua.js";
+import { type Logger, silentLogger } from "../../logger.js";
+import { StoreUnavailableError } from "../errors.js";
+import { isNoScript, type LuaScript, runScript } from "./scripts.js";
 
 /** What INFO tells about the server that decides how to wait. */
 export interface ServerFacts {

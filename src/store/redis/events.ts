@@ -19,10 +19,10 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { DISABLE_SCRIPT, ENQUEUE_SCRIPT, RETRY_SCRIPT, SETTLE_SCRIPT } from "./events-lua.js";
-import type { Keys } from "./keys.js";
-import { runScript } from "./lua.js";
-import { parseJsonOrUndefined } from "./redis-reply.js";
+import { DISABLE_SCRIPT, ENQUEUE_SCRIPT, RETRY_SCRIPT, SETTLE_SCRIPT } from "../events-lua.js";
+import type { Keys } from "../keys.js";
+import { parseJsonOrUndefined } from "../schemas.js";
+import { runScript } from "./scripts.js";
 
 export const ENDPOINT_STATES = ["active", "paused", "disabled"] as const;
 export type EndpointState = (typeof ENDPOINT_STATES)[number];

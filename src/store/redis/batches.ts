@@ -8,7 +8,7 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { type Actor, actorFields } from "../model/audit.js";
+import { type Actor, actorFields } from "../../model/audit.js";
 import {
   type Batch,
   type BatchPatch,
@@ -18,14 +18,13 @@ import {
   type BatchState,
   FINAL_BATCH_STATES,
   WORKED_BATCH_STATES,
-} from "../model/batch.js";
-import { type Notice, noticeKey } from "../model/notice.js";
-import { auditMinId, draftJson } from "./audit-codec.js";
-import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "./batch-store.js";
-import type { Keys } from "./keys.js";
-import { luaScript, runScript } from "./lua.js";
-import { parseJsonOrUndefined } from "./redis-reply.js";
-import { checkInput } from "./schemas.js";
+} from "../../model/batch.js";
+import { type Notice, noticeKey } from "../../model/notice.js";
+import { auditMinId, draftJson } from "../audit-codec.js";
+import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
+import type { Keys } from "../keys.js";
+import { checkInput, parseJsonOrUndefined } from "../schemas.js";
+import { luaScript, runScript } from "./scripts.js";
 
 /**
  * KEYS: batch, rows, active set, outbox, audit stream.

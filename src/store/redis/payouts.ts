@@ -7,39 +7,36 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { type Logger, silentLogger } from "../logger.js";
-import type { Actor } from "../model/audit.js";
+import { type Logger, silentLogger } from "../../logger.js";
+import type { Actor } from "../../model/audit.js";
 import {
   PAYOUT_STATES,
   type PayoutEvent,
   type TrackedState,
   targetOf,
-} from "../model/lifecycle.js";
-import type { Payout, PayoutPatch } from "../model/payout.js";
-import { auditMinId, payoutDraftJson } from "./audit-codec.js";
-import type { RedisDurability } from "./durability.js";
-import type { Keys } from "./keys.js";
-import { type LuaScript, runScript } from "./lua.js";
+} from "../../model/lifecycle.js";
+import type { Payout, PayoutPatch } from "../../model/payout.js";
+import { auditMinId, payoutDraftJson } from "../audit-codec.js";
+import { CorruptRecordError, PayoutExistsError } from "../errors.js";
+import type { Keys } from "../keys.js";
 import {
-  CorruptRecordError,
   checkPatch,
   checkPayout,
   decodePayout,
   encodeFields,
-  PayoutExistsError,
   pairsToRecord,
-} from "./payout-codec.js";
-import { createScript, listByPhoneScript } from "./redis-payout-create.js";
-import { createdPage, readPayouts } from "./redis-payout-reads.js";
-import { MarkSendingReplySchema, TransitionReplySchema } from "./redis-payout-replies.js";
+} from "../payout-codec.js";
+import { createScript, listByPhoneScript } from "../redis-payout-create.js";
+import { createdPage, readPayouts } from "../redis-payout-reads.js";
+import { MarkSendingReplySchema, TransitionReplySchema } from "../redis-payout-replies.js";
 import {
   flag,
   MARK_SENDING_SCRIPT,
   TRANSITION_SCRIPT,
   transitionCall,
   UPDATE_SCRIPT,
-} from "./redis-payout-scripts.js";
-import { parseJsonOrUndefined, replyAt } from "./redis-reply.js";
+} from "../redis-payout-scripts.js";
+import { parseJsonOrUndefined } from "../schemas.js";
 import type {
   Created,
   CreatedPage,
@@ -50,7 +47,10 @@ import type {
   StatePageOptions,
   TransitionOptions,
   TransitionResult,
-} from "./types.js";
+} from "../types.js";
+import type { RedisDurability } from "./durability.js";
+import { replyAt } from "./reply.js";
+import { type LuaScript, runScript } from "./scripts.js";
 
 const HashSchema = z.record(z.string(), z.string());
 const StateSchema = z.enum(PAYOUT_STATES);

@@ -5,26 +5,21 @@
  * each method runs to completion without awaiting in between: that is its atomicity.
  * Records go in and out as deep copies, so callers cannot change what is stored.
  */
-import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../model/audit.js";
+import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../../model/audit.js";
+import type { BatchState } from "../../model/batch.js";
 import {
   givesBack,
+  nextState,
   type PayoutEvent,
   type PayoutState,
   type TrackedState,
   targetOf,
-} from "../model/lifecycle.js";
-import type { Payout, PayoutPatch } from "../model/payout.js";
-import { payoutDraft, payoutFacts } from "./audit-codec.js";
-import { type MoveReads, moveRefusal } from "./memory-move-checks.js";
-import { byPhonePage, createdPage, listPage, statePage } from "./memory-payout-pages.js";
-import type { MemorySpendingLedger } from "./memory-spending.js";
-import {
-  checkPatch,
-  checkPayout,
-  noticesOfMove,
-  PayoutExistsError,
-  recordLifetimeMs,
-} from "./payout-codec.js";
+} from "../../model/lifecycle.js";
+import type { Payout, PayoutPatch } from "../../model/payout.js";
+import type { Role } from "../../model/roles.js";
+import { payoutDraft, payoutFacts } from "../audit-codec.js";
+import { PayoutExistsError } from "../errors.js";
+import { checkPatch, checkPayout, noticesOfMove, recordLifetimeMs } from "../payout-codec.js";
 import type {
   Created,
   CreatedPage,
@@ -35,7 +30,8 @@ import type {
   StatePageOptions,
   TransitionOptions,
   TransitionResult,
-} from "./types.js";
+} from "../types.js";
+import type { MemorySpendingLedger } from "./spending.js";
 
 interface Entry {
   payout: Payout;
@@ -297,4 +293,131 @@ export class MemoryPayoutStore implements PayoutStore {
       this.#byPaymentId.delete(payout.paymentId);
     }
   }
+}
+
+/**
+ * The checks of a payout move in memory that the Redis script makes before its first write
+ * (after the initiator's and a resend's): the lifecycle allows the event, a batch's row is
+ * claimed only while its batch runs, the initiator and the decider stand as asked, the
+ * prompt has not expired, and no second person is needed. Pure: the memory store runs them inside its own synchronous step.
+ */
+export type MoveRefusal =
+  | "wrong_state"
+  | "batch_stopped"
+  | "initiator_not_allowed"
+  | "decider_not_allowed"
+  | "decider_too_new"
+  | "expired"
+  | "needs_approval";
+
+/** What the move reads besides the payout: a batch's state, a member's standing now. */
+export interface MoveReads {
+  batchState: (batchId: string) => BatchState | null;
+  standing: (userId: number) => { role: Role; grantedAtMs?: number } | null;
+}
+
+/** Why `event` may not move `current` now, or null when it may. */
+export function moveRefusal(
+  current: Payout,
+  event: PayoutEvent,
+  expect: TransitionOptions["expect"],
+  reads: MoveReads,
+): MoveRefusal | null {
+  if (nextState(current.state, event) === null) return "wrong_state";
+  const claimsRow = targetOf(event) === "submitting" && current.batchId !== undefined;
+  if (claimsRow && reads.batchState(current.batchId ?? "") !== "running") return "batch_stopped";
+  if (expect?.initiatorRoles !== undefined) {
+    const role = reads.standing(current.initiatorId)?.role;
+    if (role === undefined || !expect.initiatorRoles.includes(role)) return "initiator_not_allowed";
+  }
+  if (expect?.decider !== undefined) {
+    const standing = reads.standing(expect.decider.userId);
+    if (!standing || !expect.decider.roles.includes(standing.role)) return "decider_not_allowed";
+    if ((standing.grantedAtMs ?? 0) > current.createdAtMs) return "decider_too_new";
+  }
+  if (expect?.notExpiredAtMs !== undefined && current.expiresAtMs < expect.notExpiredAtMs) {
+    return "expired";
+  }
+  if (expect?.amountBelowXaf !== undefined && current.amount >= expect.amountBelowXaf) {
+    return "needs_approval";
+  }
+  return null;
+}
+
+/**
+ * The listings of MemoryPayoutStore, over its live payouts, in the orders and pages the
+ * Redis indexes give: newest first by creation time then id, or oldest first with a
+ * `{ms}:{id}` cursor. Pure: the store passes the payouts and the retention's cutoff.
+ */
+/** Redis's ZREVRANGE order: score (createdAtMs) descending, then id descending. */
+export function newestFirst(a: Payout, b: Payout): number {
+  if (a.createdAtMs !== b.createdAtMs) return b.createdAtMs - a.createdAtMs;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+function slice<T>(items: readonly T[], offset: number, limit: number): T[] {
+  return items.slice(offset, offset + Math.max(limit, 0));
+}
+
+/** Payouts to `phone` created at `cutoffMs` or later, newest first, one page. */
+export function byPhonePage(
+  payouts: readonly Payout[],
+  phone: string,
+  cutoffMs: number,
+  page: { offset: number; limit: number },
+): Payout[] {
+  const matching = payouts
+    .filter((payout) => payout.phone === phone && payout.createdAtMs >= cutoffMs)
+    .sort(newestFirst);
+  return slice(matching, page.offset, page.limit);
+}
+
+/** One page of history (everyone's, or one initiator's), newest first, and the total. */
+export function listPage(
+  payouts: readonly Payout[],
+  cutoffMs: number,
+  options: PayoutListOptions,
+): { items: Payout[]; total: number } {
+  const matching = payouts
+    .filter((payout) => options.userId === undefined || payout.initiatorId === options.userId)
+    .filter((payout) => payout.createdAtMs >= cutoffMs)
+    .sort(newestFirst);
+  return { items: slice(matching, options.offset, options.limit), total: matching.length };
+}
+
+/** Oldest first, from `fromMs` to `toMs`, after the cursor `after`; `next` when full. */
+export function createdPage(
+  payouts: readonly Payout[],
+  cutoffMs: number,
+  options: CreatedPageOptions,
+): CreatedPage {
+  const [afterMs, afterId] = (options.after ?? "").split(":");
+  const isAfter = (payout: Payout) =>
+    options.after === undefined ||
+    payout.createdAtMs > Number(afterMs) ||
+    (payout.createdAtMs === Number(afterMs) && payout.id > (afterId ?? ""));
+  const page = payouts
+    .filter((payout) => payout.createdAtMs >= Math.max(options.fromMs, cutoffMs))
+    .filter((payout) => payout.createdAtMs <= options.toMs && isAfter(payout))
+    .sort((a, b) => -newestFirst(a, b))
+    .slice(0, options.limit);
+  const last = page.at(-1);
+  return page.length === options.limit && last
+    ? { items: page, next: `${last.createdAtMs}:${last.id}` }
+    : { items: page };
+}
+
+/** A page of the payouts in `state`, in id order; the cursor is the last id of the page before. */
+export function statePage(
+  payouts: readonly Payout[],
+  state: PayoutState,
+  options: StatePageOptions,
+): CreatedPage {
+  const { after } = options;
+  const rest = payouts
+    .filter((payout) => payout.state === state && (after === undefined || payout.id > after))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  const items = rest.slice(0, Math.max(1, options.limit));
+  const last = items.at(-1);
+  return rest.length > items.length && last ? { items, next: last.id } : { items };
 }

@@ -7,8 +7,8 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { Acquisition, RateLimiter } from "../payments/rate-limiter.js";
-import { luaScript, runScript } from "./lua.js";
+import type { Acquisition, RateLimiter } from "../../payments/rate-limiter.js";
+import { luaScript, runScript } from "./scripts.js";
 
 /** The API's own window (spec section 8: requests per minute). */
 export const API_WINDOW_MS = 60_000;

@@ -2,7 +2,7 @@
  * The approval cards in process memory, for the demo without Redis, with the Redis store's
  * semantics (the contract tests hold both to them), expiring on the injected clock.
  */
-import type { ApprovalCard, ApprovalCardStore } from "./types.js";
+import type { ApprovalCard, ApprovalCardStore } from "../types.js";
 
 export class MemoryApprovalCards implements ApprovalCardStore {
   readonly #cards = new Map<string, { cards: ApprovalCard[]; expiresAtMs: number }>();

@@ -4,19 +4,18 @@
  * which for a role means "no access" (fail closed).
  */
 import type { Redis } from "ioredis";
-import { type Logger, silentLogger } from "../logger.js";
-import type { DialogState } from "../model/dialog.js";
-import { DialogStateSchema } from "../model/dialog.js";
-import { type Locale, LocaleSchema } from "../model/locale.js";
-import type { Role } from "../model/roles.js";
-import { RoleSchema } from "../model/roles.js";
-import type { StaffMember, StaffOrigin } from "../model/staff.js";
-import { StaffOriginSchema } from "../model/staff.js";
-import type { Keys } from "./keys.js";
-import { luaScript, runScript } from "./lua.js";
-import { parseJsonOrUndefined } from "./redis-reply.js";
-import { checkInput } from "./schemas.js";
-import type { SessionStore, StaffStore } from "./types.js";
+import { type Logger, silentLogger } from "../../logger.js";
+import type { DialogState } from "../../model/dialog.js";
+import { DialogStateSchema } from "../../model/dialog.js";
+import { type Locale, LocaleSchema } from "../../model/locale.js";
+import type { Role } from "../../model/roles.js";
+import { RoleSchema } from "../../model/roles.js";
+import type { StaffMember, StaffOrigin } from "../../model/staff.js";
+import { StaffOriginSchema } from "../../model/staff.js";
+import type { Keys } from "../keys.js";
+import { checkInput, parseJsonOrUndefined } from "../schemas.js";
+import type { SessionStore, StaffStore } from "../types.js";
+import { luaScript, runScript } from "./scripts.js";
 
 export class RedisSessionStore implements SessionStore {
   readonly #redis: Redis;

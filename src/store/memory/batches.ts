@@ -1,5 +1,5 @@
 /** Batches in memory (unit tests): the same contract as redis-batches.ts. */
-import { type Actor, type AuditEntry, actorFields } from "../model/audit.js";
+import { type Actor, type AuditEntry, actorFields } from "../../model/audit.js";
 import {
   type Batch,
   type BatchPatch,
@@ -7,10 +7,10 @@ import {
   BatchSchema,
   type BatchState,
   WORKED_BATCH_STATES,
-} from "../model/batch.js";
-import { type Notice, noticeKey } from "../model/notice.js";
-import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "./batch-store.js";
-import { checkInput } from "./schemas.js";
+} from "../../model/batch.js";
+import { type Notice, noticeKey } from "../../model/notice.js";
+import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
+import { checkInput } from "../schemas.js";
 
 export interface MemoryBatchStoreOptions {
   now: () => number;

@@ -3,7 +3,7 @@
  * ledger's semantics (the contract tests hold both to them). The payout store reserves and
  * gives back synchronously, inside its own atomic step.
  */
-import type { DayUsage, SpendingLedger } from "./types.js";
+import type { DayUsage, SpendingLedger } from "../types.js";
 
 /** How long a day's counts are kept after its last reservation (as SPENDING_KEPT_MS). */
 const KEPT_MS = 3 * 86_400_000;

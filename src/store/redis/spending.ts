@@ -5,7 +5,7 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { DayUsage, SpendingLedger } from "./types.js";
+import type { DayUsage, SpendingLedger } from "../types.js";
 
 /**
  * How long a day's counts are kept after its last reservation: past the day's end (a day

@@ -7,12 +7,3 @@ export function replyAt(replies: [Error | null, unknown][] | null, index: number
   if (entry[0]) throw entry[0];
   return entry[1];
 }
-
-/** JSON.parse, with `undefined` for text that is not JSON (the schema check then fails). */
-export function parseJsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}

@@ -1,6 +1,6 @@
-import { type AuditDraft, type AuditEntry, AuditEntrySchema } from "../model/audit.js";
-import { checkInput } from "./schemas.js";
-import type { AuditLog, AuditPage } from "./types.js";
+import { type AuditDraft, type AuditEntry, AuditEntrySchema } from "../../model/audit.js";
+import { checkInput } from "../schemas.js";
+import type { AuditLog, AuditPage } from "../types.js";
 
 /**
  * The audit log in memory: entries in the order they were written, with ids like a Redis

@@ -5,7 +5,7 @@
  * redis.ts adds the fail-fast behaviour, the same for both.
  */
 import type { RedisOptions } from "ioredis";
-import { redactUrlCredentials } from "../logger.js";
+import { redactUrlCredentials } from "../../logger.js";
 
 export interface HostPort {
   host: string;

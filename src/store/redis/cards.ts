@@ -5,8 +5,8 @@
  * expire: a card is only worth editing while its payout is recent.
  */
 import type { Redis } from "ioredis";
-import type { Keys } from "./keys.js";
-import type { ApprovalCard, ApprovalCardStore } from "./types.js";
+import type { Keys } from "../keys.js";
+import type { ApprovalCard, ApprovalCardStore } from "../types.js";
 
 /** `chatId:messageId` (ids may be negative: group chats) → the card, or null. */
 function parseMember(member: string): ApprovalCard | null {

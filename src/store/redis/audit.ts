@@ -5,10 +5,10 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { type Logger, silentLogger } from "../logger.js";
-import type { AuditDraft, AuditEntry } from "../model/audit.js";
-import { auditMinId, decodeAuditEntry, draftJson } from "./audit-codec.js";
-import type { AuditLog, AuditPage } from "./types.js";
+import { type Logger, silentLogger } from "../../logger.js";
+import type { AuditDraft, AuditEntry } from "../../model/audit.js";
+import { auditMinId, decodeAuditEntry, draftJson } from "../audit-codec.js";
+import type { AuditLog, AuditPage } from "../types.js";
 
 const StreamReplySchema = z.array(z.tuple([z.string(), z.array(z.string())]));
 /** The largest sequence number of a stream id. */

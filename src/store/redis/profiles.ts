@@ -3,12 +3,11 @@
  * read as a profile is logged and left out: the lists then show that member's id.
  */
 import type { Redis } from "ioredis";
-import { type Logger, silentLogger } from "../logger.js";
-import type { UserProfile } from "../model/staff.js";
-import { UserProfileSchema } from "../model/staff.js";
-import { parseJsonOrUndefined } from "./redis-reply.js";
-import { checkInput } from "./schemas.js";
-import type { ProfileStore } from "./types.js";
+import { type Logger, silentLogger } from "../../logger.js";
+import type { UserProfile } from "../../model/staff.js";
+import { UserProfileSchema } from "../../model/staff.js";
+import { checkInput, parseJsonOrUndefined } from "../schemas.js";
+import type { ProfileStore } from "../types.js";
 
 export class RedisProfileStore implements ProfileStore {
   readonly #redis: Redis;
