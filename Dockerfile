@@ -7,6 +7,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+# src/ holds the Lua scripts (src/store/redis/lua/); the build copies them into dist/.
 COPY src ./src
 COPY locales ./locales
 RUN npm run build

@@ -13,14 +13,17 @@ import { keys } from "./keys.js";
 import { RedisAuditLog } from "./redis/audit.js";
 import { RedisBatchStore } from "./redis/batches.js";
 import { RedisApprovalCards } from "./redis/cards.js";
+import { RedisDueQueue } from "./redis/due-queue.js";
 import type { RedisDurability } from "./redis/durability.js";
+import { RedisLeaseStore } from "./redis/leases.js";
 import { RedisPayoutStore } from "./redis/payouts.js";
 import { RedisProfileStore } from "./redis/profiles.js";
-import { RedisDueQueue, RedisLeaseStore, RedisThrottleStore } from "./redis/queues.js";
 import { RedisReportsStore } from "./redis/reports.js";
-import { RedisSessionStore, RedisStaffStore } from "./redis/sessions.js";
+import { RedisSessionStore } from "./redis/sessions.js";
 import { RedisSpendingLedger } from "./redis/spending.js";
+import { RedisStaffStore } from "./redis/staff.js";
 import { type RedisTarget, targetOptions, urlTarget } from "./redis/target.js";
+import { RedisThrottleStore } from "./redis/throttles.js";
 import { DEFAULT_APPROVAL_CARD_TTL_MS, type Stores } from "./types.js";
 
 export interface RedisConnectionOptions {

@@ -49,6 +49,13 @@ describe("the build", () => {
     expect(files.filter((file) => /^(dev|sandbox)\//.test(file))).toEqual([]);
     expect(existsSync(join(ROOT, "dist/src/main.js"))).toBe(true);
     expect(existsSync(join(ROOT, "dist/src/payouts/submission.js"))).toBe(true);
+    // The Lua scripts are read beside their loader at run time: the build carries each one.
+    const lua = (dir: string) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".lua"))
+        .sort();
+    expect(lua("dist/src/store/redis/lua")).toEqual(lua("src/store/redis/lua"));
+    expect(lua("src/store/redis/lua")).toContain("payout-transition.lua");
 
     for (const tool of ["demo", "sandbox", "emulator"]) {
       const run = spawnSync(process.execPath, [join(ROOT, "dist/src/main.js"), tool], {

@@ -54,6 +54,18 @@ describe("the Docker image", () => {
     expect(compare(running, minimum)).toBeGreaterThanOrEqual(0);
   });
 
+  it("builds from src/ (the .lua scripts with it) and ships the build with its scripts", () => {
+    const dockerfile = read("Dockerfile");
+    expect(dockerfile).toMatch(/^COPY src \.\/src$/m);
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
+    const { scripts } = z
+      .object({ scripts: z.object({ build: z.string(), "copy-lua": z.string() }) })
+      .parse(JSON.parse(read("package.json")));
+    expect(scripts.build).toContain("copy-lua");
+    expect(scripts["copy-lua"]).toContain("'src/store/redis/lua','dist/src/store/redis/lua'");
+  });
+
   it("leaves secrets, dependencies, history and build output out of the build context", () => {
     const ignored = read(".dockerignore")
       .split("\n")

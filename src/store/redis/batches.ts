@@ -24,67 +24,7 @@ import { auditMinId, draftJson } from "../audit-codec.js";
 import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
 import type { Keys } from "../keys.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
-import { luaScript, runScript } from "./scripts.js";
-
-/**
- * KEYS: batch, rows, active set, outbox, audit stream.
- * ARGV: allowed states (JSON array; "" = any), new state ("" = unchanged), patch (JSON),
- *       nowMs, notices (JSON array of outbox keys), audit draft (JSON or ""), audit min id,
- *       retention ms, final states (JSON array), worked states (JSON array),
- *       expected version ("" = any).
- * Returns {1, batch JSON} when moved, {0, batch JSON or ""} when not.
- */
-const MOVE_SCRIPT = luaScript(`
-local raw = redis.call('GET', KEYS[1])
-if not raw then return {0, ''} end
-local batch = cjson.decode(raw)
-local from = batch.state
-if ARGV[1] ~= '' then
-  local allowed = false
-  for _, state in ipairs(cjson.decode(ARGV[1])) do
-    if state == from then allowed = true end
-  end
-  if not allowed then return {0, raw} end
-end
-if ARGV[11] ~= '' and (tonumber(batch.version) or 0) ~= tonumber(ARGV[11]) then
-  return {0, raw}
-end
-for field, value in pairs(cjson.decode(ARGV[3])) do batch[field] = value end
-if ARGV[2] ~= '' then
-  batch.state = ARGV[2]
-  batch.version = (tonumber(batch.version) or 0) + 1
-end
-batch.updatedAtMs = tonumber(ARGV[4])
-local encoded = cjson.encode(batch)
-redis.call('SET', KEYS[1], encoded, 'KEEPTTL')
-local function member(list, value)
-  for _, item in ipairs(cjson.decode(list)) do if item == value then return true end end
-  return false
-end
-if member(ARGV[9], batch.state) then
-  redis.call('SREM', KEYS[3], batch.id)
-  redis.call('PEXPIRE', KEYS[1], ARGV[8])
-  redis.call('PEXPIRE', KEYS[2], ARGV[8])
-elseif member(ARGV[10], batch.state) then
-  redis.call('SADD', KEYS[3], batch.id)
-else
-  redis.call('SREM', KEYS[3], batch.id)
-end
-for _, notice in ipairs(cjson.decode(ARGV[5])) do redis.call('ZADD', KEYS[4], ARGV[4], notice) end
-if ARGV[6] ~= '' then
-  local draft = cjson.decode(ARGV[6])
-  draft.details = draft.details or {}
-  draft.details.from = from
-  draft.details.to = batch.state
-  local fields = {'e', cjson.encode(draft)}
-  if batch.totalXaf then
-    fields[#fields + 1] = 'amount'
-    fields[#fields + 1] = string.format('%d', batch.totalXaf)
-  end
-  redis.call('XADD', KEYS[5], 'MINID', '~', ARGV[7], '*', unpack(fields))
-end
-return {1, encoded}
-`);
+import { runScript, SCRIPTS } from "./scripts.js";
 
 const MoveReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
 
@@ -182,17 +122,18 @@ export class RedisBatchStore implements BatchStore {
     patch: BatchPatch = {},
     options: BatchMoveOptions = {},
   ): Promise<BatchMoveResult> {
-    return this.#run(id, JSON.stringify(from), to, patch, options);
+    return this.#run(id, from, to, patch, options);
   }
 
   async update(id: string, patch: BatchPatch, notices?: readonly Notice[]): Promise<Batch | null> {
-    const result = await this.#run(id, "", "", patch, { notices });
+    const result = await this.#run(id, undefined, "", patch, { notices });
     return result.ok ? result.batch : null;
   }
 
+  /** `from`: the states the batch may leave (undefined: any); `to` "": the state unchanged. */
   async #run(
     id: string,
-    from: string,
+    from: readonly BatchState[] | undefined,
     to: BatchState | "",
     patch: BatchPatch,
     options: BatchMoveOptions,
@@ -210,7 +151,7 @@ export class RedisBatchStore implements BatchStore {
       : "";
     const reply = await runScript(
       this.#redis,
-      MOVE_SCRIPT,
+      SCRIPTS["batch-move"],
       [
         this.#keys.batch(id),
         this.#keys.batchRows(id),
@@ -219,17 +160,19 @@ export class RedisBatchStore implements BatchStore {
         this.#keys.auditLog(),
       ],
       [
-        from,
-        to,
+        JSON.stringify({
+          ...(from === undefined ? {} : { allowed: from }),
+          to,
+          nowMs: String(nowMs),
+          auditMinId: auditMinId(nowMs, this.#retentionMs),
+          retentionMs: String(this.#retentionMs),
+          finalStates: FINAL_BATCH_STATES,
+          workedStates: WORKED_BATCH_STATES,
+          version: options.expectVersion === undefined ? "" : String(options.expectVersion),
+        }),
         JSON.stringify(patch),
-        nowMs,
         JSON.stringify((options.notices ?? []).map(noticeKey)),
         draft,
-        auditMinId(nowMs, this.#retentionMs),
-        this.#retentionMs,
-        JSON.stringify(FINAL_BATCH_STATES),
-        JSON.stringify(WORKED_BATCH_STATES),
-        options.expectVersion === undefined ? "" : options.expectVersion,
       ],
     );
     const [moved, json] = MoveReplySchema.parse(reply);

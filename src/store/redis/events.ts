@@ -16,13 +16,14 @@
  *   failures        LIST   the last 10 failed tries, JSON, newest first
  *   state           HASH   state (active | paused | disabled), sinceMs, byId
  * Everything is bounded: events leave when delivered or dropped (after 3 days of tries).
+ * Each step that moves an event is one script (lua/event-*.lua), so an event is never lost
+ * nor queued twice between two of its keys.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { DISABLE_SCRIPT, ENQUEUE_SCRIPT, RETRY_SCRIPT, SETTLE_SCRIPT } from "../events-lua.js";
 import type { Keys } from "../keys.js";
 import { parseJsonOrUndefined } from "../schemas.js";
-import { runScript } from "./scripts.js";
+import { runScript, SCRIPTS } from "./scripts.js";
 
 export const ENDPOINT_STATES = ["active", "paused", "disabled"] as const;
 export type EndpointState = (typeof ENDPOINT_STATES)[number];
@@ -128,7 +129,7 @@ export class RedisEventsStore {
     return z
       .number()
       .int()
-      .parse(await runScript(this.#redis, ENQUEUE_SCRIPT, keys, args));
+      .parse(await runScript(this.#redis, SCRIPTS["event-enqueue"], keys, args));
   }
 
   /** Up to `limit` events due by `nowMs` (each the first waiting of its payout or batch). */
@@ -162,30 +163,30 @@ export class RedisEventsStore {
     const keys = ["due", "waiting", "delivered", "counts", "failures"].map((part) =>
       this.#key(part),
     );
-    const args = [
+    const options = {
       id,
-      nowMs,
-      this.#key(""),
+      nowMs: String(nowMs),
+      prefix: this.#key(""),
       outcome,
-      DAY_MS,
-      failure ? JSON.stringify(failure) : "",
-      FAILURES_KEPT,
-    ];
-    await runScript(this.#redis, SETTLE_SCRIPT, keys, args);
+      dayMs: String(DAY_MS),
+      failuresKept: String(FAILURES_KEPT),
+    };
+    const args = [JSON.stringify(options), failure ? JSON.stringify(failure) : ""];
+    await runScript(this.#redis, SCRIPTS["event-settle"], keys, args);
   }
 
   /** A failed try: counted, noted, and the next one due at `dueMs`. */
   async retry(id: string, dueMs: number, failure: EventFailure): Promise<void> {
     const keys = [this.#key("due"), this.#key("failures")];
     const args = [id, dueMs, this.#key(""), JSON.stringify(failure), FAILURES_KEPT];
-    await runScript(this.#redis, RETRY_SCRIPT, keys, args);
+    await runScript(this.#redis, SCRIPTS["event-retry"], keys, args);
   }
 
   /** 410 Gone: the endpoint is disabled and `notice` queued for the admins, in one step. */
   async disable(nowMs: number, notice: string, failure: EventFailure): Promise<boolean> {
     const keys = [this.#key("state"), this.#keys.outbox(), this.#key("failures")];
     const args = [nowMs, notice, JSON.stringify(failure), FAILURES_KEPT];
-    return (await runScript(this.#redis, DISABLE_SCRIPT, keys, args)) === 1;
+    return (await runScript(this.#redis, SCRIPTS["event-endpoint-disable"], keys, args)) === 1;
   }
 
   /** Paused or active again (by an admin); the previous state. */

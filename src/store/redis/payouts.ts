@@ -1,17 +1,25 @@
 /**
  * PayoutStore on Redis: one hash per payout (each field one property, JSON-encoded so
  * numbers keep full precision), history indexes as sorted sets, in-flight states as sets.
- * Every move is one Lua script (redis-payout-scripts.ts), so the lifecycle's
- * compare-and-set holds across replicas. Reads are validated with PayoutSchema; a record
- * that fails is reported as CorruptRecordError, never patched up.
+ * Every creation and move is one Lua script (lua/payout-*.lua), so the lifecycle's
+ * compare-and-set holds across replicas: a check and the writes that depend on it cannot be
+ * interleaved with another replica's. Reads are validated with PayoutSchema; a record that
+ * fails is reported as CorruptRecordError, never patched up. Many records are read in one
+ * round trip, and the creation index page by page (exports, the digest), never at once.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import type { Actor } from "../../model/audit.js";
 import {
+  expiresInState,
+  givesBack,
+  isTracked,
   PAYOUT_STATES,
   type PayoutEvent,
+  type PayoutState,
+  sourcesOf,
+  TRACKED_STATES,
   type TrackedState,
   targetOf,
 } from "../../model/lifecycle.js";
@@ -24,18 +32,11 @@ import {
   checkPayout,
   decodePayout,
   encodeFields,
+  noticesOfMove,
   pairsToRecord,
+  recordLifetimeMs,
+  SETTLED_NOTICE_PREFIX,
 } from "../payout-codec.js";
-import { createScript, listByPhoneScript } from "../redis-payout-create.js";
-import { createdPage, readPayouts } from "../redis-payout-reads.js";
-import { MarkSendingReplySchema, TransitionReplySchema } from "../redis-payout-replies.js";
-import {
-  flag,
-  MARK_SENDING_SCRIPT,
-  TRANSITION_SCRIPT,
-  transitionCall,
-  UPDATE_SCRIPT,
-} from "../redis-payout-scripts.js";
 import { parseJsonOrUndefined } from "../schemas.js";
 import type {
   Created,
@@ -50,10 +51,65 @@ import type {
 } from "../types.js";
 import type { RedisDurability } from "./durability.js";
 import { replyAt } from "./reply.js";
-import { type LuaScript, runScript } from "./scripts.js";
+import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
+import { SPENDING_KEPT_MS } from "./spending.js";
 
 const HashSchema = z.record(z.string(), z.string());
 const StateSchema = z.enum(PAYOUT_STATES);
+/** ZRANGEBYSCORE … WITHSCORES: member, score, member, score… */
+const WithScoresSchema = z.array(z.string()).refine((reply) => reply.length % 2 === 0);
+
+const CreateReplySchema = z.union([
+  z.tuple([z.literal(0)]),
+  z.tuple([z.literal(1)]),
+  z.tuple([z.literal(1), z.string(), z.string()]),
+]);
+
+/** The replies of payout-transition.lua and payout-mark-sending.lua, read strictly. */
+const MarkSendingReplySchema = z.union([
+  z.tuple([z.literal("not_found")]),
+  z.tuple([z.literal("sending"), z.string().regex(/^\d+$/)]),
+  z.tuple([z.literal("moved"), z.array(z.string())]),
+]);
+
+const TransitionReplySchema = z.union([
+  z
+    .tuple([z.enum(["not_found", "corrupt"])])
+    .transform(([status]) => ({ status, fields: null, over: null })),
+  z
+    .tuple([
+      z.enum([
+        "unchanged",
+        "wrong_state",
+        "payment_taken",
+        "not_initiator",
+        "expired",
+        "needs_approval",
+        "batch_stopped",
+        "initiator_not_allowed",
+        "decider_not_allowed",
+        "decider_too_new",
+        "applied",
+      ]),
+      z.array(z.string()),
+    ])
+    .transform(([status, fields]) => ({ status, fields, over: null })),
+  z
+    .tuple([
+      z.literal("over_limit"),
+      z.array(z.string()),
+      z.enum(["payer", "merchant"]),
+      z.string().regex(/^-?\d+$/),
+    ])
+    .transform(([status, fields, limit, used]) => ({
+      status,
+      fields,
+      over: { limit, usedXaf: Number(used) },
+    })),
+]);
+
+/** payouts-by-phone.lua: {id, HGETALL, id, HGETALL, …}. */
+const ByPhoneReplySchema = z.array(z.union([z.string(), z.array(z.string())]));
 
 export interface RedisPayoutStoreOptions {
   keys: Keys;
@@ -96,20 +152,44 @@ export class RedisPayoutStore implements PayoutStore {
 
   async create(payout: Payout, options: { actor?: Actor } = {}): Promise<Created> {
     const record = checkPayout(payout);
-    const call = createScript.call(
-      this.#keys,
-      record,
-      this.#now(),
-      this.#retentionMs,
-      options.actor,
+    const k = this.#keys;
+    const nowMs = this.#now();
+    const retentionMs = this.#retentionMs;
+    const reply = await runScript(
+      this.#redis,
+      SCRIPTS["payout-create"],
+      [
+        k.payout(record.id),
+        k.userPayouts(record.initiatorId),
+        k.allPayouts(),
+        k.stateSet(record.state),
+        k.paymentIndex(record.paymentId ?? ""),
+        k.auditLog(),
+        k.phonePayouts(record.phone),
+        k.prompt(record.chatId, record.initiatorId),
+      ],
+      [
+        JSON.stringify({
+          id: record.id,
+          createdAtMs: String(record.createdAtMs),
+          cutoffMs: String(nowMs - retentionMs),
+          retentionMs: String(retentionMs),
+          expires: flag(expiresInState(record.state)),
+          tracked: flag(isTracked(record.state)),
+          hasPaymentId: flag(record.paymentId !== undefined),
+          lifetimeMs: String(recordLifetimeMs(record, nowMs, retentionMs) ?? retentionMs),
+          auditMinId: auditMinId(nowMs, retentionMs),
+          payoutPrefix: k.payout(""),
+        }),
+        payoutDraftJson(record.id, "prompt", nowMs, options.actor, undefined),
+        ...encodeFields(record),
+      ],
     );
-    const reply = await runScript(this.#redis, createScript.script, call.keys, call.args);
-    const { stored, replaced } = createScript.reply(reply, (json) => {
-      const state = StateSchema.safeParse(parseJsonOrUndefined(json));
-      return state.success ? state.data : null;
-    });
-    if (!stored) throw new PayoutExistsError(record.id);
-    return { replaced };
+    const parsed = CreateReplySchema.parse(reply);
+    if (parsed[0] === 0) throw new PayoutExistsError(record.id);
+    const [, replacedId, state] = parsed;
+    if (replacedId === undefined) return { replaced: null };
+    return { replaced: { id: replacedId, state: readState(state ?? "") } };
   }
 
   async openPrompt(chatId: number, userId: number): Promise<string | null> {
@@ -131,7 +211,7 @@ export class RedisPayoutStore implements PayoutStore {
     if (options.durable && targetOf(event) === "submitting") {
       await this.#durability?.ensureClaimsDurable();
     }
-    const { keys, args } = transitionCall({
+    const { keys, args } = transitionArgs({
       keys: this.#keys,
       id,
       event,
@@ -140,7 +220,12 @@ export class RedisPayoutStore implements PayoutStore {
       nowMs: this.#now(),
       retentionMs: this.#retentionMs,
     });
-    const { reply, durable } = await this.#run(TRANSITION_SCRIPT, keys, args, options.durable);
+    const { reply, durable } = await this.#run(
+      SCRIPTS["payout-transition"],
+      keys,
+      args,
+      options.durable,
+    );
     const parsed = TransitionReplySchema.parse(reply);
     if (parsed.fields === null) {
       if (parsed.status === "not_found") return { ok: false, reason: "not_found" };
@@ -161,7 +246,7 @@ export class RedisPayoutStore implements PayoutStore {
   ): Promise<MarkSendingResult> {
     const nowMs = this.#now();
     const ran = await this.#run(
-      MARK_SENDING_SCRIPT,
+      SCRIPTS["payout-mark-sending"],
       [this.#keys.payout(id), this.#keys.auditLog()],
       [
         JSON.stringify(claimId),
@@ -184,7 +269,7 @@ export class RedisPayoutStore implements PayoutStore {
     if (fields.length === 0) return this.get(id);
     const reply = await runScript(
       this.#redis,
-      UPDATE_SCRIPT,
+      SCRIPTS["payout-update"],
       [this.#keys.payout(id), this.#keys.paymentIndex(checked.paymentId ?? "")],
       [id, flag(checked.paymentId !== undefined), ...fields],
     );
@@ -204,11 +289,23 @@ export class RedisPayoutStore implements PayoutStore {
     page: { sinceMs: number; offset: number; limit: number },
   ): Promise<Payout[]> {
     if (page.limit <= 0) return [];
-    const call = listByPhoneScript.call(this.#keys, phone, page);
-    const reply = await runScript(this.#redis, listByPhoneScript.script, call.keys, call.args);
-    return listByPhoneScript
-      .reply(reply)
-      .map(([id, fields]) => this.#decode(id, pairsToRecord(fields)));
+    const flat = ByPhoneReplySchema.parse(
+      await runScript(
+        this.#redis,
+        SCRIPTS["payouts-by-phone"],
+        [this.#keys.phonePayouts(phone)],
+        [page.sinceMs, page.offset, page.limit, this.#keys.payout("")],
+      ),
+    );
+    const payouts: Payout[] = [];
+    for (let index = 0; index + 1 < flat.length; index += 2) {
+      const id = flat[index];
+      const fields = flat[index + 1];
+      if (typeof id === "string" && Array.isArray(fields)) {
+        payouts.push(this.#decode(id, pairsToRecord(fields)));
+      }
+    }
+    return payouts;
   }
 
   /** Covers payouts created within the retention window (older index entries are trimmed). */
@@ -275,8 +372,19 @@ export class RedisPayoutStore implements PayoutStore {
   }
 
   /** HGETALL of each id in one round trip; ids whose record is gone come back in `missing`. */
-  #getMany(ids: readonly string[]): Promise<{ found: Payout[]; missing: string[] }> {
-    return readPayouts(this.#redis, this.#keys, ids, (id, hash) => this.#decode(id, hash));
+  async #getMany(ids: readonly string[]): Promise<{ found: Payout[]; missing: string[] }> {
+    if (ids.length === 0) return { found: [], missing: [] };
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.#keys.payout(id));
+    const replies = await pipeline.exec();
+    const found: Payout[] = [];
+    const missing: string[] = [];
+    ids.forEach((id, index) => {
+      const hash = HashSchema.parse(replyAt(replies, index));
+      if (Object.keys(hash).length === 0) missing.push(id);
+      else found.push(this.#decode(id, hash));
+    });
+    return { found, missing };
   }
 
   #decode(id: string, hash: Readonly<Record<string, string>>): Payout {
@@ -295,4 +403,151 @@ export class RedisPayoutStore implements PayoutStore {
     );
     return error;
   }
+}
+
+/** A stored state (JSON), or null when it does not read as one (or the record is gone). */
+function readState(json: string): PayoutState | null {
+  const state = StateSchema.safeParse(parseJsonOrUndefined(json));
+  return state.success ? state.data : null;
+}
+
+/** A boolean as the scripts take it. */
+function flag(value: boolean): string {
+  return value ? "1" : "0";
+}
+
+/** Keys and arguments of one move (lua/payout-transition.lua describes them). */
+function transitionArgs(call: {
+  keys: Keys;
+  id: string;
+  event: PayoutEvent;
+  /** Checked already. */
+  patch: PayoutPatch;
+  options: TransitionOptions;
+  nowMs: number;
+  retentionMs: number;
+}): { keys: string[]; args: string[] } {
+  const { keys: k, id, event, patch, options, nowMs, retentionMs } = call;
+  const expect = options.expect;
+  const target = targetOf(event);
+  const claim = options.claimId;
+  const reserve = options.reserve;
+  const fields = {
+    ...patch,
+    state: target,
+    updatedAtMs: nowMs,
+    ...(claim === undefined ? {} : { claimId: claim }),
+  };
+  const sources = sourcesOf(event);
+  const notices = noticesOfMove(id, target, options.notices);
+  return {
+    keys: [
+      k.payout(id),
+      k.outbox(),
+      k.auditLog(),
+      k.tracking(),
+      ...TRACKED_STATES.map((state) => k.stateSet(state)),
+    ],
+    args: [
+      JSON.stringify({
+        id,
+        target: JSON.stringify(target),
+        claim: claim === undefined ? "" : JSON.stringify(claim),
+        nowMs: String(nowMs),
+        expires: flag(expiresInState(target)),
+        retentionMs: String(retentionMs),
+        paymentPrefix: k.paymentIndex(""),
+        auditMinId: auditMinId(nowMs, retentionMs),
+        expectedInitiator:
+          expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
+        notExpiredAt: optional(expect?.notExpiredAtMs),
+        trackAt: optional(options.trackAtMs),
+        spendPrefix: k.spending(""),
+        reserveDay: reserve?.day ?? "",
+        payerCap: optional(reserve?.payerCapXaf),
+        merchantCap: optional(reserve?.merchantCapXaf),
+        givesBack: flag(givesBack(target)),
+        spendKeptMs: String(SPENDING_KEPT_MS),
+        amountBelow: optional(expect?.amountBelowXaf),
+        reserveKind: reserve === undefined ? "" : JSON.stringify(reserve.kind),
+        batchPrefix: k.batch(""),
+        staffKey: k.staff(),
+        grantedKey: k.staffGranted(),
+        initiatorRoles:
+          expect?.initiatorRoles === undefined ? "" : `,${expect.initiatorRoles.join(",")},`,
+        deciderId: expect?.decider === undefined ? "" : String(expect.decider.userId),
+        deciderRoles: expect?.decider === undefined ? "" : `,${expect.decider.roles.join(",")},`,
+        sources: sources.map((state) => JSON.stringify(state)),
+        noticeCount: String(notices.length),
+        settledPrefix: SETTLED_NOTICE_PREFIX,
+        trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
+      }),
+      patch.paymentId ?? "",
+      payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
+      options.stampSentAtMs ? payoutDraftJson(id, "submit", nowMs, options.actor, undefined) : "",
+      ...notices,
+      ...encodeFields(fields),
+    ],
+  };
+}
+
+/** An optional number as the scripts take it: "" when absent. */
+function optional(value: number | null | undefined): string {
+  return value === undefined || value === null ? "" : String(value);
+}
+
+interface IndexEntry {
+  id: string;
+  score: number;
+}
+
+function entriesOf(reply: unknown): IndexEntry[] {
+  const flat = WithScoresSchema.parse(reply);
+  const entries: IndexEntry[] = [];
+  for (let index = 0; index < flat.length; index += 2) {
+    entries.push({ id: flat[index] ?? "", score: Number(flat[index + 1]) });
+  }
+  return entries;
+}
+
+/** `{score}:{id}`: where a page of the index ended (payout ids hold no ":"). */
+function cursorOf(entry: IndexEntry): string {
+  return `${entry.score}:${entry.id}`;
+}
+
+function parseCursor(cursor: string): IndexEntry | undefined {
+  const match = /^(\d+):([\w-]+)$/.exec(cursor);
+  return match?.[1] && match[2] ? { score: Number(match[1]), id: match[2] } : undefined;
+}
+
+/**
+ * One page of the creation index `index` (score: createdAtMs), oldest first: up to
+ * `limit` ids created from `fromMs` to `toMs`, after `after` (a `next` this gave). Ties
+ * (payouts created in the same millisecond) are ordered by id, as Redis orders them, so a
+ * page boundary between two of them loses neither.
+ */
+async function createdPage(
+  redis: Redis,
+  index: string,
+  options: { fromMs: number; toMs: number; limit: number; after?: string },
+): Promise<{ ids: string[]; next?: string }> {
+  const { fromMs, toMs, limit } = options;
+  const cursor = options.after === undefined ? undefined : parseCursor(options.after);
+  let entries: IndexEntry[];
+  if (!cursor) {
+    entries = entriesOf(
+      await redis.zrangebyscore(index, fromMs, toMs, "WITHSCORES", "LIMIT", 0, limit),
+    );
+  } else {
+    const replies = await redis
+      .pipeline()
+      .zrangebyscore(index, cursor.score, cursor.score, "WITHSCORES")
+      .zrangebyscore(index, `(${cursor.score}`, toMs, "WITHSCORES", "LIMIT", 0, limit)
+      .exec();
+    const ties = entriesOf(replyAt(replies, 0)).filter((entry) => entry.id > cursor.id);
+    entries = [...ties, ...entriesOf(replyAt(replies, 1))].slice(0, limit);
+  }
+  const ids = entries.map((entry) => entry.id);
+  const last = entries.at(-1);
+  return entries.length === limit && last ? { ids, next: cursorOf(last) } : { ids };
 }

@@ -1,14 +1,14 @@
 /**
  * One Payment API rate limit shared by every process, through Redis: a sliding-window log
  * (one sorted-set member per grant, scored by its time) checked and updated in one Lua
- * script, so two replicas can never both take the last slot. The script reads the clock
+ * script (lua/rate-limit-take.lua), so two replicas can never both take the last slot. The script reads the clock
  * with Redis's own `TIME`, so the replicas' clocks, however far apart, do not matter.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Acquisition, RateLimiter } from "../../payments/rate-limiter.js";
-import { luaScript, runScript } from "./scripts.js";
+import { runScript, SCRIPTS } from "./scripts.js";
 
 /** The API's own window (spec section 8: requests per minute). */
 export const API_WINDOW_MS = 60_000;
@@ -25,25 +25,6 @@ export const API_WINDOW_MS = 60_000;
 export function limiterWindowMs(marginMs = 1000): number {
   return API_WINDOW_MS + marginMs;
 }
-
-// KEYS[1] the sorted set; ARGV: limit, windowMs, member (unique per call).
-// Returns {1, 0, nowMs} when granted, {0, retryInMs, nowMs} when not.
-const SLIDING_WINDOW_SCRIPT = luaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return {1, 0, now}
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local wait = tonumber(oldest[2]) + window - now
-if wait < 1 then wait = 1 end
-return {0, wait, now}
-`);
 
 const ScriptReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.number(), z.number()]);
 
@@ -97,7 +78,7 @@ export class RedisRateLimiter implements RateLimiter {
     const reply = ScriptReplySchema.safeParse(
       await runScript(
         this.redis,
-        SLIDING_WINDOW_SCRIPT,
+        SCRIPTS["rate-limit-take"],
         [this.key],
         [String(Math.max(1, this.limit - leave)), String(this.windowMs), member],
       ),

@@ -1,7 +1,7 @@
 /**
  * ReportsStore on Redis: a key per day whose digest was queued (SET NX and the outbox
- * entry in one script), and a hash of each operation's last seen state, compared and
- * changed in one script with the alert it calls for.
+ * entry in one script, lua/digest-once.lua), and a hash of each operation's last seen state, compared and
+ * changed in one script with the alert it calls for (lua/availability-observe.lua).
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
@@ -17,43 +17,7 @@ import {
   operationField,
 } from "../reports-codec.js";
 import type { AvailabilityChange, ReportsStore } from "../types.js";
-import { luaScript, runScript } from "./scripts.js";
-
-/** KEYS: day mark, outbox. ARGV: mark lifetime (ms), nowMs, notice. 1 when queued now. */
-const DIGEST_ONCE_SCRIPT = luaScript(`
-if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
-  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-  return 1
-end
-return 0
-`);
-
-/**
- * KEYS: availability hash, outbox, audit stream. ARGV: field, up ("1"/"0"), nowMs, the
- * state if changed (JSON), its notice, the state if first seen (JSON), its notice, and the
- * audit entry (field `e`) of each, written with the alert (the signed event's outbox).
- * The up-or-down of each operation is kept in a field of its own (`field:up`), so the
- * script compares plain strings and writes states it was given, never JSON of its own.
- * Returns {"same", state} | {"changed", state, previous} | {"first", state}.
- */
-const OBSERVE_SCRIPT = luaScript(`
-local field, up, now = ARGV[1], ARGV[2], ARGV[3]
-local seen = redis.call('HGET', KEYS[1], field .. ':up')
-local previous = redis.call('HGET', KEYS[1], field)
-if seen == up and previous then return {'same', previous} end
-local changed = seen ~= false and previous ~= false
-local state, notice = ARGV[6], ARGV[7]
-if changed then state, notice = ARGV[4], ARGV[5] end
-redis.call('HSET', KEYS[1], field, state, field .. ':up', up)
-if changed or up == '0' then
-  redis.call('ZADD', KEYS[2], now, notice)
-  local entry = ARGV[9]
-  if changed then entry = ARGV[8] end
-  redis.call('XADD', KEYS[3], '*', 'e', entry)
-end
-if changed then return {'changed', state, previous} end
-return {'first', state}
-`);
+import { runScript, SCRIPTS } from "./scripts.js";
 
 const ObserveReplySchema = z.union([
   z.tuple([z.enum(["same", "first"]), z.string()]),
@@ -72,7 +36,7 @@ export class RedisReportsStore implements ReportsStore {
   async queueDigestOnce(day: string, nowMs: number): Promise<boolean> {
     const reply = await runScript(
       this.#redis,
-      DIGEST_ONCE_SCRIPT,
+      SCRIPTS["digest-once"],
       [this.#keys.digestMark(day), this.#keys.outbox()],
       [DIGEST_MARK_MS, nowMs, digestNoticeKey(day)],
     );
@@ -88,12 +52,14 @@ export class RedisReportsStore implements ReportsStore {
     const reply = ObserveReplySchema.parse(
       await runScript(
         this.#redis,
-        OBSERVE_SCRIPT,
+        SCRIPTS["availability-observe"],
         [this.#keys.availability(), this.#keys.outbox(), this.#keys.auditLog()],
         [
-          operationField(observation),
-          changed.up ? "1" : "0",
-          nowMs,
+          JSON.stringify({
+            field: operationField(observation),
+            up: changed.up ? "1" : "0",
+            nowMs: String(nowMs),
+          }),
           JSON.stringify(changed),
           availabilityNoticeKey(changed),
           JSON.stringify(first),

@@ -1,19 +1,102 @@
 /**
- * Lua scripts run by SHA (EVALSHA), loaded on first use (EVAL on NOSCRIPT). The reply is
- * `unknown` on purpose: each caller validates it with zod, as with any Redis read.
+ * The one loader of the Redis stores' Lua scripts. Each script is a file in `lua/` (a header
+ * naming its KEYS and ARGV); a line `--!include <name>.lua` is replaced by that fragment of
+ * `lua/includes/`, once per script however often it is asked for. Every file is read and its
+ * SHA1 computed once, when this module loads, so a missing or unreadable script stops the
+ * process at start rather than at a payout. No value is spliced into a source: values travel
+ * as arguments. Scripts run by SHA (EVALSHA); a NOSCRIPT answer (a restarted or failed-over
+ * Redis, SCRIPT FLUSH) sends the source (EVAL). The reply is `unknown` on purpose: each
+ * caller validates it with zod, as with any Redis read.
  */
 import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 
+/** Every script, by the name of its file in `lua/` (without `.lua`). */
+export const SCRIPT_NAMES = [
+  "availability-observe",
+  "batch-move",
+  "digest-once",
+  "due-claim",
+  "event-endpoint-disable",
+  "event-enqueue",
+  "event-retry",
+  "event-settle",
+  "lease-acquire",
+  "lease-release",
+  "lease-renew",
+  "payout-create",
+  "payout-mark-sending",
+  "payout-transition",
+  "payout-update",
+  "payouts-by-phone",
+  "rate-limit-take",
+  "staff-set",
+  "throttle-take",
+] as const;
+
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
 export interface LuaScript {
+  readonly name: string;
+  /** The source with its includes expanded: what EVAL sends. */
   readonly source: string;
   readonly sha1: string;
 }
 
-/** A script and its SHA1, computed once, for `runScript`. */
-export function luaScript(source: string): LuaScript {
-  return { source, sha1: createHash("sha1").update(source).digest("hex") };
+/**
+ * Where the `.lua` files are: beside this module (`src/store/redis/lua/` when run from the
+ * source, `dist/src/store/redis/lua/` once built: the build copies them there).
+ */
+export const LUA_DIR = new URL("./lua/", import.meta.url);
+
+const INCLUDE_LINE = /^--!include ([a-z0-9-]+\.lua)[ \t]*$/gm;
+
+/**
+ * `source` with every `--!include name.lua` line replaced by that fragment (read with
+ * `readInclude`), its own includes expanded the same way. A fragment already included is
+ * left out the second time; an include cycle or a missing fragment throws.
+ */
+export function expandIncludes(
+  source: string,
+  readInclude: (name: string) => string,
+  included: Set<string> = new Set(),
+  chain: readonly string[] = [],
+): string {
+  return source.replace(INCLUDE_LINE, (_line, name: string) => {
+    if (chain.includes(name)) throw new Error(`Lua include cycle: ${[...chain, name].join(" → ")}`);
+    if (included.has(name)) return `-- (${name} included above)`;
+    included.add(name);
+    return expandIncludes(readInclude(name), readInclude, included, [...chain, name]).trimEnd();
+  });
 }
+
+/** A script from its expanded source, with its SHA1. */
+export function luaScript(name: string, source: string): LuaScript {
+  return { name, source, sha1: createHash("sha1").update(source).digest("hex") };
+}
+
+/**
+ * Reads every script of `dir`, includes expanded. Throws when a named script is missing or
+ * a `.lua` file there is not named in SCRIPT_NAMES (a script nobody can run is a mistake).
+ */
+export function loadScripts(dir: URL = LUA_DIR): Record<ScriptName, LuaScript> {
+  const files = readdirSync(dir).filter((file) => file.endsWith(".lua"));
+  const unknown = files.filter(
+    (file) => !(SCRIPT_NAMES as readonly string[]).includes(file.slice(0, -4)),
+  );
+  if (unknown.length > 0) throw new Error(`Lua scripts not in SCRIPT_NAMES: ${unknown.join(", ")}`);
+  const readInclude = (name: string) => readFileSync(new URL(`includes/${name}`, dir), "utf8");
+  const scripts = {} as Record<ScriptName, LuaScript>;
+  for (const name of SCRIPT_NAMES) {
+    const source = expandIncludes(readFileSync(new URL(`${name}.lua`, dir), "utf8"), readInclude);
+    scripts[name] = luaScript(name, source);
+  }
+  return scripts;
+}
+
+/** Every script, read once when this module loads. */
+export const SCRIPTS: Readonly<Record<ScriptName, LuaScript>> = loadScripts();
 
 /** Redis answered NOSCRIPT: the script did not run (nor write), its source may be sent. */
 export function isNoScript(error: unknown): boolean {

@@ -1,7 +1,7 @@
 /**
  * The days' spending on Redis: one hash per day (`p spent:{day}`) with a field `merchant`
  * and one `user:{id}` per initiator, in whole XAF. The payout scripts reserve and give back
- * in the same atomic step as the move (SPENDING_LUA); this reads what they counted.
+ * in the same atomic step as the move (lua/includes/spending.lua); this reads what they counted.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
@@ -13,42 +13,6 @@ import type { DayUsage, SpendingLedger } from "../types.js";
  * morning still gives its amount back to the right day. Older days are forgotten.
  */
 export const SPENDING_KEPT_MS = 3 * 86_400_000;
-
-/**
- * Lua shared with TRANSITION_SCRIPT, on the hash `day` and the initiator's `field`.
- * `overLimit` answers which cap `amount` would pass ('payer' or 'merchant', with what that
- * one had used), or nil; `spend` counts it and keeps the day `keptMs` more; `giveBack`
- * takes it off a day that is still kept (a day forgotten has nothing to give back to);
- * `reservedDayOf` reads the day a payout record reserved (`limitDay`), or false.
- */
-export const SPENDING_LUA = `
-local function overLimit(day, field, amount, payerCap, merchantCap)
-  local payerUsed = tonumber(redis.call('HGET', day, field) or '0')
-  if payerCap ~= '' and payerUsed + amount > tonumber(payerCap) then
-    return 'payer', string.format('%d', payerUsed)
-  end
-  local merchantUsed = tonumber(redis.call('HGET', day, 'merchant') or '0')
-  if merchantCap ~= '' and merchantUsed + amount > tonumber(merchantCap) then
-    return 'merchant', string.format('%d', merchantUsed)
-  end
-  return nil
-end
-local function spend(day, field, amount, keptMs)
-  redis.call('HINCRBY', day, field, amount)
-  redis.call('HINCRBY', day, 'merchant', amount)
-  redis.call('PEXPIRE', day, keptMs)
-end
-local function reservedDayOf(record)
-  local ok, day = pcall(cjson.decode, redis.call('HGET', record, 'limitDay') or 'null')
-  if ok and type(day) == 'string' then return day end
-  return false
-end
-local function giveBack(day, field, amount)
-  if redis.call('EXISTS', day) == 0 then return end
-  redis.call('HINCRBY', day, field, -amount)
-  redis.call('HINCRBY', day, 'merchant', -amount)
-end
-`;
 
 const UsageHashSchema = z.record(z.string(), z.string().regex(/^-?\d+$/));
 

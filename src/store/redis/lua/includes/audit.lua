@@ -1,14 +1,16 @@
-/**
- * Appends an audit entry for the payout in `record` to the stream `stream` (entries older
- * than `minId` go): the caller's draft (JSON), the states before and after when given, and
- * the record's amount and masked number (as logger.maskPhone masks: the country code, the
- * operator's prefix and the last 3 digits kept), and on leaving a prompt, the payout it
- * repeats (`duplicateOf`). Lua shared by the scripts that move and create payouts, so an
- * entry and the change it records are one atomic step (its fields as audit-codec.ts reads
- * them). Also `stampSent`: a submission's
- * send time and audit entry, shared by the claim and the last check before sending.
- */
-export const AUDIT_LUA = `
+--[[
+  Shared by the scripts that create and move payouts, so that an audit entry and the change
+  it records are one atomic step (its fields as audit-codec.ts reads them).
+
+  audit(stream, minId, draft, from, to, record): appends an entry for the payout in `record`
+    to `stream` (entries older than `minId` go): the caller's draft (JSON), the states before
+    and after when given, the record's amount and masked number (as logger.maskPhone masks:
+    the country code, the operator's prefix and the last 3 digits kept), and on leaving a
+    prompt, the payout it repeats (`duplicateOf`).
+  stampSent(stream, minId, draft, record): the request of the payout leaves now: its send
+    time on Redis's own clock (the same for every replica), and the submission audited
+    (`draft`). Answers the time (ms).
+]]
 local function audit(stream, minId, draft, from, to, record)
   local fields = {'e', draft}
   if from then fields[#fields + 1] = 'from'; fields[#fields + 1] = from end
@@ -32,8 +34,7 @@ local function audit(stream, minId, draft, from, to, record)
   end
   redis.call('XADD', stream, 'MINID', '~', minId, '*', unpack(fields))
 end
--- The request of the payout in \`record\` leaves now: its send time on Redis's own clock (the
--- same for every replica), and the submission audited (\`draft\`). Answers the time (ms).
+
 local function stampSent(stream, minId, draft, record)
   local time = redis.call('TIME')
   local ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -41,4 +42,3 @@ local function stampSent(stream, minId, draft, record)
   audit(stream, minId, draft, false, false, record)
   return ms
 end
-`;

@@ -1,0 +1,55 @@
+/**
+ * A shared schedule of ids due at a time (the tracking schedule, the outbox) on Redis: a
+ * sorted set. A claim re-scores what it takes in one script (lua/due-claim.lua), so two
+ * replicas never take the same id.
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import type { DueQueue } from "../types.js";
+import { runScript, SCRIPTS } from "./scripts.js";
+
+export class RedisDueQueue implements DueQueue {
+  readonly #redis: Redis;
+  readonly #key: string;
+
+  constructor(redis: Redis, key: string) {
+    this.#redis = redis;
+    this.#key = key;
+  }
+
+  /** Sets (or moves) the time `id` is due. */
+  async schedule(id: string, dueAtMs: number): Promise<void> {
+    await this.#redis.zadd(this.#key, dueAtMs, id);
+  }
+
+  /** Up to `limit` ids due at `nowMs`, earliest first; each is hidden until `nowMs + leaseMs`. */
+  async claimDue(nowMs: number, limit: number, leaseMs: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const reply = await runScript(
+      this.#redis,
+      SCRIPTS["due-claim"],
+      [this.#key],
+      [nowMs, limit, nowMs + leaseMs],
+    );
+    return z.array(z.string()).parse(reply);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#redis.zrem(this.#key, id);
+  }
+
+  async dueAt(id: string): Promise<number | null> {
+    const score = await this.#redis.zscore(this.#key, id);
+    return score === null ? null : Number(score);
+  }
+
+  async dueAtMany(ids: readonly string[]): Promise<Array<number | null>> {
+    if (ids.length === 0) return [];
+    const scores = await this.#redis.zmscore(this.#key, ...ids);
+    return scores.map((score) => (score === null ? null : Number(score)));
+  }
+
+  async size(): Promise<number> {
+    return this.#redis.zcard(this.#key);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Fixed-window counters by name on Redis, counted and given their expiry in one script
+ * (lua/throttle-take.lua).
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import type { ThrottleStore } from "../types.js";
+import { runScript, SCRIPTS } from "./scripts.js";
+
+export class RedisThrottleStore implements ThrottleStore {
+  readonly #redis: Redis;
+  readonly #keyOf: (name: string) => string;
+
+  constructor(redis: Redis, keyOf: (name: string) => string) {
+    this.#redis = redis;
+    this.#keyOf = keyOf;
+  }
+
+  async take(name: string, limit: number, windowMs: number): Promise<boolean> {
+    const reply = await runScript(
+      this.#redis,
+      SCRIPTS["throttle-take"],
+      [this.#keyOf(name)],
+      [limit, windowMs],
+    );
+    return z.number().parse(reply) === 1;
+  }
+}
