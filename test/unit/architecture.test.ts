@@ -3,7 +3,8 @@
  * imports nothing of the client, the payout logic, the stores or the bot (a shared
  * misreading would pass every test against it); the model is the vocabulary under
  * everything and imports nothing of ours; the stores implement interfaces over it and never
- * reach up; one module sends payments; and files stay small enough to read.
+ * reach up, their Redis and memory versions apart, their Lua in .lua files; one module
+ * sends payments; and files stay small enough to read.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -59,6 +60,65 @@ describe("layers", () => {
     expect(crossing).toEqual([]);
   });
 
+  it("keeps store/redis and store/memory apart: neither imports the other", () => {
+    const crossing = [
+      ...importsOf("store/redis").filter((entry) => /^(\.\.\/)+memory(\/|\.js)/.test(entry.from)),
+      ...importsOf("store/memory").filter((entry) => /^(\.\.\/)+redis(\/|\.js)/.test(entry.from)),
+    ];
+    expect(crossing).toEqual([]);
+    expect(importsOf("store/redis").some((entry) => entry.from === "../types.js")).toBe(true);
+  });
+
+  /** The store's root: what every store is held to, and the two factories that build them. */
+  const STORE_ROOT: Readonly<Record<string, string>> = {
+    "types.ts": "the store interfaces (and the Stores set)",
+    "payout-store.ts": "the PayoutStore interface and its results",
+    "batch-store.ts": "the BatchStore interface and its results",
+    "errors.ts": "every error a store throws",
+    "keys.ts": "the Redis key layout, shared by name with tests and tools",
+    "schemas.ts": "checks of what goes in and comes out",
+    "audit-codec.ts": "how an audit entry is written and read",
+    "payout-codec.ts": "how a payout record is written and read",
+    "reports-codec.ts": "how the digest and availability records are written and read",
+    "redis.ts": "composition: the Redis connection and every Redis store on it",
+    "memory.ts": "composition: every store in memory",
+  };
+
+  it("holds only contracts and composition at the store's root; the rest in redis/ or memory/", () => {
+    const root = readdirSync(join(SRC, "store"), { withFileTypes: true });
+    expect(
+      root
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(Object.keys(STORE_ROOT).sort());
+    expect(
+      root
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(["memory", "redis"]);
+    // The contracts import no implementation: only the composition files reach into a folder.
+    const reaching = importsOf("store").filter(
+      (entry) =>
+        !/^store\/(redis|memory)\//.test(entry.file) &&
+        !["store/redis.ts", "store/memory.ts"].includes(entry.file) &&
+        /^\.\/(redis|memory)\//.test(entry.from),
+    );
+    expect(reaching).toEqual([]);
+  });
+
+  it("writes no Lua inside TypeScript: every script is a .lua file under store/redis/lua/", () => {
+    const withLua = filesOf(".").filter((file) =>
+      /redis\.p?call\(|cjson\.|\b(?:KEYS|ARGV)\[|local function /.test(
+        readFileSync(join(SRC, file), "utf8"),
+      ),
+    );
+    expect(withLua).toEqual([]);
+    const lua = readdirSync(join(SRC, "store/redis/lua")).filter((file) => file.endsWith(".lua"));
+    expect(lua.length).toBeGreaterThan(0);
+  });
+
   it("sends payments from one module only: payouts/submission.ts", () => {
     const senders = filesOf(".").filter((file) => {
       if (/^(sandbox|dev|payments)\//.test(file)) return false;
@@ -74,8 +134,10 @@ describe("layers", () => {
    */
   const LOOKED_AT: Readonly<Record<string, string>> = {
     "app.ts": "the composition root: builds, starts and stops every part in order",
-    "store/memory.ts":
-      "the small in-memory stores and their factory (to be one class per file under store/memory/)",
+    "store/redis/payouts.ts":
+      "RedisPayoutStore, one class: creation, the move's checked arguments, reads, and its replies",
+    "store/memory/payouts.ts":
+      "MemoryPayoutStore, one class, with the pure checks and listings that mirror the Redis scripts and indexes",
     "payouts/batch-worker.ts":
       "the batch worker, one class: rounds of name look-ups, row payments and approval expiry",
     "payouts/batch.ts":

@@ -3,7 +3,7 @@ import {
   describeTarget,
   type SentinelTarget,
   targetOptions,
-} from "../../../src/store/redis/target.js";
+} from "../../../../src/store/redis/target.js";
 
 const SENTINEL: SentinelTarget = {
   kind: "sentinel",

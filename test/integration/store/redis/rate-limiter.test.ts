@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { limiterWindowMs, RedisRateLimiter } from "../../../src/store/redis/rate-limiter.js";
-import { dropPrefix, testPrefix, testRedis } from "../../support/redis.js";
+import { limiterWindowMs, RedisRateLimiter } from "../../../../src/store/redis/rate-limiter.js";
+import { dropPrefix, testPrefix, testRedis } from "../../../support/redis.js";
 
 describe("RedisRateLimiter", () => {
   let redisA: Redis;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { keys } from "../../../src/store/keys.js";
-import { type EventDraft, RedisEventsStore } from "../../../src/store/redis/events.js";
-import { dropPrefix, testPrefix, testRedis } from "../../support/redis.js";
+import { keys } from "../../../../src/store/keys.js";
+import { type EventDraft, RedisEventsStore } from "../../../../src/store/redis/events.js";
+import { dropPrefix, testPrefix, testRedis } from "../../../support/redis.js";
 
 function draft(id: string, subject: string): EventDraft {
   return { id, subject, createdMs: 1, body: JSON.stringify({ type: "payout.pending", id }) };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseServerFacts, planDurability } from "../../../src/store/redis/durability.js";
+import { parseServerFacts, planDurability } from "../../../../src/store/redis/durability.js";
 
 /** INFO text as Redis writes it: sections, CRLF line ends. */
 function info(lines: string[]): string {

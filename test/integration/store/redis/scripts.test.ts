@@ -1,0 +1,433 @@
+/**
+ * Every Lua script of the Redis stores, as the loader reads it from its `.lua` file, runs
+ * on a real Redis with sane arguments and answers what its header says; and a script
+ * Redis has forgotten (SCRIPT FLUSH, a restart, a failover) is sent again by its source.
+ * The stores' own tests run these scripts through the stores; this holds each file to its
+ * header on its own, so that a file that does not load or parse fails here by name.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { maskPhone } from "../../../../src/logger.js";
+import {
+  isNoScript,
+  LUA_DIR,
+  luaScript,
+  runScript,
+  SCRIPT_NAMES,
+  SCRIPTS,
+  type ScriptName,
+} from "../../../../src/store/redis/scripts.js";
+import { dropPrefix, testPrefix, testRedis } from "../../../support/redis.js";
+
+type Run = (name: ScriptName, keys: string[], args: Array<string | number>) => Promise<unknown>;
+
+/**
+ * One call (or a few) per script: what it is given, and what it must answer and write.
+ * A Record over ScriptName, so a script added without a case here does not typecheck.
+ */
+const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<void>> = {
+  "availability-observe": async (redis, p, run) => {
+    const keys = [`${p}availability`, `${p}outbox`, `${p}audit`];
+    const args = (up: string) => [
+      JSON.stringify({ field: "mtn:disburse", up, nowMs: "1000" }),
+      '"changed"',
+      "availability:changed",
+      '"first"',
+      "availability:first",
+      '{"action":"changed"}',
+      '{"action":"first"}',
+    ];
+    expect(await run("availability-observe", keys, args("1"))).toEqual(["first", '"first"']);
+    expect(await run("availability-observe", keys, args("1"))).toEqual(["same", '"first"']);
+    expect(await run("availability-observe", keys, args("0"))).toEqual([
+      "changed",
+      '"changed"',
+      '"first"',
+    ]);
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["availability:changed"]);
+    expect(await redis.xlen(`${p}audit`)).toBe(1);
+  },
+
+  "batch-move": async (redis, p, run) => {
+    await redis.set(`${p}batch`, JSON.stringify({ id: "b1", state: "ready", version: 1 }));
+    const keys = ["batch", "rows", "active", "outbox", "audit"].map((part) => `${p}${part}`);
+    const options = {
+      allowed: ["ready"],
+      to: "running",
+      nowMs: "1000",
+      auditMinId: "0",
+      retentionMs: "60000",
+      finalStates: ["done"],
+      workedStates: ["running"],
+      version: "1",
+    };
+    const args = [JSON.stringify(options), '{"totalXaf":5000}', '["batch:b1"]', '{"action":"x"}'];
+    const [moved, json] = (await run("batch-move", keys, args)) as [number, string];
+    expect(moved).toBe(1);
+    expect(JSON.parse(json)).toEqual({
+      id: "b1",
+      state: "running",
+      version: 2,
+      totalXaf: 5000,
+      updatedAtMs: 1000,
+    });
+    expect(await redis.smembers(`${p}active`)).toEqual(["b1"]);
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["batch:b1"]);
+    const [[, fields]] = (await redis.xrange(`${p}audit`, "-", "+")) as [[string, string[]]];
+    expect(JSON.parse(fields[1] ?? "")).toEqual({
+      action: "x",
+      details: { from: "ready", to: "running" },
+    });
+    expect(fields.slice(2)).toEqual(["amount", "5000"]);
+    // Not from a state it may leave (nor at the version asked): nothing moves.
+    expect(await run("batch-move", keys, args)).toEqual([0, json]);
+  },
+
+  "digest-once": async (redis, p, run) => {
+    const keys = [`${p}mark`, `${p}outbox`];
+    expect(await run("digest-once", keys, [60_000, 1000, "digest:2026-11-25"])).toBe(1);
+    expect(await run("digest-once", keys, [60_000, 2000, "digest:2026-11-25"])).toBe(0);
+    expect(await redis.zscore(`${p}outbox`, "digest:2026-11-25")).toBe("1000");
+  },
+
+  "due-claim": async (redis, p, run) => {
+    await redis.zadd(`${p}queue`, 500, "a", 1500, "b");
+    expect(await run("due-claim", [`${p}queue`], [1000, 10, 2000])).toEqual(["a"]);
+    expect(await redis.zscore(`${p}queue`, "a")).toBe("2000");
+  },
+
+  "event-endpoint-disable": async (redis, p, run) => {
+    const keys = [`${p}state`, `${p}outbox`, `${p}failures`];
+    expect(await run("event-endpoint-disable", keys, [1000, "events:gone", '{"f":1}', 10])).toBe(1);
+    expect(await run("event-endpoint-disable", keys, [2000, "events:gone", '{"f":2}', 10])).toBe(0);
+    expect(await redis.hget(`${p}state`, "state")).toBe("disabled");
+    expect(await redis.lrange(`${p}failures`, 0, -1)).toEqual(['{"f":1}']);
+  },
+
+  "event-enqueue": async (redis, p, run) => {
+    const keys = [`${p}cursor`, `${p}due`, `${p}waiting`];
+    const event = ["e1", "payout-1", 900, '{"type":"payout.updated"}'];
+    expect(await run("event-enqueue", keys, ["", "c1", 1000, 60_000, p, ...event])).toBe(1);
+    // The cursor moved: another replica queued these already.
+    expect(await run("event-enqueue", keys, ["", "c2", 1000, 60_000, p, ...event])).toBe(-1);
+    expect(await redis.get(`${p}cursor`)).toBe("c1");
+    expect(await redis.zrange(`${p}due`, 0, -1)).toEqual(["e1"]);
+    expect(await redis.hget(`${p}event:e1`, "chain")).toBe("payout-1");
+  },
+
+  "event-retry": async (redis, p, run) => {
+    await redis.hset(`${p}event:e1`, "attempts", "0");
+    await redis.zadd(`${p}due`, 1000, "e1");
+    const keys = [`${p}due`, `${p}failures`];
+    expect(await run("event-retry", keys, ["e1", 5000, p, '{"status":500}', 10])).toBe(1);
+    expect(await run("event-retry", keys, ["gone", 5000, p, '{"status":500}', 10])).toBe(0);
+    expect(await redis.hget(`${p}event:e1`, "attempts")).toBe("1");
+    expect(await redis.zscore(`${p}due`, "e1")).toBe("5000");
+  },
+
+  "event-settle": async (redis, p, run) => {
+    await redis.hset(`${p}event:e1`, "chain", "payout-1");
+    await redis.rpush(`${p}chain:payout-1`, "e1", "e2");
+    await redis.zadd(`${p}due`, 1000, "e1");
+    const keys = ["due", "waiting", "delivered", "counts", "failures"].map((part) => `${p}${part}`);
+    const options = {
+      id: "e1",
+      nowMs: "2000",
+      prefix: p,
+      outcome: "delivered",
+      dayMs: "86400000",
+      failuresKept: "10",
+    };
+    expect(await run("event-settle", keys, [JSON.stringify(options), ""])).toBe(1);
+    expect(await redis.exists(`${p}event:e1`)).toBe(0);
+    expect(await redis.zrange(`${p}due`, 0, -1, "WITHSCORES")).toEqual(["e2", "2000"]);
+    expect(await redis.zrange(`${p}delivered`, 0, -1)).toEqual(["e1"]);
+  },
+
+  "lease-acquire": async (redis, p, run) => {
+    expect(await run("lease-acquire", [`${p}lease`], ["a", 60_000])).toBe(1);
+    expect(await run("lease-acquire", [`${p}lease`], ["b", 60_000])).toBe(0);
+    expect(await redis.get(`${p}lease`)).toBe("a");
+  },
+
+  "lease-release": async (redis, p, run) => {
+    await redis.set(`${p}lease`, "a", "PX", 60_000);
+    expect(await run("lease-release", [`${p}lease`], ["b"])).toBe(0);
+    expect(await run("lease-release", [`${p}lease`], ["a"])).toBe(1);
+    expect(await redis.exists(`${p}lease`)).toBe(0);
+  },
+
+  "lease-renew": async (redis, p, run) => {
+    await redis.set(`${p}lease`, "a", "PX", 1000);
+    expect(await run("lease-renew", [`${p}lease`], ["b", 60_000])).toBe(0);
+    expect(await run("lease-renew", [`${p}lease`], ["a", 60_000])).toBe(1);
+    expect(await redis.pttl(`${p}lease`)).toBeGreaterThan(1000);
+  },
+
+  "payout-create": async (redis, p, run) => {
+    const keys = ["payout:id1", "user:1", "all", "state:x", "payment:", "audit", "phone", "prompt"];
+    const options = {
+      id: "id1",
+      createdAtMs: "1000",
+      cutoffMs: "0",
+      retentionMs: "60000",
+      expires: "1",
+      tracked: "0",
+      hasPaymentId: "0",
+      lifetimeMs: "30000",
+      auditMinId: "0",
+      payoutPrefix: `${p}payout:`,
+    };
+    const fields = [...payoutFields("awaiting_confirmation")];
+    const args = [JSON.stringify(options), '{"action":"prompt"}', ...fields];
+    const prefixed = keys.map((key) => `${p}${key}`);
+    expect(await run("payout-create", prefixed, args)).toEqual([1]);
+    expect(await run("payout-create", prefixed, args)).toEqual([0]);
+    expect(await redis.hget(`${p}payout:id1`, "state")).toBe('"awaiting_confirmation"');
+    expect(await redis.zscore(`${p}phone`, "id1")).toBe("1000");
+    expect(await redis.get(`${p}prompt`)).toBe("id1");
+    const [[, entry]] = (await redis.xrange(`${p}audit`, "-", "+")) as [[string, string[]]];
+    // The number is masked in the script as the logger masks it.
+    expect(entry).toEqual([
+      "e",
+      '{"action":"prompt"}',
+      "to",
+      '"awaiting_confirmation"',
+      "amount",
+      "5000",
+      "phone",
+      maskPhone("237670000001"),
+    ]);
+  },
+
+  "payout-mark-sending": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("submitting"), "claimId", '"c1"');
+    const keys = [`${p}payout:id1`, `${p}audit`];
+    const [status, ms] = (await run("payout-mark-sending", keys, ['"c1"', "{}", "0"])) as string[];
+    expect(status).toBe("sending");
+    expect(await redis.hget(`${p}payout:id1`, "sentAtMs")).toBe(ms);
+    const moved = (await run("payout-mark-sending", keys, ['"c2"', "{}", "0"])) as unknown[];
+    expect(moved[0]).toBe("moved");
+    expect(
+      await run("payout-mark-sending", [`${p}payout:gone`, `${p}audit`], ['"c1"', "{}", "0"]),
+    ).toEqual(["not_found"]);
+  },
+
+  "payout-transition": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("awaiting_confirmation"));
+    await redis.hset(`${p}staff`, "1", "payer");
+    const keys = ["payout:id1", "outbox", "audit", "tracking", "state:submitting"].map(
+      (key) => `${p}${key}`,
+    );
+    const options = {
+      id: "id1",
+      target: '"submitting"',
+      claim: '"c1"',
+      nowMs: "2000",
+      expires: "0",
+      retentionMs: "60000",
+      paymentPrefix: `${p}payment:`,
+      auditMinId: "0",
+      expectedInitiator: "1",
+      notExpiredAt: "",
+      trackAt: "",
+      spendPrefix: `${p}spent:`,
+      reserveDay: "2026-11-25",
+      payerCap: "10000",
+      merchantCap: "",
+      givesBack: "0",
+      spendKeptMs: "60000",
+      amountBelow: "",
+      reserveKind: "",
+      batchPrefix: `${p}batch:`,
+      staffKey: `${p}staff`,
+      grantedKey: `${p}staff:granted`,
+      initiatorRoles: ",payer,admin,",
+      deciderId: "",
+      deciderRoles: "",
+      sources: ['"awaiting_confirmation"'],
+      noticeCount: "1",
+      settledPrefix: "settled:",
+      trackedStates: ['"submitting"'],
+    };
+    const args = [
+      JSON.stringify(options),
+      "",
+      '{"action":"confirm"}',
+      '{"action":"submit"}',
+      "attention:x:id1",
+      "state",
+      '"submitting"',
+      "claimId",
+      '"c1"',
+    ];
+    const [status] = (await run("payout-transition", keys, args)) as [string, string[]];
+    expect(status).toBe("applied");
+    expect(await redis.smembers(`${p}state:submitting`)).toEqual(["id1"]);
+    expect(await redis.hget(`${p}spent:2026-11-25`, "user:1")).toBe("5000");
+    expect(await redis.hget(`${p}payout:id1`, "limitDay")).toBe('"2026-11-25"');
+    expect(await redis.hget(`${p}payout:id1`, "sentAtMs")).toMatch(/^\d+$/);
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["attention:x:id1"]);
+    expect(await redis.xlen(`${p}audit`)).toBe(2);
+    // The same claim again is a resend: nothing more is written.
+    const [again] = (await run("payout-transition", keys, args)) as [string];
+    expect(again).toBe("unchanged");
+    expect(await redis.hget(`${p}spent:2026-11-25`, "user:1")).toBe("5000");
+  },
+
+  "payout-update": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("pending"));
+    await redis.pexpire(`${p}payout:id1`, 60_000);
+    const keys = [`${p}payout:id1`, `${p}payment:pay-1`];
+    const reply = (await run("payout-update", keys, [
+      "id1",
+      "1",
+      "paymentId",
+      '"pay-1"',
+    ])) as string[];
+    expect(reply).toContain('"pay-1"');
+    expect(await redis.get(`${p}payment:pay-1`)).toBe("id1");
+    expect(await redis.pttl(`${p}payment:pay-1`)).toBeGreaterThan(0);
+    expect(
+      await run("payout-update", [`${p}payout:gone`, `${p}payment:x`], ["gone", "0", "a", "1"]),
+    ).toBeNull();
+  },
+
+  "payouts-by-phone": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("pending"));
+    await redis.zadd(`${p}phone`, 1000, "id1", 2000, "gone");
+    const reply = (await run("payouts-by-phone", [`${p}phone`], [0, 0, 10, `${p}payout:`])) as [
+      string,
+      string[],
+    ];
+    expect(reply[0]).toBe("id1");
+    expect(reply).toHaveLength(2);
+    expect(reply[1]).toContain('"pending"');
+  },
+
+  "rate-limit-take": async (_redis, p, run) => {
+    const take = (member: string) => run("rate-limit-take", [`${p}limit`], [1, 60_000, member]);
+    const [granted, , atMs] = (await take("m1")) as number[];
+    expect(granted).toBe(1);
+    expect(atMs).toBeGreaterThan(0);
+    const [refused, retryInMs] = (await take("m2")) as number[];
+    expect(refused).toBe(0);
+    expect(retryInMs).toBeGreaterThan(0);
+  },
+
+  "staff-set": async (redis, p, run) => {
+    const keys = [`${p}staff`, `${p}origins`, `${p}granted`];
+    expect(await run("staff-set", keys, ["1", "admin", '{"by":"STAFF"}', 1000])).toBe(1);
+    expect(await run("staff-set", keys, ["1", "admin", "", 2000])).toBe(1);
+    expect(await redis.hget(`${p}staff`, "1")).toBe("admin");
+    // The same role again keeps its grant time; no origin removes it.
+    expect(await redis.hget(`${p}granted`, "1")).toBe("1000");
+    expect(await redis.hget(`${p}origins`, "1")).toBeNull();
+  },
+
+  "throttle-take": async (redis, p, run) => {
+    expect(await run("throttle-take", [`${p}throttle`], [1, 60_000])).toBe(1);
+    expect(await run("throttle-take", [`${p}throttle`], [1, 60_000])).toBe(0);
+    expect(await redis.pttl(`${p}throttle`)).toBeGreaterThan(0);
+  },
+};
+
+/** The fields of a payout record as the store writes them (JSON-encoded values). */
+function payoutFields(state: string): string[] {
+  return [
+    "state",
+    JSON.stringify(state),
+    "amount",
+    "5000",
+    "phone",
+    '"237670000001"',
+    "initiatorId",
+    "1",
+  ];
+}
+
+describe("the Lua scripts", () => {
+  let redis: Redis;
+  let prefix: string;
+
+  beforeAll(() => {
+    redis = testRedis();
+  });
+
+  afterEach(async () => {
+    await dropPrefix(redis, prefix);
+  });
+
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it("are every .lua file of the folder, each with a header naming its KEYS and ARGV", () => {
+    const files = readdirSync(LUA_DIR).filter((file) => file.endsWith(".lua"));
+    expect(files.map((file) => file.slice(0, -4)).sort()).toEqual([...SCRIPT_NAMES].sort());
+    for (const file of files) {
+      const text = readFileSync(new URL(file, LUA_DIR), "utf8");
+      const block = /^--\[\[\n([\s\S]*?)\n\]\]\n/.exec(text);
+      const header = block?.[1] ?? "";
+      expect(header, file).toMatch(/^ {2}Input:$/m);
+      expect(header, file).toMatch(/^ {2}Output:$/m);
+      const body = text.slice(block?.[0].length ?? 0);
+      for (const used of new Set(body.match(/\b(?:KEYS|ARGV)\[\d+\]/g) ?? [])) {
+        // Every KEYS[n] and ARGV[n] the body reads is named in the header (a range such as
+        // ARGV[5..] names those after it).
+        const [, kind, index] = /^(KEYS|ARGV)\[(\d+)\]$/.exec(used) ?? [];
+        const named = new RegExp(`${kind}\\[(\\d+)(\\.\\.)?\\]`, "g");
+        const covered = [...header.matchAll(named)].some(
+          ([, from, open]) =>
+            Number(from) === Number(index) || (open && Number(from) <= Number(index)),
+        );
+        expect(covered, `${file}: ${used}`).toBe(true);
+      }
+    }
+  });
+
+  it("have their includes expanded, each once, and take nothing spliced in", () => {
+    for (const name of SCRIPT_NAMES) {
+      const { source } = SCRIPTS[name];
+      expect(source, name).not.toMatch(/^--!include/m);
+      expect(source, name).not.toContain("${");
+      expect(source.match(/^local function audit\(/gm)?.length ?? 0, name).toBeLessThanOrEqual(1);
+    }
+    expect(SCRIPTS["payout-transition"].source).toMatch(/^local function overLimit\(/m);
+  });
+
+  for (const name of SCRIPT_NAMES) {
+    it(`runs ${name} on Redis as its header says`, async () => {
+      prefix = testPrefix(`lua-${name}`);
+      const run: Run = (script, keys, args) => runScript(redis, SCRIPTS[script], keys, args);
+      await CASES[name](redis, prefix, run);
+    });
+  }
+
+  it("sends a script's source when Redis does not know it (NOSCRIPT), and by SHA after", async () => {
+    prefix = testPrefix("lua-noscript");
+    // A script of its own (a unique comment, so a SHA no one else loads), to see each step.
+    const script = luaScript("probe", `-- ${prefix}\nreturn redis.call('INCR', KEYS[1])`);
+    const key = `${prefix}count`;
+    const bySha = () => redis.evalsha(script.sha1, 1, key);
+    const missing = await bySha().catch((error: unknown) => error);
+    expect(isNoScript(missing)).toBe(true);
+    expect(await runScript(redis, script, [key], [])).toBe(1);
+    expect(await bySha()).toBe(2);
+    // Forgotten again (a restart, a failover): the next call still runs, once.
+    await redis.script("FLUSH");
+    expect(await runScript(redis, script, [key], [])).toBe(3);
+    expect(await redis.get(key)).toBe("3");
+  });
+
+  it("runs every script of the folder again after SCRIPT FLUSH", async () => {
+    await redis.script("FLUSH");
+    for (const name of SCRIPT_NAMES) {
+      prefix = testPrefix(`lua-flushed-${name}`);
+      const run: Run = (script, keys, args) => runScript(redis, SCRIPTS[script], keys, args);
+      await CASES[name](redis, prefix, run);
+      await dropPrefix(redis, prefix);
+    }
+  });
+});
