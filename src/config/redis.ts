@@ -94,7 +94,7 @@ export type RedisEnvValues = z.output<typeof redisEnvSchema>;
 export interface RedisConfig {
   target: RedisTarget;
   keyPrefix: string;
-  /** Wait until money writes are persisted (store/durability.ts). Default: on in production. */
+  /** Wait until money writes are persisted (store/redis/durability.ts). Default: on in production. */
   durability: "auto" | "local" | "off";
   durabilityTimeoutMs: number;
 }

@@ -4,7 +4,7 @@
  * replay carries the same id), and what its body says. Pure: no I/O.
  *
  * The audit stream is the events' outbox: every move of a payout or a batch is written to
- * it in the same atomic step as the move itself (store/audit-lua.ts), so an event exists
+ * it in the same atomic step as the move itself (store/redis/lua/includes/audit.lua), so an event exists
  * exactly when its change does.
  */
 import type { AuditEntry } from "./audit.js";

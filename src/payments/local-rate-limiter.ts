@@ -1,6 +1,6 @@
 /**
  * A sliding-window-log rate limiter in this process's memory: at most `limit` grants in any
- * `windowMs`. For one process (the demo, tests); replicas share src/store/redis-rate-limiter.ts.
+ * `windowMs`. For one process (the demo, tests); replicas share src/store/redis/rate-limiter.ts.
  */
 import type { Acquisition, RateLimiter } from "./rate-limiter.js";
 

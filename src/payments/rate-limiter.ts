@@ -1,7 +1,7 @@
 /**
  * Client-side limit on outgoing Payment API requests (100/min sandbox, 300/min
  * production). The interface is tiny so a process-local limiter (unit tests, the demo)
- * and a Redis one shared by every replica (src/store/redis-rate-limiter.ts) fit it.
+ * and a Redis one shared by every replica (src/store/redis/rate-limiter.ts) fit it.
  */
 
 export type Acquisition = { granted: true } | { granted: false; retryInMs: number };

@@ -2,7 +2,7 @@
  * The signed events' loop (Standard Webhooks) and the admins' steps on it (/events).
  *
  * The audit stream is the events' outbox. Every move of a payout or a batch is appended to
- * it in the same atomic Redis step as the move (store/audit-lua.ts), so there is no change
+ * it in the same atomic Redis step as the move (store/redis/lua/includes/audit.lua), so there is no change
  * without its entry and no entry without its change. Each round, on the one replica that
  * holds the lease:
  *   1. the entries after the cursor that the business hears of become events, queued with
@@ -40,7 +40,7 @@ export interface EventSending {
   >;
 }
 
-/** The queue's store (store/redis-events.ts). */
+/** The queue's store (store/redis/events.ts). */
 export type EventQueue = Pick<
   RedisEventsStore,
   | "cursor"

@@ -34,7 +34,7 @@
  *   p lease:{name}             STRING owner, with a TTL
  *   p throttle:{name}          STRING actions counted in the window, expiring with it
  *   p ratelimit:{name}         (owned by the rate limiter)
- *   p events:{part}            the signed events' queue (redis-events.ts lists its parts)
+ *   p events:{part}            the signed events' queue (redis/events.ts lists its parts)
  */
 import type { PayoutState } from "../model/lifecycle.js";
 
@@ -73,7 +73,7 @@ export interface Keys {
   lease(name: string): string;
   throttle(name: string): string;
   rateLimit(name: string): string;
-  /** A part of the signed events' queue (store/redis-events.ts). */
+  /** A part of the signed events' queue (store/redis/events.ts). */
   events(part: string): string;
 }
 

@@ -16,7 +16,7 @@ export type TransitionResult =
       applied: boolean;
       /**
        * False only when a durable write was asked for and the store could not confirm it
-       * was persisted in time (see store/durability.ts); the move itself was made.
+       * was persisted in time (see store/redis/durability.ts); the move itself was made.
        */
       durable: boolean;
     }

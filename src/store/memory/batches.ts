@@ -1,4 +1,4 @@
-/** Batches in memory (unit tests): the same contract as redis-batches.ts. */
+/** Batches in memory (unit tests): the same contract as redis/batches.ts. */
 import { type Actor, type AuditEntry, actorFields } from "../../model/audit.js";
 import {
   type Batch,

@@ -1,7 +1,7 @@
 /**
  * The audit log on a Redis stream: append-only, ordered by the time Redis wrote each entry,
  * trimmed to the retention. A payout's moves are appended by the payout scripts themselves
- * (redis-payout-scripts.ts), in the same atomic step as the move.
+ * (lua/payout-*.lua), in the same atomic step as the move.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
