@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { PaymentClient } from "../src/payments/client.js";
-import { createRedisConnection, dropPrefix, waitForReady } from "../src/store/redis.js";
+import { createRedisConnection, dropPrefix, waitForReady } from "../src/store/redis/connection.js";
 
 export interface BenchContext {
   /** `--quick`: a few seconds per benchmark, to check they still run (CI). */

@@ -9,10 +9,11 @@ import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
 import type { RateLimiter } from "./payments/rate-limiter.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
+import { createRedisConnection, waitForReady } from "./store/redis/connection.js";
 import { RedisDurability } from "./store/redis/durability.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis/rate-limiter.js";
 import { describeTarget } from "./store/redis/target.js";
-import { createRedisConnection, createRedisStores, waitForReady } from "./store/redis.js";
+import { createRedisStores } from "./store/redis.js";
 import type { Stores } from "./store/types.js";
 
 /** How long an approval card is remembered after its payout could last be decided. */

@@ -6,7 +6,7 @@
 import { Redis } from "ioredis";
 import { type Logger, redactUrlCredentials } from "../logger.js";
 import { createMemoryStores } from "../store/memory.js";
-import { createRedisConnection, dropPrefix, waitForReady } from "../store/redis.js";
+import { createRedisConnection, dropPrefix, waitForReady } from "../store/redis/connection.js";
 import type { Stores } from "../store/types.js";
 
 /** How long the demo waits for Redis before it runs in memory. */

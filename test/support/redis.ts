@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import { dropPrefix } from "../../src/store/redis.js";
+import { dropPrefix } from "../../src/store/redis/connection.js";
 
 /** Deletes every key under `prefix` (tests leave nothing behind). */
 export { dropPrefix };

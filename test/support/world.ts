@@ -5,8 +5,9 @@
 import type { TelegramEmulator } from "../../src/dev/telegram-emulator/index.js";
 import type { SandboxHandle, SandboxOptions } from "../../src/sandbox/index.js";
 import { keys } from "../../src/store/keys.js";
+import { createRedisConnection, waitForReady } from "../../src/store/redis/connection.js";
 import type { RedisTarget } from "../../src/store/redis/target.js";
-import { createRedisConnection, createRedisStores, waitForReady } from "../../src/store/redis.js";
+import { createRedisStores } from "../../src/store/redis.js";
 import type { Stores } from "../../src/store/types.js";
 import { harnessEnv, startServices } from "./harness.js";
 import { perTest } from "./per-test.js";

@@ -80,7 +80,7 @@ describe("layers", () => {
     "audit-codec.ts": "how an audit entry is written and read",
     "payout-codec.ts": "how a payout record is written and read",
     "reports-codec.ts": "how the digest and availability records are written and read",
-    "redis.ts": "composition: the Redis connection and every Redis store on it",
+    "redis.ts": "composition: every Redis store on one connection",
     "memory.ts": "composition: every store in memory",
   };
 

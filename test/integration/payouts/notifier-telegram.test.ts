@@ -13,11 +13,8 @@ import {
 } from "../../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../../src/logger.js";
 import { DeliveryError, Notifier } from "../../../src/payouts/notifier.js";
-import {
-  createRedisConnection,
-  createRedisStores,
-  waitForReady,
-} from "../../../src/store/redis.js";
+import { createRedisConnection, waitForReady } from "../../../src/store/redis/connection.js";
+import { createRedisStores } from "../../../src/store/redis.js";
 import type { Stores } from "../../../src/store/types.js";
 import { acceptedPayout } from "../../support/payouts.js";
 import { waitUntil } from "../../support/processes.js";

@@ -6,11 +6,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/logger.js";
 import { BackgroundRunner } from "../../../src/payouts/runner.js";
-import {
-  createRedisConnection,
-  createRedisStores,
-  waitForReady,
-} from "../../../src/store/redis.js";
+import { createRedisConnection, waitForReady } from "../../../src/store/redis/connection.js";
+import { createRedisStores } from "../../../src/store/redis.js";
 import type { Stores } from "../../../src/store/types.js";
 import { capturedLogger } from "../../support/logs.js";
 import { waitUntil } from "../../support/processes.js";

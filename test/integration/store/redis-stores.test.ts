@@ -6,10 +6,10 @@ import { CorruptRecordError } from "../../../src/store/errors.js";
 import { keys } from "../../../src/store/keys.js";
 import {
   createRedisConnection,
-  createRedisStores,
   reconnectDelayMs,
   waitForReady,
-} from "../../../src/store/redis.js";
+} from "../../../src/store/redis/connection.js";
+import { createRedisStores } from "../../../src/store/redis.js";
 import type { Stores } from "../../../src/store/types.js";
 import { payoutIn, samplePayout } from "../../contract/payout-store.contract.js";
 import { describeStoreContract } from "../../contract/stores.contract.js";
