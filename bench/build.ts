@@ -2,7 +2,8 @@
  * The bot under test runs as plain JavaScript, as `npm start` runs it, not under tsx:
  * tsx's loader thread alone adds ~40 MB of RSS and would blur the footprint and the
  * CPU figures. This transpiles src/ (and the few bench files the bot's process needs)
- * once per run into node_modules/.cache/momo-bench/, where node_modules still resolves.
+ * once per run into node_modules/.cache/momo-bench/, where node_modules still resolves,
+ * with the locales and the Lua scripts beside it.
  * Types are not checked here (`npm run typecheck` does that); each file is transpiled on
  * its own, which the project's `isolatedModules` settings guarantee is enough.
  */
@@ -53,6 +54,9 @@ function build(): string {
     transpile(source, join(OUT_DIR, relative(REPO_ROOT, source)).replace(/\.ts$/, ".js"));
   }
   cpSync(join(REPO_ROOT, "locales"), join(OUT_DIR, "locales"), { recursive: true });
+  // The Redis scripts are read beside their loader (src/store/redis/scripts.ts).
+  const lua = join("src", "store", "redis", "lua");
+  cpSync(join(REPO_ROOT, lua), join(OUT_DIR, lua), { recursive: true });
   // Inside node_modules the repo's package.json no longer applies: say these are ES modules.
   writeFileSync(join(OUT_DIR, "package.json"), '{ "type": "module" }\n');
   return OUT_DIR;

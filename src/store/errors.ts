@@ -1,4 +1,8 @@
 /**
+ * Every error a store throws, each carrying facts: the store cannot take this now
+ * (StoreUnavailableError), a stored record that does not decode (CorruptRecordError), a
+ * payout id already stored (PayoutExistsError).
+ *
  * Recognizes "the store cannot take this now" errors from ioredis, so the bot can tell users
  * it cannot take payouts right now instead of reporting an internal error: the server is
  * unreachable, still loading, or refusing writes (out of memory, a read-only replica after a
