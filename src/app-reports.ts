@@ -4,7 +4,7 @@
  * availability watcher every AVAILABILITY_CHECK_SECONDS), each on one replica by lease.
  */
 import type { Telegram } from "telegraf";
-import { ReportDelivery } from "./bot/report-delivery.js";
+import { ReportDelivery } from "./bot/messenger/reports.js";
 import type { Config } from "./config/index.js";
 import type { Logger } from "./logger.js";
 import { DailyDigest, type DigestSources, type LimitUse } from "./payouts/digest.js";

@@ -10,9 +10,9 @@ import { type ReportLoops, reportDelivery, startReportLoops } from "./app-report
 import { connectStores, rateLimiter } from "./app-storage.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
-import { TelegramMessenger } from "./bot/messenger.js";
-import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/poller.js";
-import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram-transport.js";
+import { TelegramMessenger } from "./bot/messenger/messenger.js";
+import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/telegram/poller.js";
+import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import type { Logger } from "./logger.js";

@@ -24,9 +24,9 @@ import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { reportsFeature } from "./features/reports.js";
 import { statusFeature } from "./features/status.js";
-import { replyHtml } from "./reply.js";
-import { cosmetic } from "./telegram-failure.js";
-import { boundedTelegram } from "./telegram-transport.js";
+import { cosmetic } from "./telegram/failures.js";
+import { replyHtml } from "./telegram/reply.js";
+import { boundedTelegram } from "./telegram/transport.js";
 
 export interface BotDeps {
   token: string;

@@ -13,8 +13,8 @@ import type { Logger } from "../../logger.js";
 import { localeFromLanguageCode } from "../../model/locale.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
-import { replyHtml } from "../reply.js";
-import { StaffNames } from "../staff-names.js";
+import { StaffNames } from "../messenger/people.js";
+import { replyHtml } from "../telegram/reply.js";
 
 export interface AccessDeps {
   stores: Stores;

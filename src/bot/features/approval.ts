@@ -12,16 +12,16 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { DecideRefusal } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
-import { cardFacts } from "../approval-cards.js";
-import { approvalCard, decidedPromptView, type Names, rejectedCard } from "../approval-views.js";
-import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
 import type { BotContext } from "../context.js";
-import { showSending } from "../prompt-edits.js";
-import { editMessageView, editView, replyHtml, replyView } from "../reply.js";
-import { initiatorName } from "../report-views.js";
-import { namesOf, payoutPeopleNames } from "../staff-names.js";
-import { bestEffort } from "../telegram-failure.js";
-import { CALLBACK_PATTERN, money } from "../views.js";
+import { cardFacts } from "../messenger/approval-cards.js";
+import { namesOf, payoutPeopleNames } from "../messenger/people.js";
+import { dropGoneButtons, SIDE_CALL_MS } from "../telegram/best-effort.js";
+import { bestEffort } from "../telegram/failures.js";
+import { editMessageView, editView, replyHtml, replyView } from "../telegram/reply.js";
+import { approvalCard, decidedPromptView, type Names, rejectedCard } from "../views/approval.js";
+import { CALLBACK_PATTERN, money } from "../views/common.js";
+import { initiatorName } from "../views/reports.js";
+import { showSending } from "./shared/prompt-edits.js";
 
 /** Cards /approvals sends at once; the rest wait for the next /approvals. */
 const CARDS_PER_LIST = 10;

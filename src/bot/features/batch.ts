@@ -13,19 +13,19 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import type { Stores } from "../../store/types.js";
-import { batchPeople } from "../batch-approval-views.js";
+import type { BotContext } from "../context.js";
+import { namesOf } from "../messenger/people.js";
+import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import {
   BATCH_CALLBACK_PATTERN,
   batchDetailView,
   batchListText,
   progressView,
-} from "../batch-views.js";
-import { commandPayload } from "../command-args.js";
-import type { BotContext } from "../context.js";
-import { editView, replyHtml, replyView } from "../reply.js";
-import { namesOf } from "../staff-names.js";
-import { UploadLimiter } from "../upload-limiter.js";
-import { money } from "../views.js";
+} from "../views/batch.js";
+import { batchPeople } from "../views/batch-approval.js";
+import { money } from "../views/common.js";
+import { commandPayload } from "./shared/command-args.js";
+import { UploadLimiter } from "./shared/upload-limiter.js";
 
 export interface BatchDeps {
   payouts: Payouts;

@@ -4,9 +4,9 @@ import { type MessageKey, translator } from "../../i18n.js";
 import { isLocale } from "../../model/locale.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
-import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
-import { replyHtml } from "../reply.js";
+import { replyHtml } from "../telegram/reply.js";
+import { commandPayload } from "./shared/command-args.js";
 
 /** Help sections, each shown to the roles that may use its commands. */
 const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boolean }> = [

@@ -11,11 +11,11 @@ import type { Lookups } from "../../payouts/lookups.js";
 import { may } from "../../payouts/policy.js";
 import { recordAvailability } from "../../payouts/report-loops.js";
 import type { Stores } from "../../store/types.js";
-import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
-import { replyHtml, replyView } from "../reply.js";
-import { availabilityView } from "../report-views.js";
-import { apiTroubleText, cannotPayText, operatorName, phoneProblemText } from "../views.js";
+import { replyHtml, replyView } from "../telegram/reply.js";
+import { apiTroubleText, cannotPayText, operatorName, phoneProblemText } from "../views/common.js";
+import { availabilityView } from "../views/reports.js";
+import { commandPayload } from "./shared/command-args.js";
 
 export interface LookupDeps {
   lookups: Lookups;

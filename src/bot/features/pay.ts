@@ -13,22 +13,12 @@ import { parsePhone } from "../../model/phone.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
-import { waitingView } from "../approval-views.js";
-import { dropGoneButtons } from "../best-effort.js";
-import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import type { BotContext } from "../context.js";
-import {
-  refuseOthersPress,
-  restoreSettled,
-  showMovedPayout,
-  showRetired,
-  showSending,
-} from "../prompt-edits.js";
-import { editView, replyHtml, replyView } from "../reply.js";
-import { initiatorName } from "../report-views.js";
-import { promptExtras } from "../rules-views.js";
-import { namesOf } from "../staff-names.js";
-import { cosmetic } from "../telegram-failure.js";
+import { namesOf } from "../messenger/people.js";
+import { dropGoneButtons } from "../telegram/best-effort.js";
+import { cosmetic } from "../telegram/failures.js";
+import { editView, replyHtml, replyView } from "../telegram/reply.js";
+import { waitingView } from "../views/approval.js";
 import {
   amountProblemText,
   CALLBACK_PATTERN,
@@ -38,7 +28,17 @@ import {
   payoutStateView,
   phoneProblemText,
   prepareFailureText,
-} from "../views.js";
+} from "../views/common.js";
+import { initiatorName } from "../views/reports.js";
+import { promptExtras } from "../views/rules.js";
+import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
+import {
+  refuseOthersPress,
+  restoreSettled,
+  showMovedPayout,
+  showRetired,
+  showSending,
+} from "./shared/prompt-edits.js";
 
 export interface PayDeps {
   payouts: Payouts;

@@ -13,20 +13,20 @@ import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../reports/e
 import { type PayoutColumn, payoutSource } from "../../reports/payout-csv.js";
 import type { Stores } from "../../store/types.js";
 import { dayOf, daysWindow } from "../../time.js";
+import type { BotContext } from "../context.js";
+import { namesOf } from "../messenger/people.js";
+import { clampHtml } from "../telegram/clamp.js";
+import { cosmetic } from "../telegram/failures.js";
+import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import {
   AUDIT_CALLBACK_PATTERN,
   AUDIT_MAX_PAGE_SIZE,
   AUDIT_PAGE_SIZE,
   type AuditPageFacts,
   auditView,
-} from "../audit-views.js";
-import { clampHtml } from "../clamp.js";
-import { commandPayload } from "../command-args.js";
-import type { BotContext } from "../context.js";
-import { type ExportArgs, parseExportArgs, periodText } from "../export-args.js";
-import { editView, replyHtml, replyView } from "../reply.js";
-import { namesOf } from "../staff-names.js";
-import { cosmetic } from "../telegram-failure.js";
+} from "../views/audit.js";
+import { commandPayload } from "./shared/command-args.js";
+import { type ExportArgs, parseExportArgs, periodText } from "./shared/export-args.js";
 
 /** Telegram's limit on a document's caption. */
 const CAPTION_LIMIT = 1024;

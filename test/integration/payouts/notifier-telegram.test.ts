@@ -4,8 +4,8 @@
  * taken by the other while the first is still delivering it, however slow Telegram is.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TelegramMessenger } from "../../../src/bot/messenger.js";
-import { boundedTelegram } from "../../../src/bot/telegram-transport.js";
+import { TelegramMessenger } from "../../../src/bot/messenger/messenger.js";
+import { boundedTelegram } from "../../../src/bot/telegram/transport.js";
 import {
   plainText,
   startTelegramEmulator,
