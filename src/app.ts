@@ -18,12 +18,12 @@ import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
-import { ApprovalExpiry } from "./payouts/approval-expiry.js";
-import type { EventRetryPolicy } from "./payouts/events.js";
-import { Notifier } from "./payouts/notifier.js";
+import { ApprovalExpiry } from "./payouts/loops/approval-expiry.js";
+import type { EventRetryPolicy } from "./payouts/loops/events.js";
+import { Notifier } from "./payouts/loops/notifier.js";
+import { PayoutTracker } from "./payouts/loops/tracker.js";
 import { createPayouts, type Payouts } from "./payouts/payouts.js";
 import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
-import { PayoutTracker } from "./payouts/tracker.js";
 import { PaymentWebhook } from "./payouts/webhook.js";
 import {
   botIdentity,

@@ -7,7 +7,7 @@ import type { BotCommand } from "telegraf/types";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import type { Locale } from "../model/locale.js";
-import type { EventDispatch } from "../payouts/events.js";
+import type { EventDispatch } from "../payouts/loops/events.js";
 import type { Payouts } from "../payouts/payouts.js";
 import { isStoreUnavailableError } from "../store/errors.js";
 import type { Stores } from "../store/types.js";

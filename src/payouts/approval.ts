@@ -15,7 +15,6 @@ import { type Approver, decideRefusal, standingExpected } from "./approval-check
 import type { Duplicates } from "./duplicates.js";
 import type { Limits } from "./limits.js";
 import { decidersOf, mayDecide } from "./policy.js";
-import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
   ApproveResult,
@@ -26,6 +25,7 @@ import type {
   StepContext,
   WithdrawResult,
 } from "./types.js";
+import { lostRace } from "./types.js";
 
 export type { Approver };
 

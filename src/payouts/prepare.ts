@@ -16,18 +16,18 @@ import {
   PaymentApiError,
   PaymentClientError,
 } from "../payments/errors.js";
-import type { TransitionResult } from "../store/types.js";
 import type { Duplicates } from "./duplicates.js";
 import { newPayoutId } from "./ids.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
 import { type Asker, mayCancel } from "./policy.js";
-import type {
-  CancelResult,
-  PrepareFailure,
-  PrepareInput,
-  PrepareResult,
-  StepContext,
+import {
+  type CancelResult,
+  lostRace,
+  type PrepareFailure,
+  type PrepareInput,
+  type PrepareResult,
+  type StepContext,
 } from "./types.js";
 
 /** What Preparation checks besides the request itself. */
@@ -35,15 +35,6 @@ export interface PrepareRules {
   limits: Limits;
   /** The duplicate rule (DUPLICATE_WINDOW_MINUTES), shared with approval. */
   duplicates: Duplicates;
-}
-
-/** A compare-and-set that found the payout gone or already moved on by someone else. */
-export function lostRace(
-  result: Extract<TransitionResult, { ok: false }>,
-): { outcome: "not_found" } | { outcome: "already"; payout: Payout } {
-  return result.reason === "not_found"
-    ? { outcome: "not_found" }
-    : { outcome: "already", payout: result.payout };
 }
 
 export class Preparation {

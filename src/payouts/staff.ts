@@ -12,7 +12,7 @@ import { type Notice, noticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin } from "../model/staff.js";
-import type { Batches } from "./batch.js";
+import type { Batches } from "./batch/batch.js";
 import { PAYING_ROLES } from "./policy.js";
 import type { StepContext } from "./types.js";
 

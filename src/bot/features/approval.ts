@@ -18,9 +18,8 @@ import { namesOf, payoutPeopleNames } from "../messenger/people.js";
 import { dropGoneButtons, SIDE_CALL_MS } from "../telegram/best-effort.js";
 import { bestEffort } from "../telegram/failures.js";
 import { editMessageView, editView, replyHtml, replyView } from "../telegram/reply.js";
-import { approvalCard, decidedPromptView, type Names, rejectedCard } from "../views/approval.js";
-import { CALLBACK_PATTERN, money } from "../views/common.js";
-import { initiatorName } from "../views/reports.js";
+import { approvalCard, decidedPromptView, rejectedCard } from "../views/approval.js";
+import { CALLBACK_PATTERN, money, type Names, personName } from "../views/common.js";
 import { showSending } from "./shared/prompt-edits.js";
 
 /** Cards /approvals sends at once; the rest wait for the next /approvals. */
@@ -176,7 +175,7 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     switch (result.outcome) {
       case "added": {
         const names = await namesFor(result.payout);
-        const name = initiatorName(ctx.t, names, result.payout.initiatorId);
+        const name = personName(ctx.t, names, result.payout.initiatorId);
         await replyHtml(ctx, ctx.t("reason.saved", { name }));
         return;
       }

@@ -5,7 +5,7 @@
  */
 import { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
-import type { BatchDecisionResult } from "../../payouts/batch-approval.js";
+import type { BatchDecisionResult } from "../../payouts/batch/approval.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";

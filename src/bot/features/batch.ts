@@ -7,8 +7,8 @@
 import { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { request } from "undici";
-import type { BatchStepResult, UploadResult } from "../../payouts/batch.js";
-import type { BatchFileProblem } from "../../payouts/batch-file.js";
+import type { BatchStepResult, UploadResult } from "../../payouts/batch/batch.js";
+import type { BatchFileProblem } from "../../payouts/batch/file.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";

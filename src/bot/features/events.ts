@@ -6,8 +6,8 @@
  */
 import { Composer } from "telegraf";
 import { staffActor } from "../../model/audit.js";
-import type { EventDispatch } from "../../payouts/events.js";
-import { REPLAY_MAX_ENTRIES } from "../../payouts/events.js";
+import type { EventDispatch } from "../../payouts/loops/events.js";
+import { REPLAY_MAX_ENTRIES } from "../../payouts/loops/events.js";
 import { may } from "../../payouts/policy.js";
 import { dayOf, daysWindow } from "../../time.js";
 import type { BotContext } from "../context.js";

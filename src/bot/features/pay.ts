@@ -26,10 +26,10 @@ import {
   confirmationPrompt,
   overLimitText,
   payoutStateView,
+  personName,
   phoneProblemText,
   prepareFailureText,
 } from "../views/common.js";
-import { initiatorName } from "../views/reports.js";
 import { promptExtras } from "../views/rules.js";
 import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
 import {
@@ -217,7 +217,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       case "approval_requested": {
         await ctx.answerCbQuery(ctx.t.plain("confirm.approval_requested"));
         const names = await namesOf(deps.stores.profiles, claim.approvers);
-        const approvers = claim.approvers.map((id) => initiatorName(ctx.t, names, id));
+        const approvers = claim.approvers.map((id) => personName(ctx.t, names, id));
         await editView(ctx, waitingView(ctx.t, claim.payout, approvers));
         return;
       }

@@ -5,7 +5,7 @@
  */
 import type { Payout } from "../../model/payout.js";
 import type { ProfileStore } from "../../store/types.js";
-import type { Names } from "../views/approval.js";
+import type { Names } from "../views/common.js";
 import { namesOf } from "./people.js";
 
 /** The latest payout `payout` repeats now (Approval.duplicateOf), or undefined. */

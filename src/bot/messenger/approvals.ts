@@ -16,11 +16,10 @@ import { editMessageView, sendView } from "../telegram/reply.js";
 import {
   approvalCard,
   decidedPromptView,
-  type Names,
   payerDecisionNotice,
   rejectionReasonNotice,
 } from "../views/approval.js";
-import type { View } from "../views/common.js";
+import type { Names, View } from "../views/common.js";
 import { cardFacts, type DuplicateFinder } from "./approval-cards.js";
 import { payoutPeopleNames, translatorFor } from "./people.js";
 

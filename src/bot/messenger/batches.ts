@@ -13,7 +13,7 @@ import type { Logger } from "../../logger.js";
 import type { Batch, BatchRow } from "../../model/batch.js";
 import type { BatchNoticeKind } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
-import { rowPages, rowStanding, rowsWithPayouts } from "../../payouts/batch-rows.js";
+import { rowPages, rowStanding, rowsWithPayouts } from "../../payouts/batch/rows.js";
 import type { Limits } from "../../payouts/limits.js";
 import { decidersOf } from "../../payouts/policy.js";
 import { type RowResult, writePreview, writeResults } from "../../reports/batch-csv.js";
@@ -21,9 +21,9 @@ import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import type { Stores } from "../../store/types.js";
 import { toDeliveryError } from "../telegram/failures.js";
 import { editMessageView, sendView } from "../telegram/reply.js";
-import type { Names } from "../views/approval.js";
 import { previewView, progressView, summaryText } from "../views/batch.js";
 import { batchApprovalCard, batchDecisionNotice, batchPeople } from "../views/batch-approval.js";
+import type { Names } from "../views/common.js";
 import { namesOf, translatorFor } from "./people.js";
 
 export interface BatchDeliveryOptions {

@@ -10,7 +10,7 @@ import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import type { AttentionReason } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
-import type { Delivery, Messenger } from "../../payouts/notifier.js";
+import type { Delivery, Messenger } from "../../payouts/loops/notifier.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../../time.js";

@@ -59,7 +59,7 @@ export class StaffNames {
   }
 }
 
-/** User id → first name, for the users whose name the bot knows (see `initiatorName`). */
+/** User id → first name, for the users whose name the bot knows (see `personName`). */
 export async function namesOf(
   store: ProfileStore,
   userIds: readonly number[],

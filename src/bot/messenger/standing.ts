@@ -7,13 +7,12 @@ import type { Telegram } from "telegraf";
 import { type Translate, translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import { formatPhone } from "../../model/phone.js";
-import type { Delivery } from "../../payouts/notifier.js";
+import type { Delivery } from "../../payouts/loops/notifier.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import { toDeliveryError } from "../telegram/failures.js";
 import { editMessageView, sendView } from "../telegram/reply.js";
-import { money, payoutStateView } from "../views/common.js";
-import { initiatorName } from "../views/reports.js";
+import { money, payoutStateView, personName } from "../views/common.js";
 import { namesOf, translatorFor } from "./people.js";
 
 type StandingDelivery = Extract<Delivery, { kind: "standing_lost" }>;
@@ -56,7 +55,7 @@ export class StandingDeliveries {
     const { change } = delivery;
     const names = await namesOf(stores.profiles, [change.userId, change.byUserId]);
     const byName = (t: Translate) =>
-      change.byUserId === 0 ? t("standing.by_env") : initiatorName(t, names, change.byUserId);
+      change.byUserId === 0 ? t("standing.by_env") : personName(t, names, change.byUserId);
     const role = (t: Translate) => (delivery.role ? t(`role.${delivery.role}`) : "");
 
     const own = await translatorFor(stores, change.userId, timeZone);
@@ -90,7 +89,7 @@ export class StandingDeliveries {
       const t = await translatorFor(stores, admin.userId, timeZone);
       const who = {
         by: byName(t),
-        name: initiatorName(t, names, change.userId),
+        name: personName(t, names, change.userId),
         id: change.userId,
       };
       const lines = [

@@ -6,7 +6,7 @@
 import { TelegramError } from "telegraf";
 import { z } from "zod";
 import { type Logger, redactToken } from "../../logger.js";
-import { DeliveryError } from "../../payouts/notifier.js";
+import { DeliveryError } from "../../payouts/loops/notifier.js";
 import { BotApiAnswerError } from "./transport.js";
 
 /** At most `max` characters of `text`, on one line. */

@@ -10,37 +10,35 @@ import type { Payout } from "../../model/payout.js";
 import {
   CALLBACK,
   money,
+  type Names,
   payoutDetails,
   payoutStateView,
+  personName,
   STATE_TITLE,
   type View,
 } from "./common.js";
-import { initiatorName } from "./reports.js";
 import { duplicateWarning } from "./rules.js";
-
-/** Staff first names by user id (see `initiatorName`); a name unknown reads "user 1002". */
-export type Names = ReadonlyMap<number, string>;
 
 /** What was decided and by whom, when it was (approved, rejected, expired); else nothing. */
 function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
   const at = t.time(payout.decidedAtMs ?? payout.updatedAtMs);
   if (payout.approvedBy !== undefined) {
-    const name = initiatorName(t, names, payout.approvedBy);
+    const name = personName(t, names, payout.approvedBy);
     return [t("approval.approved_by", { name, time: at })];
   }
   if (payout.state === "rejected" && payout.rejectedBy !== undefined) {
-    const name = initiatorName(t, names, payout.rejectedBy);
+    const name = personName(t, names, payout.rejectedBy);
     const lines = [t("approval.rejected_by", { name, time: at })];
     if (payout.rejectionReason)
       lines.push(t("approval.reason", { reason: payout.rejectionReason }));
     return lines;
   }
   if (payout.state === "cancelled" && payout.cancelledBy !== undefined) {
-    const name = initiatorName(t, names, payout.initiatorId);
+    const name = personName(t, names, payout.initiatorId);
     return [t("approval.cancelled_standing", { name, time: at })];
   }
   if (payout.state === "cancelled" && payout.decidedAtMs !== undefined) {
-    const name = initiatorName(t, names, payout.initiatorId);
+    const name = personName(t, names, payout.initiatorId);
     return [t("approval.withdrawn", { name, time: at })];
   }
   if (payout.state === "expired" && payout.approvalExpiresAtMs !== undefined) {
@@ -63,7 +61,7 @@ export function approvalCard(
   options: { status?: boolean; duplicate?: Payout } = {},
 ): View {
   const asked = t("approval.asked", {
-    name: initiatorName(t, names, payout.initiatorId),
+    name: personName(t, names, payout.initiatorId),
     time: t.time(payout.createdAtMs),
   });
   const details = [payoutDetails(t, payout), "", asked];
@@ -96,7 +94,7 @@ export function approvalCard(
 /** The card of the approver who just rejected: decided, and how to give the reason. */
 export function rejectedCard(t: Translate, payout: Payout, names: Names): View {
   const invite = t("approval.reason_invite", {
-    name: initiatorName(t, names, payout.initiatorId),
+    name: personName(t, names, payout.initiatorId),
   });
   return { text: `${approvalCard(t, payout, names).text}\n\n${invite}` };
 }
@@ -134,12 +132,12 @@ export function decidedPromptView(t: Translate, payout: Payout, names: Names): V
 export function payerDecisionNotice(t: Translate, payout: Payout, names: Names): View {
   const facts = { amount: money(t, payout.amount), name: payout.recipientName };
   if (payout.approvedBy !== undefined) {
-    const approver = initiatorName(t, names, payout.approvedBy);
+    const approver = personName(t, names, payout.approvedBy);
     const now = payoutStateView(t, payout).text;
     return { text: `${t("notice.approved", { ...facts, approver })}\n\n${now}` };
   }
   if (payout.state === "rejected" && payout.rejectedBy !== undefined) {
-    const approver = initiatorName(t, names, payout.rejectedBy);
+    const approver = personName(t, names, payout.rejectedBy);
     const lines = [t("notice.rejected", { ...facts, approver })];
     if (payout.rejectionReason)
       lines.push(t("approval.reason", { reason: payout.rejectionReason }));
@@ -152,7 +150,7 @@ export function payerDecisionNotice(t: Translate, payout: Payout, names: Names):
 export function rejectionReasonNotice(t: Translate, payout: Payout, names: Names): View {
   return {
     text: t("notice.rejection_reason", {
-      approver: initiatorName(t, names, payout.rejectedBy ?? 0),
+      approver: personName(t, names, payout.rejectedBy ?? 0),
       amount: money(t, payout.amount),
       name: payout.recipientName,
       reason: payout.rejectionReason ?? "",

@@ -8,10 +8,8 @@ import type { Translate } from "../../i18n.js";
 import type { Batch, BatchRow } from "../../model/batch.js";
 import { rowReason } from "../../reports/batch-csv.js";
 import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
-import type { Names } from "./approval.js";
-import { BATCH_CALLBACK, SKIPPED_SHOWN } from "./batch.js";
-import { money, type View } from "./common.js";
-import { initiatorName } from "./reports.js";
+import { BATCH_CALLBACK, decisionLines, SKIPPED_SHOWN } from "./batch.js";
+import { money, type Names, personName, type View } from "./common.js";
 
 /** Everyone a batch's views may name: its initiator, who decided it, who stopped it. */
 export function batchPeople(batch: Batch): number[] {
@@ -19,21 +17,6 @@ export function batchPeople(batch: Batch): number[] {
   return [initiatorId, approvedBy, rejectedBy, stoppedBy].filter(
     (id): id is number => id !== undefined,
   );
-}
-
-/** What an approver decided (or that nobody did in time); nothing before that. */
-export function decisionLines(t: Translate, batch: Batch, names: Names): string[] {
-  const time = t.time(batch.decidedAtMs ?? batch.updatedAtMs);
-  if (batch.approvedBy !== undefined) {
-    return [t("batch.approved_by", { name: initiatorName(t, names, batch.approvedBy), time })];
-  }
-  if (batch.rejectedBy !== undefined) {
-    return [t("batch.rejected_by", { name: initiatorName(t, names, batch.rejectedBy), time })];
-  }
-  if (batch.state === "cancelled" && batch.approvalExpiresAtMs !== undefined) {
-    return [t("batch.approval_expired", { time: t.time(batch.approvalExpiresAtMs) })];
-  }
-  return [];
 }
 
 /** The rows a batch's approver is shown as skipped (the file has them all). */
@@ -60,7 +43,7 @@ export function batchApprovalCard(
     total: money(t, batch.totalXaf ?? 0),
   });
   const asked = t("batch.card_asked", {
-    name: initiatorName(t, names, batch.initiatorId),
+    name: personName(t, names, batch.initiatorId),
     time: t.time(batch.approvalRequestedAtMs ?? batch.updatedAtMs),
     file: batch.fileName,
     rows: batch.rowCount,
@@ -96,14 +79,14 @@ export function batchDecisionNotice(t: Translate, batch: Batch, names: Names): V
     return {
       text: t("batch.notice_approved", {
         id: batch.id,
-        approver: initiatorName(t, names, batch.approvedBy),
+        approver: personName(t, names, batch.approvedBy),
         count: batch.payableRows ?? 0,
         total: money(t, batch.totalXaf ?? 0),
       }),
     };
   }
   if (batch.rejectedBy !== undefined) {
-    const approver = initiatorName(t, names, batch.rejectedBy);
+    const approver = personName(t, names, batch.rejectedBy);
     return { text: t("batch.notice_rejected", { id: batch.id, approver }) };
   }
   return { text: t("batch.notice_expired", { id: batch.id }) };

@@ -9,10 +9,22 @@ import type { Translate } from "../../i18n.js";
 import type { Batch, BatchRow, BatchTally } from "../../model/batch.js";
 import { rowReason } from "../../reports/batch-csv.js";
 import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
-import type { Names } from "./approval.js";
-import { decisionLines } from "./batch-approval.js";
-import { money, type View } from "./common.js";
-import { initiatorName } from "./reports.js";
+import { money, type Names, personName, type View } from "./common.js";
+
+/** What an approver decided (or that nobody did in time); nothing before that. */
+export function decisionLines(t: Translate, batch: Batch, names: Names): string[] {
+  const time = t.time(batch.decidedAtMs ?? batch.updatedAtMs);
+  if (batch.approvedBy !== undefined) {
+    return [t("batch.approved_by", { name: personName(t, names, batch.approvedBy), time })];
+  }
+  if (batch.rejectedBy !== undefined) {
+    return [t("batch.rejected_by", { name: personName(t, names, batch.rejectedBy), time })];
+  }
+  if (batch.state === "cancelled" && batch.approvalExpiresAtMs !== undefined) {
+    return [t("batch.approval_expired", { time: t.time(batch.approvalExpiresAtMs) })];
+  }
+  return [];
+}
 
 export const BATCH_CALLBACK = {
   confirm: (id: string) => `bc:${id}`,
@@ -50,7 +62,7 @@ function duration(t: Translate, ms: number): string {
 /** Who stopped it, when someone did. */
 function stoppedLines(t: Translate, batch: Batch, names: Names): string[] {
   if (batch.stoppedBy === undefined) return [];
-  return [t("batch.stopped_by", { name: initiatorName(t, names, batch.stoppedBy) })];
+  return [t("batch.stopped_by", { name: personName(t, names, batch.stoppedBy) })];
 }
 
 /** The progress message: where the checks or the payments are, and the rows' outcomes. */
@@ -123,9 +135,7 @@ export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): Vi
   const lines: string[] = [];
   if (facts.sameFile) {
     const { id, initiatorId } = facts.sameFile;
-    lines.push(
-      t("batch.preview_same_file", { id, name: initiatorName(t, facts.names, initiatorId) }),
-    );
+    lines.push(t("batch.preview_same_file", { id, name: personName(t, facts.names, initiatorId) }));
   }
   lines.push(t("batch.preview_title", { id: batch.id, file: batch.fileName }));
   if (payable > 0) {
@@ -233,7 +243,7 @@ export function batchDetailView(t: Translate, batch: Batch, names: Names, nowMs:
     file: batch.fileName,
     rows: batch.rowCount,
     time: t.time(batch.createdAtMs),
-    name: initiatorName(t, names, batch.initiatorId),
+    name: personName(t, names, batch.initiatorId),
   });
   return { ...view, text: `${view.text}\n${file}` };
 }

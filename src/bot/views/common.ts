@@ -12,8 +12,7 @@ import { chargedFee, type Payout } from "../../model/payout.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../../model/phone.js";
 import type { Role } from "../../model/roles.js";
 import { SignatureError } from "../../payments/errors.js";
-import type { OverLimit } from "../../payouts/limits.js";
-import type { PrepareFailure } from "../../payouts/types.js";
+import type { OverLimit, PrepareFailure } from "../../payouts/types.js";
 
 export interface View {
   text: string;
@@ -291,4 +290,15 @@ export function prepareFailureText(
 export function overLimitText(t: Translate, over: OverLimit): string {
   const key = over.limit === "payer" ? "limit.over_payer" : "limit.over_merchant";
   return t(key, { cap: money(t, over.capXaf), left: money(t, over.leftXaf) });
+}
+
+/** Staff first names by user id (see `personName`); a name unknown reads "user 1002". */
+export type Names = ReadonlyMap<number, string>;
+
+/**
+ * A person as every view names them: the first name Telegram gave them, else by id
+ * ("user 1002"). The one place a staff member's display name is made.
+ */
+export function personName(t: Translate, names: Names, id: number): string {
+  return names.get(id) ?? t.plain("history.user_id", { id });
 }

@@ -7,10 +7,10 @@ import { html, type Translate } from "../../i18n.js";
 import { formatCount } from "../../model/money.js";
 import type { PayoutKind } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
-import type { DigestFacts, KindTotals } from "../../payouts/digest.js";
-import type { AvailabilityAlert } from "../../payouts/notifier.js";
-import { money, operatorName, STATE_TITLE, type View } from "./common.js";
-import { initiatorName, payoutLine, statusWord } from "./reports.js";
+import type { DigestFacts, KindTotals } from "../../payouts/loops/digest.js";
+import type { AvailabilityAlert } from "../../payouts/loops/notifier.js";
+import { money, operatorName, personName, STATE_TITLE, type View } from "./common.js";
+import { payoutLine, statusWord } from "./reports.js";
 
 const KIND_TITLE = {
   disbursement: "digest.payouts",
@@ -53,7 +53,7 @@ export function digestView(
   else {
     lines.push(t("digest.attention", { count: formatCount(facts.attentionTotal, t.locale) }));
     for (const payout of facts.attention) {
-      lines.push(payoutLine(t, payout, initiatorName(t, names, payout.initiatorId)));
+      lines.push(payoutLine(t, payout, personName(t, names, payout.initiatorId)));
     }
     const more = facts.attentionTotal - facts.attention.length;
     if (more > 0) lines.push(t("digest.attention_more", { count: more }));
@@ -78,7 +78,7 @@ export function digestView(
       lines.push(
         limit.userId === undefined
           ? t("digest.limit_merchant", use)
-          : t("digest.limit_payer", { ...use, name: initiatorName(t, names, limit.userId) }),
+          : t("digest.limit_payer", { ...use, name: personName(t, names, limit.userId) }),
       );
     }
   }
@@ -94,9 +94,9 @@ function staffLines(t: Translate, facts: DigestFacts, names: ReadonlyMap<number,
   const lines = ["", t("digest.staff", { count: formatCount(facts.staffChangesTotal, t.locale) })];
   for (const change of facts.staffChanges) {
     const line = {
-      name: initiatorName(t, names, change.userId),
+      name: personName(t, names, change.userId),
       after: html(role(change.after)),
-      by: change.byUserId === 0 ? t("standing.by_env") : initiatorName(t, names, change.byUserId),
+      by: change.byUserId === 0 ? t("standing.by_env") : personName(t, names, change.byUserId),
     };
     lines.push(
       change.before === undefined

@@ -10,7 +10,7 @@ import { knownOperator, knownStatus, type PaymentStatus } from "../../model/paym
 import type { Payout } from "../../model/payout.js";
 import { formatPhone } from "../../model/phone.js";
 import type { AvailabilityEntry, Payment } from "../../payments/schemas.js";
-import { CALLBACK, money, operatorName, STATE_TITLE, type View } from "./common.js";
+import { CALLBACK, money, operatorName, personName, STATE_TITLE, type View } from "./common.js";
 
 /** An operation's status as the API writes it, in the reader's words ("Suspendu"). */
 const STATUS_KEY: Readonly<Record<string, MessageKey>> = {
@@ -129,11 +129,6 @@ export function maskedPhone(phone: string): string {
   return `${national.slice(0, 2)}• •• •${national.slice(6, 7)} ${national.slice(7)}`;
 }
 
-/** Who made a payout, by the first name Telegram gave them, else by id ("user 1002"). */
-export function initiatorName(t: Translate, names: ReadonlyMap<number, string>, id: number) {
-  return names.get(id) ?? t.plain("history.user_id", { id });
-}
-
 /**
  * One line per payout for /history and /unknown: its state, payout or collection, how
  * much, to or from whom (masked number), when, and, given `initiator`, who made it.
@@ -172,7 +167,7 @@ function pageButtons(
 
 /**
  * /unknown: one page of the payouts whose outcome is unknown, newest first, and what to do.
- * `names`: first names of the staff who made them (see `initiatorName`).
+ * `names`: first names of the staff who made them (see `personName`).
  */
 export function unknownView(
   t: Translate,
@@ -184,7 +179,7 @@ export function unknownView(
   const lines = [t("unknown.title", { count: page.total }), ""];
   if (pages > 1) lines[1] = t("unknown.page", { page: page.page + 1, pages });
   for (const payout of page.items) {
-    lines.push(payoutLine(t, payout, initiatorName(t, names, payout.initiatorId)));
+    lines.push(payoutLine(t, payout, personName(t, names, payout.initiatorId)));
     if (payout.candidatePaymentId) {
       lines.push(t("unknown.hint", { ref: payout.id, id: payout.candidatePaymentId }));
     }
@@ -196,7 +191,7 @@ export function unknownView(
 
 /**
  * /history: one page, newest first. With `everyone` (admins, viewers) each line says who
- * made the payout, by `names` (see `initiatorName`); a payer's own list does not.
+ * made the payout, by `names` (see `personName`); a payer's own list does not.
  */
 export function historyView(
   t: Translate,
@@ -210,7 +205,7 @@ export function historyView(
     t(everyone ? "history.title_all" : "history.title", { page: page.page + 1, pages }),
     "",
     ...page.items.map((payout) =>
-      payoutLine(t, payout, everyone ? initiatorName(t, names, payout.initiatorId) : undefined),
+      payoutLine(t, payout, everyone ? personName(t, names, payout.initiatorId) : undefined),
     ),
   ];
   const buttons = [];

@@ -8,9 +8,14 @@ import type { Payout } from "../../model/payout.js";
 import type { LimitsReport } from "../../payouts/limits.js";
 import { needsApproval } from "../../payouts/policy.js";
 import { dayInWords } from "../../time.js";
-import type { Names } from "./approval.js";
-import { money, type PromptExtras, STATE_TITLE, type View } from "./common.js";
-import { initiatorName } from "./reports.js";
+import {
+  money,
+  type Names,
+  type PromptExtras,
+  personName,
+  STATE_TITLE,
+  type View,
+} from "./common.js";
 
 /**
  * The warning at the top of a prompt that repeats `earlier` (the same amount to the same
@@ -20,7 +25,7 @@ export function duplicateWarning(t: Translate, earlier: Payout, names: Names): s
   const key = earlier.kind === "disbursement" ? "prompt.duplicate_pay" : "prompt.duplicate_collect";
   return t(key, {
     when: t.time(earlier.createdAtMs),
-    who: initiatorName(t, names, earlier.initiatorId),
+    who: personName(t, names, earlier.initiatorId),
     state: html(t(STATE_TITLE[earlier.state])),
   });
 }
@@ -96,7 +101,7 @@ export function limitsView(
     const payers = [...report.byUser].sort(([a, x], [b, y]) => y - x || a - b);
     if (payers.length === 0) lines.push(t("limits.by_payer_none"));
     for (const [userId, usedXaf] of payers) {
-      const name = initiatorName(t, names, userId);
+      const name = personName(t, names, userId);
       lines.push(t("limits.by_payer_line", { name, used: money(t, usedXaf) }));
     }
   }

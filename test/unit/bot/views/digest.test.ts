@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { availabilityAlertView, digestView } from "../../../../src/bot/views/digest.js";
 import { translator } from "../../../../src/i18n.js";
-import type { DigestFacts } from "../../../../src/payouts/digest.js";
+import type { DigestFacts } from "../../../../src/payouts/loops/digest.js";
 import { acceptedPayout } from "../../../support/payouts.js";
 
 const en = translator("en", "UTC");

@@ -13,7 +13,7 @@
  * Every step resumes from the batch's cursors after a restart.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { type Actor, SYSTEM_ACTOR } from "../model/audit.js";
+import { type Actor, SYSTEM_ACTOR } from "../../model/audit.js";
 import {
   type Batch,
   type BatchPatch,
@@ -21,21 +21,21 @@ import {
   type BatchState,
   type RowProblem,
   WORKED_BATCH_STATES,
-} from "../model/batch.js";
-import type { Notice } from "../model/notice.js";
-import type { BatchMoveOptions, LeaseStore } from "../store/types.js";
-import { expireIfLate } from "./batch-approval.js";
-import { isPayable, payableOf } from "./batch-checks.js";
-import { type KeepAlive, leaseKeeper } from "./batch-lease.js";
-import { RowRepeats } from "./batch-repeats.js";
-import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./batch-rows.js";
-import type { Limits } from "./limits.js";
-import type { Lookups } from "./lookups.js";
-import { PAYING_ROLES } from "./policy.js";
-import { BackgroundRunner } from "./runner.js";
-import { retryPayoutWrite } from "./store-retry.js";
-import type { Submission } from "./submission.js";
-import type { StepContext } from "./types.js";
+} from "../../model/batch.js";
+import type { Notice } from "../../model/notice.js";
+import type { BatchMoveOptions, LeaseStore } from "../../store/types.js";
+import type { Limits } from "../limits.js";
+import type { Lookups } from "../lookups.js";
+import { BackgroundRunner } from "../loops/runner.js";
+import { PAYING_ROLES } from "../policy.js";
+import { retryPayoutWrite } from "../store-retry.js";
+import type { Submission } from "../submission.js";
+import type { StepContext } from "../types.js";
+import { expireIfLate } from "./approval.js";
+import { isPayable, payableOf } from "./checks.js";
+import { type KeepAlive, leaseKeeper } from "./lease.js";
+import { RowRepeats } from "./repeats.js";
+import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./rows.js";
 
 export interface BatchWorkerOptions {
   context: StepContext;

@@ -4,9 +4,9 @@
  * status the change left it in. A payout or batch gone past the retention has nothing left
  * to say: its entries are logged and skipped.
  */
-import type { Logger } from "../logger.js";
-import type { AuditEntry } from "../model/audit.js";
-import type { Batch } from "../model/batch.js";
+import type { Logger } from "../../logger.js";
+import type { AuditEntry } from "../../model/audit.js";
+import type { Batch } from "../../model/batch.js";
 import {
   availabilityEventData,
   batchEventData,
@@ -16,10 +16,10 @@ import {
   eventSourceOf,
   mayBeEvent,
   payoutEventData,
-} from "../model/events.js";
-import type { Payout } from "../model/payout.js";
-import type { EventDraft } from "../store/redis-events.js";
-import type { Stores } from "../store/types.js";
+} from "../../model/events.js";
+import type { Payout } from "../../model/payout.js";
+import type { EventDraft } from "../../store/redis-events.js";
+import type { Stores } from "../../store/types.js";
 
 /** The events of `entries`, in their order (each payout and batch read once, all at once). */
 export async function eventDrafts(

@@ -5,19 +5,19 @@
  * messenger, retries what Telegram refused for a while (429 with retry_after, 5xx,
  * network), and gives up on users who blocked the bot.
  */
-import type { Logger } from "../logger.js";
-import { silentLogger } from "../logger.js";
-import type { Batch } from "../model/batch.js";
+import type { Logger } from "../../logger.js";
+import { silentLogger } from "../../logger.js";
+import type { Batch } from "../../model/batch.js";
 import {
   type ApprovalNoticeKind,
   type AttentionReason,
   type BatchNoticeKind,
   type Notice,
   parseNoticeKey,
-} from "../model/notice.js";
-import type { Payout } from "../model/payout.js";
-import type { Role } from "../model/roles.js";
-import type { Stores } from "../store/types.js";
+} from "../../model/notice.js";
+import type { Payout } from "../../model/payout.js";
+import type { Role } from "../../model/roles.js";
+import type { Stores } from "../../store/types.js";
 import { BackgroundRunner } from "./runner.js";
 
 /** Why a message could not be delivered, and whether trying again can help. */

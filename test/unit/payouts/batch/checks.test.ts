@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkRows, namesMatch, payableOf } from "../../../src/payouts/batch-checks.js";
+import { checkRows, namesMatch, payableOf } from "../../../../src/payouts/batch/checks.js";
 
 describe("batch row checks", () => {
   it("matches names by their words, whatever the case, accents and order", () => {

@@ -5,13 +5,13 @@
  * nobody deciding within APPROVAL_TTL_HOURS cancels it (the worker's sweep, or a late
  * press). Approved, it runs through the worker exactly as a confirmed batch.
  */
-import { type Actor, type BatchAuditStep, SYSTEM_ACTOR, staffActor } from "../model/audit.js";
-import type { Batch, BatchPatch, BatchState } from "../model/batch.js";
-import type { Notice } from "../model/notice.js";
-import type { BatchMoveResult } from "../store/batch-store.js";
-import type { Limits, OverLimit } from "./limits.js";
-import { type Asker, type DecideVerdict, may, mayDecide } from "./policy.js";
-import type { StepContext } from "./types.js";
+import { type Actor, type BatchAuditStep, SYSTEM_ACTOR, staffActor } from "../../model/audit.js";
+import type { Batch, BatchPatch, BatchState } from "../../model/batch.js";
+import type { Notice } from "../../model/notice.js";
+import type { BatchMoveResult } from "../../store/batch-store.js";
+import type { Limits } from "../limits.js";
+import { type Asker, type DecideVerdict, may, mayDecide } from "../policy.js";
+import type { OverLimit, StepContext } from "../types.js";
 
 /** What came of an approver's Approve or Reject on a batch. */
 export type BatchDecisionResult =

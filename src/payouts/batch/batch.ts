@@ -6,18 +6,23 @@
  * (batch-worker.ts) does the slow part: the name look-ups and the payments.
  */
 import { createHash } from "node:crypto";
-import { type Actor, type AuditDetails, type BatchAuditStep, staffActor } from "../model/audit.js";
-import type { Batch, BatchPatch, BatchState } from "../model/batch.js";
-import type { Locale } from "../model/locale.js";
-import type { Notice } from "../model/notice.js";
-import type { Role } from "../model/roles.js";
-import { checkRows } from "./batch-checks.js";
-import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./batch-file.js";
-import { allRows } from "./batch-rows.js";
-import { newBatchId } from "./ids.js";
-import type { Limits, OverLimit } from "./limits.js";
-import { type Asker, may, maySeeBatch, mayStopBatch, needsApproval } from "./policy.js";
-import type { StepContext } from "./types.js";
+import {
+  type Actor,
+  type AuditDetails,
+  type BatchAuditStep,
+  staffActor,
+} from "../../model/audit.js";
+import type { Batch, BatchPatch, BatchState } from "../../model/batch.js";
+import type { Locale } from "../../model/locale.js";
+import type { Notice } from "../../model/notice.js";
+import type { Role } from "../../model/roles.js";
+import { newBatchId } from "../ids.js";
+import type { Limits } from "../limits.js";
+import { type Asker, may, maySeeBatch, mayStopBatch, needsApproval } from "../policy.js";
+import type { OverLimit, StepContext } from "../types.js";
+import { checkRows } from "./checks.js";
+import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./file.js";
+import { allRows } from "./rows.js";
 
 export interface BatchUpload {
   bytes: Uint8Array;

@@ -6,8 +6,8 @@
  * With a lease, rounds run only on the replica that holds it.
  */
 import { randomUUID } from "node:crypto";
-import type { Logger } from "../logger.js";
-import type { LeaseStore } from "../store/types.js";
+import type { Logger } from "../../logger.js";
+import type { LeaseStore } from "../../store/types.js";
 
 export interface RunnerLease {
   store: LeaseStore;

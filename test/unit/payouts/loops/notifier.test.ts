@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { noticeKey } from "../../../src/model/notice.js";
-import type { Payout } from "../../../src/model/payout.js";
+import { noticeKey } from "../../../../src/model/notice.js";
+import type { Payout } from "../../../../src/model/payout.js";
 import {
   type Delivery,
   DeliveryError,
   type Messenger,
   Notifier,
-} from "../../../src/payouts/notifier.js";
-import { createMemoryStores } from "../../../src/store/memory.js";
-import type { Stores } from "../../../src/store/types.js";
-import { type FakeClock, fakeClock } from "../../support/clock.js";
-import { type CapturedLine, capturedLogger } from "../../support/logs.js";
-import { acceptedPayout, settledKey } from "../../support/payouts.js";
+} from "../../../../src/payouts/loops/notifier.js";
+import { createMemoryStores } from "../../../../src/store/memory.js";
+import type { Stores } from "../../../../src/store/types.js";
+import { type FakeClock, fakeClock } from "../../../support/clock.js";
+import { type CapturedLine, capturedLogger } from "../../../support/logs.js";
+import { acceptedPayout, settledKey } from "../../../support/payouts.js";
 
 const START_MS = Date.UTC(2025, 0, 6, 9, 0, 0);
 

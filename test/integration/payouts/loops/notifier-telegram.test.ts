@@ -4,24 +4,24 @@
  * taken by the other while the first is still delivering it, however slow Telegram is.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TelegramMessenger } from "../../../src/bot/messenger/messenger.js";
-import { boundedTelegram } from "../../../src/bot/telegram/transport.js";
+import { TelegramMessenger } from "../../../../src/bot/messenger/messenger.js";
+import { boundedTelegram } from "../../../../src/bot/telegram/transport.js";
 import {
   plainText,
   startTelegramEmulator,
   type TelegramEmulator,
-} from "../../../src/dev/telegram-emulator/index.js";
-import { silentLogger } from "../../../src/logger.js";
-import { DeliveryError, Notifier } from "../../../src/payouts/notifier.js";
+} from "../../../../src/dev/telegram-emulator/index.js";
+import { silentLogger } from "../../../../src/logger.js";
+import { DeliveryError, Notifier } from "../../../../src/payouts/loops/notifier.js";
 import {
   createRedisConnection,
   createRedisStores,
   waitForReady,
-} from "../../../src/store/redis.js";
-import type { Stores } from "../../../src/store/types.js";
-import { acceptedPayout } from "../../support/payouts.js";
-import { waitUntil } from "../../support/processes.js";
-import { dropTestPrefix, testPrefix, testRedisUrl } from "../../support/redis.js";
+} from "../../../../src/store/redis.js";
+import type { Stores } from "../../../../src/store/types.js";
+import { acceptedPayout } from "../../../support/payouts.js";
+import { waitUntil } from "../../../support/processes.js";
+import { dropTestPrefix, testPrefix, testRedisUrl } from "../../../support/redis.js";
 
 const PAYER = 1002;
 

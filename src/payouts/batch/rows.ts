@@ -5,29 +5,29 @@
  * stand.
  */
 
-import type { Actor } from "../model/audit.js";
+import type { Actor } from "../../model/audit.js";
 import {
   type Batch,
   type BatchRow,
   type BatchTally,
   type RowStanding,
   rowPayoutId,
-} from "../model/batch.js";
-import { chargedFee, type Payout } from "../model/payout.js";
-import { cleanName } from "../model/text.js";
+} from "../../model/batch.js";
+import { chargedFee, type Payout } from "../../model/payout.js";
+import { cleanName } from "../../model/text.js";
 import {
   LimiterUnavailableError,
   PaymentApiError,
   PaymentClientError,
   type PaymentOperation,
   RateLimitedError,
-} from "../payments/errors.js";
-import { PayoutExistsError } from "../store/payout-codec.js";
-import type { Stores } from "../store/types.js";
-import { namesMatch, type PayableRow } from "./batch-checks.js";
-import type { KeepAlive } from "./batch-lease.js";
-import type { Lookups } from "./lookups.js";
-import type { PaymentGateway, StepContext } from "./types.js";
+} from "../../payments/errors.js";
+import { PayoutExistsError } from "../../store/payout-codec.js";
+import type { Stores } from "../../store/types.js";
+import type { Lookups } from "../lookups.js";
+import type { PaymentGateway, StepContext } from "../types.js";
+import { namesMatch, type PayableRow } from "./checks.js";
+import type { KeepAlive } from "./lease.js";
 
 /** Rows read from the store at a time. */
 const ROW_PAGE = 200;

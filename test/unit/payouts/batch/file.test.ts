@@ -4,7 +4,7 @@ import {
   type BatchFileResult,
   MAX_BLANK_RECORDS,
   readBatchFile,
-} from "../../../src/payouts/batch-file.js";
+} from "../../../../src/payouts/batch/file.js";
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 

@@ -4,11 +4,11 @@
  * per-number index `/pay` warns from) or in the rows of another open batch that have no
  * payout yet (a preview waiting for Confirm, a batch still being paid).
  */
-import type { Batch, BatchRow, BatchState, RowRepeat } from "../model/batch.js";
-import type { Stores } from "../store/types.js";
-import { isPayable, type PayableRow } from "./batch-checks.js";
-import { allRows } from "./batch-rows.js";
-import { latestDuplicate } from "./duplicates.js";
+import type { Batch, BatchRow, BatchState, RowRepeat } from "../../model/batch.js";
+import type { Stores } from "../../store/types.js";
+import { latestDuplicate } from "../duplicates.js";
+import { isPayable, type PayableRow } from "./checks.js";
+import { allRows } from "./rows.js";
 
 /** Other batches whose payable rows may not be payouts yet. */
 const OPEN_STATES: readonly BatchState[] = [

@@ -10,11 +10,11 @@
  *   refreshes the cache /pay reads) and hands each operation to the store, which compares
  *   it with what was last seen and queues an alert only when it went down or came back.
  */
-import type { Logger } from "../logger.js";
-import { NOT_LISTED, type OperationState, WATCHED_OPERATIONS } from "../model/availability.js";
-import type { AvailabilityEntry } from "../payments/schemas.js";
-import type { LeaseStore, ReportsStore } from "../store/types.js";
-import { dayOf, hourOf } from "../time.js";
+import type { Logger } from "../../logger.js";
+import { NOT_LISTED, type OperationState, WATCHED_OPERATIONS } from "../../model/availability.js";
+import type { AvailabilityEntry } from "../../payments/schemas.js";
+import type { LeaseStore, ReportsStore } from "../../store/types.js";
+import { dayOf, hourOf } from "../../time.js";
 import { BackgroundRunner } from "./runner.js";
 
 /** A lease outlives a few rounds, and never less than 30 s. */

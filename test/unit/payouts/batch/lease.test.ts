@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BatchWaitEndedError, leaseKeeper } from "../../../src/payouts/batch-lease.js";
+import { BatchWaitEndedError, leaseKeeper } from "../../../../src/payouts/batch/lease.js";
 
 describe("leaseKeeper", () => {
   it("renews the lease while it is ours, and ends the wait once it is lost", async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Payout } from "../../../src/model/payout.js";
-import { DailyDigest } from "../../../src/payouts/digest.js";
-import { createMemoryStores } from "../../../src/store/memory.js";
-import { startOfDayMs } from "../../../src/time.js";
-import { acceptedPayout } from "../../support/payouts.js";
+import type { Payout } from "../../../../src/model/payout.js";
+import { DailyDigest } from "../../../../src/payouts/loops/digest.js";
+import { createMemoryStores } from "../../../../src/store/memory.js";
+import { startOfDayMs } from "../../../../src/time.js";
+import { acceptedPayout } from "../../../support/payouts.js";
 
 const ZONE = "Africa/Douala";
 const DAY = "2025-01-06";

@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { ATTENTION_REASONS, type AttentionReason, noticeKey } from "../../../src/model/notice.js";
-import type { Payout } from "../../../src/model/payout.js";
-import { PaymentApiError, PaymentTimeoutError } from "../../../src/payments/errors.js";
-import { nextPollDelayMs, PayoutTracker } from "../../../src/payouts/tracker.js";
-import type { Stores } from "../../../src/store/types.js";
-import { type FakeClock, fakeClock } from "../../support/clock.js";
-import { acceptedPayout, payoutsOnMemoryStores, settledKey } from "../../support/payouts.js";
-import { ScriptedGateway } from "../../support/scripted-gateway.js";
+import {
+  ATTENTION_REASONS,
+  type AttentionReason,
+  noticeKey,
+} from "../../../../src/model/notice.js";
+import type { Payout } from "../../../../src/model/payout.js";
+import { PaymentApiError, PaymentTimeoutError } from "../../../../src/payments/errors.js";
+import { nextPollDelayMs, PayoutTracker } from "../../../../src/payouts/loops/tracker.js";
+import type { Stores } from "../../../../src/store/types.js";
+import { type FakeClock, fakeClock } from "../../../support/clock.js";
+import { acceptedPayout, payoutsOnMemoryStores, settledKey } from "../../../support/payouts.js";
+import { ScriptedGateway } from "../../../support/scripted-gateway.js";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -4,17 +4,17 @@
  * replica at a time.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../../src/logger.js";
-import { BackgroundRunner } from "../../../src/payouts/runner.js";
+import { silentLogger } from "../../../../src/logger.js";
+import { BackgroundRunner } from "../../../../src/payouts/loops/runner.js";
 import {
   createRedisConnection,
   createRedisStores,
   waitForReady,
-} from "../../../src/store/redis.js";
-import type { Stores } from "../../../src/store/types.js";
-import { capturedLogger } from "../../support/logs.js";
-import { waitUntil } from "../../support/processes.js";
-import { dropTestPrefix, testPrefix, testRedisUrl } from "../../support/redis.js";
+} from "../../../../src/store/redis.js";
+import type { Stores } from "../../../../src/store/types.js";
+import { capturedLogger } from "../../../support/logs.js";
+import { waitUntil } from "../../../support/processes.js";
+import { dropTestPrefix, testPrefix, testRedisUrl } from "../../../support/redis.js";
 
 const runners: BackgroundRunner[] = [];
 const opened: Array<{ stores: Stores; prefix: string }> = [];

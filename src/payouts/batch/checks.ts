@@ -3,11 +3,11 @@
  * arguments (number, operator, amount, note), the same number and amount twice in the
  * file, and whether the registered name is the one the payer expected. Pure.
  */
-import type { BatchRow } from "../model/batch.js";
-import { parseAmount } from "../model/money.js";
-import { parsePhone } from "../model/phone.js";
-import { cleanLine, cleanNote, MAX_NAME_LENGTH } from "../model/text.js";
-import type { BatchFileRow } from "./batch-file.js";
+import type { BatchRow } from "../../model/batch.js";
+import { parseAmount } from "../../model/money.js";
+import { parsePhone } from "../../model/phone.js";
+import { cleanLine, cleanNote, MAX_NAME_LENGTH } from "../../model/text.js";
+import type { BatchFileRow } from "./file.js";
 
 /** A row as read from the file, checked on its own and against the rows before it. */
 export function checkRows(rows: readonly BatchFileRow[]): BatchRow[] {

@@ -4,14 +4,14 @@
  * Confirm moves nothing and says the preview changed; the new preview's Confirm runs it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "../../../src/model/audit.js";
-import { PaymentClient } from "../../../src/payments/client.js";
-import { createPayouts } from "../../../src/payouts/payouts.js";
-import { type SandboxHandle, startSandbox } from "../../../src/sandbox/index.js";
-import type { BatchStore } from "../../../src/store/batch-store.js";
-import { createMemoryStores } from "../../../src/store/memory.js";
-import { sampleBatch } from "../../contract/batch-store.contract.js";
-import { capturedLogger } from "../../support/logs.js";
+import { SYSTEM_ACTOR } from "../../../../src/model/audit.js";
+import { PaymentClient } from "../../../../src/payments/client.js";
+import { createPayouts } from "../../../../src/payouts/payouts.js";
+import { type SandboxHandle, startSandbox } from "../../../../src/sandbox/index.js";
+import type { BatchStore } from "../../../../src/store/batch-store.js";
+import { createMemoryStores } from "../../../../src/store/memory.js";
+import { sampleBatch } from "../../../contract/batch-store.contract.js";
+import { capturedLogger } from "../../../support/logs.js";
 
 let sandbox: SandboxHandle;
 let client: PaymentClient;

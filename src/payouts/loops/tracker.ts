@@ -4,14 +4,14 @@
  * final status. Replicas share the schedule; a claim is a lease, so a payout is polled
  * by one replica at a time and a dead replica's claims come back by themselves.
  */
-import type { Logger } from "../logger.js";
-import { silentLogger } from "../logger.js";
-import { noticeKey } from "../model/notice.js";
-import type { Payout } from "../model/payout.js";
-import { PaymentApiError, PaymentClientError } from "../payments/errors.js";
-import type { Stores } from "../store/types.js";
+import type { Logger } from "../../logger.js";
+import { silentLogger } from "../../logger.js";
+import { noticeKey } from "../../model/notice.js";
+import type { Payout } from "../../model/payout.js";
+import { PaymentApiError, PaymentClientError } from "../../payments/errors.js";
+import type { Stores } from "../../store/types.js";
+import type { Settlement } from "../settlement.js";
 import { BackgroundRunner } from "./runner.js";
-import type { Settlement } from "./settlement.js";
 
 export interface TrackerOptions {
   settlement: Settlement;

@@ -3,9 +3,9 @@
  * background runner, under a lease: one replica sweeps at a time (a second one would only
  * lose the compare-and-set, but need not try).
  */
-import type { Logger } from "../logger.js";
-import type { LeaseStore } from "../store/types.js";
-import type { Approval } from "./approval.js";
+import type { Logger } from "../../logger.js";
+import type { LeaseStore } from "../../store/types.js";
+import type { Approval } from "../approval.js";
 import { BackgroundRunner } from "./runner.js";
 
 export interface ApprovalExpiryOptions {

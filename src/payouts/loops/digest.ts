@@ -6,12 +6,12 @@
  * digest is delivered, page by page, never the whole day at once.
  */
 import { z } from "zod";
-import type { PayoutState } from "../model/lifecycle.js";
-import { chargedFee, type Payout, type PayoutKind } from "../model/payout.js";
-import { type Role, RoleSchema } from "../model/roles.js";
-import { payoutsInState } from "../store/payout-store.js";
-import type { Stores } from "../store/types.js";
-import { type Day, nextDay, startOfDayMs } from "../time.js";
+import type { PayoutState } from "../../model/lifecycle.js";
+import { chargedFee, type Payout, type PayoutKind } from "../../model/payout.js";
+import { type Role, RoleSchema } from "../../model/roles.js";
+import { payoutsInState } from "../../store/payout-store.js";
+import type { Stores } from "../../store/types.js";
+import { type Day, nextDay, startOfDayMs } from "../../time.js";
 
 export interface StateTotal {
   state: PayoutState;

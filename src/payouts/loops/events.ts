@@ -13,17 +13,17 @@
  * hour, with jitter, for 3 days, then dropped, logged and counted; 410 Gone disables the
  * endpoint and tells the admins (through the outbox). The chat never waits on any of it.
  */
-import { type Logger, redactUrlCredentials } from "../logger.js";
-import { type Actor, actorFields } from "../model/audit.js";
-import { retryDelayMs } from "../model/events.js";
-import { noticeKey } from "../model/notice.js";
+import { type Logger, redactUrlCredentials } from "../../logger.js";
+import { type Actor, actorFields } from "../../model/audit.js";
+import { retryDelayMs } from "../../model/events.js";
+import { noticeKey } from "../../model/notice.js";
 import type {
   EndpointState,
   EventsSummary,
   QueuedEvent,
   RedisEventsStore,
-} from "../store/redis-events.js";
-import type { Stores } from "../store/types.js";
+} from "../../store/redis-events.js";
+import type { Stores } from "../../store/types.js";
 import { eventDrafts } from "./event-drafts.js";
 import { BackgroundRunner } from "./runner.js";
 
