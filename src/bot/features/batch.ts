@@ -7,11 +7,11 @@
 import { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { request } from "undici";
+import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
 import type { BatchStepResult, UploadResult } from "../../payouts/batch/batch.js";
 import type { BatchFileProblem } from "../../payouts/batch/file.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
-import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";

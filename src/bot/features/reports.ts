@@ -5,12 +5,12 @@
  * uploaded, removed, and recorded in the audit trail themselves.
  */
 import { Composer, Input } from "telegraf";
+import { type AuditColumn, auditSource } from "../../csv/audit.js";
+import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../csv/export.js";
+import { type PayoutColumn, payoutSource } from "../../csv/payouts.js";
 import type { MessageKey } from "../../i18n.js";
 import { actorFields, staffActor } from "../../model/audit.js";
 import { may } from "../../payouts/policy.js";
-import { type AuditColumn, auditSource } from "../../reports/audit-csv.js";
-import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../reports/export.js";
-import { type PayoutColumn, payoutSource } from "../../reports/payout-csv.js";
 import type { Stores } from "../../store/types.js";
 import { dayOf, daysWindow } from "../../time.js";
 import type { BotContext } from "../context.js";

@@ -8,6 +8,8 @@
 
 import type { Telegram } from "telegraf";
 import { Input } from "telegraf";
+import { type RowResult, writePreview, writeResults } from "../../csv/batch.js";
+import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
 import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import type { Batch, BatchRow } from "../../model/batch.js";
@@ -16,8 +18,6 @@ import type { Payout } from "../../model/payout.js";
 import { rowPages, rowStanding, rowsWithPayouts } from "../../payouts/batch/rows.js";
 import type { Limits } from "../../payouts/limits.js";
 import { decidersOf } from "../../payouts/policy.js";
-import { type RowResult, writePreview, writeResults } from "../../reports/batch-csv.js";
-import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import type { Stores } from "../../store/types.js";
 import { toDeliveryError } from "../telegram/failures.js";
 import { editMessageView, sendView } from "../telegram/reply.js";

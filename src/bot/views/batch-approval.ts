@@ -4,10 +4,10 @@
  * sender is told. Same rules as views.ts: `t()` escapes what came from a user or the API.
  */
 import { Markup } from "telegraf";
+import { rowReason } from "../../csv/batch.js";
+import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
 import type { Translate } from "../../i18n.js";
 import type { Batch, BatchRow } from "../../model/batch.js";
-import { rowReason } from "../../reports/batch-csv.js";
-import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import { BATCH_CALLBACK, decisionLines, SKIPPED_SHOWN } from "./batch.js";
 import { money, type Names, personName, type View } from "./common.js";
 

@@ -5,10 +5,10 @@
  */
 
 import { Markup } from "telegraf";
+import { rowReason } from "../../csv/batch.js";
+import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
 import type { Translate } from "../../i18n.js";
 import type { Batch, BatchRow, BatchTally } from "../../model/batch.js";
-import { rowReason } from "../../reports/batch-csv.js";
-import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import { money, type Names, personName, type View } from "./common.js";
 
 /** What an approver decided (or that nobody did in time); nothing before that. */

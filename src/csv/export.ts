@@ -6,7 +6,7 @@
  */
 import { setImmediate as yieldToOthers } from "node:timers/promises";
 import type { Locale } from "../model/locale.js";
-import { type Cell, type CsvColumn, CsvFile } from "./csv-file.js";
+import { type Cell, type CsvColumn, CsvFile } from "./file.js";
 
 /** Where an export's rows come from. */
 export interface ExportSource<T, K extends string> {

@@ -7,10 +7,10 @@
 import type { AuditEntry } from "../model/audit.js";
 import type { Stores } from "../store/types.js";
 import { localDateTime } from "../time.js";
-import type { Cell } from "./csv-file.js";
 import type { ExportSource } from "./export.js";
+import type { Cell } from "./file.js";
 import { NameBook } from "./names.js";
-import { EXPORT_PAGE_SIZE } from "./payout-csv.js";
+import { EXPORT_PAGE_SIZE } from "./payouts.js";
 
 export const AUDIT_COLUMNS = [
   "time",

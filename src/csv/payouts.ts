@@ -8,8 +8,8 @@
 import { chargedFee, type Payout } from "../model/payout.js";
 import type { Stores } from "../store/types.js";
 import { localDateTime } from "../time.js";
-import type { Cell } from "./csv-file.js";
 import type { ExportSource } from "./export.js";
+import type { Cell } from "./file.js";
 import { NameBook } from "./names.js";
 
 export const PAYOUT_COLUMNS = [

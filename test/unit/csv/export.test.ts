@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { type ExportResult, writeExport } from "../../../src/reports/export.js";
-import { payoutSource } from "../../../src/reports/payout-csv.js";
+import { type ExportResult, writeExport } from "../../../src/csv/export.js";
+import { payoutSource } from "../../../src/csv/payouts.js";
 import { createMemoryStores } from "../../../src/store/memory.js";
 import { acceptedPayout } from "../../support/payouts.js";
 

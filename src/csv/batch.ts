@@ -17,7 +17,7 @@ import {
   ROW_OUTCOME_KEY,
   ROW_REASON_KEY,
 } from "./batch-keys.js";
-import { type Cell, type CsvColumn, CsvFile } from "./csv-file.js";
+import { type Cell, type CsvColumn, CsvFile } from "./file.js";
 
 const COLUMNS = [
   "row",
