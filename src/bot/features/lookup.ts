@@ -13,7 +13,8 @@ import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { replyHtml, replyView } from "../telegram/reply.js";
-import { apiTroubleText, cannotPayText, operatorName, phoneProblemText } from "../views/common.js";
+import { apiTroubleText, operatorName } from "../views/common.js";
+import { cannotPayText, phoneProblemText } from "../views/pay.js";
 import { availabilityView } from "../views/reports.js";
 import { commandPayload } from "./shared/command-args.js";
 

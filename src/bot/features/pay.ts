@@ -19,17 +19,15 @@ import { dropGoneButtons } from "../telegram/best-effort.js";
 import { cosmetic } from "../telegram/failures.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import { waitingView } from "../views/approval.js";
+import { CALLBACK_PATTERN, payoutStateView, personName } from "../views/common.js";
 import {
   amountProblemText,
-  CALLBACK_PATTERN,
   cannotPayText,
   confirmationPrompt,
   overLimitText,
-  payoutStateView,
-  personName,
   phoneProblemText,
   prepareFailureText,
-} from "../views/common.js";
+} from "../views/pay.js";
 import { promptExtras } from "../views/rules.js";
 import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
 import {

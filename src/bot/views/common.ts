@@ -1,18 +1,10 @@
-/**
- * Message texts and keyboards. Everything shown to a user is built here from locales/
- * templates; anything that came from a user or the API goes in escaped (i18n `t()`
- * escapes parameters), so a name like `<b>Eve</b>` is shown, never rendered.
- */
-import { Markup } from "telegraf";
 import type { InlineKeyboardMarkup } from "telegraf/types";
 import type { MessageKey, Translate } from "../../i18n.js";
 import type { PayoutState } from "../../model/lifecycle.js";
-import { type AmountProblem, formatAmount } from "../../model/money.js";
+import { formatAmount } from "../../model/money.js";
 import { chargedFee, type Payout } from "../../model/payout.js";
-import { formatPhone, type OperatorHint, type PhoneProblem } from "../../model/phone.js";
-import type { Role } from "../../model/roles.js";
+import { formatPhone, type OperatorHint } from "../../model/phone.js";
 import { SignatureError } from "../../payments/errors.js";
-import type { OverLimit, PrepareFailure } from "../../payouts/types.js";
 
 export interface View {
   text: string;
@@ -80,42 +72,6 @@ export function payoutDetails(t: Translate, payout: Payout): string {
   ];
   if (payout.note) lines.push(t("payout.note", { note: payout.note }));
   return lines.join("\n");
-}
-
-/** What a prompt may say besides the payout: a duplicate warning (first), notes (HTML). */
-export interface PromptExtras {
-  /** Shown before anything else; Confirm then reads "Pay again". */
-  duplicateWarning?: string;
-  notes?: readonly string[];
-}
-
-export function confirmationPrompt(
-  t: Translate,
-  payout: Payout,
-  nowMs: number,
-  extras: PromptExtras = {},
-): View {
-  const minutes = Math.max(1, Math.round((payout.expiresAtMs - nowMs) / 60_000));
-  const title = payout.kind === "disbursement" ? "prompt.title_pay" : "prompt.title_collect";
-  const warning = extras.duplicateWarning;
-  const text = [
-    ...(warning ? [warning, ""] : []),
-    t(title),
-    "",
-    payoutDetails(t, payout),
-    "",
-    ...(extras.notes ?? []),
-    t("prompt.expires", { minutes, time: t.time(payout.expiresAtMs) }),
-  ].join("\n");
-  const again = payout.kind === "disbursement" ? "button.pay_again" : "button.collect_again";
-  const keyboard = Markup.inlineKeyboard([
-    Markup.button.callback(
-      t.plain(warning ? again : "button.confirm"),
-      CALLBACK.confirm(payout.id),
-    ),
-    Markup.button.callback(t.plain("button.cancel"), CALLBACK.cancel(payout.id)),
-  ]).reply_markup;
-  return { text, keyboard };
 }
 
 /** The title of each state, as the prompt and history lines show it. */
@@ -212,84 +168,12 @@ function stateExplanation(t: Translate, payout: Payout): string | undefined {
   }
 }
 
-const PHONE_PROBLEM_KEY: Record<PhoneProblem, MessageKey> = {
-  empty: "error.phone.empty",
-  not_digits: "error.phone.not_digits",
-  wrong_country: "error.phone.wrong_country",
-  wrong_length: "error.phone.wrong_length",
-  not_mobile: "error.phone.not_mobile",
-  unsupported_operator: "error.phone.unsupported_operator",
-};
-
-const AMOUNT_PROBLEM_KEY: Record<AmountProblem, MessageKey> = {
-  empty: "error.amount.empty",
-  not_a_number: "error.amount.not_a_number",
-  zero: "error.amount.zero",
-  negative: "error.amount.negative",
-  decimal: "error.amount.decimal",
-  too_large: "error.amount.too_large",
-};
-
-export function phoneProblemText(
-  t: Translate,
-  problem: PhoneProblem,
-  operator?: OperatorHint,
-): string {
-  return t(PHONE_PROBLEM_KEY[problem], { operator: operator ? operatorName(operator) : "" });
-}
-
-/** The refusal for a staff member whose role may read but not pay, the role in their language. */
-export function cannotPayText(t: Translate, role: Role): string {
-  return t("access.cannot_pay", { role: t.plain(`role.${role}`) });
-}
-
-export function amountProblemText(t: Translate, problem: AmountProblem, maxAmount: number): string {
-  return t(AMOUNT_PROBLEM_KEY[problem], { max: money(t, maxAmount) });
-}
-
 /**
  * What a failed Payment API call means to the user: answers that fail the signature check
  * are not an outage (a wrong PAYMENT_SIGNATURE_PUBLIC_KEY, or a sandbox with a new key).
  */
 export function apiTroubleText(t: Translate, error: unknown): string {
   return t(error instanceof SignatureError ? "error.api_unsigned" : "error.api_unreachable");
-}
-
-/** The reply to a /pay or /collect that cannot go ahead. `command` is "pay" or "collect". */
-export function prepareFailureText(
-  t: Translate,
-  failure: PrepareFailure,
-  command: "pay" | "collect",
-  maxAmount: number,
-): string {
-  const usage = t(command === "pay" ? "usage.pay" : "usage.collect");
-  switch (failure.reason) {
-    case "bad_phone":
-      return `${phoneProblemText(t, failure.problem, failure.operator)}\n${usage}`;
-    case "bad_amount":
-      return `${amountProblemText(t, failure.problem, maxAmount)}\n${usage}`;
-    case "operator_unavailable":
-      return t(
-        failure.kind === "disbursement"
-          ? "error.unavailable_disburse"
-          : "error.unavailable_collect",
-        {
-          operator: operatorName(failure.operator),
-        },
-      );
-    case "no_account":
-      return t("error.no_account", { phone: formatPhone(failure.phone) });
-    case "api_error":
-      return apiTroubleText(t, failure.error);
-    case "over_limit":
-      return overLimitText(t, failure.over);
-  }
-}
-
-/** A payout or Confirm refused over a daily cap: which cap, and what is left today. */
-export function overLimitText(t: Translate, over: OverLimit): string {
-  const key = over.limit === "payer" ? "limit.over_payer" : "limit.over_merchant";
-  return t(key, { cap: money(t, over.capXaf), left: money(t, over.leftXaf) });
 }
 
 /** Staff first names by user id (see `personName`); a name unknown reads "user 1002". */

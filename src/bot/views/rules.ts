@@ -8,14 +8,8 @@ import type { Payout } from "../../model/payout.js";
 import type { LimitsReport } from "../../payouts/limits.js";
 import { needsApproval } from "../../payouts/policy.js";
 import { dayInWords } from "../../time.js";
-import {
-  money,
-  type Names,
-  type PromptExtras,
-  personName,
-  STATE_TITLE,
-  type View,
-} from "./common.js";
+import { money, type Names, personName, STATE_TITLE, type View } from "./common.js";
+import type { PromptExtras } from "./pay.js";
 
 /**
  * The warning at the top of a prompt that repeats `earlier` (the same amount to the same

@@ -7,11 +7,8 @@ import {
   rejectionReasonNotice,
   waitingView,
 } from "../../../../src/bot/views/approval.js";
-import {
-  CALLBACK_PATTERN,
-  confirmationPrompt,
-  type View,
-} from "../../../../src/bot/views/common.js";
+import { CALLBACK_PATTERN, type View } from "../../../../src/bot/views/common.js";
+import { confirmationPrompt } from "../../../../src/bot/views/pay.js";
 import { duplicateWarning, limitsView, promptExtras } from "../../../../src/bot/views/rules.js";
 import { parseTelegramHtml } from "../../../../src/dev/telegram-emulator/html.js";
 import { translator } from "../../../../src/i18n.js";

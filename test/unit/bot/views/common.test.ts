@@ -1,17 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
-  amountProblemText,
   CALLBACK,
   CALLBACK_PATTERN,
-  cannotPayText,
-  confirmationPrompt,
   payoutStateView,
-  phoneProblemText,
-  prepareFailureText,
   refusalReason,
   type View,
 } from "../../../../src/bot/views/common.js";
 import { settlementNotice, stuckNotice } from "../../../../src/bot/views/notices.js";
+import {
+  amountProblemText,
+  cannotPayText,
+  confirmationPrompt,
+  phoneProblemText,
+  prepareFailureText,
+} from "../../../../src/bot/views/pay.js";
 import {
   availabilityView,
   historyView,
