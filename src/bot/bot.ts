@@ -104,7 +104,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   );
   bot.use(statusFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
-  bot.use(reportsFeature({ stores: deps.stores, now }));
+  bot.use(reportsFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(eventsFeature({ events: deps.events, now }));
   bot.use(fallbackFeature());
 

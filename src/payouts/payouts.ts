@@ -10,6 +10,7 @@ import { BatchApproval } from "./batch/approval.js";
 import { Batches } from "./batch/batch.js";
 import { BatchWorker } from "./batch/worker.js";
 import { Duplicates } from "./duplicates.js";
+import { ExportRecords } from "./exports.js";
 import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
@@ -41,6 +42,8 @@ export interface Payouts {
   readonly batchApproval: BatchApproval;
   /** Staff changes (`/staff`, `STAFF` at start) and what they end. */
   readonly staff: StaffChanges;
+  /** What an /export leaves in the audit log. */
+  readonly exports: ExportRecords;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -101,6 +104,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     batches,
     batchApproval: new BatchApproval(context, limits, onNoticeQueued),
     staff: new StaffChanges(context, batches, confirmationTtlSeconds * 1000, onNoticeQueued),
+    exports: new ExportRecords(context),
     createBatchWorker: (worker = {}) =>
       new BatchWorker({
         context,

@@ -177,7 +177,7 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       return;
     }
     const sent = await replyView(ctx, progressView(ctx.t, uploaded.batch, deps.now(), new Map()));
-    await deps.stores.batches.update(uploaded.batch.id, { progressMessageId: sent.message_id });
+    await deps.payouts.batches.attachProgressMessage(uploaded.batch.id, sent.message_id);
     deps.onBatchWork();
   });
 

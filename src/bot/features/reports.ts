@@ -9,7 +9,7 @@ import { type AuditColumn, auditSource } from "../../csv/audit.js";
 import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../csv/export.js";
 import { type PayoutColumn, payoutSource } from "../../csv/payouts.js";
 import type { MessageKey } from "../../i18n.js";
-import { actorFields, staffActor } from "../../model/audit.js";
+import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import { dayOf, daysWindow } from "../../time.js";
@@ -63,6 +63,7 @@ const AUDIT_HEADERS = {
 } as const satisfies Record<AuditColumn, MessageKey>;
 
 export interface ReportsDeps {
+  payouts: Pick<Payouts, "exports">;
   stores: Stores;
   now: () => number;
 }
@@ -192,13 +193,12 @@ async function exportPeriod(
         options,
       );
   const rows = result.kind === "file" ? result.rows : 0;
-  const staff = ctx.staff;
-  if (staff) {
-    await stores.audit.record({
-      atMs: deps.now(),
-      ...actorFields(staffActor(staff)),
-      action: "export",
-      details: { what: args.what, from: args.from, to: args.to, rows },
+  if (ctx.staff) {
+    await deps.payouts.exports.made(ctx.staff, {
+      what: args.what,
+      from: args.from,
+      to: args.to,
+      rows,
     });
   }
   ctx.log.info(

@@ -118,6 +118,14 @@ export class Batches {
     return { ok: true, batch };
   }
 
+  /**
+   * Attaches the chat message that shows a batch's progress (sent once its upload was
+   * stored), for the worker to edit round by round.
+   */
+  async attachProgressMessage(batchId: string, messageId: number): Promise<void> {
+    await this.#context.stores.batches.update(batchId, { progressMessageId: messageId });
+  }
+
   /** The payer's batch still being checked or paid, if any (one at a time each). */
   async #openBatchOf(userId: number): Promise<Batch | null> {
     const recent = await this.#context.stores.batches.list({ userId, limit: 5 });
