@@ -102,14 +102,14 @@ export type PrepareFailure =
 
 export type PrepareResult =
   | {
-      ok: true;
+      outcome: "prepared";
       payout: Payout;
       /** An earlier payout of the same amount to the same number, within the window. */
       duplicate?: Payout;
       /** The initiator's older prompt in the chat, retired by this one. */
       replaced?: Payout;
     }
-  | ({ ok: false } & PrepareFailure);
+  | ({ outcome: "refused" } & PrepareFailure);
 
 export interface PrepareInput {
   kind: PayoutKind;

@@ -140,8 +140,11 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
         await replyHtml(ctx, ctx.t("staff.not_yourself"));
         return;
       }
-      const { changed } = await deps.payouts.staff.remove(userId, asker);
-      await replyHtml(ctx, ctx.t(changed ? "staff.removed" : "staff.not_staff", { id: userId }));
+      const { outcome } = await deps.payouts.staff.remove(userId, asker);
+      await replyHtml(
+        ctx,
+        ctx.t(outcome === "changed" ? "staff.removed" : "staff.not_staff", { id: userId }),
+      );
       return;
     }
     await replyHtml(ctx, ctx.t("usage.staff"));

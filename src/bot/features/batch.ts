@@ -167,7 +167,7 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
     } finally {
       turn.done();
     }
-    if (!uploaded.ok) {
+    if (uploaded.outcome === "refused") {
       const { problem } = uploaded;
       const text =
         problem.kind === "busy"

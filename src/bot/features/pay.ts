@@ -84,7 +84,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       chatId,
       locale: ctx.locale,
     });
-    if (!result.ok) {
+    if (result.outcome === "refused") {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
       await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));
       return;

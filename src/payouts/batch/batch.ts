@@ -34,9 +34,8 @@ export interface BatchUpload {
 }
 
 export type UploadResult =
-  | { ok: true; batch: Batch }
-  | { ok: false; problem: BatchFileProblem }
-  | { ok: false; problem: { kind: "busy"; batch: Batch } };
+  | { outcome: "uploaded"; batch: Batch }
+  | { outcome: "refused"; problem: BatchFileProblem | { kind: "busy"; batch: Batch } };
 
 export type BatchStepResult =
   | { outcome: "not_found" }
@@ -92,9 +91,9 @@ export class Batches {
    */
   async upload(input: BatchUpload): Promise<UploadResult> {
     const read = await readBatchFile(input.bytes, this.#options.file);
-    if (!read.ok) return read;
+    if (!read.ok) return { outcome: "refused", problem: read.problem };
     const busy = await this.#openBatchOf(input.initiatorId);
-    if (busy) return { ok: false, problem: { kind: "busy", batch: busy } };
+    if (busy) return { outcome: "refused", problem: { kind: "busy", batch: busy } };
     const rows = checkRows(read.rows);
     const nowMs = this.#context.now();
     const batch: Batch = {
@@ -115,7 +114,7 @@ export class Batches {
     const actor = staffActor({ userId: input.initiatorId, role: input.initiatorRole });
     await this.#context.stores.batches.create(batch, rows, actor);
     this.#context.log.info({ batchId: batch.id, rows: rows.length }, "batch uploaded");
-    return { ok: true, batch };
+    return { outcome: "uploaded", batch };
   }
 
   /**

@@ -43,7 +43,7 @@ describe("daily limits", () => {
       locale: "en",
     });
     expect(refused).toEqual({
-      ok: false,
+      outcome: "refused",
       reason: "over_limit",
       over: { limit: "payer", capXaf: 10_000, usedXaf: 6000, leftXaf: 4000 },
     });
@@ -98,7 +98,7 @@ describe("daily limits", () => {
       chatId: PAYER.userId,
       locale: "en",
     });
-    if (!collection.ok) throw new Error(collection.reason);
+    if (collection.outcome === "refused") throw new Error(collection.reason);
     const claimed = await payouts.submission.claim(collection.payout.id, PAYER);
     expect(claimed).toMatchObject({ outcome: "claimed", payout: { state: "submitting" } });
     expect((await stores.payouts.get(collection.payout.id))?.limitDay).toBeUndefined();

@@ -56,7 +56,7 @@ export async function prompt(who: Member, amount: string, phone = "237670000001"
     chatId: who.userId,
     locale: "en",
   });
-  if (!result.ok) throw new Error(`prepare refused: ${result.reason}`);
+  if (result.outcome === "refused") throw new Error(`prepare refused: ${result.reason}`);
   return result;
 }
 

@@ -35,7 +35,7 @@ export async function prepared(phone = "237670000001", amount = "5000"): Promise
     chatId: PAYER,
     locale: "en",
   });
-  if (!result.ok) throw new Error(`prepare refused: ${result.reason}`);
+  if (result.outcome === "refused") throw new Error(`prepare refused: ${result.reason}`);
   return result.payout;
 }
 
