@@ -1,7 +1,7 @@
 /**
  * Approve and Reject on the card of a batch sent for approval (the presser's role read
  * afresh for this very press): the first decision wins; an approved batch is paid by the
- * worker as a confirmed one. The cards themselves are the notifier's (batch-messenger.ts).
+ * worker as a confirmed one. The cards themselves are the notifier's (messenger/batches.ts).
  */
 import { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";

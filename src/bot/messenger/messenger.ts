@@ -2,8 +2,8 @@
  * The Messenger of the notifier, on Telegram: turns each notice into messages, each in its
  * reader's language. A final status edits the payout's prompt and pushes a new message (an
  * edit does not make the phone buzz). The digest and availability alerts go through
- * ReportDelivery; approvals are approval-messenger.ts's, staff changes standing-messenger.ts's. Telegram's refusals become
- * DeliveryErrors that say whether trying again can help.
+ * ReportDelivery (reports.ts); approvals are approvals.ts's, staff changes standing.ts's.
+ * Telegram's refusals become DeliveryErrors that say whether trying again can help.
  */
 import type { Telegram } from "telegraf";
 import { translator } from "../../i18n.js";

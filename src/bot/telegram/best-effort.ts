@@ -1,6 +1,6 @@
 /**
  * Telegram calls made alongside what matters (a payment request, a decision), whose
- * failure or slowness must not stop it (bestEffort, in telegram-failure.ts, runs them).
+ * failure or slowness must not stop it (bestEffort, in failures.ts, runs them).
  */
 import type { BotContext } from "../context.js";
 import { pressIsOnItsMessage } from "./reply.js";

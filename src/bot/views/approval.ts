@@ -2,7 +2,7 @@
  * Views of four-eyes approval: the card an approver decides on (and what it turns into
  * once someone did), the payer's prompt while it waits and once it was decided, and the
  * payer's notices. People are named by the first name Telegram gave them, else by id.
- * Same rules as views.ts: everything from a user or the API is escaped by `t()`.
+ * Same rules as common.ts: everything from a user or the API is escaped by `t()`.
  */
 import { Markup } from "telegraf";
 import { html, type Translate } from "../../i18n.js";

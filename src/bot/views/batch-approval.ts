@@ -1,7 +1,7 @@
 /**
  * Views of a batch sent for approval: the card an approver decides on (after the preview
  * file), what it turns into once decided, the lines that say who decided, and what its
- * sender is told. Same rules as views.ts: `t()` escapes what came from a user or the API.
+ * sender is told. Same rules as common.ts: `t()` escapes what came from a user or the API.
  */
 import { Markup } from "telegraf";
 import { rowReason } from "../../csv/batch.js";

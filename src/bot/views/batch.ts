@@ -1,6 +1,6 @@
 /**
  * Views of batch payouts: the progress message (checks, then payments), the preview, the
- * summary, /batches and /batch. Same rules as views.ts: `t()` escapes what came from a
+ * summary, /batches and /batch. Same rules as common.ts: `t()` escapes what came from a
  * user or the API (the file's name, registered names).
  */
 

@@ -1,7 +1,7 @@
 /**
  * What the bot tells after the fact about the business rather than one payout: the
  * admins' daily digest, and an operator's operation going down or coming back. Same rules
- * as views.ts: everything from a user or the API goes in escaped by `t()`.
+ * as common.ts: everything from a user or the API goes in escaped by `t()`.
  */
 import { html, type Translate } from "../../i18n.js";
 import { formatCount } from "../../model/money.js";

@@ -1,7 +1,7 @@
 /**
  * What /events shows and what the admins are told when the receiver answers 410 Gone.
  * The endpoint is shown without its query string (where a careless URL might carry a
- * token); the secret is never anywhere near a message. Same rules as views.ts: everything
+ * token); the secret is never anywhere near a message. Same rules as common.ts: everything
  * from the receiver goes in escaped by `t()`.
  */
 import { html, type Translate } from "../../i18n.js";

@@ -1,7 +1,7 @@
 /**
- * What the bot tells people after the fact, through the outbox (bot/messenger.ts): a final
- * status, a payout that looks stuck, an answer that does not match its request. Same rules
- * as views.ts: everything from a user or the API is escaped by `t()`.
+ * What the bot tells people after the fact, through the outbox (messenger/messenger.ts): a
+ * final status, a payout that looks stuck, an answer that does not match its request. Same
+ * rules as common.ts: everything from a user or the API is escaped by `t()`.
  */
 import type { MessageKey, Translate } from "../../i18n.js";
 import type { Payout } from "../../model/payout.js";

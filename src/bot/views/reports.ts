@@ -1,6 +1,6 @@
 /**
  * Views of what the bot reports rather than asks: operator availability, a payment as the
- * API sees it (/status), and the history pages. Same rules as views.ts: everything from a
+ * API sees it (/status), and the history pages. Same rules as common.ts: everything from a
  * user or the API is escaped by `t()`.
  */
 import { Markup } from "telegraf";

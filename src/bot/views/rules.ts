@@ -1,6 +1,6 @@
 /**
  * Views of the rules a payout passes besides its own checks: the duplicate warning and the
- * approval note of a prompt, and /limits. Same rules as views.ts: everything from a user
+ * approval note of a prompt, and /limits. Same rules as common.ts: everything from a user
  * or the API is escaped by `t()`.
  */
 import { html, type Translate } from "../../i18n.js";

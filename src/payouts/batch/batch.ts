@@ -3,7 +3,7 @@
  * its own, stored for the worker to look up the names), its preview confirmed or
  * cancelled (at or over the approval threshold, sent for approval: batch-approval.ts), a
  * running batch stopped, and the batches listed. The worker
- * (batch-worker.ts) does the slow part: the name look-ups and the payments.
+ * (worker.ts) does the slow part: the name look-ups and the payments.
  */
 import { createHash } from "node:crypto";
 import {

@@ -86,7 +86,7 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
   }
 }
 
-/** How people are reached (Telegram, in src/bot/messenger.ts). */
+/** How people are reached (Telegram, in src/bot/messenger/messenger.ts). */
 export interface Messenger {
   /**
    * Writes `delivery` to everyone it concerns, each in their language: a final status to
