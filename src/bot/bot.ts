@@ -68,13 +68,14 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(sequentialPerChat());
   bot.use(
     access({
+      payouts: deps.payouts,
       stores: deps.stores,
       logger: deps.logger,
       timeZone: deps.timeZone,
       pressesPerMinute: deps.pressesPerMinute,
     }),
   );
-  bot.use(helpFeature({ stores: deps.stores }));
+  bot.use(helpFeature({ payouts: deps.payouts }));
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
   bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(

@@ -88,6 +88,24 @@ describe("layers", () => {
     expect(crossing).toEqual([]);
   });
 
+  it("lets the bot's features read the stores but never write: every write is a step's", () => {
+    const READS = new Set(["get", "getMany", "list", "listInState", "page", "range", "recent"]);
+    const FEATURE_READS = new Set(["getDialog", "getLocale", "openPrompt", "payoutOf"]);
+    const calls = filesOf("bot").flatMap((file) =>
+      [...readFileSync(join(SRC, file), "utf8").matchAll(/\bstores\.(\w+)\.(\w+)\(/g)].map(
+        (match) => ({ file, call: `${match[1]}.${match[2]}`, method: match[2] ?? "" }),
+      ),
+    );
+    expect(calls.length).toBeGreaterThan(5);
+    const writes = calls.filter(
+      (entry) =>
+        entry.file.startsWith("bot/features/") &&
+        !READS.has(entry.method) &&
+        !FEATURE_READS.has(entry.method),
+    );
+    expect(writes).toEqual([]);
+  });
+
   it("keeps only contracts and composition at the bot's root; the rest has a room", () => {
     const atRoot = readdirSync(join(SRC, "bot")).filter((entry) => entry.endsWith(".ts"));
     expect(atRoot.sort()).toEqual(["bot.ts", "context.ts"]);
@@ -166,6 +184,8 @@ describe("layers", () => {
     "app.ts": "the composition root: builds, starts and stops every part in order",
     "store/memory.ts":
       "the small in-memory stores and their factory (to be one class per file under store/memory/)",
+    "payouts/approval.ts":
+      "four-eyes approval, one class: request, approve, reject, withdraw, a reason, expiry, the cards shown",
     "payouts/batch/worker.ts":
       "the batch worker, one class: rounds of name look-ups, row payments and approval expiry",
     "payouts/batch/batch.ts":

@@ -212,7 +212,10 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       const { names, duplicate } = await factsOf(payout);
       const sent = await replyView(ctx, approvalCard(ctx.t, payout, names, { duplicate }));
       // Edited with the others once someone decides.
-      await deps.stores.cards.add(payout.id, { chatId: ctx.chat.id, messageId: sent.message_id });
+      await deps.payouts.approval.attachCard(payout.id, {
+        chatId: ctx.chat.id,
+        messageId: sent.message_id,
+      });
     }
     if (waiting.length > CARDS_PER_LIST) {
       await replyHtml(ctx, ctx.t("approvals.more", { count: waiting.length - CARDS_PER_LIST }));

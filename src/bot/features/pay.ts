@@ -104,10 +104,10 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const chatId = ctx.chat?.id;
     if (chatId === undefined) return;
     // A new command replaces a dialog in progress (read with the staff member, in access).
-    if (ctx.dialog) await deps.stores.sessions.clearDialog(chatId);
+    if (ctx.dialog) await deps.payouts.sessions.closeDialog(chatId);
     const args = splitPaymentArgs(commandPayload(text));
     if (args.phone === undefined) {
-      await deps.stores.sessions.setDialog(chatId, { kind, step: "phone" }, DIALOG_TTL_SECONDS);
+      await deps.payouts.sessions.openDialog(chatId, { kind, step: "phone" }, DIALOG_TTL_SECONDS);
       await replyHtml(
         ctx,
         ctx.t(kind === "disbursement" ? "dialog.ask_phone_pay" : "dialog.ask_phone_collect"),
@@ -125,7 +125,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         await replyHtml(ctx, prepareFailureText(ctx.t, failure, COMMAND_OF[kind], MAX_AMOUNT_XAF));
         return;
       }
-      await deps.stores.sessions.setDialog(
+      await deps.payouts.sessions.openDialog(
         chatId,
         { kind, step: "amount", phone: phone.phone },
         DIALOG_TTL_SECONDS,
@@ -141,7 +141,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   composer.command("cancel", async (ctx) => {
     const dialog = ctx.dialog;
-    if (dialog) await deps.stores.sessions.clearDialog(ctx.chat.id);
+    if (dialog) await deps.payouts.sessions.closeDialog(ctx.chat.id);
     // The prompt waiting for this person's Confirm goes too.
     const promptId = await deps.stores.payouts.openPrompt(ctx.chat.id, ctx.from.id);
     const retired =
@@ -173,7 +173,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         );
         return;
       }
-      await deps.stores.sessions.setDialog(
+      await deps.payouts.sessions.openDialog(
         chatId,
         { ...dialog, step: "amount", phone: phone.phone },
         DIALOG_TTL_SECONDS,
@@ -190,7 +190,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       );
       return;
     }
-    await deps.stores.sessions.clearDialog(chatId);
+    await deps.payouts.sessions.closeDialog(chatId);
     await prepare(ctx, dialog.kind, dialog.phone, text);
   };
 

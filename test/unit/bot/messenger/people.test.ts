@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { namesOf, profileOf, StaffNames } from "../../../../src/bot/messenger/people.js";
+import { namesOf } from "../../../../src/bot/messenger/people.js";
+import { profileOf, StaffNames } from "../../../../src/payouts/people.js";
 import { createMemoryStores } from "../../../../src/store/memory.js";
 
 function stores() {
