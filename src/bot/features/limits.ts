@@ -10,7 +10,7 @@ import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
 import { replyView } from "../telegram/reply.js";
-import { limitsView } from "../views/rules.js";
+import { limitsView } from "../views/limits.js";
 
 export function limitsFeature(deps: { payouts: Payouts; stores: Stores }): Composer<BotContext> {
   const composer = new Composer<BotContext>();

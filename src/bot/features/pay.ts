@@ -27,8 +27,8 @@ import {
   overLimitText,
   phoneProblemText,
   prepareFailureText,
+  promptExtras,
 } from "../views/pay.js";
-import { promptExtras } from "../views/rules.js";
 import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
 import {
   refuseOthersPress,

@@ -17,7 +17,7 @@ import {
   STATE_TITLE,
   type View,
 } from "./common.js";
-import { duplicateWarning } from "./rules.js";
+import { duplicateWarning } from "./pay.js";
 
 /** What was decided and by whom, when it was (approved, rejected, expired); else nothing. */
 function decisionLines(t: Translate, payout: Payout, names: Names): string[] {

@@ -1,21 +1,25 @@
 /**
- * Views of /pay and /collect: the confirmation prompt, and the reply to a request that
- * cannot go ahead (a bad number or amount, a role that may not pay, an operator down, a
- * daily cap). Same rules as common.ts: `t()` escapes what came from a user or the API.
+ * Views of /pay and /collect: the confirmation prompt (with the duplicate warning and the
+ * approval note it may carry), and the reply to a request that cannot go ahead (a bad
+ * number or amount, a role that may not pay, an operator down, a daily cap). Same rules as common.ts: `t()` escapes what came from a user or the API.
  */
 import { Markup } from "telegraf";
-import type { MessageKey, Translate } from "../../i18n.js";
+import { html, type MessageKey, type Translate } from "../../i18n.js";
 import type { AmountProblem } from "../../model/money.js";
 import type { Payout } from "../../model/payout.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../../model/phone.js";
 import type { Role } from "../../model/roles.js";
+import { needsApproval } from "../../payouts/policy.js";
 import type { OverLimit, PrepareFailure } from "../../payouts/types.js";
 import {
   apiTroubleText,
   CALLBACK,
   money,
+  type Names,
   operatorName,
   payoutDetails,
+  personName,
+  STATE_TITLE,
   type View,
 } from "./common.js";
 
@@ -125,4 +129,36 @@ export function prepareFailureText(
 export function overLimitText(t: Translate, over: OverLimit): string {
   const key = over.limit === "payer" ? "limit.over_payer" : "limit.over_merchant";
   return t(key, { cap: money(t, over.capXaf), left: money(t, over.leftXaf) });
+}
+
+/**
+ * The warning at the top of a prompt that repeats `earlier` (the same amount to the same
+ * number): when it was made, by whom, and where it stands.
+ */
+export function duplicateWarning(t: Translate, earlier: Payout, names: Names): string {
+  const key = earlier.kind === "disbursement" ? "prompt.duplicate_pay" : "prompt.duplicate_collect";
+  return t(key, {
+    when: t.time(earlier.createdAtMs),
+    who: personName(t, names, earlier.initiatorId),
+    state: html(t(STATE_TITLE[earlier.state])),
+  });
+}
+
+/**
+ * What a new prompt says besides the payout: a warning of the payout it repeats
+ * (`duplicate`, its initiator among `names`), and that a second person will approve it
+ * when its amount is at or over `threshold` (APPROVAL_THRESHOLD_XAF).
+ */
+export function promptExtras(
+  t: Translate,
+  payout: Payout,
+  facts: { duplicate?: Payout; names: Names | null; threshold: number | undefined },
+): PromptExtras {
+  const { duplicate, threshold } = facts;
+  const extras: PromptExtras = {};
+  if (duplicate) extras.duplicateWarning = duplicateWarning(t, duplicate, facts.names ?? new Map());
+  if (threshold !== undefined && needsApproval(payout.amount, threshold)) {
+    extras.notes = [t("prompt.needs_approval", { threshold: money(t, threshold) })];
+  }
+  return extras;
 }

@@ -8,8 +8,12 @@ import {
   waitingView,
 } from "../../../../src/bot/views/approval.js";
 import { CALLBACK_PATTERN, type View } from "../../../../src/bot/views/common.js";
-import { confirmationPrompt } from "../../../../src/bot/views/pay.js";
-import { duplicateWarning, limitsView, promptExtras } from "../../../../src/bot/views/rules.js";
+import { limitsView } from "../../../../src/bot/views/limits.js";
+import {
+  confirmationPrompt,
+  duplicateWarning,
+  promptExtras,
+} from "../../../../src/bot/views/pay.js";
 import { parseTelegramHtml } from "../../../../src/dev/telegram-emulator/html.js";
 import { translator } from "../../../../src/i18n.js";
 import { type Payout, PayoutSchema } from "../../../../src/model/payout.js";

@@ -1,47 +1,11 @@
 /**
- * Views of the rules a payout passes besides its own checks: the duplicate warning and the
- * approval note of a prompt, and /limits. Same rules as common.ts: everything from a user
- * or the API is escaped by `t()`.
+ * The view of /limits: the daily caps, what the reader and everyone used and have left
+ * today. Same rules as common.ts: everything from a user or the API is escaped by `t()`.
  */
-import { html, type Translate } from "../../i18n.js";
-import type { Payout } from "../../model/payout.js";
+import type { Translate } from "../../i18n.js";
 import type { LimitsReport } from "../../payouts/limits.js";
-import { needsApproval } from "../../payouts/policy.js";
 import { dayInWords } from "../../time.js";
-import { money, type Names, personName, STATE_TITLE, type View } from "./common.js";
-import type { PromptExtras } from "./pay.js";
-
-/**
- * The warning at the top of a prompt that repeats `earlier` (the same amount to the same
- * number): when it was made, by whom, and where it stands.
- */
-export function duplicateWarning(t: Translate, earlier: Payout, names: Names): string {
-  const key = earlier.kind === "disbursement" ? "prompt.duplicate_pay" : "prompt.duplicate_collect";
-  return t(key, {
-    when: t.time(earlier.createdAtMs),
-    who: personName(t, names, earlier.initiatorId),
-    state: html(t(STATE_TITLE[earlier.state])),
-  });
-}
-
-/**
- * What a new prompt says besides the payout: a warning of the payout it repeats
- * (`duplicate`, its initiator among `names`), and that a second person will approve it
- * when its amount is at or over `threshold` (APPROVAL_THRESHOLD_XAF).
- */
-export function promptExtras(
-  t: Translate,
-  payout: Payout,
-  facts: { duplicate?: Payout; names: Names | null; threshold: number | undefined },
-): PromptExtras {
-  const { duplicate, threshold } = facts;
-  const extras: PromptExtras = {};
-  if (duplicate) extras.duplicateWarning = duplicateWarning(t, duplicate, facts.names ?? new Map());
-  if (threshold !== undefined && needsApproval(payout.amount, threshold)) {
-    extras.notes = [t("prompt.needs_approval", { threshold: money(t, threshold) })];
-  }
-  return extras;
-}
+import { money, type Names, personName, type View } from "./common.js";
 
 /** Who is asking /limits: their own spending, and everyone's by payer when they may see it. */
 export interface LimitsReader {
