@@ -9,8 +9,8 @@
 
 import type { Payout } from "../src/model/payout.js";
 import { PaymentClient } from "../src/payments/client.js";
+import { nextPollDelayMs, PayoutTracker } from "../src/payouts/loops/tracker.js";
 import { createPayouts } from "../src/payouts/payouts.js";
-import { nextPollDelayMs, PayoutTracker } from "../src/payouts/tracker.js";
 import type { PaymentGateway } from "../src/payouts/types.js";
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { createRedisStores } from "../src/store/redis.js";

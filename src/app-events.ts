@@ -8,7 +8,7 @@ import type { Redis } from "ioredis";
 import type { Config } from "./config/index.js";
 import { EventSender } from "./events/sender.js";
 import { type Logger, redactUrlCredentials } from "./logger.js";
-import { EventDispatch, type EventRetryPolicy } from "./payouts/events.js";
+import { EventDispatch, type EventRetryPolicy } from "./payouts/loops/events.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
 import { RedisEventsStore } from "./store/redis/events.js";

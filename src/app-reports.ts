@@ -4,13 +4,13 @@
  * availability watcher every AVAILABILITY_CHECK_SECONDS), each on one replica by lease.
  */
 import type { Telegram } from "telegraf";
-import { ReportDelivery } from "./bot/report-delivery.js";
+import { ReportDelivery } from "./bot/messenger/reports.js";
 import type { Config } from "./config/index.js";
 import type { Logger } from "./logger.js";
-import { DailyDigest, type DigestSources, type LimitUse } from "./payouts/digest.js";
 import type { Limits } from "./payouts/limits.js";
 import type { Lookups } from "./payouts/lookups.js";
-import { AvailabilityWatch, DigestSchedule } from "./payouts/report-loops.js";
+import { DailyDigest, type DigestSources, type LimitUse } from "./payouts/loops/digest.js";
+import { AvailabilityWatch, DigestSchedule } from "./payouts/loops/report-loops.js";
 import type { Stores } from "./store/types.js";
 
 export function reportDelivery(

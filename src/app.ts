@@ -10,20 +10,20 @@ import { type ReportLoops, reportDelivery, startReportLoops } from "./app-report
 import { connectStores, rateLimiter } from "./app-storage.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
-import { TelegramMessenger } from "./bot/messenger.js";
-import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/poller.js";
-import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram-transport.js";
+import { TelegramMessenger } from "./bot/messenger/messenger.js";
+import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/telegram/poller.js";
+import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
-import { ApprovalExpiry } from "./payouts/approval-expiry.js";
-import type { EventRetryPolicy } from "./payouts/events.js";
-import { Notifier } from "./payouts/notifier.js";
+import { ApprovalExpiry } from "./payouts/loops/approval-expiry.js";
+import type { EventRetryPolicy } from "./payouts/loops/events.js";
+import { Notifier } from "./payouts/loops/notifier.js";
+import { PayoutTracker } from "./payouts/loops/tracker.js";
 import { createPayouts, type Payouts } from "./payouts/payouts.js";
 import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
-import { PayoutTracker } from "./payouts/tracker.js";
 import { PaymentWebhook } from "./payouts/webhook.js";
 import {
   botIdentity,

@@ -8,7 +8,7 @@ import type { Telegraf } from "telegraf";
 import { TelegramError } from "telegraf";
 import { z } from "zod";
 import type { BotContext } from "./bot/context.js";
-import { describeTelegramFailure, excerpt } from "./bot/telegram-failure.js";
+import { describeTelegramFailure, excerpt } from "./bot/telegram/failures.js";
 import { type Logger, redactToken } from "./logger.js";
 import type { PaymentClient } from "./payments/client.js";
 import {

@@ -7,7 +7,7 @@ import type { BotCommand } from "telegraf/types";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
 import type { Locale } from "../model/locale.js";
-import type { EventDispatch } from "../payouts/events.js";
+import type { EventDispatch } from "../payouts/loops/events.js";
 import type { Payouts } from "../payouts/payouts.js";
 import { isStoreUnavailableError } from "../store/errors.js";
 import type { Stores } from "../store/types.js";
@@ -24,9 +24,9 @@ import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { reportsFeature } from "./features/reports.js";
 import { statusFeature } from "./features/status.js";
-import { replyHtml } from "./reply.js";
-import { cosmetic } from "./telegram-failure.js";
-import { boundedTelegram } from "./telegram-transport.js";
+import { cosmetic } from "./telegram/failures.js";
+import { replyHtml } from "./telegram/reply.js";
+import { boundedTelegram } from "./telegram/transport.js";
 
 export interface BotDeps {
   token: string;
@@ -68,13 +68,14 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(sequentialPerChat());
   bot.use(
     access({
+      payouts: deps.payouts,
       stores: deps.stores,
       logger: deps.logger,
       timeZone: deps.timeZone,
       pressesPerMinute: deps.pressesPerMinute,
     }),
   );
-  bot.use(helpFeature({ stores: deps.stores }));
+  bot.use(helpFeature({ payouts: deps.payouts }));
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
   bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
@@ -104,7 +105,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   );
   bot.use(statusFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
-  bot.use(reportsFeature({ stores: deps.stores, now }));
+  bot.use(reportsFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(eventsFeature({ events: deps.events, now }));
   bot.use(fallbackFeature());
 

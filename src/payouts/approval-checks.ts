@@ -6,8 +6,8 @@
 import type { StaffMember } from "../model/staff.js";
 import type { TransitionOptions, TransitionResult } from "../store/types.js";
 import { DECIDING_ROLES, PAYING_ROLES } from "./policy.js";
-import { lostRace } from "./prepare.js";
 import type { DecideRefusal } from "./types.js";
+import { lostRace } from "./types.js";
 
 /** A staff member pressing Approve or Reject, their role as read for this very press. */
 export type Approver = Pick<StaffMember, "userId" | "role">;

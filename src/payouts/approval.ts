@@ -10,12 +10,16 @@ import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { type ApprovalNoticeKind, noticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import { cleanRemark } from "../model/text.js";
-import type { Reservation, TransitionOptions, TransitionResult } from "../store/types.js";
+import type {
+  ApprovalCard,
+  Reservation,
+  TransitionOptions,
+  TransitionResult,
+} from "../store/types.js";
 import { type Approver, decideRefusal, standingExpected } from "./approval-checks.js";
 import type { Duplicates } from "./duplicates.js";
 import type { Limits } from "./limits.js";
 import { decidersOf, mayDecide } from "./policy.js";
-import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
   ApproveResult,
@@ -26,6 +30,7 @@ import type {
   StepContext,
   WithdrawResult,
 } from "./types.js";
+import { lostRace } from "./types.js";
 
 export type { Approver };
 
@@ -51,6 +56,14 @@ export class Approval {
     this.#limits = checks.limits;
     this.#duplicates = checks.duplicates;
     this.#onNoticeQueued = onNoticeQueued;
+  }
+
+  /**
+   * Remembers a card shown to an approver (the chat and message), so that a decision made
+   * anywhere turns every card of the payout into what was decided.
+   */
+  async attachCard(payoutId: string, card: ApprovalCard): Promise<void> {
+    await this.#context.stores.cards.add(payoutId, card);
   }
 
   /**

@@ -2,7 +2,7 @@
  * The duplicate rule (DUPLICATE_WINDOW_MINUTES): a payout repeats an earlier one of the same
  * kind and amount to the same number, made within the window by anyone, that paid, may have
  * paid, or is on its way (not one that paid nothing, nor a prompt nobody confirmed). The
- * payer's prompt, the approver's card and Approve, and a batch's rows (batch-repeats.ts) ask
+ * payer's prompt, the approver's card and Approve, and a batch's rows (batch/repeats.ts) ask
  * the same question here, so that every second check sees what the first one saw.
  */
 import { givesBack } from "../model/lifecycle.js";

@@ -12,20 +12,7 @@ import type { Actor } from "../model/audit.js";
 import type { PayoutKind } from "../model/payout.js";
 import type { Reservation } from "../store/types.js";
 import { dayOf } from "../time.js";
-import type { PayoutRules, StepContext } from "./types.js";
-
-export type LimitName = "payer" | "merchant";
-
-/** Why an amount does not fit today, and what still does. */
-export interface OverLimit {
-  /** The cap it would pass (the payer's own is checked first). */
-  limit: LimitName;
-  capXaf: number;
-  /** What that cap had counted today. */
-  usedXaf: number;
-  /** The most that still fits today under every cap. */
-  leftXaf: number;
-}
+import type { LimitName, OverLimit, PayoutRules, StepContext } from "./types.js";
 
 /** One day's caps and what they counted (/limits). */
 export interface LimitsReport {

@@ -6,14 +6,17 @@ import { silentLogger } from "../logger.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
 import { AnswerRecords } from "./answer-records.js";
 import { Approval } from "./approval.js";
-import { Batches } from "./batch.js";
-import { BatchApproval } from "./batch-approval.js";
-import { BatchWorker } from "./batch-worker.js";
+import { BatchApproval } from "./batch/approval.js";
+import { Batches } from "./batch/batch.js";
+import { BatchWorker } from "./batch/worker.js";
 import { Duplicates } from "./duplicates.js";
+import { ExportRecords } from "./exports.js";
 import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
+import { StaffNames } from "./people.js";
 import { Preparation } from "./prepare.js";
 import { Resolution } from "./resolution.js";
+import { Sessions } from "./sessions.js";
 import { Settlement } from "./settlement.js";
 import { StaffChanges } from "./staff.js";
 import { Submission } from "./submission.js";
@@ -41,6 +44,12 @@ export interface Payouts {
   readonly batchApproval: BatchApproval;
   /** Staff changes (`/staff`, `STAFF` at start) and what they end. */
   readonly staff: StaffChanges;
+  /** What an /export leaves in the audit log. */
+  readonly exports: ExportRecords;
+  /** A person's chosen language and a chat's open /pay dialog. */
+  readonly sessions: Sessions;
+  /** The names Telegram gives staff members, saved when they change. */
+  readonly staffNames: StaffNames;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -101,6 +110,9 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     batches,
     batchApproval: new BatchApproval(context, limits, onNoticeQueued),
     staff: new StaffChanges(context, batches, confirmationTtlSeconds * 1000, onNoticeQueued),
+    exports: new ExportRecords(context),
+    sessions: new Sessions(context),
+    staffNames: new StaffNames(context.stores.profiles),
     createBatchWorker: (worker = {}) =>
       new BatchWorker({
         context,

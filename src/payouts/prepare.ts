@@ -16,18 +16,18 @@ import {
   PaymentApiError,
   PaymentClientError,
 } from "../payments/errors.js";
-import type { TransitionResult } from "../store/types.js";
 import type { Duplicates } from "./duplicates.js";
 import { newPayoutId } from "./ids.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
 import { type Asker, mayCancel } from "./policy.js";
-import type {
-  CancelResult,
-  PrepareFailure,
-  PrepareInput,
-  PrepareResult,
-  StepContext,
+import {
+  type CancelResult,
+  lostRace,
+  type PrepareFailure,
+  type PrepareInput,
+  type PrepareResult,
+  type StepContext,
 } from "./types.js";
 
 /** What Preparation checks besides the request itself. */
@@ -35,15 +35,6 @@ export interface PrepareRules {
   limits: Limits;
   /** The duplicate rule (DUPLICATE_WINDOW_MINUTES), shared with approval. */
   duplicates: Duplicates;
-}
-
-/** A compare-and-set that found the payout gone or already moved on by someone else. */
-export function lostRace(
-  result: Extract<TransitionResult, { ok: false }>,
-): { outcome: "not_found" } | { outcome: "already"; payout: Payout } {
-  return result.reason === "not_found"
-    ? { outcome: "not_found" }
-    : { outcome: "already", payout: result.payout };
 }
 
 export class Preparation {
@@ -75,10 +66,15 @@ export class Preparation {
     const { stores, log, now } = this.#context;
     const phone = parsePhone(input.phone);
     if (!phone.ok) {
-      return { ok: false, reason: "bad_phone", problem: phone.problem, operator: phone.operator };
+      return {
+        outcome: "refused",
+        reason: "bad_phone",
+        problem: phone.problem,
+        operator: phone.operator,
+      };
     }
     const amount = parseAmount(input.amount);
-    if (!amount.ok) return { ok: false, reason: "bad_amount", problem: amount.problem };
+    if (!amount.ok) return { outcome: "refused", reason: "bad_amount", problem: amount.problem };
 
     // The Redis look-ups run while the Payment API answers: they add no wait.
     const [name, duplicate, over] = await Promise.all([
@@ -90,12 +86,12 @@ export class Preparation {
       }),
       this.#rules.limits.check(input.kind, input.initiatorId, amount.amount),
     ]);
-    if (typeof name !== "string") return { ok: false, ...name };
+    if (typeof name !== "string") return { outcome: "refused", ...name };
     if (over) {
       const actor = staffActor({ userId: input.initiatorId, role: input.initiatorRole });
       const refusal = { actor, kind: input.kind, amount: amount.amount, phone: phone.phone };
       await this.#rules.limits.audit({ ...refusal, step: "prompt" }, over);
-      return { ok: false, reason: "over_limit", over };
+      return { outcome: "refused", reason: "over_limit", over };
     }
 
     const nowMs = now();
@@ -135,7 +131,7 @@ export class Preparation {
         ? await this.retire(older.id, asker, { replacedBy: payout.id })
         : null;
     return {
-      ok: true,
+      outcome: "prepared",
       payout,
       ...(duplicate ? { duplicate } : {}),
       ...(replaced ? { replaced } : {}),

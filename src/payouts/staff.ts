@@ -12,7 +12,7 @@ import { type Notice, noticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin } from "../model/staff.js";
-import type { Batches } from "./batch.js";
+import type { Batches } from "./batch/batch.js";
 import { PAYING_ROLES } from "./policy.js";
 import type { StepContext } from "./types.js";
 
@@ -20,8 +20,8 @@ import type { StepContext } from "./types.js";
 export type StaffChanger = Pick<StaffMember, "userId" | "role"> | null;
 
 export interface StaffChangeResult {
-  /** False: nothing changed (the role was already that; removing someone not on staff). */
-  changed: boolean;
+  /** `unchanged`: the role was already that, or the one removed was not on staff. */
+  outcome: "changed" | "unchanged";
   /** Prompts and requests of theirs cancelled because they can no longer pay. */
   cancelled: number;
   /** Their batches stopped (or cancelled before they ran) for the same reason. */
@@ -59,13 +59,13 @@ export class StaffChanges {
       : { source: "env" };
     // The store keeps the first grant time when the role is restated.
     await stores.staff.set(userId, role, origin, by ? atMs : undefined);
-    if (before === role) return { changed: false, cancelled: 0, batchesStopped: 0 };
+    if (before === role) return { outcome: "unchanged", cancelled: 0, batchesStopped: 0 };
     // STAFF bringing in a new member is configuration read at start, not a change of
     // anyone's standing: only its changes to a member's role are audited.
     if (by !== null || before !== null) {
       await this.#audit(by, "staff_set", { userId, role, oldRole: before });
     }
-    return { changed: true, ...(await this.#afterChange(userId, before, role, by, atMs)) };
+    return { outcome: "changed", ...(await this.#afterChange(userId, before, role, by, atMs)) };
   }
 
   /** Takes `userId` off staff, by `by`. */
@@ -79,9 +79,9 @@ export class StaffChanges {
       ? { source: "runtime", byUserId: by.userId, atMs }
       : undefined;
     const removed = await stores.staff.remove(userId, origin);
-    if (!removed) return { changed: false, cancelled: 0, batchesStopped: 0 };
+    if (!removed) return { outcome: "unchanged", cancelled: 0, batchesStopped: 0 };
     await this.#audit(by, "staff_removed", { userId, oldRole: before });
-    return { changed: true, ...(await this.#afterChange(userId, before, null, by, atMs)) };
+    return { outcome: "changed", ...(await this.#afterChange(userId, before, null, by, atMs)) };
   }
 
   /** Ends what `userId` had open when the change took their standing to pay away. */
@@ -91,7 +91,7 @@ export class StaffChanges {
     after: Role | null,
     by: StaffChanger,
     atMs: number,
-  ): Promise<Omit<StaffChangeResult, "changed">> {
+  ): Promise<Omit<StaffChangeResult, "outcome">> {
     const couldPay = before !== null && PAYING_ROLES.includes(before);
     const canPay = after !== null && PAYING_ROLES.includes(after);
     if (!couldPay || canPay) return { cancelled: 0, batchesStopped: 0 };

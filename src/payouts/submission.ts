@@ -19,7 +19,6 @@ import type { AnswerRecords } from "./answer-records.js";
 import type { Approval } from "./approval.js";
 import type { Limits } from "./limits.js";
 import { type Asker, confirmableBy, PAYING_ROLES } from "./policy.js";
-import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
   ClaimedPayout,
@@ -29,6 +28,7 @@ import type {
   StepContext,
   SubmitResult,
 } from "./types.js";
+import { lostRace } from "./types.js";
 
 /** The last check found the payout must not be sent: its request does not leave. */
 class NotToSend extends Error {

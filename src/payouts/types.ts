@@ -13,8 +13,7 @@ import type { Role } from "../model/roles.js";
 import type { SendOptions } from "../payments/client-slots.js";
 import type { PaymentClientError, PaymentOperation } from "../payments/errors.js";
 import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
-import type { Stores } from "../store/types.js";
-import type { OverLimit } from "./limits.js";
+import type { Stores, TransitionResult } from "../store/types.js";
 
 /** What the payout steps need of the Payment API client (PaymentClient fits it). */
 export interface PaymentGateway {
@@ -103,14 +102,14 @@ export type PrepareFailure =
 
 export type PrepareResult =
   | {
-      ok: true;
+      outcome: "prepared";
       payout: Payout;
       /** An earlier payout of the same amount to the same number, within the window. */
       duplicate?: Payout;
       /** The initiator's older prompt in the chat, retired by this one. */
       replaced?: Payout;
     }
-  | ({ ok: false } & PrepareFailure);
+  | ({ outcome: "refused" } & PrepareFailure);
 
 export interface PrepareInput {
   kind: PayoutKind;
@@ -227,3 +226,25 @@ export type ResolveResult =
   | { outcome: "mismatch"; payout: Payout; payment: Payment }
   | { outcome: "payment_taken"; payout: Payout; payment: Payment }
   | { outcome: "api_error"; error: PaymentClientError };
+
+export type LimitName = "payer" | "merchant";
+
+/** Why an amount does not fit today, and what still does. */
+export interface OverLimit {
+  /** The cap it would pass (the payer's own is checked first). */
+  limit: LimitName;
+  capXaf: number;
+  /** What that cap had counted today. */
+  usedXaf: number;
+  /** The most that still fits today under every cap. */
+  leftXaf: number;
+}
+
+/** A compare-and-set that found the payout gone or already moved on by someone else. */
+export function lostRace(
+  result: Extract<TransitionResult, { ok: false }>,
+): { outcome: "not_found" } | { outcome: "already"; payout: Payout } {
+  return result.reason === "not_found"
+    ? { outcome: "not_found" }
+    : { outcome: "already", payout: result.payout };
+}

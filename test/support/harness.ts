@@ -10,7 +10,7 @@ import {
   type TelegramEmulator,
 } from "../../src/dev/telegram-emulator/index.js";
 import { type Logger, silentLogger } from "../../src/logger.js";
-import type { EventRetryPolicy } from "../../src/payouts/events.js";
+import type { EventRetryPolicy } from "../../src/payouts/loops/events.js";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 import type { Stores } from "../../src/store/types.js";
 import { perTest } from "./per-test.js";

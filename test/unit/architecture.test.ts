@@ -7,7 +7,7 @@
  * sends payments; and files stay small enough to read.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, normalize } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_AMOUNT_XAF } from "../../src/model/money.js";
 import { SANDBOX_MAX_AMOUNT_XAF } from "../../src/sandbox/index.js";
@@ -21,13 +21,24 @@ function filesOf(folder: string): string[] {
     .map((entry) => (folder === "." ? entry : `${folder}/${entry}`));
 }
 
-function importsOf(folder: string): Array<{ file: string; from: string }> {
-  const found: Array<{ file: string; from: string }> = [];
+interface ImportSeen {
+  file: string;
+  from: string;
+  /** `import type { … }` (erased from the build). */
+  typeOnly: boolean;
+}
+
+function importsOf(folder: string): ImportSeen[] {
+  const found: ImportSeen[] = [];
   for (const entry of readdirSync(join(SRC, folder), { recursive: true, encoding: "utf8" })) {
     if (!entry.endsWith(".ts")) continue;
     const text = readFileSync(join(SRC, folder, entry), "utf8");
-    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
-      found.push({ file: `${folder}/${entry}`, from: match[1] ?? "" });
+    const file = folder === "." ? entry : `${folder}/${entry}`;
+    for (const match of text.matchAll(/^(?:import|export)(\s+type\b)?[^;]*?\sfrom\s*"([^"]+)"/gm)) {
+      found.push({ file, from: match[2] ?? "", typeOnly: match[1] !== undefined });
+    }
+    for (const match of text.matchAll(/^import\s*"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/gm)) {
+      found.push({ file, from: match[1] ?? match[2] ?? "", typeOnly: false });
     }
   }
   return found;
@@ -127,6 +138,103 @@ describe("layers", () => {
     expect(senders).toEqual(["payouts/submission.ts"]);
   });
 
+  it("keeps the bot's features off the stores: features call steps, steps call stores", () => {
+    // Type-only imports of the store contracts (`store/types.js`) are all that is allowed, for
+    // the deps a feature is handed; no feature imports a store's code, its errors or a class.
+    const crossing = importsOf("bot/features").filter((entry) => {
+      if (!/^(\.\.\/)+store\//.test(entry.from)) return false;
+      return !(entry.typeOnly && /^(\.\.\/)+store\/types\.js$/.test(entry.from));
+    });
+    expect(crossing).toEqual([]);
+  });
+
+  it("lets the bot's features read the stores but never write: every write is a step's", () => {
+    const READS = new Set(["get", "getMany", "list", "listInState", "page", "range", "recent"]);
+    const FEATURE_READS = new Set(["getDialog", "getLocale", "openPrompt", "payoutOf"]);
+    const calls = filesOf("bot").flatMap((file) =>
+      [...readFileSync(join(SRC, file), "utf8").matchAll(/\bstores\.(\w+)\.(\w+)\(/g)].map(
+        (match) => ({ file, call: `${match[1]}.${match[2]}`, method: match[2] ?? "" }),
+      ),
+    );
+    expect(calls.length).toBeGreaterThan(5);
+    const writes = calls.filter(
+      (entry) =>
+        entry.file.startsWith("bot/features/") &&
+        !READS.has(entry.method) &&
+        !FEATURE_READS.has(entry.method),
+    );
+    expect(writes).toEqual([]);
+  });
+
+  it("keeps only contracts and composition at the bot's root; the rest has a room", () => {
+    const atRoot = readdirSync(join(SRC, "bot")).filter((entry) => entry.endsWith(".ts"));
+    expect(atRoot.sort()).toEqual(["bot.ts", "context.ts"]);
+    for (const room of ["features", "views", "messenger", "telegram"]) {
+      expect(filesOf(`bot/${room}`).length).toBeGreaterThan(0);
+    }
+  });
+
+  it("keeps the telegram transport below what uses it, and the views free of I/O", () => {
+    const upward = importsOf("bot/telegram").filter((entry) =>
+      /^\.\.\/(features|messenger)\//.test(entry.from),
+    );
+    expect(upward).toEqual([]);
+    const viewsReaching = importsOf("bot/views").filter((entry) =>
+      /^\.\.\/(features|messenger|telegram\/(transport|poller|reply))/.test(entry.from),
+    );
+    expect(viewsReaching).toEqual([]);
+  });
+
+  it("gives the batch and the loops their rooms, with the steps at the payouts' root", () => {
+    const batch = filesOf("payouts/batch");
+    const loops = filesOf("payouts/loops");
+    expect(batch).toContain("payouts/batch/worker.ts");
+    expect(loops).toContain("payouts/loops/runner.ts");
+    const atRoot = readdirSync(join(SRC, "payouts")).filter((entry) => entry.endsWith(".ts"));
+    for (const step of ["prepare", "submission", "settlement", "resolution", "approval", "types"]) {
+      expect(atRoot).toContain(`${step}.ts`);
+    }
+    expect(atRoot.filter((entry) => /^(batch|runner|tracker|notifier|digest)/.test(entry))).toEqual(
+      [],
+    );
+    // A loop may run a step; a step never reaches into the loops.
+    const stepsOnLoops = importsOf("payouts").filter(
+      (entry) =>
+        !entry.file.startsWith("payouts/loops/") &&
+        !entry.file.startsWith("payouts/batch/worker") &&
+        /(^\.\/|^\.\.\/)loops\//.test(entry.from),
+    );
+    expect(stepsOnLoops).toEqual([]);
+  });
+
+  it("has no import circle anywhere in src/", () => {
+    const edges = new Map<string, string[]>();
+    for (const entry of importsOf(".")) {
+      if (!entry.from.startsWith(".")) continue;
+      const target = normalize(join(dirname(entry.file), entry.from)).replace(/\.js$/, ".ts");
+      const list = edges.get(entry.file) ?? [];
+      list.push(target);
+      edges.set(entry.file, list);
+    }
+    expect(edges.size).toBeGreaterThan(100);
+    const circles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const path: string[] = [];
+    const visit = (file: string): void => {
+      state.set(file, "open");
+      path.push(file);
+      for (const next of edges.get(file) ?? []) {
+        const seen = state.get(next);
+        if (seen === "open") circles.push([...path.slice(path.indexOf(next)), next].join(" -> "));
+        else if (seen === undefined) visit(next);
+      }
+      path.pop();
+      state.set(file, "done");
+    };
+    for (const file of [...edges.keys()].sort()) if (!state.has(file)) visit(file);
+    expect(circles).toEqual([]);
+  });
+
   /**
    * Over 300 lines is a reason to look, not a limit: a file holds one idea, and a class is
    * never split across files to fit a number. A file that grows past it is named here, with
@@ -138,9 +246,11 @@ describe("layers", () => {
       "RedisPayoutStore, one class: creation, the move's checked arguments, reads, and its replies",
     "store/memory/payouts.ts":
       "MemoryPayoutStore, one class, with the pure checks and listings that mirror the Redis scripts and indexes",
-    "payouts/batch-worker.ts":
+    "payouts/approval.ts":
+      "four-eyes approval, one class: request, approve, reject, withdraw, a reason, expiry, the cards shown",
+    "payouts/batch/worker.ts":
       "the batch worker, one class: rounds of name look-ups, row payments and approval expiry",
-    "payouts/batch.ts":
+    "payouts/batch/batch.ts":
       "the batch steps people take (upload, Confirm, Include, Cancel, Stop, a lost standing's stop), one class",
     "config/index.ts":
       "the env schema and the Config it resolves to, with every problem listed at once",

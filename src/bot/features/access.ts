@@ -11,12 +11,13 @@ import type { Middleware } from "telegraf";
 import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import { localeFromLanguageCode } from "../../model/locale.js";
+import type { Payouts } from "../../payouts/payouts.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
-import { replyHtml } from "../reply.js";
-import { StaffNames } from "../staff-names.js";
+import { replyHtml } from "../telegram/reply.js";
 
 export interface AccessDeps {
+  payouts: Pick<Payouts, "sessions" | "staffNames">;
   stores: Stores;
   logger: Logger;
   /** IANA zone of the times `ctx.t` shows; default Africa/Douala. */
@@ -35,7 +36,7 @@ const DEFAULT_PRESSES_PER_MINUTE = 60;
 const PRESS_WINDOW_MS = 60_000;
 
 export function access(deps: AccessDeps): Middleware<BotContext> {
-  const names = new StaffNames(deps.stores.profiles);
+  const names = deps.payouts.staffNames;
   const pressLimit = deps.pressesPerMinute ?? DEFAULT_PRESSES_PER_MINUTE;
   return async (ctx, next) => {
     const from = ctx.from;
@@ -47,7 +48,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
       deps.stores.sessions.getLocale(from.id),
       chatId === undefined ? null : deps.stores.sessions.getDialog(chatId),
       ctx.callbackQuery
-        ? deps.stores.throttles.take(`press:${from.id}`, pressLimit, PRESS_WINDOW_MS)
+        ? deps.payouts.sessions.pressAllowed(from.id, pressLimit, PRESS_WINDOW_MS)
         : true,
     ]);
     ctx.dialog = dialog;

@@ -10,12 +10,12 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { type Capability, may } from "../../payouts/policy.js";
 import type { ResolveResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
-import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
-import { editView, replyHtml, replyView } from "../reply.js";
-import { unknownView } from "../report-views.js";
-import { namesOf } from "../staff-names.js";
-import { apiTroubleText, CALLBACK_PATTERN, payoutStateView } from "../views.js";
+import { namesOf } from "../messenger/people.js";
+import { editView, replyHtml, replyView } from "../telegram/reply.js";
+import { apiTroubleText, CALLBACK_PATTERN, payoutStateView } from "../views/common.js";
+import { unknownView } from "../views/reports.js";
+import { commandPayload } from "./shared/command-args.js";
 
 /** Unknown payouts per page of /unknown: room for each one's hint in one message. */
 const UNKNOWN_PAGE_SIZE = 10;
@@ -140,8 +140,11 @@ export function adminFeature(deps: AdminDeps): Composer<BotContext> {
         await replyHtml(ctx, ctx.t("staff.not_yourself"));
         return;
       }
-      const { changed } = await deps.payouts.staff.remove(userId, asker);
-      await replyHtml(ctx, ctx.t(changed ? "staff.removed" : "staff.not_staff", { id: userId }));
+      const { outcome } = await deps.payouts.staff.remove(userId, asker);
+      await replyHtml(
+        ctx,
+        ctx.t(outcome === "changed" ? "staff.removed" : "staff.not_staff", { id: userId }),
+      );
       return;
     }
     await replyHtml(ctx, ctx.t("usage.staff"));

@@ -12,16 +12,15 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { DecideRefusal } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
-import { cardFacts } from "../approval-cards.js";
-import { approvalCard, decidedPromptView, type Names, rejectedCard } from "../approval-views.js";
-import { dropGoneButtons, SIDE_CALL_MS } from "../best-effort.js";
 import type { BotContext } from "../context.js";
-import { showSending } from "../prompt-edits.js";
-import { editMessageView, editView, replyHtml, replyView } from "../reply.js";
-import { initiatorName } from "../report-views.js";
-import { namesOf, payoutPeopleNames } from "../staff-names.js";
-import { bestEffort } from "../telegram-failure.js";
-import { CALLBACK_PATTERN, money } from "../views.js";
+import { cardFacts } from "../messenger/approval-cards.js";
+import { namesOf, payoutPeopleNames } from "../messenger/people.js";
+import { dropGoneButtons, SIDE_CALL_MS } from "../telegram/best-effort.js";
+import { bestEffort } from "../telegram/failures.js";
+import { editMessageView, editView, replyHtml, replyView } from "../telegram/reply.js";
+import { approvalCard, decidedPromptView, rejectedCard } from "../views/approval.js";
+import { CALLBACK_PATTERN, money, type Names, personName } from "../views/common.js";
+import { showSending } from "./shared/prompt-edits.js";
 
 /** Cards /approvals sends at once; the rest wait for the next /approvals. */
 const CARDS_PER_LIST = 10;
@@ -176,7 +175,7 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     switch (result.outcome) {
       case "added": {
         const names = await namesFor(result.payout);
-        const name = initiatorName(ctx.t, names, result.payout.initiatorId);
+        const name = personName(ctx.t, names, result.payout.initiatorId);
         await replyHtml(ctx, ctx.t("reason.saved", { name }));
         return;
       }
@@ -213,7 +212,10 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       const { names, duplicate } = await factsOf(payout);
       const sent = await replyView(ctx, approvalCard(ctx.t, payout, names, { duplicate }));
       // Edited with the others once someone decides.
-      await deps.stores.cards.add(payout.id, { chatId: ctx.chat.id, messageId: sent.message_id });
+      await deps.payouts.approval.attachCard(payout.id, {
+        chatId: ctx.chat.id,
+        messageId: sent.message_id,
+      });
     }
     if (waiting.length > CARDS_PER_LIST) {
       await replyHtml(ctx, ctx.t("approvals.more", { count: waiting.length - CARDS_PER_LIST }));

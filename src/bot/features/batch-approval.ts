@@ -1,20 +1,20 @@
 /**
  * Approve and Reject on the card of a batch sent for approval (the presser's role read
  * afresh for this very press): the first decision wins; an approved batch is paid by the
- * worker as a confirmed one. The cards themselves are the notifier's (batch-messenger.ts).
+ * worker as a confirmed one. The cards themselves are the notifier's (messenger/batches.ts).
  */
 import { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
-import type { BatchDecisionResult } from "../../payouts/batch-approval.js";
+import type { BatchDecisionResult } from "../../payouts/batch/approval.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import type { Stores } from "../../store/types.js";
-import { batchApprovalCard, batchPeople } from "../batch-approval-views.js";
-import { BATCH_CALLBACK_PATTERN } from "../batch-views.js";
-import { dropGoneButtons } from "../best-effort.js";
 import type { BotContext } from "../context.js";
-import { editView } from "../reply.js";
-import { namesOf } from "../staff-names.js";
-import { money } from "../views.js";
+import { namesOf } from "../messenger/people.js";
+import { dropGoneButtons } from "../telegram/best-effort.js";
+import { editView } from "../telegram/reply.js";
+import { BATCH_CALLBACK_PATTERN } from "../views/batch.js";
+import { batchApprovalCard, batchPeople } from "../views/batch-approval.js";
+import { money } from "../views/common.js";
 
 export interface BatchApprovalDeps {
   payouts: Payouts;

@@ -7,25 +7,25 @@
 import { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { request } from "undici";
-import type { BatchStepResult, UploadResult } from "../../payouts/batch.js";
-import type { BatchFileProblem } from "../../payouts/batch-file.js";
+import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
+import type { BatchStepResult, UploadResult } from "../../payouts/batch/batch.js";
+import type { BatchFileProblem } from "../../payouts/batch/file.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
-import { BATCH_STATE_KEY } from "../../reports/batch-keys.js";
 import type { Stores } from "../../store/types.js";
-import { batchPeople } from "../batch-approval-views.js";
+import type { BotContext } from "../context.js";
+import { namesOf } from "../messenger/people.js";
+import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import {
   BATCH_CALLBACK_PATTERN,
   batchDetailView,
   batchListText,
   progressView,
-} from "../batch-views.js";
-import { commandPayload } from "../command-args.js";
-import type { BotContext } from "../context.js";
-import { editView, replyHtml, replyView } from "../reply.js";
-import { namesOf } from "../staff-names.js";
-import { UploadLimiter } from "../upload-limiter.js";
-import { money } from "../views.js";
+} from "../views/batch.js";
+import { batchPeople } from "../views/batch-approval.js";
+import { money } from "../views/common.js";
+import { commandPayload } from "./shared/command-args.js";
+import { UploadLimiter } from "./shared/upload-limiter.js";
 
 export interface BatchDeps {
   payouts: Payouts;
@@ -167,7 +167,7 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
     } finally {
       turn.done();
     }
-    if (!uploaded.ok) {
+    if (uploaded.outcome === "refused") {
       const { problem } = uploaded;
       const text =
         problem.kind === "busy"
@@ -177,7 +177,7 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       return;
     }
     const sent = await replyView(ctx, progressView(ctx.t, uploaded.batch, deps.now(), new Map()));
-    await deps.stores.batches.update(uploaded.batch.id, { progressMessageId: sent.message_id });
+    await deps.payouts.batches.attachProgressMessage(uploaded.batch.id, sent.message_id);
     deps.onBatchWork();
   });
 

@@ -6,15 +6,15 @@
  */
 import { Composer } from "telegraf";
 import { staffActor } from "../../model/audit.js";
-import type { EventDispatch } from "../../payouts/events.js";
-import { REPLAY_MAX_ENTRIES } from "../../payouts/events.js";
+import type { EventDispatch } from "../../payouts/loops/events.js";
+import { REPLAY_MAX_ENTRIES } from "../../payouts/loops/events.js";
 import { may } from "../../payouts/policy.js";
 import { dayOf, daysWindow } from "../../time.js";
-import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
-import { eventsStatusView } from "../events-views.js";
-import { parseExportArgs, periodText } from "../export-args.js";
-import { replyHtml, replyView } from "../reply.js";
+import { replyHtml, replyView } from "../telegram/reply.js";
+import { eventsStatusView } from "../views/events.js";
+import { commandPayload } from "./shared/command-args.js";
+import { parseExportArgs, periodText } from "./shared/export-args.js";
 
 export interface EventsDeps {
   /** Undefined when EVENTS_URL and EVENTS_SECRET are unset. */

@@ -2,11 +2,11 @@
 import { Composer } from "telegraf";
 import { type MessageKey, translator } from "../../i18n.js";
 import { isLocale } from "../../model/locale.js";
+import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
-import type { Stores } from "../../store/types.js";
-import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
-import { replyHtml } from "../reply.js";
+import { replyHtml } from "../telegram/reply.js";
+import { commandPayload } from "./shared/command-args.js";
 
 /** Help sections, each shown to the roles that may use its commands. */
 const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boolean }> = [
@@ -28,7 +28,7 @@ function helpText(ctx: BotContext): string {
   return lines.join("\n");
 }
 
-export function helpFeature(deps: { stores: Stores }): Composer<BotContext> {
+export function helpFeature(deps: { payouts: Pick<Payouts, "sessions"> }): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.start((ctx) => replyHtml(ctx, helpText(ctx)));
@@ -40,7 +40,7 @@ export function helpFeature(deps: { stores: Stores }): Composer<BotContext> {
       await replyHtml(ctx, ctx.t("lang.usage"));
       return;
     }
-    await deps.stores.sessions.setLocale(ctx.from.id, wanted);
+    await deps.payouts.sessions.chooseLanguage(ctx.from.id, wanted);
     ctx.locale = wanted;
     ctx.t = translator(wanted, ctx.t.timeZone);
     await replyHtml(ctx, ctx.t("lang.changed"));

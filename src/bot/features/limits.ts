@@ -8,9 +8,9 @@ import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
-import { replyView } from "../reply.js";
-import { limitsView } from "../rules-views.js";
-import { namesOf } from "../staff-names.js";
+import { namesOf } from "../messenger/people.js";
+import { replyView } from "../telegram/reply.js";
+import { limitsView } from "../views/limits.js";
 
 export function limitsFeature(deps: { payouts: Payouts; stores: Stores }): Composer<BotContext> {
   const composer = new Composer<BotContext>();

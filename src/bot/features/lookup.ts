@@ -8,14 +8,15 @@ import { Composer } from "telegraf";
 import { formatPhone, parsePhone } from "../../model/phone.js";
 import { PaymentApiError } from "../../payments/errors.js";
 import type { Lookups } from "../../payouts/lookups.js";
+import { recordAvailability } from "../../payouts/loops/report-loops.js";
 import { may } from "../../payouts/policy.js";
-import { recordAvailability } from "../../payouts/report-loops.js";
 import type { Stores } from "../../store/types.js";
-import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
-import { replyHtml, replyView } from "../reply.js";
-import { availabilityView } from "../report-views.js";
-import { apiTroubleText, cannotPayText, operatorName, phoneProblemText } from "../views.js";
+import { replyHtml, replyView } from "../telegram/reply.js";
+import { apiTroubleText, operatorName } from "../views/common.js";
+import { cannotPayText, phoneProblemText } from "../views/pay.js";
+import { availabilityView } from "../views/reports.js";
+import { commandPayload } from "./shared/command-args.js";
 
 export interface LookupDeps {
   lookups: Lookups;

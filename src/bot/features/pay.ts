@@ -13,32 +13,30 @@ import { parsePhone } from "../../model/phone.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
-import { waitingView } from "../approval-views.js";
-import { dropGoneButtons } from "../best-effort.js";
-import { commandPayload, splitPaymentArgs } from "../command-args.js";
 import type { BotContext } from "../context.js";
+import { namesOf } from "../messenger/people.js";
+import { dropGoneButtons } from "../telegram/best-effort.js";
+import { cosmetic } from "../telegram/failures.js";
+import { editView, replyHtml, replyView } from "../telegram/reply.js";
+import { waitingView } from "../views/approval.js";
+import { CALLBACK_PATTERN, payoutStateView, personName } from "../views/common.js";
+import {
+  amountProblemText,
+  cannotPayText,
+  confirmationPrompt,
+  overLimitText,
+  phoneProblemText,
+  prepareFailureText,
+  promptExtras,
+} from "../views/pay.js";
+import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
 import {
   refuseOthersPress,
   restoreSettled,
   showMovedPayout,
   showRetired,
   showSending,
-} from "../prompt-edits.js";
-import { editView, replyHtml, replyView } from "../reply.js";
-import { initiatorName } from "../report-views.js";
-import { promptExtras } from "../rules-views.js";
-import { namesOf } from "../staff-names.js";
-import { cosmetic } from "../telegram-failure.js";
-import {
-  amountProblemText,
-  CALLBACK_PATTERN,
-  cannotPayText,
-  confirmationPrompt,
-  overLimitText,
-  payoutStateView,
-  phoneProblemText,
-  prepareFailureText,
-} from "../views.js";
+} from "./shared/prompt-edits.js";
 
 export interface PayDeps {
   payouts: Payouts;
@@ -86,7 +84,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       chatId,
       locale: ctx.locale,
     });
-    if (!result.ok) {
+    if (result.outcome === "refused") {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
       await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));
       return;
@@ -106,10 +104,10 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const chatId = ctx.chat?.id;
     if (chatId === undefined) return;
     // A new command replaces a dialog in progress (read with the staff member, in access).
-    if (ctx.dialog) await deps.stores.sessions.clearDialog(chatId);
+    if (ctx.dialog) await deps.payouts.sessions.closeDialog(chatId);
     const args = splitPaymentArgs(commandPayload(text));
     if (args.phone === undefined) {
-      await deps.stores.sessions.setDialog(chatId, { kind, step: "phone" }, DIALOG_TTL_SECONDS);
+      await deps.payouts.sessions.openDialog(chatId, { kind, step: "phone" }, DIALOG_TTL_SECONDS);
       await replyHtml(
         ctx,
         ctx.t(kind === "disbursement" ? "dialog.ask_phone_pay" : "dialog.ask_phone_collect"),
@@ -127,7 +125,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         await replyHtml(ctx, prepareFailureText(ctx.t, failure, COMMAND_OF[kind], MAX_AMOUNT_XAF));
         return;
       }
-      await deps.stores.sessions.setDialog(
+      await deps.payouts.sessions.openDialog(
         chatId,
         { kind, step: "amount", phone: phone.phone },
         DIALOG_TTL_SECONDS,
@@ -143,7 +141,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   composer.command("cancel", async (ctx) => {
     const dialog = ctx.dialog;
-    if (dialog) await deps.stores.sessions.clearDialog(ctx.chat.id);
+    if (dialog) await deps.payouts.sessions.closeDialog(ctx.chat.id);
     // The prompt waiting for this person's Confirm goes too.
     const promptId = await deps.stores.payouts.openPrompt(ctx.chat.id, ctx.from.id);
     const retired =
@@ -175,7 +173,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         );
         return;
       }
-      await deps.stores.sessions.setDialog(
+      await deps.payouts.sessions.openDialog(
         chatId,
         { ...dialog, step: "amount", phone: phone.phone },
         DIALOG_TTL_SECONDS,
@@ -192,7 +190,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       );
       return;
     }
-    await deps.stores.sessions.clearDialog(chatId);
+    await deps.payouts.sessions.closeDialog(chatId);
     await prepare(ctx, dialog.kind, dialog.phone, text);
   };
 
@@ -217,7 +215,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       case "approval_requested": {
         await ctx.answerCbQuery(ctx.t.plain("confirm.approval_requested"));
         const names = await namesOf(deps.stores.profiles, claim.approvers);
-        const approvers = claim.approvers.map((id) => initiatorName(ctx.t, names, id));
+        const approvers = claim.approvers.map((id) => personName(ctx.t, names, id));
         await editView(ctx, waitingView(ctx.t, claim.payout, approvers));
         return;
       }

@@ -5,28 +5,28 @@
  * uploaded, removed, and recorded in the audit trail themselves.
  */
 import { Composer, Input } from "telegraf";
+import { type AuditColumn, auditSource } from "../../csv/audit.js";
+import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../csv/export.js";
+import { type PayoutColumn, payoutSource } from "../../csv/payouts.js";
 import type { MessageKey } from "../../i18n.js";
-import { actorFields, staffActor } from "../../model/audit.js";
+import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
-import { type AuditColumn, auditSource } from "../../reports/audit-csv.js";
-import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../reports/export.js";
-import { type PayoutColumn, payoutSource } from "../../reports/payout-csv.js";
 import type { Stores } from "../../store/types.js";
 import { dayOf, daysWindow } from "../../time.js";
+import type { BotContext } from "../context.js";
+import { namesOf } from "../messenger/people.js";
+import { clampHtml } from "../telegram/clamp.js";
+import { cosmetic } from "../telegram/failures.js";
+import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import {
   AUDIT_CALLBACK_PATTERN,
   AUDIT_MAX_PAGE_SIZE,
   AUDIT_PAGE_SIZE,
   type AuditPageFacts,
   auditView,
-} from "../audit-views.js";
-import { clampHtml } from "../clamp.js";
-import { commandPayload } from "../command-args.js";
-import type { BotContext } from "../context.js";
-import { type ExportArgs, parseExportArgs, periodText } from "../export-args.js";
-import { editView, replyHtml, replyView } from "../reply.js";
-import { namesOf } from "../staff-names.js";
-import { cosmetic } from "../telegram-failure.js";
+} from "../views/audit.js";
+import { commandPayload } from "./shared/command-args.js";
+import { type ExportArgs, parseExportArgs, periodText } from "./shared/export-args.js";
 
 /** Telegram's limit on a document's caption. */
 const CAPTION_LIMIT = 1024;
@@ -63,6 +63,7 @@ const AUDIT_HEADERS = {
 } as const satisfies Record<AuditColumn, MessageKey>;
 
 export interface ReportsDeps {
+  payouts: Pick<Payouts, "exports">;
   stores: Stores;
   now: () => number;
 }
@@ -192,13 +193,12 @@ async function exportPeriod(
         options,
       );
   const rows = result.kind === "file" ? result.rows : 0;
-  const staff = ctx.staff;
-  if (staff) {
-    await stores.audit.record({
-      atMs: deps.now(),
-      ...actorFields(staffActor(staff)),
-      action: "export",
-      details: { what: args.what, from: args.from, to: args.to, rows },
+  if (ctx.staff) {
+    await deps.payouts.exports.made(ctx.staff, {
+      what: args.what,
+      from: args.from,
+      to: args.to,
+      rows,
     });
   }
   ctx.log.info(

@@ -4,12 +4,12 @@ import { PaymentApiError } from "../../payments/errors.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may, maySee } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
-import { commandPayload } from "../command-args.js";
 import type { BotContext } from "../context.js";
-import { editView, replyHtml, replyView } from "../reply.js";
-import { historyView, paymentView } from "../report-views.js";
-import { namesOf } from "../staff-names.js";
-import { apiTroubleText, CALLBACK_PATTERN, payoutStateView } from "../views.js";
+import { namesOf } from "../messenger/people.js";
+import { editView, replyHtml, replyView } from "../telegram/reply.js";
+import { apiTroubleText, CALLBACK_PATTERN, payoutStateView } from "../views/common.js";
+import { historyView, paymentView } from "../views/reports.js";
+import { commandPayload } from "./shared/command-args.js";
 
 const HISTORY_PAGE_SIZE = 8;
 const REFERENCE = /^[\w-]{1,100}$/;

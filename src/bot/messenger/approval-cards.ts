@@ -1,0 +1,32 @@
+/**
+ * What an approval card needs besides its payout, read when it is drawn: the names of the
+ * people it mentions and, while it waits, the earlier payout it repeats (the duplicate rule
+ * asked again, as Approve will ask it), so that every card says what the payer was told.
+ */
+import type { Payout } from "../../model/payout.js";
+import type { ProfileStore } from "../../store/types.js";
+import type { Names } from "../views/common.js";
+import { namesOf } from "./people.js";
+
+/** The latest payout `payout` repeats now (Approval.duplicateOf), or undefined. */
+export type DuplicateFinder = (payout: Payout) => Promise<Payout | undefined>;
+
+export interface CardFacts {
+  names: Names;
+  duplicate?: Payout;
+}
+
+/** The names on a card of `payout`, and the payout it repeats while it waits for a decision. */
+export async function cardFacts(
+  profiles: ProfileStore,
+  duplicateOf: DuplicateFinder,
+  payout: Payout,
+): Promise<CardFacts> {
+  const duplicate = payout.state === "awaiting_approval" ? await duplicateOf(payout) : undefined;
+  const people = [payout.initiatorId, payout.approvedBy, payout.rejectedBy, duplicate?.initiatorId];
+  const names = await namesOf(
+    profiles,
+    people.filter((id): id is number => id !== undefined),
+  );
+  return duplicate ? { names, duplicate } : { names };
+}

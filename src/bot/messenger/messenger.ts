@@ -1,0 +1,170 @@
+/**
+ * The Messenger of the notifier, on Telegram: turns each notice into messages, each in its
+ * reader's language. A final status edits the payout's prompt and pushes a new message (an
+ * edit does not make the phone buzz). The digest and availability alerts go through
+ * ReportDelivery (reports.ts); approvals are approvals.ts's, staff changes standing.ts's.
+ * Telegram's refusals become DeliveryErrors that say whether trying again can help.
+ */
+import type { Telegram } from "telegraf";
+import { translator } from "../../i18n.js";
+import type { Logger } from "../../logger.js";
+import type { AttentionReason } from "../../model/notice.js";
+import type { Payout } from "../../model/payout.js";
+import type { Delivery, Messenger } from "../../payouts/loops/notifier.js";
+import { may } from "../../payouts/policy.js";
+import type { Stores } from "../../store/types.js";
+import { DEFAULT_TIME_ZONE } from "../../time.js";
+import { toDeliveryError } from "../telegram/failures.js";
+import { editMessageView, sendView } from "../telegram/reply.js";
+import { payoutStateView } from "../views/common.js";
+import { mismatchNotice, settlementNotice, stuckNotice } from "../views/notices.js";
+import type { DuplicateFinder } from "./approval-cards.js";
+import { ApprovalDeliveries } from "./approvals.js";
+import { BatchDeliveries, type BatchDeliveryOptions } from "./batches.js";
+import { translatorFor } from "./people.js";
+import type { ReportDelivery } from "./reports.js";
+import { StandingDeliveries } from "./standing.js";
+
+export interface TelegramMessengerOptions {
+  /** IANA zone of the times in the messages (TIME_ZONE). */
+  timeZone?: string;
+  /** Delivers the digest and availability alerts (without it, those are logged and dropped). */
+  reports?: ReportDelivery;
+  /** The payout a payout waiting for approval repeats, for its cards (Approval.duplicateOf). */
+  duplicateOf?: DuplicateFinder;
+  /** What batch previews and summaries say about limits, approval and stuck rows. */
+  batches?: Pick<BatchDeliveryOptions, "limits" | "approvalThresholdXaf" | "stuckAfterHours">;
+}
+
+export class TelegramMessenger implements Messenger {
+  readonly #telegram: Telegram;
+  readonly #stores: Stores;
+  readonly #log: Logger;
+  readonly #timeZone: string;
+  readonly #reports: ReportDelivery | undefined;
+  readonly #approvals: ApprovalDeliveries;
+  readonly #batches: BatchDeliveries;
+  readonly #standing: StandingDeliveries;
+
+  constructor(
+    telegram: Telegram,
+    stores: Stores,
+    logger: Logger,
+    options: TelegramMessengerOptions = {},
+  ) {
+    this.#telegram = telegram;
+    this.#stores = stores;
+    this.#log = logger;
+    this.#timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
+    this.#reports = options.reports;
+    this.#approvals = new ApprovalDeliveries({
+      telegram,
+      stores,
+      logger,
+      timeZone: this.#timeZone,
+      ...(options.duplicateOf ? { duplicateOf: options.duplicateOf } : {}),
+    });
+    this.#standing = new StandingDeliveries({
+      telegram,
+      stores,
+      logger,
+      timeZone: this.#timeZone,
+    });
+    this.#batches = new BatchDeliveries({
+      telegram,
+      stores,
+      logger,
+      timeZone: this.#timeZone,
+      stuckAfterHours: 24,
+      ...options.batches,
+    });
+  }
+
+  async deliver(delivery: Delivery): Promise<void> {
+    switch (delivery.kind) {
+      case "settled":
+        return this.#settled(delivery.payout);
+      case "attention":
+        return this.#attention(delivery.payout, delivery.reason);
+      case "digest":
+        if (this.#reports) return this.#reports.digest(delivery.day);
+        break;
+      case "availability":
+        if (this.#reports) return this.#reports.alert(delivery.alert);
+        break;
+      case "events_disabled":
+        if (this.#reports) return this.#reports.eventsDisabled(delivery.atMs);
+        break;
+      case "batch_preview":
+      case "batch_progress":
+      case "batch_done":
+      case "batch_decided":
+      case "batch_approval_requested":
+      case "batch_approval_decided":
+        return this.#batches.deliver(delivery.kind, delivery.batch);
+      case "standing_lost":
+        return this.#standing.deliver(delivery);
+      default:
+        return this.#approvals.deliver(delivery.kind, delivery.payout);
+    }
+    this.#log.warn({ notice: delivery.kind }, "no one delivers this notice here; dropped");
+  }
+
+  async #settled(payout: Payout): Promise<void> {
+    const t = translator(payout.locale, this.#timeZone);
+    if (payout.messageId !== undefined) {
+      // The prompt may be gone (deleted, too old to edit): the push below is what matters.
+      await editMessageView(
+        this.#telegram,
+        payout.chatId,
+        payout.messageId,
+        payoutStateView(t, payout),
+      ).catch((error: unknown) =>
+        this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
+      );
+    }
+    try {
+      await sendView(this.#telegram, payout.chatId, settlementNotice(t, payout));
+    } catch (error) {
+      throw toDeliveryError(error);
+    }
+  }
+
+  /** To the payer (not for a mismatch) and every admin; one who cannot be reached is logged. */
+  async #attention(payout: Payout, reason: AttentionReason): Promise<void> {
+    if ((reason === "stranded" || reason === "accepted_late") && payout.messageId !== undefined) {
+      // The prompt still says "Sending…": show the payer what it really is now.
+      const view = payoutStateView(translator(payout.locale, this.#timeZone), payout);
+      await editMessageView(this.#telegram, payout.chatId, payout.messageId, view).catch(
+        (error: unknown) =>
+          this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
+      );
+    }
+    const admins = (await this.#stores.staff.list()).filter((member) =>
+      may(member, "receive_alerts"),
+    );
+    // A mismatch is for admins: the payer's own prompt already reads "Outcome unknown".
+    const payer = reason === "mismatch" ? [] : [payout.chatId];
+    const recipients = new Set([...payer, ...admins.map((member) => member.userId)]);
+    for (const chatId of recipients) {
+      const t =
+        chatId === payout.chatId
+          ? translator(payout.locale, this.#timeZone)
+          : await translatorFor(this.#stores, chatId, this.#timeZone);
+      const view =
+        reason === "stuck"
+          ? stuckNotice(t, payout)
+          : reason === "mismatch"
+            ? mismatchNotice(t, payout)
+            : payoutStateView(t, payout);
+      try {
+        await sendView(this.#telegram, chatId, view);
+      } catch (error) {
+        this.#log.warn(
+          { err: error, payoutId: payout.id, chatId },
+          "could not send an attention notice",
+        );
+      }
+    }
+  }
+}

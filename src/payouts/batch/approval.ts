@@ -1,0 +1,183 @@
+/**
+ * A batch at or over APPROVAL_THRESHOLD_XAF, approved or rejected as one by an approver or
+ * admin who is not its sender (its Confirm sent it for approval: batch.ts). The first
+ * decision wins (a compare-and-set on its state); Approve checks the day's caps again;
+ * nobody deciding within APPROVAL_TTL_HOURS cancels it (the worker's sweep, or a late
+ * press). Approved, it runs through the worker exactly as a confirmed batch.
+ */
+import { type Actor, type BatchAuditStep, SYSTEM_ACTOR, staffActor } from "../../model/audit.js";
+import type { Batch, BatchPatch, BatchState } from "../../model/batch.js";
+import type { Notice } from "../../model/notice.js";
+import type { BatchMoveResult } from "../../store/batch-store.js";
+import type { Limits } from "../limits.js";
+import { type Asker, type DecideVerdict, may, mayDecide } from "../policy.js";
+import type { OverLimit, StepContext } from "../types.js";
+
+/** What came of an approver's Approve or Reject on a batch. */
+export type BatchDecisionResult =
+  | { outcome: "not_found" }
+  | {
+      outcome: "forbidden";
+      batch: Batch;
+      /** `too_new`: the decider's role came after the batch; `initiator_gone`: its sender may no longer pay. */
+      why: Exclude<DecideVerdict, "allowed"> | "too_new" | "initiator_gone";
+    }
+  /** Someone else (or time) decided first. */
+  | { outcome: "already"; batch: Batch }
+  | { outcome: "expired"; batch: Batch }
+  /** Approve refused: the total no longer fits its initiator's caps today. */
+  | { outcome: "over_limit"; batch: Batch; over: OverLimit }
+  | { outcome: "done"; batch: Batch };
+
+export class BatchApproval {
+  readonly #context: StepContext;
+  readonly #limits: Limits;
+  readonly #onNoticeQueued: () => void;
+
+  constructor(context: StepContext, limits: Limits, onNoticeQueued: () => void) {
+    this.#context = context;
+    this.#limits = limits;
+    this.#onNoticeQueued = onNoticeQueued;
+  }
+
+  /**
+   * Approve a batch awaiting approval: an approver or admin who is not its initiator, before
+   * APPROVAL_TTL_HOURS. The day's caps are checked again against the total (a refusal is
+   * audited and leaves it waiting); `awaiting_approval → running` is a compare-and-set, so
+   * the first decision wins, and the worker pays it as a confirmed batch.
+   */
+  async approve(batchId: string, approver: Asker): Promise<BatchDecisionResult> {
+    const pending = await this.#pending(batchId, approver, "approve");
+    if ("outcome" in pending) return pending;
+    const { batch, decider } = pending;
+    const total = batch.totalXaf ?? 0;
+    const over = await this.#limits.check("disbursement", batch.initiatorId, total);
+    if (over) {
+      const refusal = { actor: staffActor(decider), kind: "disbursement", amount: total } as const;
+      await this.#limits.audit({ ...refusal, batchId, step: "approve" }, over);
+      return { outcome: "over_limit", batch, over };
+    }
+    const { now } = this.#context;
+    return this.#decide(
+      batch,
+      "running",
+      { actor: staffActor(decider), action: "approve" },
+      { approvedBy: decider.userId, decidedAtMs: now(), confirmedAtMs: now() },
+    );
+  }
+
+  /** Reject a batch awaiting approval (same deciders as Approve): nothing of it is paid. */
+  async reject(batchId: string, approver: Asker): Promise<BatchDecisionResult> {
+    const pending = await this.#pending(batchId, approver, "reject");
+    if ("outcome" in pending) return pending;
+    const { batch, decider } = pending;
+    return this.#decide(
+      batch,
+      "rejected",
+      { actor: staffActor(decider), action: "reject" },
+      { rejectedBy: decider.userId, decidedAtMs: this.#context.now() },
+    );
+  }
+
+  /**
+   * The batch, when `approver` may decide on it now; else why not (expiring it if late). The
+   * same standing rules as a payout's approval: a decider whose approving role was granted
+   * after the batch was made cannot decide it (an admin cannot add a second account and
+   * approve their own batch with it), and a batch whose sender may no longer pay can be
+   * rejected but not approved (its rows' claims refuse it too).
+   */
+  async #pending(
+    batchId: string,
+    approver: Asker,
+    decision: "approve" | "reject",
+  ): Promise<{ batch: Batch; decider: NonNullable<Asker> } | BatchDecisionResult> {
+    const { stores } = this.#context;
+    const [batch, staff] = await Promise.all([stores.batches.get(batchId), stores.staff.list()]);
+    if (!batch) return { outcome: "not_found" };
+    const verdict = mayDecide(approver, batch);
+    if (verdict !== "allowed" || approver === null) {
+      return { outcome: "forbidden", batch, why: verdict === "allowed" ? "not_allowed" : verdict };
+    }
+    if (batch.state !== "awaiting_approval") return { outcome: "already", batch };
+    const grantedAtMs = staff.find((member) => member.userId === approver.userId)?.grantedAtMs;
+    if ((grantedAtMs ?? 0) > batch.createdAtMs)
+      return { outcome: "forbidden", batch, why: "too_new" };
+    const sender = staff.find((member) => member.userId === batch.initiatorId);
+    if (decision === "approve" && !(sender && may(sender, "pay"))) {
+      return { outcome: "forbidden", batch, why: "initiator_gone" };
+    }
+    if (!isLate(batch, this.#context.now())) return { batch, decider: approver };
+    const expired = await expireApproval(this.#context.stores, batch);
+    this.#onNoticeQueued();
+    return expired.ok
+      ? { outcome: "expired", batch: expired.batch }
+      : { outcome: "already", batch: expired.batch ?? batch };
+  }
+
+  async #decide(
+    batch: Batch,
+    to: BatchState,
+    audit: { actor: Actor; action: BatchAuditStep },
+    patch: BatchPatch,
+  ): Promise<BatchDecisionResult> {
+    const notices: Notice[] = [
+      { kind: "batch_progress", batchId: batch.id },
+      { kind: "batch_approval_decided", batchId: batch.id },
+    ];
+    const moved = await this.#context.stores.batches.move(
+      batch.id,
+      ["awaiting_approval"],
+      to,
+      patch,
+      { notices, audit },
+    );
+    if (!moved.ok) {
+      return moved.batch ? { outcome: "already", batch: moved.batch } : { outcome: "not_found" };
+    }
+    this.#context.log.info({ batchId: batch.id, to }, "batch approval decided");
+    this.#onNoticeQueued();
+    return { outcome: "done", batch: moved.batch };
+  }
+}
+
+/** Nobody decided on it within APPROVAL_TTL_HOURS. */
+export function isLate(batch: Batch, nowMs: number): boolean {
+  return (
+    batch.state === "awaiting_approval" &&
+    batch.approvalExpiresAtMs !== undefined &&
+    nowMs >= batch.approvalExpiresAtMs
+  );
+}
+
+/**
+ * Expires a batch nobody approved in time (the bot's own move, made by the worker's sweep
+ * or found by a late press): cancelled, its cards and its initiator told.
+ */
+export function expireApproval(
+  stores: StepContext["stores"],
+  batch: Batch,
+): Promise<BatchMoveResult> {
+  const notices: Notice[] = [
+    { kind: "batch_progress", batchId: batch.id },
+    { kind: "batch_approval_decided", batchId: batch.id },
+  ];
+  const audit = {
+    actor: SYSTEM_ACTOR,
+    action: "approval_expire" as const,
+    details: { reason: "nobody approved it within APPROVAL_TTL_HOURS" },
+  };
+  return stores.batches.move(batch.id, ["awaiting_approval"], "cancelled", {}, { notices, audit });
+}
+
+/** The worker's sweep: a batch waiting past APPROVAL_TTL_HOURS is expired; its state after. */
+export async function expireIfLate(
+  context: StepContext,
+  batch: Batch,
+  onNoticeQueued?: () => void,
+): Promise<BatchState | null> {
+  if (!isLate(batch, context.now())) return batch.state;
+  const moved = await expireApproval(context.stores, batch);
+  if (moved.ok) context.log.info({ batchId: batch.id }, "batch approval expired");
+  onNoticeQueued?.();
+  return moved.batch?.state ?? null;
+}

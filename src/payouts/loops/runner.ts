@@ -1,0 +1,131 @@
+/**
+ * The one background runner every loop of the bot stands on: the tracker, the notifier,
+ * and any worker to come. It runs a round of work, pauses, and runs the next; it can be
+ * woken early; a failed round is logged once per outage (the first failure as an error,
+ * repeats at debug, the recovery at info) and the pause grows while rounds keep failing.
+ * With a lease, rounds run only on the replica that holds it.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../../logger.js";
+import type { LeaseStore } from "../../store/types.js";
+
+export interface RunnerLease {
+  store: LeaseStore;
+  name: string;
+  /** Lease length; renewed before each round once a third of it has passed. */
+  ttlMs: number;
+  /** Who holds it (default: random per process). */
+  owner?: string;
+}
+
+export interface BackgroundRunnerOptions {
+  /** Named in the logs: "tracking round", "notification round"… */
+  name: string;
+  logger: Logger;
+  /** Pause between two rounds. */
+  tickMs: number;
+  /** One round of work. */
+  round: () => Promise<unknown>;
+  /** Run rounds only while this replica holds the lease. */
+  lease?: RunnerLease;
+  /** Longest pause after failed rounds (the pause doubles per failure). Default 5 s. */
+  maxBackoffMs?: number;
+}
+
+export class BackgroundRunner {
+  readonly #options: BackgroundRunnerOptions;
+  readonly #owner: string;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> = Promise.resolve();
+  #stopped = true;
+  #failures = 0;
+  #leaseRenewedAtMs = 0;
+  #holdsLease = false;
+
+  constructor(options: BackgroundRunnerOptions) {
+    this.#options = options;
+    this.#owner = options.lease?.owner ?? randomUUID();
+  }
+
+  /** True while this replica holds the runner's lease (always true without one). */
+  get holdsLease(): boolean {
+    return this.#options.lease === undefined || this.#holdsLease;
+  }
+
+  /** Starts the rounds, the first at once. */
+  start(): void {
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  /** Stops the rounds, waits for the one in progress, and hands the lease back. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+    const lease = this.#options.lease;
+    if (lease && this.#holdsLease) {
+      await lease.store.release(lease.name, this.#owner).catch(() => undefined);
+      this.#holdsLease = false;
+    }
+  }
+
+  /** Runs the next round now instead of after the pause (new work just arrived). */
+  wake(): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#timer);
+    this.#schedule(0);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#running = this.#running.then(() => this.#runRound());
+    }, delayMs);
+  }
+
+  async #runRound(): Promise<void> {
+    let pauseMs = this.#options.tickMs;
+    try {
+      if (await this.#mayRun()) await this.#options.round();
+      if (this.#failures > 0) {
+        this.#options.logger.info(
+          { failures: this.#failures },
+          `${this.#options.name} works again`,
+        );
+      }
+      this.#failures = 0;
+    } catch (error) {
+      this.#failures += 1;
+      const { logger, name } = this.#options;
+      if (this.#failures === 1) logger.error({ err: error }, `${name} failed`);
+      else logger.debug({ err: error, failures: this.#failures }, `${name} failed again`);
+      pauseMs = Math.min(
+        this.#options.maxBackoffMs ?? 5_000,
+        this.#options.tickMs * 2 ** this.#failures,
+      );
+    }
+    // A wake() during the round already set the next one.
+    if (!this.#timer) this.#schedule(pauseMs);
+  }
+
+  /** Takes or renews the lease when there is one; true when this replica should run. */
+  async #mayRun(): Promise<boolean> {
+    const lease = this.#options.lease;
+    if (!lease) return true;
+    if (this.#holdsLease && Date.now() - this.#leaseRenewedAtMs < lease.ttlMs / 3) return true;
+    const held = this.#holdsLease
+      ? await lease.store.renew(lease.name, this.#owner, lease.ttlMs)
+      : await lease.store.acquire(lease.name, this.#owner, lease.ttlMs);
+    if (held !== this.#holdsLease) {
+      this.#options.logger.info(
+        { lease: lease.name, held },
+        `${this.#options.name} lease ${held ? "taken" : "lost"}`,
+      );
+    }
+    this.#holdsLease = held;
+    if (held) this.#leaseRenewedAtMs = Date.now();
+    return held;
+  }
+}
