@@ -40,7 +40,7 @@ export interface EventSending {
   >;
 }
 
-/** The queue's store (store/redis-events.ts). */
+/** The queue's store (store/redis/events.ts). */
 export type EventQueue = Pick<
   RedisEventsStore,
   | "cursor"
