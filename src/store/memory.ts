@@ -15,6 +15,7 @@ import { MemoryAuditLog } from "./memory-audit.js";
 import { MemoryBatchStore } from "./memory-batches.js";
 import { MemoryApprovalCards } from "./memory-cards.js";
 import { MemoryPayoutStore } from "./memory-payouts.js";
+import { MemoryRecipientStore } from "./memory-recipients.js";
 import { MemoryReportsStore } from "./memory-reports.js";
 import { MemorySpendingLedger } from "./memory-spending.js";
 import { checkInput } from "./schemas.js";
@@ -79,6 +80,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches,
+    recipients: new MemoryRecipientStore(now),
     leases: new MemoryLeaseStore(now),
     throttles: new MemoryThrottleStore(now),
     ping: async () => true,

@@ -16,6 +16,7 @@ import { RedisBatchStore } from "./redis-batches.js";
 import { RedisApprovalCards } from "./redis-cards.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisProfileStore } from "./redis-profiles.js";
+import { RedisRecipientStore } from "./redis-recipients.js";
 import { RedisDueQueue, RedisLeaseStore, RedisThrottleStore } from "./redis-queues.js";
 import { RedisReportsStore } from "./redis-reports.js";
 import { RedisSessionStore, RedisStaffStore } from "./redis-sessions.js";
@@ -165,6 +166,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
       keys: k,
       retentionMs: options.retentionMs,
     }),
+    recipients: new RedisRecipientStore(redis, options.prefix, { logger }),
     leases: new RedisLeaseStore(redis, k.lease),
     throttles: new RedisThrottleStore(redis, k.throttle),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
