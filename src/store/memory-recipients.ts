@@ -61,6 +61,10 @@ export class MemoryRecipientStore implements RecipientStore {
     return { outcome: "written" };
   }
 
+  async count(): Promise<number> {
+    return this.#entries.size;
+  }
+
   async isSaved(phone: string): Promise<boolean> {
     return this.#phones.has(phone);
   }

@@ -28,6 +28,8 @@ export interface RecipientStore {
   put(key: string, recipient: Recipient, expectedRev: number): Promise<RecipientWriteResult>;
   /** Removes the entry under `key` if it is at revision `expectedRev`, in one atomic step. */
   remove(key: string, expectedRev: number): Promise<RecipientWriteResult>;
+  /** How many entries are kept. */
+  count(): Promise<number>;
   /** True when at least one alias names `phone`. */
   isSaved(phone: string): Promise<boolean>;
   /** Remembers that `phone` was paid at `atMs`, when it is saved (otherwise nothing). */

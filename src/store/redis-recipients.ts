@@ -101,6 +101,10 @@ export class RedisRecipientStore implements RecipientStore {
     return this.#write(key, expectedRev, "", "");
   }
 
+  count(): Promise<number> {
+    return this.#redis.hlen(this.#keys.recipients);
+  }
+
   async isSaved(phone: string): Promise<boolean> {
     return (await this.#redis.hexists(this.#keys.phones, phone)) === 1;
   }
