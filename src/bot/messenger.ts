@@ -18,6 +18,7 @@ import type { DuplicateFinder } from "./approval-cards.js";
 import { ApprovalDeliveries } from "./approval-messenger.js";
 import { BatchDeliveries, type BatchDeliveryOptions } from "./batch-messenger.js";
 import { mismatchNotice, settlementNotice, stuckNotice } from "./notice-views.js";
+import { saveRecipientKeyboard } from "./recipient-views.js";
 import { editMessageView, sendView } from "./reply.js";
 import type { ReportDelivery } from "./report-delivery.js";
 import { translatorFor } from "./staff-names.js";
@@ -123,10 +124,30 @@ export class TelegramMessenger implements Messenger {
         this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
       );
     }
+    const notice = settlementNotice(t, payout);
+    const view = (await this.#offersSave(payout))
+      ? { ...notice, keyboard: saveRecipientKeyboard(t, payout.id) }
+      : notice;
     try {
-      await sendView(this.#telegram, payout.chatId, settlementNotice(t, payout));
+      await sendView(this.#telegram, payout.chatId, view);
     } catch (error) {
       throw toDeliveryError(error);
+    }
+  }
+
+  /**
+   * A payout paid to a number that is not saved offers **Save recipient** (not a batch row:
+   * its payer hears of it in the batch's summary). The button is a nicety: when the address
+   * book cannot be read, the notice goes without it.
+   */
+  async #offersSave(payout: Payout): Promise<boolean> {
+    if (payout.state !== "success" || payout.kind !== "disbursement") return false;
+    if (payout.batchId !== undefined || payout.recipientAlias !== undefined) return false;
+    try {
+      return !(await this.#stores.recipients.isSaved(payout.phone));
+    } catch (error) {
+      this.#log.debug({ err: error, payoutId: payout.id }, "could not read the address book");
+      return false;
     }
   }
 

@@ -103,8 +103,16 @@ export const AliasAskSchema = z.object({
 });
 export type AliasAsk = z.infer<typeof AliasAskSchema>;
 
+/** A /recipients search whose pages are turned by buttons (the words stay out of them). */
+export const RecipientSearchSchema = z.object({
+  kind: z.literal("search"),
+  words: z.array(z.string().max(64)).max(10),
+});
+export type RecipientSearch = z.infer<typeof RecipientSearchSchema>;
+
 export const RecipientPendingSchema = z.discriminatedUnion("kind", [
   SavePromptSchema,
   AliasAskSchema,
+  RecipientSearchSchema,
 ]);
 export type RecipientPending = z.infer<typeof RecipientPendingSchema>;

@@ -3,6 +3,7 @@
  * tracker and the webhook call. Each step is its own module; this only wires them.
  */
 import { silentLogger } from "../logger.js";
+import { MAX_RECIPIENTS } from "../model/recipient.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
 import { AnswerRecords } from "./answer-records.js";
 import { Approval } from "./approval.js";
@@ -13,6 +14,7 @@ import { Duplicates } from "./duplicates.js";
 import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
+import { Recipients } from "./recipients.js";
 import { Resolution } from "./resolution.js";
 import { Settlement } from "./settlement.js";
 import { StaffChanges } from "./staff.js";
@@ -41,6 +43,8 @@ export interface Payouts {
   readonly batchApproval: BatchApproval;
   /** Staff changes (`/staff`, `STAFF` at start) and what they end. */
   readonly staff: StaffChanges;
+  /** Saved recipients: /save, /recipients, /forget, and aliases wherever a number goes. */
+  readonly recipients: Recipients;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -87,8 +91,13 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     },
     onNoticeQueued,
   );
+  const recipients = new Recipients(context, {
+    promptTtlMs: confirmationTtlSeconds * 1000,
+    maxEntries: MAX_RECIPIENTS,
+  });
   return {
     lookups,
+    recipients,
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
       limits,
       duplicates,
@@ -96,7 +105,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     submission,
     approval,
     limits,
-    settlement: new Settlement(context),
+    settlement: new Settlement(context, (payout) => recipients.notePaid(payout)),
     resolution: new Resolution(context),
     batches,
     batchApproval: new BatchApproval(context, limits, onNoticeQueued),

@@ -129,6 +129,9 @@ export interface RecipientsOptions {
   maxEntries: number;
 }
 
+/** How long a /recipients search's page buttons work. */
+const SEARCH_TTL_MS = 3_600_000;
+
 /** The id of the question for an alias asked in message `messageId` of `chatId`. */
 function askId(chatId: number, messageId: number): string {
   return `ask:${chatId}:${messageId}`;
@@ -141,6 +144,11 @@ export class Recipients {
   constructor(context: StepContext, options: RecipientsOptions) {
     this.#context = context;
     this.#options = options;
+  }
+
+  /** How long a /save prompt and a question for an alias wait, in ms. */
+  get promptTtlMs(): number {
+    return this.#options.promptTtlMs;
   }
 
   get #store(): RecipientStore {
@@ -259,7 +267,9 @@ export class Recipients {
     const pending = await this.#store.getPending(token);
     if (pending?.kind !== "save") return { outcome: "not_found" };
     if (asker === null || asker.userId !== pending.initiatorId) return { outcome: "forbidden" };
-    return (await this.#store.takePending(token)) ? { outcome: "cancelled" } : { outcome: "not_found" };
+    return (await this.#store.takePending(token))
+      ? { outcome: "cancelled" }
+      : { outcome: "not_found" };
   }
 
   /** `/forget <alias>`: its saver (while they may pay) or an admin; audited. */
@@ -311,7 +321,10 @@ export class Recipients {
       await this.#store.markPaid(payout.phone, payout.settledAtMs ?? this.#context.now());
       if (payout.recipientAlias !== undefined) await this.#rename(payout);
     } catch (error) {
-      this.#context.log.warn({ err: error, payoutId: payout.id }, "could not note a recipient paid");
+      this.#context.log.warn(
+        { err: error, payoutId: payout.id },
+        "could not note a recipient paid",
+      );
     }
   }
 
@@ -321,7 +334,7 @@ export class Recipients {
    */
   async checkAsk(payoutId: string, asker: Asker): Promise<AskResult> {
     const payout = await this.#context.stores.payouts.get(payoutId);
-    if (!payout || payout.state !== "success") return { outcome: "not_found" };
+    if (payout?.state !== "success") return { outcome: "not_found" };
     if (asker === null || !may(asker, "pay")) return { outcome: "forbidden" };
     if (payout.initiatorId !== asker.userId && !may(asker, "see_everyone")) {
       return { outcome: "forbidden" };
@@ -330,6 +343,22 @@ export class Recipients {
       return { outcome: "already_saved", phone: payout.phone };
     }
     return { outcome: "ask", phone: payout.phone, name: payout.recipientName };
+  }
+
+  /**
+   * Keeps a /recipients search's words for its page buttons (which carry only the token
+   * answered), for an hour.
+   */
+  async keepSearch(words: readonly string[]): Promise<string> {
+    const token = randomId(12);
+    await this.#store.putPending(token, { kind: "search", words: [...words] }, SEARCH_TTL_MS);
+    return token;
+  }
+
+  /** The words of the search kept under `token`, or null when it is gone. */
+  async searchWords(token: string): Promise<string[] | null> {
+    const search = await this.#store.getPending(token);
+    return search?.kind === "search" ? search.words : null;
   }
 
   /** Remembers that message `messageId` asked `asker` for an alias for `phone`. */

@@ -9,7 +9,6 @@ import { stripHtml } from "../../i18n.js";
 import type { DialogState } from "../../model/dialog.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
 import type { PayoutKind } from "../../model/payout.js";
-import { parsePhone } from "../../model/phone.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
@@ -24,6 +23,12 @@ import {
   showRetired,
   showSending,
 } from "../prompt-edits.js";
+import {
+  recipientFound,
+  recipientProblemText,
+  type SavedRecipient,
+  withAliasNotes,
+} from "../recipient-args.js";
 import { editView, replyHtml, replyView } from "../reply.js";
 import { initiatorName } from "../report-views.js";
 import { promptExtras } from "../rules-views.js";
@@ -36,7 +41,6 @@ import {
   confirmationPrompt,
   overLimitText,
   payoutStateView,
-  phoneProblemText,
   prepareFailureText,
 } from "../views.js";
 
@@ -70,6 +74,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     phone: string,
     amount: string,
     note?: string,
+    saved?: SavedRecipient,
   ) => {
     const chatId = ctx.chat?.id;
     const staff = ctx.staff;
@@ -85,6 +90,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       initiatorRole: staff.role,
       chatId,
       locale: ctx.locale,
+      ...(saved ? { saved } : {}),
     });
     if (!result.ok) {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
@@ -95,7 +101,11 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const { duplicate } = result;
     const names = duplicate ? await namesOf(deps.stores.profiles, [duplicate.initiatorId]) : null;
     const threshold = deps.payouts.approval.thresholdXaf;
-    const extras = promptExtras(ctx.t, result.payout, { duplicate, names, threshold });
+    const extras = withAliasNotes(
+      ctx.t,
+      result.payout,
+      promptExtras(ctx.t, result.payout, { duplicate, names, threshold }),
+    );
     const prompt = confirmationPrompt(ctx.t, result.payout, deps.now(), extras);
     const sent = await replyView(ctx, prompt);
     await deps.payouts.preparation.attachMessage(result.payout.id, sent.message_id);
@@ -116,26 +126,27 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       );
       return;
     }
+    const recipient = await deps.payouts.recipients.resolve(args.phone);
+    const found = recipientFound(recipient);
+    if (!found) {
+      await replyHtml(ctx, recipientProblemText(ctx.t, recipient, COMMAND_OF[kind]));
+      return;
+    }
     if (args.amount === undefined) {
-      const phone = parsePhone(args.phone);
-      if (!phone.ok) {
-        const failure = {
-          reason: "bad_phone",
-          problem: phone.problem,
-          operator: phone.operator,
-        } as const;
-        await replyHtml(ctx, prepareFailureText(ctx.t, failure, COMMAND_OF[kind], MAX_AMOUNT_XAF));
-        return;
-      }
       await deps.stores.sessions.setDialog(
         chatId,
-        { kind, step: "amount", phone: phone.phone },
+        {
+          kind,
+          step: "amount",
+          phone: found.phone,
+          ...(found.saved ? { alias: found.saved.alias } : {}),
+        },
         DIALOG_TTL_SECONDS,
       );
       await replyHtml(ctx, ctx.t("dialog.ask_amount"));
       return;
     }
-    await prepare(ctx, kind, args.phone, args.amount, args.note);
+    await prepare(ctx, kind, found.phone, args.amount, args.note, found.saved);
   };
 
   composer.command("pay", (ctx) => start(ctx, "disbursement", ctx.message.text));
@@ -167,17 +178,21 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const chatId = ctx.chat?.id;
     if (chatId === undefined) return;
     if (dialog.step === "phone") {
-      const phone = parsePhone(text);
-      if (!phone.ok) {
-        await replyHtml(
-          ctx,
-          `${phoneProblemText(ctx.t, phone.problem, phone.operator)}\n${ctx.t("dialog.retry_or_cancel")}`,
-        );
+      const recipient = await deps.payouts.recipients.resolve(text);
+      const found = recipientFound(recipient);
+      if (!found) {
+        const problem = recipientProblemText(ctx.t, recipient, COMMAND_OF[dialog.kind]);
+        await replyHtml(ctx, `${problem}\n${ctx.t("dialog.retry_or_cancel")}`);
         return;
       }
       await deps.stores.sessions.setDialog(
         chatId,
-        { ...dialog, step: "amount", phone: phone.phone },
+        {
+          ...dialog,
+          step: "amount",
+          phone: found.phone,
+          ...(found.saved ? { alias: found.saved.alias } : {}),
+        },
         DIALOG_TTL_SECONDS,
       );
       await replyHtml(ctx, ctx.t("dialog.ask_amount"));
@@ -193,7 +208,18 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       return;
     }
     await deps.stores.sessions.clearDialog(chatId);
-    await prepare(ctx, dialog.kind, dialog.phone, text);
+    // The alias is read again: the address book may have changed while the dialog ran.
+    let saved: SavedRecipient | undefined;
+    if (dialog.alias !== undefined) {
+      const recipient = await deps.payouts.recipients.resolve(dialog.alias);
+      const found = recipientFound(recipient);
+      if (!found || found.phone !== dialog.phone) {
+        await replyHtml(ctx, recipientProblemText(ctx.t, recipient, COMMAND_OF[dialog.kind]));
+        return;
+      }
+      saved = found.saved;
+    }
+    await prepare(ctx, dialog.kind, dialog.phone, text, undefined, saved);
   };
 
   composer.action(CALLBACK_PATTERN.confirm, async (ctx) => {
