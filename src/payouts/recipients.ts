@@ -51,9 +51,13 @@ export type RecipientArg =
   | { outcome: "invalid"; what: "phone"; problem: PhoneProblem; operator?: OperatorHint }
   | { outcome: "invalid"; what: "alias"; problem: AliasProblem };
 
-/** Text with a letter in it is an alias (aliases always have one); anything else a number. */
+/**
+ * Text with a letter in it, written only with an alias's characters, is an alias (aliases
+ * always have a letter); anything else is read as a number (`<b>670…` is a bad number).
+ */
 export function looksLikeAlias(text: string): boolean {
-  return /\p{L}/u.test(text);
+  const trimmed = text.trim().normalize("NFC");
+  return /\p{L}/u.test(trimmed) && /^[\p{L}\p{M}\p{Nd}_.-]+$/u.test(trimmed);
 }
 
 /**
