@@ -11,7 +11,7 @@ import type { Batch, BatchPatch, BatchState } from "../model/batch.js";
 import type { Locale } from "../model/locale.js";
 import type { Notice } from "../model/notice.js";
 import type { Role } from "../model/roles.js";
-import { checkRows } from "./batch-checks.js";
+import { aliasKeysOf, checkRows, type RowRecipient } from "./batch-checks.js";
 import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./batch-file.js";
 import { allRows } from "./batch-rows.js";
 import { newBatchId } from "./ids.js";
@@ -90,7 +90,7 @@ export class Batches {
     if (!read.ok) return read;
     const busy = await this.#openBatchOf(input.initiatorId);
     if (busy) return { ok: false, problem: { kind: "busy", batch: busy } };
-    const rows = checkRows(read.rows);
+    const rows = checkRows(read.rows, await this.#savedRecipients(aliasKeysOf(read.rows)));
     const nowMs = this.#context.now();
     const batch: Batch = {
       id: newBatchId(),
@@ -111,6 +111,17 @@ export class Batches {
     await this.#context.stores.batches.create(batch, rows, actor);
     this.#context.log.info({ batchId: batch.id, rows: rows.length }, "batch uploaded");
     return { ok: true, batch };
+  }
+
+  /** The saved recipients under these alias keys (those saved; the others are row problems). */
+  async #savedRecipients(keys: readonly string[]): Promise<Map<string, RowRecipient>> {
+    const found = new Map<string, RowRecipient>();
+    const entries = await Promise.all(keys.map((key) => this.#context.stores.recipients.get(key)));
+    keys.forEach((key, index) => {
+      const entry = entries[index];
+      if (entry) found.set(key, { phone: entry.phone, savedName: entry.registeredName });
+    });
+    return found;
   }
 
   /** The payer's batch still being checked or paid, if any (one at a time each). */
