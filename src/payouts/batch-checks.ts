@@ -52,7 +52,8 @@ export function aliasKeysOf(rows: readonly BatchFileRow[]): string[] {
   return [...found];
 }
 
-type ReadInput = BatchFileRow & { unknownAlias?: string };
+/** A row to read, with the alias its number came from (`typed`) or the unknown one it names. */
+type ReadInput = BatchFileRow & { typed?: string; unknownAlias?: string };
 
 /** A row whose number cell is an alias, with the saved number (and name) in its place. */
 function withRecipient(input: BatchFileRow, saved: ReadonlyMap<string, RowRecipient>): ReadInput {
@@ -60,7 +61,12 @@ function withRecipient(input: BatchFileRow, saved: ReadonlyMap<string, RowRecipi
   const alias = parseAlias(input.phone);
   const recipient = alias.ok ? saved.get(alias.key) : undefined;
   if (!recipient) return { ...input, unknownAlias: cleanLine(input.phone, MAX_NAME_LENGTH) };
-  return { ...input, phone: recipient.phone, name: input.name ?? recipient.savedName };
+  return {
+    ...input,
+    typed: input.phone,
+    phone: recipient.phone,
+    name: input.name ?? recipient.savedName,
+  };
 }
 
 function readRow(input: ReadInput): BatchRow {
@@ -68,7 +74,7 @@ function readRow(input: ReadInput): BatchRow {
   const expectedName = cleanLine(input.name, MAX_NAME_LENGTH);
   const row: BatchRow = {
     row: input.row,
-    phoneText: input.phone,
+    phoneText: input.typed ?? input.phone,
     amountText: input.amount,
     ...(note ? { note } : {}),
     ...(expectedName ? { expectedName } : {}),
