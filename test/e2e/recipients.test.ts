@@ -1,0 +1,237 @@
+/**
+ * Saved recipients end to end: /save with Save and Cancel, /recipients (search, pages),
+ * /forget, paying by alias (the POST carries the number), a registered name that changed
+ * since saving (warned; the saved name follows once paid), a batch file with a recipient
+ * column, Save recipient under a paid notice, and who may do what.
+ */
+import { describe, expect, it } from "vitest";
+import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
+import { isNewReplyIn, isPromptIn, sendAndWait, showPrompt } from "../support/flows.js";
+import { ADMIN_ID, harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
+
+const DISBURSE = { method: "POST", path: "/disburse" } as const;
+
+describe("saved recipients, end to end", () => {
+  const h = harnessPerTest();
+
+  const payer = () => h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+
+  /** /save as `user`, then Save on its prompt; resolves with the prompt once it says so. */
+  async function save(
+    user: ReturnType<typeof payer>,
+    command: string,
+    button = 0,
+  ): Promise<{ prompt: SentMessage; after: SentMessage }> {
+    const prompt = await showPrompt(h.emulator, user, command);
+    const after = h.emulator.waitForMessage(
+      (m) => m.messageId === prompt.messageId && (m.replyMarkup ?? []).length === 0,
+    );
+    await user.pressButton(prompt, button);
+    return { prompt, after: await after };
+  }
+
+  it("saves after Save, lists, searches and forgets, each step audited", async () => {
+    const paul = payer();
+    const { prompt, after } = await save(paul, "/save Jean 670000001");
+    expect(plainText(prompt)).toContain("Save this recipient?");
+    expect(plainText(prompt)).toContain("Alias: Jean");
+    expect(plainText(prompt)).toContain("Registered name: Jean-Paul Mbarga");
+    expect(plainText(prompt)).toContain("+237 670 00 00 01 (MTN MoMo)");
+    expect(plainText(after)).toContain("Saved: Jean is Jean-Paul Mbarga");
+    expect(await h.app.stores.recipients.get("jean")).toMatchObject({
+      alias: "Jean",
+      phone: "237670000001",
+      operator: "mtn",
+      registeredName: "Jean-Paul Mbarga",
+      savedBy: PAYER_ID,
+    });
+    await save(paul, "/save Aïcha 690000001");
+
+    // Cancel saves nothing.
+    const { after: cancelled } = await save(paul, "/save brice 670000002", 1);
+    expect(plainText(cancelled)).toContain("Nothing was saved");
+    expect(await h.app.stores.recipients.get("brice")).toBeNull();
+
+    const list = plainText(await sendAndWait(h.emulator, paul, "/recipients"));
+    expect(list).toContain("Saved recipients (page 1 of 1)");
+    expect(list).toContain("Aïcha · Aïcha Nkoulou · 69• •• •0 01 · not paid since saved");
+    expect(list).toContain("Jean · Jean-Paul Mbarga · 67• •• •0 01");
+    // Searched by name, without regard to accents or case.
+    const found = plainText(await sendAndWait(h.emulator, paul, "/recipients NKOULOU"));
+    expect(found).toContain("Aïcha");
+    expect(found).not.toContain("Jean-Paul");
+    const byAlias = plainText(await sendAndWait(h.emulator, paul, "/recipients aicha"));
+    expect(byAlias).toContain("Aïcha Nkoulou");
+    expect(plainText(await sendAndWait(h.emulator, paul, "/recipients zzz"))).toContain(
+      "No saved recipient matches",
+    );
+
+    const forgotten = plainText(await sendAndWait(h.emulator, paul, "/forget AICHA"));
+    expect(forgotten).toContain("Forgotten: Aïcha");
+    expect(await h.app.stores.recipients.get("aicha")).toBeNull();
+    expect(plainText(await sendAndWait(h.emulator, paul, "/forget aicha"))).toContain(
+      "No saved recipient is called aicha",
+    );
+
+    const actions = (await h.app.stores.audit.recent(20)).map((entry) => entry.action);
+    expect(actions.filter((action) => action === "recipient_saved")).toHaveLength(2);
+    expect(actions).toContain("recipient_forgotten");
+    // Nothing was ever paid.
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
+  });
+
+  it("asks before replacing an alias, showing the old and the new entry", async () => {
+    const paul = payer();
+    await save(paul, "/save jean 670000001");
+    const { prompt, after } = await save(paul, "/save JEAN 690000001");
+    const shown = plainText(prompt);
+    expect(shown).toContain("Replace a saved recipient?");
+    expect(shown).toContain("Now: Jean-Paul Mbarga, +237 670 00 00 01 (MTN MoMo), saved on");
+    expect(shown).toContain("New: Aïcha Nkoulou, +237 690 00 00 01 (Orange Money)");
+    expect(plainText(after)).toContain("Saved: JEAN is Aïcha Nkoulou");
+    expect(await h.app.stores.recipients.get("jean")).toMatchObject({
+      phone: "237690000001",
+      rev: 2,
+    });
+  });
+
+  it("pays by alias: the prompt shows it beside the name, and the request carries the number", async () => {
+    const paul = payer();
+    await save(paul, "/save jean 670000001");
+    const prompt = await showPrompt(h.emulator, paul, "/pay jean 5000 rent");
+    expect(plainText(prompt)).toContain("To: Jean-Paul Mbarga (saved as jean)");
+    expect(plainText(prompt)).toContain("5,000 FCFA");
+    const notice = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).startsWith("✅ Paid"),
+    );
+    await paul.pressButton(prompt, 0);
+    const paid = await notice;
+    expect(h.sandbox.requests.filter((r) => r.path === "/disburse").map((r) => r.body)).toEqual([
+      { amount: 5000, phoneNumber: "237670000001" },
+    ]);
+    // Saved already: no Save recipient button under the notice.
+    expect(paid.replyMarkup ?? []).toHaveLength(0);
+    const list = plainText(await sendAndWait(h.emulator, paul, "/recipients"));
+    expect(list).toMatch(/Jean-Paul Mbarga · 67• •• •0 01 · last paid \d/);
+
+    // The dialog takes an alias too; an unknown one gets a clear answer.
+    expect(plainText(await sendAndWait(h.emulator, paul, "/pay nobody 5000"))).toContain(
+      "No saved recipient is called nobody",
+    );
+    await sendAndWait(h.emulator, paul, "/pay");
+    const amountAsked = await sendAndWait(h.emulator, paul, "Jean");
+    expect(plainText(amountAsked)).toContain("How much");
+    const dialogPrompt = await sendAndWait(h.emulator, paul, "7000", isPromptIn(PAYER_ID));
+    expect(plainText(dialogPrompt)).toContain("To: Jean-Paul Mbarga (saved as jean)");
+    expect(plainText(dialogPrompt)).toContain("7,000 FCFA");
+  });
+
+  it("warns when the number's registered name changed since saving, and keeps the new one once paid", async () => {
+    const paul = payer();
+    await save(paul, "/save jean 670000001");
+    h.sandbox.setRegisteredName("237670000001", { firstName: "Eric", lastName: "Tamba" });
+
+    const prompt = await showPrompt(h.emulator, paul, "/pay jean 5000");
+    const shown = plainText(prompt);
+    expect(shown).toContain("To: Eric Tamba (saved as jean)");
+    expect(shown).toMatch(
+      /NAME CHANGED: jean was saved as Jean-Paul Mbarga on .+, now registered to Eric Tamba\./,
+    );
+    // Not before the payout is paid.
+    expect((await h.app.stores.recipients.get("jean"))?.registeredName).toBe("Jean-Paul Mbarga");
+
+    const notice = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).startsWith("✅ Paid"),
+    );
+    await paul.pressButton(prompt, 0);
+    await notice;
+    await expect
+      .poll(async () => (await h.app.stores.recipients.get("jean"))?.registeredName)
+      .toBe("Eric Tamba");
+    const actions = (await h.app.stores.audit.recent(20)).map((entry) => entry.action);
+    expect(actions).toContain("recipient_renamed");
+    // The next prompt has nothing to warn of.
+    const next = await showPrompt(h.emulator, paul, "/pay jean 6000");
+    expect(plainText(next)).not.toContain("NAME CHANGED");
+  });
+
+  it("pays a batch file whose recipient column holds aliases and numbers; an unknown alias is a row problem", async () => {
+    const paul = payer();
+    await save(paul, "/save jean 670000001");
+    await save(paul, "/save aicha 690000001");
+    const file = ["recipient,amount", "Jean,1000", "AÏCHA,2000", "670000005,1500", "paul,3000"];
+    const preview = h.emulator.waitForMessage(
+      (m) => plainText(m).includes("is checked.") && (m.replyMarkup ?? []).length > 0,
+      20_000,
+    );
+    await paul.uploadDocument("pay.csv", "text/csv", Buffer.from(`${file.join("\n")}\n`));
+    const shown = await preview;
+    expect(plainText(shown)).toContain("row 5: no saved recipient is called paul");
+    const summary = h.emulator.waitForMessage((m) => plainText(m).includes("is finished."), 30_000);
+    await paul.pressButton(shown, 0);
+    await summary;
+    const bodies = h.sandbox.requests
+      .filter((request) => request.path === "/disburse")
+      .map((request) => request.body as { phoneNumber: string; amount: number })
+      .map((body) => `${body.phoneNumber}:${body.amount}`)
+      .sort();
+    expect(bodies).toEqual(["237670000001:1000", "237670000005:1500", "237690000001:2000"]);
+  });
+
+  it("offers Save recipient under a paid payout to a number not saved, and asks for the alias", async () => {
+    const paul = payer();
+    const prompt = await showPrompt(h.emulator, paul, "/pay 690000001 5000");
+    const notice = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).startsWith("✅ Paid"),
+    );
+    await paul.pressButton(prompt, 0);
+    const paid = await notice;
+    expect(paid.replyMarkup?.flat().map((button) => button.text)).toEqual(["📇 Save recipient"]);
+
+    const question = h.emulator.waitForMessage(
+      (m) => isNewReplyIn(PAYER_ID)(m) && plainText(m).includes("Which alias"),
+    );
+    await paul.pressButton(paid, 0);
+    const asked = await question;
+    expect(plainText(asked)).toContain("Which alias for Aïcha Nkoulou (+237 690 00 00 01)?");
+
+    // A reply that is no alias keeps the question open.
+    const refused = h.emulator.waitForMessage(isNewReplyIn(PAYER_ID));
+    await paul.sendText("a b", { replyTo: asked });
+    expect(plainText(await refused)).toContain("An alias uses only letters");
+    const savePrompt = h.emulator.waitForMessage(isPromptIn(PAYER_ID));
+    await paul.sendText("aicha", { replyTo: asked });
+    const shown = await savePrompt;
+    expect(plainText(shown)).toContain("Alias: aicha");
+    const saved = h.emulator.waitForMessage(
+      (m) => m.messageId === shown.messageId && plainText(m).includes("Saved"),
+    );
+    await paul.pressButton(shown, 0);
+    await saved;
+    expect((await h.app.stores.recipients.get("aicha"))?.phone).toBe("237690000001");
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(1);
+  });
+
+  it("lets a viewer list but not save or forget, and only the saver or an admin forget", async () => {
+    const paul = payer();
+    await save(paul, "/save jean 670000001");
+    const vera = h.emulator.user({ id: VIEWER_ID, firstName: "Vera", languageCode: "en" });
+    const refused = plainText(await sendAndWait(h.emulator, vera, "/save vera 690000001"));
+    expect(refused).toContain("Your role (viewer) can list saved recipients");
+    expect(plainText(await sendAndWait(h.emulator, vera, "/forget jean"))).toContain(
+      "Your role (viewer)",
+    );
+    expect(plainText(await sendAndWait(h.emulator, vera, "/recipients"))).toContain("Jean-Paul");
+    // Only the initiator presses Save.
+    const prompt = await showPrompt(h.emulator, paul, "/save aicha 690000001");
+    const press = await vera.pressButton(prompt, 0);
+    const answer = await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
+    expect(answer.text).toContain("Only the person who asked");
+    expect(await h.app.stores.recipients.get("aicha")).toBeNull();
+    // An admin forgets what a payer saved.
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    expect(plainText(await sendAndWait(h.emulator, admin, "/forget jean"))).toContain(
+      "Forgotten: jean",
+    );
+  });
+});
