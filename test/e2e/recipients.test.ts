@@ -234,4 +234,47 @@ describe("saved recipients, end to end", () => {
       "Forgotten: jean",
     );
   });
+
+  it("pages a long list, a search's pages included, and collects by alias", async () => {
+    const paul = payer();
+    for (let index = 1; index <= 12; index++) {
+      const alias = `agent${String(index).padStart(2, "0")}`;
+      const recipient = {
+        alias,
+        phone: `2376700001${String(index).padStart(2, "0")}`,
+        operator: "mtn",
+        registeredName: `Agent ${index}`,
+        savedBy: PAYER_ID,
+        savedAtMs: Date.now(),
+        rev: 1,
+      } as const;
+      await h.app.stores.recipients.put(alias, recipient, 0);
+    }
+    const first = await sendAndWait(h.emulator, paul, "/recipients agent");
+    expect(plainText(first)).toContain("matching “agent” (page 1 of 2)");
+    expect(plainText(first)).toContain("agent10");
+    expect(plainText(first)).not.toContain("agent11");
+    const second = h.emulator.waitForMessage(
+      (m) => m.messageId === first.messageId && plainText(m).includes("page 2 of 2"),
+    );
+    await paul.pressButton(first, 0);
+    expect(plainText(await second)).toContain("agent12");
+
+    const prompt = await showPrompt(h.emulator, paul, "/collect agent03 2500");
+    expect(plainText(prompt)).toContain("(saved as agent03)");
+    // Saved as "Agent 3" here, the sandbox has another name for it: the prompt says so.
+    expect(plainText(prompt)).toContain("NAME CHANGED: agent03 was saved as Agent 3");
+    const collected = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).startsWith("✅ Collected"),
+    );
+    await paul.pressButton(prompt, 0);
+    await collected;
+    expect(h.sandbox.requests.filter((r) => r.path === "/collect").map((r) => r.body)).toEqual([
+      { amount: 2500, phoneNumber: "237670000103" },
+    ]);
+    // Collected from the number now registered: the saved name follows.
+    await expect
+      .poll(async () => (await h.app.stores.recipients.get("agent03"))?.registeredName)
+      .not.toBe("Agent 3");
+  });
 });
