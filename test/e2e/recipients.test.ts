@@ -277,4 +277,34 @@ describe("saved recipients, end to end", () => {
       .poll(async () => (await h.app.stores.recipients.get("agent03"))?.registeredName)
       .not.toBe("Agent 3");
   });
+
+  it("saves once for many presses, and never overwrites a save made after the prompt", async () => {
+    const paul = payer();
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const paulPrompt = await showPrompt(h.emulator, paul, "/save jean 670000001");
+    const adminPrompt = await showPrompt(h.emulator, admin, "/save Jean 690000001");
+
+    // The admin's Save lands first; Paul's prompt said "new alias", so his is refused.
+    const presses = await Promise.all(
+      Array.from({ length: 10 }, () => admin.pressButton(adminPrompt, 0)),
+    );
+    const answers = await Promise.all(
+      presses.map((press) => h.emulator.waitForCallbackAnswer(press.callbackQueryId)),
+    );
+    expect(answers.filter((answer) => answer.text === "Saved")).toHaveLength(1);
+    const refused = h.emulator.waitForMessage(
+      (m) => m.messageId === paulPrompt.messageId && plainText(m).includes("changed"),
+    );
+    await paul.pressButton(paulPrompt, 0);
+    expect(plainText(await refused)).toContain("Someone changed Jean in the meantime");
+    expect(await h.app.stores.recipients.get("jean")).toMatchObject({
+      phone: "237690000001",
+      savedBy: ADMIN_ID,
+      rev: 1,
+    });
+    const saves = (await h.app.stores.audit.recent(20)).filter(
+      (entry) => entry.action === "recipient_saved",
+    );
+    expect(saves).toHaveLength(1);
+  });
 });
