@@ -53,6 +53,9 @@ function build(): string {
     transpile(source, join(OUT_DIR, relative(REPO_ROOT, source)).replace(/\.ts$/, ".js"));
   }
   cpSync(join(REPO_ROOT, "locales"), join(OUT_DIR, "locales"), { recursive: true });
+  // The Lua scripts kept in .lua files are read beside the code, as in dist/.
+  const lua = join("src", "store", "redis", "lua");
+  cpSync(join(REPO_ROOT, lua), join(OUT_DIR, lua), { recursive: true });
   // Inside node_modules the repo's package.json no longer applies: say these are ES modules.
   writeFileSync(join(OUT_DIR, "package.json"), '{ "type": "module" }\n');
   return OUT_DIR;
