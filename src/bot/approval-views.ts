@@ -7,6 +7,7 @@
 import { Markup } from "telegraf";
 import { html, type Translate } from "../i18n.js";
 import type { Payout } from "../model/payout.js";
+import { aliasPromptNotes } from "./recipient-views.js";
 import { initiatorName } from "./report-views.js";
 import { duplicateWarning } from "./rules-views.js";
 import {
@@ -70,7 +71,14 @@ export function approvalCard(
   if (payout.state === "awaiting_approval") {
     const title = payout.kind === "disbursement" ? "approval.card_pay" : "approval.card_collect";
     const expiresAtMs = payout.approvalExpiresAtMs ?? payout.updatedAtMs;
-    const lines = [t(title), "", ...details, t("approval.expires", { time: t.time(expiresAtMs) })];
+    const lines = [
+      t(title),
+      "",
+      ...details,
+      // The approver sees a saved name that changed as plainly as the payer did.
+      ...aliasPromptNotes(t, payout).slice(0, 1),
+      t("approval.expires", { time: t.time(expiresAtMs) }),
+    ];
     const { duplicate } = options;
     if (duplicate) lines.unshift(duplicateWarning(t, duplicate, names), "");
     const approve = duplicate
