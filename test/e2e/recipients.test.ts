@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { isNewReplyIn, isPromptIn, sendAndWait, showPrompt } from "../support/flows.js";
-import { ADMIN_ID, harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
+import { ADMIN_ID, APPROVER_ID, harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 
@@ -306,5 +306,43 @@ describe("saved recipients, end to end", () => {
       (entry) => entry.action === "recipient_saved",
     );
     expect(saves).toHaveLength(1);
+  });
+});
+
+describe("saved recipients and approval, end to end", () => {
+  const h = harnessPerTest({ env: { APPROVAL_THRESHOLD_XAF: "100000" } });
+
+  it("shows the approver that the saved name changed, and keeps the new name once paid", async () => {
+    const paul = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const ama = h.emulator.user({ id: APPROVER_ID, firstName: "Ama", languageCode: "en" });
+    const savePrompt = await showPrompt(h.emulator, paul, "/save jean 670000001");
+    const saved = h.emulator.waitForMessage(
+      (m) => m.messageId === savePrompt.messageId && plainText(m).includes("Saved"),
+    );
+    await paul.pressButton(savePrompt, 0);
+    await saved;
+    h.sandbox.setRegisteredName("237670000001", { firstName: "Eric", lastName: "Tamba" });
+
+    const prompt = await showPrompt(h.emulator, paul, "/pay jean 150000");
+    const card = h.emulator.waitForMessage(
+      (m) => isPromptIn(APPROVER_ID)(m) && plainText(m).includes("Approval needed"),
+    );
+    await paul.pressButton(prompt, 0);
+    const shown = plainText(await card);
+    expect(shown).toContain("To: Eric Tamba (saved as jean)");
+    expect(shown).toContain("NAME CHANGED: jean was saved as Jean-Paul Mbarga");
+    expect((await h.app.stores.recipients.get("jean"))?.registeredName).toBe("Jean-Paul Mbarga");
+
+    const paid = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).startsWith("✅ Paid"),
+    );
+    await ama.pressButton(await card, 0);
+    await paid;
+    expect(h.sandbox.requests.filter((r) => r.path === "/disburse").map((r) => r.body)).toEqual([
+      { amount: 150000, phoneNumber: "237670000001" },
+    ]);
+    await expect
+      .poll(async () => (await h.app.stores.recipients.get("jean"))?.registeredName)
+      .toBe("Eric Tamba");
   });
 });
