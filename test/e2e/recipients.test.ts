@@ -80,6 +80,19 @@ describe("saved recipients, end to end", () => {
     expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
   });
 
+  it("speaks French to a French payer", async () => {
+    const fr = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "fr" });
+    const { prompt, after } = await save(fr, "/save jean 670000001");
+    expect(plainText(prompt)).toContain("Enregistrer ce bénéficiaire\u202F?");
+    expect(plainText(prompt)).toContain("Titulaire du compte\u202F: Jean-Paul Mbarga");
+    expect(plainText(after)).toContain("Enregistré\u202F: jean désigne Jean-Paul Mbarga");
+    const pay = await showPrompt(h.emulator, fr, "/pay jean 5000");
+    expect(plainText(pay)).toContain("Bénéficiaire\u202F: Jean-Paul Mbarga (alias jean)");
+    expect(plainText(await sendAndWait(h.emulator, fr, "/pay personne 5000"))).toContain(
+      "Aucun bénéficiaire enregistré ne s’appelle personne.",
+    );
+  });
+
   it("asks before replacing an alias, showing the old and the new entry", async () => {
     const paul = payer();
     await save(paul, "/save jean 670000001");
