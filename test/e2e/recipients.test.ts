@@ -118,12 +118,14 @@ describe("saved recipients, end to end", () => {
       (m) => m.chatId === PAYER_ID && plainText(m).startsWith("✅ Paid"),
     );
     await paul.pressButton(prompt, 0);
-    const paid = await notice;
+    await notice;
     expect(h.sandbox.requests.filter((r) => r.path === "/disburse").map((r) => r.body)).toEqual([
       { amount: 5000, phoneNumber: "237670000001" },
     ]);
-    // Saved already: no Save recipient button under the notice.
-    expect(paid.replyMarkup ?? []).toHaveLength(0);
+    // Saved already: no Save recipient button on the payout's message.
+    const completed = h.emulator.message(PAYER_ID, prompt.messageId);
+    expect(completed && plainText(completed)).toContain("Completed");
+    expect(completed?.replyMarkup ?? []).toHaveLength(0);
     const list = plainText(await sendAndWait(h.emulator, paul, "/recipients"));
     expect(list).toMatch(/Jean-Paul Mbarga · 67• •• •0 01 · last paid \d/);
 
@@ -191,14 +193,14 @@ describe("saved recipients, end to end", () => {
     expect(bodies).toEqual(["237670000001:1000", "237670000005:1500", "237690000001:2000"]);
   });
 
-  it("offers Save recipient under a paid payout to a number not saved, and asks for the alias", async () => {
+  it("offers Save recipient on a paid payout's message when its number is not saved, and asks for the alias", async () => {
     const paul = payer();
     const prompt = await showPrompt(h.emulator, paul, "/pay 690000001 5000");
-    const notice = h.emulator.waitForMessage(
-      (m) => m.chatId === PAYER_ID && plainText(m).startsWith("✅ Paid"),
+    const completed = h.emulator.waitForMessage(
+      (m) => m.messageId === prompt.messageId && plainText(m).includes("Completed"),
     );
     await paul.pressButton(prompt, 0);
-    const paid = await notice;
+    const paid = await completed;
     expect(paid.replyMarkup?.flat().map((button) => button.text)).toEqual(["📇 Save recipient"]);
 
     const question = h.emulator.waitForMessage(
