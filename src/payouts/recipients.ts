@@ -256,8 +256,9 @@ export class Recipients {
         ...(replaced ? { replacedPhone: maskPhone(replaced.phone) } : {}),
       },
     });
+    // The alias is often a person's name: like the number, it stays out of the logs.
     this.#context.log.info(
-      { alias: key, phone: maskPhone(recipient.phone), replaced: replaced !== undefined },
+      { phone: maskPhone(recipient.phone), replaced: replaced !== undefined },
       "recipient saved",
     );
     return { outcome: "saved", recipient, ...(replaced ? { replaced } : {}) };

@@ -152,7 +152,8 @@ export class RedisRecipientStore implements RecipientStore {
   #decode(key: string, text: string): Recipient | null {
     const parsed = RecipientSchema.safeParse(parseJsonOrUndefined(text));
     if (parsed.success) return parsed.data;
-    this.#logger.warn({ alias: key }, "stored recipient is not valid; left out");
+    // The key is an alias, often a person's name: only its length is logged.
+    this.#logger.warn({ aliasLength: key.length }, "stored recipient is not valid; left out");
     return null;
   }
 
