@@ -97,6 +97,8 @@ export type PrepareSaveResult =
   /** The alias already names this number with this name: nothing to do. */
   | { outcome: "unchanged"; recipient: Recipient }
   | { outcome: "forbidden" }
+  /** The alias is someone else's: only its saver or an admin may replace it (as forget). */
+  | { outcome: "not_theirs"; recipient: Recipient }
   | { outcome: "bad_alias"; problem: AliasProblem }
   | { outcome: "bad_phone"; problem: PhoneProblem; operator?: OperatorHint }
   | { outcome: "no_account"; phone: string }
@@ -195,6 +197,9 @@ export class Recipients {
     if (existing?.phone === phone.phone && existing.registeredName === name) {
       return { outcome: "unchanged", recipient: existing };
     }
+    if (existing && !mayChange(asker, existing)) {
+      return { outcome: "not_theirs", recipient: existing };
+    }
     if (!existing && count >= this.#options.maxEntries) {
       return { outcome: "full", max: this.#options.maxEntries };
     }
@@ -283,10 +288,7 @@ export class Recipients {
     if (!alias.ok) return { outcome: "bad_alias", problem: alias.problem };
     const recipient = await this.#store.get(alias.key);
     if (!recipient) return { outcome: "unknown_alias", alias: alias.alias };
-    const allowed =
-      may(asker, "forget_any_recipient") ||
-      (asker !== null && asker.userId === recipient.savedBy && may(asker, "pay"));
-    if (!allowed || asker === null) return { outcome: "forbidden", recipient };
+    if (asker === null || !mayChange(asker, recipient)) return { outcome: "forbidden", recipient };
     const removed = await this.#store.remove(alias.key, recipient.rev);
     if (removed.outcome !== "written") return { outcome: "changed" };
     await this.#context.stores.audit.record({
@@ -435,6 +437,12 @@ export class Recipients {
       throw error;
     }
   }
+}
+
+/** Replacing or forgetting an entry: its saver (while they may pay) or an admin. */
+function mayChange(asker: NonNullable<Asker>, recipient: Recipient): boolean {
+  if (may(asker, "forget_any_recipient")) return true;
+  return asker.userId === recipient.savedBy && may(asker, "pay");
 }
 
 function actorOf(asker: NonNullable<Asker>): ReturnType<typeof actorFields> {

@@ -243,6 +243,14 @@ describe("saved recipients, end to end", () => {
     const answer = await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
     expect(answer.text).toContain("Only the person who asked");
     expect(await h.app.stores.recipients.get("aicha")).toBeNull();
+    // Another payer (an approver pays too) may neither replace nor forget Paul's alias.
+    const ama = h.emulator.user({ id: APPROVER_ID, firstName: "Ama", languageCode: "en" });
+    expect(plainText(await sendAndWait(h.emulator, ama, "/save jean 690000001"))).toContain(
+      "jean is saved by someone else",
+    );
+    expect(plainText(await sendAndWait(h.emulator, ama, "/forget jean"))).toContain(
+      "Only the person who saved jean, or an admin",
+    );
     // An admin forgets what a payer saved.
     const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
     expect(plainText(await sendAndWait(h.emulator, admin, "/forget jean"))).toContain(

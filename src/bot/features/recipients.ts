@@ -62,6 +62,9 @@ export function recipientsFeature(deps: RecipientsDeps): Composer<BotContext> {
       case "forbidden":
         await maySave(ctx);
         return;
+      case "not_theirs":
+        await replyHtml(ctx, t("recipients.replace_forbidden", { alias: result.recipient.alias }));
+        return;
       case "bad_alias":
         await replyHtml(ctx, `${aliasProblemText(t, result.problem)}\n${t("usage.save")}`);
         return;
