@@ -49,6 +49,8 @@ describe("the build", () => {
     expect(files.filter((file) => /^(dev|sandbox)\//.test(file))).toEqual([]);
     expect(existsSync(join(ROOT, "dist/src/main.js"))).toBe(true);
     expect(existsSync(join(ROOT, "dist/src/payouts/submission.js"))).toBe(true);
+    // The Lua scripts kept in .lua files are read beside the code.
+    expect(existsSync(join(ROOT, "dist/src/store/redis/lua/recipient-write.lua"))).toBe(true);
 
     for (const tool of ["demo", "sandbox", "emulator"]) {
       const run = spawnSync(process.execPath, [join(ROOT, "dist/src/main.js"), tool], {
