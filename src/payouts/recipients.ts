@@ -237,6 +237,8 @@ export class Recipients {
     const prompt = await this.#store.takePending(token);
     if (prompt?.kind !== "save") return { outcome: "not_found" };
     const replaced = prompt.replaces;
+    // Checked again at the press: an admin demoted since the prompt replaces only their own.
+    if (replaced && !mayChange(asker, replaced)) return { outcome: "forbidden" };
     const recipient: Recipient = {
       alias: prompt.alias,
       phone: prompt.phone,
