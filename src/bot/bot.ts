@@ -22,6 +22,7 @@ import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
 import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
+import { recipientsFeature } from "./features/recipients.js";
 import { reportsFeature } from "./features/reports.js";
 import { statusFeature } from "./features/status.js";
 import { cosmetic } from "./telegram/failures.js";
@@ -78,6 +79,8 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(helpFeature({ payouts: deps.payouts }));
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
   bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores }));
+  // Before /pay's dialog too: a reply to the question for an alias is the alias.
+  bot.use(recipientsFeature({ payouts: deps.payouts, now }));
   bot.use(
     batchFeature({
       payouts: deps.payouts,
@@ -131,6 +134,8 @@ function commandMenu(locale: Locale): BotCommand[] {
     "pay",
     "collect",
     "whois",
+    "save",
+    "recipients",
     "status",
     "history",
     "availability",

@@ -16,6 +16,7 @@ export const BATCH_STATE_KEY: Record<BatchState, MessageKey> = {
 
 export const ROW_REASON_KEY: Record<RowProblem, MessageKey> = {
   bad_phone: "batch.reason.bad_phone",
+  unknown_alias: "batch.reason.unknown_alias",
   bad_amount: "batch.reason.bad_amount",
   no_account: "batch.reason.no_account",
   operator_unavailable: "batch.reason.operator_unavailable",

@@ -74,6 +74,9 @@ export function rowReason(t: Translate, row: BatchRow, names: StaffNames = new M
   if (row.problem === "duplicate") {
     return t.plain("batch.reason.duplicate", { detail: row.problemDetail ?? "" });
   }
+  if (row.problem === "unknown_alias") {
+    return t.plain("batch.reason.unknown_alias", { alias: row.problemDetail ?? row.phoneText });
+  }
   if (row.problem === "name_mismatch") {
     return t.plain("batch.reason.name_mismatch", {
       name: row.name ?? "",

@@ -202,7 +202,8 @@ export function banner(facts: BannerFacts, style: Style): string {
     `  ${scriptedHint()} Any other MTN or Orange number succeeds.`,
     `  Approval: ${approvalHint(facts.approvalThresholdXaf)}`,
     "",
-    "Type what you would type in Telegram: /pay 670000001 5000, /help, /history, /export, /lang fr.",
+    "Type what you would type in Telegram: /pay 670000001 5000, /help, /history, /export, /lang fr;",
+    "save a recipient with /save jean 670000001, then pay by alias: /pay jean 5000 rent.",
     "Type a button's number to press it; :help for demo commands; :quit or Ctrl-C to leave.",
   ].join("\n");
 }

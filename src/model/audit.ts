@@ -83,6 +83,10 @@ export const AUDIT_ACTIONS = [
   "events_disabled",
   /** An operator's payouts or collections went down or came back (the bot saw it). */
   "availability_changed",
+  /** Saved recipients: an alias saved (or replaced), forgotten, its name updated after a payout. */
+  "recipient_saved",
+  "recipient_forgotten",
+  "recipient_renamed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

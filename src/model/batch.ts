@@ -47,6 +47,8 @@ export const WORKED_BATCH_STATES: readonly BatchState[] = [
 /** Why a row will not be paid (found by the checks), or was not (found while running). */
 export const ROW_PROBLEMS = [
   "bad_phone",
+  /** The recipient column names an alias no saved recipient has. */
+  "unknown_alias",
   "bad_amount",
   "no_account",
   "operator_unavailable",

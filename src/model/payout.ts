@@ -88,6 +88,13 @@ export const PayoutSchema = z.object({
    * initiator's open prompt, and its payer hears of it in the batch's summary.
    */
   batchId: z.string().optional(),
+  /**
+   * Paid by a saved recipient's alias (as saved), with the name saved with it and when it was
+   * saved: the prompt says so when the name registered now differs.
+   */
+  recipientAlias: z.string().optional(),
+  savedName: z.string().optional(),
+  savedAtMs: z.number().int().optional(),
   /** An earlier payout of the same amount to the same number, warned of in the prompt. */
   duplicateOf: z.string().optional(),
   /** Set once the payer was told the final status. */

@@ -3,6 +3,7 @@
  * tracker and the webhook call. Each step is its own module; this only wires them.
  */
 import { silentLogger } from "../logger.js";
+import { MAX_RECIPIENTS } from "../model/recipient.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
 import { AnswerRecords } from "./answer-records.js";
 import { Approval } from "./approval.js";
@@ -15,6 +16,7 @@ import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { StaffNames } from "./people.js";
 import { Preparation } from "./prepare.js";
+import { Recipients } from "./recipients.js";
 import { Resolution } from "./resolution.js";
 import { Sessions } from "./sessions.js";
 import { Settlement } from "./settlement.js";
@@ -50,6 +52,8 @@ export interface Payouts {
   readonly sessions: Sessions;
   /** The names Telegram gives staff members, saved when they change. */
   readonly staffNames: StaffNames;
+  /** Saved recipients: /save, /recipients, /forget, and aliases wherever a number goes. */
+  readonly recipients: Recipients;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -96,8 +100,13 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     },
     onNoticeQueued,
   );
+  const recipients = new Recipients(context, {
+    promptTtlMs: confirmationTtlSeconds * 1000,
+    maxEntries: MAX_RECIPIENTS,
+  });
   return {
     lookups,
+    recipients,
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
       limits,
       duplicates,
@@ -105,7 +114,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     submission,
     approval,
     limits,
-    settlement: new Settlement(context),
+    settlement: new Settlement(context, (payout) => recipients.notePaid(payout)),
     resolution: new Resolution(context),
     batches,
     batchApproval: new BatchApproval(context, limits, onNoticeQueued),

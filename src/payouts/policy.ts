@@ -31,7 +31,9 @@ export type Capability =
   /** Stop anyone's running batch (a payer stops only their own). */
   | "stop_any_batch"
   /** See, pause, resume and replay the signed events to the business's systems (/events). */
-  | "manage_events";
+  | "manage_events"
+  /** Forget any saved recipient (a payer forgets only the ones they saved). */
+  | "forget_any_recipient";
 
 const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   admin: new Set<Capability>([
@@ -47,6 +49,7 @@ const ALLOWED: Readonly<Record<Role, ReadonlySet<Capability>>> = {
     "see_all_spending",
     "stop_any_batch",
     "manage_events",
+    "forget_any_recipient",
   ]),
   approver: new Set<Capability>(["read", "pay", "approve"]),
   payer: new Set<Capability>(["read", "pay"]),

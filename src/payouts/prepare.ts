@@ -111,6 +111,13 @@ export class Preparation {
       updatedAtMs: nowMs,
       expiresAtMs: nowMs + this.#ttlMs,
       ...(duplicate ? { duplicateOf: duplicate.id } : {}),
+      ...(input.saved
+        ? {
+            recipientAlias: input.saved.alias,
+            savedName: input.saved.savedName,
+            savedAtMs: input.saved.savedAtMs,
+          }
+        : {}),
     };
     const asker = { userId: input.initiatorId, role: input.initiatorRole };
     const created = await stores.payouts.create(payout, { actor: staffActor(asker) });

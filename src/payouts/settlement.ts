@@ -15,11 +15,14 @@ const UNKNOWN_STATUSES_KEPT = 100;
 
 export class Settlement {
   readonly #context: StepContext;
+  readonly #onSettled: (payout: Payout) => Promise<void>;
   /** Statuses outside the spec's four already logged (each once per process). */
   readonly #unknownStatuses = new Set<string>();
 
-  constructor(context: StepContext) {
+  /** `onSettled` runs after each payout settles (saved recipients' last-paid times); it never throws. */
+  constructor(context: StepContext, onSettled: (payout: Payout) => Promise<void> = async () => {}) {
     this.#context = context;
+    this.#onSettled = onSettled;
   }
 
   /**
@@ -61,6 +64,7 @@ export class Settlement {
     }
     await stores.tracking.remove(payoutId);
     log.info({ payoutId, paymentId: payment.id, status: payment.status }, "payout settled");
+    await this.#onSettled(result.payout);
     return { outcome: "settled", payout: result.payout };
   }
 

@@ -121,6 +121,8 @@ export interface PrepareInput {
   initiatorId: number;
   chatId: number;
   locale: Locale;
+  /** The number was given by a saved recipient's alias (see payouts/recipients.ts). */
+  saved?: { alias: string; savedName: string; savedAtMs: number };
 }
 
 /** A payout moved to `submitting` under `claimId`, by whoever claimed it: ready to send. */

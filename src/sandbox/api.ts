@@ -11,7 +11,6 @@
  */
 import { z } from "zod";
 import { type ApiResponse, findRoute, httpError, ok, parseJson, type Route } from "./http-io.js";
-import { registeredNameOf } from "./scripted.js";
 import {
   checkPhoneNumber,
   OPERATIONAL,
@@ -95,7 +94,7 @@ function createPayment(state: SandboxState, paymentType: PaymentType, raw: strin
       { reason: "OPERATION_SUSPENDED", operator: phoneNumber.operator, type: paymentType, status },
     ]);
   }
-  if (registeredNameOf(phoneNumber.phone) === null) {
+  if (state.registeredName(phoneNumber.phone) === null) {
     return httpError(404, "no mobile money account for this number", [
       { field: "phoneNumber", problem: "has no registered mobile money account" },
     ]);
@@ -115,13 +114,13 @@ function getPayment(state: SandboxState, id: string): ApiResponse {
   return httpError(404, "payment not found", [{ field: "id", problem: "no payment has this id" }]);
 }
 
-function getUserInfo(phoneText: string): ApiResponse {
+function getUserInfo(state: SandboxState, phoneText: string): ApiResponse {
   const parsed = SandboxPhoneSchema.safeParse(phoneText);
   if (!parsed.success) {
     const problem = parsed.error.issues[0]?.message ?? "is not valid";
     return invalid("phoneNumber", problem);
   }
-  const name = registeredNameOf(parsed.data.phone);
+  const name = state.registeredName(parsed.data.phone);
   if (name) return ok(name);
   return httpError(404, "user not found", [
     { field: "phoneNumber", problem: "has no registered mobile money account" },
@@ -150,7 +149,7 @@ const ROUTES: readonly Route<Handler>[] = [
   },
   { pattern: /^\/payments\/([^/]+)$/, methods: { GET: (s, id) => getPayment(s, id) } },
   { pattern: /^\/availability$/, methods: { GET: (s) => ok(s.availabilityEntries()) } },
-  { pattern: /^\/data\/userinfo\/([^/]+)$/, methods: { GET: (_s, phone) => getUserInfo(phone) } },
+  { pattern: /^\/data\/userinfo\/([^/]+)$/, methods: { GET: (s, phone) => getUserInfo(s, phone) } },
 ];
 
 /** Answers an authenticated, admitted API request. `path` has no query. */

@@ -8,7 +8,7 @@ import type { Fault, FaultQueue } from "./faults.js";
 import { type ResolvedSandboxOptions, requireNonNegative } from "./options.js";
 import type { SlidingWindowLimiter } from "./rate-limit.js";
 import type { RecordedRequest, RequestLog } from "./requests.js";
-import type { PaymentStatus, PaymentType, TelecomOperator } from "./spec.js";
+import type { PaymentStatus, PaymentType, TelecomOperator, UserInfo } from "./spec.js";
 import type { SandboxAvailabilityEntry, SandboxPayment, SandboxState } from "./state.js";
 
 /** Everything a sandbox is made of. */
@@ -52,6 +52,11 @@ export interface SandboxControls {
   setSettleDelayMs(ms: number): void;
   /** Merchant balance in XAF. */
   setBalance(amount: number): void;
+  /**
+   * The number (12 digits, 237 first) is now registered to `name` (null: no account any
+   * more), for userinfo and new payments, until reset.
+   */
+  setRegisteredName(phone: string, name: UserInfo | null): void;
   /** Back to the initial state: payments, balance, faults, switches, counters, callbacks. */
   reset(): void;
   recordedRequests(): readonly RecordedRequest[];
@@ -81,6 +86,10 @@ export function createControls(parts: SandboxParts): SandboxControls {
     setBalance: (amount) => {
       requireNonNegative("balance", amount);
       state.setBalance(amount);
+    },
+    setRegisteredName: (phone, name) => {
+      if (!/^237\d{9}$/.test(phone)) throw new RangeError(`not a normalized number: ${phone}`);
+      state.setRegisteredName(phone, name);
     },
     reset: () => {
       state.reset();

@@ -27,6 +27,7 @@ type PassedControls =
   | "setCallbackUrl"
   | "setSettleDelayMs"
   | "setBalance"
+  | "setRegisteredName"
   | "snapshot"
   | "reset";
 
@@ -186,6 +187,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     setCallbackUrl: controls.setCallbackUrl,
     setSettleDelayMs: controls.setSettleDelayMs,
     setBalance: controls.setBalance,
+    setRegisteredName: controls.setRegisteredName,
     snapshot: controls.snapshot,
     reset: controls.reset,
     close: () => {

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { SANDBOX_CURRENCY, SANDBOX_MERCHANT_ID } from "./options.js";
-import { outcomeOf } from "./scripted.js";
+import { outcomeOf, registeredNameOf } from "./scripted.js";
 import {
   OPERATIONAL,
   PAYMENT_TYPES,
@@ -19,6 +19,7 @@ import {
   type PaymentType,
   TELECOM_OPERATORS,
   type TelecomOperator,
+  type UserInfo,
 } from "./spec.js";
 
 /**
@@ -77,6 +78,8 @@ export class SandboxState {
   readonly #payments = new Map<string, SandboxPayment>();
   readonly #settleTimers = new Map<string, NodeJS.Timeout>();
   readonly #availability = new Map<string, AvailabilityStatus>();
+  /** Registered names changed by a test (null: the account is gone), over the scripted ones. */
+  readonly #names = new Map<string, UserInfo | null>();
   #balance = 0;
   #collectionsEnabled = true;
   #disbursementsEnabled = true;
@@ -92,6 +95,7 @@ export class SandboxState {
   reset(): void {
     this.stopTimers();
     this.#payments.clear();
+    this.#names.clear();
     this.#balance = this.#init.initialBalance;
     this.#collectionsEnabled = true;
     this.#disbursementsEnabled = true;
@@ -127,6 +131,18 @@ export class SandboxState {
 
   setBalance(amount: number): void {
     this.#balance = amount;
+  }
+
+  /** The name registered to this (valid, normalized) number now, or null without an account. */
+  registeredName(phone: string): UserInfo | null {
+    const changed = this.#names.get(phone);
+    if (changed !== undefined) return changed === null ? null : { ...changed };
+    return registeredNameOf(phone);
+  }
+
+  /** The number now belongs to `name` (null: it has no account any more). */
+  setRegisteredName(phone: string, name: UserInfo | null): void {
+    this.#names.set(phone, name === null ? null : { ...name });
   }
   setCollectionsEnabled(enabled: boolean): void {
     this.#collectionsEnabled = enabled;

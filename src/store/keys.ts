@@ -35,6 +35,7 @@
  *   p throttle:{name}          STRING actions counted in the window, expiring with it
  *   p ratelimit:{name}         (owned by the rate limiter)
  *   p events:{part}            the signed events' queue (redis/events.ts lists its parts)
+ *   p recipients…              saved recipients (redis/recipients.ts lists its keys)
  */
 import type { PayoutState } from "../model/lifecycle.js";
 

@@ -11,6 +11,7 @@ import { MemoryDueQueue } from "./memory/due-queue.js";
 import { MemoryLeaseStore } from "./memory/leases.js";
 import { MemoryPayoutStore } from "./memory/payouts.js";
 import { MemoryProfileStore } from "./memory/profiles.js";
+import { MemoryRecipientStore } from "./memory/recipients.js";
 import { MemoryReportsStore } from "./memory/reports.js";
 import { MemorySessionStore } from "./memory/sessions.js";
 import { MemorySpendingLedger } from "./memory/spending.js";
@@ -68,6 +69,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches,
+    recipients: new MemoryRecipientStore(now),
     leases: new MemoryLeaseStore(now),
     throttles: new MemoryThrottleStore(now),
     ping: async () => true,

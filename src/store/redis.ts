@@ -14,6 +14,7 @@ import type { RedisDurability } from "./redis/durability.js";
 import { RedisLeaseStore } from "./redis/leases.js";
 import { RedisPayoutStore } from "./redis/payouts.js";
 import { RedisProfileStore } from "./redis/profiles.js";
+import { RedisRecipientStore } from "./redis/recipients.js";
 import { RedisReportsStore } from "./redis/reports.js";
 import { RedisSessionStore } from "./redis/sessions.js";
 import { RedisSpendingLedger } from "./redis/spending.js";
@@ -68,6 +69,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
       keys: k,
       retentionMs: options.retentionMs,
     }),
+    recipients: new RedisRecipientStore(redis, options.prefix, { logger }),
     leases: new RedisLeaseStore(redis, k.lease),
     throttles: new RedisThrottleStore(redis, k.throttle),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),

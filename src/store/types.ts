@@ -13,9 +13,11 @@ import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import type { BatchStore } from "./batch-store.js";
 
 import type { PayoutStore } from "./payout-store.js";
+import type { RecipientStore } from "./recipient-store.js";
 
 export type * from "./batch-store.js";
 export type * from "./payout-store.js";
+export type * from "./recipient-store.js";
 
 export interface SessionStore {
   getDialog(chatId: number): Promise<DialogState | null>;
@@ -211,6 +213,8 @@ export interface Stores {
   cards: ApprovalCardStore;
   /** Batch payouts and their rows. */
   batches: BatchStore;
+  /** Saved recipients (the address book), and /save prompts waiting for Save. */
+  recipients: RecipientStore;
   leases: LeaseStore;
   /** Per-person and per-payout counts of actions (button presses, callback re-reads). */
   throttles: ThrottleStore;

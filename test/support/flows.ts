@@ -14,9 +14,14 @@ import type { Harness } from "./harness.js";
 
 type MessagePredicate = (message: SentMessage) => boolean;
 
-/** A message in `chatId` with buttons: a prompt waiting for Confirm or Cancel. */
+/**
+ * A message in `chatId` with buttons: a prompt waiting for Confirm or Cancel. A paid notice's
+ * lone **Save recipient** button (`vr:`) does not make it one.
+ */
 export function isPromptIn(chatId: number): MessagePredicate {
-  return (message) => message.chatId === chatId && (message.replyMarkup?.length ?? 0) > 0;
+  return (message) =>
+    message.chatId === chatId &&
+    (message.replyMarkup ?? []).flat().some((button) => !button.callback_data?.startsWith("vr:"));
 }
 
 /** A new message in `chatId` (not an edit of an earlier one): the bot's next reply. */

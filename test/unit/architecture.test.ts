@@ -254,6 +254,8 @@ describe("layers", () => {
       "the batch steps people take (upload, Confirm, Include, Cancel, Stop, a lost standing's stop), one class",
     "config/index.ts":
       "the env schema and the Config it resolves to, with every problem listed at once",
+    "payouts/recipients.ts":
+      "saved recipients: resolveRecipientArg and the address book's steps (save, forget, list, paid), one class",
     "payments/client.ts":
       "the Payment API client: each endpoint, and the attempt loop with its slots and retries",
   };

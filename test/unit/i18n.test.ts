@@ -108,6 +108,7 @@ describe("the locale catalogs", () => {
       "availability.down",
       "batch.progress_line",
       "history.line",
+      "recipients.list_line",
       "whois.found",
     ]);
   });

@@ -11,6 +11,8 @@ import { commandPayload } from "./shared/command-args.js";
 /** Help sections, each shown to the roles that may use its commands. */
 const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boolean }> = [
   { key: "help.pay", shown: (ctx) => may(ctx.staff, "pay") },
+  { key: "help.recipients", shown: (ctx) => may(ctx.staff, "pay") },
+  { key: "help.recipients_read", shown: (ctx) => !may(ctx.staff, "pay") && may(ctx.staff, "read") },
   { key: "help.read", shown: (ctx) => may(ctx.staff, "read") },
   { key: "help.approve", shown: (ctx) => may(ctx.staff, "approve") },
   { key: "help.admin", shown: (ctx) => may(ctx.staff, "resolve") },

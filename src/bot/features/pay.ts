@@ -9,7 +9,6 @@ import { stripHtml } from "../../i18n.js";
 import type { DialogState } from "../../model/dialog.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
 import type { PayoutKind } from "../../model/payout.js";
-import { parsePhone } from "../../model/phone.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
@@ -25,7 +24,6 @@ import {
   cannotPayText,
   confirmationPrompt,
   overLimitText,
-  phoneProblemText,
   prepareFailureText,
   promptExtras,
 } from "../views/pay.js";
@@ -37,6 +35,12 @@ import {
   showRetired,
   showSending,
 } from "./shared/prompt-edits.js";
+import {
+  recipientFound,
+  recipientProblemText,
+  type SavedRecipient,
+  withAliasNotes,
+} from "./shared/recipient-args.js";
 
 export interface PayDeps {
   payouts: Payouts;
@@ -68,6 +72,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     phone: string,
     amount: string,
     note?: string,
+    saved?: SavedRecipient,
   ) => {
     const chatId = ctx.chat?.id;
     const staff = ctx.staff;
@@ -83,6 +88,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       initiatorRole: staff.role,
       chatId,
       locale: ctx.locale,
+      ...(saved ? { saved } : {}),
     });
     if (result.outcome === "refused") {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
@@ -93,7 +99,11 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const { duplicate } = result;
     const names = duplicate ? await namesOf(deps.stores.profiles, [duplicate.initiatorId]) : null;
     const threshold = deps.payouts.approval.thresholdXaf;
-    const extras = promptExtras(ctx.t, result.payout, { duplicate, names, threshold });
+    const extras = withAliasNotes(
+      ctx.t,
+      result.payout,
+      promptExtras(ctx.t, result.payout, { duplicate, names, threshold }),
+    );
     const prompt = confirmationPrompt(ctx.t, result.payout, deps.now(), extras);
     const sent = await replyView(ctx, prompt);
     await deps.payouts.preparation.attachMessage(result.payout.id, sent.message_id);
@@ -114,26 +124,27 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       );
       return;
     }
+    const recipient = await deps.payouts.recipients.resolve(args.phone);
+    const found = recipientFound(recipient);
+    if (!found) {
+      await replyHtml(ctx, recipientProblemText(ctx.t, recipient, COMMAND_OF[kind]));
+      return;
+    }
     if (args.amount === undefined) {
-      const phone = parsePhone(args.phone);
-      if (!phone.ok) {
-        const failure = {
-          reason: "bad_phone",
-          problem: phone.problem,
-          operator: phone.operator,
-        } as const;
-        await replyHtml(ctx, prepareFailureText(ctx.t, failure, COMMAND_OF[kind], MAX_AMOUNT_XAF));
-        return;
-      }
       await deps.payouts.sessions.openDialog(
         chatId,
-        { kind, step: "amount", phone: phone.phone },
+        {
+          kind,
+          step: "amount",
+          phone: found.phone,
+          ...(found.saved ? { alias: found.saved.alias } : {}),
+        },
         DIALOG_TTL_SECONDS,
       );
       await replyHtml(ctx, ctx.t("dialog.ask_amount"));
       return;
     }
-    await prepare(ctx, kind, args.phone, args.amount, args.note);
+    await prepare(ctx, kind, found.phone, args.amount, args.note, found.saved);
   };
 
   composer.command("pay", (ctx) => start(ctx, "disbursement", ctx.message.text));
@@ -165,17 +176,21 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const chatId = ctx.chat?.id;
     if (chatId === undefined) return;
     if (dialog.step === "phone") {
-      const phone = parsePhone(text);
-      if (!phone.ok) {
-        await replyHtml(
-          ctx,
-          `${phoneProblemText(ctx.t, phone.problem, phone.operator)}\n${ctx.t("dialog.retry_or_cancel")}`,
-        );
+      const recipient = await deps.payouts.recipients.resolve(text);
+      const found = recipientFound(recipient);
+      if (!found) {
+        const problem = recipientProblemText(ctx.t, recipient, COMMAND_OF[dialog.kind]);
+        await replyHtml(ctx, `${problem}\n${ctx.t("dialog.retry_or_cancel")}`);
         return;
       }
       await deps.payouts.sessions.openDialog(
         chatId,
-        { ...dialog, step: "amount", phone: phone.phone },
+        {
+          ...dialog,
+          step: "amount",
+          phone: found.phone,
+          ...(found.saved ? { alias: found.saved.alias } : {}),
+        },
         DIALOG_TTL_SECONDS,
       );
       await replyHtml(ctx, ctx.t("dialog.ask_amount"));
@@ -191,7 +206,18 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       return;
     }
     await deps.payouts.sessions.closeDialog(chatId);
-    await prepare(ctx, dialog.kind, dialog.phone, text);
+    // The alias is read again: the address book may have changed while the dialog ran.
+    let saved: SavedRecipient | undefined;
+    if (dialog.alias !== undefined) {
+      const recipient = await deps.payouts.recipients.resolve(dialog.alias);
+      const found = recipientFound(recipient);
+      if (!found || found.phone !== dialog.phone) {
+        await replyHtml(ctx, recipientProblemText(ctx.t, recipient, COMMAND_OF[dialog.kind]));
+        return;
+      }
+      saved = found.saved;
+    }
+    await prepare(ctx, dialog.kind, dialog.phone, text, undefined, saved);
   };
 
   composer.action(CALLBACK_PATTERN.confirm, async (ctx) => {

@@ -18,6 +18,7 @@ import { toDeliveryError } from "../telegram/failures.js";
 import { editMessageView, sendView } from "../telegram/reply.js";
 import { payoutStateView } from "../views/common.js";
 import { mismatchNotice, settlementNotice, stuckNotice } from "../views/notices.js";
+import { saveRecipientKeyboard } from "../views/recipients.js";
 import type { DuplicateFinder } from "./approval-cards.js";
 import { ApprovalDeliveries } from "./approvals.js";
 import { BatchDeliveries, type BatchDeliveryOptions } from "./batches.js";
@@ -113,20 +114,38 @@ export class TelegramMessenger implements Messenger {
   async #settled(payout: Payout): Promise<void> {
     const t = translator(payout.locale, this.#timeZone);
     if (payout.messageId !== undefined) {
+      // The payout's own message, final now, offers Save recipient (the push below stays a
+      // notice: a button there would be the chat's newest, above a prompt still open).
+      const final = payoutStateView(t, payout);
+      const view = (await this.#offersSave(payout))
+        ? { ...final, keyboard: saveRecipientKeyboard(t, payout.id) }
+        : final;
       // The prompt may be gone (deleted, too old to edit): the push below is what matters.
-      await editMessageView(
-        this.#telegram,
-        payout.chatId,
-        payout.messageId,
-        payoutStateView(t, payout),
-      ).catch((error: unknown) =>
-        this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
+      await editMessageView(this.#telegram, payout.chatId, payout.messageId, view).catch(
+        (error: unknown) =>
+          this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
       );
     }
     try {
       await sendView(this.#telegram, payout.chatId, settlementNotice(t, payout));
     } catch (error) {
       throw toDeliveryError(error);
+    }
+  }
+
+  /**
+   * A payout paid to a number that is not saved offers **Save recipient** (not a batch row:
+   * its payer hears of it in the batch's summary). The button is a nicety: when the address
+   * book cannot be read, the message goes without it.
+   */
+  async #offersSave(payout: Payout): Promise<boolean> {
+    if (payout.state !== "success" || payout.kind !== "disbursement") return false;
+    if (payout.batchId !== undefined || payout.recipientAlias !== undefined) return false;
+    try {
+      return !(await this.#stores.recipients.isSaved(payout.phone));
+    } catch (error) {
+      this.#log.debug({ err: error, payoutId: payout.id }, "could not read the address book");
+      return false;
     }
   }
 

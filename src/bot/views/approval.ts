@@ -18,6 +18,7 @@ import {
   type View,
 } from "./common.js";
 import { duplicateWarning } from "./pay.js";
+import { aliasPromptNotes } from "./recipients.js";
 
 /** What was decided and by whom, when it was (approved, rejected, expired); else nothing. */
 function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
@@ -68,7 +69,14 @@ export function approvalCard(
   if (payout.state === "awaiting_approval") {
     const title = payout.kind === "disbursement" ? "approval.card_pay" : "approval.card_collect";
     const expiresAtMs = payout.approvalExpiresAtMs ?? payout.updatedAtMs;
-    const lines = [t(title), "", ...details, t("approval.expires", { time: t.time(expiresAtMs) })];
+    const lines = [
+      t(title),
+      "",
+      ...details,
+      // The approver sees a saved name that changed as plainly as the payer did.
+      ...aliasPromptNotes(t, payout).slice(0, 1),
+      t("approval.expires", { time: t.time(expiresAtMs) }),
+    ];
     const { duplicate } = options;
     if (duplicate) lines.unshift(duplicateWarning(t, duplicate, names), "");
     const approve = duplicate

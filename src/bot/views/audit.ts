@@ -67,6 +67,9 @@ const ACTION_KEY = {
   events_replayed: "audit.action.events_replayed",
   events_disabled: "audit.action.events_disabled",
   availability_changed: "audit.action.availability_changed",
+  recipient_saved: "audit.action.recipient_saved",
+  recipient_forgotten: "audit.action.recipient_forgotten",
+  recipient_renamed: "audit.action.recipient_renamed",
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Facts shown with words of their own; any other as `name: value`. */

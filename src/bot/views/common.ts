@@ -65,8 +65,12 @@ export function feeLines(t: Translate, payout: Payout): string[] {
 
 /** The lines every payout message shares: who, which number, how much, the note. */
 export function payoutDetails(t: Translate, payout: Payout): string {
+  const alias = payout.recipientAlias;
+  const to = payout.kind === "disbursement";
   const lines = [
-    t(payout.kind === "disbursement" ? "payout.to" : "payout.from", { name: payout.recipientName }),
+    alias === undefined
+      ? t(to ? "payout.to" : "payout.from", { name: payout.recipientName })
+      : t(to ? "payout.to_alias" : "payout.from_alias", { name: payout.recipientName, alias }),
     numberLine(t, payout),
     t("payout.amount", { amount: money(t, payout.amount) }),
   ];

@@ -20,7 +20,7 @@ import { newBatchId } from "../ids.js";
 import type { Limits } from "../limits.js";
 import { type Asker, may, maySeeBatch, mayStopBatch, needsApproval } from "../policy.js";
 import type { OverLimit, StepContext } from "../types.js";
-import { checkRows } from "./checks.js";
+import { aliasKeysOf, checkRows, type RowRecipient } from "./checks.js";
 import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./file.js";
 import { allRows } from "./rows.js";
 
@@ -94,7 +94,7 @@ export class Batches {
     if (!read.ok) return { outcome: "refused", problem: read.problem };
     const busy = await this.#openBatchOf(input.initiatorId);
     if (busy) return { outcome: "refused", problem: { kind: "busy", batch: busy } };
-    const rows = checkRows(read.rows);
+    const rows = checkRows(read.rows, await this.#savedRecipients(aliasKeysOf(read.rows)));
     const nowMs = this.#context.now();
     const batch: Batch = {
       id: newBatchId(),
@@ -123,6 +123,17 @@ export class Batches {
    */
   async attachProgressMessage(batchId: string, messageId: number): Promise<void> {
     await this.#context.stores.batches.update(batchId, { progressMessageId: messageId });
+  }
+
+  /** The saved recipients under these alias keys (those saved; the others are row problems). */
+  async #savedRecipients(keys: readonly string[]): Promise<Map<string, RowRecipient>> {
+    const found = new Map<string, RowRecipient>();
+    const entries = await Promise.all(keys.map((key) => this.#context.stores.recipients.get(key)));
+    keys.forEach((key, index) => {
+      const entry = entries[index];
+      if (entry) found.set(key, { phone: entry.phone, savedName: entry.registeredName });
+    });
+    return found;
   }
 
   /** The payer's batch still being checked or paid, if any (one at a time each). */

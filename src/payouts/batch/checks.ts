@@ -6,14 +6,30 @@
 import type { BatchRow } from "../../model/batch.js";
 import { parseAmount } from "../../model/money.js";
 import { parsePhone } from "../../model/phone.js";
+import { parseAlias } from "../../model/recipient.js";
 import { cleanLine, cleanNote, MAX_NAME_LENGTH } from "../../model/text.js";
+import { looksLikeAlias } from "../recipients.js";
 import type { BatchFileRow } from "./file.js";
 
-/** A row as read from the file, checked on its own and against the rows before it. */
-export function checkRows(rows: readonly BatchFileRow[]): BatchRow[] {
+/** A saved recipient a batch row may name by its alias (the recipient column). */
+export interface RowRecipient {
+  phone: string;
+  /** The name it was saved with: the row expects it, unless the file names another. */
+  savedName: string;
+}
+
+/**
+ * A row as read from the file, checked on its own and against the rows before it. A cell
+ * of the number column that reads as an alias is looked up in `saved` (alias key → saved
+ * recipient); one that is not there is the row's problem.
+ */
+export function checkRows(
+  rows: readonly BatchFileRow[],
+  saved: ReadonlyMap<string, RowRecipient> = new Map(),
+): BatchRow[] {
   const seen = new Map<string, number>();
   return rows.map((input) => {
-    const row = readRow(input);
+    const row = readRow(withRecipient(input, saved));
     if (row.problem || row.phone === undefined || row.amount === undefined) return row;
     const key = `${row.phone}:${row.amount}`;
     const first = seen.get(key);
@@ -25,16 +41,47 @@ export function checkRows(rows: readonly BatchFileRow[]): BatchRow[] {
   });
 }
 
-function readRow(input: BatchFileRow): BatchRow {
+/** The alias keys the rows' number cells name, for the caller to look up. */
+export function aliasKeysOf(rows: readonly BatchFileRow[]): string[] {
+  const found = new Set<string>();
+  for (const row of rows) {
+    if (!looksLikeAlias(row.phone)) continue;
+    const alias = parseAlias(row.phone);
+    if (alias.ok) found.add(alias.key);
+  }
+  return [...found];
+}
+
+/** A row to read, with the alias its number came from (`typed`) or the unknown one it names. */
+type ReadInput = BatchFileRow & { typed?: string; unknownAlias?: string };
+
+/** A row whose number cell is an alias, with the saved number (and name) in its place. */
+function withRecipient(input: BatchFileRow, saved: ReadonlyMap<string, RowRecipient>): ReadInput {
+  if (!looksLikeAlias(input.phone)) return input;
+  const alias = parseAlias(input.phone);
+  const recipient = alias.ok ? saved.get(alias.key) : undefined;
+  if (!recipient) return { ...input, unknownAlias: cleanLine(input.phone, MAX_NAME_LENGTH) };
+  return {
+    ...input,
+    typed: input.phone,
+    phone: recipient.phone,
+    name: input.name ?? recipient.savedName,
+  };
+}
+
+function readRow(input: ReadInput): BatchRow {
   const note = cleanNote(input.note);
   const expectedName = cleanLine(input.name, MAX_NAME_LENGTH);
   const row: BatchRow = {
     row: input.row,
-    phoneText: input.phone,
+    phoneText: input.typed ?? input.phone,
     amountText: input.amount,
     ...(note ? { note } : {}),
     ...(expectedName ? { expectedName } : {}),
   };
+  if (input.unknownAlias !== undefined) {
+    return { ...row, checked: true, problem: "unknown_alias", problemDetail: input.unknownAlias };
+  }
   const phone = parsePhone(input.phone);
   if (!phone.ok) {
     return { ...row, checked: true, problem: "bad_phone", problemDetail: phone.problem };

@@ -73,6 +73,9 @@ const HEADER_ALIASES: ReadonlyMap<string, Field> = new Map([
 
 const OPTIONAL_FIELDS = ["note", "name"] as const;
 
+/** Headers of a column that may hold an alias instead of a number, when there is no phone column. */
+const RECIPIENT_HEADERS: ReadonlySet<string> = new Set(["recipient", "beneficiaire"]);
+
 /**
  * Records with only empty cells a file may hold. Empty lines cost the parser nothing, but a
  * record whose cell count differs from the header's costs it tens of microseconds (it builds
@@ -178,6 +181,21 @@ function findColumns(header: string[]): Step<Columns> {
     const field = HEADER_ALIASES.get(normalizeHeader(cell));
     if (field !== undefined && !found.has(field)) found.set(field, index);
   });
+  // `recipient` (`bénéficiaire`) names the payee: their name beside a phone column (as it
+  // always has), or, with no phone column, a saved recipient's alias or a number.
+  const recipient = header.findIndex((cell) => RECIPIENT_HEADERS.has(normalizeHeader(cell)));
+  const byRecipient = !found.has("phone") && recipient >= 0;
+  if (byRecipient) {
+    found.set("phone", recipient);
+    if (found.get("name") === recipient) {
+      found.delete("name");
+      const name = header.findIndex(
+        (cell, index) =>
+          index !== recipient && HEADER_ALIASES.get(normalizeHeader(cell)) === "name",
+      );
+      if (name >= 0) found.set("name", name);
+    }
+  }
   const phone = found.get("phone");
   const amount = found.get("amount");
   if (phone === undefined || amount === undefined) {

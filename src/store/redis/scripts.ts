@@ -31,6 +31,7 @@ export const SCRIPT_NAMES = [
   "payout-update",
   "payouts-by-phone",
   "rate-limit-take",
+  "recipient-write",
   "staff-set",
   "throttle-take",
 ] as const;

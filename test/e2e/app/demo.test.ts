@@ -208,6 +208,26 @@ describe("npm run demo", () => {
     expect(order).toEqual([...order].sort((a, b) => a - b));
   });
 
+  it("saves a recipient with /save and pays it by alias", async () => {
+    const port = await freePort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    for (const line of ["/save jean 670000001", "1", "/pay jean 5000 rent", "1", ":quit"]) {
+      demo.type(line);
+    }
+    expect((await demo.exited).code).toBe(0);
+    const chat = demo.output.slice(demo.output.indexOf(PROMPT));
+    const order = [
+      `${PROMPT}/save jean 670000001`,
+      "Save this recipient?",
+      "Saved: jean is Jean-Paul Mbarga",
+      `${PROMPT}/pay jean 5000 rent`,
+      "To: Jean-Paul Mbarga (saved as jean)",
+      `(edited) › ${en.plain("state.pending")}`,
+    ].map((text) => chat.indexOf(text));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
   it("saves an /export where it says, and shows an alert when :suspend stops MTN payouts", async () => {
     const port = await freePort();
     const filesDir = mkdtempSync(join(tmpdir(), "demo-files-"));

@@ -153,7 +153,8 @@ describe("the /pay dialog, end to end", () => {
     // Each wrong answer has its own reply, so any reordering shows in the transcript.
     const wrong: Array<[answer: string, reply: string]> = [
       ["12345", "9 digits"],
-      ["abc", "That is not a phone number"],
+      // Letters are an alias (a saved recipient's), and none is saved here.
+      ["abc", "No saved recipient is called abc"],
       ["+33 612345678", "Only Cameroonian numbers"],
       ["600000000", "not a Cameroonian mobile number"],
       ["620000001", "Camtel numbers cannot be paid"],

@@ -125,7 +125,8 @@ describe("status callbacks, with polling too slow to matter", () => {
     expect(text).toMatch(/Time: \d{2} \w{3},? \d{2}:\d{2}/);
     const edited = harness.emulator.message(prompt.chatId, prompt.messageId);
     expect(edited && plainText(edited)).toContain("Completed");
-    expect(edited?.replyMarkup ?? []).toHaveLength(0);
+    // Paid to a number not saved: the payout's message offers to save it, nothing else.
+    expect(edited?.replyMarkup?.flat().map((button) => button.text)).toEqual(["📇 Save recipient"]);
 
     // The callback was taken, and the bot asked the API itself before settling.
     expect(harness.sandbox.callbackAttempts).toMatchObject([

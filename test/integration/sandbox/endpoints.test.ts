@@ -109,6 +109,22 @@ describe("Sandbox endpoints", () => {
     }
   });
 
+  it("answers with the name a test gave a number, or no account, until reset", async () => {
+    sandbox.setRegisteredName("237670000001", { firstName: "Eric", lastName: "Tamba" });
+    const changed = await call(sandbox, "GET", "/data/userinfo/237670000001");
+    expect(changed.json).toEqual({ firstName: "Eric", lastName: "Tamba" });
+    sandbox.setRegisteredName("237690000001", null);
+    expect((await call(sandbox, "GET", "/data/userinfo/237690000001")).status).toBe(404);
+    const paid = await call(sandbox, "POST", "/disburse", {
+      body: { amount: 1000, phoneNumber: "237690000001" },
+    });
+    expect(paid.status).toBe(404);
+    expect(() => sandbox.setRegisteredName("670000001", null)).toThrow(RangeError);
+    sandbox.reset();
+    const back = await call(sandbox, "GET", "/data/userinfo/237670000001");
+    expect(back.json).toEqual({ firstName: "Jean-Paul", lastName: "Mbarga" });
+  });
+
   it("gives any other valid number a generated name that stays the same", async () => {
     const first = await call(sandbox, "GET", "/data/userinfo/237677123456");
     const again = await call(sandbox, "GET", "/data/userinfo/237677123456");

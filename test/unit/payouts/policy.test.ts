@@ -27,6 +27,7 @@ const EXPECTED: Record<(typeof ROLES)[number], Capability[]> = {
     "audit",
     "see_all_spending",
     "stop_any_batch",
+    "forget_any_recipient",
   ],
   approver: ["read", "pay", "approve"],
   payer: ["read", "pay"],
@@ -44,6 +45,7 @@ const ALL: Capability[] = [
   "audit",
   "see_all_spending",
   "stop_any_batch",
+  "forget_any_recipient",
 ];
 
 describe("policy", () => {

@@ -316,6 +316,46 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(retryInMs).toBeGreaterThan(0);
   },
 
+  "recipient-write": async (redis, p, run) => {
+    const keys = ["recipients", "phones", "paid"].map((part) => `${p}${part}`);
+    const entry = (rev: number, phone: string) => JSON.stringify({ rev, phone, alias: "jean" });
+    expect(
+      await run("recipient-write", keys, [
+        "jean",
+        "0",
+        entry(1, "237670000001"),
+        "237670000001",
+        2,
+      ]),
+    ).toEqual(["written"]);
+    expect(await redis.hget(`${p}phones`, "237670000001")).toBe("1");
+    // A change made on an older revision is refused with what is there now.
+    expect(
+      await run("recipient-write", keys, [
+        "jean",
+        "0",
+        entry(1, "237690000001"),
+        "237690000001",
+        2,
+      ]),
+    ).toEqual(["conflict", entry(1, "237670000001")]);
+    await run("recipient-write", keys, ["ama", "0", entry(1, "237690000001"), "237690000001", 2]);
+    expect(
+      await run("recipient-write", keys, [
+        "kofi",
+        "0",
+        entry(1, "237650000001"),
+        "237650000001",
+        2,
+      ]),
+    ).toEqual(["full"]);
+    await redis.hset(`${p}paid`, "237670000001", "5000");
+    expect(await run("recipient-write", keys, ["jean", "1", "", "", 2])).toEqual(["written"]);
+    expect(await redis.hexists(`${p}recipients`, "jean")).toBe(0);
+    expect(await redis.hexists(`${p}phones`, "237670000001")).toBe(0);
+    expect(await redis.hexists(`${p}paid`, "237670000001")).toBe(0);
+  },
+
   "staff-set": async (redis, p, run) => {
     const keys = [`${p}staff`, `${p}origins`, `${p}granted`];
     expect(await run("staff-set", keys, ["1", "admin", '{"by":"STAFF"}', 1000])).toBe(1);

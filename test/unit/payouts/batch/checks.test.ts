@@ -27,4 +27,28 @@ describe("batch row checks", () => {
     expect(rows[4]).toMatchObject({ phone: "237670000001", amount: 2000, expectedName: "Jean" });
     expect(payableOf(rows)).toEqual({ payableRows: 2, totalXaf: 3000 });
   });
+
+  it("reads an alias through the saved recipients, expecting its saved name, and flags an unknown one", () => {
+    const saved = new Map([["aicha", { phone: "237690000001", savedName: "Aïcha Nkoulou" }]]);
+    const rows = checkRows(
+      [
+        { row: 2, phone: "AICHA", amount: "1000" },
+        { row: 3, phone: "paul", amount: "1000" },
+        { row: 4, phone: "aïcha", amount: "2000", name: "Aicha" },
+      ],
+      saved,
+    );
+    expect(rows.map((row) => [row.row, row.problem, row.problemDetail])).toEqual([
+      [2, undefined, undefined],
+      [3, "unknown_alias", "paul"],
+      [4, undefined, undefined],
+    ]);
+    expect(rows[0]).toMatchObject({
+      phoneText: "AICHA",
+      phone: "237690000001",
+      operator: "orange",
+      expectedName: "Aïcha Nkoulou",
+    });
+    expect(rows[2]).toMatchObject({ phone: "237690000001", expectedName: "Aicha" });
+  });
 });

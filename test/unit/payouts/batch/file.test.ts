@@ -20,6 +20,21 @@ async function rowsOf(pending: Promise<BatchFileResult>) {
 
 describe("readBatchFile", async () => {
   describe("reads", async () => {
+    it("a recipient (bénéficiaire) column in place of a phone column, and as the name beside one", async () => {
+      expect(await rowsOf(read("recipient,amount,name\njean,5000,Jean\n670000001,250,\n"))).toEqual(
+        [
+          { row: 2, phone: "jean", amount: "5000", name: "Jean" },
+          { row: 3, phone: "670000001", amount: "250" },
+        ],
+      );
+      expect(await rowsOf(read("Bénéficiaire;Montant\naïcha;1 000\n"))).toEqual([
+        { row: 2, phone: "aïcha", amount: "1 000" },
+      ]);
+      expect(await rowsOf(read("phone,amount,recipient\n670000001,5000,Jean\n"))).toEqual([
+        { row: 2, phone: "670000001", amount: "5000", name: "Jean" },
+      ]);
+    });
+
     it("a comma-separated file with English headers", async () => {
       const result = await read(
         "phone,amount,note,name\n237677123456,5000,May bonus,Awa\n237699000111,250,,\n",
