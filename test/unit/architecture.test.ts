@@ -90,6 +90,7 @@ describe("layers", () => {
     "schemas.ts": "checks of what goes in and comes out",
     "audit-codec.ts": "how an audit entry is written and read",
     "payout-codec.ts": "how a payout record is written and read",
+    "recipient-store.ts": "the saved recipients' contract",
     "reports-codec.ts": "how the digest and availability records are written and read",
     "redis.ts": "composition: every Redis store on one connection",
     "memory.ts": "composition: every store in memory",

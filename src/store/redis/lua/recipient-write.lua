@@ -1,17 +1,20 @@
 --[[
-Changes one saved recipient if it is still at the revision the change was made on (a
-compare-and-set), keeping the count of aliases per number in step.
+  Changes one saved recipient if it is still at the revision the change was made on (a
+  compare-and-set), keeping the count of aliases per number in step.
 
-KEYS[1] the recipients hash      (alias key → Recipient JSON)
-KEYS[2] the numbers hash         (phone → how many aliases name it)
-KEYS[3] the last-paid hash       (phone → ms)
-ARGV[1] the alias key
-ARGV[2] the expected revision    ("0": no entry)
-ARGV[3] the new entry's JSON     ("": remove the entry)
-ARGV[4] the new entry's phone    ("" when removing)
-ARGV[5] the most entries kept
+  Input:
+    KEYS[1] the recipients hash      (alias key → Recipient JSON)
+    KEYS[2] the numbers hash         (phone → how many aliases name it)
+    KEYS[3] the last-paid hash       (phone → ms)
 
-Answers {'written'}, {'full'}, or {'conflict', current JSON or ''}.
+    ARGV[1] the alias key
+    ARGV[2] the expected revision    ('0': no entry)
+    ARGV[3] the new entry's JSON     ('': remove the entry)
+    ARGV[4] the new entry's phone    ('' when removing)
+    ARGV[5] the most entries kept
+
+  Output:
+    {'written'}, {'full'}, or {'conflict', current JSON or ''}
 ]]
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 local rev = 0
