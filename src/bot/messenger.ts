@@ -104,6 +104,8 @@ export class TelegramMessenger implements Messenger {
         return this.#batches.deliver(delivery.kind, delivery.batch);
       case "standing_lost":
         return this.#standing.deliver(delivery);
+      case "schedule":
+        return this.#schedules.deliver(delivery);
       default:
         return this.#approvals.deliver(delivery.kind, delivery.payout);
     }

@@ -88,6 +88,8 @@ export const PayoutSchema = z.object({
    * initiator's open prompt, and its payer hears of it in the batch's summary.
    */
   batchId: z.string().optional(),
+  /** The schedule this payout is a run of (its id is `{scheduleId}-{runKey}`). */
+  scheduleId: z.string().optional(),
   /** An earlier payout of the same amount to the same number, warned of in the prompt. */
   duplicateOf: z.string().optional(),
   /** Set once the payer was told the final status. */

@@ -14,6 +14,8 @@ import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
 import { Resolution } from "./resolution.js";
+import { Scheduler } from "./schedule/scheduler.js";
+import { type ScheduleSettings, Schedules } from "./schedule/schedules.js";
 import { Settlement } from "./settlement.js";
 import { StaffChanges } from "./staff.js";
 import { Submission } from "./submission.js";
@@ -41,6 +43,10 @@ export interface Payouts {
   readonly batchApproval: BatchApproval;
   /** Staff changes (`/staff`, `STAFF` at start) and what they end. */
   readonly staff: StaffChanges;
+  /** Scheduled and recurring payouts: /schedule, its buttons, /schedules. */
+  readonly schedules: Schedules;
+  /** The loop that sends each scheduled run once (started by the app). */
+  createScheduler(options?: { tickMs?: number; owner?: string }): Scheduler;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -87,8 +93,31 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     },
     onNoticeQueued,
   );
+  const scheduleSettings: ScheduleSettings = {
+    timeZone: rules.timeZone,
+    defaultTime: "09:00",
+    catchUpMs: 24 * 3_600_000,
+    retryMs: 6 * 3_600_000,
+    reminderMs: 24 * 3_600_000,
+    confirmationTtlMs: confirmationTtlSeconds * 1000,
+    approvalThresholdXaf: rules.approvalThresholdXaf,
+    approvalTtlMs: rules.approvalTtlMs,
+    ...options.schedules,
+  };
   return {
     lookups,
+    schedules: new Schedules(context, lookups, scheduleSettings, onNoticeQueued),
+    createScheduler: (scheduler = {}) =>
+      new Scheduler({
+        context,
+        lookups,
+        submission,
+        limits,
+        leases: options.stores.leases,
+        settings: scheduleSettings,
+        onNoticeQueued,
+        ...scheduler,
+      }),
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
       limits,
       duplicates,

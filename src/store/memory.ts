@@ -16,6 +16,7 @@ import { MemoryBatchStore } from "./memory-batches.js";
 import { MemoryApprovalCards } from "./memory-cards.js";
 import { MemoryPayoutStore } from "./memory-payouts.js";
 import { MemoryReportsStore } from "./memory-reports.js";
+import { MemoryScheduleStore } from "./memory-schedules.js";
 import { MemorySpendingLedger } from "./memory-spending.js";
 import { checkInput } from "./schemas.js";
 import {
@@ -79,6 +80,11 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches,
+    schedules: new MemoryScheduleStore({
+      now,
+      enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+      audit: (entry) => audit.append(entry),
+    }),
     leases: new MemoryLeaseStore(now),
     throttles: new MemoryThrottleStore(now),
     ping: async () => true,

@@ -24,7 +24,8 @@ import { flag } from "./redis-payout-scripts.js";
  *       id, payout key prefix, then the fields as field/value pairs.
  * Returns {0} when the id exists (nothing written); {1} when stored (and audited); {1, id,
  * state} when it also replaced that open prompt (its state JSON, "" when it is gone). A
- * batch's row (a record with `batchId`) is no one's open prompt.
+ * batch's row (a record with `batchId`) or a schedule's run (`scheduleId`) is no one's
+ * open prompt.
  */
 const CREATE_SCRIPT = luaScript(`${AUDIT_LUA}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0} end
@@ -46,6 +47,7 @@ if ARGV[7] == '1' then
   if expires then redis.call('SET', KEYS[5], id, 'PX', retention) else redis.call('SET', KEYS[5], id) end
 end
 if redis.call('HEXISTS', KEYS[1], 'batchId') == 1 then return {1} end
+if redis.call('HEXISTS', KEYS[1], 'scheduleId') == 1 then return {1} end
 local previous = redis.call('SET', KEYS[8], id, 'PX', ARGV[8], 'GET')
 if previous and previous ~= id then
   return {1, previous, redis.call('HGET', ARGV[11] .. previous, 'state') or ''}

@@ -13,6 +13,7 @@ import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
 import { RedisAuditLog } from "./redis-audit.js";
 import { RedisBatchStore } from "./redis-batches.js";
+import { RedisScheduleStore } from "./redis-schedules.js";
 import { RedisApprovalCards } from "./redis-cards.js";
 import { RedisPayoutStore } from "./redis-payouts.js";
 import { RedisProfileStore } from "./redis-profiles.js";
@@ -163,6 +164,12 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     ),
     batches: new RedisBatchStore(redis, {
       keys: k,
+      retentionMs: options.retentionMs,
+    }),
+    schedules: new RedisScheduleStore(redis, {
+      prefix: k.prefix,
+      outboxKey: k.outbox(),
+      auditKey: k.auditLog(),
       retentionMs: options.retentionMs,
     }),
     leases: new RedisLeaseStore(redis, k.lease),

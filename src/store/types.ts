@@ -13,9 +13,11 @@ import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import type { BatchStore } from "./batch-store.js";
 
 import type { PayoutStore } from "./payout-store.js";
+import type { ScheduleStore } from "./schedule-store.js";
 
 export type * from "./batch-store.js";
 export type * from "./payout-store.js";
+export type * from "./schedule-store.js";
 
 export interface SessionStore {
   getDialog(chatId: number): Promise<DialogState | null>;
@@ -211,6 +213,8 @@ export interface Stores {
   cards: ApprovalCardStore;
   /** Batch payouts and their rows. */
   batches: BatchStore;
+  /** Scheduled and recurring payouts and their runs. */
+  schedules: ScheduleStore;
   leases: LeaseStore;
   /** Per-person and per-payout counts of actions (button presses, callback re-reads). */
   throttles: ThrottleStore;
