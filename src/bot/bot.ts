@@ -23,6 +23,7 @@ import { limitsFeature } from "./features/limits.js";
 import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { reportsFeature } from "./features/reports.js";
+import { scheduleFeature } from "./features/schedule.js";
 import { statusFeature } from "./features/status.js";
 import { replyHtml } from "./reply.js";
 import { cosmetic } from "./telegram-failure.js";
@@ -93,6 +94,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
     }),
   );
   bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  bot.use(scheduleFeature({ payouts: deps.payouts, now }));
   bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
     lookupFeature({
@@ -135,6 +137,8 @@ function commandMenu(locale: Locale): BotCommand[] {
     "availability",
     "approvals",
     "batches",
+    "schedule",
+    "schedules",
     "limits",
     "cancel",
     "lang",

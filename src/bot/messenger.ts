@@ -20,6 +20,7 @@ import { BatchDeliveries, type BatchDeliveryOptions } from "./batch-messenger.js
 import { mismatchNotice, settlementNotice, stuckNotice } from "./notice-views.js";
 import { editMessageView, sendView } from "./reply.js";
 import type { ReportDelivery } from "./report-delivery.js";
+import { ScheduleDeliveries } from "./schedule-messenger.js";
 import { translatorFor } from "./staff-names.js";
 import { StandingDeliveries } from "./standing-messenger.js";
 import { toDeliveryError } from "./telegram-failure.js";
@@ -45,6 +46,7 @@ export class TelegramMessenger implements Messenger {
   readonly #approvals: ApprovalDeliveries;
   readonly #batches: BatchDeliveries;
   readonly #standing: StandingDeliveries;
+  readonly #schedules: ScheduleDeliveries;
 
   constructor(
     telegram: Telegram,
@@ -65,6 +67,12 @@ export class TelegramMessenger implements Messenger {
       ...(options.duplicateOf ? { duplicateOf: options.duplicateOf } : {}),
     });
     this.#standing = new StandingDeliveries({
+      telegram,
+      stores,
+      logger,
+      timeZone: this.#timeZone,
+    });
+    this.#schedules = new ScheduleDeliveries({
       telegram,
       stores,
       logger,

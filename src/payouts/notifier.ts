@@ -17,8 +17,8 @@ import {
   type ScheduleNoticeKind,
 } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
-import type { Schedule, ScheduleRun } from "../model/schedule.js";
 import type { Role } from "../model/roles.js";
+import type { Schedule, ScheduleRun } from "../model/schedule.js";
 import type { Stores } from "../store/types.js";
 import { BackgroundRunner } from "./runner.js";
 
@@ -230,7 +230,8 @@ export class Notifier {
     const { stores } = this.#options;
     const schedule = await stores.schedules.get(notice.scheduleId);
     if (!schedule) return null;
-    const run = notice.runKey === "-" ? null : await stores.schedules.run(schedule.id, notice.runKey);
+    const run =
+      notice.runKey === "-" ? null : await stores.schedules.run(schedule.id, notice.runKey);
     const payout = run?.payoutId ? await stores.payouts.get(run.payoutId) : null;
     return { kind: "schedule", what: notice.what, schedule, run, runPayout: payout };
   }

@@ -45,6 +45,8 @@ export interface Payouts {
   readonly staff: StaffChanges;
   /** Scheduled and recurring payouts: /schedule, its buttons, /schedules. */
   readonly schedules: Schedules;
+  /** Send anyway and Skip on a schedule's runs (the same steps as the scheduler's). */
+  readonly scheduleRuns: Scheduler;
   /** The loop that sends each scheduled run once (started by the app). */
   createScheduler(options?: { tickMs?: number; owner?: string }): Scheduler;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
@@ -104,20 +106,23 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     approvalTtlMs: rules.approvalTtlMs,
     ...options.schedules,
   };
+  const newScheduler = (scheduler: { tickMs?: number; owner?: string } = {}) =>
+    new Scheduler({
+      context,
+      lookups,
+      submission,
+      limits,
+      leases: options.stores.leases,
+      settings: scheduleSettings,
+      onNoticeQueued,
+      ...scheduler,
+    });
   return {
     lookups,
+    scheduleRuns: newScheduler(),
+    createScheduler: newScheduler,
     schedules: new Schedules(context, lookups, scheduleSettings, onNoticeQueued),
-    createScheduler: (scheduler = {}) =>
-      new Scheduler({
-        context,
-        lookups,
-        submission,
-        limits,
-        leases: options.stores.leases,
-        settings: scheduleSettings,
-        onNoticeQueued,
-        ...scheduler,
-      }),
+
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
       limits,
       duplicates,

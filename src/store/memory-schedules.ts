@@ -6,8 +6,8 @@ import {
   type RunState,
   type Schedule,
   type SchedulePatch,
-  ScheduleRunSchema,
   type ScheduleRun,
+  ScheduleRunSchema,
   ScheduleSchema,
   type ScheduleState,
 } from "../model/schedule.js";
@@ -63,7 +63,12 @@ export class MemoryScheduleStore implements ScheduleStore {
       return { ok: false, schedule: structuredClone(current) };
     }
     const nowMs = this.#options.now();
-    const moved: Schedule = { ...current, ...structuredClone(patch), state: to, updatedAtMs: nowMs };
+    const moved: Schedule = {
+      ...current,
+      ...structuredClone(patch),
+      state: to,
+      updatedAtMs: nowMs,
+    };
     for (const field of options.unset ?? []) delete moved[field];
     this.#schedules.set(id, checkInput(ScheduleSchema, moved, "schedule"));
     this.#written(options, nowMs, { from: current.state, to });

@@ -32,7 +32,9 @@ export type ScheduleMoveResult =
   /** Not in a state it may be moved from (or its next run moved on): as it is now. */
   | { ok: false; schedule: Schedule | null };
 
-export type RunWriteResult = { ok: true; run: ScheduleRun } | { ok: false; run: ScheduleRun | null };
+export type RunWriteResult =
+  | { ok: true; run: ScheduleRun }
+  | { ok: false; run: ScheduleRun | null };
 
 export interface ScheduleStore {
   /** Stores a new schedule (awaiting confirmation), audited; false when the id is taken. */

@@ -40,7 +40,7 @@ import type { LeaseStore } from "../../store/types.js";
 import { namesMatch } from "../batch-checks.js";
 import type { Limits } from "../limits.js";
 import type { Lookups } from "../lookups.js";
-import { PAYING_ROLES } from "../policy.js";
+import { type Asker, may, PAYING_ROLES } from "../policy.js";
 import { BackgroundRunner } from "../runner.js";
 import { retryPayoutWrite } from "../store-retry.js";
 import type { Submission } from "../submission.js";
@@ -77,6 +77,17 @@ export type RunOutcome =
   | "paused"
   | "not_due"
   | "already";
+
+/** What a press on a run's button came to. */
+export type RunPress =
+  | { outcome: "sent" }
+  | { outcome: "skipped" }
+  | { outcome: "not_sent"; why: RunOutcome }
+  | { outcome: "too_late" }
+  | { outcome: "already" }
+  | { outcome: "forbidden" }
+  | { outcome: "not_allowed" }
+  | { outcome: "not_found" };
 
 export class Scheduler {
   readonly #options: SchedulerOptions;
@@ -266,6 +277,63 @@ export class Scheduler {
     return "paused";
   }
 
+  /**
+   * Send anyway, on a held run: its owner only, while they may pay, within
+   * SCHEDULE_CATCH_UP_HOURS of the run's time (later, it is missed: never sent). A run held
+   * for a changed name is paid to the name registered now, which the schedule keeps.
+   */
+  async sendAnyway(scheduleId: string, key: string, asker: Asker): Promise<RunPress> {
+    const found = await this.#pressed(scheduleId, key, asker, true);
+    if ("outcome" in found) return found;
+    const { schedule, run } = found;
+    const { stores, now } = this.#options.context;
+    if (run.state !== "held") return { outcome: "already" };
+    if (now() - run.atMs > this.#options.settings.catchUpMs) {
+      await this.#record(schedule, { ...run, state: "missed" }, ["held"], "run_missed");
+      this.#options.onNoticeQueued?.();
+      return { outcome: "too_late" };
+    }
+    const name = run.currentName ?? schedule.recipientName;
+    const actor: Actor = { id: asker?.userId ?? 0, role: asker?.role ?? "payer" };
+    const decided = { ...run, decidedBy: actor.id };
+    const outcome = await this.send(schedule, decided, ["held"], actor, name);
+    if (outcome === "sent" && name !== schedule.recipientName) {
+      await stores.schedules.move(schedule.id, [schedule.state], schedule.state, {
+        recipientName: name,
+      });
+    }
+    return outcome === "sent" ? { outcome: "sent" } : { outcome: "not_sent", why: outcome };
+  }
+
+  /** Skip (a held run) or Skip this run (from its reminder): its owner only. */
+  async skipRun(scheduleId: string, key: string, asker: Asker): Promise<RunPress> {
+    const found = await this.#pressed(scheduleId, key, asker, false);
+    if ("outcome" in found) return found;
+    const actor: Actor = { id: asker?.userId ?? 0, role: asker?.role ?? "viewer" };
+    return (await this.skip(found.schedule, found.run, actor))
+      ? { outcome: "skipped" }
+      : { outcome: "already" };
+  }
+
+  async #pressed(
+    scheduleId: string,
+    key: string,
+    asker: Asker,
+    pays: boolean,
+  ): Promise<{ schedule: Schedule; run: ScheduleRun } | RunPress> {
+    const { stores } = this.#options.context;
+    const schedule = await stores.schedules.get(scheduleId);
+    if (!schedule) return { outcome: "not_found" };
+    if (asker === null || asker.userId !== schedule.ownerId) return { outcome: "forbidden" };
+    if (pays && !may(asker, "pay")) return { outcome: "not_allowed" };
+    const run = await stores.schedules.run(scheduleId, key);
+    if (!run) {
+      // A reminder's run not recorded yet (it always is, by the reminder): nothing to press.
+      return { outcome: "not_found" };
+    }
+    return { schedule, run };
+  }
+
   /** Skip: a held run (or one not yet due, from its reminder) is never sent. */
   async skip(schedule: Schedule, run: ScheduleRun, actor: Actor): Promise<boolean> {
     const { stores, now } = this.#options.context;
@@ -398,7 +466,11 @@ export class Scheduler {
     const { stores, now } = this.#options.context;
     const key = schedule.nextRunKey;
     if (key === undefined || schedule.nextRunAtMs === undefined) return;
-    const next = nextRunAfter(schedule.recurrence, this.#options.settings.timeZone, schedule.nextRunAtMs);
+    const next = nextRunAfter(
+      schedule.recurrence,
+      this.#options.settings.timeZone,
+      schedule.nextRunAtMs,
+    );
     const runCount = schedule.runCount + 1;
     if (!next) {
       const audit = scheduleAudit(schedule, "finish", SYSTEM_ACTOR, now());
@@ -431,7 +503,7 @@ export class Scheduler {
       const schedule = await stores.schedules.get(id);
       const key = schedule?.nextRunKey;
       const atMs = schedule?.nextRunAtMs;
-      if (!schedule || schedule.state !== "active" || key === undefined || atMs === undefined) {
+      if (schedule?.state !== "active" || key === undefined || atMs === undefined) {
         continue;
       }
       // Made less than the lead before its run: the prompt showed it, no reminder.

@@ -12,17 +12,12 @@ import {
   type ScheduleAuditStep,
   staffActor,
 } from "../../model/audit.js";
+import type { Locale } from "../../model/locale.js";
 import { parseAmount } from "../../model/money.js";
 import type { Notice } from "../../model/notice.js";
 import { parsePhone } from "../../model/phone.js";
-import type { Locale } from "../../model/locale.js";
 import type { Role } from "../../model/roles.js";
-import type {
-  Recurrence,
-  Schedule,
-  ScheduleRun,
-  ScheduleState,
-} from "../../model/schedule.js";
+import type { Recurrence, Schedule, ScheduleRun, ScheduleState } from "../../model/schedule.js";
 import { cleanName, cleanNote } from "../../model/text.js";
 import {
   LimiterUnavailableError,
@@ -220,9 +215,16 @@ export class Schedules {
     const { stores, now } = this.#context;
     const schedule = await stores.schedules.get(id);
     if (!schedule) return { outcome: "not_found" };
-    if (asker === null || asker.userId !== schedule.ownerId) return { outcome: "forbidden", schedule };
+    if (asker === null || asker.userId !== schedule.ownerId)
+      return { outcome: "forbidden", schedule };
     const audit = scheduleAudit(schedule, "cancel", staffActor(asker), now());
-    const moved = await stores.schedules.move(id, ["awaiting_confirmation"], "cancelled", {}, { audit });
+    const moved = await stores.schedules.move(
+      id,
+      ["awaiting_confirmation"],
+      "cancelled",
+      {},
+      { audit },
+    );
     return moved.ok ? { outcome: "done", schedule: moved.schedule } : lost(moved.schedule);
   }
 
@@ -316,7 +318,8 @@ export class Schedules {
     const nowMs = now();
     const [next] = this.nextRuns(schedule.recurrence, 1, nowMs);
     if (!next) return { outcome: "no_runs", schedule };
-    const notices: Notice[] = step === "approve" ? [this.#notice(schedule, "approval_decided")] : [];
+    const notices: Notice[] =
+      step === "approve" ? [this.#notice(schedule, "approval_decided")] : [];
     const moved = await stores.schedules.move(
       schedule.id,
       from,
