@@ -115,7 +115,7 @@ function details(t: Translate, schedule: Schedule): string[] {
 }
 
 function runLines(t: Translate, runs: ReadonlyArray<{ atMs: number }>): string[] {
-  return runs.map((run) => t("schedule.run_item", { time: runTimeText(t, run.atMs) }));
+  return runs.map((run) => `• ${runTimeText(t, run.atMs)}`);
 }
 
 /** The /schedule prompt: who, how much, the plan and the next runs; Confirm / Cancel. */

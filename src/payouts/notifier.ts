@@ -58,14 +58,12 @@ export type Delivery =
    * what of theirs that change cancelled.
    */
   | { kind: "standing_lost"; change: StandingLost; role: Role | null; cancelled: Payout[] }
-  /** About a schedule (and one of its runs), from both as they are now. */
+  /** A schedule and one of its runs (null: about the schedule), as they are now. */
   | {
       kind: "schedule";
       what: ScheduleNoticeKind;
       schedule: Schedule;
       run: ScheduleRun | null;
-      /** The run's payout, once it has one. */
-      runPayout: Payout | null;
     };
 
 /** A staff change that took away someone's standing to pay (see model/notice.ts). */
@@ -225,15 +223,12 @@ export class Notifier {
     return { kind: notice.kind, payout };
   }
 
-  /** A schedule's notice: the schedule, its run and the run's payout as they are now. */
   async #schedule(notice: Extract<Notice, { kind: "schedule" }>): Promise<Delivery | null> {
-    const { stores } = this.#options;
-    const schedule = await stores.schedules.get(notice.scheduleId);
-    if (!schedule) return null;
+    const { schedules } = this.#options.stores;
+    const schedule = await schedules.get(notice.scheduleId);
     const run =
-      notice.runKey === "-" ? null : await stores.schedules.run(schedule.id, notice.runKey);
-    const payout = run?.payoutId ? await stores.payouts.get(run.payoutId) : null;
-    return { kind: "schedule", what: notice.what, schedule, run, runPayout: payout };
+      notice.runKey === "-" ? null : await schedules.run(notice.scheduleId, notice.runKey);
+    return schedule && { kind: "schedule", what: notice.what, schedule, run };
   }
 
   /** The staff change, and the payouts it cancelled (its person's latest ones, read now). */

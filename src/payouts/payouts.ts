@@ -14,6 +14,7 @@ import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { Preparation } from "./prepare.js";
 import { Resolution } from "./resolution.js";
+import { ScheduleRuns } from "./schedule/runs.js";
 import { Scheduler } from "./schedule/scheduler.js";
 import { type ScheduleSettings, Schedules } from "./schedule/schedules.js";
 import { Settlement } from "./settlement.js";
@@ -46,7 +47,7 @@ export interface Payouts {
   /** Scheduled and recurring payouts: /schedule, its buttons, /schedules. */
   readonly schedules: Schedules;
   /** Send anyway and Skip on a schedule's runs (the same steps as the scheduler's). */
-  readonly scheduleRuns: Scheduler;
+  readonly scheduleRuns: ScheduleRuns;
   /** The loop that sends each scheduled run once (started by the app). */
   createScheduler(options?: { tickMs?: number; owner?: string }): Scheduler;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
@@ -106,21 +107,26 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     approvalTtlMs: rules.approvalTtlMs,
     ...options.schedules,
   };
-  const newScheduler = (scheduler: { tickMs?: number; owner?: string } = {}) =>
-    new Scheduler({
-      context,
-      lookups,
-      submission,
-      limits,
-      leases: options.stores.leases,
-      settings: scheduleSettings,
-      onNoticeQueued,
-      ...scheduler,
-    });
+  const scheduleRuns = new ScheduleRuns({
+    context,
+    submission,
+    limits,
+    settings: scheduleSettings,
+    onNoticeQueued,
+  });
   return {
     lookups,
-    scheduleRuns: newScheduler(),
-    createScheduler: newScheduler,
+    scheduleRuns,
+    createScheduler: (scheduler = {}) =>
+      new Scheduler({
+        context,
+        lookups,
+        runs: scheduleRuns,
+        leases: options.stores.leases,
+        settings: scheduleSettings,
+        onNoticeQueued,
+        ...scheduler,
+      }),
     schedules: new Schedules(context, lookups, scheduleSettings, onNoticeQueued),
 
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {

@@ -84,6 +84,12 @@ describe("layers", () => {
       "the env schema and the Config it resolves to, with every problem listed at once",
     "payments/client.ts":
       "the Payment API client: each endpoint, and the attempt loop with its slots and retries",
+    "payouts/schedule/schedules.ts":
+      "the schedule steps people take (prompt, Confirm, Cancel, Approve/Reject, Pause/Resume/Delete), one class",
+    "payouts/schedule/runs.ts":
+      "what happens to one scheduled run (created, claimed, recorded, sent; held, skipped), one class",
+    "bot/schedule-views.ts":
+      "every view of a schedule: prompt, state, list item, held run, reminder, missed run, approval card",
   };
 
   it("names every file in src/ over 300 lines with the idea it holds, and has none over 500", () => {

@@ -10,7 +10,7 @@ import { MAX_AMOUNT_XAF } from "../../model/money.js";
 import type { Schedule } from "../../model/schedule.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may, needsApproval } from "../../payouts/policy.js";
-import type { RunPress } from "../../payouts/schedule/scheduler.js";
+import type { RunPress } from "../../payouts/schedule/runs.js";
 import type { ScheduleStepResult } from "../../payouts/schedule/schedules.js";
 import { parseWhen } from "../../payouts/schedule/when.js";
 import { dropGoneButtons } from "../best-effort.js";

@@ -1,58 +1,27 @@
-/**
- * The scheduler: on the one background runner, under a lease (one replica works while the
- * others stand by), it handles each active schedule whose next run is due, then moves the
- * schedule to the run after it (compare-and-set on the run it handled, so two replicas, or
- * a replica and its successor after a failover, never skip or repeat one).
- *
- * A run is sent exactly once because of where its payout comes from, not because of the
- * lease: its payout's id is `{scheduleId}-{runKey}`, created once (a second create finds it),
- * and claimed with the same atomic move as a Confirm (`awaiting_confirmation → submitting`),
- * which only one caller can make. A claim made and never sent (a crash) becomes `unknown`
- * by the stranded rule, like any payout: never retried.
- *
- * Before each run it checks again: its owner may still pay (else the schedule is paused and
- * the admins told); the operator takes payouts (else tried again until SCHEDULE_RETRY_HOURS,
- * then held); the number still has the registered name the schedule was made with (else
- * held, and its owner asked: Send anyway / Skip); the daily caps (checked by the claim: over,
- * held and the owner told). A run whose time passed more than SCHEDULE_CATCH_UP_HOURS ago
- * (no replica was running) is recorded missed and its owner told: never sent late.
- * SCHEDULE_REMINDER_HOURS before a run, its owner is reminded, with Skip this run.
- */
-import { randomBytes } from "node:crypto";
-import { type Actor, SYSTEM_ACTOR } from "../../model/audit.js";
-import { type Notice, noticeKey, type ScheduleNoticeKind } from "../../model/notice.js";
-import type { Payout } from "../../model/payout.js";
-import {
-  type HoldReason,
-  type RunState,
-  runPayoutId,
-  type Schedule,
-  type ScheduleRun,
-} from "../../model/schedule.js";
+import { SYSTEM_ACTOR } from "../../model/audit.js";
+import type { Notice } from "../../model/notice.js";
+import type { HoldReason, Schedule, ScheduleRun } from "../../model/schedule.js";
 import { cleanName } from "../../model/text.js";
 import {
   LimiterUnavailableError,
   PaymentApiError,
   PaymentClientError,
 } from "../../payments/errors.js";
-import { PayoutExistsError } from "../../store/payout-codec.js";
 import type { LeaseStore } from "../../store/types.js";
 import { namesMatch } from "../batch-checks.js";
-import type { Limits } from "../limits.js";
 import type { Lookups } from "../lookups.js";
-import { type Asker, may, PAYING_ROLES } from "../policy.js";
+import { PAYING_ROLES } from "../policy.js";
 import { BackgroundRunner } from "../runner.js";
-import { retryPayoutWrite } from "../store-retry.js";
-import type { Submission } from "../submission.js";
 import type { StepContext } from "../types.js";
+import { actorOf, type RunOutcome, type ScheduleRuns } from "./runs.js";
 import { type ScheduleSettings, scheduleAudit } from "./schedules.js";
 import { nextRunAfter } from "./when.js";
 
 export interface SchedulerOptions {
   context: StepContext;
   lookups: Lookups;
-  submission: Submission;
-  limits: Limits;
+  /** What happens to one run (shared with the owner's presses). */
+  runs: ScheduleRuns;
   leases: LeaseStore;
   settings: ScheduleSettings;
   /** Pause between rounds. Default 1 s. */
@@ -64,37 +33,15 @@ export interface SchedulerOptions {
 
 /** Schedules handled per round (the rest wait for the next one). */
 const DUE_PER_ROUND = 50;
-/** A run payout not claimed (the scheduler died first) stays claimable this long. */
-const RUN_CLAIMABLE_MS = 3_600_000;
-
-/** What handling one run came to. */
-export type RunOutcome =
-  | "sent"
-  | "held"
-  | "missed"
-  | "skipped"
-  | "retrying"
-  | "paused"
-  | "not_due"
-  | "already";
-
-/** What a press on a run's button came to. */
-export type RunPress =
-  | { outcome: "sent" }
-  | { outcome: "skipped" }
-  | { outcome: "not_sent"; why: RunOutcome }
-  | { outcome: "too_late" }
-  | { outcome: "already" }
-  | { outcome: "forbidden" }
-  | { outcome: "not_allowed" }
-  | { outcome: "not_found" };
 
 export class Scheduler {
   readonly #options: SchedulerOptions;
   readonly #runner: BackgroundRunner;
+  readonly #runs: ScheduleRuns;
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
+    this.#runs = options.runs;
     const tickMs = options.tickMs ?? 1_000;
     this.#runner = new BackgroundRunner({
       name: "schedule round",
@@ -171,11 +118,16 @@ export class Scheduler {
       updatedAtMs: nowMs,
     };
     if (nowMs - atMs > settings.catchUpMs) {
-      await this.#record(schedule, { ...base, state: "missed" }, ["none", "due"], "run_missed");
+      await this.#runs.record(
+        schedule,
+        { ...base, state: "missed" },
+        ["none", "due"],
+        "run_missed",
+      );
       return "missed";
     }
     const role = await stores.staff.get(schedule.ownerId);
-    if (role === null || !PAYING_ROLES.includes(role)) return this.pauseForOwner(schedule);
+    if (role === null || !PAYING_ROLES.includes(role)) return this.#runs.pauseForOwner(schedule);
     const check = await this.#checkRecipient(schedule);
     if (check.outcome === "retry") {
       const since = base.retryingSinceMs ?? nowMs;
@@ -193,157 +145,12 @@ export class Scheduler {
         }
         return "retrying";
       }
-      return this.#hold(schedule, base, ["none", "due"], check.reason);
+      return this.#runs.hold(schedule, base, ["none", "due"], check.reason);
     }
     if (check.outcome === "hold") {
-      return this.#hold(schedule, base, ["none", "due"], check.reason, check.currentName);
+      return this.#runs.hold(schedule, base, ["none", "due"], check.reason, check.currentName);
     }
-    return this.send(schedule, base, ["none", "due"], actorOf(schedule));
-  }
-
-  /**
-   * Sends a run: its payout created (or found: created before a crash) and claimed like a
-   * Confirm, the run recorded sent, then the one request through the submission. Also
-   * used by Send anyway on a held run (`from: ["held"]`, the owner as actor).
-   */
-  async send(
-    schedule: Schedule,
-    run: ScheduleRun,
-    from: ReadonlyArray<RunState | "none">,
-    actor: Actor,
-    recipientName = schedule.recipientName,
-  ): Promise<RunOutcome> {
-    const { context, limits, submission } = this.#options;
-    const { stores, log, now } = context;
-    const payout = await this.#runPayout(schedule, run, recipientName);
-    if (payout.state !== "awaiting_confirmation") {
-      // Claimed before: it may have been sent. Never again; only record it.
-      await this.#record(schedule, { ...run, state: "sent", payoutId: payout.id }, from, null);
-      return "already";
-    }
-    const claimId = randomBytes(8).toString("hex");
-    const options = {
-      claimId,
-      actor,
-      // The owner's role now, in the claim's own step: removed or demoted since, refused.
-      expect: { initiatorId: schedule.ownerId, initiatorRoles: PAYING_ROLES },
-      reserve: limits.reservation("disbursement"),
-      stampSentAtMs: false,
-      durable: true,
-    };
-    const claim = await retryPayoutWrite(log, payout.id, "claim", () =>
-      stores.payouts.transition(payout.id, "confirm", { submittedAtMs: now() }, options),
-    );
-    if (!claim.ok) {
-      if (claim.reason === "over_limit" || claim.reason === "initiator_not_allowed") {
-        await stores.payouts.transition(payout.id, "cancel", {}, { actor: SYSTEM_ACTOR });
-        if (claim.reason === "initiator_not_allowed") return this.pauseForOwner(schedule);
-        return this.#hold(schedule, run, from, "over_limit");
-      }
-      // Someone else claimed it first (another replica): theirs to send.
-      await this.#record(schedule, { ...run, state: "sent", payoutId: payout.id }, from, null);
-      return "already";
-    }
-    const sent = { ...run, state: "sent" as const, payoutId: payout.id, updatedAtMs: now() };
-    await this.#record(schedule, sent, from, "run_sent", actor);
-    const result = await submission.submit({ payout: claim.payout, claimId, actor });
-    log.info(
-      { scheduleId: schedule.id, runKey: run.key, payoutId: payout.id, outcome: result.outcome },
-      "scheduled run sent",
-    );
-    if (result.outcome !== "pending") {
-      await this.#notify(schedule, run.key, "run_not_sent");
-    }
-    return "sent";
-  }
-
-  /** The owner may no longer pay: the schedule is paused, the owner and the admins told. */
-  async pauseForOwner(schedule: Schedule): Promise<RunOutcome> {
-    const { stores, now } = this.#options.context;
-    const notices: Notice[] = [
-      { kind: "schedule", what: "paused", scheduleId: schedule.id, runKey: "-" },
-    ];
-    const audit = scheduleAudit(schedule, "pause", SYSTEM_ACTOR, now(), {
-      reason: "owner_not_allowed",
-    });
-    await stores.schedules.move(
-      schedule.id,
-      ["active"],
-      "paused",
-      { pausedBecause: "owner_not_allowed", changedBy: 0 },
-      { notices, audit },
-    );
-    this.#options.onNoticeQueued?.();
-    return "paused";
-  }
-
-  /**
-   * Send anyway, on a held run: its owner only, while they may pay, within
-   * SCHEDULE_CATCH_UP_HOURS of the run's time (later, it is missed: never sent). A run held
-   * for a changed name is paid to the name registered now, which the schedule keeps.
-   */
-  async sendAnyway(scheduleId: string, key: string, asker: Asker): Promise<RunPress> {
-    const found = await this.#pressed(scheduleId, key, asker, true);
-    if ("outcome" in found) return found;
-    const { schedule, run } = found;
-    const { stores, now } = this.#options.context;
-    if (run.state !== "held") return { outcome: "already" };
-    if (now() - run.atMs > this.#options.settings.catchUpMs) {
-      await this.#record(schedule, { ...run, state: "missed" }, ["held"], "run_missed");
-      this.#options.onNoticeQueued?.();
-      return { outcome: "too_late" };
-    }
-    const name = run.currentName ?? schedule.recipientName;
-    const actor: Actor = { id: asker?.userId ?? 0, role: asker?.role ?? "payer" };
-    const decided = { ...run, decidedBy: actor.id };
-    const outcome = await this.send(schedule, decided, ["held"], actor, name);
-    if (outcome === "sent" && name !== schedule.recipientName) {
-      await stores.schedules.move(schedule.id, [schedule.state], schedule.state, {
-        recipientName: name,
-      });
-    }
-    return outcome === "sent" ? { outcome: "sent" } : { outcome: "not_sent", why: outcome };
-  }
-
-  /** Skip (a held run) or Skip this run (from its reminder): its owner only. */
-  async skipRun(scheduleId: string, key: string, asker: Asker): Promise<RunPress> {
-    const found = await this.#pressed(scheduleId, key, asker, false);
-    if ("outcome" in found) return found;
-    const actor: Actor = { id: asker?.userId ?? 0, role: asker?.role ?? "viewer" };
-    return (await this.skip(found.schedule, found.run, actor))
-      ? { outcome: "skipped" }
-      : { outcome: "already" };
-  }
-
-  async #pressed(
-    scheduleId: string,
-    key: string,
-    asker: Asker,
-    pays: boolean,
-  ): Promise<{ schedule: Schedule; run: ScheduleRun } | RunPress> {
-    const { stores } = this.#options.context;
-    const schedule = await stores.schedules.get(scheduleId);
-    if (!schedule) return { outcome: "not_found" };
-    if (asker === null || asker.userId !== schedule.ownerId) return { outcome: "forbidden" };
-    if (pays && !may(asker, "pay")) return { outcome: "not_allowed" };
-    const run = await stores.schedules.run(scheduleId, key);
-    if (!run) {
-      // A reminder's run not recorded yet (it always is, by the reminder): nothing to press.
-      return { outcome: "not_found" };
-    }
-    return { schedule, run };
-  }
-
-  /** Skip: a held run (or one not yet due, from its reminder) is never sent. */
-  async skip(schedule: Schedule, run: ScheduleRun, actor: Actor): Promise<boolean> {
-    const { stores, now } = this.#options.context;
-    const audit = scheduleAudit(schedule, "run_skipped", actor, now(), { runKey: run.key });
-    const written = await stores.schedules.writeRun(
-      { ...run, state: "skipped", decidedBy: actor.id, updatedAtMs: now() },
-      ["none", "due", "held"],
-      { audit },
-    );
-    return written.ok;
+    return this.#runs.send(schedule, base, ["none", "due"], actorOf(schedule));
   }
 
   /** The registered name checked again, and the operator: go, hold, or try again later. */
@@ -373,91 +180,6 @@ export class Scheduler {
       if (error instanceof LimiterUnavailableError) throw error;
       if (error instanceof PaymentClientError) return { outcome: "retry", reason: "lookup_failed" };
       throw error;
-    }
-  }
-
-  async #hold(
-    schedule: Schedule,
-    run: ScheduleRun,
-    from: ReadonlyArray<RunState | "none">,
-    reason: HoldReason,
-    currentName?: string,
-  ): Promise<RunOutcome> {
-    const held: ScheduleRun = {
-      ...run,
-      state: "held",
-      heldBecause: reason,
-      ...(currentName === undefined ? {} : { currentName }),
-    };
-    await this.#record(schedule, held, from, "run_held");
-    return "held";
-  }
-
-  /**
-   * Writes the run (compare-and-set on its recorded state), audited as `step` with the
-   * notice that goes with it, in one step; `step` null: recorded without either.
-   */
-  async #record(
-    schedule: Schedule,
-    run: ScheduleRun,
-    from: ReadonlyArray<RunState | "none">,
-    step: "run_sent" | "run_held" | "run_missed" | null,
-    actor: Actor = SYSTEM_ACTOR,
-  ): Promise<void> {
-    const { stores, now } = this.#options.context;
-    const nowMs = now();
-    const notice: Record<string, ScheduleNoticeKind> = {
-      run_held: "run_held",
-      run_missed: "run_missed",
-    };
-    const what = step === null ? undefined : notice[step];
-    const details = {
-      runKey: run.key,
-      ...(run.payoutId ? { payoutId: run.payoutId } : {}),
-      ...(run.heldBecause ? { reason: run.heldBecause } : {}),
-    };
-    await stores.schedules.writeRun({ ...run, updatedAtMs: nowMs }, from, {
-      ...(what
-        ? { notices: [{ kind: "schedule", what, scheduleId: schedule.id, runKey: run.key }] }
-        : {}),
-      ...(step ? { audit: scheduleAudit(schedule, step, actor, nowMs, details) } : {}),
-    });
-  }
-
-  async #notify(schedule: Schedule, runKey: string, what: ScheduleNoticeKind): Promise<void> {
-    const { stores, now } = this.#options.context;
-    const notice: Notice = { kind: "schedule", what, scheduleId: schedule.id, runKey };
-    await stores.outbox.schedule(noticeKey(notice), now());
-    this.#options.onNoticeQueued?.();
-  }
-
-  /** The run's payout: a new one, or the one stored before (after a restart). */
-  async #runPayout(schedule: Schedule, run: ScheduleRun, recipientName: string): Promise<Payout> {
-    const { stores, now } = this.#options.context;
-    const nowMs = now();
-    const payout: Payout = {
-      id: runPayoutId(schedule.id, run.key),
-      kind: "disbursement",
-      state: "awaiting_confirmation",
-      phone: schedule.phone,
-      operator: schedule.operator,
-      recipientName,
-      amount: schedule.amount,
-      ...(schedule.note ? { note: schedule.note } : {}),
-      initiatorId: schedule.ownerId,
-      chatId: schedule.chatId,
-      locale: schedule.locale,
-      createdAtMs: nowMs,
-      updatedAtMs: nowMs,
-      expiresAtMs: nowMs + RUN_CLAIMABLE_MS,
-      scheduleId: schedule.id,
-    };
-    try {
-      await stores.payouts.create(payout, { actor: actorOf(schedule) });
-      return payout;
-    } catch (error) {
-      if (!(error instanceof PayoutExistsError)) throw error;
-      return (await stores.payouts.get(payout.id)) ?? payout;
     }
   }
 
@@ -523,9 +245,4 @@ export class Scheduler {
       if (written.ok) this.#options.onNoticeQueued?.();
     }
   }
-}
-
-/** The schedule's owner, as the actor of the runs the bot sends for them. */
-function actorOf(schedule: Schedule): Actor {
-  return { id: schedule.ownerId, role: schedule.ownerRole };
 }
