@@ -11,6 +11,7 @@ import { describeBatchStoreContract } from "./batch-store.contract.js";
 import { describePayoutStoreContract, payoutIn, samplePayout } from "./payout-store.contract.js";
 import { describeReportsContract } from "./reports.contract.js";
 import { describeRulesContract } from "./rules.contract.js";
+import { describeScheduleStoreContract } from "./schedule-store.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** Short enough to wait for, long enough for a few round trips to fit in it. */
@@ -23,6 +24,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     describeReportsContract(makeStores);
     describeRulesContract(makeStores);
     describeBatchStoreContract(makeStores);
+    describeScheduleStoreContract(makeStores);
     describeRetention(makeStores);
 
     describe("with fresh stores", () => {
