@@ -112,6 +112,19 @@ describe("/schedule", () => {
 
     const list = await sendAndWait(h.emulator, payer, "/schedules", isIn(PAYER_ID, "Finished"));
     expect(plainText(list)).toContain("Jean-Paul Mbarga");
+
+    // /export shows the schedule of each payout.
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const sent = h.emulator.waitForMessage(
+      (m) => m.chatId === ADMIN_ID && m.document !== undefined,
+    );
+    await admin.sendText("/export");
+    const exported = await sent;
+    const file = h.emulator.documents(ADMIN_ID).find((d) => d.messageId === exported.messageId);
+    const csv = file?.bytes.toString("utf8") ?? "";
+    const [schedule] = await h.app.stores.schedules.list(1);
+    expect(csv.split("\r\n")[0]).toMatch(/,schedule$/);
+    expect(csv).toContain(`,${schedule?.id}\r\n`);
   });
 
   it("sends a run whose time passed while stopped once after the start, within the catch-up window", async () => {
