@@ -96,6 +96,24 @@ export class MemoryScheduleStore implements ScheduleStore {
       .map((schedule) => schedule.id);
   }
 
+  async upcoming(
+    fromMs: number,
+    toMs: number,
+    limit: number,
+  ): Promise<Array<{ id: string; atMs: number }>> {
+    return [...this.#schedules.values()]
+      .flatMap((schedule) =>
+        RUNNING_SCHEDULE_STATES.includes(schedule.state) &&
+        schedule.nextRunAtMs !== undefined &&
+        schedule.nextRunAtMs > fromMs &&
+        schedule.nextRunAtMs <= toMs
+          ? [{ id: schedule.id, atMs: schedule.nextRunAtMs }]
+          : [],
+      )
+      .sort((a, b) => a.atMs - b.atMs)
+      .slice(0, limit);
+  }
+
   async run(scheduleId: string, key: string): Promise<ScheduleRun | null> {
     const run = this.#runs.get(`${scheduleId}:${key}`);
     return run ? structuredClone(run) : null;

@@ -221,6 +221,27 @@ export class RedisScheduleStore implements ScheduleStore {
     return this.#redis.zrangebyscore(this.#key("schedules:due"), "-inf", atMs, "LIMIT", 0, limit);
   }
 
+  async upcoming(
+    fromMs: number,
+    toMs: number,
+    limit: number,
+  ): Promise<Array<{ id: string; atMs: number }>> {
+    const reply = await this.#redis.zrangebyscore(
+      this.#key("schedules:due"),
+      `(${fromMs}`,
+      toMs,
+      "WITHSCORES",
+      "LIMIT",
+      0,
+      limit,
+    );
+    const found: Array<{ id: string; atMs: number }> = [];
+    for (let index = 0; index + 1 < reply.length; index += 2) {
+      found.push({ id: reply[index] ?? "", atMs: Number(reply[index + 1]) });
+    }
+    return found;
+  }
+
   async run(scheduleId: string, key: string): Promise<ScheduleRun | null> {
     return readRun(await this.#redis.hget(this.#key(`schedule:${scheduleId}:runs`), key));
   }

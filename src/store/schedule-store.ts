@@ -56,6 +56,15 @@ export interface ScheduleStore {
   list(limit: number): Promise<Schedule[]>;
   /** Ids of active schedules whose next run is at or before `atMs`, earliest first. */
   due(atMs: number, limit: number): Promise<string[]>;
+  /**
+   * Active schedules whose next run is after `fromMs` and at or before `toMs`, with that
+   * run's time, earliest first (the runs a reminder is due for).
+   */
+  upcoming(
+    fromMs: number,
+    toMs: number,
+    limit: number,
+  ): Promise<Array<{ id: string; atMs: number }>>;
   /** A run as recorded, or null when it was never handled. */
   run(scheduleId: string, key: string): Promise<ScheduleRun | null>;
   /**

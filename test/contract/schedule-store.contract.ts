@@ -89,6 +89,10 @@ export function describeScheduleStoreContract(makeStores: MakeStores): void {
       await schedules.move(schedule.id, ["active"], "active", {});
       expect(await schedules.due(1_999, 10)).toEqual([]);
       expect(await schedules.due(2_000, 10)).toEqual([schedule.id]);
+      expect(await schedules.upcoming(1_000, 3_000, 10)).toEqual([
+        { id: schedule.id, atMs: 2_000 },
+      ]);
+      expect(await schedules.upcoming(2_000, 3_000, 10)).toEqual([]);
       await schedules.move(schedule.id, ["active"], "paused", {});
       expect(await schedules.due(5_000, 10)).toEqual([]);
       await schedules.move(schedule.id, ["paused"], "active", {}, { unset: ["nextRunAtMs"] });

@@ -38,6 +38,8 @@ export class Scheduler {
   readonly #options: SchedulerOptions;
   readonly #runner: BackgroundRunner;
   readonly #runs: ScheduleRuns;
+  /** `{scheduleId}:{atMs}` of runs already reminded, until their time. */
+  readonly #reminded = new Map<string, number>();
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -221,15 +223,19 @@ export class Scheduler {
     if (settings.reminderMs <= 0) return;
     const { stores, now } = this.#options.context;
     const nowMs = now();
-    for (const id of await stores.schedules.due(nowMs + settings.reminderMs, DUE_PER_ROUND)) {
+    // Runs this replica reminded (or found reminded) stay out of the next rounds' reads.
+    for (const [id, atMs] of this.#reminded) if (atMs <= nowMs) this.#reminded.delete(id);
+    const upcoming = await stores.schedules.upcoming(nowMs, nowMs + settings.reminderMs, 500);
+    for (const { id, atMs } of upcoming) {
+      if (this.#reminded.has(`${id}:${atMs}`)) continue;
+      this.#reminded.set(`${id}:${atMs}`, atMs);
       const schedule = await stores.schedules.get(id);
       const key = schedule?.nextRunKey;
-      const atMs = schedule?.nextRunAtMs;
-      if (schedule?.state !== "active" || key === undefined || atMs === undefined) {
+      if (schedule?.state !== "active" || key === undefined || schedule.nextRunAtMs !== atMs) {
         continue;
       }
       // Made less than the lead before its run: the prompt showed it, no reminder.
-      if (atMs <= nowMs || atMs - schedule.updatedAtMs < settings.reminderMs) continue;
+      if (atMs - schedule.updatedAtMs < settings.reminderMs) continue;
       const run: ScheduleRun = {
         scheduleId: schedule.id,
         key,
