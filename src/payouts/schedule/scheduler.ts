@@ -31,6 +31,8 @@ export interface SchedulerOptions {
   onNoticeQueued?: () => void;
 }
 
+/** How often the runs coming up are read for their reminders. */
+const REMIND_EVERY_MS = 15_000;
 /** Schedules handled per round (the rest wait for the next one). */
 const DUE_PER_ROUND = 50;
 
@@ -40,6 +42,7 @@ export class Scheduler {
   readonly #runs: ScheduleRuns;
   /** `{scheduleId}:{atMs}` of runs already reminded, until their time. */
   readonly #reminded = new Map<string, number>();
+  #remindScanAtMs = 0;
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -223,6 +226,9 @@ export class Scheduler {
     if (settings.reminderMs <= 0) return;
     const { stores, now } = this.#options.context;
     const nowMs = now();
+    // A reminder a few seconds late is as good: the tick stays one read of the due index.
+    if (nowMs - this.#remindScanAtMs < REMIND_EVERY_MS) return;
+    this.#remindScanAtMs = nowMs;
     // Runs this replica reminded (or found reminded) stay out of the next rounds' reads.
     for (const [id, atMs] of this.#reminded) if (atMs <= nowMs) this.#reminded.delete(id);
     const upcoming = await stores.schedules.upcoming(nowMs, nowMs + settings.reminderMs, 500);
