@@ -15,6 +15,7 @@ import {
   type HoldReason,
   type RunState,
   runPayoutId,
+  SCHEDULE_MOVES,
   type Schedule,
   type ScheduleRun,
 } from "../../model/schedule.js";
@@ -133,8 +134,8 @@ export class ScheduleRuns {
     });
     await stores.schedules.move(
       schedule.id,
-      ["active"],
-      "paused",
+      SCHEDULE_MOVES.pause.from,
+      SCHEDULE_MOVES.pause.to,
       { pausedBecause: "owner_not_allowed", changedBy: 0 },
       { notices, audit },
     );

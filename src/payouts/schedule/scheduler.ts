@@ -1,6 +1,11 @@
 import { SYSTEM_ACTOR } from "../../model/audit.js";
 import type { Notice } from "../../model/notice.js";
-import type { HoldReason, Schedule, ScheduleRun } from "../../model/schedule.js";
+import {
+  type HoldReason,
+  SCHEDULE_MOVES,
+  type Schedule,
+  type ScheduleRun,
+} from "../../model/schedule.js";
 import { cleanName } from "../../model/text.js";
 import {
   LimiterUnavailableError,
@@ -203,8 +208,8 @@ export class Scheduler {
       const audit = scheduleAudit(schedule, "finish", SYSTEM_ACTOR, now());
       await stores.schedules.move(
         schedule.id,
-        ["active"],
-        "finished",
+        SCHEDULE_MOVES.finish.from,
+        SCHEDULE_MOVES.finish.to,
         { runCount },
         { expectRunKey: key, unset: ["nextRunAtMs", "nextRunKey"], audit },
       );

@@ -17,7 +17,12 @@ import { parseAmount } from "../../model/money.js";
 import type { Notice } from "../../model/notice.js";
 import { parsePhone } from "../../model/phone.js";
 import type { Role } from "../../model/roles.js";
-import type { Recurrence, Schedule, ScheduleRun, ScheduleState } from "../../model/schedule.js";
+import {
+  type Recurrence,
+  SCHEDULE_MOVES,
+  type Schedule,
+  type ScheduleRun,
+} from "../../model/schedule.js";
 import { cleanName, cleanNote } from "../../model/text.js";
 import {
   LimiterUnavailableError,
@@ -198,8 +203,8 @@ export class Schedules {
       const notices: Notice[] = [this.#notice(schedule, "approval_requested")];
       const moved = await stores.schedules.move(
         id,
-        ["awaiting_confirmation"],
-        "awaiting_approval",
+        SCHEDULE_MOVES.request_approval.from,
+        SCHEDULE_MOVES.request_approval.to,
         { expiresAtMs: nowMs + this.#settings.approvalTtlMs, ownerRole: asker.role },
         { notices, audit: scheduleAudit(schedule, "request_approval", actor, nowMs) },
       );
@@ -207,7 +212,7 @@ export class Schedules {
       this.#onNoticeQueued();
       return { outcome: "approval_requested", schedule: moved.schedule };
     }
-    return this.#activate(schedule, ["awaiting_confirmation"], "confirm", actor);
+    return this.#activate(schedule, "confirm", actor);
   }
 
   /** Cancel on the prompt: its owner only, while it awaits confirmation. */
@@ -220,8 +225,8 @@ export class Schedules {
     const audit = scheduleAudit(schedule, "cancel", staffActor(asker), now());
     const moved = await stores.schedules.move(
       id,
-      ["awaiting_confirmation"],
-      "cancelled",
+      SCHEDULE_MOVES.cancel.from,
+      SCHEDULE_MOVES.cancel.to,
       {},
       { audit },
     );
@@ -244,15 +249,15 @@ export class Schedules {
     const actor = staffActor(asker);
     const notices: Notice[] = [this.#notice(schedule, "approval_decided")];
     if (approve) {
-      return this.#activate(schedule, ["awaiting_approval"], "approve", actor, {
+      return this.#activate(schedule, "approve", actor, {
         approvedBy: asker.userId,
       });
     }
     const audit = scheduleAudit(schedule, "reject", actor, now());
     const moved = await stores.schedules.move(
       id,
-      ["awaiting_approval"],
-      "rejected",
+      SCHEDULE_MOVES.reject.from,
+      SCHEDULE_MOVES.reject.to,
       { changedBy: asker.userId },
       { audit, notices },
     );
@@ -277,10 +282,9 @@ export class Schedules {
     if (!mayChange(asker, schedule) || asker === null) return { outcome: "forbidden", schedule };
     const actor = staffActor(asker);
     if (step === "resume") {
-      return this.#activate(schedule, ["paused"], "resume", actor, { changedBy: asker.userId });
+      return this.#activate(schedule, "resume", actor, { changedBy: asker.userId });
     }
-    const from: ScheduleState[] = step === "pause" ? ["active"] : ["active", "paused", "finished"];
-    const to: ScheduleState = step === "pause" ? "paused" : "deleted";
+    const { from, to } = SCHEDULE_MOVES[step];
     const audit = scheduleAudit(schedule, step, actor, now());
     const moved = await stores.schedules.move(
       id,
@@ -309,7 +313,6 @@ export class Schedules {
   /** Moves the schedule to active with its next run after now; none left: nothing to run. */
   async #activate(
     schedule: Schedule,
-    from: ScheduleState[],
     step: "confirm" | "approve" | "resume",
     actor: Actor,
     patch: Partial<Schedule> = {},
@@ -322,8 +325,8 @@ export class Schedules {
       step === "approve" ? [this.#notice(schedule, "approval_decided")] : [];
     const moved = await stores.schedules.move(
       schedule.id,
-      from,
-      "active",
+      SCHEDULE_MOVES[step].from,
+      SCHEDULE_MOVES[step].to,
       { ...patch, nextRunAtMs: next.atMs, nextRunKey: next.key },
       {
         audit: scheduleAudit(schedule, step, actor, nowMs, { nextRun: next.key }),
@@ -341,8 +344,8 @@ export class Schedules {
     const audit = scheduleAudit(schedule, "expire", { id: 0, role: "system" }, now());
     const moved = await stores.schedules.move(
       schedule.id,
-      ["awaiting_confirmation", "awaiting_approval"],
-      "expired",
+      SCHEDULE_MOVES.expire.from,
+      SCHEDULE_MOVES.expire.to,
       {},
       { audit },
     );
