@@ -114,20 +114,22 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     settings: scheduleSettings,
     onNoticeQueued,
   });
+  const schedules = new Schedules(context, lookups, scheduleSettings, onNoticeQueued);
   return {
     lookups,
+    schedules,
     scheduleRuns,
     createScheduler: (scheduler = {}) =>
       new Scheduler({
         context,
         lookups,
         runs: scheduleRuns,
+        schedules,
         leases: options.stores.leases,
         settings: scheduleSettings,
         onNoticeQueued,
         ...scheduler,
       }),
-    schedules: new Schedules(context, lookups, scheduleSettings, onNoticeQueued),
 
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
       limits,

@@ -17,7 +17,13 @@ let shiftMs = 0;
 const now = () => Date.now() + shiftMs;
 
 const h = harnessPerTest({
-  env: { TIME_ZONE: ZONE, SCHEDULE_REMINDER_HOURS: "24", SCHEDULE_RETRY_HOURS: "1" },
+  env: {
+    TIME_ZONE: ZONE,
+    SCHEDULE_REMINDER_HOURS: "24",
+    SCHEDULE_RETRY_HOURS: "1",
+    APPROVAL_THRESHOLD_XAF: "100000",
+    APPROVAL_TTL_HOURS: "1",
+  },
   now,
 });
 
@@ -84,6 +90,21 @@ describe("before a scheduled run", () => {
     expect(disbursements()).toBe(0);
     const [schedule] = await h.app.stores.schedules.list(1);
     expect(schedule).toMatchObject({ state: "paused", pausedBecause: "owner_not_allowed" });
+  });
+
+  it("expires a schedule nobody approved within APPROVAL_TTL_HOURS, and tells its owner", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const run = dayAt(2, "09:00");
+    const prompt = await showPrompt(h.emulator, payer, `/schedule ${run.date} 670000001 200000`);
+    await pressAndWait(h.emulator, payer, prompt, "Waiting for approval");
+    const told = h.emulator.waitForMessage(isIn(PAYER_ID, "nobody approved it in time"), 20_000);
+    moveClockTo(Date.now() + 2 * 3_600_000);
+    await told;
+    const [schedule] = await h.app.stores.schedules.list(1);
+    expect(schedule?.state).toBe("expired");
+    moveClockTo(run.atMs + 1_000);
+    await sleep(500);
+    expect(disbursements()).toBe(0);
   });
 
   it("tries a suspended operator again, then holds the run for its owner", async () => {

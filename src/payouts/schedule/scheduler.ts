@@ -19,7 +19,7 @@ import { PAYING_ROLES } from "../policy.js";
 import { BackgroundRunner } from "../runner.js";
 import type { StepContext } from "../types.js";
 import { actorOf, type RunOutcome, type ScheduleRuns } from "./runs.js";
-import { type ScheduleSettings, scheduleAudit } from "./schedules.js";
+import { type ScheduleSettings, type Schedules, scheduleAudit } from "./schedules.js";
 import { nextRunAfter } from "./when.js";
 
 export interface SchedulerOptions {
@@ -27,6 +27,8 @@ export interface SchedulerOptions {
   lookups: Lookups;
   /** What happens to one run (shared with the owner's presses). */
   runs: ScheduleRuns;
+  /** The schedule steps, for expiring approvals nobody gave in time. */
+  schedules?: Schedules;
   leases: LeaseStore;
   settings: ScheduleSettings;
   /** Pause between rounds. Default 1 s. */
@@ -89,7 +91,7 @@ export class Scheduler {
       await this.handle(schedule);
       handled += 1;
     }
-    await this.#remind();
+    await this.#nowAndThen();
     return handled;
   }
 
@@ -226,14 +228,22 @@ export class Scheduler {
   }
 
   /** Reminders of runs coming up within SCHEDULE_REMINDER_HOURS, once each. */
-  async #remind(): Promise<void> {
-    const { settings } = this.#options;
-    if (settings.reminderMs <= 0) return;
-    const { stores, now } = this.#options.context;
-    const nowMs = now();
-    // A reminder a few seconds late is as good: the tick stays one read of the due index.
+  /**
+   * Every REMIND_EVERY_MS rather than every round (a few seconds late is as good, and the
+   * round stays one read of the due index): the reminders, and approvals that expired.
+   */
+  async #nowAndThen(): Promise<void> {
+    const nowMs = this.#options.context.now();
     if (nowMs - this.#remindScanAtMs < REMIND_EVERY_MS) return;
     this.#remindScanAtMs = nowMs;
+    await this.#options.schedules?.expireApprovals();
+    await this.#remind(nowMs);
+  }
+
+  async #remind(nowMs: number): Promise<void> {
+    const { settings } = this.#options;
+    if (settings.reminderMs <= 0) return;
+    const { stores } = this.#options.context;
     // Runs this replica reminded (or found reminded) stay out of the next rounds' reads.
     for (const [id, atMs] of this.#reminded) if (atMs <= nowMs) this.#reminded.delete(id);
     const upcoming = await stores.schedules.upcoming(nowMs, nowMs + settings.reminderMs, 500);

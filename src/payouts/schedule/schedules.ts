@@ -22,6 +22,7 @@ import {
   SCHEDULE_MOVES,
   type Schedule,
   type ScheduleRun,
+  type ScheduleState,
 } from "../../model/schedule.js";
 import { cleanName, cleanNote } from "../../model/text.js";
 import {
@@ -80,6 +81,14 @@ export type ScheduleStepResult =
   | { outcome: "no_runs"; schedule: Schedule }
   | { outcome: "already"; schedule: Schedule }
   | { outcome: "not_found" };
+
+/** What /schedules lists: the schedules that were made (not prompts left unconfirmed). */
+const LISTED_STATES: readonly ScheduleState[] = [
+  "awaiting_approval",
+  "active",
+  "paused",
+  "finished",
+];
 
 /** How many runs a prompt and a list show. */
 export const RUNS_SHOWN = 3;
@@ -296,13 +305,42 @@ export class Schedules {
     return moved.ok ? { outcome: "done", schedule: moved.schedule } : lost(moved.schedule);
   }
 
-  /** The schedules `asker` may see: everyone's for those who see everyone's, else their own. */
+  /**
+   * The schedules `asker` may see (everyone's for those who see everyone's, else their own)
+   * that were made: active, paused, finished, or waiting for approval.
+   */
   async list(asker: NonNullable<Asker>, limit = 20): Promise<Schedule[]> {
     const all = await this.#context.stores.schedules.list(200);
+    const listed = all.filter((schedule) => LISTED_STATES.includes(schedule.state));
     const visible = may(asker, "see_everyone")
-      ? all
-      : all.filter((schedule) => schedule.ownerId === asker.userId);
+      ? listed
+      : listed.filter((schedule) => schedule.ownerId === asker.userId);
     return visible.slice(0, limit);
+  }
+
+  /**
+   * Expires the schedules nobody approved within APPROVAL_TTL_HOURS (their owner is told);
+   * answers how many. The scheduler calls it now and then.
+   */
+  async expireApprovals(): Promise<number> {
+    const { stores, now } = this.#context;
+    const nowMs = now();
+    let expired = 0;
+    for (const schedule of await stores.schedules.list(500)) {
+      if (schedule.state !== "awaiting_approval" || schedule.expiresAtMs >= nowMs) continue;
+      const audit = scheduleAudit(schedule, "expire", { id: 0, role: "system" }, nowMs);
+      const notices: Notice[] = [this.#notice(schedule, "approval_decided")];
+      const moved = await stores.schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        SCHEDULE_MOVES.expire.to,
+        {},
+        { audit, notices },
+      );
+      if (moved.ok) expired += 1;
+    }
+    if (expired > 0) this.#onNoticeQueued();
+    return expired;
   }
 
   /** A run, for the buttons of its message. */
