@@ -88,6 +88,8 @@ describe("layers", () => {
       "the schedule steps people take (prompt, Confirm, Cancel, Approve/Reject, Pause/Resume/Delete), one class",
     "payouts/schedule/runs.ts":
       "what happens to one scheduled run (created, claimed, recorded, sent; held, skipped), one class",
+    "store/redis-schedules.ts":
+      "schedules on Redis: the two scripts (a schedule's move, a run's write) and the reads, one class",
     "bot/schedule-views.ts":
       "every view of a schedule: prompt, state, list item, held run, reminder, missed run, approval card",
   };
