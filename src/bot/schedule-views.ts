@@ -169,7 +169,8 @@ export function scheduleStateView(
     ...details(t, schedule),
   ];
   if (schedule.state === "active" || schedule.state === "awaiting_approval") {
-    if (runs.length > 0) lines.push(t("schedule.next_runs"), ...runLines(t, runs));
+    const title = schedule.recurrence.kind === "once" ? "schedule.only_run" : "schedule.next_runs";
+    if (runs.length > 0) lines.push(t(title), ...runLines(t, runs));
   }
   if (schedule.pausedBecause === "owner_not_allowed") lines.push(t("schedule.paused_owner"));
   return { text: lines.join("\n") };
