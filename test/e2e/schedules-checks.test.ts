@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../src/dev/telegram-emulator/index.js";
 import { atTime } from "../../src/payouts/schedule/when.js";
 import { dayOf } from "../../src/time.js";
-import { pressAndWait, showPrompt } from "../support/flows.js";
-import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../support/harness.js";
+import { isPromptIn, pressAndWait, sendAndWait, showPrompt } from "../support/flows.js";
+import { ADMIN_ID, harnessPerTest, PAYER_ID, VIEWER_ID } from "../support/harness.js";
 
 const ZONE = "Africa/Douala";
 let shiftMs = 0;
@@ -47,6 +47,36 @@ const disbursements = () => h.sandbox.countRequests({ method: "POST", path: "/di
 function isIn(chatId: number, text: string) {
   return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
 }
+
+describe("/schedules", () => {
+  it("lets an admin pause, resume and delete a payer's schedule; a viewer only reads it", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    const viewer = h.emulator.user({ id: VIEWER_ID, firstName: "Vera", languageCode: "en" });
+    const prompt = await showPrompt(h.emulator, payer, "/schedule weekly fri 670000001 5000");
+    await pressAndWait(h.emulator, payer, prompt, "Active");
+
+    const item = await sendAndWait(h.emulator, admin, "/schedules", isPromptIn(ADMIN_ID));
+    expect(plainText(item)).toContain("every Friday at 09:00");
+    const paused = await pressAndWait(h.emulator, admin, item, "Paused", { button: "⏸ Pause" });
+    const resumed = await pressAndWait(h.emulator, admin, paused, "Active", { button: "▶️ Resume" });
+    await pressAndWait(h.emulator, admin, resumed, "Deleted", { button: "🗑 Delete" });
+    const [schedule] = await h.app.stores.schedules.list(5);
+    expect(schedule).toBeUndefined();
+
+    const empty = await sendAndWait(h.emulator, viewer, "/schedules");
+    expect(plainText(empty)).toContain("No schedules yet");
+    const second = await showPrompt(h.emulator, payer, "/schedule weekly mon 670000001 5000");
+    await pressAndWait(h.emulator, payer, second, "Active");
+    const title = h.emulator.waitForMessage(isIn(VIEWER_ID, "every Monday"));
+    await viewer.sendText("/schedules");
+    expect((await title).replyMarkup ?? []).toHaveLength(0);
+    const audit = (await h.app.stores.audit.recent(20)).map((entry) => entry.action);
+    expect(audit).toEqual(
+      expect.arrayContaining(["schedule_pause", "schedule_resume", "schedule_delete"]),
+    );
+  });
+});
 
 describe("before a scheduled run", () => {
   it("reminds its owner a day before, and Skip this run keeps it from being sent", async () => {
