@@ -106,6 +106,8 @@ export class ScheduleRuns {
         if (claim.reason === "initiator_not_allowed") return this.pauseForOwner(schedule);
         return this.hold(schedule, run, from, "over_limit");
       }
+      // Gone before it was claimed (it cannot be sent): the run is tried again later.
+      if (claim.reason === "not_found") return "retrying";
       // Someone else claimed it first (another replica): theirs to send.
       await this.record(schedule, { ...run, state: "sent", payoutId: payout.id }, from, null);
       return "already";

@@ -38,6 +38,8 @@ export interface SchedulerOptions {
   onNoticeQueued?: () => void;
 }
 
+/** How often a run waiting for its operator (or a failed look-up) is tried again. */
+const RETRY_EVERY_MS = 60_000;
 /** How often the runs coming up are read for their reminders. */
 const REMIND_EVERY_MS = 15_000;
 /** Schedules handled per round (the rest wait for the next one). */
@@ -50,6 +52,8 @@ export class Scheduler {
   /** `{scheduleId}:{atMs}` of runs already reminded, until their time. */
   readonly #reminded = new Map<string, number>();
   #remindScanAtMs = 0;
+  /** Schedules whose run is retrying: not before this time (this replica's own pacing). */
+  readonly #retryAt = new Map<string, number>();
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -85,10 +89,16 @@ export class Scheduler {
   async round(): Promise<number> {
     const { stores, now } = this.#options.context;
     let handled = 0;
-    for (const id of await stores.schedules.due(now(), DUE_PER_ROUND)) {
+    const nowMs = now();
+    for (const id of await stores.schedules.due(nowMs, DUE_PER_ROUND)) {
+      // A run waiting for its operator (or a look-up) is tried again once a minute, not
+      // every round: it must not spend the API's rate limit.
+      if ((this.#retryAt.get(id) ?? 0) > nowMs) continue;
+      this.#retryAt.delete(id);
       const schedule = await stores.schedules.get(id);
       if (schedule?.state !== "active") continue;
-      await this.handle(schedule);
+      const outcome = await this.handle(schedule);
+      if (outcome === "retrying") this.#retryAt.set(id, nowMs + RETRY_EVERY_MS);
       handled += 1;
     }
     await this.#nowAndThen();
