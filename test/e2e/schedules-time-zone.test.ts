@@ -23,7 +23,7 @@ describe("a schedule in Europe/Paris", () => {
     const text = plainText(prompt);
     expect(text).toContain("chaque lundi à 09:00");
     expect(text).toMatch(/lun\. \d+ \S+ \d{4} à 09:00 UTC\+[12]/);
-    await pressAndWait(h.emulator, payer, prompt, "En cours");
+    await pressAndWait(h.emulator, payer, prompt, "Activée");
 
     const recurrence = { kind: "weekly", weekday: 1, time: "09:00" } as const;
     const runs = runsAfter(recurrence, ZONE, now(), 60);
