@@ -6,8 +6,9 @@
  * run key → JSON) written by a second script on the same terms.
  *
  * Keys (p = prefix):
- *   p schedule:{id}        STRING one schedule, JSON
- *   p schedule:{id}:runs   HASH   run key (YYYYMMDDHHMM) → ScheduleRun JSON
+ *   p schedule:{id}        STRING one schedule, JSON; kept while it may still run, for the
+ *                                 retention once ended (a prompt never confirmed: the same)
+ *   p schedule:{id}:runs   HASH   run key (YYYYMMDDHHMM) → ScheduleRun JSON; goes with it
  *   p schedules            ZSET   schedule ids by createdAtMs
  *   p schedules:due        ZSET   active schedules by their next run's time
  *   p schedules:held       SET    `{scheduleId}:{runKey}` of every run held
@@ -53,10 +54,12 @@ end
 `;
 
 /**
- * KEYS: schedule, due index, outbox, audit stream.
+ * KEYS: schedule, due index, outbox, audit stream, runs.
  * ARGV: allowed states (JSON array), new state, patch (JSON object), fields to remove (JSON
  *       array), nowMs, notices (JSON array of outbox keys), audit draft (JSON or ""), audit
- *       min id, running states (JSON array), expected next run key ("" = any).
+ *       min id, running states (JSON array), expected next run key ("" = any), retention
+ *       (ms), ended states (JSON array: the schedule and its runs are kept for the
+ *       retention, then go; in any other state they are kept as long as it is).
  * Returns {1, schedule JSON} when moved, {0, schedule JSON or ""} when not.
  */
 const MOVE_SCRIPT = luaScript(`${WRITTEN_LUA}
@@ -76,6 +79,17 @@ schedule.state = ARGV[2]
 schedule.updatedAtMs = tonumber(ARGV[5])
 local encoded = cjson.encode(schedule)
 redis.call('SET', KEYS[1], encoded)
+local ended = false
+for _, state in ipairs(cjson.decode(ARGV[12])) do
+  if state == schedule.state then ended = true end
+end
+if ended then
+  redis.call('PEXPIRE', KEYS[1], ARGV[11])
+  redis.call('PEXPIRE', KEYS[5], ARGV[11])
+else
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[5])
+end
 local running = false
 for _, state in ipairs(cjson.decode(ARGV[9])) do
   if state == schedule.state then running = true end
@@ -115,6 +129,15 @@ written(KEYS[3], KEYS[4], ARGV[5], ARGV[6], ARGV[7], ARGV[4], from, to)
 return {1, ARGV[2]}
 `);
 
+/** States a schedule never leaves: it is kept for the retention, then goes with its runs. */
+const ENDED_STATES: readonly ScheduleState[] = [
+  "finished",
+  "deleted",
+  "cancelled",
+  "expired",
+  "rejected",
+];
+
 const ReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
 
 export interface RedisScheduleStoreOptions {
@@ -145,9 +168,12 @@ export class RedisScheduleStore implements ScheduleStore {
 
   async create(schedule: Schedule, audit: AuditDraft): Promise<boolean> {
     const record = checkInput(ScheduleSchema, schedule, "schedule");
+    // A prompt never confirmed goes after the retention; Confirm keeps it (see MOVE_SCRIPT).
     const stored = await this.#redis.set(
       this.#key(`schedule:${record.id}`),
       JSON.stringify(record),
+      "PX",
+      this.#options.retentionMs,
       "NX",
     );
     if (stored !== "OK") return false;
@@ -188,6 +214,7 @@ export class RedisScheduleStore implements ScheduleStore {
         this.#key("schedules:due"),
         this.#options.outboxKey,
         this.#options.auditKey,
+        this.#key(`schedule:${id}:runs`),
       ],
       [
         JSON.stringify(from),
@@ -200,6 +227,8 @@ export class RedisScheduleStore implements ScheduleStore {
         auditMinId(nowMs, this.#options.retentionMs),
         JSON.stringify(RUNNING_SCHEDULE_STATES),
         options.expectRunKey ?? "",
+        this.#options.retentionMs,
+        JSON.stringify(ENDED_STATES),
       ],
     );
     const [moved, json] = ReplySchema.parse(reply);
@@ -211,6 +240,9 @@ export class RedisScheduleStore implements ScheduleStore {
     const ids = await this.#redis.zrevrange(this.#key("schedules"), 0, limit * 2 - 1);
     if (ids.length === 0) return [];
     const records = await this.#redis.mget(ids.map((id) => this.#key(`schedule:${id}`)));
+    // Gone after the retention: its index entry goes too, now.
+    const gone = ids.filter((_, index) => records[index] === null);
+    if (gone.length > 0) await this.#redis.zrem(this.#key("schedules"), ...gone);
     return records
       .map(readSchedule)
       .filter((schedule): schedule is Schedule => schedule !== null && schedule.state !== "deleted")
