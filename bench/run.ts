@@ -20,6 +20,7 @@ import { benchNotify } from "./notify.js";
 import { benchPayRoundTrip } from "./pay-roundtrip.js";
 import { benchRateLimit } from "./rate-limit.js";
 import { benchRoundTrips } from "./round-trips.js";
+import { benchSchedules } from "./schedules.js";
 import { type BenchContext, benchRedisUrl, connectRedis } from "./setup.js";
 import { formatTable, machineInfo, type Row } from "./stats.js";
 
@@ -57,6 +58,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   // Full mode: about 10 minutes of batch at the production limit, plus a 90 s baseline.
   { name: "batch", title: "8 batch", run: benchBatch, budgetMs: 1_500_000 },
   { name: "events", title: "9 events", run: benchEvents, budgetMs: 240_000 },
+  { name: "schedules", title: "10 schedules", run: benchSchedules, budgetMs: 240_000 },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));

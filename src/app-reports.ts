@@ -3,6 +3,7 @@
  * delivers, and the two loops that queue them (the digest at DIGEST_HOUR, the
  * availability watcher every AVAILABILITY_CHECK_SECONDS), each on one replica by lease.
  */
+
 import type { Telegram } from "telegraf";
 import { ReportDelivery } from "./bot/messenger/reports.js";
 import type { Config } from "./config/index.js";
@@ -11,6 +12,7 @@ import type { Limits } from "./payouts/limits.js";
 import type { Lookups } from "./payouts/lookups.js";
 import { DailyDigest, type DigestSources, type LimitUse } from "./payouts/loops/digest.js";
 import { AvailabilityWatch, DigestSchedule } from "./payouts/loops/report-loops.js";
+import { scheduleDigest } from "./payouts/schedule/digest-facts.js";
 import type { Stores } from "./store/types.js";
 
 export function reportDelivery(
@@ -21,7 +23,7 @@ export function reportDelivery(
   logger: Logger,
   now: () => number,
 ): ReportDelivery {
-  const sources = digestSources(stores, limits);
+  const sources = digestSources(stores, limits, config.timeZone);
   return new ReportDelivery({
     telegram,
     stores,
@@ -36,8 +38,9 @@ export function reportDelivery(
 const DIGEST_BATCHES = 50;
 
 /** What the batches and the daily limits add to the digest. */
-function digestSources(stores: Stores, limits: Limits): DigestSources {
+function digestSources(stores: Stores, limits: Limits, timeZone: string): DigestSources {
   return {
+    schedules: (day) => scheduleDigest(stores, day, timeZone),
     batches: async ({ fromMs, toMs }) => {
       const recent = await stores.batches.list({ limit: DIGEST_BATCHES });
       return recent

@@ -114,6 +114,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       statusPollIntervalMs: config.statusPollIntervalMs,
       rules: config.rules,
       batch: config.batch,
+      schedules: config.schedules,
       now,
       // Called only once the bot runs, by which time the notifier below exists.
       onNoticeQueued: () => notifier.wake(),
@@ -181,6 +182,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     const batchWorker = payouts.createBatchWorker(tick);
     batchWorker.start();
     cleanups.push(() => batchWorker.stop());
+    const scheduler = payouts.createScheduler(tick);
+    scheduler.start();
+    cleanups.push(() => scheduler.stop());
     const reports = startReportLoops({
       config,
       stores,

@@ -214,3 +214,22 @@ export function nextDay(day: Day): Day {
 export function daysWindow(from: Day, to: Day, zone: string): { fromMs: number; toMs: number } {
   return { fromMs: startOfDayMs(from, zone), toMs: startOfDayMs(nextDay(to), zone) - 1 };
 }
+
+/**
+ * The instant `day` at `hours`:`minutes` on `zone`'s clock (checked twice around offset
+ * changes, like startOfDayMs). A time that a clock change skips (02:30 on the night
+ * Europe/Paris goes to summer time) reads as the same time on the offset before the change,
+ * which the new clock shows an hour later (03:30).
+ */
+export function localTimeMs(day: Day, hours: number, minutes: number, zone: string): number {
+  const [year = 1970, month = 1, date = 1] = day.split("-").map(Number);
+  const asUtc = Date.UTC(year, month - 1, date, hours, minutes);
+  const guess = asUtc - offsetMs(asUtc, zone);
+  return asUtc - offsetMs(guess, zone);
+}
+
+/** The local time of day of an instant in `zone`: hours and minutes. */
+export function timeOfDay(ms: number, zone: string): { hours: number; minutes: number } {
+  const { hour, minute } = fieldsIn(ms, zone);
+  return { hours: hour, minutes: minute };
+}

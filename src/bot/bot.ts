@@ -24,6 +24,7 @@ import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
 import { recipientsFeature } from "./features/recipients.js";
 import { reportsFeature } from "./features/reports.js";
+import { scheduleFeature } from "./features/schedule.js";
 import { statusFeature } from "./features/status.js";
 import { cosmetic } from "./telegram/failures.js";
 import { replyHtml } from "./telegram/reply.js";
@@ -97,6 +98,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
     }),
   );
   bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  bot.use(scheduleFeature({ payouts: deps.payouts, now }));
   bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
     lookupFeature({
@@ -141,6 +143,8 @@ function commandMenu(locale: Locale): BotCommand[] {
     "availability",
     "approvals",
     "batches",
+    "schedule",
+    "schedules",
     "limits",
     "cancel",
     "lang",

@@ -14,6 +14,7 @@ import { type EventsConfig, eventsConfig } from "./events.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
 import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
+import { type SchedulesConfig, schedulesConfig, schedulesEnvShape } from "./schedules.js";
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";
@@ -83,6 +84,7 @@ const envSchema = z.object({
   PAYMENT_REQUEST_SIGNING_KEY: optionalText(),
   ...redisEnvShape,
   ...reportsEnvShape,
+  ...schedulesEnvShape,
   STAFF: z.string().optional(),
   HTTP_HOST: optionalText().transform((value) => value ?? "0.0.0.0"),
   HTTP_PORT: intInRange(8080, 0, 65535),
@@ -133,6 +135,8 @@ export interface Config {
   redis: RedisConfig;
   /** Daily digest, availability alerts. */
   reports: ReportsConfig;
+  /** Scheduled and recurring payouts (SCHEDULE_*). */
+  schedules: SchedulesConfig;
   staff: StaffEntry[];
   http: { host: string; port: number };
   confirmationTtlSeconds: number;
@@ -283,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     },
     redis: redisConfig(values, values.PAYMENT_ENV === "production"),
     reports: reportsConfig(values),
+    schedules: schedulesConfig(values),
     staff,
     http: { host: values.HTTP_HOST, port: values.HTTP_PORT },
     confirmationTtlSeconds: values.CONFIRMATION_TTL_SECONDS,

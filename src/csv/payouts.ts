@@ -26,6 +26,8 @@ export const PAYOUT_COLUMNS = [
   "paymentId",
   "note",
   "settledAt",
+  /** The schedule a payout is a run of (empty for any other). */
+  "schedule",
 ] as const;
 export type PayoutColumn = (typeof PAYOUT_COLUMNS)[number];
 
@@ -75,6 +77,7 @@ export function payoutSource(options: {
           paymentId: payout.paymentId,
           note: payout.note,
           settledAt: time(payout.settledAtMs),
+          schedule: payout.scheduleId,
         }),
       );
     },

@@ -60,6 +60,27 @@ export const BATCH_AUDIT_STEPS = [
 ] as const;
 export type BatchAuditStep = (typeof BATCH_AUDIT_STEPS)[number];
 
+/** The steps of a schedule and its runs that are audited (as `schedule_{step}`). */
+export const SCHEDULE_AUDIT_STEPS = [
+  "prompt",
+  "confirm",
+  "request_approval",
+  "approve",
+  "reject",
+  "cancel",
+  "expire",
+  "pause",
+  "resume",
+  "delete",
+  "finish",
+  "run_sent",
+  "run_held",
+  "run_skipped",
+  "run_missed",
+  "run_retrying",
+] as const;
+export type ScheduleAuditStep = (typeof SCHEDULE_AUDIT_STEPS)[number];
+
 /**
  * Every action this version writes: a payout's lifecycle events, its prompt and its
  * submission, and the actions that are not moves. Entries read back keep any string (an
@@ -87,6 +108,7 @@ export const AUDIT_ACTIONS = [
   "recipient_saved",
   "recipient_forgotten",
   "recipient_renamed",
+  ...SCHEDULE_AUDIT_STEPS.map((step) => `schedule_${step}` as const),
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

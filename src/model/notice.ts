@@ -49,6 +49,25 @@ export const APPROVAL_NOTICE_KINDS: readonly ApprovalNoticeKind[] = [
   "rejection_reason",
 ];
 
+/** What a schedule's owner (approvers, admins) are told as it goes (see model/schedule.ts). */
+export const SCHEDULE_NOTICE_KINDS = [
+  /** A run was held: its owner is asked to Send anyway or Skip. */
+  "run_held",
+  /** A run's time passed beyond SCHEDULE_CATCH_UP_HOURS: reported, never sent. */
+  "run_missed",
+  /** A run's payout was refused by the API or its outcome is not known. */
+  "run_not_sent",
+  /** SCHEDULE_REMINDER_HOURS before a run, with Skip this run. */
+  "run_reminder",
+  /** Its owner lost the standing to pay: paused; the owner and the admins are told. */
+  "paused",
+  /** Confirmed at or over the threshold: every approver but the owner gets a card. */
+  "approval_requested",
+  /** Approved, rejected or expired: the owner is told, the cards say so. */
+  "approval_decided",
+] as const;
+export type ScheduleNoticeKind = (typeof SCHEDULE_NOTICE_KINDS)[number];
+
 /** What a batch's payer (and approvers) are told as it goes. */
 export type BatchNoticeKind =
   /** Checked: the preview, its file, Confirm batch / Cancel. */
@@ -98,7 +117,9 @@ export type Notice =
    * pay) by `byUserId` (0: the STAFF setting at start) at `atMs`: they are told what of
    * theirs was cancelled, and the admins get one summary.
    */
-  | { kind: "standing_lost"; userId: number; byUserId: number; atMs: number };
+  | { kind: "standing_lost"; userId: number; byUserId: number; atMs: number }
+  /** About a schedule, or one of its runs (`runKey`: local YYYYMMDDHHMM; "-" for none). */
+  | { kind: "schedule"; what: ScheduleNoticeKind; scheduleId: string; runKey: string };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -125,6 +146,8 @@ export function noticeKey(notice: Notice): string {
       return `events_disabled:${notice.atMs}`;
     case "standing_lost":
       return `standing_lost:${notice.userId}:${notice.byUserId}:${notice.atMs}`;
+    case "schedule":
+      return `schedule:${notice.what}:${notice.scheduleId}:${notice.runKey}`;
     default:
       return `${notice.kind}:${notice.payoutId}`;
   }
@@ -168,7 +191,26 @@ export function parseNoticeKey(key: string): Notice | null {
     return { kind, atMs: Number(first) };
   }
   if (kind === "standing_lost" && parts.length === 4) return standingNotice(parts);
+  if (kind === "schedule" && parts.length === 4) return scheduleNotice(parts);
   return null;
+}
+
+function isScheduleNoticeKind(value: string): value is ScheduleNoticeKind {
+  return (SCHEDULE_NOTICE_KINDS as readonly string[]).includes(value);
+}
+
+function scheduleNotice(parts: readonly string[]): Notice | null {
+  const [, what, scheduleId, runKey] = parts;
+  if (what === undefined || !isScheduleNoticeKind(what)) return null;
+  if (!scheduleId || !/^[\w-]+$/.test(scheduleId) || !/^(\d{12}|-)$/.test(runKey ?? "")) {
+    return null;
+  }
+  return {
+    kind: "schedule",
+    what,
+    scheduleId,
+    runKey: runKey ?? "-",
+  };
 }
 
 function standingNotice(parts: readonly string[]): Notice | null {

@@ -95,6 +95,8 @@ export const PayoutSchema = z.object({
   recipientAlias: z.string().optional(),
   savedName: z.string().optional(),
   savedAtMs: z.number().int().optional(),
+  /** The schedule this payout is a run of (its id is `{scheduleId}-{runKey}`). */
+  scheduleId: z.string().optional(),
   /** An earlier payout of the same amount to the same number, warned of in the prompt. */
   duplicateOf: z.string().optional(),
   /** Set once the payer was told the final status. */

@@ -18,6 +18,9 @@ import { StaffNames } from "./people.js";
 import { Preparation } from "./prepare.js";
 import { Recipients } from "./recipients.js";
 import { Resolution } from "./resolution.js";
+import { ScheduleRuns } from "./schedule/runs.js";
+import { Scheduler } from "./schedule/scheduler.js";
+import { type ScheduleSettings, Schedules } from "./schedule/schedules.js";
 import { Sessions } from "./sessions.js";
 import { Settlement } from "./settlement.js";
 import { StaffChanges } from "./staff.js";
@@ -54,6 +57,12 @@ export interface Payouts {
   readonly staffNames: StaffNames;
   /** Saved recipients: /save, /recipients, /forget, and aliases wherever a number goes. */
   readonly recipients: Recipients;
+  /** Scheduled and recurring payouts: /schedule, its buttons, /schedules. */
+  readonly schedules: Schedules;
+  /** Send anyway and Skip on a schedule's runs (the same steps as the scheduler's). */
+  readonly scheduleRuns: ScheduleRuns;
+  /** The loop that sends each scheduled run once (started by the app). */
+  createScheduler(options?: { tickMs?: number; owner?: string }): Scheduler;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -104,9 +113,41 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     promptTtlMs: confirmationTtlSeconds * 1000,
     maxEntries: MAX_RECIPIENTS,
   });
+  const scheduleSettings: ScheduleSettings = {
+    timeZone: rules.timeZone,
+    defaultTime: "09:00",
+    catchUpMs: 24 * 3_600_000,
+    retryMs: 6 * 3_600_000,
+    reminderMs: 24 * 3_600_000,
+    confirmationTtlMs: confirmationTtlSeconds * 1000,
+    approvalThresholdXaf: rules.approvalThresholdXaf,
+    approvalTtlMs: rules.approvalTtlMs,
+    ...options.schedules,
+  };
+  const scheduleRuns = new ScheduleRuns({
+    context,
+    submission,
+    limits,
+    settings: scheduleSettings,
+    onNoticeQueued,
+  });
+  const schedules = new Schedules(context, lookups, scheduleSettings, onNoticeQueued);
   return {
     lookups,
     recipients,
+    schedules,
+    scheduleRuns,
+    createScheduler: (scheduler = {}) =>
+      new Scheduler({
+        context,
+        lookups,
+        runs: scheduleRuns,
+        schedules,
+        leases: options.stores.leases,
+        settings: scheduleSettings,
+        onNoticeQueued,
+        ...scheduler,
+      }),
     preparation: new Preparation(context, lookups, confirmationTtlSeconds, {
       limits,
       duplicates,

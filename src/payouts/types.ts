@@ -70,6 +70,13 @@ export interface PayoutsOptions {
   rules?: PayoutRules;
   /** Batch payouts: file limits, preview lifetime, the rate share; defaults in payouts.ts. */
   batch?: Partial<BatchSettings>;
+  /** Schedules: SCHEDULE_* (the zone, thresholds and prompt lifetime come from the rest). */
+  schedules?: {
+    defaultTime: string;
+    catchUpMs: number;
+    retryMs: number;
+    reminderMs: number;
+  };
 }
 
 /** How batches are read and paid (BATCH_MAX_ROWS, BATCH_RATE_SHARE_PERCENT…). */

@@ -31,6 +31,7 @@
  *   p user:{userId}:batches    ZSET   batch ids by createdAtMs (per initiator)
  *   p batches                  ZSET   batch ids by createdAtMs (everyone's)
  *   p batches:active           SET    batches the worker has something to do for
+ *   p schedule:{id}…, schedules… the schedules and their runs (redis-schedules.ts lists them)
  *   p lease:{name}             STRING owner, with a TTL
  *   p throttle:{name}          STRING actions counted in the window, expiring with it
  *   p ratelimit:{name}         (owned by the rate limiter)

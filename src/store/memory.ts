@@ -13,6 +13,7 @@ import { MemoryPayoutStore } from "./memory/payouts.js";
 import { MemoryProfileStore } from "./memory/profiles.js";
 import { MemoryRecipientStore } from "./memory/recipients.js";
 import { MemoryReportsStore } from "./memory/reports.js";
+import { MemoryScheduleStore } from "./memory/schedules.js";
 import { MemorySessionStore } from "./memory/sessions.js";
 import { MemorySpendingLedger } from "./memory/spending.js";
 import { MemoryStaffStore } from "./memory/staff.js";
@@ -70,6 +71,11 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches,
     recipients: new MemoryRecipientStore(now),
+    schedules: new MemoryScheduleStore({
+      now,
+      enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+      audit: (entry) => audit.append(entry),
+    }),
     leases: new MemoryLeaseStore(now),
     throttles: new MemoryThrottleStore(now),
     ping: async () => true,

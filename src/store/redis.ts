@@ -16,6 +16,7 @@ import { RedisPayoutStore } from "./redis/payouts.js";
 import { RedisProfileStore } from "./redis/profiles.js";
 import { RedisRecipientStore } from "./redis/recipients.js";
 import { RedisReportsStore } from "./redis/reports.js";
+import { RedisScheduleStore } from "./redis/schedules.js";
 import { RedisSessionStore } from "./redis/sessions.js";
 import { RedisSpendingLedger } from "./redis/spending.js";
 import { RedisStaffStore } from "./redis/staff.js";
@@ -70,6 +71,12 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
       retentionMs: options.retentionMs,
     }),
     recipients: new RedisRecipientStore(redis, options.prefix, { logger }),
+    schedules: new RedisScheduleStore(redis, {
+      prefix: k.prefix,
+      outboxKey: k.outbox(),
+      auditKey: k.auditLog(),
+      retentionMs: options.retentionMs,
+    }),
     leases: new RedisLeaseStore(redis, k.lease),
     throttles: new RedisThrottleStore(redis, k.throttle),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),

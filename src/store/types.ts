@@ -14,10 +14,12 @@ import type { BatchStore } from "./batch-store.js";
 
 import type { PayoutStore } from "./payout-store.js";
 import type { RecipientStore } from "./recipient-store.js";
+import type { ScheduleStore } from "./schedule-store.js";
 
 export type * from "./batch-store.js";
 export type * from "./payout-store.js";
 export type * from "./recipient-store.js";
+export type * from "./schedule-store.js";
 
 export interface SessionStore {
   getDialog(chatId: number): Promise<DialogState | null>;
@@ -215,6 +217,8 @@ export interface Stores {
   batches: BatchStore;
   /** Saved recipients (the address book), and /save prompts waiting for Save. */
   recipients: RecipientStore;
+  /** Scheduled and recurring payouts and their runs. */
+  schedules: ScheduleStore;
   leases: LeaseStore;
   /** Per-person and per-payout counts of actions (button presses, callback re-reads). */
   throttles: ThrottleStore;

@@ -45,6 +45,7 @@ const PAYOUT_HEADERS = {
   paymentId: "export.column.payment_id",
   note: "export.column.note",
   settledAt: "export.column.settled_at",
+  schedule: "export.column.schedule",
 } as const satisfies Record<PayoutColumn, MessageKey>;
 
 const AUDIT_HEADERS = {

@@ -24,6 +24,7 @@ import { ApprovalDeliveries } from "./approvals.js";
 import { BatchDeliveries, type BatchDeliveryOptions } from "./batches.js";
 import { translatorFor } from "./people.js";
 import type { ReportDelivery } from "./reports.js";
+import { ScheduleDeliveries } from "./schedules.js";
 import { StandingDeliveries } from "./standing.js";
 
 export interface TelegramMessengerOptions {
@@ -46,6 +47,7 @@ export class TelegramMessenger implements Messenger {
   readonly #approvals: ApprovalDeliveries;
   readonly #batches: BatchDeliveries;
   readonly #standing: StandingDeliveries;
+  readonly #schedules: ScheduleDeliveries;
 
   constructor(
     telegram: Telegram,
@@ -66,6 +68,12 @@ export class TelegramMessenger implements Messenger {
       ...(options.duplicateOf ? { duplicateOf: options.duplicateOf } : {}),
     });
     this.#standing = new StandingDeliveries({
+      telegram,
+      stores,
+      logger,
+      timeZone: this.#timeZone,
+    });
+    this.#schedules = new ScheduleDeliveries({
       telegram,
       stores,
       logger,
@@ -105,6 +113,8 @@ export class TelegramMessenger implements Messenger {
         return this.#batches.deliver(delivery.kind, delivery.batch);
       case "standing_lost":
         return this.#standing.deliver(delivery);
+      case "schedule":
+        return this.#schedules.deliver(delivery);
       default:
         return this.#approvals.deliver(delivery.kind, delivery.payout);
     }

@@ -70,6 +70,22 @@ const ACTION_KEY = {
   recipient_saved: "audit.action.recipient_saved",
   recipient_forgotten: "audit.action.recipient_forgotten",
   recipient_renamed: "audit.action.recipient_renamed",
+  schedule_prompt: "audit.action.schedule_prompt",
+  schedule_confirm: "audit.action.schedule_confirm",
+  schedule_request_approval: "audit.action.schedule_request_approval",
+  schedule_approve: "audit.action.schedule_approve",
+  schedule_reject: "audit.action.schedule_reject",
+  schedule_cancel: "audit.action.schedule_cancel",
+  schedule_expire: "audit.action.schedule_expire",
+  schedule_pause: "audit.action.schedule_pause",
+  schedule_resume: "audit.action.schedule_resume",
+  schedule_delete: "audit.action.schedule_delete",
+  schedule_finish: "audit.action.schedule_finish",
+  schedule_run_sent: "audit.action.schedule_run_sent",
+  schedule_run_held: "audit.action.schedule_run_held",
+  schedule_run_skipped: "audit.action.schedule_run_skipped",
+  schedule_run_missed: "audit.action.schedule_run_missed",
+  schedule_run_retrying: "audit.action.schedule_run_retrying",
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Facts shown with words of their own; any other as `name: value`. */

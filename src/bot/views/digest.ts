@@ -83,6 +83,15 @@ export function digestView(
     }
   }
   lines.push(...staffLines(t, facts, names));
+  const schedules = facts.schedules;
+  if (schedules && (schedules.tomorrowRuns > 0 || schedules.heldRuns > 0)) {
+    lines.push("", t("schedule.digest_title"));
+    const total = money(t, schedules.tomorrowXaf);
+    lines.push(t("schedule.digest_tomorrow", { count: schedules.tomorrowRuns, total }));
+    if (schedules.heldRuns > 0) {
+      lines.push(t("schedule.digest_held", { count: schedules.heldRuns }));
+    }
+  }
   return { text: lines.join("\n") };
 }
 

@@ -23,6 +23,7 @@ export function settlementNotice(t: Translate, payout: Payout): View {
   ];
   lines.push(...feeLines(t, payout));
   if (payout.paymentId) lines.push(t("payout.payment_id", { id: payout.paymentId }));
+  if (payout.scheduleId) lines.push(t("schedule.run_of", { ref: payout.scheduleId }));
   lines.push(
     t("payout.settled_at", {
       time: t.time(payout.settledAtMs ?? payout.updatedAtMs),

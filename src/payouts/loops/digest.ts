@@ -12,6 +12,7 @@ import { type Role, RoleSchema } from "../../model/roles.js";
 import { payoutsInState } from "../../store/payout-store.js";
 import type { Stores } from "../../store/types.js";
 import { type Day, nextDay, startOfDayMs } from "../../time.js";
+import type { ScheduleDigest } from "../schedule/digest-facts.js";
 
 export interface StateTotal {
   state: PayoutState;
@@ -48,6 +49,8 @@ export interface DigestSources {
   batches?: (window: { fromMs: number; toMs: number }) => Promise<BatchRun[]>;
   /** Only limits that are configured: none configured, nothing to show. */
   limits?: (window: { fromMs: number; toMs: number }) => Promise<LimitUse[]>;
+  /** Tomorrow's scheduled runs and the held ones (schedule/digest-facts.ts). */
+  schedules?: (day: Day) => Promise<ScheduleDigest>;
 }
 
 /** A staff change made that day, as the audit trail has it. */
@@ -80,6 +83,7 @@ export interface DigestFacts {
   attentionTotal: number;
   batches: BatchRun[];
   limits: LimitUse[];
+  schedules?: ScheduleDigest;
   /** Oldest first, at most `STAFF_CHANGES_SHOWN`. */
   staffChanges: StaffChangeFact[];
   staffChangesTotal: number;
@@ -135,14 +139,16 @@ export class DailyDigest {
     const fromMs = startOfDayMs(day, this.#timeZone);
     const toMs = Math.min(this.#now(), startOfDayMs(nextDay(day), this.#timeZone) - 1);
     const window = { fromMs, toMs };
-    const [totals, attention, batches, limits, staff] = await Promise.all([
+    const [totals, attention, batches, limits, staff, schedules] = await Promise.all([
       this.#totals(window),
       this.#attention(),
       this.#sources.batches?.(window) ?? [],
       this.#sources.limits?.(window) ?? [],
       this.#staffChanges(window),
+      this.#sources.schedules?.(day),
     ]);
-    return { day, fromMs, toMs, totals, ...attention, batches, limits, ...staff };
+    const facts = { day, fromMs, toMs, totals, ...attention, batches, limits, ...staff };
+    return schedules ? { ...facts, schedules } : facts;
   }
 
   /** The day's staff changes, from the audit trail, read page by page. */

@@ -14,9 +14,11 @@ import {
   type BatchNoticeKind,
   type Notice,
   parseNoticeKey,
+  type ScheduleNoticeKind,
 } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
+import type { Schedule, ScheduleRun } from "../../model/schedule.js";
 import type { Stores } from "../../store/types.js";
 import { BackgroundRunner } from "./runner.js";
 
@@ -55,7 +57,14 @@ export type Delivery =
    * Someone lost the standing to pay: the change, their role now (null: not staff), and
    * what of theirs that change cancelled.
    */
-  | { kind: "standing_lost"; change: StandingLost; role: Role | null; cancelled: Payout[] };
+  | { kind: "standing_lost"; change: StandingLost; role: Role | null; cancelled: Payout[] }
+  /** A schedule and one of its runs (null: about the schedule), as they are now. */
+  | {
+      kind: "schedule";
+      what: ScheduleNoticeKind;
+      schedule: Schedule;
+      run: ScheduleRun | null;
+    };
 
 /** A staff change that took away someone's standing to pay (see model/notice.ts). */
 export type StandingLost = Extract<Notice, { kind: "standing_lost" }>;
@@ -81,6 +90,8 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
       return { batchId: delivery.batch.id, state: delivery.batch.state };
     case "standing_lost":
       return { userId: delivery.change.userId, cancelled: delivery.cancelled.length };
+    case "schedule":
+      return { scheduleId: delivery.schedule.id, what: delivery.what };
     default:
       return { payoutId: delivery.payout.id, state: delivery.payout.state };
   }
@@ -201,6 +212,7 @@ export class Notifier {
       return batch ? { kind: notice.kind, batch } : null;
     }
     if (notice.kind === "standing_lost") return this.#standing(notice);
+    if (notice.kind === "schedule") return this.#schedule(notice);
     const payout = await this.#options.stores.payouts.get(notice.payoutId);
     if (!payout) return null;
     if (notice.kind === "settled") {
@@ -209,6 +221,14 @@ export class Notifier {
     }
     if (notice.kind === "attention") return { kind: "attention", payout, reason: notice.reason };
     return { kind: notice.kind, payout };
+  }
+
+  async #schedule(notice: Extract<Notice, { kind: "schedule" }>): Promise<Delivery | null> {
+    const { schedules } = this.#options.stores;
+    const schedule = await schedules.get(notice.scheduleId);
+    const run =
+      notice.runKey === "-" ? null : await schedules.run(notice.scheduleId, notice.runKey);
+    return schedule && { kind: "schedule", what: notice.what, schedule, run };
   }
 
   /** The staff change, and the payouts it cancelled (its person's latest ones, read now). */

@@ -70,8 +70,8 @@ export class MemoryPayoutStore implements PayoutStore {
     if (this.#live(record.id)) throw new PayoutExistsError(record.id);
     this.#store(structuredClone(record));
     this.#audit(record, "prompt", this.#options.now(), options.actor, undefined);
-    // A batch's row is no one's open prompt.
-    if (record.batchId !== undefined) return { replaced: null };
+    // A batch's row (or a schedule's run) is no one's open prompt.
+    if (record.batchId !== undefined || record.scheduleId !== undefined) return { replaced: null };
     const key = `${record.chatId}:${record.initiatorId}`;
     const previous = this.#openPrompt(key);
     this.#prompts.set(key, {

@@ -32,6 +32,8 @@ export const SCRIPT_NAMES = [
   "payouts-by-phone",
   "rate-limit-take",
   "recipient-write",
+  "schedule-move",
+  "schedule-run",
   "staff-set",
   "throttle-take",
 ] as const;

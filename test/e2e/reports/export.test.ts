@@ -95,6 +95,7 @@ describe("/export", () => {
       "payment id",
       "note",
       "settled at",
+      "schedule",
     ]);
     const [payout, collection] = records(header, rows);
     const disbursement = payouts.find((item) => item.kind === "disbursement");
@@ -112,6 +113,7 @@ describe("/export", () => {
       "payment id": disbursement?.paymentId,
       note: '\'=HYPERLINK("http://x")',
       "settled at": expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      schedule: "",
     });
     expect(payout?.created?.slice(0, 10)).toBe(today);
     expect(collection).toMatchObject({

@@ -57,6 +57,12 @@ describe("loadConfig", () => {
           durabilityTimeoutMs: 2000,
         },
         reports: { digestHour: undefined, alertChatId: undefined, availabilityCheckMs: 120_000 },
+        schedules: {
+          defaultTime: "09:00",
+          catchUpMs: 86_400_000,
+          retryMs: 21_600_000,
+          reminderMs: 86_400_000,
+        },
         staff: [],
         http: { host: "0.0.0.0", port: 8080 },
         // Sandbox rate 100/min at a 95% share: 5 requests a window left to interactive /pay.

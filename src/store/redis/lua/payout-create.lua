@@ -2,7 +2,8 @@
   Creates a payout: the record, its indexes (its initiator's, everyone's and its number's
   history, its state set, its payment), its audit entry, and its initiator's open prompt in
   its chat (the one it replaces is answered, with that one's state, so that it can be
-  retired). A batch's row (a record with `batchId`) is no one's open prompt.
+  retired). A batch's row (a record with `batchId`) or a schedule's run (`scheduleId`) is no
+  one's open prompt.
 
   Input:
     KEYS[1]   the payout record
@@ -48,6 +49,7 @@ if o.hasPaymentId == '1' then
   if expires then redis.call('SET', KEYS[5], id, 'PX', retention) else redis.call('SET', KEYS[5], id) end
 end
 if redis.call('HEXISTS', KEYS[1], 'batchId') == 1 then return {1} end
+if redis.call('HEXISTS', KEYS[1], 'scheduleId') == 1 then return {1} end
 local previous = redis.call('SET', KEYS[8], id, 'PX', o.lifetimeMs, 'GET')
 if previous and previous ~= id then
   return {1, previous, redis.call('HGET', o.payoutPrefix .. previous, 'state') or ''}

@@ -356,6 +356,94 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.hexists(`${p}paid`, "237670000001")).toBe(0);
   },
 
+  "schedule-move": async (redis, p, run) => {
+    const keys = ["schedule", "due", "outbox", "audit", "runs"].map((part) => `${p}${part}`);
+    await redis.set(`${p}schedule`, JSON.stringify({ id: "s1", state: "awaiting_confirmation" }));
+    await redis.hset(`${p}runs`, "202612240900", "{}");
+    const options = (allowed: string[], to: string, expectRunKey = "") =>
+      JSON.stringify({
+        allowed,
+        to,
+        nowMs: "1000",
+        minId: "0",
+        running: ["active"],
+        expectRunKey,
+        retentionMs: "60000",
+        ended: ["deleted"],
+      });
+    const patch = JSON.stringify({ nextRunAtMs: 5000, nextRunKey: "202612240900" });
+    const draft = JSON.stringify({ action: "schedule_confirm" });
+    const moved = await run("schedule-move", keys, [
+      options(["awaiting_confirmation"], "active"),
+      patch,
+      "[]",
+      '["schedule:s1"]',
+      draft,
+    ]);
+    expect(moved).toEqual([1, expect.stringContaining('"state":"active"')]);
+    expect(await redis.zscore(`${p}due`, "s1")).toBe("5000");
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["schedule:s1"]);
+    const [entry] = await redis.xrange(`${p}audit`, "-", "+");
+    expect(JSON.parse(entry?.[1][1] ?? "{}").details).toEqual({
+      from: "awaiting_confirmation",
+      to: "active",
+    });
+    // Not from an allowed state, or not at the run expected: nothing moves.
+    expect(
+      await run("schedule-move", keys, [options(["paused"], "active"), "{}", "[]", "[]", ""]),
+    ).toEqual([0, expect.any(String)]);
+    expect(
+      await run("schedule-move", keys, [
+        options(["active"], "paused", "other"),
+        "{}",
+        "[]",
+        "[]",
+        "",
+      ]),
+    ).toEqual([0, expect.any(String)]);
+    // An ended schedule leaves the due index and expires with its runs.
+    await run("schedule-move", keys, [
+      options(["active"], "deleted"),
+      "{}",
+      '["nextRunAtMs"]',
+      "[]",
+      "",
+    ]);
+    expect(await redis.zscore(`${p}due`, "s1")).toBeNull();
+    expect(await redis.pttl(`${p}schedule`)).toBeGreaterThan(0);
+    expect(await redis.pttl(`${p}runs`)).toBeGreaterThan(0);
+  },
+
+  "schedule-run": async (redis, p, run) => {
+    const keys = ["runs", "held", "outbox", "audit"].map((part) => `${p}${part}`);
+    const args = (state: string, allowed: string[]) => [
+      "202612240900",
+      JSON.stringify({ key: "202612240900", state }),
+      JSON.stringify(allowed),
+      "1000",
+      "[]",
+      JSON.stringify({ action: "schedule_run_held" }),
+      "0",
+      "s1:202612240900",
+    ];
+    expect(await run("schedule-run", keys, args("held", ["none"]))).toEqual([
+      1,
+      expect.any(String),
+    ]);
+    expect(await redis.sismember(`${p}held`, "s1:202612240900")).toBe(1);
+    // Recorded already: 'none' no longer matches.
+    expect(await run("schedule-run", keys, args("held", ["none"]))).toEqual([
+      0,
+      expect.any(String),
+    ]);
+    expect(await run("schedule-run", keys, args("sent", ["held"]))).toEqual([
+      1,
+      expect.any(String),
+    ]);
+    expect(await redis.sismember(`${p}held`, "s1:202612240900")).toBe(0);
+    expect(await redis.xlen(`${p}audit`)).toBe(2);
+  },
+
   "staff-set": async (redis, p, run) => {
     const keys = [`${p}staff`, `${p}origins`, `${p}granted`];
     expect(await run("staff-set", keys, ["1", "admin", '{"by":"STAFF"}', 1000])).toBe(1);

@@ -1,0 +1,306 @@
+/**
+ * What happens to one run of a schedule, whoever asks (the scheduler at its time, its owner
+ * pressing Send anyway or Skip): the run's payout created once (its id is
+ * `{scheduleId}-{runKey}`, so a second create finds the first) and claimed with the same
+ * atomic move as a Confirm, which only one caller can make; the run recorded (a
+ * compare-and-set on its recorded state, with its notice and audit entry in the same step);
+ * then the one request through the submission. A claim made and never sent (a crash)
+ * becomes `unknown` by the stranded rule, like any payout: never retried.
+ */
+import { randomBytes } from "node:crypto";
+import { type Actor, SYSTEM_ACTOR } from "../../model/audit.js";
+import { type Notice, noticeKey, type ScheduleNoticeKind } from "../../model/notice.js";
+import type { Payout } from "../../model/payout.js";
+import {
+  type HoldReason,
+  type RunState,
+  runPayoutId,
+  SCHEDULE_MOVES,
+  type Schedule,
+  type ScheduleRun,
+} from "../../model/schedule.js";
+import { PayoutExistsError } from "../../store/errors.js";
+import type { Limits } from "../limits.js";
+import { type Asker, may, PAYING_ROLES } from "../policy.js";
+import { retryPayoutWrite } from "../store-retry.js";
+import type { Submission } from "../submission.js";
+import type { StepContext } from "../types.js";
+import { type ScheduleSettings, scheduleAudit } from "./schedules.js";
+
+export interface ScheduleRunsOptions {
+  context: StepContext;
+  submission: Submission;
+  limits: Limits;
+  settings: ScheduleSettings;
+  onNoticeQueued?: () => void;
+}
+
+/** A run payout not claimed (the scheduler died first) stays claimable this long. */
+const RUN_CLAIMABLE_MS = 3_600_000;
+
+/** What handling one run came to. */
+export type RunOutcome =
+  | "sent"
+  | "held"
+  | "missed"
+  | "skipped"
+  | "retrying"
+  | "paused"
+  | "not_due"
+  | "already";
+
+/** What a press on a run's button came to. */
+export type RunPress =
+  | { outcome: "sent" }
+  | { outcome: "skipped" }
+  | { outcome: "not_sent"; why: RunOutcome }
+  | { outcome: "too_late" }
+  | { outcome: "already" }
+  | { outcome: "forbidden" }
+  | { outcome: "not_allowed" }
+  | { outcome: "not_found" };
+
+export class ScheduleRuns {
+  readonly #options: ScheduleRunsOptions;
+
+  constructor(options: ScheduleRunsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Sends a run: its payout created (or found: created before a crash) and claimed like a
+   * Confirm, the run recorded sent, then the one request through the submission. Also
+   * used by Send anyway on a held run (`from: ["held"]`, the owner as actor).
+   */
+  async send(
+    schedule: Schedule,
+    run: ScheduleRun,
+    from: ReadonlyArray<RunState | "none">,
+    actor: Actor,
+    recipientName = schedule.recipientName,
+  ): Promise<RunOutcome> {
+    const { context, limits, submission } = this.#options;
+    const { stores, log, now } = context;
+    const payout = await this.#runPayout(schedule, run, recipientName);
+    if (payout.state !== "awaiting_confirmation") {
+      // Claimed before: it may have been sent. Never again; only record it.
+      await this.record(schedule, { ...run, state: "sent", payoutId: payout.id }, from, null);
+      return "already";
+    }
+    const claimId = randomBytes(8).toString("hex");
+    const options = {
+      claimId,
+      actor,
+      // The owner's role now, in the claim's own step: removed or demoted since, refused.
+      expect: { initiatorId: schedule.ownerId, initiatorRoles: PAYING_ROLES },
+      reserve: limits.reservation("disbursement"),
+      stampSentAtMs: false,
+      durable: true,
+    };
+    const claim = await retryPayoutWrite(log, payout.id, "claim", () =>
+      stores.payouts.transition(payout.id, "confirm", { submittedAtMs: now() }, options),
+    );
+    if (!claim.ok) {
+      if (claim.reason === "over_limit" || claim.reason === "initiator_not_allowed") {
+        await stores.payouts.transition(payout.id, "cancel", {}, { actor: SYSTEM_ACTOR });
+        if (claim.reason === "initiator_not_allowed") return this.pauseForOwner(schedule);
+        return this.hold(schedule, run, from, "over_limit");
+      }
+      // Gone before it was claimed (it cannot be sent): the run is tried again later.
+      if (claim.reason === "not_found") return "retrying";
+      // Someone else claimed it first (another replica): theirs to send.
+      await this.record(schedule, { ...run, state: "sent", payoutId: payout.id }, from, null);
+      return "already";
+    }
+    const sent = { ...run, state: "sent" as const, payoutId: payout.id, updatedAtMs: now() };
+    await this.record(schedule, sent, from, "run_sent", actor);
+    const result = await submission.submit({ payout: claim.payout, claimId, actor });
+    log.info(
+      { scheduleId: schedule.id, runKey: run.key, payoutId: payout.id, outcome: result.outcome },
+      "scheduled run sent",
+    );
+    if (result.outcome !== "pending") {
+      await this.#notify(schedule, run.key, "run_not_sent");
+    }
+    return "sent";
+  }
+
+  /** The owner may no longer pay: the schedule is paused, the owner and the admins told. */
+  async pauseForOwner(schedule: Schedule): Promise<RunOutcome> {
+    const { stores, now } = this.#options.context;
+    const notices: Notice[] = [
+      { kind: "schedule", what: "paused", scheduleId: schedule.id, runKey: "-" },
+    ];
+    const audit = scheduleAudit(schedule, "pause", SYSTEM_ACTOR, now(), {
+      reason: "owner_not_allowed",
+    });
+    await stores.schedules.move(
+      schedule.id,
+      SCHEDULE_MOVES.pause.from,
+      SCHEDULE_MOVES.pause.to,
+      { pausedBecause: "owner_not_allowed", changedBy: 0 },
+      { notices, audit },
+    );
+    this.#options.onNoticeQueued?.();
+    return "paused";
+  }
+
+  /**
+   * Send anyway, on a held run: its owner only, while they may pay, within
+   * SCHEDULE_CATCH_UP_HOURS of the run's time (later, it is missed: never sent). A run held
+   * for a changed name is paid to the name registered now, which the schedule keeps.
+   */
+  async sendAnyway(scheduleId: string, key: string, asker: Asker): Promise<RunPress> {
+    const found = await this.#pressed(scheduleId, key, asker, true);
+    if ("outcome" in found) return found;
+    const { schedule, run } = found;
+    const { stores, now } = this.#options.context;
+    if (run.state !== "held") return { outcome: "already" };
+    if (now() - run.atMs > this.#options.settings.catchUpMs) {
+      await this.record(schedule, { ...run, state: "missed" }, ["held"], "run_missed");
+      this.#options.onNoticeQueued?.();
+      return { outcome: "too_late" };
+    }
+    const name = run.currentName ?? schedule.recipientName;
+    const actor: Actor = { id: asker?.userId ?? 0, role: asker?.role ?? "payer" };
+    const decided = { ...run, decidedBy: actor.id };
+    const outcome = await this.send(schedule, decided, ["held"], actor, name);
+    if (outcome === "sent" && name !== schedule.recipientName) {
+      await stores.schedules.move(schedule.id, [schedule.state], schedule.state, {
+        recipientName: name,
+      });
+    }
+    return outcome === "sent" ? { outcome: "sent" } : { outcome: "not_sent", why: outcome };
+  }
+
+  /** Skip (a held run) or Skip this run (from its reminder): its owner only. */
+  async skipRun(scheduleId: string, key: string, asker: Asker): Promise<RunPress> {
+    const found = await this.#pressed(scheduleId, key, asker, false);
+    if ("outcome" in found) return found;
+    const actor: Actor = { id: asker?.userId ?? 0, role: asker?.role ?? "viewer" };
+    return (await this.skip(found.schedule, found.run, actor))
+      ? { outcome: "skipped" }
+      : { outcome: "already" };
+  }
+
+  async #pressed(
+    scheduleId: string,
+    key: string,
+    asker: Asker,
+    pays: boolean,
+  ): Promise<{ schedule: Schedule; run: ScheduleRun } | RunPress> {
+    const { stores } = this.#options.context;
+    const schedule = await stores.schedules.get(scheduleId);
+    if (!schedule) return { outcome: "not_found" };
+    if (asker === null || asker.userId !== schedule.ownerId) return { outcome: "forbidden" };
+    if (pays && !may(asker, "pay")) return { outcome: "not_allowed" };
+    const run = await stores.schedules.run(scheduleId, key);
+    if (!run) {
+      // A reminder's run not recorded yet (it always is, by the reminder): nothing to press.
+      return { outcome: "not_found" };
+    }
+    return { schedule, run };
+  }
+
+  /** Skip: a held run (or one not yet due, from its reminder) is never sent. */
+  async skip(schedule: Schedule, run: ScheduleRun, actor: Actor): Promise<boolean> {
+    const { stores, now } = this.#options.context;
+    const audit = scheduleAudit(schedule, "run_skipped", actor, now(), { runKey: run.key });
+    const written = await stores.schedules.writeRun(
+      { ...run, state: "skipped", decidedBy: actor.id, updatedAtMs: now() },
+      ["none", "due", "held"],
+      { audit },
+    );
+    return written.ok;
+  }
+
+  async hold(
+    schedule: Schedule,
+    run: ScheduleRun,
+    from: ReadonlyArray<RunState | "none">,
+    reason: HoldReason,
+    currentName?: string,
+  ): Promise<RunOutcome> {
+    const held: ScheduleRun = {
+      ...run,
+      state: "held",
+      heldBecause: reason,
+      ...(currentName === undefined ? {} : { currentName }),
+    };
+    await this.record(schedule, held, from, "run_held");
+    return "held";
+  }
+
+  /**
+   * Writes the run (compare-and-set on its recorded state), audited as `step` with the
+   * notice that goes with it, in one step; `step` null: recorded without either.
+   */
+  async record(
+    schedule: Schedule,
+    run: ScheduleRun,
+    from: ReadonlyArray<RunState | "none">,
+    step: "run_sent" | "run_held" | "run_missed" | null,
+    actor: Actor = SYSTEM_ACTOR,
+  ): Promise<void> {
+    const { stores, now } = this.#options.context;
+    const nowMs = now();
+    const notice: Record<string, ScheduleNoticeKind> = {
+      run_held: "run_held",
+      run_missed: "run_missed",
+    };
+    const what = step === null ? undefined : notice[step];
+    const details = {
+      runKey: run.key,
+      ...(run.payoutId ? { payoutId: run.payoutId } : {}),
+      ...(run.heldBecause ? { reason: run.heldBecause } : {}),
+    };
+    await stores.schedules.writeRun({ ...run, updatedAtMs: nowMs }, from, {
+      ...(what
+        ? { notices: [{ kind: "schedule", what, scheduleId: schedule.id, runKey: run.key }] }
+        : {}),
+      ...(step ? { audit: scheduleAudit(schedule, step, actor, nowMs, details) } : {}),
+    });
+  }
+
+  async #notify(schedule: Schedule, runKey: string, what: ScheduleNoticeKind): Promise<void> {
+    const { stores, now } = this.#options.context;
+    const notice: Notice = { kind: "schedule", what, scheduleId: schedule.id, runKey };
+    await stores.outbox.schedule(noticeKey(notice), now());
+    this.#options.onNoticeQueued?.();
+  }
+
+  /** The run's payout: a new one, or the one stored before (after a restart). */
+  async #runPayout(schedule: Schedule, run: ScheduleRun, recipientName: string): Promise<Payout> {
+    const { stores, now } = this.#options.context;
+    const nowMs = now();
+    const payout: Payout = {
+      id: runPayoutId(schedule.id, run.key),
+      kind: "disbursement",
+      state: "awaiting_confirmation",
+      phone: schedule.phone,
+      operator: schedule.operator,
+      recipientName,
+      amount: schedule.amount,
+      ...(schedule.note ? { note: schedule.note } : {}),
+      initiatorId: schedule.ownerId,
+      chatId: schedule.chatId,
+      locale: schedule.locale,
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+      expiresAtMs: nowMs + RUN_CLAIMABLE_MS,
+      scheduleId: schedule.id,
+    };
+    try {
+      await stores.payouts.create(payout, { actor: actorOf(schedule) });
+      return payout;
+    } catch (error) {
+      if (!(error instanceof PayoutExistsError)) throw error;
+      return (await stores.payouts.get(payout.id)) ?? payout;
+    }
+  }
+}
+
+/** The schedule's owner, as the actor of the runs the bot sends for them. */
+export function actorOf(schedule: Schedule): Actor {
+  return { id: schedule.ownerId, role: schedule.ownerRole };
+}

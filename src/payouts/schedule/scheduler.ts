@@ -1,0 +1,285 @@
+import { SYSTEM_ACTOR } from "../../model/audit.js";
+import type { Notice } from "../../model/notice.js";
+import {
+  type HoldReason,
+  SCHEDULE_MOVES,
+  type Schedule,
+  type ScheduleRun,
+} from "../../model/schedule.js";
+import { cleanName } from "../../model/text.js";
+import {
+  LimiterUnavailableError,
+  PaymentApiError,
+  PaymentClientError,
+} from "../../payments/errors.js";
+import type { LeaseStore } from "../../store/types.js";
+import { namesMatch } from "../batch/checks.js";
+import type { Lookups } from "../lookups.js";
+import { BackgroundRunner } from "../loops/runner.js";
+import { PAYING_ROLES } from "../policy.js";
+import type { StepContext } from "../types.js";
+import { actorOf, type RunOutcome, type ScheduleRuns } from "./runs.js";
+import { type ScheduleSettings, type Schedules, scheduleAudit } from "./schedules.js";
+import { nextRunAfter } from "./when.js";
+
+export interface SchedulerOptions {
+  context: StepContext;
+  lookups: Lookups;
+  /** What happens to one run (shared with the owner's presses). */
+  runs: ScheduleRuns;
+  /** The schedule steps, for expiring approvals nobody gave in time. */
+  schedules?: Schedules;
+  leases: LeaseStore;
+  settings: ScheduleSettings;
+  /** Pause between rounds. Default 1 s. */
+  tickMs?: number;
+  /** Who holds the lease (default: random per process). */
+  owner?: string;
+  onNoticeQueued?: () => void;
+}
+
+/** How often a run waiting for its operator (or a failed look-up) is tried again. */
+const RETRY_EVERY_MS = 60_000;
+/** How often the runs coming up are read for their reminders. */
+const REMIND_EVERY_MS = 15_000;
+/** Schedules handled per round (the rest wait for the next one). */
+const DUE_PER_ROUND = 50;
+
+export class Scheduler {
+  readonly #options: SchedulerOptions;
+  readonly #runner: BackgroundRunner;
+  readonly #runs: ScheduleRuns;
+  /** `{scheduleId}:{atMs}` of runs already reminded, until their time. */
+  readonly #reminded = new Map<string, number>();
+  #remindScanAtMs = 0;
+  /** Schedules whose run is retrying: not before this time (this replica's own pacing). */
+  readonly #retryAt = new Map<string, number>();
+
+  constructor(options: SchedulerOptions) {
+    this.#options = options;
+    this.#runs = options.runs;
+    const tickMs = options.tickMs ?? 1_000;
+    this.#runner = new BackgroundRunner({
+      name: "schedule round",
+      logger: options.context.log,
+      tickMs,
+      round: () => this.round(),
+      lease: {
+        store: options.leases,
+        name: "scheduler",
+        ttlMs: Math.max(30_000, tickMs * 3),
+        ...(options.owner ? { owner: options.owner } : {}),
+      },
+    });
+  }
+
+  start(): void {
+    this.#runner.start();
+  }
+
+  stop(): Promise<void> {
+    return this.#runner.stop();
+  }
+
+  wake(): void {
+    this.#runner.wake();
+  }
+
+  /** One round: every due run handled, and the reminders of runs coming up. */
+  async round(): Promise<number> {
+    const { stores, now } = this.#options.context;
+    let handled = 0;
+    const nowMs = now();
+    for (const id of await stores.schedules.due(nowMs, DUE_PER_ROUND)) {
+      // A run waiting for its operator (or a look-up) is tried again once a minute, not
+      // every round: it must not spend the API's rate limit.
+      if ((this.#retryAt.get(id) ?? 0) > nowMs) continue;
+      this.#retryAt.delete(id);
+      const schedule = await stores.schedules.get(id);
+      if (schedule?.state !== "active") continue;
+      const outcome = await this.handle(schedule);
+      if (outcome === "retrying") this.#retryAt.set(id, nowMs + RETRY_EVERY_MS);
+      handled += 1;
+    }
+    await this.#nowAndThen();
+    return handled;
+  }
+
+  /** Handles the schedule's next run if it is due, and moves on to the one after it. */
+  async handle(schedule: Schedule): Promise<RunOutcome> {
+    const { stores, now } = this.#options.context;
+    const key = schedule.nextRunKey;
+    const atMs = schedule.nextRunAtMs;
+    if (key === undefined || atMs === undefined || atMs > now()) return "not_due";
+    const recorded = await stores.schedules.run(schedule.id, key);
+    if (recorded && recorded.state !== "due") {
+      // Handled before (this replica or one that died before moving on): only move on.
+      await this.#advance(schedule);
+      return "already";
+    }
+    const outcome = await this.#work(schedule, key, atMs, recorded);
+    if (outcome !== "retrying" && outcome !== "paused") await this.#advance(schedule);
+    if (outcome !== "sent") this.#options.onNoticeQueued?.();
+    return outcome;
+  }
+
+  async #work(
+    schedule: Schedule,
+    key: string,
+    atMs: number,
+    recorded: ScheduleRun | null,
+  ): Promise<RunOutcome> {
+    const { stores, now } = this.#options.context;
+    const { settings } = this.#options;
+    const nowMs = now();
+    const base: ScheduleRun = recorded ?? {
+      scheduleId: schedule.id,
+      key,
+      atMs,
+      state: "due",
+      updatedAtMs: nowMs,
+    };
+    if (nowMs - atMs > settings.catchUpMs) {
+      await this.#runs.record(
+        schedule,
+        { ...base, state: "missed" },
+        ["none", "due"],
+        "run_missed",
+      );
+      return "missed";
+    }
+    const role = await stores.staff.get(schedule.ownerId);
+    if (role === null || !PAYING_ROLES.includes(role)) return this.#runs.pauseForOwner(schedule);
+    const check = await this.#checkRecipient(schedule);
+    if (check.outcome === "retry") {
+      const since = base.retryingSinceMs ?? nowMs;
+      if (nowMs - since < settings.retryMs) {
+        if (base.retryingSinceMs === undefined) {
+          const audit = scheduleAudit(schedule, "run_retrying", SYSTEM_ACTOR, nowMs, {
+            runKey: key,
+            reason: check.reason,
+          });
+          await stores.schedules.writeRun(
+            { ...base, retryingSinceMs: since, updatedAtMs: nowMs },
+            ["none", "due"],
+            { audit },
+          );
+        }
+        return "retrying";
+      }
+      return this.#runs.hold(schedule, base, ["none", "due"], check.reason);
+    }
+    if (check.outcome === "hold") {
+      return this.#runs.hold(schedule, base, ["none", "due"], check.reason, check.currentName);
+    }
+    return this.#runs.send(schedule, base, ["none", "due"], actorOf(schedule));
+  }
+
+  /** The registered name checked again, and the operator: go, hold, or try again later. */
+  async #checkRecipient(
+    schedule: Schedule,
+  ): Promise<
+    | { outcome: "go" }
+    | { outcome: "retry"; reason: HoldReason }
+    | { outcome: "hold"; reason: HoldReason; currentName?: string }
+  > {
+    const { lookups, context } = this.#options;
+    try {
+      const up = await lookups.isOperational(schedule.operator, "disbursement", {
+        background: true,
+      });
+      if (!up) return { outcome: "retry", reason: "operator_unavailable" };
+      const name = cleanName(await context.gateway.getUserInfo(schedule.phone));
+      if (name === "") return { outcome: "hold", reason: "no_account" };
+      if (!namesMatch(schedule.recipientName, name)) {
+        return { outcome: "hold", reason: "name_changed", currentName: name };
+      }
+      return { outcome: "go" };
+    } catch (error) {
+      if (error instanceof PaymentApiError && error.statusCode === 404) {
+        return { outcome: "hold", reason: "no_account" };
+      }
+      if (error instanceof LimiterUnavailableError) throw error;
+      if (error instanceof PaymentClientError) return { outcome: "retry", reason: "lookup_failed" };
+      throw error;
+    }
+  }
+
+  /** Moves the schedule past the run it had next: to the one after, or finished. */
+  async #advance(schedule: Schedule): Promise<void> {
+    const { stores, now } = this.#options.context;
+    const key = schedule.nextRunKey;
+    if (key === undefined || schedule.nextRunAtMs === undefined) return;
+    const next = nextRunAfter(
+      schedule.recurrence,
+      this.#options.settings.timeZone,
+      schedule.nextRunAtMs,
+    );
+    const runCount = schedule.runCount + 1;
+    if (!next) {
+      const audit = scheduleAudit(schedule, "finish", SYSTEM_ACTOR, now());
+      await stores.schedules.move(
+        schedule.id,
+        SCHEDULE_MOVES.finish.from,
+        SCHEDULE_MOVES.finish.to,
+        { runCount },
+        { expectRunKey: key, unset: ["nextRunAtMs", "nextRunKey"], audit },
+      );
+      return;
+    }
+    const patch = { runCount, nextRunAtMs: next.atMs, nextRunKey: next.key };
+    const moved = await stores.schedules.move(schedule.id, ["active"], "active", patch, {
+      expectRunKey: key,
+    });
+    // Paused meanwhile: it still moves on (Resume starts from now anyway).
+    if (!moved.ok && moved.schedule?.state === "paused") {
+      await stores.schedules.move(schedule.id, ["paused"], "paused", patch, { expectRunKey: key });
+    }
+  }
+
+  /** Reminders of runs coming up within SCHEDULE_REMINDER_HOURS, once each. */
+  /**
+   * Every REMIND_EVERY_MS rather than every round (a few seconds late is as good, and the
+   * round stays one read of the due index): the reminders, and approvals that expired.
+   */
+  async #nowAndThen(): Promise<void> {
+    const nowMs = this.#options.context.now();
+    if (nowMs - this.#remindScanAtMs < REMIND_EVERY_MS) return;
+    this.#remindScanAtMs = nowMs;
+    await this.#options.schedules?.expireApprovals();
+    await this.#remind(nowMs);
+  }
+
+  async #remind(nowMs: number): Promise<void> {
+    const { settings } = this.#options;
+    if (settings.reminderMs <= 0) return;
+    const { stores } = this.#options.context;
+    // Runs this replica reminded (or found reminded) stay out of the next rounds' reads.
+    for (const [id, atMs] of this.#reminded) if (atMs <= nowMs) this.#reminded.delete(id);
+    const upcoming = await stores.schedules.upcoming(nowMs, nowMs + settings.reminderMs, 500);
+    for (const { id, atMs } of upcoming) {
+      if (this.#reminded.has(`${id}:${atMs}`)) continue;
+      this.#reminded.set(`${id}:${atMs}`, atMs);
+      const schedule = await stores.schedules.get(id);
+      const key = schedule?.nextRunKey;
+      if (schedule?.state !== "active" || key === undefined || schedule.nextRunAtMs !== atMs) {
+        continue;
+      }
+      // Made less than the lead before its run: the prompt showed it, no reminder.
+      if (atMs - schedule.updatedAtMs < settings.reminderMs) continue;
+      const run: ScheduleRun = {
+        scheduleId: schedule.id,
+        key,
+        atMs,
+        state: "due",
+        remindedAtMs: nowMs,
+        updatedAtMs: nowMs,
+      };
+      const notices: Notice[] = [
+        { kind: "schedule", what: "run_reminder", scheduleId: schedule.id, runKey: key },
+      ];
+      const written = await stores.schedules.writeRun(run, ["none"], { notices });
+      if (written.ok) this.#options.onNoticeQueued?.();
+    }
+  }
+}

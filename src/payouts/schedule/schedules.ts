@@ -1,0 +1,427 @@
+/**
+ * The steps of a schedule that people take: `/schedule` checked and stored as a prompt
+ * (the registered name looked up, the first runs worked out), Confirm (or a request for
+ * approval at or over the threshold), Cancel, Approve / Reject, Pause / Resume / Delete,
+ * and a held run's Send anyway / Skip (and Skip this run from a reminder). Every step is
+ * one compare-and-set in the store, audited in the same step. The runs themselves are the
+ * scheduler's (scheduler.ts); a run sent by Send anyway goes through the same path.
+ */
+import {
+  type Actor,
+  type AuditDraft,
+  type ScheduleAuditStep,
+  staffActor,
+} from "../../model/audit.js";
+import type { Locale } from "../../model/locale.js";
+import { parseAmount } from "../../model/money.js";
+import type { Notice } from "../../model/notice.js";
+import { parsePhone } from "../../model/phone.js";
+import type { Role } from "../../model/roles.js";
+import {
+  type Recurrence,
+  SCHEDULE_MOVES,
+  type Schedule,
+  type ScheduleRun,
+  type ScheduleState,
+} from "../../model/schedule.js";
+import { cleanName, cleanNote } from "../../model/text.js";
+import {
+  LimiterUnavailableError,
+  PaymentApiError,
+  PaymentClientError,
+} from "../../payments/errors.js";
+import { randomId } from "../ids.js";
+import type { Lookups } from "../lookups.js";
+import { type Asker, may, needsApproval } from "../policy.js";
+import type { PrepareFailure, StepContext } from "../types.js";
+import { type RunTime, runsAfter } from "./when.js";
+
+/** What schedules are set up with (from the configuration). */
+export interface ScheduleSettings {
+  timeZone: string;
+  /** SCHEDULE_DEFAULT_TIME, `HH:MM`. */
+  defaultTime: string;
+  /** SCHEDULE_CATCH_UP_HOURS in ms: a run later than this after its time is missed. */
+  catchUpMs: number;
+  /** SCHEDULE_RETRY_HOURS in ms: how long a suspended operator is tried again. */
+  retryMs: number;
+  /** SCHEDULE_REMINDER_HOURS in ms (0: no reminders). */
+  reminderMs: number;
+  /** How long the prompt's Confirm stays valid (CONFIRMATION_TTL_SECONDS). */
+  confirmationTtlMs: number;
+  approvalThresholdXaf: number | undefined;
+  /** APPROVAL_TTL_HOURS in ms. */
+  approvalTtlMs: number;
+}
+
+export interface SchedulePrepareInput {
+  recurrence: Recurrence;
+  /** The recipient's number as typed (validated here). */
+  phone: string;
+  amount: string;
+  note?: string;
+  ownerId: number;
+  ownerRole: Role;
+  chatId: number;
+  locale: Locale;
+}
+
+export type SchedulePrepareResult =
+  | { ok: true; schedule: Schedule; runs: RunTime[] }
+  | ({ ok: false } & PrepareFailure)
+  | { ok: false; reason: "no_runs" };
+
+export type ScheduleStepResult =
+  | { outcome: "done"; schedule: Schedule }
+  /** At or over the threshold: it now waits for an approver. */
+  | { outcome: "approval_requested"; schedule: Schedule }
+  | { outcome: "forbidden"; schedule: Schedule }
+  | { outcome: "expired"; schedule: Schedule }
+  /** Nothing left to run (a one-off whose time has passed). */
+  | { outcome: "no_runs"; schedule: Schedule }
+  | { outcome: "already"; schedule: Schedule }
+  | { outcome: "not_found" };
+
+/** What /schedules lists: the schedules that were made (not prompts left unconfirmed). */
+const LISTED_STATES: readonly ScheduleState[] = [
+  "awaiting_approval",
+  "active",
+  "paused",
+  "finished",
+];
+
+/** How many runs a prompt and a list show. */
+export const RUNS_SHOWN = 3;
+
+/** A schedule's id: 10 characters, short enough to read in a list. */
+export function newScheduleId(): string {
+  return randomId(8).slice(0, 10);
+}
+
+/** The audit draft of a schedule step. */
+export function scheduleAudit(
+  schedule: Schedule,
+  step: ScheduleAuditStep,
+  actor: Actor,
+  atMs: number,
+  details: Record<string, string | number | boolean | null> = {},
+): AuditDraft {
+  return {
+    atMs,
+    actorId: actor.id,
+    actorRole: actor.role,
+    action: `schedule_${step}` as const,
+    amount: schedule.amount,
+    details: { scheduleId: schedule.id, ...details },
+  };
+}
+
+export class Schedules {
+  readonly #context: StepContext;
+  readonly #lookups: Lookups;
+  readonly #settings: ScheduleSettings;
+  readonly #onNoticeQueued: () => void;
+
+  constructor(
+    context: StepContext,
+    lookups: Lookups,
+    settings: ScheduleSettings,
+    onNoticeQueued: () => void,
+  ) {
+    this.#context = context;
+    this.#lookups = lookups;
+    this.#settings = settings;
+    this.#onNoticeQueued = onNoticeQueued;
+  }
+
+  get settings(): ScheduleSettings {
+    return this.#settings;
+  }
+
+  /** The next `count` runs of `schedule` after now (or after `afterMs`). */
+  nextRuns(recurrence: Recurrence, count = RUNS_SHOWN, afterMs?: number): RunTime[] {
+    const from = afterMs ?? this.#context.now();
+    return runsAfter(recurrence, this.#settings.timeZone, from, count);
+  }
+
+  /**
+   * Checks a /schedule request like /pay's (number, amount, the operator, the registered
+   * name) and stores it awaiting its owner's Confirm. Nothing is stored on any failure.
+   */
+  async prepare(input: SchedulePrepareInput): Promise<SchedulePrepareResult> {
+    const phone = parsePhone(input.phone);
+    if (!phone.ok) {
+      return { ok: false, reason: "bad_phone", problem: phone.problem, operator: phone.operator };
+    }
+    const amount = parseAmount(input.amount);
+    if (!amount.ok) return { ok: false, reason: "bad_amount", problem: amount.problem };
+    const runs = this.nextRuns(input.recurrence);
+    if (runs.length === 0) return { ok: false, reason: "no_runs" };
+    const name = await this.#registeredName(phone.phone, phone.operator);
+    if (typeof name !== "string") return { ok: false, ...name };
+    const { stores, now } = this.#context;
+    const nowMs = now();
+    const note = cleanNote(input.note);
+    const schedule: Schedule = {
+      id: newScheduleId(),
+      state: "awaiting_confirmation",
+      recurrence: input.recurrence,
+      phone: phone.phone,
+      operator: phone.operator,
+      recipientName: name,
+      amount: amount.amount,
+      ...(note ? { note } : {}),
+      ownerId: input.ownerId,
+      ownerRole: input.ownerRole,
+      chatId: input.chatId,
+      locale: input.locale,
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+      expiresAtMs: nowMs + this.#settings.confirmationTtlMs,
+      runCount: 0,
+    };
+    const actor = staffActor({ userId: input.ownerId, role: input.ownerRole });
+    await stores.schedules.create(schedule, scheduleAudit(schedule, "prompt", actor, nowMs));
+    return { ok: true, schedule, runs };
+  }
+
+  /** Remembers which message shows the prompt. */
+  async attachMessage(id: string, messageId: number): Promise<void> {
+    const schedule = await this.#context.stores.schedules.get(id);
+    if (!schedule) return;
+    await this.#context.stores.schedules.move(id, [schedule.state], schedule.state, { messageId });
+  }
+
+  /**
+   * Confirm: its owner only, while they may pay and the prompt has not expired. Under the
+   * threshold it becomes active with its first run after now; at or over it, it waits for
+   * an approver (once, for every run).
+   */
+  async confirm(id: string, asker: Asker): Promise<ScheduleStepResult> {
+    const { stores, now } = this.#context;
+    const schedule = await stores.schedules.get(id);
+    if (!schedule) return { outcome: "not_found" };
+    if (asker === null || asker.userId !== schedule.ownerId || !may(asker, "pay")) {
+      return { outcome: "forbidden", schedule };
+    }
+    if (schedule.state !== "awaiting_confirmation") return { outcome: "already", schedule };
+    const nowMs = now();
+    if (nowMs > schedule.expiresAtMs) return this.#expire(schedule);
+    const actor = staffActor(asker);
+    if (needsApproval(schedule.amount, this.#settings.approvalThresholdXaf)) {
+      const notices: Notice[] = [this.#notice(schedule, "approval_requested")];
+      const moved = await stores.schedules.move(
+        id,
+        SCHEDULE_MOVES.request_approval.from,
+        SCHEDULE_MOVES.request_approval.to,
+        { expiresAtMs: nowMs + this.#settings.approvalTtlMs, ownerRole: asker.role },
+        { notices, audit: scheduleAudit(schedule, "request_approval", actor, nowMs) },
+      );
+      if (!moved.ok) return lost(moved.schedule);
+      this.#onNoticeQueued();
+      return { outcome: "approval_requested", schedule: moved.schedule };
+    }
+    return this.#activate(schedule, "confirm", actor);
+  }
+
+  /** Cancel on the prompt: its owner only, while it awaits confirmation. */
+  async cancel(id: string, asker: Asker): Promise<ScheduleStepResult> {
+    const { stores, now } = this.#context;
+    const schedule = await stores.schedules.get(id);
+    if (!schedule) return { outcome: "not_found" };
+    if (asker === null || asker.userId !== schedule.ownerId)
+      return { outcome: "forbidden", schedule };
+    const audit = scheduleAudit(schedule, "cancel", staffActor(asker), now());
+    const moved = await stores.schedules.move(
+      id,
+      SCHEDULE_MOVES.cancel.from,
+      SCHEDULE_MOVES.cancel.to,
+      {},
+      { audit },
+    );
+    return moved.ok ? { outcome: "done", schedule: moved.schedule } : lost(moved.schedule);
+  }
+
+  /**
+   * Approve or Reject a schedule waiting for a second person: someone whose role may approve
+   * now, never its owner. An approval past APPROVAL_TTL_HOURS expires it instead.
+   */
+  async decide(id: string, asker: Asker, approve: boolean): Promise<ScheduleStepResult> {
+    const { stores, now } = this.#context;
+    const schedule = await stores.schedules.get(id);
+    if (!schedule) return { outcome: "not_found" };
+    if (asker === null || !may(asker, "approve") || asker.userId === schedule.ownerId) {
+      return { outcome: "forbidden", schedule };
+    }
+    if (schedule.state !== "awaiting_approval") return { outcome: "already", schedule };
+    if (now() > schedule.expiresAtMs) return this.#expire(schedule);
+    const actor = staffActor(asker);
+    const notices: Notice[] = [this.#notice(schedule, "approval_decided")];
+    if (approve) {
+      return this.#activate(schedule, "approve", actor, {
+        approvedBy: asker.userId,
+      });
+    }
+    const audit = scheduleAudit(schedule, "reject", actor, now());
+    const moved = await stores.schedules.move(
+      id,
+      SCHEDULE_MOVES.reject.from,
+      SCHEDULE_MOVES.reject.to,
+      { changedBy: asker.userId },
+      { audit, notices },
+    );
+    if (!moved.ok) return lost(moved.schedule);
+    this.#onNoticeQueued();
+    return { outcome: "done", schedule: moved.schedule };
+  }
+
+  /**
+   * Pause, Resume or Delete: the owner or an admin. Resume starts again from the first run
+   * after now (runs whose time passed while paused are not sent). Deleting touches no run
+   * already sent: their payouts go on as any payout.
+   */
+  async change(
+    id: string,
+    asker: Asker,
+    step: "pause" | "resume" | "delete",
+  ): Promise<ScheduleStepResult> {
+    const { stores, now } = this.#context;
+    const schedule = await stores.schedules.get(id);
+    if (!schedule) return { outcome: "not_found" };
+    if (!mayChange(asker, schedule) || asker === null) return { outcome: "forbidden", schedule };
+    const actor = staffActor(asker);
+    if (step === "resume") {
+      return this.#activate(schedule, "resume", actor, { changedBy: asker.userId });
+    }
+    const { from, to } = SCHEDULE_MOVES[step];
+    const audit = scheduleAudit(schedule, step, actor, now());
+    const moved = await stores.schedules.move(
+      id,
+      from,
+      to,
+      { changedBy: asker.userId },
+      { audit, unset: ["pausedBecause"] },
+    );
+    return moved.ok ? { outcome: "done", schedule: moved.schedule } : lost(moved.schedule);
+  }
+
+  /**
+   * The schedules `asker` may see (everyone's for those who see everyone's, else their own)
+   * that were made: active, paused, finished, or waiting for approval.
+   */
+  async list(asker: NonNullable<Asker>, limit = 20): Promise<Schedule[]> {
+    const all = await this.#context.stores.schedules.list(200);
+    const listed = all.filter((schedule) => LISTED_STATES.includes(schedule.state));
+    const visible = may(asker, "see_everyone")
+      ? listed
+      : listed.filter((schedule) => schedule.ownerId === asker.userId);
+    return visible.slice(0, limit);
+  }
+
+  /**
+   * Expires the schedules nobody approved within APPROVAL_TTL_HOURS (their owner is told);
+   * answers how many. The scheduler calls it now and then.
+   */
+  async expireApprovals(): Promise<number> {
+    const { stores, now } = this.#context;
+    const nowMs = now();
+    let expired = 0;
+    for (const schedule of await stores.schedules.list(500)) {
+      if (schedule.state !== "awaiting_approval" || schedule.expiresAtMs >= nowMs) continue;
+      const audit = scheduleAudit(schedule, "expire", { id: 0, role: "system" }, nowMs);
+      const notices: Notice[] = [this.#notice(schedule, "approval_decided")];
+      const moved = await stores.schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        SCHEDULE_MOVES.expire.to,
+        {},
+        { audit, notices },
+      );
+      if (moved.ok) expired += 1;
+    }
+    if (expired > 0) this.#onNoticeQueued();
+    return expired;
+  }
+
+  /** A run, for the buttons of its message. */
+  run(scheduleId: string, key: string): Promise<ScheduleRun | null> {
+    return this.#context.stores.schedules.run(scheduleId, key);
+  }
+
+  /** Moves the schedule to active with its next run after now; none left: nothing to run. */
+  async #activate(
+    schedule: Schedule,
+    step: "confirm" | "approve" | "resume",
+    actor: Actor,
+    patch: Partial<Schedule> = {},
+  ): Promise<ScheduleStepResult> {
+    const { stores, now } = this.#context;
+    const nowMs = now();
+    const [next] = this.nextRuns(schedule.recurrence, 1, nowMs);
+    if (!next) return { outcome: "no_runs", schedule };
+    const notices: Notice[] =
+      step === "approve" ? [this.#notice(schedule, "approval_decided")] : [];
+    const moved = await stores.schedules.move(
+      schedule.id,
+      SCHEDULE_MOVES[step].from,
+      SCHEDULE_MOVES[step].to,
+      { ...patch, nextRunAtMs: next.atMs, nextRunKey: next.key },
+      {
+        audit: scheduleAudit(schedule, step, actor, nowMs, { nextRun: next.key }),
+        notices,
+        unset: ["pausedBecause"],
+      },
+    );
+    if (!moved.ok) return lost(moved.schedule);
+    if (notices.length > 0) this.#onNoticeQueued();
+    return { outcome: "done", schedule: moved.schedule };
+  }
+
+  async #expire(schedule: Schedule): Promise<ScheduleStepResult> {
+    const { stores, now } = this.#context;
+    const audit = scheduleAudit(schedule, "expire", { id: 0, role: "system" }, now());
+    const moved = await stores.schedules.move(
+      schedule.id,
+      SCHEDULE_MOVES.expire.from,
+      SCHEDULE_MOVES.expire.to,
+      {},
+      { audit },
+    );
+    return moved.ok ? { outcome: "expired", schedule: moved.schedule } : lost(moved.schedule);
+  }
+
+  #notice(schedule: Schedule, what: "approval_requested" | "approval_decided"): Notice {
+    return { kind: "schedule", what, scheduleId: schedule.id, runKey: "-" };
+  }
+
+  /** The registered name behind `phone`, once its operator takes payouts. */
+  async #registeredName(
+    phone: string,
+    operator: Schedule["operator"],
+  ): Promise<string | PrepareFailure> {
+    try {
+      if (!(await this.#lookups.isOperational(operator, "disbursement"))) {
+        return { reason: "operator_unavailable", operator, kind: "disbursement" };
+      }
+      const name = cleanName(await this.#context.gateway.getUserInfo(phone));
+      return name === "" ? { reason: "no_account", phone } : name;
+    } catch (error) {
+      if (error instanceof PaymentApiError && error.statusCode === 404) {
+        return { reason: "no_account", phone };
+      }
+      if (error instanceof LimiterUnavailableError) throw error;
+      if (error instanceof PaymentClientError) return { reason: "api_error", error };
+      throw error;
+    }
+  }
+}
+
+/** Pause, Resume, Delete: the schedule's owner, or whoever may manage staff (admins). */
+export function mayChange(asker: Asker, schedule: Pick<Schedule, "ownerId">): boolean {
+  if (asker === null) return false;
+  return asker.userId === schedule.ownerId ? may(asker, "read") : may(asker, "manage_staff");
+}
+
+function lost(schedule: Schedule | null): ScheduleStepResult {
+  return schedule ? { outcome: "already", schedule } : { outcome: "not_found" };
+}

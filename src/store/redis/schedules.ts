@@ -1,0 +1,249 @@
+/**
+ * Schedules on Redis. A schedule is one JSON string (`p schedule:{id}`), moved by one
+ * script that checks its state (and, for the scheduler, that its next run is still the one
+ * it read), merges the patch, keeps the due index, queues its notices in the outbox and
+ * appends its audit entry, in one atomic step. Its runs are a hash (`p schedule:{id}:runs`,
+ * run key → JSON) written by a second script on the same terms.
+ *
+ * Keys (p = prefix):
+ *   p schedule:{id}        STRING one schedule, JSON; kept while it may still run, for the
+ *                                 retention once ended (a prompt never confirmed: the same)
+ *   p schedule:{id}:runs   HASH   run key (YYYYMMDDHHMM) → ScheduleRun JSON; goes with it
+ *   p schedules            ZSET   schedule ids by createdAtMs
+ *   p schedules:due        ZSET   active schedules by their next run's time
+ *   p schedules:held       SET    `{scheduleId}:{runKey}` of every run held
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import type { AuditDraft } from "../../model/audit.js";
+import { noticeKey } from "../../model/notice.js";
+import {
+  RUNNING_SCHEDULE_STATES,
+  type RunState,
+  type Schedule,
+  type SchedulePatch,
+  type ScheduleRun,
+  ScheduleRunSchema,
+  ScheduleSchema,
+  type ScheduleState,
+} from "../../model/schedule.js";
+import { auditMinId, draftJson } from "../audit-codec.js";
+import type {
+  RunWriteResult,
+  ScheduleMoveOptions,
+  ScheduleMoveResult,
+  ScheduleStore,
+  ScheduleWriteOptions,
+} from "../schedule-store.js";
+import { checkInput, parseJsonOrUndefined } from "../schemas.js";
+import { runScript, SCRIPTS } from "./scripts.js";
+
+/** States a schedule never leaves: it is kept for the retention, then goes with its runs. */
+const ENDED_STATES: readonly ScheduleState[] = [
+  "finished",
+  "deleted",
+  "cancelled",
+  "expired",
+  "rejected",
+];
+
+const ReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
+
+export interface RedisScheduleStoreOptions {
+  /** The key prefix (Keys.prefix). */
+  prefix: string;
+  /** The outbox and audit stream keys (Keys.outbox(), Keys.auditLog()). */
+  outboxKey: string;
+  auditKey: string;
+  /** How long audit entries are kept (the stream is trimmed past it). */
+  retentionMs: number;
+  now?: () => number;
+}
+
+export class RedisScheduleStore implements ScheduleStore {
+  readonly #redis: Redis;
+  readonly #options: RedisScheduleStoreOptions;
+  readonly #now: () => number;
+
+  constructor(redis: Redis, options: RedisScheduleStoreOptions) {
+    this.#redis = redis;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  #key(part: string): string {
+    return `${this.#options.prefix}${part}`;
+  }
+
+  async create(schedule: Schedule, audit: AuditDraft): Promise<boolean> {
+    const record = checkInput(ScheduleSchema, schedule, "schedule");
+    // A prompt never confirmed goes after the retention; Confirm keeps it (see lua/schedule-move.lua).
+    const stored = await this.#redis.set(
+      this.#key(`schedule:${record.id}`),
+      JSON.stringify(record),
+      "PX",
+      this.#options.retentionMs,
+      "NX",
+    );
+    if (stored !== "OK") return false;
+    const nowMs = this.#now();
+    await this.#redis
+      .multi()
+      .zadd(this.#key("schedules"), record.createdAtMs, record.id)
+      .xadd(
+        this.#options.auditKey,
+        "MINID",
+        "~",
+        auditMinId(nowMs, this.#options.retentionMs),
+        "*",
+        "e",
+        draftJson(audit),
+      )
+      .exec();
+    return true;
+  }
+
+  async get(id: string): Promise<Schedule | null> {
+    return readSchedule(await this.#redis.get(this.#key(`schedule:${id}`)));
+  }
+
+  async move(
+    id: string,
+    from: readonly ScheduleState[],
+    to: ScheduleState,
+    patch: SchedulePatch,
+    options: ScheduleMoveOptions = {},
+  ): Promise<ScheduleMoveResult> {
+    const nowMs = this.#now();
+    const reply = await runScript(
+      this.#redis,
+      SCRIPTS["schedule-move"],
+      [
+        this.#key(`schedule:${id}`),
+        this.#key("schedules:due"),
+        this.#options.outboxKey,
+        this.#options.auditKey,
+        this.#key(`schedule:${id}:runs`),
+      ],
+      [
+        JSON.stringify({
+          allowed: from,
+          to,
+          nowMs: String(nowMs),
+          minId: auditMinId(nowMs, this.#options.retentionMs),
+          running: RUNNING_SCHEDULE_STATES,
+          expectRunKey: options.expectRunKey ?? "",
+          retentionMs: String(this.#options.retentionMs),
+          ended: ENDED_STATES,
+        }),
+        JSON.stringify(patch),
+        JSON.stringify(options.unset ?? []),
+        JSON.stringify((options.notices ?? []).map(noticeKey)),
+        options.audit ? draftJson(options.audit) : "",
+      ],
+    );
+    const [moved, json] = ReplySchema.parse(reply);
+    const schedule = readSchedule(json === "" ? null : json);
+    return moved === 1 && schedule ? { ok: true, schedule } : { ok: false, schedule };
+  }
+
+  async list(limit: number): Promise<Schedule[]> {
+    const ids = await this.#redis.zrevrange(this.#key("schedules"), 0, limit * 2 - 1);
+    if (ids.length === 0) return [];
+    const records = await this.#redis.mget(ids.map((id) => this.#key(`schedule:${id}`)));
+    // Gone after the retention: its index entry goes too, now.
+    const gone = ids.filter((_, index) => records[index] === null);
+    if (gone.length > 0) await this.#redis.zrem(this.#key("schedules"), ...gone);
+    return records
+      .map(readSchedule)
+      .filter((schedule): schedule is Schedule => schedule !== null && schedule.state !== "deleted")
+      .slice(0, limit);
+  }
+
+  async due(atMs: number, limit: number): Promise<string[]> {
+    return this.#redis.zrangebyscore(this.#key("schedules:due"), "-inf", atMs, "LIMIT", 0, limit);
+  }
+
+  async upcoming(
+    fromMs: number,
+    toMs: number,
+    limit: number,
+  ): Promise<Array<{ id: string; atMs: number }>> {
+    const reply = await this.#redis.zrangebyscore(
+      this.#key("schedules:due"),
+      `(${fromMs}`,
+      toMs,
+      "WITHSCORES",
+      "LIMIT",
+      0,
+      limit,
+    );
+    const found: Array<{ id: string; atMs: number }> = [];
+    for (let index = 0; index + 1 < reply.length; index += 2) {
+      found.push({ id: reply[index] ?? "", atMs: Number(reply[index + 1]) });
+    }
+    return found;
+  }
+
+  async run(scheduleId: string, key: string): Promise<ScheduleRun | null> {
+    return readRun(await this.#redis.hget(this.#key(`schedule:${scheduleId}:runs`), key));
+  }
+
+  async writeRun(
+    run: ScheduleRun,
+    from: ReadonlyArray<RunState | "none">,
+    options: ScheduleWriteOptions = {},
+  ): Promise<RunWriteResult> {
+    const record = checkInput(ScheduleRunSchema, run, "schedule run");
+    const nowMs = this.#now();
+    const reply = await runScript(
+      this.#redis,
+      SCRIPTS["schedule-run"],
+      [
+        this.#key(`schedule:${record.scheduleId}:runs`),
+        this.#key("schedules:held"),
+        this.#options.outboxKey,
+        this.#options.auditKey,
+      ],
+      [
+        record.key,
+        JSON.stringify(record),
+        JSON.stringify(from),
+        nowMs,
+        JSON.stringify((options.notices ?? []).map(noticeKey)),
+        options.audit ? draftJson(options.audit) : "",
+        auditMinId(nowMs, this.#options.retentionMs),
+        `${record.scheduleId}:${record.key}`,
+      ],
+    );
+    const [written, json] = ReplySchema.parse(reply);
+    const stored = readRun(json === "" ? null : json);
+    return written === 1 && stored ? { ok: true, run: stored } : { ok: false, run: stored };
+  }
+
+  async heldRuns(): Promise<ScheduleRun[]> {
+    const members = await this.#redis.smembers(this.#key("schedules:held"));
+    const pipeline = this.#redis.pipeline();
+    for (const member of members) {
+      const [scheduleId = "", key = ""] = member.split(":");
+      pipeline.hget(this.#key(`schedule:${scheduleId}:runs`), key);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    return replies
+      .map(([, value]) => readRun(typeof value === "string" ? value : null))
+      .filter((run): run is ScheduleRun => run?.state === "held");
+  }
+}
+
+/** A stored schedule, checked; null when there is none (or it does not read as one). */
+function readSchedule(json: string | null): Schedule | null {
+  if (json === null) return null;
+  const parsed = ScheduleSchema.safeParse(parseJsonOrUndefined(json));
+  return parsed.success ? parsed.data : null;
+}
+
+function readRun(json: string | null): ScheduleRun | null {
+  if (json === null) return null;
+  const parsed = ScheduleRunSchema.safeParse(parseJsonOrUndefined(json));
+  return parsed.success ? parsed.data : null;
+}

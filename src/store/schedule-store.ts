@@ -1,0 +1,81 @@
+/**
+ * Where schedules and their runs are kept. Every write is a compare-and-set on the state
+ * it starts from, and queues its notices and appends its audit entry in the same atomic
+ * step, so two replicas that both see a run due cannot both record it, and nothing is
+ * told that did not happen.
+ */
+import type { AuditDraft } from "../model/audit.js";
+import type { Notice } from "../model/notice.js";
+import type {
+  RunState,
+  Schedule,
+  SchedulePatch,
+  ScheduleRun,
+  ScheduleState,
+} from "../model/schedule.js";
+
+/** What goes with a write, in the same step. */
+export interface ScheduleWriteOptions {
+  notices?: readonly Notice[];
+  audit?: AuditDraft;
+}
+
+export interface ScheduleMoveOptions extends ScheduleWriteOptions {
+  /** Only while the schedule's next run is still this one (undefined: whatever it is). */
+  expectRunKey?: string;
+  /** Fields to remove (e.g. the next run once none is left). */
+  unset?: ReadonlyArray<keyof SchedulePatch>;
+}
+
+export type ScheduleMoveResult =
+  | { ok: true; schedule: Schedule }
+  /** Not in a state it may be moved from (or its next run moved on): as it is now. */
+  | { ok: false; schedule: Schedule | null };
+
+export type RunWriteResult =
+  | { ok: true; run: ScheduleRun }
+  | { ok: false; run: ScheduleRun | null };
+
+export interface ScheduleStore {
+  /** Stores a new schedule (awaiting confirmation), audited; false when the id is taken. */
+  create(schedule: Schedule, audit: AuditDraft): Promise<boolean>;
+  get(id: string): Promise<Schedule | null>;
+  /**
+   * Moves the schedule from one of `from` to `to` (the same state: a patch only), merging
+   * `patch`. An `active` schedule with a next run is in the due index, at that time;
+   * any other is not.
+   */
+  move(
+    id: string,
+    from: readonly ScheduleState[],
+    to: ScheduleState,
+    patch: SchedulePatch,
+    options?: ScheduleMoveOptions,
+  ): Promise<ScheduleMoveResult>;
+  /** Every schedule, newest first (deleted ones left out), up to `limit`. */
+  list(limit: number): Promise<Schedule[]>;
+  /** Ids of active schedules whose next run is at or before `atMs`, earliest first. */
+  due(atMs: number, limit: number): Promise<string[]>;
+  /**
+   * Active schedules whose next run is after `fromMs` and at or before `toMs`, with that
+   * run's time, earliest first (the runs a reminder is due for).
+   */
+  upcoming(
+    fromMs: number,
+    toMs: number,
+    limit: number,
+  ): Promise<Array<{ id: string; atMs: number }>>;
+  /** A run as recorded, or null when it was never handled. */
+  run(scheduleId: string, key: string): Promise<ScheduleRun | null>;
+  /**
+   * Records `run` when its recorded state is one of `from` ("none": never recorded). Held
+   * runs are indexed (heldRuns) while they are held.
+   */
+  writeRun(
+    run: ScheduleRun,
+    from: ReadonlyArray<RunState | "none">,
+    options?: ScheduleWriteOptions,
+  ): Promise<RunWriteResult>;
+  /** Every run now held, waiting for its owner. */
+  heldRuns(): Promise<ScheduleRun[]>;
+}

@@ -1,0 +1,168 @@
+/**
+ * The schedule store's contract (src/store/schedule-store.ts), run on Redis and on memory
+ * through stores.contract.ts: a move is a compare-and-set on the state (and on the next
+ * run, for the scheduler), keeps the due index, and queues its notices and audit entry in
+ * the same step; a run is written once from each recorded state, whoever tries.
+ */
+import { describe, expect, it } from "vitest";
+import type { AuditDraft } from "../../src/model/audit.js";
+import { noticeKey } from "../../src/model/notice.js";
+import type { Schedule, ScheduleRun } from "../../src/model/schedule.js";
+import { type MakeStores, storesPerTest } from "./store-harness.js";
+
+let counter = 0;
+
+export function sampleSchedule(overrides: Partial<Schedule> = {}): Schedule {
+  counter += 1;
+  return {
+    id: `sched${String(counter).padStart(5, "0")}`,
+    state: "awaiting_confirmation",
+    recurrence: { kind: "monthly", day: 31, time: "09:00" },
+    phone: "237670000001",
+    operator: "mtn",
+    recipientName: "Jean-Paul Mbarga",
+    amount: 5000,
+    ownerId: 1002,
+    ownerRole: "payer",
+    chatId: 1002,
+    locale: "en",
+    createdAtMs: 1_700_000_000_000 + counter,
+    updatedAtMs: 1_700_000_000_000,
+    expiresAtMs: 1_700_000_300_000,
+    runCount: 0,
+    ...overrides,
+  };
+}
+
+function draft(scheduleId: string): AuditDraft {
+  return {
+    atMs: Date.now(),
+    actorId: 1002,
+    actorRole: "payer",
+    action: "schedule_confirm",
+    details: { scheduleId },
+  };
+}
+
+export function describeScheduleStoreContract(makeStores: MakeStores): void {
+  describe("schedules", () => {
+    const harness = storesPerTest(makeStores, 60_000);
+
+    it("creates once, and moves only from the states given", async () => {
+      const { schedules } = harness.stores;
+      const schedule = sampleSchedule();
+      expect(await schedules.create(schedule, draft(schedule.id))).toBe(true);
+      expect(await schedules.create(schedule, draft(schedule.id))).toBe(false);
+      expect(await schedules.get(schedule.id)).toEqual(schedule);
+
+      const wrong = await schedules.move(schedule.id, ["paused"], "active", {});
+      expect(wrong).toEqual({ ok: false, schedule });
+      const moved = await schedules.move(
+        schedule.id,
+        ["awaiting_confirmation"],
+        "active",
+        { nextRunAtMs: 1_700_000_500_000, nextRunKey: "202311300900" },
+        { audit: draft(schedule.id) },
+      );
+      expect(moved.ok && moved.schedule.state).toBe("active");
+      expect(await schedules.move("nothere", ["active"], "paused", {})).toEqual({
+        ok: false,
+        schedule: null,
+      });
+      const audit = await harness.stores.audit.recent(5);
+      expect(audit.find((entry) => entry.action === "schedule_confirm")?.details).toMatchObject({
+        scheduleId: schedule.id,
+        from: "awaiting_confirmation",
+        to: "active",
+      });
+    });
+
+    it("lists an active schedule as due from its next run, and no other", async () => {
+      const { schedules } = harness.stores;
+      const schedule = sampleSchedule({
+        state: "active",
+        nextRunAtMs: 2_000,
+        nextRunKey: "202311300900",
+      });
+      await schedules.create(schedule, draft(schedule.id));
+      // Created active: indexed once moved (a patch only, the same state).
+      await schedules.move(schedule.id, ["active"], "active", {});
+      expect(await schedules.due(1_999, 10)).toEqual([]);
+      expect(await schedules.due(2_000, 10)).toEqual([schedule.id]);
+      expect(await schedules.upcoming(1_000, 3_000, 10)).toEqual([
+        { id: schedule.id, atMs: 2_000 },
+      ]);
+      expect(await schedules.upcoming(2_000, 3_000, 10)).toEqual([]);
+      await schedules.move(schedule.id, ["active"], "paused", {});
+      expect(await schedules.due(5_000, 10)).toEqual([]);
+      await schedules.move(schedule.id, ["paused"], "active", {}, { unset: ["nextRunAtMs"] });
+      expect(await schedules.due(5_000, 10)).toEqual([]);
+      expect((await schedules.get(schedule.id))?.nextRunAtMs).toBeUndefined();
+    });
+
+    it("moves on from a run only while that run is still the next one", async () => {
+      const { schedules } = harness.stores;
+      const schedule = sampleSchedule({
+        state: "active",
+        nextRunAtMs: 1,
+        nextRunKey: "202311300900",
+      });
+      await schedules.create(schedule, draft(schedule.id));
+      const next = { nextRunAtMs: 2, nextRunKey: "202312310900" };
+      const options = { expectRunKey: "202311300900" };
+      const first = schedules.move(schedule.id, ["active"], "active", next, options);
+      const second = schedules.move(schedule.id, ["active"], "active", next, options);
+      const results = await Promise.all([first, second]);
+      expect(results.filter((result) => result.ok)).toHaveLength(1);
+    });
+
+    it("writes a run once from each recorded state, queues its notice, and indexes it while held", async () => {
+      const { schedules, outbox } = harness.stores;
+      const run: ScheduleRun = {
+        scheduleId: "schedA1",
+        key: "202611300900",
+        atMs: 1,
+        state: "held",
+        heldBecause: "name_changed",
+        updatedAtMs: 1,
+      };
+      const notice = {
+        kind: "schedule" as const,
+        what: "run_held" as const,
+        scheduleId: "schedA1",
+        runKey: run.key,
+      };
+      const attempts = await Promise.all(
+        [1, 2, 3].map(() => schedules.writeRun(run, ["none"], { notices: [notice] })),
+      );
+      expect(attempts.filter((attempt) => attempt.ok)).toHaveLength(1);
+      expect(await outbox.dueAt(noticeKey(notice))).not.toBeNull();
+      expect(await schedules.heldRuns()).toEqual([run]);
+      const sent = await schedules.writeRun(
+        { ...run, state: "sent", payoutId: "schedA1-202611300900" },
+        ["held"],
+      );
+      expect(sent.ok).toBe(true);
+      expect(await schedules.heldRuns()).toEqual([]);
+      expect(await schedules.writeRun({ ...run, state: "skipped" }, ["held"])).toMatchObject({
+        ok: false,
+        run: { state: "sent" },
+      });
+      expect((await schedules.run("schedA1", run.key))?.state).toBe("sent");
+    });
+
+    it("lists schedules newest first, leaving the deleted out", async () => {
+      const { schedules } = harness.stores;
+      const older = sampleSchedule({ state: "active" });
+      const newer = sampleSchedule({ state: "active" });
+      const gone = sampleSchedule({ state: "active" });
+      for (const schedule of [older, newer, gone])
+        await schedules.create(schedule, draft(schedule.id));
+      await schedules.move(gone.id, ["active"], "deleted", {});
+      expect((await schedules.list(10)).map((schedule) => schedule.id)).toEqual([
+        newer.id,
+        older.id,
+      ]);
+    });
+  });
+}
