@@ -20,6 +20,7 @@ import type {
   ResolvedEmulatorOptions,
   SentDocument,
   SentMessage,
+  SentPhoto,
   TelegramEmulatorEvents,
   TelegramEmulatorOptions,
   WebhookSnapshot,
@@ -41,7 +42,9 @@ export {
   type PressedButton,
   type SentDocument,
   type SentMessage,
+  type SentPhoto,
   type StoredFile,
+  type StoredPhoto,
   type TelegramEmulatorEvents,
   type TelegramEmulatorOptions,
   type WebhookSnapshot,
@@ -206,6 +209,22 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
   /** The commands set for exactly this language ("" or omitted: none) and scope (default). */
   commands(languageCode?: string, scope: CommandScopeParam = { type: "default" }) {
     return this.#core.getCommands({ scope, languageCode });
+  }
+
+  /** The photos the bot sent to a chat, oldest first. */
+  photos(chatId: number): SentPhoto[] {
+    return this.messages(chatId, { includeDeleted: true }).flatMap((message) =>
+      message.photo
+        ? [
+            {
+              ...message.photo,
+              chatId,
+              messageId: message.messageId,
+              caption: message.text === "" ? undefined : message.text,
+            },
+          ]
+        : [],
+    );
   }
 
   /** The documents the bot sent to a chat, oldest first. */
