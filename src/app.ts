@@ -131,6 +131,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       onNoticeQueued: () => notifier.wake(),
       onBatchWork: () => batchWorker.wake(),
       ...(events ? { events: events.dispatch } : {}),
+      stepUp: config.stepUp,
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);

@@ -67,6 +67,10 @@ const ACTION_KEY = {
   events_replayed: "audit.action.events_replayed",
   events_disabled: "audit.action.events_disabled",
   availability_changed: "audit.action.availability_changed",
+  pin_set: "audit.action.pin_set",
+  pin_reset: "audit.action.pin_reset",
+  pin_failed: "audit.action.pin_failed",
+  pin_locked: "audit.action.pin_locked",
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Facts shown with words of their own; any other as `name: value`. */

@@ -22,9 +22,11 @@ import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
 import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
+import { pinFeature } from "./features/pin.js";
 import { reportsFeature } from "./features/reports.js";
 import { statusFeature } from "./features/status.js";
 import { replyHtml } from "./reply.js";
+import type { StepUpSettings } from "./step-up-views.js";
 import { cosmetic } from "./telegram-failure.js";
 import { boundedTelegram } from "./telegram-transport.js";
 
@@ -45,6 +47,8 @@ export interface BotDeps {
   onBatchWork?: () => void;
   /** The signed events (/events); undefined when EVENTS_URL is unset. */
   events?: EventDispatch;
+  /** The PIN before big money moves; undefined when STEP_UP_THRESHOLD_XAF is unset. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 /**
@@ -92,7 +96,8 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       onBatchWork: deps.onBatchWork ?? (() => {}),
     }),
   );
-  bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now, stepUp: deps.stepUp }));
+  bot.use(pinFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
   bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
     lookupFeature({

@@ -104,6 +104,9 @@ export class TelegramMessenger implements Messenger {
         return this.#batches.deliver(delivery.kind, delivery.batch);
       case "standing_lost":
         return this.#standing.deliver(delivery);
+      case "pin_locked":
+        if (this.#reports) return this.#reports.pinLocked(delivery.userId, delivery.untilMs);
+        break;
       default:
         return this.#approvals.deliver(delivery.kind, delivery.payout);
     }

@@ -18,6 +18,7 @@ import { digestChartCaption, digestChartPng } from "./digest-chart.js";
 import { availabilityAlertView, digestView } from "./digest-views.js";
 import { eventsDisabledView } from "./events-views.js";
 import { sendView } from "./reply.js";
+import { initiatorName } from "./report-views.js";
 import { namesOf, translatorFor } from "./staff-names.js";
 import { toDeliveryError } from "./telegram-failure.js";
 import type { View } from "./views.js";
@@ -102,6 +103,21 @@ export class ReportDelivery {
   /** The events' receiver answered 410 Gone: every admin is told events are off. */
   async eventsDisabled(atMs: number): Promise<void> {
     await this.#toAdmins((t) => eventsDisabledView(t, atMs), { eventsDisabledAt: String(atMs) });
+  }
+
+  /** Someone's step-up PIN was locked after too many wrong tries: every admin is told. */
+  async pinLocked(userId: number, untilMs: number): Promise<void> {
+    const names = await namesOf(this.#options.stores.profiles, [userId]);
+    await this.#toAdmins(
+      (t) => ({
+        text: t("pin.locked_alert", {
+          name: initiatorName(t, names, userId),
+          id: userId,
+          until: t.time(untilMs),
+        }),
+      }),
+      { pinLockedUser: String(userId) },
+    );
   }
 
   #translatorOf(chatId: number): Promise<Translate> {

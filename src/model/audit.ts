@@ -83,6 +83,11 @@ export const AUDIT_ACTIONS = [
   "events_disabled",
   /** An operator's payouts or collections went down or came back (the bot saw it). */
   "availability_changed",
+  /** Step-up PINs: set on first use, reset by an admin, a wrong try, locked after too many. */
+  "pin_set",
+  "pin_reset",
+  "pin_failed",
+  "pin_locked",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -98,7 +98,9 @@ export type Notice =
    * pay) by `byUserId` (0: the STAFF setting at start) at `atMs`: they are told what of
    * theirs was cancelled, and the admins get one summary.
    */
-  | { kind: "standing_lost"; userId: number; byUserId: number; atMs: number };
+  | { kind: "standing_lost"; userId: number; byUserId: number; atMs: number }
+  /** Five wrong PINs in a row locked `userId`'s step-up PIN until `untilMs`: admins alerted. */
+  | { kind: "pin_locked"; userId: number; untilMs: number };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -125,6 +127,8 @@ export function noticeKey(notice: Notice): string {
       return `events_disabled:${notice.atMs}`;
     case "standing_lost":
       return `standing_lost:${notice.userId}:${notice.byUserId}:${notice.atMs}`;
+    case "pin_locked":
+      return `pin_locked:${notice.userId}:${notice.untilMs}`;
     default:
       return `${notice.kind}:${notice.payoutId}`;
   }
@@ -168,6 +172,11 @@ export function parseNoticeKey(key: string): Notice | null {
     return { kind, atMs: Number(first) };
   }
   if (kind === "standing_lost" && parts.length === 4) return standingNotice(parts);
+  if (kind === "pin_locked" && parts.length === 3) {
+    const [userId, untilMs] = [Number(first), Number(second)];
+    const whole = (value: number) => Number.isSafeInteger(value) && value > 0;
+    return whole(userId) && whole(untilMs) ? { kind, userId, untilMs } : null;
+  }
   return null;
 }
 

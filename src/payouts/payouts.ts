@@ -12,6 +12,8 @@ import { BatchWorker } from "./batch-worker.js";
 import { Duplicates } from "./duplicates.js";
 import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
+import { Pins } from "./pin.js";
+import { argon2Hasher } from "./pin-hash.js";
 import { Preparation } from "./prepare.js";
 import { Resolution } from "./resolution.js";
 import { Settlement } from "./settlement.js";
@@ -41,6 +43,8 @@ export interface Payouts {
   readonly batchApproval: BatchApproval;
   /** Staff changes (`/staff`, `STAFF` at start) and what they end. */
   readonly staff: StaffChanges;
+  /** Step-up PINs: set, checked (a right one proves it for a big Confirm), reset. */
+  readonly pins: Pins;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -75,7 +79,11 @@ export function createPayouts(options: PayoutsOptions): Payouts {
   const approval = new Approval(context, rules, { limits, duplicates }, onNoticeQueued);
   const { confirmationTtlSeconds, statusPollIntervalMs } = options;
   const batch = { ...DEFAULT_BATCH_SETTINGS, ...options.batch };
-  const submission = new Submission(context, records, statusPollIntervalMs, { approval, limits });
+  const submission = new Submission(context, records, statusPollIntervalMs, {
+    approval,
+    limits,
+    stepUpThresholdXaf: rules.stepUpThresholdXaf,
+  });
   const batches = new Batches(
     context,
     limits,
@@ -100,6 +108,11 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     resolution: new Resolution(context),
     batches,
     batchApproval: new BatchApproval(context, limits, onNoticeQueued),
+    pins: new Pins({
+      stores: options.stores,
+      hasher: options.pinHasher ?? argon2Hasher,
+      now: context.now,
+    }),
     staff: new StaffChanges(context, batches, confirmationTtlSeconds * 1000, onNoticeQueued),
     createBatchWorker: (worker = {}) =>
       new BatchWorker({

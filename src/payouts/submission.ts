@@ -18,6 +18,7 @@ import { answerMismatch } from "./answer-check.js";
 import type { AnswerRecords } from "./answer-records.js";
 import type { Approval } from "./approval.js";
 import type { Limits } from "./limits.js";
+import { isPinProof, type PinProof } from "./pin.js";
 import { type Asker, confirmableBy, PAYING_ROLES } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
@@ -46,7 +47,12 @@ class NotToSend extends Error {
 export interface ConfirmRules {
   approval: Approval;
   limits: Limits;
+  /** STEP_UP_THRESHOLD_XAF: at or over it, Confirm needs the initiator's PinProof. */
+  stepUpThresholdXaf?: number | undefined;
 }
+
+/** How long a right PIN counts for the Confirm it was typed for. */
+const PIN_PROOF_TTL_MS = 60_000;
 
 export class Submission {
   readonly #context: StepContext;
@@ -75,7 +81,9 @@ export class Submission {
    * right after it; when it is not, the request waits for a slot and the payout is checked
    * again right before it leaves.
    */
-  async confirm(payoutId: string, asker: Asker): Promise<ConfirmResult> {
+  async confirm(payoutId: string, asker: Asker, pin?: PinProof): Promise<ConfirmResult> {
+    const held = await this.#stepUpHold(payoutId, asker, pin);
+    if (held) return held;
     const claim = await this.#claim(payoutId, asker);
     if (claim.outcome !== "claimed") return claim;
     const slotTaken = (await this.#context.gateway.takeSlot?.()) ?? false;
@@ -166,6 +174,26 @@ export class Submission {
       default:
         return this.#refused(result, actor);
     }
+  }
+
+  /**
+   * A Confirm of its initiator's payout at or over STEP_UP_THRESHOLD_XAF without their
+   * fresh PinProof is held: nothing moves. The amount never changes once the prompt is
+   * made, and a payout never returns to awaiting confirmation, so this read before the
+   * claim sees what the claim will. Any other press goes on to the claim, which refuses
+   * it for what it is (not theirs, expired, already moved).
+   */
+  async #stepUpHold(payoutId: string, asker: Asker, pin: PinProof | undefined) {
+    const threshold = this.#rules.stepUpThresholdXaf;
+    if (threshold === undefined || asker === null) return null;
+    const fresh = pin !== undefined && this.#context.now() - pin.atMs <= PIN_PROOF_TTL_MS;
+    if (fresh && isPinProof(pin, asker.userId)) return null;
+    const payout = await this.#context.stores.payouts.get(payoutId);
+    if (payout === null || payout.amount < threshold) return null;
+    if (payout.state !== "awaiting_confirmation" || payout.initiatorId !== asker.userId) {
+      return null;
+    }
+    return { outcome: "step_up_required" as const, payout };
   }
 
   /** The Confirm of a payout at or over the threshold: it now waits for a second person. */

@@ -11,6 +11,7 @@ import type { Role } from "../model/roles.js";
 import { RoleSchema } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import { UserProfileSchema } from "../model/staff.js";
+import { MemoryPinStore } from "./memory/pins.js";
 import { MemoryAuditLog } from "./memory-audit.js";
 import { MemoryBatchStore } from "./memory-batches.js";
 import { MemoryApprovalCards } from "./memory-cards.js";
@@ -81,6 +82,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     batches,
     leases: new MemoryLeaseStore(now),
     throttles: new MemoryThrottleStore(now),
+    pins: new MemoryPinStore((key, atMs) => outbox.put(key, atMs)),
     ping: async () => true,
     close: async () => {},
   };

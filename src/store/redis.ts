@@ -11,6 +11,7 @@ import { Redis, type RedisOptions } from "ioredis";
 import { type Logger, silentLogger } from "../logger.js";
 import type { RedisDurability } from "./durability.js";
 import { keys } from "./keys.js";
+import { RedisPinStore } from "./redis/pins.js";
 import { RedisAuditLog } from "./redis-audit.js";
 import { RedisBatchStore } from "./redis-batches.js";
 import { RedisApprovalCards } from "./redis-cards.js";
@@ -167,6 +168,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     }),
     leases: new RedisLeaseStore(redis, k.lease),
     throttles: new RedisThrottleStore(redis, k.throttle),
+    pins: new RedisPinStore(redis, k),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {
       if (options.durability) {

@@ -13,9 +13,11 @@ import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import type { BatchStore } from "./batch-store.js";
 
 import type { PayoutStore } from "./payout-store.js";
+import type { PinStore } from "./pin-store.js";
 
 export type * from "./batch-store.js";
 export type * from "./payout-store.js";
+export type * from "./pin-store.js";
 
 export interface SessionStore {
   getDialog(chatId: number): Promise<DialogState | null>;
@@ -214,6 +216,8 @@ export interface Stores {
   leases: LeaseStore;
   /** Per-person and per-payout counts of actions (button presses, callback re-reads). */
   throttles: ThrottleStore;
+  /** The step-up PINs (hashes, wrong tries, locks). */
+  pins: PinStore;
   /** True when the backing store answers now. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

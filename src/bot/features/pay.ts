@@ -28,6 +28,7 @@ import { editView, replyHtml, replyView } from "../reply.js";
 import { initiatorName } from "../report-views.js";
 import { promptExtras } from "../rules-views.js";
 import { namesOf } from "../staff-names.js";
+import { needsStepUp, type StepUpSettings, withPinConfirm } from "../step-up-views.js";
 import { cosmetic } from "../telegram-failure.js";
 import {
   amountProblemText,
@@ -44,6 +45,8 @@ export interface PayDeps {
   payouts: Payouts;
   stores: Stores;
   now: () => number;
+  /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: big payouts are confirmed in the Mini App. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 /** A half-finished /pay dialog is forgotten after this long. */
@@ -97,7 +100,14 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const threshold = deps.payouts.approval.thresholdXaf;
     const extras = promptExtras(ctx.t, result.payout, { duplicate, names, threshold });
     const prompt = confirmationPrompt(ctx.t, result.payout, deps.now(), extras);
-    const sent = await replyView(ctx, prompt);
+    const { stepUp } = deps;
+    const privateChat = ctx.chat?.type === "private";
+    const sent = await replyView(
+      ctx,
+      stepUp && needsStepUp(stepUp, result.payout.amount)
+        ? withPinConfirm(ctx.t, prompt, result.payout.id, stepUp, privateChat)
+        : prompt,
+    );
     await deps.payouts.preparation.attachMessage(result.payout.id, sent.message_id);
   };
 
@@ -238,6 +248,12 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         return;
       case "not_found":
         await dropGoneButtons(ctx);
+        return;
+      case "step_up_required":
+        // Only the Mini App, with the PIN, confirms this one: a chat press (an old
+        // prompt's button, or a forged one) changes nothing.
+        ctx.log.warn({ payoutId }, "confirm without the PIN refused");
+        await ctx.answerCbQuery(ctx.t.plain("pin.step_up_required"), { show_alert: true });
         return;
     }
   });

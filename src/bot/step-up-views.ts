@@ -1,0 +1,63 @@
+/**
+ * The Confirm of a payout at or over STEP_UP_THRESHOLD_XAF: a Mini App button (`web_app`)
+ * that opens the app on that payout, where the PIN is typed. Telegram allows `web_app`
+ * buttons in private chats only; in a group the Confirm button is taken off and the
+ * prompt says to open it from the private chat (money commands are refused in groups in
+ * the first place, so that is a fallback, never the way in).
+ */
+import type { InlineKeyboardButton, InlineKeyboardMarkup } from "telegraf/types";
+import type { Translate } from "../i18n.js";
+import { CALLBACK, money, type View } from "./views.js";
+
+/** What the step-up needs to know: its threshold and where the Mini App is. */
+export interface StepUpSettings {
+  thresholdXaf: number;
+  webAppUrl: string;
+}
+
+/**
+ * The Mini App's URL opened on one step-up: `step_up=confirm.ID` in the query (Telegram
+ * adds its own launch data after the `#`, so the query is the page's to read).
+ */
+export function stepUpUrl(webAppUrl: string, action: "confirm" | "approve", id: string): string {
+  const url = new URL(webAppUrl);
+  url.searchParams.set("step_up", `${action}.${id}`);
+  return url.toString();
+}
+
+/** True when a payout of `amount` is confirmed and approved only with the PIN. */
+export function needsStepUp(stepUp: StepUpSettings | undefined, amount: number): boolean {
+  return stepUp !== undefined && amount >= stepUp.thresholdXaf;
+}
+
+/**
+ * The prompt with its Confirm button opening the Mini App (private chat), or taken off
+ * with a line saying why (any other chat). Cancel stays a plain button.
+ */
+export function withPinConfirm(
+  t: Translate,
+  prompt: View,
+  payoutId: string,
+  stepUp: StepUpSettings,
+  privateChat: boolean,
+): View {
+  const confirmData = CALLBACK.confirm(payoutId);
+  const rows = prompt.keyboard?.inline_keyboard ?? [];
+  const isConfirm = (button: InlineKeyboardButton) =>
+    "callback_data" in button && button.callback_data === confirmData;
+  const note = t(privateChat ? "pin.prompt_note" : "pin.private_only", {
+    threshold: money(t, stepUp.thresholdXaf),
+  });
+  const inline_keyboard = rows
+    .map((row) =>
+      row.flatMap((button): InlineKeyboardButton[] => {
+        if (!isConfirm(button)) return [button];
+        if (!privateChat) return [];
+        const url = stepUpUrl(stepUp.webAppUrl, "confirm", payoutId);
+        return [{ text: t.plain("button.confirm_with_pin"), web_app: { url } }];
+      }),
+    )
+    .filter((row) => row.length > 0);
+  const keyboard: InlineKeyboardMarkup = { inline_keyboard };
+  return { text: `${prompt.text}\n${note}`, keyboard };
+}

@@ -1,0 +1,154 @@
+/**
+ * The step-up PIN's steps: set on first use (typed twice), checked before a big payout
+ * is confirmed or approved, reset by an admin. Five wrong tries in a row lock it for 15
+ * minutes and alert the admins (the store queues the alert with the lock). Every set,
+ * reset, wrong try and lock is audited. A right PIN gives a `PinProof` for that person,
+ * which is what the confirm and approve steps ask of a payout at or over
+ * STEP_UP_THRESHOLD_XAF; nothing else makes one.
+ */
+import { type Actor, staffActor } from "../model/audit.js";
+import { isPin, PIN_LOCK_MS, PIN_MAX_FAILURES, type PinStatus } from "../model/pin.js";
+import type { StaffMember } from "../model/staff.js";
+import type { PinLimits, Stores } from "../store/types.js";
+import type { PinHasher } from "./pin-hash.js";
+import { may } from "./policy.js";
+
+const PROOFS = new WeakSet<object>();
+
+/**
+ * That `userId` typed their right PIN just now. Made only by `Pins.check`, and only once
+ * per right PIN; the steps check it is the asker's own (`isPinProof`).
+ */
+export interface PinProof {
+  readonly userId: number;
+  readonly atMs: number;
+}
+
+/** True when `proof` was made by `Pins.check` for `userId` (not a look-alike object). */
+export function isPinProof(proof: PinProof | undefined, userId: number): boolean {
+  return proof !== undefined && PROOFS.has(proof) && proof.userId === userId;
+}
+
+export type PinSetResult =
+  | { outcome: "set" }
+  /** Not six digits. */
+  | { outcome: "malformed" }
+  /** The two entries differ. */
+  | { outcome: "mismatch" }
+  /** One is set already (another tab, another replica): check it instead. */
+  | { outcome: "already_set" };
+
+export type PinCheckResult =
+  | { outcome: "right"; proof: PinProof }
+  | { outcome: "wrong"; left: number }
+  | { outcome: "locked"; untilMs: number }
+  /** No PIN set: set one first. */
+  | { outcome: "none" }
+  /** Not six digits: not counted as a try. */
+  | { outcome: "malformed" };
+
+export type PinResetResult = { outcome: "reset" } | { outcome: "none" } | { outcome: "forbidden" };
+
+export interface PinsOptions {
+  stores: Pick<Stores, "pins" | "audit">;
+  hasher: PinHasher;
+  now: () => number;
+  /** Wrong tries in a row before the lock; default PIN_MAX_FAILURES (5). */
+  maxFailures?: number;
+  /** How long a lock lasts; default PIN_LOCK_MS (15 min). */
+  lockMs?: number;
+}
+
+export class Pins {
+  readonly #options: PinsOptions;
+
+  constructor(options: PinsOptions) {
+    this.#options = options;
+  }
+
+  status(userId: number): Promise<PinStatus> {
+    return this.#options.stores.pins.status(userId, this.#options.now());
+  }
+
+  /** Sets the PIN of `member` on first use: six digits, typed twice alike. */
+  async set(member: StaffMember, pin: string, repeat: string): Promise<PinSetResult> {
+    if (!isPin(pin)) return { outcome: "malformed" };
+    if (pin !== repeat) return { outcome: "mismatch" };
+    const { stores, hasher, now } = this.#options;
+    const hashed = await hasher.hash(pin);
+    const nowMs = now();
+    if (!(await stores.pins.setIfNone(member.userId, hashed, nowMs))) {
+      return { outcome: "already_set" };
+    }
+    await this.#audit(staffActor(member), "pin_set", member.userId, nowMs);
+    return { outcome: "set" };
+  }
+
+  /**
+   * Checks `pin` for `member`. The try is counted before the hash is compared, so guesses
+   * sent at once are all counted: at most five are ever compared before the lock.
+   */
+  async check(member: StaffMember, pin: string): Promise<PinCheckResult> {
+    if (!isPin(pin)) return { outcome: "malformed" };
+    const { stores, hasher } = this.#options;
+    const began = await stores.pins.beginTry(member.userId, this.#limits());
+    if (began.outcome === "none") return began;
+    if (began.outcome === "locked") return began;
+    const right = await hasher.verify(began.hash, pin);
+    const limits = this.#limits();
+    const finished = await stores.pins.finishTry(member.userId, right, limits);
+    const actor = staffActor(member);
+    switch (finished.outcome) {
+      case "right": {
+        const proof: PinProof = Object.freeze({ userId: member.userId, atMs: limits.nowMs });
+        PROOFS.add(proof);
+        return { outcome: "right", proof };
+      }
+      case "wrong":
+        await this.#audit(actor, "pin_failed", member.userId, limits.nowMs, {
+          left: finished.left,
+        });
+        return finished;
+      case "locked":
+        await this.#audit(actor, "pin_failed", member.userId, limits.nowMs, { left: 0 });
+        if (finished.justLocked) {
+          await this.#audit(actor, "pin_locked", member.userId, limits.nowMs, {
+            untilMs: finished.untilMs,
+          });
+        }
+        return { outcome: "locked", untilMs: finished.untilMs };
+    }
+  }
+
+  /** `/pin reset <user id>`: an admin forgets someone's PIN; they set a new one on next use. */
+  async reset(admin: StaffMember, userId: number): Promise<PinResetResult> {
+    if (!may(admin, "manage_staff")) return { outcome: "forbidden" };
+    if (!(await this.#options.stores.pins.reset(userId))) return { outcome: "none" };
+    await this.#audit(staffActor(admin), "pin_reset", userId, this.#options.now());
+    return { outcome: "reset" };
+  }
+
+  #limits(): PinLimits {
+    return {
+      nowMs: this.#options.now(),
+      maxFailures: this.#options.maxFailures ?? PIN_MAX_FAILURES,
+      lockMs: this.#options.lockMs ?? PIN_LOCK_MS,
+    };
+  }
+
+  #audit(
+    actor: Actor,
+    action: "pin_set" | "pin_reset" | "pin_failed" | "pin_locked",
+    userId: number,
+    atMs: number,
+    details: Record<string, number> = {},
+  ): Promise<void> {
+    return this.#options.stores.audit.record({
+      atMs,
+      actorId: actor.id,
+      actorRole: actor.role,
+      action,
+      details: { userId, ...details },
+    });
+  }
+}
