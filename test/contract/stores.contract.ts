@@ -9,6 +9,7 @@ import type { AuditAction } from "../../src/model/audit.js";
 import type { Stores } from "../../src/store/types.js";
 import { describeBatchStoreContract } from "./batch-store.contract.js";
 import { describePayoutStoreContract, payoutIn, samplePayout } from "./payout-store.contract.js";
+import { describePinStoreContract } from "./pin-store.contract.js";
 import { describeReportsContract } from "./reports.contract.js";
 import { describeRulesContract } from "./rules.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
@@ -23,6 +24,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     describeReportsContract(makeStores);
     describeRulesContract(makeStores);
     describeBatchStoreContract(makeStores);
+    describePinStoreContract(makeStores);
     describeRetention(makeStores);
 
     describe("with fresh stores", () => {
