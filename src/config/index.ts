@@ -13,6 +13,7 @@ import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values
 import { type EventsConfig, eventsConfig } from "./events.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
+import { type WebAppConfig, webAppConfig } from "./webapp.js";
 import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
 
 /** What the program is started for; decides which variables are required. */
@@ -150,6 +151,8 @@ export interface Config {
   batch: BatchSettings;
   /** Signed events to the business's systems (config/events.ts); undefined: off. */
   events: EventsConfig | undefined;
+  /** The Mini App (config/webapp.ts): WEBAPP_URL, WEBAPP_AUTH_MAX_AGE_SECONDS. */
+  webApp: WebAppConfig;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -198,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   problems.push(...redisProblems(env));
   problems.push(...rulesProblems(env));
   const events = eventsConfig(env, problems);
+  const webApp = webAppConfig(env, problems);
 
   // The checks below read the raw environment, so that one bad value above does not hide
   // the problems below: every problem is reported in one go.
@@ -299,6 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
       values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
     ),
     events,
+    webApp,
     logLevel: values.LOG_LEVEL,
   };
 }
