@@ -8,6 +8,7 @@ import type { Telegraf } from "telegraf";
 import { createEvents } from "./app-events.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { connectStores, rateLimiter } from "./app-storage.js";
+import { createWebApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger.js";
@@ -49,6 +50,8 @@ export interface AppOptions {
   now?: () => number;
   /** Signed events' retry pauses (tests use short ones; default 5 s → 1 h for 3 days). */
   eventRetry?: EventRetryPolicy;
+  /** The Mini App's built page (tests build their own); default dist/web/. */
+  webAppDir?: string;
 }
 
 export interface App {
@@ -233,7 +236,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     let running = true;
     let http: HttpServerHandle | undefined;
     if (options.http !== false) {
+      const webApp = createWebApp({ config, stores, payouts, logger, now, dir: options.webAppDir });
       http = await startHttpServer({
+        ...(webApp ? { webApp } : {}),
         host: config.http.host,
         port: config.http.port,
         logger,

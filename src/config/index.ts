@@ -15,6 +15,7 @@ import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./r
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
 import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
 import { type StepUpConfig, stepUpConfig } from "./step-up.js";
+import { type WebAppConfig, webAppConfig } from "./webapp.js";
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";
@@ -153,6 +154,8 @@ export interface Config {
   events: EventsConfig | undefined;
   /** The PIN before big money moves (config/step-up.ts); undefined: off. */
   stepUp: StepUpConfig | undefined;
+  /** The Mini App (config/webapp.ts): WEBAPP_URL, WEBAPP_AUTH_MAX_AGE_SECONDS. */
+  webApp: WebAppConfig;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -202,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   problems.push(...rulesProblems(env));
   const events = eventsConfig(env, problems);
   const stepUp = stepUpConfig(env, problems);
+  const webApp = webAppConfig(env, problems);
 
   // The checks below read the raw environment, so that one bad value above does not hide
   // the problems below: every problem is reported in one go.
@@ -307,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     ),
     events,
     stepUp,
+    webApp,
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -33,13 +33,10 @@ export function stepUpConfig(env: NodeJS.ProcessEnv, problems: string[]): StepUp
     found.push(
       "STEP_UP_THRESHOLD_XAF: needs WEBAPP_URL, the Mini App's https URL where the PIN is typed; set WEBAPP_URL, or unset STEP_UP_THRESHOLD_XAF",
     );
-  } else if (!isHttps(webAppUrl)) {
-    found.push(
-      "WEBAPP_URL: must be an https:// URL (Telegram opens only https pages as Mini Apps); STEP_UP_THRESHOLD_XAF needs it",
-    );
   }
   problems.push(...found);
-  if (found.length > 0 || webAppUrl === undefined) return undefined;
+  // A WEBAPP_URL that is not https is reported by config/webapp.ts.
+  if (found.length > 0 || webAppUrl === undefined || !isHttps(webAppUrl)) return undefined;
   return { thresholdXaf, webAppUrl };
 }
 
