@@ -7,6 +7,7 @@ import { hostname } from "node:os";
 import type { Telegraf } from "telegraf";
 import { createEvents } from "./app-events.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
+import { stepUpSteps } from "./app-step-up.js";
 import { connectStores, rateLimiter } from "./app-storage.js";
 import { createWebApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
@@ -16,6 +17,7 @@ import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/poller.js";
 import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram-transport.js";
 import type { Config } from "./config/index.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
+import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
 import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
@@ -236,7 +238,29 @@ export async function startApp(options: AppOptions): Promise<App> {
     let running = true;
     let http: HttpServerHandle | undefined;
     if (options.http !== false) {
-      const webApp = createWebApp({ config, stores, payouts, logger, now, dir: options.webAppDir });
+      const stepUp = config.stepUp;
+      const extraRoutes = stepUp
+        ? stepUpRoutes(
+            stepUpSteps({
+              stores,
+              payouts,
+              stepUp,
+              telegram: bot.telegram,
+              logger,
+              timeZone: config.timeZone,
+              now,
+            }),
+          )
+        : [];
+      const webApp = createWebApp({
+        config,
+        stores,
+        payouts,
+        logger,
+        now,
+        dir: options.webAppDir,
+        extraRoutes,
+      });
       http = await startHttpServer({
         ...(webApp ? { webApp } : {}),
         host: config.http.host,

@@ -1,0 +1,119 @@
+/**
+ * Wires the step-up's Mini App routes (http/webapp/step-up-routes.ts) to the payout
+ * steps: the item a PIN confirms, the PIN set and checked (payouts/pin.ts), and then the
+ * Confirm step the chat button calls (`payouts.submission.confirm`), given the proof. The
+ * chat prompt the payout came from is then edited to show where it stands, as a Confirm
+ * pressed in the chat would (best effort: the payout's own notices follow as usual).
+ */
+import type { Telegram } from "telegraf";
+import { clampHtml } from "./bot/clamp.js";
+import { operatorName, payoutStateView } from "./bot/views.js";
+import type { StepUpConfig } from "./config/step-up.js";
+import type { StepUpItem, StepUpSteps } from "./http/webapp/step-up-routes.js";
+import { translator } from "./i18n.js";
+import type { Logger } from "./logger.js";
+import type { Payout } from "./model/payout.js";
+import { formatPhone } from "./model/phone.js";
+import type { Payouts } from "./payouts/payouts.js";
+import type { Stores } from "./store/types.js";
+
+export interface StepUpWiring {
+  stores: Stores;
+  payouts: Payouts;
+  stepUp: StepUpConfig;
+  telegram: Telegram;
+  logger: Logger;
+  timeZone: string;
+  now: () => number;
+}
+
+function itemOf(payout: Payout): StepUpItem {
+  return {
+    id: payout.id,
+    kind: payout.kind,
+    amount: payout.amount,
+    recipientName: payout.recipientName,
+    phone: formatPhone(payout.phone),
+    operator: operatorName(payout.operator),
+    note: payout.note,
+    expiresAtMs: payout.expiresAtMs,
+  };
+}
+
+export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
+  const { stores, payouts, stepUp, telegram, logger, timeZone, now } = wiring;
+
+  /** The caller's own payout that waits for a Confirm with the PIN. */
+  const waiting = async (userId: number, payoutId: string): Promise<Payout | null> => {
+    const payout = await stores.payouts.get(payoutId);
+    if (payout === null || payout.initiatorId !== userId) return null;
+    if (payout.state !== "awaiting_confirmation" || payout.expiresAtMs < now()) return null;
+    return payout.amount >= stepUp.thresholdXaf ? payout : null;
+  };
+
+  /** The chat prompt shows what the Confirm did, as after a press in the chat. */
+  const showInChat = async (payout: Payout) => {
+    if (payout.messageId === undefined) return;
+    const view = payoutStateView(translator(payout.locale, timeZone), payout);
+    try {
+      await telegram.editMessageText(
+        payout.chatId,
+        payout.messageId,
+        undefined,
+        clampHtml(view.text),
+        {
+          parse_mode: "HTML",
+          reply_markup: { inline_keyboard: [] },
+        },
+      );
+    } catch (error) {
+      logger.info(
+        { err: error, payoutId: payout.id },
+        "could not update the prompt after a PIN confirm",
+      );
+    }
+  };
+
+  return {
+    async item(user, payoutId) {
+      const payout = await waiting(user.id, payoutId);
+      return payout === null ? null : itemOf(payout);
+    },
+    pinStatus: (user) => payouts.pins.status(user.id),
+    async setPin(user, pin, repeat) {
+      const result = await payouts.pins.set({ userId: user.id, role: user.role }, pin, repeat);
+      return result.outcome;
+    },
+    async confirm(user, payoutId, pin) {
+      const member = { userId: user.id, role: user.role };
+      // The item first: no try is spent on a payout that is not the caller's to confirm.
+      if ((await waiting(user.id, payoutId)) === null) return { outcome: "not_found" };
+      const checked = await payouts.pins.check(member, pin);
+      switch (checked.outcome) {
+        case "right":
+          break;
+        case "wrong":
+          return { outcome: "pin", result: "wrong", left: checked.left };
+        case "locked":
+          return { outcome: "pin", result: "locked", untilMs: checked.untilMs };
+        default:
+          return { outcome: "pin", result: checked.outcome };
+      }
+      // The same step as the chat's Confirm button: the claim, then the one request.
+      const claim = await payouts.submission.confirm(payoutId, member, checked.proof);
+      if (claim.outcome === "not_found")
+        return { outcome: "confirmed", result: "not_found", state: "" };
+      if (claim.outcome !== "claimed") {
+        if (claim.outcome === "approval_requested") await showInChat(claim.payout);
+        return { outcome: "confirmed", result: claim.outcome, state: claim.payout.state };
+      }
+      const submitted = await claim.submitted;
+      await showInChat(submitted.payout);
+      return {
+        outcome: "confirmed",
+        result: submitted.outcome === "refused" ? "rejected_by_api" : submitted.outcome,
+        state: submitted.payout.state,
+      };
+    },
+  };
+}
