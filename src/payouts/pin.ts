@@ -7,13 +7,16 @@
  * STEP_UP_THRESHOLD_XAF; nothing else makes one.
  */
 import { type Actor, staffActor } from "../model/audit.js";
+import type { Payout } from "../model/payout.js";
 import { isPin, PIN_LOCK_MS, PIN_MAX_FAILURES, type PinStatus } from "../model/pin.js";
 import type { StaffMember } from "../model/staff.js";
 import type { PinLimits, Stores } from "../store/types.js";
 import type { PinHasher } from "./pin-hash.js";
-import { may } from "./policy.js";
+import { type Asker, may } from "./policy.js";
 
 const PROOFS = new WeakSet<object>();
+/** How long a right PIN counts for the Confirm it was typed for. */
+const PIN_PROOF_TTL_MS = 60_000;
 
 /**
  * That `userId` typed their right PIN just now. Made only by `Pins.check`, and only once
@@ -27,6 +30,26 @@ export interface PinProof {
 /** True when `proof` was made by `Pins.check` for `userId` (not a look-alike object). */
 export function isPinProof(proof: PinProof | undefined, userId: number): boolean {
   return proof !== undefined && PROOFS.has(proof) && proof.userId === userId;
+}
+
+/**
+ * Holds (nothing moves) the initiator's Confirm of a payout at or over the step-up
+ * `threshold` without their fresh PinProof: `{ outcome: "step_up_required" }`, else null.
+ * Amounts never change and no payout returns to awaiting confirmation, so this read sees
+ * what the claim after it will; other presses go on to the claim, which refuses them for
+ * what they are (not theirs, expired, already moved).
+ */
+export async function stepUpHold(
+  context: { stores: Pick<Stores, "payouts">; now: () => number },
+  request: { threshold: number | undefined; payoutId: string; asker: Asker; pin?: PinProof },
+): Promise<{ outcome: "step_up_required"; payout: Payout } | null> {
+  const { threshold, payoutId, asker, pin } = request;
+  if (threshold === undefined || asker === null) return null;
+  const fresh = pin !== undefined && context.now() - pin.atMs <= PIN_PROOF_TTL_MS;
+  if (fresh && isPinProof(pin, asker.userId)) return null;
+  const payout = await context.stores.payouts.get(payoutId);
+  const held = payout?.state === "awaiting_confirmation" && payout.initiatorId === asker.userId;
+  return held && payout.amount >= threshold ? { outcome: "step_up_required", payout } : null;
 }
 
 export type PinSetResult =

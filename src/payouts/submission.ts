@@ -18,7 +18,7 @@ import { answerMismatch } from "./answer-check.js";
 import type { AnswerRecords } from "./answer-records.js";
 import type { Approval } from "./approval.js";
 import type { Limits } from "./limits.js";
-import { isPinProof, type PinProof } from "./pin.js";
+import { type PinProof, stepUpHold } from "./pin.js";
 import { type Asker, confirmableBy, PAYING_ROLES } from "./policy.js";
 import { lostRace } from "./prepare.js";
 import { retryPayoutWrite } from "./store-retry.js";
@@ -51,9 +51,6 @@ export interface ConfirmRules {
   stepUpThresholdXaf?: number | undefined;
 }
 
-/** How long a right PIN counts for the Confirm it was typed for. */
-const PIN_PROOF_TTL_MS = 60_000;
-
 export class Submission {
   readonly #context: StepContext;
   readonly #records: AnswerRecords;
@@ -82,7 +79,8 @@ export class Submission {
    * again right before it leaves.
    */
   async confirm(payoutId: string, asker: Asker, pin?: PinProof): Promise<ConfirmResult> {
-    const held = await this.#stepUpHold(payoutId, asker, pin);
+    const { stepUpThresholdXaf: threshold } = this.#rules;
+    const held = await stepUpHold(this.#context, { threshold, payoutId, asker, pin });
     if (held) return held;
     const claim = await this.#claim(payoutId, asker);
     if (claim.outcome !== "claimed") return claim;
@@ -174,26 +172,6 @@ export class Submission {
       default:
         return this.#refused(result, actor);
     }
-  }
-
-  /**
-   * A Confirm of its initiator's payout at or over STEP_UP_THRESHOLD_XAF without their
-   * fresh PinProof is held: nothing moves. The amount never changes once the prompt is
-   * made, and a payout never returns to awaiting confirmation, so this read before the
-   * claim sees what the claim will. Any other press goes on to the claim, which refuses
-   * it for what it is (not theirs, expired, already moved).
-   */
-  async #stepUpHold(payoutId: string, asker: Asker, pin: PinProof | undefined) {
-    const threshold = this.#rules.stepUpThresholdXaf;
-    if (threshold === undefined || asker === null) return null;
-    const fresh = pin !== undefined && this.#context.now() - pin.atMs <= PIN_PROOF_TTL_MS;
-    if (fresh && isPinProof(pin, asker.userId)) return null;
-    const payout = await this.#context.stores.payouts.get(payoutId);
-    if (payout === null || payout.amount < threshold) return null;
-    if (payout.state !== "awaiting_confirmation" || payout.initiatorId !== asker.userId) {
-      return null;
-    }
-    return { outcome: "step_up_required" as const, payout };
   }
 
   /** The Confirm of a payout at or over the threshold: it now waits for a second person. */
