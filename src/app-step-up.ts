@@ -9,12 +9,15 @@ import type { Telegram } from "telegraf";
 import { clampHtml } from "./bot/clamp.js";
 import { operatorName, payoutStateView } from "./bot/views.js";
 import type { StepUpConfig } from "./config/step-up.js";
-import type { StepUpItem, StepUpSteps } from "./http/webapp/step-up-routes.js";
+import type { WebAppUser } from "./http/webapp/auth.js";
+import type { StepUpAction, StepUpItem, StepUpSteps } from "./http/webapp/step-up-routes.js";
 import { translator } from "./i18n.js";
 import type { Logger } from "./logger.js";
 import type { Payout } from "./model/payout.js";
 import { formatPhone } from "./model/phone.js";
 import type { Payouts } from "./payouts/payouts.js";
+import { mayDecide } from "./payouts/policy.js";
+import type { SubmitResult } from "./payouts/types.js";
 import type { Stores } from "./store/types.js";
 
 export interface StepUpWiring {
@@ -40,15 +43,41 @@ function itemOf(payout: Payout): StepUpItem {
   };
 }
 
+function done(result: string, state: string) {
+  return { outcome: "confirmed" as const, result, state };
+}
+
+function submittedOutcome(outcome: SubmitResult["outcome"]): string {
+  return outcome === "refused" ? "rejected_by_api" : outcome;
+}
+
+function pick(input: { duplicateSeenAtMs?: number }) {
+  return input.duplicateSeenAtMs === undefined
+    ? {}
+    : { duplicateSeenAtMs: input.duplicateSeenAtMs };
+}
+
 export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
   const { stores, payouts, stepUp, telegram, logger, timeZone, now } = wiring;
 
-  /** The caller's own payout that waits for a Confirm with the PIN. */
-  const waiting = async (userId: number, payoutId: string): Promise<Payout | null> => {
+  /**
+   * The payout at or over the threshold that waits for the caller's `action`: their own
+   * prompt's Confirm, or (`approve`) an Approve they may make (not their own payout).
+   */
+  const waiting = async (
+    user: WebAppUser,
+    action: StepUpAction,
+    payoutId: string,
+  ): Promise<Payout | null> => {
     const payout = await stores.payouts.get(payoutId);
-    if (payout === null || payout.initiatorId !== userId) return null;
-    if (payout.state !== "awaiting_confirmation" || payout.expiresAtMs < now()) return null;
-    return payout.amount >= stepUp.thresholdXaf ? payout : null;
+    if (payout === null || payout.amount < stepUp.thresholdXaf) return null;
+    const asker = { userId: user.id, role: user.role };
+    if (action === "approve") {
+      const may = payout.state === "awaiting_approval" && mayDecide(asker, payout) === "allowed";
+      return may ? payout : null;
+    }
+    if (payout.initiatorId !== user.id) return null;
+    return payout.state === "awaiting_confirmation" && payout.expiresAtMs >= now() ? payout : null;
   };
 
   /** The chat prompt shows what the Confirm did, as after a press in the chat. */
@@ -75,8 +104,8 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
   };
 
   return {
-    async item(user, payoutId) {
-      const payout = await waiting(user.id, payoutId);
+    async item(user, action, payoutId) {
+      const payout = await waiting(user, action, payoutId);
       return payout === null ? null : itemOf(payout);
     },
     pinStatus: (user) => payouts.pins.status(user.id),
@@ -84,11 +113,11 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
       const result = await payouts.pins.set({ userId: user.id, role: user.role }, pin, repeat);
       return result.outcome;
     },
-    async confirm(user, payoutId, pin) {
+    async act(user, action, payoutId, input) {
       const member = { userId: user.id, role: user.role };
-      // The item first: no try is spent on a payout that is not the caller's to confirm.
-      if ((await waiting(user.id, payoutId)) === null) return { outcome: "not_found" };
-      const checked = await payouts.pins.check(member, pin);
+      // The item first: no try is spent on a payout that is not the caller's to act on.
+      if ((await waiting(user, action, payoutId)) === null) return { outcome: "not_found" };
+      const checked = await payouts.pins.check(member, input.pin);
       switch (checked.outcome) {
         case "right":
           break;
@@ -99,21 +128,25 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
         default:
           return { outcome: "pin", result: checked.outcome };
       }
+      if (action === "approve") {
+        // The same step as the card's Approve button, then the same submission.
+        const options = { pin: checked.proof, ...pick(input) };
+        const decision = await payouts.approval.approve(payoutId, member, options);
+        if (decision.outcome === "not_found") return done("not_found", "");
+        if (decision.outcome !== "claimed") return done(decision.outcome, decision.payout.state);
+        const submitted = await payouts.submission.submit(decision);
+        return done(submittedOutcome(submitted.outcome), submitted.payout.state);
+      }
       // The same step as the chat's Confirm button: the claim, then the one request.
       const claim = await payouts.submission.confirm(payoutId, member, checked.proof);
-      if (claim.outcome === "not_found")
-        return { outcome: "confirmed", result: "not_found", state: "" };
+      if (claim.outcome === "not_found") return done("not_found", "");
       if (claim.outcome !== "claimed") {
         if (claim.outcome === "approval_requested") await showInChat(claim.payout);
-        return { outcome: "confirmed", result: claim.outcome, state: claim.payout.state };
+        return done(claim.outcome, claim.payout.state);
       }
       const submitted = await claim.submitted;
       await showInChat(submitted.payout);
-      return {
-        outcome: "confirmed",
-        result: submitted.outcome === "refused" ? "rejected_by_api" : submitted.outcome,
-        state: submitted.payout.state,
-      };
+      return done(submittedOutcome(submitted.outcome), submitted.payout.state);
     },
   };
 }

@@ -45,11 +45,29 @@ export async function stepUpHold(
 ): Promise<{ outcome: "step_up_required"; payout: Payout } | null> {
   const { threshold, payoutId, asker, pin } = request;
   if (threshold === undefined || asker === null) return null;
-  const fresh = pin !== undefined && context.now() - pin.atMs <= PIN_PROOF_TTL_MS;
-  if (fresh && isPinProof(pin, asker.userId)) return null;
+  if (hasFreshProof(pin, asker.userId, context.now())) return null;
   const payout = await context.stores.payouts.get(payoutId);
   const held = payout?.state === "awaiting_confirmation" && payout.initiatorId === asker.userId;
   return held && payout.amount >= threshold ? { outcome: "step_up_required", payout } : null;
+}
+
+function hasFreshProof(pin: PinProof | undefined, userId: number, nowMs: number): boolean {
+  return pin !== undefined && nowMs - pin.atMs <= PIN_PROOF_TTL_MS && isPinProof(pin, userId);
+}
+
+/**
+ * True when approving `payout` takes the approver's PIN and `pin` is not their fresh
+ * proof: a big payout's Approve, pressed in the chat or forged, decides nothing.
+ */
+export function approvalNeedsPin(
+  threshold: number | undefined,
+  payout: Pick<Payout, "amount">,
+  approver: { userId: number },
+  pin: PinProof | undefined,
+  nowMs: number,
+): boolean {
+  if (threshold === undefined || payout.amount < threshold) return false;
+  return !hasFreshProof(pin, approver.userId, nowMs);
 }
 
 export type PinSetResult =

@@ -192,7 +192,9 @@ export type ApproveResult =
    * It repeats `duplicate` (DUPLICATE_WINDOW_MINUTES), which the approver was not shown:
    * nothing was decided; the card is to show it, with "Approve anyway".
    */
-  | { outcome: "duplicate"; payout: Payout; duplicate: Payout };
+  | { outcome: "duplicate"; payout: Payout; duplicate: Payout }
+  /** At or over STEP_UP_THRESHOLD_XAF without the approver's PIN: nothing was decided. */
+  | { outcome: "step_up_required"; payout: Payout };
 
 export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
 

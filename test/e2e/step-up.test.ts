@@ -22,7 +22,7 @@ import {
 import { silentLogger } from "../../src/logger.js";
 import type { SandboxHandle } from "../../src/sandbox/index.js";
 import { isPromptIn, isPromptReading, sendAndWait } from "../support/flows.js";
-import { ADMIN_ID, harnessEnv, PAYER_ID, startServices } from "../support/harness.js";
+import { ADMIN_ID, APPROVER_ID, harnessEnv, PAYER_ID, startServices } from "../support/harness.js";
 import { perTest } from "../support/per-test.js";
 import { dropTestPrefix, testPrefix } from "../support/redis.js";
 
@@ -47,6 +47,7 @@ const world = perTest<World & { close(): Promise<void> }>(
     writeFileSync(join(pageDir, "index.html"), "<!doctype html><title>app</title>");
     const env = harnessEnv(sandbox, emulator, prefix, {
       STEP_UP_THRESHOLD_XAF: String(THRESHOLD),
+      APPROVAL_THRESHOLD_XAF: "200000",
       WEBAPP_URL,
     });
     const app = await startApp({
@@ -235,5 +236,52 @@ describe("the PIN before big money moves", () => {
       body: JSON.stringify({ pin: "123456", repeat: "123456" }),
     });
     expect(response.status).toBe(401);
+  });
+});
+
+describe("the PIN before a big approval", () => {
+  it("takes the approver's PIN too: the card's Approve and the dashboard's refuse, the PIN's sends one POST", async () => {
+    const { emulator, app, api } = world();
+    const approver = emulator.user({ id: APPROVER_ID, firstName: "Aline", languageCode: "en" });
+    await sendAndWait(emulator, approver, "/help");
+    const { payoutId } = await bigPrompt(250_000);
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const card = emulator.waitForMessage(
+      (message) =>
+        message.chatId === APPROVER_ID &&
+        flatButtons(message.replyMarkup).some((button) => button.text === "✅ Approve"),
+    );
+    const confirmed = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, {
+      pin: "123456",
+    });
+    expect(confirmed.json).toEqual({
+      outcome: "approval_requested",
+      state: "awaiting_approval",
+    });
+
+    // The card's Approve in the chat decides nothing; nor does the dashboard's, without a PIN.
+    const pressed = await approver.pressButton(await card, "✅ Approve");
+    const answer = await emulator.waitForCallbackAnswer(pressed.callbackQueryId);
+    expect(answer.text).toContain("This amount needs your PIN to approve");
+    const dashboard = await call(APPROVER_ID, "POST", `approvals/${payoutId}/approve`, {});
+    expect(dashboard).toEqual({ status: 403, json: { error: "step_up_required" } });
+    expect((await app.stores.payouts.get(payoutId))?.state).toBe("awaiting_approval");
+    // The payer may not approve their own payout, PIN or not.
+    const own = await call(PAYER_ID, "GET", `step-up/approve/${payoutId}`);
+    expect(own.status).toBe(403);
+
+    const item = await call(APPROVER_ID, "GET", `step-up/approve/${payoutId}`);
+    expect(item).toMatchObject({
+      status: 200,
+      json: { payout: { amount: 250_000 }, pin: { state: "none" } },
+    });
+    await call(APPROVER_ID, "POST", "step-up/pin", { pin: "135790", repeat: "135790" });
+    const wrong = await call(APPROVER_ID, "POST", `step-up/approve/${payoutId}`, { pin: "123456" });
+    expect(wrong).toEqual({ status: 422, json: { error: "wrong_pin", left: 4 } });
+    expect(disbursements()).toBe(0);
+    const right = await call(APPROVER_ID, "POST", `step-up/approve/${payoutId}`, { pin: "135790" });
+    expect(right).toEqual({ status: 200, json: { outcome: "pending", state: "pending" } });
+    expect(disbursements()).toBe(1);
+    expect(api).toContain("/app/api/");
   });
 });

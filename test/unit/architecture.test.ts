@@ -82,6 +82,8 @@ describe("layers", () => {
       "the batch steps people take (upload, Confirm, Include, Cancel, Stop, a lost standing's stop), one class",
     "config/index.ts":
       "the env schema and the Config it resolves to, with every problem listed at once",
+    "payouts/approval.ts":
+      "four-eyes decisions on one payout, one class: asked, approved (duplicate, caps and PIN checked), rejected, withdrawn",
     "payments/client.ts":
       "the Payment API client: each endpoint, and the attempt loop with its slots and retries",
   };

@@ -113,6 +113,12 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       await ctx.answerCbQuery(ctx.t.plain(key, amounts), { show_alert: true });
       return;
     }
+    if (result.outcome === "step_up_required") {
+      // Only the Mini App, with the approver's PIN, approves this one.
+      ctx.log.warn({ payoutId }, "approve without the PIN refused");
+      await ctx.answerCbQuery(ctx.t.plain("pin.approve_in_app"), { show_alert: true });
+      return;
+    }
     if (result.outcome !== "claimed") return refused(ctx, result);
     // Claimed: the request leaves at once, Telegram is told alongside (as for a Confirm).
     const submitted = deps.payouts.submission.submit(result);

@@ -107,6 +107,9 @@ function decisionReply(decision: ApproveResult | RejectResult): WebAppReply | nu
       };
     case "over_limit":
       return { status: 409, json: { error: "over_limit", limit: decision.over.limit } };
+    case "step_up_required":
+      // At or over STEP_UP_THRESHOLD_XAF: approved only with the PIN (step-up/approve/:id).
+      return { status: 403, json: { error: "step_up_required" } };
     case "duplicate":
       return {
         status: 409,
