@@ -8,7 +8,7 @@ import type { Telegraf } from "telegraf";
 import { createEvents } from "./app-events.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { connectStores, rateLimiter } from "./app-storage.js";
-import { createWebApp } from "./app-webapp.js";
+import { createWebApp, offerMiniApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger.js";
@@ -134,6 +134,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       onNoticeQueued: () => notifier.wake(),
       onBatchWork: () => batchWorker.wake(),
       ...(events ? { events: events.dispatch } : {}),
+      webAppUrl: config.webApp.url,
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);
@@ -165,6 +166,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     // After the notifier: a STAFF change that cancels someone's open payouts tells them.
     const bootstrap = await applyBootstrapStaff(stores.staff, payouts.staff, config.staff, logger);
     logger.info(bootstrap, "staff from STAFF applied; /staff changes kept");
+    offerMiniApp(config, stores, bot.telegram, logger);
     const tracker = new PayoutTracker({
       settlement: payouts.settlement,
       stores,

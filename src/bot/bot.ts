@@ -17,6 +17,7 @@ import { adminFeature } from "./features/admin.js";
 import { approvalFeature } from "./features/approval.js";
 import { batchFeature } from "./features/batch.js";
 import { batchApprovalFeature } from "./features/batch-approval.js";
+import { dashboardFeature } from "./features/dashboard.js";
 import { eventsFeature } from "./features/events.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
@@ -45,6 +46,8 @@ export interface BotDeps {
   onBatchWork?: () => void;
   /** The signed events (/events); undefined when EVENTS_URL is unset. */
   events?: EventDispatch;
+  /** WEBAPP_URL: /dashboard opens the Mini App there; undefined: it says how to set it up. */
+  webAppUrl?: string | undefined;
 }
 
 /**
@@ -106,6 +109,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(reportsFeature({ stores: deps.stores, now }));
   bot.use(eventsFeature({ events: deps.events, now }));
+  bot.use(dashboardFeature({ webAppUrl: deps.webAppUrl }));
   bot.use(fallbackFeature());
 
   bot.catch(async (error, ctx) => {
@@ -137,6 +141,7 @@ function commandMenu(locale: Locale): BotCommand[] {
     "batches",
     "limits",
     "cancel",
+    "dashboard",
     "lang",
     "help",
   ] as const;

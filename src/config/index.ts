@@ -13,8 +13,8 @@ import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values
 import { type EventsConfig, eventsConfig } from "./events.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
-import { type WebAppConfig, webAppConfig } from "./webapp.js";
 import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
+import { type WebAppConfig, webAppConfig } from "./webapp.js";
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";

@@ -101,7 +101,10 @@ function decisionReply(decision: ApproveResult | RejectResult): WebAppReply | nu
       return { status: 403, json: { error: "forbidden", reason: decision.why } };
     case "expired":
     case "already":
-      return { status: 409, json: { error: decision.outcome, payout: payoutView(decision.payout) } };
+      return {
+        status: 409,
+        json: { error: decision.outcome, payout: payoutView(decision.payout) },
+      };
     case "over_limit":
       return { status: 409, json: { error: "over_limit", limit: decision.over.limit } };
     case "duplicate":
@@ -145,7 +148,10 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
       if (parsed === null) return failure(400, "bad_query");
       const file = await steps.historyCsv(user, parsed);
       if (file === null) return failure(404, "empty");
-      return { status: 200, file: { name: file.name, type: "text/csv; charset=utf-8", text: file.text } };
+      return {
+        status: 200,
+        file: { name: file.name, type: "text/csv; charset=utf-8", text: file.text },
+      };
     }),
     get("payouts/:id", "read", async ({ user, params }) => {
       const detail = await steps.payout(askerOf(user), params.id ?? "");
@@ -180,7 +186,10 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
             createdAtMs: batch.createdAtMs,
             initiatorId: batch.initiatorId,
           })),
-          names: await namesOf(steps, batches.map((batch) => batch.initiatorId)),
+          names: await namesOf(
+            steps,
+            batches.map((batch) => batch.initiatorId),
+          ),
         },
       };
     }),
@@ -198,7 +207,13 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
       return {
         status: 200,
         json: {
-          batch: { id: batch.id, state: batch.state, fileName: batch.fileName, rowCount: batch.rowCount, createdAtMs: batch.createdAtMs },
+          batch: {
+            id: batch.id,
+            state: batch.state,
+            fileName: batch.fileName,
+            rowCount: batch.rowCount,
+            createdAtMs: batch.createdAtMs,
+          },
           rows,
           truncated,
         },
@@ -210,7 +225,10 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
         status: 200,
         json: {
           items: waiting.map(payoutView),
-          names: await namesOf(steps, waiting.map((payout) => payout.initiatorId)),
+          names: await namesOf(
+            steps,
+            waiting.map((payout) => payout.initiatorId),
+          ),
         },
       };
     }),

@@ -92,7 +92,11 @@ function windowOf(query: HistoryQuery, deps: HistoryDeps): { fromMs: number; toM
   return { fromMs: window.fromMs, toMs: Math.min(window.toMs, nowMs) };
 }
 
-function passesFilters(payout: Payout, query: HistoryQuery, window: { fromMs: number; toMs: number }) {
+function passesFilters(
+  payout: Payout,
+  query: HistoryQuery,
+  window: { fromMs: number; toMs: number },
+) {
   if (query.status !== undefined && statusFilterOf(payout.state) !== query.status) return false;
   if (query.kind !== undefined && payout.kind !== query.kind) return false;
   return payout.createdAtMs >= window.fromMs && payout.createdAtMs <= window.toMs;
@@ -171,7 +175,9 @@ export async function searchHistory(
     ]);
     const items = [byPayment, byId].filter((payout): payout is Payout => payout !== null);
     if (items.length > 0) {
-      const unique = items.filter((payout, index) => items.findIndex((o) => o.id === payout.id) === index);
+      const unique = items.filter(
+        (payout, index) => items.findIndex((o) => o.id === payout.id) === index,
+      );
       return { items: unique.filter(visible), via: "id", partial: false };
     }
   }

@@ -6,8 +6,8 @@
  */
 import { setImmediate as yieldToOthers } from "node:timers/promises";
 import { chargedFee, type Payout } from "../../model/payout.js";
-import type { Stores } from "../../store/types.js";
 import { payoutsInState } from "../../store/payout-store.js";
+import type { Stores } from "../../store/types.js";
 import { dayOf } from "../../time.js";
 import { type Asker, maySee } from "../policy.js";
 
