@@ -9,6 +9,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY locales ./locales
+# The Mini App's page (web/), bundled by esbuild into dist/web/.
+COPY web ./web
 RUN npm run build
 
 # Run: production dependencies and the compiled code only, as a non-root user.

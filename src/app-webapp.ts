@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { setStaffMenuButtons } from "./bot/features/dashboard.js";
 import type { Config } from "./config/index.js";
 import type { WebAppUser } from "./http/webapp/auth.js";
 import { type DashboardSteps, dashboardRoutes } from "./http/webapp/dashboard-routes.js";
@@ -143,4 +144,32 @@ export function createWebApp(wiring: WebAppWiring): WebAppHandler | undefined {
       stores.throttles.take(`webapp:${userId}`, WEBAPP_REQUESTS_PER_MINUTE, 60_000),
     logger,
   });
+}
+
+/**
+ * With WEBAPP_URL set, every staff member's private chat gets the Mini App as its menu
+ * button, in their language (in the background: a start never waits on Telegram for it).
+ */
+export function offerMiniApp(
+  config: Config,
+  stores: Stores,
+  telegram: Parameters<typeof setStaffMenuButtons>[0],
+  logger: Logger,
+): void {
+  const url = config.webApp.url;
+  if (url === undefined) return;
+  const work = async () => {
+    const staff = await stores.staff.list();
+    const locales = await Promise.all(
+      staff.map((member) => stores.sessions.getLocale(member.userId)),
+    );
+    const members = staff.map((member, index) => ({
+      userId: member.userId,
+      locale: locales[index] ?? ("en" as const),
+    }));
+    await setStaffMenuButtons(telegram, members, url, logger);
+  };
+  work().catch((error: unknown) =>
+    logger.warn({ err: error }, "could not set the staff's menu buttons"),
+  );
 }

@@ -9,7 +9,7 @@ import { createEvents } from "./app-events.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { stepUpSteps } from "./app-step-up.js";
 import { connectStores, rateLimiter } from "./app-storage.js";
-import { createWebApp } from "./app-webapp.js";
+import { createWebApp, offerMiniApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger.js";
@@ -137,6 +137,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       onBatchWork: () => batchWorker.wake(),
       ...(events ? { events: events.dispatch } : {}),
       stepUp: config.stepUp,
+      webAppUrl: config.webApp.url,
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);
@@ -168,6 +169,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     // After the notifier: a STAFF change that cancels someone's open payouts tells them.
     const bootstrap = await applyBootstrapStaff(stores.staff, payouts.staff, config.staff, logger);
     logger.info(bootstrap, "staff from STAFF applied; /staff changes kept");
+    offerMiniApp(config, stores, bot.telegram, logger);
     const tracker = new PayoutTracker({
       settlement: payouts.settlement,
       stores,

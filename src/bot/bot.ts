@@ -17,6 +17,7 @@ import { adminFeature } from "./features/admin.js";
 import { approvalFeature } from "./features/approval.js";
 import { batchFeature } from "./features/batch.js";
 import { batchApprovalFeature } from "./features/batch-approval.js";
+import { dashboardFeature } from "./features/dashboard.js";
 import { eventsFeature } from "./features/events.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
@@ -49,6 +50,8 @@ export interface BotDeps {
   events?: EventDispatch;
   /** The PIN before big money moves; undefined when STEP_UP_THRESHOLD_XAF is unset. */
   stepUp?: StepUpSettings | undefined;
+  /** WEBAPP_URL: /dashboard opens the Mini App there; undefined: it says how to set it up. */
+  webAppUrl?: string | undefined;
 }
 
 /**
@@ -111,6 +114,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(reportsFeature({ stores: deps.stores, now }));
   bot.use(eventsFeature({ events: deps.events, now }));
+  bot.use(dashboardFeature({ webAppUrl: deps.webAppUrl }));
   bot.use(fallbackFeature());
 
   bot.catch(async (error, ctx) => {
@@ -142,6 +146,7 @@ function commandMenu(locale: Locale): BotCommand[] {
     "batches",
     "limits",
     "cancel",
+    "dashboard",
     "lang",
     "help",
   ] as const;

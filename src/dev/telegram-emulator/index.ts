@@ -26,6 +26,7 @@ import type {
   WebhookSnapshot,
 } from "./types.js";
 import { EmulatedUser, type EmulatedUserInfo } from "./users.js";
+import { type MenuButton, menuButtonOf } from "./webapp.js";
 import { flatButtons } from "./wire.js";
 
 export { plainText } from "./html.js";
@@ -55,6 +56,13 @@ export {
   type TextOptions,
   type UserActionOptions,
 } from "./users.js";
+export {
+  DARK_THEME,
+  LIGHT_THEME,
+  type MenuButton,
+  signWebAppInitData,
+  webAppLaunchUrl,
+} from "./webapp.js";
 
 function describeMessage(message: SentMessage): string {
   const flags = [
@@ -128,6 +136,11 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
   /** The current state of every message the bot sent in a chat, oldest first. */
   messages(chatId: number, options: { includeDeleted?: boolean } = {}): SentMessage[] {
     return this.#core.messages.list(chatId, options.includeDeleted ?? false);
+  }
+
+  /** The menu button the bot set for `chatId` (setChatMenuButton), or the default one. */
+  menuButton(chatId: number): MenuButton {
+    return menuButtonOf(this.#core, chatId);
   }
 
   /** The current state of one bot message. */
