@@ -13,6 +13,7 @@ import { renderDetail, renderHistory } from "./history.js";
 import { type Key, setLang, t } from "./i18n.js";
 import { applyTheme, readLaunch } from "./launch.js";
 import { renderOverview } from "./overview.js";
+import { renderStepUp, stepUpTarget } from "./step-up.js";
 import type { Me } from "./types.js";
 
 type Tab = "overview" | "history" | "batches" | "approvals";
@@ -141,7 +142,10 @@ async function start(): Promise<void> {
     const me = await getJson<Me>("me");
     setLang(me.language);
     document.title = t("app.title");
-    shell(me);
+    // Opened from a chat's "Confirm with PIN" button: that one payout, nothing else.
+    const target = stepUpTarget();
+    if (target) await renderStepUp(app, target, errorText);
+    else shell(me);
   } catch (error) {
     fatal(error);
   }
