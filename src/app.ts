@@ -146,6 +146,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       timeZone: config.timeZone,
       duplicateOf: (payout) => payouts.approval.duplicateOf(payout),
       reports: reportDelivery(config, stores, payouts.limits, bot.telegram, logger, now),
+      stepUp: config.stepUp,
       batches: {
         limits: payouts.limits,
         approvalThresholdXaf: config.rules.approvalThresholdXaf,

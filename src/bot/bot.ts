@@ -83,7 +83,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   );
   bot.use(helpFeature({ stores: deps.stores }));
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
-  bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores }));
+  bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
   bot.use(
     batchFeature({
       payouts: deps.payouts,

@@ -22,6 +22,7 @@ import { editMessageView, sendView } from "./reply.js";
 import type { ReportDelivery } from "./report-delivery.js";
 import { translatorFor } from "./staff-names.js";
 import { StandingDeliveries } from "./standing-messenger.js";
+import type { StepUpSettings } from "./step-up-views.js";
 import { toDeliveryError } from "./telegram-failure.js";
 import { payoutStateView } from "./views.js";
 
@@ -34,6 +35,8 @@ export interface TelegramMessengerOptions {
   duplicateOf?: DuplicateFinder;
   /** What batch previews and summaries say about limits, approval and stuck rows. */
   batches?: Pick<BatchDeliveryOptions, "limits" | "approvalThresholdXaf" | "stuckAfterHours">;
+  /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: big payouts' approval cards open the Mini App. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 export class TelegramMessenger implements Messenger {
@@ -63,6 +66,7 @@ export class TelegramMessenger implements Messenger {
       logger,
       timeZone: this.#timeZone,
       ...(options.duplicateOf ? { duplicateOf: options.duplicateOf } : {}),
+      stepUp: options.stepUp,
     });
     this.#standing = new StandingDeliveries({
       telegram,

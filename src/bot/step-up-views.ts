@@ -61,3 +61,32 @@ export function withPinConfirm(
   const keyboard: InlineKeyboardMarkup = { inline_keyboard };
   return { text: `${prompt.text}\n${note}`, keyboard };
 }
+
+/**
+ * An approval card whose Approve (or "Approve anyway") opens the Mini App, where the
+ * approver types their PIN, for a payout at or over the threshold; any other card as it
+ * is. Cards go to the approvers' private chats, where `web_app` buttons are allowed.
+ */
+export function withPinApprove(
+  t: Translate,
+  card: View,
+  payout: { id: string; amount: number },
+  stepUp: StepUpSettings | undefined,
+): View {
+  if (!stepUp || !needsStepUp(stepUp, payout.amount) || !card.keyboard) return card;
+  const approveData = [CALLBACK.approve(payout.id), `A:${payout.id}:`];
+  const isApprove = (button: InlineKeyboardButton) =>
+    "callback_data" in button &&
+    approveData.some(
+      (data) => button.callback_data === data || button.callback_data.startsWith(data),
+    );
+  const url = stepUpUrl(stepUp.webAppUrl, "approve", payout.id);
+  const inline_keyboard = card.keyboard.inline_keyboard.map((row) =>
+    row.map(
+      (button): InlineKeyboardButton =>
+        isApprove(button) ? { text: t.plain("button.approve_with_pin"), web_app: { url } } : button,
+    ),
+  );
+  const note = t("pin.approve_note", { threshold: money(t, stepUp.thresholdXaf) });
+  return { text: `${card.text}\n${note}`, keyboard: { inline_keyboard } };
+}

@@ -113,7 +113,7 @@ describe("the step-up page", () => {
     expect(await page.getByTestId("step-up-amount").innerText()).toBe("120\u202F000\u00A0FCFA");
     await page.getByLabel("Votre code PIN (6 chiffres)").waitFor();
     const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
+      "document.documentElement.scrollWidth > document.documentElement.clientWidth",
     );
     expect(overflow).toBe(false);
     await page.screenshot({ path: join(ARTIFACTS_DIR, "step-up-fr-dark-360.png"), fullPage: true });

@@ -249,7 +249,7 @@ describe("the PIN before a big approval", () => {
     const card = emulator.waitForMessage(
       (message) =>
         message.chatId === APPROVER_ID &&
-        flatButtons(message.replyMarkup).some((button) => button.text === "✅ Approve"),
+        flatButtons(message.replyMarkup).some((button) => button.web_app !== undefined),
     );
     const confirmed = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, {
       pin: "123456",
@@ -259,8 +259,14 @@ describe("the PIN before a big approval", () => {
       state: "awaiting_approval",
     });
 
-    // The card's Approve in the chat decides nothing; nor does the dashboard's, without a PIN.
-    const pressed = await approver.pressButton(await card, "✅ Approve");
+    // The approver's card opens the Mini App on it; its Approve, pressed anyway in the chat
+    // (forged), decides nothing; nor does the dashboard's, without a PIN.
+    const shown = await card;
+    const approveButton = flatButtons(shown.replyMarkup)[0];
+    expect(approveButton?.text).toBe("🔐 Approve with PIN");
+    expect(approveButton?.web_app?.url).toBe(`${WEBAPP_URL}?step_up=approve.${payoutId}`);
+    expect(plainText(shown)).toContain("From 100,000 FCFA, approving takes your PIN");
+    const pressed = await approver.pressCallbackData(shown.messageId, `a:${payoutId}`);
     const answer = await emulator.waitForCallbackAnswer(pressed.callbackQueryId);
     expect(answer.text).toContain("This amount needs your PIN to approve");
     const dashboard = await call(APPROVER_ID, "POST", `approvals/${payoutId}/approve`, {});

@@ -20,6 +20,7 @@ import { showSending } from "../prompt-edits.js";
 import { editMessageView, editView, replyHtml, replyView } from "../reply.js";
 import { initiatorName } from "../report-views.js";
 import { namesOf, payoutPeopleNames } from "../staff-names.js";
+import { type StepUpSettings, withPinApprove } from "../step-up-views.js";
 import { bestEffort } from "../telegram-failure.js";
 import { CALLBACK_PATTERN, money } from "../views.js";
 
@@ -37,6 +38,8 @@ const FORBIDDEN_KEY = {
 export interface ApprovalDeps {
   payouts: Payouts;
   stores: Stores;
+  /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: a big payout's Approve opens the Mini App. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
@@ -217,7 +220,8 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     for (const payout of shown) {
       // Each with the payout it repeats, if any, as its first card says.
       const { names, duplicate } = await factsOf(payout);
-      const sent = await replyView(ctx, approvalCard(ctx.t, payout, names, { duplicate }));
+      const card = approvalCard(ctx.t, payout, names, { duplicate });
+      const sent = await replyView(ctx, withPinApprove(ctx.t, card, payout, deps.stepUp));
       // Edited with the others once someone decides.
       await deps.stores.cards.add(payout.id, { chatId: ctx.chat.id, messageId: sent.message_id });
     }
