@@ -10,9 +10,15 @@ import { clampHtml } from "./bot/clamp.js";
 import { operatorName, payoutStateView } from "./bot/views.js";
 import type { StepUpConfig } from "./config/step-up.js";
 import type { WebAppUser } from "./http/webapp/auth.js";
-import type { StepUpAction, StepUpItem, StepUpSteps } from "./http/webapp/step-up-routes.js";
+import type {
+  StepUpAction,
+  StepUpBatch,
+  StepUpItem,
+  StepUpSteps,
+} from "./http/webapp/step-up-routes.js";
 import { translator } from "./i18n.js";
 import type { Logger } from "./logger.js";
+import type { Batch } from "./model/batch.js";
 import type { Payout } from "./model/payout.js";
 import { formatPhone } from "./model/phone.js";
 import type { Payouts } from "./payouts/payouts.js";
@@ -28,6 +34,18 @@ export interface StepUpWiring {
   logger: Logger;
   timeZone: string;
   now: () => number;
+  /** A batch was confirmed or approved: the batch worker has work. */
+  onBatchWork?: () => void;
+}
+
+function batchOf(batch: Batch): StepUpBatch {
+  return {
+    id: batch.id,
+    fileName: batch.fileName,
+    rows: batch.payableRows ?? batch.rowCount,
+    totalXaf: batch.totalXaf ?? 0,
+    expiresAtMs: batch.state === "ready" ? batch.expiresAtMs : batch.approvalExpiresAtMs,
+  };
 }
 
 function itemOf(payout: Payout): StepUpItem {
@@ -59,11 +77,29 @@ function pick(input: { duplicateSeenAtMs?: number }) {
 
 export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
   const { stores, payouts, stepUp, telegram, logger, timeZone, now } = wiring;
+  const onBatchWork = wiring.onBatchWork ?? (() => {});
 
   /**
    * The payout at or over the threshold that waits for the caller's `action`: their own
    * prompt's Confirm, or (`approve`) an Approve they may make (not their own payout).
    */
+  /** The batch at or over the threshold waiting for the caller's Confirm or Approve. */
+  const waitingBatch = async (
+    user: WebAppUser,
+    action: "batch-confirm" | "batch-approve",
+    batchId: string,
+  ): Promise<Batch | null> => {
+    const batch = await stores.batches.get(batchId);
+    if (batch === null || (batch.totalXaf ?? 0) < stepUp.thresholdXaf) return null;
+    if (action === "batch-approve") {
+      const asker = { userId: user.id, role: user.role };
+      const may = batch.state === "awaiting_approval" && mayDecide(asker, batch) === "allowed";
+      return may ? batch : null;
+    }
+    if (batch.initiatorId !== user.id || batch.state !== "ready") return null;
+    return batch.expiresAtMs === undefined || batch.expiresAtMs >= now() ? batch : null;
+  };
+
   const waiting = async (
     user: WebAppUser,
     action: StepUpAction,
@@ -104,9 +140,13 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
   };
 
   return {
-    async item(user, action, payoutId) {
-      const payout = await waiting(user, action, payoutId);
-      return payout === null ? null : itemOf(payout);
+    async item(user, action, id) {
+      if (action === "batch-confirm" || action === "batch-approve") {
+        const batch = await waitingBatch(user, action, id);
+        return batch === null ? null : { batch: batchOf(batch) };
+      }
+      const payout = await waiting(user, action, id);
+      return payout === null ? null : { payout: itemOf(payout) };
     },
     pinStatus: (user) => payouts.pins.status(user.id),
     async setPin(user, pin, repeat) {
@@ -116,7 +156,11 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
     async act(user, action, payoutId, input) {
       const member = { userId: user.id, role: user.role };
       // The item first: no try is spent on a payout that is not the caller's to act on.
-      if ((await waiting(user, action, payoutId)) === null) return { outcome: "not_found" };
+      const batchAction = action === "batch-confirm" || action === "batch-approve";
+      const item = batchAction
+        ? await waitingBatch(user, action, payoutId)
+        : await waiting(user, action, payoutId);
+      if (item === null) return { outcome: "not_found" };
       const checked = await payouts.pins.check(member, input.pin);
       switch (checked.outcome) {
         case "right":
@@ -127,6 +171,16 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
           return { outcome: "pin", result: "locked", untilMs: checked.untilMs };
         default:
           return { outcome: "pin", result: checked.outcome };
+      }
+      if (batchAction) {
+        // The same steps as the preview's Confirm and the card's Approve; the worker pays.
+        const moved =
+          action === "batch-confirm"
+            ? await payouts.batches.confirm(payoutId, member, checked.proof)
+            : await payouts.batchApproval.approve(payoutId, member, checked.proof);
+        if (moved.outcome === "done") onBatchWork();
+        if (moved.outcome === "not_found") return done("not_found", "");
+        return done(moved.outcome, moved.batch.state);
       }
       if (action === "approve") {
         // The same step as the card's Approve button, then the same submission.

@@ -252,6 +252,7 @@ export async function startApp(options: AppOptions): Promise<App> {
               logger,
               timeZone: config.timeZone,
               now,
+              onBatchWork: () => batchWorker.wake(),
             }),
           )
         : [];

@@ -81,6 +81,7 @@ export class TelegramMessenger implements Messenger {
       timeZone: this.#timeZone,
       stuckAfterHours: 24,
       ...options.batches,
+      stepUp: options.stepUp,
     });
   }
 

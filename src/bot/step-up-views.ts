@@ -7,6 +7,7 @@
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "telegraf/types";
 import type { Translate } from "../i18n.js";
+import { BATCH_CALLBACK } from "./batch-views.js";
 import { CALLBACK, money, type View } from "./views.js";
 
 /** What the step-up needs to know: its threshold and where the Mini App is. */
@@ -19,7 +20,11 @@ export interface StepUpSettings {
  * The Mini App's URL opened on one step-up: `step_up=confirm.ID` in the query (Telegram
  * adds its own launch data after the `#`, so the query is the page's to read).
  */
-export function stepUpUrl(webAppUrl: string, action: "confirm" | "approve", id: string): string {
+export function stepUpUrl(
+  webAppUrl: string,
+  action: "confirm" | "approve" | "batch-confirm" | "batch-approve",
+  id: string,
+): string {
   const url = new URL(webAppUrl);
   url.searchParams.set("step_up", `${action}.${id}`);
   return url.toString();
@@ -89,4 +94,43 @@ export function withPinApprove(
   );
   const note = t("pin.approve_note", { threshold: money(t, stepUp.thresholdXaf) });
   return { text: `${card.text}\n${note}`, keyboard: { inline_keyboard } };
+}
+
+/**
+ * A batch's preview (`batch-confirm`) or approval card (`batch-approve`) whose Confirm or
+ * Approve opens the Mini App when the batch's total is at or over the threshold. The
+ * preview goes to the chat the file came from: a `web_app` button only in a private chat
+ * (elsewhere the Confirm is taken off and a line says to open it in private).
+ */
+export function withPinBatch(
+  t: Translate,
+  view: View,
+  batch: { id: string; totalXaf?: number | undefined },
+  action: "batch-confirm" | "batch-approve",
+  stepUp: StepUpSettings | undefined,
+  privateChat: boolean,
+): View {
+  if (!stepUp || !needsStepUp(stepUp, batch.totalXaf ?? 0) || !view.keyboard) return view;
+  const data =
+    action === "batch-confirm"
+      ? BATCH_CALLBACK.confirm(batch.id)
+      : BATCH_CALLBACK.approve(batch.id);
+  const url = stepUpUrl(stepUp.webAppUrl, action, batch.id);
+  const buttonKey =
+    action === "batch-confirm" ? "button.confirm_with_pin" : "button.approve_with_pin";
+  const inline_keyboard = view.keyboard.inline_keyboard
+    .map((row) =>
+      row.flatMap((button): InlineKeyboardButton[] => {
+        if (!("callback_data" in button) || button.callback_data !== data) return [button];
+        return privateChat ? [{ text: t.plain(buttonKey), web_app: { url } }] : [];
+      }),
+    )
+    .filter((row) => row.length > 0);
+  const noteKey = !privateChat
+    ? "pin.private_only"
+    : action === "batch-confirm"
+      ? "pin.prompt_note"
+      : "pin.approve_note";
+  const note = t(noteKey, { threshold: money(t, stepUp.thresholdXaf) });
+  return { text: `${view.text}\n${note}`, keyboard: { inline_keyboard } };
 }

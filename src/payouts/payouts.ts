@@ -92,6 +92,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
       previewTtlMs: batch.previewTtlMs,
       approvalThresholdXaf: rules.approvalThresholdXaf,
       approvalTtlMs: rules.approvalTtlMs,
+      stepUpThresholdXaf: rules.stepUpThresholdXaf,
     },
     onNoticeQueued,
   );
@@ -107,7 +108,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     settlement: new Settlement(context),
     resolution: new Resolution(context),
     batches,
-    batchApproval: new BatchApproval(context, limits, onNoticeQueued),
+    batchApproval: new BatchApproval(context, limits, onNoticeQueued, rules.stepUpThresholdXaf),
     pins: new Pins({
       stores: options.stores,
       hasher: options.pinHasher ?? argon2Hasher,

@@ -291,3 +291,40 @@ describe("the PIN before a big approval", () => {
     expect(api).toContain("/app/api/");
   });
 });
+
+describe("the PIN before a big batch", () => {
+  it("opens the Mini App for a big batch's Confirm; a forged chat Confirm moves nothing; the PIN pays the rows", async () => {
+    const { emulator, app } = world();
+    const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const preview = emulator.waitForMessage((m) => plainText(m).includes("is checked"), 20_000);
+    const file = "phone,amount\n670000001,60000\n690000001,50000\n";
+    await payer.uploadDocument("big.csv", "text/csv", Buffer.from(file));
+    const shown = await preview;
+    const [batch] = await app.stores.batches.list({ limit: 1 });
+    const batchId = batch?.id ?? "";
+    const buttons = flatButtons(shown.replyMarkup);
+    expect(buttons[0]?.text).toBe("🔐 Confirm with PIN");
+    expect(buttons[0]?.web_app?.url).toBe(`${WEBAPP_URL}?step_up=batch-confirm.${batchId}`);
+
+    const forged = await payer.pressCallbackData(shown.messageId, `bc:${batchId}`);
+    const answer = await emulator.waitForCallbackAnswer(forged.callbackQueryId);
+    expect(answer.text).toContain("A batch this large needs your PIN");
+    expect((await app.stores.batches.get(batchId))?.state).toBe("ready");
+
+    const item = await call(PAYER_ID, "GET", `step-up/batch-confirm/${batchId}`);
+    expect(item).toMatchObject({
+      status: 200,
+      json: { batch: { id: batchId, fileName: "big.csv", rows: 2, totalXaf: 110_000 } },
+    });
+    const wrong = await call(PAYER_ID, "POST", `step-up/batch-confirm/${batchId}`, {
+      pin: "111111",
+    });
+    expect(wrong).toEqual({ status: 422, json: { error: "wrong_pin", left: 4 } });
+    const right = await call(PAYER_ID, "POST", `step-up/batch-confirm/${batchId}`, {
+      pin: "123456",
+    });
+    expect(right).toEqual({ status: 200, json: { outcome: "done", state: "running" } });
+    await expect.poll(() => disbursements(), { timeout: 15_000 }).toBe(2);
+  });
+});

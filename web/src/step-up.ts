@@ -10,12 +10,21 @@ import { clear, h } from "./dom.js";
 import { type Key, money, t, when } from "./i18n.js";
 
 export interface StepUpTarget {
-  action: "confirm" | "approve";
+  action: "confirm" | "approve" | "batch-confirm" | "batch-approve";
   id: string;
 }
 
+interface Batch {
+  id: string;
+  fileName: string;
+  rows: number;
+  totalXaf: number;
+  expiresAtMs?: number;
+}
+
 interface Item {
-  payout: {
+  batch?: Batch;
+  payout?: {
     id: string;
     kind: "disbursement" | "collection";
     amount: number;
@@ -30,11 +39,19 @@ interface Item {
 
 /** The payout the page was opened on (`step_up=confirm.ID` in the query), or null. */
 export function stepUpTarget(): StepUpTarget | null {
-  const match = /^(confirm|approve)\.([\w-]{8,40})$/.exec(
+  const match = /^(confirm|approve|batch-confirm|batch-approve)\.([\w-]{4,40})$/.exec(
     new URLSearchParams(location.search).get("step_up") ?? "",
   );
-  if (!match) return null;
-  return { action: match[1] === "approve" ? "approve" : "confirm", id: match[2] ?? "" };
+  const action = match?.[1];
+  if (
+    action !== "confirm" &&
+    action !== "approve" &&
+    action !== "batch-confirm" &&
+    action !== "batch-approve"
+  ) {
+    return null;
+  }
+  return { action, id: match?.[2] ?? "" };
 }
 
 function pinInput(id: string, label: Key): [HTMLLabelElement, HTMLInputElement] {
@@ -66,23 +83,41 @@ export async function renderStepUp(
   explain: (error: unknown) => string,
 ): Promise<void> {
   const item = await getJson<Item>(`step-up/${target.action}/${encodeURIComponent(target.id)}`);
-  const { payout } = item;
+  const { payout, batch } = item;
+  const pair = (label: Key, value: string, testid?: string) => [
+    h("dt", {}, t(label)),
+    h("dd", testid ? { "data-testid": testid } : {}, value),
+  ];
   const facts = h(
     "dl",
     { class: "facts" },
-    h("dt", {}, t("detail.recipient")),
-    h("dd", {}, payout.recipientName),
-    h("dt", {}, t("detail.number")),
-    h("dd", {}, payout.phone),
-    h("dt", {}, t("detail.operator")),
-    h("dd", {}, payout.operator),
-    h("dt", {}, t("detail.amount")),
-    h("dd", { "data-testid": "step-up-amount" }, money(payout.amount)),
-    payout.note ? h("dt", {}, t("detail.note")) : null,
-    payout.note ? h("dd", {}, payout.note) : null,
+    ...(payout
+      ? [
+          ...pair("detail.recipient", payout.recipientName),
+          ...pair("detail.number", payout.phone),
+          ...pair("detail.operator", payout.operator),
+          ...pair("detail.amount", money(payout.amount), "step-up-amount"),
+          ...(payout.note ? pair("detail.note", payout.note) : []),
+        ]
+      : []),
+    ...(batch
+      ? [
+          ...pair("stepup.file", batch.fileName),
+          ...pair("stepup.rows", String(batch.rows)),
+          ...pair("detail.amount", money(batch.totalXaf), "step-up-amount"),
+        ]
+      : []),
   );
+  const expiresAtMs = payout?.expiresAtMs ?? batch?.expiresAtMs;
   const area = h("div", { "aria-live": "polite" });
-  const title = target.action === "confirm" ? "stepup.title_confirm" : "stepup.title_approve";
+  const confirming = target.action === "confirm" || target.action === "batch-confirm";
+  const title: Key = batch
+    ? confirming
+      ? "stepup.title_batch_confirm"
+      : "stepup.title_batch_approve"
+    : confirming
+      ? "stepup.title_confirm"
+      : "stepup.title_approve";
   clear(
     root,
     h(
@@ -90,8 +125,8 @@ export async function renderStepUp(
       { class: "card", "data-testid": "step-up" },
       h("h1", {}, t(title)),
       facts,
-      target.action === "confirm"
-        ? h("p", { class: "muted" }, t("stepup.expires", { time: when(payout.expiresAtMs) }))
+      expiresAtMs !== undefined
+        ? h("p", { class: "muted" }, t("stepup.expires", { time: when(expiresAtMs) }))
         : null,
       area,
     ),

@@ -41,12 +41,33 @@ export type StepUpConfirmOutcome =
   /** The PIN was right and the Confirm step ran: its outcome, and the payout after it. */
   | { outcome: "confirmed"; result: string; state: string };
 
-/** What a PIN unlocks: the initiator's Confirm, or an approver's Approve. */
-export type StepUpAction = "confirm" | "approve";
+/** What a PIN unlocks: the initiator's Confirm, or an approver's Approve, of a payout or a batch. */
+export type StepUpAction = "confirm" | "approve" | "batch-confirm" | "batch-approve";
+
+export const STEP_UP_ACTIONS: readonly StepUpAction[] = [
+  "confirm",
+  "approve",
+  "batch-confirm",
+  "batch-approve",
+];
+
+/** A batch's facts, as its preview or approval card showed them. */
+export interface StepUpBatch {
+  id: string;
+  fileName: string;
+  /** Rows to be paid. */
+  rows: number;
+  totalXaf: number;
+  expiresAtMs: number | undefined;
+}
 
 export interface StepUpSteps {
   /** The payout waiting for the caller's `action` with the PIN, or null. */
-  item(user: WebAppUser, action: StepUpAction, payoutId: string): Promise<StepUpItem | null>;
+  item(
+    user: WebAppUser,
+    action: StepUpAction,
+    id: string,
+  ): Promise<{ payout: StepUpItem } | { batch: StepUpBatch } | null>;
   pinStatus(user: WebAppUser): Promise<PinStatus>;
   setPin(user: WebAppUser, pin: string, repeat: string): Promise<string>;
   /** Checks the PIN, then runs the same step as the chat button (`duplicateSeenAtMs`: Approve anyway). */
@@ -63,7 +84,7 @@ const ActBody = z.object({
   pin: z.string().max(64),
   duplicateSeenAtMs: z.number().int().nonnegative().optional(),
 });
-const PayoutId = /^[\w-]{8,40}$/;
+const PayoutId = /^[\w-]{4,40}$/;
 
 /** A PIN's state for the page: never the hash, never the count of tries before a lock. */
 function pinView(status: PinStatus) {
@@ -92,12 +113,12 @@ function itemRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
   return {
     method: "GET",
     path: `step-up/${action}/:id`,
-    capability: action === "confirm" ? "pay" : "approve",
+    capability: action.endsWith("confirm") ? "pay" : "approve",
     async handle({ user, params }) {
       const id = params.id ?? "";
       const item = PayoutId.test(id) ? await steps.item(user, action, id) : null;
       if (item === null) return failure(404, "not_found");
-      return { status: 200, json: { payout: item, pin: pinView(await steps.pinStatus(user)) } };
+      return { status: 200, json: { ...item, pin: pinView(await steps.pinStatus(user)) } };
     },
   };
 }
@@ -107,7 +128,7 @@ function actRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
   return {
     method: "POST",
     path: `step-up/${action}/:id`,
-    capability: action === "confirm" ? "pay" : "approve",
+    capability: action.endsWith("confirm") ? "pay" : "approve",
     async handle({ user, params, body }): Promise<WebAppReply> {
       const id = params.id ?? "";
       const parsed = ActBody.safeParse(body);
@@ -140,8 +161,7 @@ function actRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
 
 export function stepUpRoutes(steps: StepUpSteps): WebAppRoute[] {
   return [
-    itemRoute(steps, "confirm"),
-    itemRoute(steps, "approve"),
+    ...STEP_UP_ACTIONS.map((action) => itemRoute(steps, action)),
     {
       method: "POST",
       path: "step-up/pin",
@@ -154,7 +174,6 @@ export function stepUpRoutes(steps: StepUpSteps): WebAppRoute[] {
         return failure(outcome === "already_set" ? 409 : 400, outcome);
       },
     },
-    actRoute(steps, "confirm"),
-    actRoute(steps, "approve"),
+    ...STEP_UP_ACTIONS.map((action) => actRoute(steps, action)),
   ];
 }
