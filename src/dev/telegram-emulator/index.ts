@@ -43,9 +43,7 @@ export {
   type PressedButton,
   type SentDocument,
   type SentMessage,
-  type SentPhoto,
   type StoredFile,
-  type StoredPhoto,
   type TelegramEmulatorEvents,
   type TelegramEmulatorOptions,
   type WebhookSnapshot,
@@ -226,17 +224,8 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
 
   /** The photos the bot sent to a chat, oldest first. */
   photos(chatId: number): SentPhoto[] {
-    return this.messages(chatId, { includeDeleted: true }).flatMap((message) =>
-      message.photo
-        ? [
-            {
-              ...message.photo,
-              chatId,
-              messageId: message.messageId,
-              caption: message.text === "" ? undefined : message.text,
-            },
-          ]
-        : [],
+    return this.messages(chatId, { includeDeleted: true }).flatMap(({ photo, messageId, text }) =>
+      photo ? [{ ...photo, chatId, messageId, caption: text === "" ? undefined : text }] : [],
     );
   }
 
