@@ -228,6 +228,18 @@ describe("the PIN before big money moves", () => {
     expect((await app.stores.audit.recent(50)).map((entry) => entry.action)).toContain("pin_reset");
   });
 
+  it("sends one POST when the right PIN is sent three times at once", async () => {
+    const { app } = world();
+    const { payoutId } = await bigPrompt();
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "123456" })),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    expect(disbursements()).toBe(1);
+    expect((await app.stores.payouts.get(payoutId))?.state).toMatch(/pending|success/);
+  });
+
   it("answers 401 without init data signed by the bot token", async () => {
     const { api } = world();
     const response = await fetch(`${api}step-up/pin`, {
