@@ -282,11 +282,7 @@ export async function renderDetail(
                 "li",
                 {},
                 h("time", {}, when(entry.atMs)),
-                h(
-                  "span",
-                  {},
-                  `${nameOf(entry.actorId) ?? entry.actorId} · ${entry.action}${entry.from && entry.to ? ` (${entry.from} → ${entry.to})` : ""}`,
-                ),
+                h("span", {}, `${entry.label} · ${nameOf(entry.actorId) ?? entry.actorId}`),
               ),
             ),
           ),
