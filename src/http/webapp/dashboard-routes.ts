@@ -148,7 +148,7 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
       );
       return { status: 200, json: { ...page, items: page.items.map(payoutView), names } };
     }),
-    get("history.csv", "export", async ({ user, query }) => {
+    get("history/csv", "export", async ({ user, query }) => {
       const parsed = queryOf(query);
       if (parsed === null) return failure(400, "bad_query");
       const file = await steps.historyCsv(user, parsed);
