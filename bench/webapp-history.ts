@@ -143,7 +143,7 @@ export async function benchWebappHistory(context: BenchContext): Promise<Row[]> 
       }),
       row({
         bench: BENCH,
-        figure: "  by name p99 (no index: the period read, at most 20,000)",
+        figure: "  by name p99 (no index: the period read, at most 5,000)",
         value: percentile(byName, 99),
         unit: "ms",
         baseline: base,

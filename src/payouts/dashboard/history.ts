@@ -16,7 +16,7 @@ import { type Asker, may, maySee } from "../policy.js";
 
 export const HISTORY_PAGE_SIZE = 20;
 /** Payouts read at most for a search that no index answers (a name). */
-export const SCAN_LIMIT = 20_000;
+export const SCAN_LIMIT = 5_000;
 /**
  * Payouts taken at most from one index (one number, one person) when other filters apply:
  * the newest ones. A person's payouts with no other filter are paged from their own list.
