@@ -37,6 +37,7 @@ export const ButtonSchema = z.looseObject({
   text: z.string(),
   callback_data: z.string().optional(),
   url: z.string().optional(),
+  web_app: z.looseObject({ url: z.string() }).optional(),
 });
 
 /** Inline keyboards are typed; reply keyboards and the rest pass through untouched. */

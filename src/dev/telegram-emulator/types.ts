@@ -47,6 +47,8 @@ export interface InlineButton {
   readonly text: string;
   readonly callback_data?: string | undefined;
   readonly url?: string | undefined;
+  /** A `web_app` button: the Mini App it opens (Telegram wants https). */
+  readonly web_app?: { readonly url: string } | undefined;
 }
 
 export type InlineKeyboard = ReadonlyArray<ReadonlyArray<InlineButton>>;
