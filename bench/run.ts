@@ -22,6 +22,7 @@ import { benchRateLimit } from "./rate-limit.js";
 import { benchRoundTrips } from "./round-trips.js";
 import { type BenchContext, benchRedisUrl, connectRedis } from "./setup.js";
 import { formatTable, machineInfo, type Row } from "./stats.js";
+import { benchWebappHistory } from "./webapp-history.js";
 
 interface Benchmark {
   name: string;
@@ -57,6 +58,12 @@ const BENCHMARKS: readonly Benchmark[] = [
   // Full mode: about 10 minutes of batch at the production limit, plus a 90 s baseline.
   { name: "batch", title: "8 batch", run: benchBatch, budgetMs: 1_500_000 },
   { name: "events", title: "9 events", run: benchEvents, budgetMs: 240_000 },
+  {
+    name: "webapp-history",
+    title: "10 mini app history",
+    run: benchWebappHistory,
+    budgetMs: 600_000,
+  },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));

@@ -52,6 +52,7 @@ async function open(
   options: Parameters<typeof miniAppUrl>[3] & { width?: number } = {},
 ): Promise<Page> {
   const context = await browser.newContext({
+    locale: user.languageCode === "fr" ? "fr-FR" : "en-GB",
     viewport: { width: options.width ?? 390, height: 780 },
     acceptDownloads: true,
     deviceScaleFactor: 2,
@@ -198,11 +199,12 @@ describe("the Mini App in a browser", () => {
     const page = await open(ADMIN);
     await page.getByRole("tab", { name: "History" }).click();
     const search = page.getByLabel("Search", { exact: true });
-    const onlyRow = (name: string) =>
-      page.waitForFunction((wanted) => {
-        const rows = document.querySelectorAll("[data-testid=history-row]");
-        return rows.length === 1 && (rows[0]?.textContent ?? "").includes(wanted);
-      }, name);
+    // The results are replaced at once: once the row shows, the list is the answer.
+    const onlyRow = async (name: string) => {
+      const rows = page.locator("[data-testid=history-row]");
+      await rows.filter({ hasText: name }).waitFor();
+      expect(await rows.count()).toBe(1);
+    };
     await search.fill("690000022");
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await onlyRow("Aïcha Bello");
@@ -214,7 +216,7 @@ describe("the Mini App in a browser", () => {
     const detail = page.locator("[data-testid=payout-detail]");
     await detail.waitFor();
     expect(await detail.innerText()).toContain("pay-web-0006");
-    expect(await page.locator("[data-testid=audit-trail]").innerText()).toContain("prompt");
+    expect(await page.locator("[data-testid=audit-trail]").innerText()).toContain("Prompt shown");
     await page.context().close();
   });
 
@@ -379,7 +381,7 @@ describe("the Mini App in a browser", () => {
       fullPage: true,
     });
     // Nothing is wider than the screen.
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    const width = await page.locator("html").evaluate((root) => root.scrollWidth);
     expect(width).toBeLessThanOrEqual(360);
     await page.context().close();
   });

@@ -204,7 +204,7 @@ export async function renderHistory(
     filters.from = from.value;
     filters.to = to.value;
     try {
-      const { blob, name } = await getFile(`history.csv?${queryString(false)}`);
+      const { blob, name } = await getFile(`history/csv?${queryString(false)}`);
       const url = URL.createObjectURL(blob);
       const link = h("a", { href: url, download: name });
       document.body.append(link);
@@ -282,11 +282,7 @@ export async function renderDetail(
                 "li",
                 {},
                 h("time", {}, when(entry.atMs)),
-                h(
-                  "span",
-                  {},
-                  `${nameOf(entry.actorId) ?? entry.actorId} · ${entry.action}${entry.from && entry.to ? ` (${entry.from} → ${entry.to})` : ""}`,
-                ),
+                h("span", {}, `${entry.label} · ${nameOf(entry.actorId) ?? entry.actorId}`),
               ),
             ),
           ),

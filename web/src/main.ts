@@ -72,10 +72,17 @@ function shell(me: Me): void {
   const buttons = new Map<Tab, HTMLButtonElement>();
   let current: Tab = "overview";
 
+  // Each view renders into a fresh container: a slow answer for a view left since lands in
+  // a detached one and never overwrites the view on screen.
+  const freshView = (): HTMLElement => {
+    const view = h("div", {}, h("p", { class: "muted" }, t("app.loading")));
+    clear(panel, view);
+    return view;
+  };
+
   const openPayout = (id: string) => {
-    renderDetail(panel, id, () => select(current)).catch((error: unknown) =>
-      showError(error, panel),
-    );
+    const view = freshView();
+    renderDetail(view, id, () => select(current)).catch((error: unknown) => showError(error, view));
   };
 
   const select = (tab: Tab, focus = false) => {
@@ -86,14 +93,14 @@ function shell(me: Me): void {
     }
     if (focus) buttons.get(tab)?.focus();
     panel.setAttribute("aria-labelledby", `tab-${tab}`);
-    clear(panel, h("p", { class: "muted" }, t("app.loading")));
+    const view = freshView();
     const render = {
-      overview: () => renderOverview(panel, openPayout),
-      history: () => renderHistory(panel, openPayout, showError, canExport),
-      batches: () => renderBatches(panel, showError),
-      approvals: () => renderApprovals(panel, showError),
+      overview: () => renderOverview(view, openPayout),
+      history: () => renderHistory(view, openPayout, showError, canExport),
+      batches: () => renderBatches(view, showError),
+      approvals: () => renderApprovals(view, showError),
     }[tab];
-    render().catch((error: unknown) => showError(error, panel));
+    render().catch((error: unknown) => showError(error, view));
   };
 
   const tablist = h("nav", { class: "tabs", role: "tablist", "aria-label": t("nav.label") });

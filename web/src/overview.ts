@@ -50,11 +50,17 @@ function chart(days: Overview["days"]): SVGElement {
           rx: 2,
         }),
     );
+    const last = index === days.length - 1;
     const tick =
-      index % 7 === days.length % 7 || index === days.length - 1
+      last || (index % 7 === (days.length - 1) % 7 && index < days.length - 4)
         ? svg(
             "text",
-            { class: "axis", x: x + bar / 2, y: HEIGHT - 4, "text-anchor": "middle" },
+            {
+              class: "axis",
+              x: last ? x + bar : x + bar / 2,
+              y: HEIGHT - 4,
+              "text-anchor": last ? "end" : "middle",
+            },
             shortDay(day.day),
           )
         : null;

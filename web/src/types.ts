@@ -61,9 +61,10 @@ export interface AuditView {
   actorId: number;
   actorRole: string;
   action: string;
+  /** The action in the reader's words. */
+  label: string;
   from?: string;
   to?: string;
-  details?: Record<string, unknown>;
 }
 
 export interface DetailAnswer {

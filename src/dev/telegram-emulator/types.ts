@@ -47,7 +47,7 @@ export interface InlineButton {
   readonly text: string;
   readonly callback_data?: string | undefined;
   readonly url?: string | undefined;
-  /** A Mini App button: the page it opens. */
+  /** A `web_app` button: the Mini App it opens (Telegram wants https). */
   readonly web_app?: { readonly url: string } | undefined;
 }
 

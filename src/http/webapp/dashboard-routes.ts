@@ -5,8 +5,10 @@
  * very steps the chat's buttons use (payouts/approval.ts, then payouts/submission.ts).
  */
 import { z } from "zod";
+import { allCatalogs, type MessageKey, translator } from "../../i18n.js";
 import type { AuditEntry } from "../../model/audit.js";
 import type { Batch, RowStanding } from "../../model/batch.js";
+import type { Locale } from "../../model/locale.js";
 import type { Payout } from "../../model/payout.js";
 import type { BatchDetail, PayoutDetail } from "../../payouts/dashboard/details.js";
 import {
@@ -70,9 +72,12 @@ export function payoutView(payout: Payout) {
   };
 }
 
-function auditView(entry: AuditEntry) {
-  const { atMs, actorId, actorRole, action, from, to, details } = entry;
-  return { atMs, actorId, actorRole, action, from, to, details };
+/** An audit entry as the page shows it, its action in the reader's words (as /audit says it). */
+function auditView(entry: AuditEntry, locale: Locale) {
+  const { atMs, actorId, actorRole, action, from, to } = entry;
+  const key = `audit.action.${action}`;
+  const label = key in allCatalogs()[locale] ? translator(locale).plain(key as MessageKey) : action;
+  return { atMs, actorId, actorRole, action, label, from, to };
 }
 
 async function namesOf(steps: DashboardSteps, ids: Iterable<number | undefined>) {
@@ -146,7 +151,7 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
       );
       return { status: 200, json: { ...page, items: page.items.map(payoutView), names } };
     }),
-    get("history.csv", "export", async ({ user, query }) => {
+    get("history/csv", "export", async ({ user, query }) => {
       const parsed = queryOf(query);
       if (parsed === null) return failure(400, "bad_query");
       const file = await steps.historyCsv(user, parsed);
@@ -170,7 +175,7 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
         status: 200,
         json: {
           payout: payoutView(payout),
-          trail: trail.map(auditView),
+          trail: trail.map((entry) => auditView(entry, user.language)),
           trailComplete: detail.trailComplete,
           names,
         },
