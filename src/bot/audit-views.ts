@@ -92,6 +92,7 @@ const DETAIL_KEY = {
   pending: "audit.detail.pending",
   unknown: "audit.detail.unknown",
   skipped: "audit.detail.skipped",
+  left: "audit.detail.pin_left",
 } as const satisfies Record<string, MessageKey>;
 
 /** Facts that are amounts in XAF, written as amounts are everywhere. */
@@ -133,6 +134,10 @@ function detailText(t: Translate, name: string, value: string | number | boolean
   const status = name === "status" ? knownStatus(shown) : undefined;
   if (status !== undefined) {
     return t("audit.detail.status", { value: t.plain(`payment_status.${status}`) });
+  }
+  // A PIN's lock: until when, as every time is shown.
+  if (name === "untilMs" && typeof value === "number") {
+    return t("audit.detail.locked_until", { time: t.time(value) });
   }
   if (isKnown(AMOUNT_KEY, name) && typeof value === "number") {
     return t(AMOUNT_KEY[name], { value: money(t, value) });

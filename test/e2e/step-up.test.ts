@@ -210,6 +210,12 @@ describe("the PIN before big money moves", () => {
     const actions = (await app.stores.audit.recent(50)).map((entry) => entry.action);
     expect(actions.filter((action) => action === "pin_failed")).toHaveLength(5);
     expect(actions.filter((action) => action === "pin_locked")).toHaveLength(1);
+    // In the admins' /audit, in words.
+    const trail = plainText(await sendAndWait(emulator, admin, "/audit"));
+    expect(trail).toContain("PIN locked after too many wrong tries");
+    expect(trail).toMatch(/locked until \d{2} \w{3}, \d{2}:\d{2}/);
+    expect(trail).toContain("Wrong PIN entered");
+    expect(trail).toContain("tries left 4");
 
     // Only an admin may reset it; the person then sets a new PIN and confirms with it.
     const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
