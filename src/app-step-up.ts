@@ -106,7 +106,8 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
     payoutId: string,
   ): Promise<Payout | null> => {
     const payout = await stores.payouts.get(payoutId);
-    if (payout === null || payout.amount < stepUp.thresholdXaf) return null;
+    if (payout === null || payout.kind !== "disbursement") return null;
+    if (payout.amount < stepUp.thresholdXaf) return null;
     const asker = { userId: user.id, role: user.role };
     if (action === "approve") {
       const may = payout.state === "awaiting_approval" && mayDecide(asker, payout) === "allowed";

@@ -30,9 +30,16 @@ export function stepUpUrl(
   return url.toString();
 }
 
-/** True when a payout of `amount` is confirmed and approved only with the PIN. */
-export function needsStepUp(stepUp: StepUpSettings | undefined, amount: number): boolean {
-  return stepUp !== undefined && amount >= stepUp.thresholdXaf;
+/**
+ * True when a payout of `amount` is confirmed and approved only with the PIN: money going
+ * out (a collection only asks a customer to pay, on their own phone).
+ */
+export function needsStepUp(
+  stepUp: StepUpSettings | undefined,
+  amount: number,
+  kind: "disbursement" | "collection" = "disbursement",
+): boolean {
+  return stepUp !== undefined && kind === "disbursement" && amount >= stepUp.thresholdXaf;
 }
 
 /**
@@ -75,10 +82,10 @@ export function withPinConfirm(
 export function withPinApprove(
   t: Translate,
   card: View,
-  payout: { id: string; amount: number },
+  payout: { id: string; amount: number; kind: "disbursement" | "collection" },
   stepUp: StepUpSettings | undefined,
 ): View {
-  if (!stepUp || !needsStepUp(stepUp, payout.amount) || !card.keyboard) return card;
+  if (!stepUp || !needsStepUp(stepUp, payout.amount, payout.kind) || !card.keyboard) return card;
   const approveData = [CALLBACK.approve(payout.id), `A:${payout.id}:`];
   const isApprove = (button: InlineKeyboardButton) =>
     "callback_data" in button &&

@@ -48,7 +48,8 @@ export async function stepUpHold(
   if (hasFreshProof(pin, asker.userId, context.now())) return null;
   const payout = await context.stores.payouts.get(payoutId);
   const held = payout?.state === "awaiting_confirmation" && payout.initiatorId === asker.userId;
-  return held && payout.amount >= threshold ? { outcome: "step_up_required", payout } : null;
+  if (!held || !approvalNeedsPin(threshold, payout, asker, pin, context.now())) return null;
+  return { outcome: "step_up_required", payout };
 }
 
 function hasFreshProof(pin: PinProof | undefined, userId: number, nowMs: number): boolean {
@@ -61,11 +62,13 @@ function hasFreshProof(pin: PinProof | undefined, userId: number, nowMs: number)
  */
 export function approvalNeedsPin(
   threshold: number | undefined,
-  payout: Pick<Payout, "amount">,
+  payout: { amount: number; kind?: Payout["kind"] },
   approver: { userId: number },
   pin: PinProof | undefined,
   nowMs: number,
 ): boolean {
+  // Money going out only: a collection asks a customer to pay, on their own phone.
+  if (payout.kind === "collection") return false;
   if (threshold === undefined || payout.amount < threshold) return false;
   return !hasFreshProof(pin, approver.userId, nowMs);
 }
@@ -134,7 +137,15 @@ export class Pins {
     const { stores, hasher } = this.#options;
     const began = await stores.pins.beginTry(member.userId, this.#limits());
     if (began.outcome === "none") return began;
-    if (began.outcome === "locked") return began;
+    if (began.outcome === "locked") {
+      // More guesses at once than the limit: this one locked it (its alert is queued).
+      if (began.justLocked) {
+        await this.#audit(staffActor(member), "pin_locked", member.userId, this.#options.now(), {
+          untilMs: began.untilMs,
+        });
+      }
+      return { outcome: "locked", untilMs: began.untilMs };
+    }
     const right = await hasher.verify(began.hash, pin);
     const limits = this.#limits();
     const finished = await stores.pins.finishTry(member.userId, right, limits);

@@ -17,7 +17,8 @@ export interface PinLimits {
 export type PinTry =
   /** Nothing to check against: set one first. */
   | { outcome: "none" }
-  | { outcome: "locked"; untilMs: number }
+  /** `justLocked`: this try was one more than the limit allows at once, and locked it. */
+  | { outcome: "locked"; untilMs: number; justLocked: boolean }
   /** A try is counted; check the PIN against `hash`, then call `finishTry`. */
   | { outcome: "try"; hash: string };
 

@@ -44,7 +44,11 @@ export function describePinStoreContract(makeStores: MakeStores): void {
       const untilMs = T0 + 900_000;
       expect(await wrong()).toEqual({ outcome: "locked", untilMs, justLocked: true });
       expect(await pins.status(USER, T0 + 1)).toEqual({ kind: "locked", untilMs });
-      expect(await pins.beginTry(USER, limits(T0 + 1))).toEqual({ outcome: "locked", untilMs });
+      expect(await pins.beginTry(USER, limits(T0 + 1))).toEqual({
+        outcome: "locked",
+        untilMs,
+        justLocked: false,
+      });
       const alert = noticeKey({ kind: "pin_locked", userId: USER, untilMs });
       expect(await outbox.claimDue(T0 + 1, 10, 60_000)).toEqual([alert]);
       // Once the lock has passed, tries start again from none counted.
@@ -62,7 +66,11 @@ export function describePinStoreContract(makeStores: MakeStores): void {
         Array.from({ length: 8 }, () => pins.beginTry(USER, limits())),
       );
       expect(begun.filter((attempt) => attempt.outcome === "try")).toHaveLength(5);
-      expect(begun.filter((attempt) => attempt.outcome === "locked")).toHaveLength(3);
+      const locked = begun.filter((attempt) => attempt.outcome === "locked");
+      expect(locked).toHaveLength(3);
+      // The first over the limit locked it (and queued the one alert); the others found it so.
+      expect(locked.filter((attempt) => attempt.justLocked)).toHaveLength(1);
+      expect(await harness.stores.outbox.claimDue(Date.now() + 60_000, 10, 60_000)).toHaveLength(1);
       expect((await pins.status(USER, T0)).kind).toBe("locked");
     });
 

@@ -185,6 +185,14 @@ describe("the PIN before big money moves", () => {
     // A payout under the threshold keeps its chat Confirm.
     const small = await sendAndWait(emulator, payer, "/pay 670000001 5000", isPromptIn(PAYER_ID));
     expect(flatButtons(small.replyMarkup)[0]?.callback_data).toMatch(/^c:/);
+    // So does a collection, whatever its amount: no money leaves with it.
+    const collect = await sendAndWait(
+      emulator,
+      payer,
+      "/collect 690000001 150000",
+      isPromptIn(PAYER_ID),
+    );
+    expect(flatButtons(collect.replyMarkup)[0]?.callback_data).toMatch(/^c:/);
   });
 
   it("locks the PIN after five wrong tries and alerts the admins; /pin reset lets it be set anew", async () => {

@@ -104,7 +104,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const privateChat = ctx.chat?.type === "private";
     const sent = await replyView(
       ctx,
-      stepUp && needsStepUp(stepUp, result.payout.amount)
+      stepUp && needsStepUp(stepUp, result.payout.amount, result.payout.kind)
         ? withPinConfirm(ctx.t, prompt, result.payout.id, stepUp, privateChat)
         : prompt,
     );

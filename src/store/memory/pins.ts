@@ -37,12 +37,12 @@ export class MemoryPinStore implements PinStore {
   async beginTry(userId: number, limits: PinLimits): Promise<PinTry> {
     const record = this.#records.get(userId);
     if (record?.lockedUntilMs !== undefined && record.lockedUntilMs > limits.nowMs) {
-      return { outcome: "locked", untilMs: record.lockedUntilMs };
+      return { outcome: "locked", untilMs: record.lockedUntilMs, justLocked: false };
     }
     if (record?.hash === undefined) return { outcome: "none" };
     record.tries += 1;
     if (record.tries > limits.maxFailures) {
-      return { outcome: "locked", untilMs: this.#lock(userId, record, limits) };
+      return { outcome: "locked", untilMs: this.#lock(userId, record, limits), justLocked: true };
     }
     return { outcome: "try", hash: record.hash };
   }

@@ -15,20 +15,20 @@ return 1
 
 /**
  * KEYS: pin hash, outbox. ARGV: nowMs, max tries, lock until (ms), the lock's notice.
- * {'none'} | {'locked', untilMs} | {'try', hash}. More tries begun at once than the
- * limit allows lock the PIN there and then (and queue the alert).
+ * {'none'} | {'locked', untilMs, "1" locked now | "0"} | {'try', hash}. More tries begun
+ * at once than the limit allows lock the PIN there and then (and queue the alert).
  */
 export const BEGIN_TRY_SCRIPT = luaScript(`
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 local lock = tonumber(redis.call('HGET', KEYS[1], 'lockedUntilMs') or '0')
-if lock > now then return {'locked', tostring(lock)} end
+if lock > now then return {'locked', tostring(lock), '0'} end
 local hash = redis.call('HGET', KEYS[1], 'hash')
 if not hash then return {'none'} end
 local tries = redis.call('HINCRBY', KEYS[1], 'tries', 1)
 if tries > max then
   redis.call('HSET', KEYS[1], 'lockedUntilMs', ARGV[3], 'tries', 0)
   redis.call('ZADD', KEYS[2], now, ARGV[4])
-  return {'locked', ARGV[3]}
+  return {'locked', ARGV[3], '1'}
 end
 return {'try', hash}
 `);

@@ -12,7 +12,7 @@ const Whole = z.coerce.number().int().nonnegative();
 
 const BeginReplySchema = z.union([
   z.tuple([z.literal("none")]),
-  z.tuple([z.literal("locked"), Whole]),
+  z.tuple([z.literal("locked"), Whole, z.enum(["0", "1"])]),
   z.tuple([z.literal("try"), z.string().min(1)]),
 ]);
 
@@ -68,7 +68,9 @@ export class RedisPinStore implements PinStore {
       ),
     );
     if (reply[0] === "none") return { outcome: "none" };
-    if (reply[0] === "locked") return { outcome: "locked", untilMs: reply[1] };
+    if (reply[0] === "locked") {
+      return { outcome: "locked", untilMs: reply[1], justLocked: reply[2] === "1" };
+    }
     return { outcome: "try", hash: reply[1] };
   }
 
