@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DARK_THEME } from "../../src/dev/telegram-emulator/index.js";
+import { DARK_THEME, plainText } from "../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../src/model/payout.js";
 import { buildWebPage } from "../../web/build.js";
 import {
@@ -339,6 +339,46 @@ describe("the Mini App in a browser", () => {
     await context.close();
   });
 
+  it("shows a batch's rows and how each stands, filtered to skipped or failed", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const file = `${[
+      "téléphone;montant;motif;nom",
+      "670000101;1 000;Salaire;",
+      "690000101;2 000;;",
+      "12345;1 000;;",
+      "670000004;1 500;;",
+      "670000102;2 500;Prime;",
+    ].join("\r\n")}\r\n`;
+    const preview = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).includes("is checked."),
+      20_000,
+    );
+    await payer.uploadDocument("paie.csv", "text/csv", Buffer.from(file));
+    const shown = await preview;
+    const summary = h.emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && plainText(m).includes("is finished."),
+      30_000,
+    );
+    await payer.pressButton(shown, 0);
+    await summary;
+
+    const page = await open(ADMIN);
+    await page.getByRole("tab", { name: "Batches" }).click();
+    const batch = page.locator("details.batch").filter({ hasText: "paie.csv" });
+    await batch.locator("summary").click();
+    const rows = batch.locator("[data-testid=batch-rows] > li");
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(5);
+    await batch.getByLabel("Show rows").selectOption("skipped");
+    await batch.locator("[data-testid=batch-rows] > li", { hasText: "Skipped" }).first().waitFor();
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.allInnerTexts()).toEqual([
+      expect.stringContaining("Row 4"),
+      expect.stringContaining("Row 5"),
+    ]);
+    await page.context().close();
+  });
+
   it("reads in French, dark, at 360 px: a screenshot of each page", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const prompt = await showPrompt(h.emulator, payer, "/pay 690000099 250000");
@@ -370,7 +410,8 @@ describe("the Mini App in a browser", () => {
     await page.screenshot({ path: join(ARTIFACTS_DIR, "detail-fr-dark-360.png"), fullPage: true });
 
     await page.getByRole("tab", { name: "Lots" }).click();
-    await page.locator("main p, main details").first().waitFor();
+    await page.locator("details.batch summary").first().click();
+    await page.locator("[data-testid=batch-rows]").first().waitFor();
     await page.screenshot({ path: join(ARTIFACTS_DIR, "batches-fr-dark-360.png"), fullPage: true });
 
     await page.getByRole("tab", { name: "Validations" }).click();

@@ -29,7 +29,7 @@ async function renderRows(target: HTMLElement, batch: BatchView, only: string): 
                 h(
                   "small",
                   {},
-                  `${t("batches.row", { row: row.row })} · ${phone(row.phone)}${row.problem ? ` · ${row.problem}` : ""}`,
+                  `${t("batches.row", { row: row.row })} · ${phone(row.phone)}${row.problemLabel ? ` · ${row.problemLabel}` : ""}`,
                 ),
               ),
               h(
@@ -93,7 +93,7 @@ export async function renderBatches(
             "span",
             { class: "row-side" },
             h("span", {}, t("batches.rows", { count: batch.rowCount })),
-            h("span", { class: "badge" }, batch.state),
+            h("span", { class: "badge" }, batch.stateLabel),
           ),
         ),
         h(

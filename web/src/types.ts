@@ -77,6 +77,8 @@ export interface DetailAnswer {
 export interface BatchView {
   id: string;
   state: string;
+  /** The state in the reader's words. */
+  stateLabel: string;
   fileName: string;
   rowCount: number;
   createdAtMs: number;
@@ -90,5 +92,7 @@ export interface BatchRowView {
   name?: string;
   standing: Standing;
   problem?: string;
+  /** Why it was skipped, in the reader's words. */
+  problemLabel?: string;
   payoutId?: string;
 }

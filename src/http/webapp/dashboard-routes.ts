@@ -10,7 +10,7 @@ import type { AuditEntry } from "../../model/audit.js";
 import type { Batch, RowStanding } from "../../model/batch.js";
 import type { Locale } from "../../model/locale.js";
 import type { Payout } from "../../model/payout.js";
-import type { BatchDetail, PayoutDetail } from "../../payouts/dashboard/details.js";
+import type { BatchDetail, BatchRowView, PayoutDetail } from "../../payouts/dashboard/details.js";
 import {
   type HistoryPage,
   type HistoryQuery,
@@ -20,6 +20,7 @@ import {
 import type { Overview } from "../../payouts/dashboard/overview.js";
 import type { Asker } from "../../payouts/policy.js";
 import type { ApproveResult, RejectResult, SubmitResult } from "../../payouts/types.js";
+import { BATCH_STATE_KEY, ROW_REASON_KEY } from "../../reports/batch-keys.js";
 import { askerOf, type WebAppUser } from "./auth.js";
 import { failure, type WebAppReply, type WebAppRoute } from "./routes.js";
 
@@ -83,6 +84,17 @@ function auditView(entry: AuditEntry, locale: Locale) {
 async function namesOf(steps: DashboardSteps, ids: Iterable<number | undefined>) {
   const wanted = [...new Set([...ids].filter((id): id is number => id !== undefined && id > 0))];
   return Object.fromEntries(await steps.names(wanted));
+}
+
+/**
+ * Why a batch row was skipped, in the reader's words: the /batch texts; one that needs the
+ * row's facts (which row it repeats, the registered name) shows what the checks wrote.
+ */
+function problemLabel(row: BatchRowView, locale: Locale): string | undefined {
+  if (row.problem === undefined) return undefined;
+  const key = ROW_REASON_KEY[row.problem];
+  if (!allCatalogs()[locale][key]?.includes("{")) return translator(locale).plain(key);
+  return row.problemDetail ?? row.problem;
 }
 
 function queryOf(params: URLSearchParams): HistoryQuery | null {
@@ -189,6 +201,7 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
           batches: batches.map((batch) => ({
             id: batch.id,
             state: batch.state,
+            stateLabel: translator(user.language).plain(BATCH_STATE_KEY[batch.state]),
             fileName: batch.fileName,
             rowCount: batch.rowCount,
             createdAtMs: batch.createdAtMs,
@@ -222,7 +235,10 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
             rowCount: batch.rowCount,
             createdAtMs: batch.createdAtMs,
           },
-          rows,
+          rows: rows.map((row) => ({
+            ...row,
+            problemLabel: problemLabel(row, user.language),
+          })),
           truncated,
         },
       };

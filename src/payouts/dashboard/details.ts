@@ -59,6 +59,8 @@ export interface BatchRowView {
   name: string | undefined;
   standing: RowStanding;
   problem: BatchRow["problem"];
+  /** What the checks found wrong, as they wrote it (the row it repeats, the name found). */
+  problemDetail: string | undefined;
   payoutId: string | undefined;
 }
 
@@ -92,6 +94,7 @@ export async function batchDetail(
         name: row.name ?? row.expectedName,
         standing,
         problem: row.problem,
+        problemDetail: row.problemDetail,
         payoutId: payout?.id,
       });
     }
