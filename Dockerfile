@@ -10,6 +10,8 @@ COPY tsconfig.json tsconfig.build.json ./
 # src/ holds the Lua scripts (src/store/redis/lua/); the build copies them into dist/.
 COPY src ./src
 COPY locales ./locales
+# The Mini App's page (web/), bundled by esbuild into dist/web/.
+COPY web ./web
 RUN npm run build
 
 # Run: production dependencies and the compiled code only, as a non-root user.
@@ -17,6 +19,9 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HTTP_HOST=0.0.0.0 \
     HTTP_PORT=8080
+# A font for the words of the digest's chart (resvg draws with the system's fonts).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -23,6 +23,7 @@ import { benchRoundTrips } from "./round-trips.js";
 import { benchSchedules } from "./schedules.js";
 import { type BenchContext, benchRedisUrl, connectRedis } from "./setup.js";
 import { formatTable, machineInfo, type Row } from "./stats.js";
+import { benchWebappHistory } from "./webapp-history.js";
 
 interface Benchmark {
   name: string;
@@ -59,6 +60,12 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: "batch", title: "8 batch", run: benchBatch, budgetMs: 1_500_000 },
   { name: "events", title: "9 events", run: benchEvents, budgetMs: 240_000 },
   { name: "schedules", title: "10 schedules", run: benchSchedules, budgetMs: 240_000 },
+  {
+    name: "webapp-history",
+    title: "11 mini app history",
+    run: benchWebappHistory,
+    budgetMs: 600_000,
+  },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));

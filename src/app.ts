@@ -7,7 +7,9 @@ import { hostname } from "node:os";
 import type { Telegraf } from "telegraf";
 import { createEvents } from "./app-events.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
+import { stepUpSteps } from "./app-step-up.js";
 import { connectStores, rateLimiter } from "./app-storage.js";
+import { createWebApp, offerMiniApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger/messenger.js";
@@ -15,6 +17,7 @@ import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/telegram/polle
 import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
+import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
 import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
@@ -49,6 +52,8 @@ export interface AppOptions {
   now?: () => number;
   /** Signed events' retry pauses (tests use short ones; default 5 s → 1 h for 3 days). */
   eventRetry?: EventRetryPolicy;
+  /** The Mini App's built page (tests build their own); default dist/web/. */
+  webAppDir?: string;
 }
 
 export interface App {
@@ -132,6 +137,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       onNoticeQueued: () => notifier.wake(),
       onBatchWork: () => batchWorker.wake(),
       ...(events ? { events: events.dispatch } : {}),
+      stepUp: config.stepUp,
+      webAppUrl: config.webApp.url,
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);
@@ -140,6 +147,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       timeZone: config.timeZone,
       duplicateOf: (payout) => payouts.approval.duplicateOf(payout),
       reports: reportDelivery(config, stores, payouts.limits, bot.telegram, logger, now),
+      stepUp: config.stepUp,
       batches: {
         limits: payouts.limits,
         approvalThresholdXaf: config.rules.approvalThresholdXaf,
@@ -163,6 +171,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     // After the notifier: a STAFF change that cancels someone's open payouts tells them.
     const bootstrap = await applyBootstrapStaff(stores.staff, payouts.staff, config.staff, logger);
     logger.info(bootstrap, "staff from STAFF applied; /staff changes kept");
+    offerMiniApp(config, stores, bot.telegram, logger);
     const tracker = new PayoutTracker({
       settlement: payouts.settlement,
       stores,
@@ -236,7 +245,32 @@ export async function startApp(options: AppOptions): Promise<App> {
     let running = true;
     let http: HttpServerHandle | undefined;
     if (options.http !== false) {
+      const stepUp = config.stepUp;
+      const extraRoutes = stepUp
+        ? stepUpRoutes(
+            stepUpSteps({
+              stores,
+              payouts,
+              stepUp,
+              telegram: bot.telegram,
+              logger,
+              timeZone: config.timeZone,
+              now,
+              onBatchWork: () => batchWorker.wake(),
+            }),
+          )
+        : [];
+      const webApp = createWebApp({
+        config,
+        stores,
+        payouts,
+        logger,
+        now,
+        dir: options.webAppDir,
+        extraRoutes,
+      });
       http = await startHttpServer({
+        ...(webApp ? { webApp } : {}),
         host: config.http.host,
         port: config.http.port,
         logger,

@@ -17,11 +17,13 @@ import { adminFeature } from "./features/admin.js";
 import { approvalFeature } from "./features/approval.js";
 import { batchFeature } from "./features/batch.js";
 import { batchApprovalFeature } from "./features/batch-approval.js";
+import { dashboardFeature } from "./features/dashboard.js";
 import { eventsFeature } from "./features/events.js";
 import { fallbackFeature, helpFeature } from "./features/help.js";
 import { limitsFeature } from "./features/limits.js";
 import { lookupFeature } from "./features/lookup.js";
 import { payFeature } from "./features/pay.js";
+import { pinFeature } from "./features/pin.js";
 import { recipientsFeature } from "./features/recipients.js";
 import { reportsFeature } from "./features/reports.js";
 import { scheduleFeature } from "./features/schedule.js";
@@ -29,6 +31,7 @@ import { statusFeature } from "./features/status.js";
 import { cosmetic } from "./telegram/failures.js";
 import { replyHtml } from "./telegram/reply.js";
 import { boundedTelegram } from "./telegram/transport.js";
+import type { StepUpSettings } from "./views/step-up.js";
 
 export interface BotDeps {
   token: string;
@@ -47,6 +50,10 @@ export interface BotDeps {
   onBatchWork?: () => void;
   /** The signed events (/events); undefined when EVENTS_URL is unset. */
   events?: EventDispatch;
+  /** The PIN before big money moves; undefined when STEP_UP_THRESHOLD_XAF is unset. */
+  stepUp?: StepUpSettings | undefined;
+  /** WEBAPP_URL: /dashboard opens the Mini App there; undefined: it says how to set it up. */
+  webAppUrl?: string | undefined;
 }
 
 /**
@@ -79,7 +86,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   );
   bot.use(helpFeature({ payouts: deps.payouts }));
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
-  bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores }));
+  bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
   // Before /pay's dialog too: a reply to the question for an alias is the alias.
   bot.use(recipientsFeature({ payouts: deps.payouts, now }));
   bot.use(
@@ -97,7 +104,8 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       onBatchWork: deps.onBatchWork ?? (() => {}),
     }),
   );
-  bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now, stepUp: deps.stepUp }));
+  bot.use(pinFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
   bot.use(scheduleFeature({ payouts: deps.payouts, now }));
   bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
@@ -112,6 +120,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(reportsFeature({ payouts: deps.payouts, stores: deps.stores, now }));
   bot.use(eventsFeature({ events: deps.events, now }));
+  bot.use(dashboardFeature({ webAppUrl: deps.webAppUrl }));
   bot.use(fallbackFeature());
 
   bot.catch(async (error, ctx) => {
@@ -147,6 +156,7 @@ function commandMenu(locale: Locale): BotCommand[] {
     "schedules",
     "limits",
     "cancel",
+    "dashboard",
     "lang",
     "help",
   ] as const;

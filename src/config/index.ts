@@ -15,6 +15,8 @@ import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./r
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
 import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
 import { type SchedulesConfig, schedulesConfig, schedulesEnvShape } from "./schedules.js";
+import { type StepUpConfig, stepUpConfig } from "./step-up.js";
+import { type WebAppConfig, webAppConfig } from "./webapp.js";
 
 /** What the program is started for; decides which variables are required. */
 export type RunMode = "start" | "demo" | "sandbox";
@@ -154,6 +156,10 @@ export interface Config {
   batch: BatchSettings;
   /** Signed events to the business's systems (config/events.ts); undefined: off. */
   events: EventsConfig | undefined;
+  /** The PIN before big money moves (config/step-up.ts); undefined: off. */
+  stepUp: StepUpConfig | undefined;
+  /** The Mini App (config/webapp.ts): WEBAPP_URL, WEBAPP_AUTH_MAX_AGE_SECONDS. */
+  webApp: WebAppConfig;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -202,6 +208,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   problems.push(...redisProblems(env));
   problems.push(...rulesProblems(env));
   const events = eventsConfig(env, problems);
+  const stepUp = stepUpConfig(env, problems);
+  const webApp = webAppConfig(env, problems);
 
   // The checks below read the raw environment, so that one bad value above does not hide
   // the problems below: every problem is reported in one go.
@@ -297,13 +305,18 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     strandedAfterMs: values.PAYOUT_STRANDED_AFTER_SECONDS * 1000,
     retentionMs: values.PAYOUT_RETENTION_DAYS * 86_400_000,
     timeZone: values.TIME_ZONE ?? DEFAULT_TIME_ZONE,
-    rules: rulesConfig(values, values.TIME_ZONE ?? DEFAULT_TIME_ZONE),
+    rules: {
+      ...rulesConfig(values, values.TIME_ZONE ?? DEFAULT_TIME_ZONE),
+      stepUpThresholdXaf: stepUp?.thresholdXaf,
+    },
     batch: batchConfig(
       values,
       RATE_LIMIT_PER_MINUTE[values.PAYMENT_ENV],
       values.PAYOUT_STUCK_AFTER_HOURS * 3_600_000,
     ),
     events,
+    stepUp,
+    webApp,
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -5,6 +5,7 @@
  * Values are codes that do not depend on the reader's language (`disbursement`,
  * `success`, `mtn`); only the first line is translated.
  */
+import type { MessageKey } from "../i18n.js";
 import { chargedFee, type Payout } from "../model/payout.js";
 import type { Stores } from "../store/types.js";
 import { localDateTime } from "../time.js";
@@ -32,6 +33,24 @@ export const PAYOUT_COLUMNS = [
 export type PayoutColumn = (typeof PAYOUT_COLUMNS)[number];
 
 /** Payouts read from the store per page. */
+/** The text of each column's header, in the reader's language (/export and the Mini App). */
+export const PAYOUT_HEADER_KEYS = {
+  created: "export.column.created",
+  kind: "export.column.kind",
+  initiator: "export.column.initiator",
+  approver: "export.column.approver",
+  recipient: "export.column.recipient",
+  number: "export.column.number",
+  operator: "export.column.operator",
+  amount: "export.column.amount",
+  fee: "export.column.fee",
+  status: "export.column.status",
+  paymentId: "export.column.payment_id",
+  note: "export.column.note",
+  settledAt: "export.column.settled_at",
+  schedule: "export.column.schedule",
+} as const satisfies Record<PayoutColumn, MessageKey>;
+
 export const EXPORT_PAGE_SIZE = 500;
 
 export function payoutSource(options: {

@@ -20,6 +20,7 @@ import { banner, type DemoIo, isTty, type Style } from "./demo-render.js";
 import { chooseDemoStorage } from "./demo-store.js";
 import { Signals } from "./stop-signals.js";
 import { startTelegramEmulator, type TelegramEmulator } from "./telegram-emulator/index.js";
+import { buildDevWebPage, miniAppLines } from "./webapp-link.js";
 
 export { DEMO_USER } from "./demo-options.js";
 export type { DemoIo } from "./demo-render.js";
@@ -142,7 +143,8 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
     },
     "demo",
   );
-  const app = await startApp({ config, logger, stores: storage.stores });
+  const webAppDir = await buildDevWebPage();
+  const app = await startApp({ config, logger, stores: storage.stores, webAppDir });
   cleanups.push(() => app.stop());
   if (!app.http) throw new StartupError("the bot's HTTP server did not start");
   sandbox.setCallbackUrl(`${app.http.url}${config.payment.webhookPath}`);
@@ -191,7 +193,16 @@ async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) 
     keepLogFile: options.keepLogFile,
     settleDelayMs: options.settleDelayMs,
   };
-  session.start(banner(facts, style));
+  const person = running.cast.person;
+  const http = running.app.http;
+  const miniApp = http
+    ? miniAppLines(`${http.url}/app/`, running.emulator.token, {
+        id: person.id,
+        firstName: person.firstName,
+        languageCode: options.languageCode,
+      })
+    : [];
+  session.start([banner(facts, style), "", ...miniApp].join("\n"));
   return session.finished;
 }
 

@@ -14,6 +14,7 @@ import { DEMO_USER, languageOf, readFlags } from "./demo-options.js";
 import { bold, type DemoIo, isTty, type Style } from "./demo-render.js";
 import { Signals } from "./stop-signals.js";
 import { DEFAULT_EMULATOR_TOKEN, startTelegramEmulator } from "./telegram-emulator/index.js";
+import { miniAppLines } from "./webapp-link.js";
 
 export const DEFAULT_EMULATOR_PORT = 8081;
 
@@ -83,7 +84,13 @@ function emulatorArgv(argv: readonly string[]): string[] {
 export const REHEARSAL_SECTION = '"Rehearse `npm start` on one machine"';
 
 /** What to set for `npm start`, and how to run the rest on this machine. */
-function emulatorBanner(apiRoot: string, token: string, userId: number, style: Style): string {
+function emulatorBanner(
+  apiRoot: string,
+  token: string,
+  user: { id: number; firstName: string; languageCode: string },
+  style: Style,
+): string {
+  const userId = user.id;
   return [
     `${bold("Telegram Bot API emulator", style)} listening on ${apiRoot}`,
     "Give the bot:",
@@ -98,6 +105,12 @@ function emulatorBanner(apiRoot: string, token: string, userId: number, style: S
     "     (PAYMENT_API_KEY) and where its public key is (save it to a file for",
     "     PAYMENT_SIGNATURE_PUBLIC_KEY).",
     "  2. In a third terminal, with Redis running: npm start with the variables above and those.",
+    "",
+    "",
+    // The bot started with `npm start` serves the page (built by npm run build) on its
+    // HTTP server, 127.0.0.1:8080 with the defaults.
+    ...miniAppLines(`http://127.0.0.1:8080/app/`, token, user),
+    "  (the bot serves it once started; another HTTP_PORT: change 8080 in the address)",
     "",
     "Then type here what you would type in Telegram (/help, /pay 670000001 5000).",
     "Type a button's number to press it; :help for chat commands; :quit or Ctrl-C to leave.",
@@ -158,7 +171,12 @@ export async function runEmulatorCommand(
     signals.onSignal(() => chat.end("interrupt"));
     output.on("error", () => chat.end("end-of-input"));
     if (!signals.received) {
-      chat.start(emulatorBanner(emulator.apiRoot, emulator.token, options.userId, style));
+      const person = {
+        id: options.userId,
+        firstName: DEMO_USER.firstName,
+        languageCode: options.languageCode,
+      };
+      chat.start(emulatorBanner(emulator.apiRoot, emulator.token, person, style));
       await chat.finished;
     }
   } finally {

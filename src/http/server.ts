@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from "../logger.js";
 import { headerValue, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../payments/signature.js";
 import type { CallbackRequest, CallbackResponse } from "../payouts/webhook.js";
+import type { WebAppHandler } from "./webapp/handler.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -41,6 +42,8 @@ export interface HttpServerOptions {
     secret: string;
     handleUpdate: (update: unknown) => Promise<void>;
   };
+  /** The Mini App: its page under `/app/` and its API under `/app/api/` (see webapp/). */
+  webApp?: WebAppHandler;
   timeouts?: HttpServerTimeouts;
 }
 
@@ -155,6 +158,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         .catch((error: unknown) => logger.error({ err: error }, "webhook update failed"));
       return;
     }
+    if (options.webApp && (await options.webApp.handle(request, response, url, readBody))) return;
     send(response, 404, { ok: false, error: "not found" });
   };
 

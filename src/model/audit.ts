@@ -109,6 +109,11 @@ export const AUDIT_ACTIONS = [
   "recipient_forgotten",
   "recipient_renamed",
   ...SCHEDULE_AUDIT_STEPS.map((step) => `schedule_${step}` as const),
+  /** Step-up PINs: set on first use, reset by an admin, a wrong try, locked after too many. */
+  "pin_set",
+  "pin_reset",
+  "pin_failed",
+  "pin_locked",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -119,7 +119,9 @@ export type Notice =
    */
   | { kind: "standing_lost"; userId: number; byUserId: number; atMs: number }
   /** About a schedule, or one of its runs (`runKey`: local YYYYMMDDHHMM; "-" for none). */
-  | { kind: "schedule"; what: ScheduleNoticeKind; scheduleId: string; runKey: string };
+  | { kind: "schedule"; what: ScheduleNoticeKind; scheduleId: string; runKey: string }
+  /** Five wrong PINs in a row locked `userId`'s step-up PIN until `untilMs`: admins alerted. */
+  | { kind: "pin_locked"; userId: number; untilMs: number };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -148,6 +150,8 @@ export function noticeKey(notice: Notice): string {
       return `standing_lost:${notice.userId}:${notice.byUserId}:${notice.atMs}`;
     case "schedule":
       return `schedule:${notice.what}:${notice.scheduleId}:${notice.runKey}`;
+    case "pin_locked":
+      return `pin_locked:${notice.userId}:${notice.untilMs}`;
     default:
       return `${notice.kind}:${notice.payoutId}`;
   }
@@ -192,6 +196,11 @@ export function parseNoticeKey(key: string): Notice | null {
   }
   if (kind === "standing_lost" && parts.length === 4) return standingNotice(parts);
   if (kind === "schedule" && parts.length === 4) return scheduleNotice(parts);
+  if (kind === "pin_locked" && parts.length === 3) {
+    const [userId, untilMs] = [Number(first), Number(second)];
+    const whole = (value: number) => Number.isSafeInteger(value) && value > 0;
+    return whole(userId) && whole(untilMs) ? { kind, userId, untilMs } : null;
+  }
   return null;
 }
 

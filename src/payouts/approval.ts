@@ -19,6 +19,7 @@ import type {
 import { type Approver, decideRefusal, standingExpected } from "./approval-checks.js";
 import type { Duplicates } from "./duplicates.js";
 import type { Limits } from "./limits.js";
+import { approvalNeedsPin, type PinProof } from "./pin.js";
 import { decidersOf, mayDecide } from "./policy.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
@@ -121,10 +122,14 @@ export class Approval {
   async approve(
     payoutId: string,
     approver: Approver,
-    options: { duplicateSeenAtMs?: number } = {},
+    options: { duplicateSeenAtMs?: number; pin?: PinProof } = {},
   ): Promise<ApproveResult> {
     const checked = await this.#pending(payoutId, approver);
     if ("outcome" in checked) return checked;
+    const { stepUpThresholdXaf: pinFrom } = this.#rules;
+    if (approvalNeedsPin(pinFrom, checked, approver, options.pin, this.#context.now())) {
+      return { outcome: "step_up_required", payout: checked };
+    }
     // The duplicate rule asked again at the decision: a repeat the approver was not shown
     // (none on their card, or one newer than the card's) stops the press, to be shown.
     const duplicate = await this.#duplicates.latest(checked);

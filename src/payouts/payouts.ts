@@ -15,6 +15,8 @@ import { ExportRecords } from "./exports.js";
 import { Limits } from "./limits.js";
 import { Lookups } from "./lookups.js";
 import { StaffNames } from "./people.js";
+import { Pins } from "./pin.js";
+import { argon2Hasher } from "./pin-hash.js";
 import { Preparation } from "./prepare.js";
 import { Recipients } from "./recipients.js";
 import { Resolution } from "./resolution.js";
@@ -63,6 +65,8 @@ export interface Payouts {
   readonly scheduleRuns: ScheduleRuns;
   /** The loop that sends each scheduled run once (started by the app). */
   createScheduler(options?: { tickMs?: number; owner?: string }): Scheduler;
+  /** Step-up PINs: set, checked (a right one proves it for a big Confirm), reset. */
+  readonly pins: Pins;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
 }
@@ -97,7 +101,11 @@ export function createPayouts(options: PayoutsOptions): Payouts {
   const approval = new Approval(context, rules, { limits, duplicates }, onNoticeQueued);
   const { confirmationTtlSeconds, statusPollIntervalMs } = options;
   const batch = { ...DEFAULT_BATCH_SETTINGS, ...options.batch };
-  const submission = new Submission(context, records, statusPollIntervalMs, { approval, limits });
+  const submission = new Submission(context, records, statusPollIntervalMs, {
+    approval,
+    limits,
+    stepUpThresholdXaf: rules.stepUpThresholdXaf,
+  });
   const batches = new Batches(
     context,
     limits,
@@ -106,6 +114,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
       previewTtlMs: batch.previewTtlMs,
       approvalThresholdXaf: rules.approvalThresholdXaf,
       approvalTtlMs: rules.approvalTtlMs,
+      stepUpThresholdXaf: rules.stepUpThresholdXaf,
     },
     onNoticeQueued,
   );
@@ -158,7 +167,12 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     settlement: new Settlement(context, (payout) => recipients.notePaid(payout)),
     resolution: new Resolution(context),
     batches,
-    batchApproval: new BatchApproval(context, limits, onNoticeQueued),
+    batchApproval: new BatchApproval(context, limits, onNoticeQueued, rules.stepUpThresholdXaf),
+    pins: new Pins({
+      stores: options.stores,
+      hasher: options.pinHasher ?? argon2Hasher,
+      now: context.now,
+    }),
     staff: new StaffChanges(context, batches, confirmationTtlSeconds * 1000, onNoticeQueued),
     exports: new ExportRecords(context),
     sessions: new Sessions(context),

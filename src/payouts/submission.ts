@@ -18,6 +18,7 @@ import { answerMismatch } from "./answer-check.js";
 import type { AnswerRecords } from "./answer-records.js";
 import type { Approval } from "./approval.js";
 import type { Limits } from "./limits.js";
+import { type PinProof, stepUpHold } from "./pin.js";
 import { type Asker, confirmableBy, PAYING_ROLES } from "./policy.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
@@ -46,6 +47,8 @@ class NotToSend extends Error {
 export interface ConfirmRules {
   approval: Approval;
   limits: Limits;
+  /** STEP_UP_THRESHOLD_XAF: at or over it, Confirm needs the initiator's PinProof. */
+  stepUpThresholdXaf?: number | undefined;
 }
 
 export class Submission {
@@ -75,7 +78,10 @@ export class Submission {
    * right after it; when it is not, the request waits for a slot and the payout is checked
    * again right before it leaves.
    */
-  async confirm(payoutId: string, asker: Asker): Promise<ConfirmResult> {
+  async confirm(payoutId: string, asker: Asker, pin?: PinProof): Promise<ConfirmResult> {
+    const { stepUpThresholdXaf: threshold } = this.#rules;
+    const held = await stepUpHold(this.#context, { threshold, payoutId, asker, pin });
+    if (held) return held;
     const claim = await this.#claim(payoutId, asker);
     if (claim.outcome !== "claimed") return claim;
     const slotTaken = (await this.#context.gateway.takeSlot?.()) ?? false;

@@ -2,6 +2,7 @@
  * The shapes the payout steps take and give: what they need of the Payment API, their
  * options, and one result type per operation (each outcome a case the caller must handle).
  */
+
 import type { Logger } from "../logger.js";
 import type { Actor } from "../model/audit.js";
 import type { Locale } from "../model/locale.js";
@@ -14,6 +15,7 @@ import type { SendOptions } from "../payments/client-slots.js";
 import type { PaymentClientError, PaymentOperation } from "../payments/errors.js";
 import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
 import type { Stores, TransitionResult } from "../store/types.js";
+import type { PinHasher } from "./pin-hash.js";
 
 /** What the payout steps need of the Payment API client (PaymentClient fits it). */
 export interface PaymentGateway {
@@ -52,6 +54,11 @@ export interface PayoutRules {
   duplicateWindowMs: number;
   /** The IANA zone whose calendar days the caps count (TIME_ZONE). */
   timeZone: string;
+  /**
+   * STEP_UP_THRESHOLD_XAF: payouts of this many XAF or more are confirmed and approved
+   * only with the person's PIN (payouts/pin.ts); undefined or absent: no PIN asked.
+   */
+  stepUpThresholdXaf?: number | undefined;
 }
 
 export interface PayoutsOptions {
@@ -68,6 +75,8 @@ export interface PayoutsOptions {
   onNoticeQueued?: () => void;
   /** Approvals, spending caps and the duplicate warning; default: every one of them off. */
   rules?: PayoutRules;
+  /** How step-up PINs are hashed; default argon2id (payouts/pin-hash.ts). */
+  pinHasher?: PinHasher;
   /** Batch payouts: file limits, preview lifetime, the rate share; defaults in payouts.ts. */
   batch?: Partial<BatchSettings>;
   /** Schedules: SCHEDULE_* (the zone, thresholds and prompt lifetime come from the rest). */
@@ -150,7 +159,12 @@ export type ClaimResult =
   /** At or over the approval threshold: it now waits for one of `approvers` (user ids). */
   | { outcome: "approval_requested"; payout: Payout; approvers: number[] }
   /** It would pass a daily cap: refused, nothing reserved or sent. */
-  | { outcome: "over_limit"; payout: Payout; over: OverLimit };
+  | { outcome: "over_limit"; payout: Payout; over: OverLimit }
+  /**
+   * At or over STEP_UP_THRESHOLD_XAF and asked without the asker's PIN (a chat button, or
+   * a forged press): nothing changed; it is confirmed in the Mini App, with the PIN.
+   */
+  | { outcome: "step_up_required"; payout: Payout };
 
 /** Why an approver's press changed nothing. */
 export type DecideRefusal =
@@ -186,7 +200,9 @@ export type ApproveResult =
    * It repeats `duplicate` (DUPLICATE_WINDOW_MINUTES), which the approver was not shown:
    * nothing was decided; the card is to show it, with "Approve anyway".
    */
-  | { outcome: "duplicate"; payout: Payout; duplicate: Payout };
+  | { outcome: "duplicate"; payout: Payout; duplicate: Payout }
+  /** At or over STEP_UP_THRESHOLD_XAF without the approver's PIN: nothing was decided. */
+  | { outcome: "step_up_required"; payout: Payout };
 
 export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
 

@@ -34,6 +34,8 @@
  *   p schedule:{id}…, schedules… the schedules and their runs (redis-schedules.ts lists them)
  *   p lease:{name}             STRING owner, with a TTL
  *   p throttle:{name}          STRING actions counted in the window, expiring with it
+ *   p pin:{userId}             HASH   hash (argon2id, PHC string), setAtMs, tries,
+ *                                     lockedUntilMs: one staff member's step-up PIN
  *   p ratelimit:{name}         (owned by the rate limiter)
  *   p events:{part}            the signed events' queue (redis/events.ts lists its parts)
  *   p recipients…              saved recipients (redis/recipients.ts lists its keys)
@@ -74,6 +76,7 @@ export interface Keys {
   activeBatches(): string;
   lease(name: string): string;
   throttle(name: string): string;
+  pin(userId: number): string;
   rateLimit(name: string): string;
   /** A part of the signed events' queue (store/redis/events.ts). */
   events(part: string): string;
@@ -111,6 +114,7 @@ export function keys(prefix: string): Keys {
     activeBatches: () => `${prefix}batches:active`,
     lease: (name) => `${prefix}lease:${name}`,
     throttle: (name) => `${prefix}throttle:${name}`,
+    pin: (userId) => `${prefix}pin:${userId}`,
     rateLimit: (name) => `${prefix}ratelimit:${name}`,
     events: (part) => `${prefix}events:${part}`,
   };

@@ -10,6 +10,7 @@ import { MemoryApprovalCards } from "./memory/cards.js";
 import { MemoryDueQueue } from "./memory/due-queue.js";
 import { MemoryLeaseStore } from "./memory/leases.js";
 import { MemoryPayoutStore } from "./memory/payouts.js";
+import { MemoryPinStore } from "./memory/pins.js";
 import { MemoryProfileStore } from "./memory/profiles.js";
 import { MemoryRecipientStore } from "./memory/recipients.js";
 import { MemoryReportsStore } from "./memory/reports.js";
@@ -78,6 +79,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     }),
     leases: new MemoryLeaseStore(now),
     throttles: new MemoryThrottleStore(now),
+    pins: new MemoryPinStore((key, atMs) => outbox.put(key, atMs)),
     ping: async () => true,
     close: async () => {},
   };

@@ -13,6 +13,7 @@ import { RedisDueQueue } from "./redis/due-queue.js";
 import type { RedisDurability } from "./redis/durability.js";
 import { RedisLeaseStore } from "./redis/leases.js";
 import { RedisPayoutStore } from "./redis/payouts.js";
+import { RedisPinStore } from "./redis/pins.js";
 import { RedisProfileStore } from "./redis/profiles.js";
 import { RedisRecipientStore } from "./redis/recipients.js";
 import { RedisReportsStore } from "./redis/reports.js";
@@ -79,6 +80,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     }),
     leases: new RedisLeaseStore(redis, k.lease),
     throttles: new RedisThrottleStore(redis, k.throttle),
+    pins: new RedisPinStore(redis, k),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {
       if (options.durability) {

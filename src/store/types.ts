@@ -13,11 +13,13 @@ import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import type { BatchStore } from "./batch-store.js";
 
 import type { PayoutStore } from "./payout-store.js";
+import type { PinStore } from "./pin-store.js";
 import type { RecipientStore } from "./recipient-store.js";
 import type { ScheduleStore } from "./schedule-store.js";
 
 export type * from "./batch-store.js";
 export type * from "./payout-store.js";
+export type * from "./pin-store.js";
 export type * from "./recipient-store.js";
 export type * from "./schedule-store.js";
 
@@ -222,6 +224,8 @@ export interface Stores {
   leases: LeaseStore;
   /** Per-person and per-payout counts of actions (button presses, callback re-reads). */
   throttles: ThrottleStore;
+  /** The step-up PINs (hashes, wrong tries, locks). */
+  pins: PinStore;
   /** True when the backing store answers now. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -9,6 +9,7 @@ import type { AuditAction } from "../../src/model/audit.js";
 import type { Stores } from "../../src/store/types.js";
 import { describeBatchStoreContract } from "./batch-store.contract.js";
 import { describePayoutStoreContract, payoutIn, samplePayout } from "./payout-store.contract.js";
+import { describePinStoreContract } from "./pin-store.contract.js";
 import { describeRecipientStoreContract } from "./recipient-store.contract.js";
 import { describeReportsContract } from "./reports.contract.js";
 import { describeRulesContract } from "./rules.contract.js";
@@ -27,6 +28,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     describeBatchStoreContract(makeStores);
     describeRecipientStoreContract(makeStores);
     describeScheduleStoreContract(makeStores);
+    describePinStoreContract(makeStores);
     describeRetention(makeStores);
 
     describe("with fresh stores", () => {

@@ -36,6 +36,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** Signed events' retry pauses (short ones, for tests that cannot wait 5 s). */
   eventRetry?: EventRetryPolicy;
+  /** The Mini App's built page (see web/build.ts); default dist/web/ when built. */
+  webAppDir?: string;
 }
 
 export interface Harness {
@@ -107,6 +109,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       http: options.http,
       now: options.now,
       ...(options.eventRetry ? { eventRetry: options.eventRetry } : {}),
+      ...(options.webAppDir ? { webAppDir: options.webAppDir } : {}),
     });
   } catch (error) {
     await emulator.close();

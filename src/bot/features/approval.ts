@@ -20,6 +20,7 @@ import { bestEffort } from "../telegram/failures.js";
 import { editMessageView, editView, replyHtml, replyView } from "../telegram/reply.js";
 import { approvalCard, decidedPromptView, rejectedCard } from "../views/approval.js";
 import { CALLBACK_PATTERN, money, type Names, personName } from "../views/common.js";
+import { type StepUpSettings, withPinApprove } from "../views/step-up.js";
 import { showSending } from "./shared/prompt-edits.js";
 
 /** Cards /approvals sends at once; the rest wait for the next /approvals. */
@@ -36,6 +37,8 @@ const FORBIDDEN_KEY = {
 export interface ApprovalDeps {
   payouts: Payouts;
   stores: Stores;
+  /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: a big payout's Approve opens the Mini App. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
@@ -110,6 +113,12 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       const key = over.limit === "payer" ? "approve.over_payer" : "approve.over_merchant";
       const amounts = { cap: money(ctx.t, over.capXaf), left: money(ctx.t, over.leftXaf) };
       await ctx.answerCbQuery(ctx.t.plain(key, amounts), { show_alert: true });
+      return;
+    }
+    if (result.outcome === "step_up_required") {
+      // Only the Mini App, with the approver's PIN, approves this one.
+      ctx.log.warn({ payoutId }, "approve without the PIN refused");
+      await ctx.answerCbQuery(ctx.t.plain("pin.approve_in_app"), { show_alert: true });
       return;
     }
     if (result.outcome !== "claimed") return refused(ctx, result);
@@ -210,7 +219,8 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
     for (const payout of shown) {
       // Each with the payout it repeats, if any, as its first card says.
       const { names, duplicate } = await factsOf(payout);
-      const sent = await replyView(ctx, approvalCard(ctx.t, payout, names, { duplicate }));
+      const card = approvalCard(ctx.t, payout, names, { duplicate });
+      const sent = await replyView(ctx, withPinApprove(ctx.t, card, payout, deps.stepUp));
       // Edited with the others once someone decides.
       await deps.payouts.approval.attachCard(payout.id, {
         chatId: ctx.chat.id,

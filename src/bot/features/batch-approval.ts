@@ -49,6 +49,10 @@ export function batchApprovalFeature(deps: BatchApprovalDeps): Composer<BotConte
           t.plain("batch.approve_over_limit", { left: money(t, result.over.leftXaf) }),
           { show_alert: true },
         );
+      case "step_up_required":
+        // Only the Mini App, with the PIN, approves this one (step-up/batch-approve/:id).
+        ctx.log.warn({ batchId: result.batch.id }, "batch approve without the PIN refused");
+        return ctx.answerCbQuery(t.plain("pin.batch_in_app"), { show_alert: true });
       case "already":
       case "expired":
       case "done": {

@@ -199,6 +199,10 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
         );
       case "changed":
         return ctx.answerCbQuery(t.plain("batch.changed"), { show_alert: true });
+      case "step_up_required":
+        // Only the Mini App, with the PIN, confirms this one (step-up/batch-confirm/:id).
+        ctx.log.warn({ batchId: result.batch.id }, "batch confirm without the PIN refused");
+        return ctx.answerCbQuery(t.plain("pin.batch_in_app"), { show_alert: true });
       case "expired":
         await editView(ctx, { text: t("batch.expired") });
         return ctx.answerCbQuery(t.plain("batch.expired"));

@@ -27,6 +27,7 @@ import {
   prepareFailureText,
   promptExtras,
 } from "../views/pay.js";
+import { needsStepUp, type StepUpSettings, withPinConfirm } from "../views/step-up.js";
 import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
 import {
   refuseOthersPress,
@@ -46,6 +47,8 @@ export interface PayDeps {
   payouts: Payouts;
   stores: Stores;
   now: () => number;
+  /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: big payouts are confirmed in the Mini App. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 /** A half-finished /pay dialog is forgotten after this long. */
@@ -105,7 +108,14 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       promptExtras(ctx.t, result.payout, { duplicate, names, threshold }),
     );
     const prompt = confirmationPrompt(ctx.t, result.payout, deps.now(), extras);
-    const sent = await replyView(ctx, prompt);
+    const { stepUp } = deps;
+    const privateChat = ctx.chat?.type === "private";
+    const sent = await replyView(
+      ctx,
+      stepUp && needsStepUp(stepUp, result.payout.amount, result.payout.kind)
+        ? withPinConfirm(ctx.t, prompt, result.payout.id, stepUp, privateChat)
+        : prompt,
+    );
     await deps.payouts.preparation.attachMessage(result.payout.id, sent.message_id);
   };
 
@@ -262,6 +272,12 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         return;
       case "not_found":
         await dropGoneButtons(ctx);
+        return;
+      case "step_up_required":
+        // Only the Mini App, with the PIN, confirms this one: a chat press (an old
+        // prompt's button, or a forged one) changes nothing.
+        ctx.log.warn({ payoutId }, "confirm without the PIN refused");
+        await ctx.answerCbQuery(ctx.t.plain("pin.step_up_required"), { show_alert: true });
         return;
     }
   });

@@ -7,7 +7,7 @@
 import { Composer, Input } from "telegraf";
 import { type AuditColumn, auditSource } from "../../csv/audit.js";
 import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../csv/export.js";
-import { type PayoutColumn, payoutSource } from "../../csv/payouts.js";
+import { PAYOUT_HEADER_KEYS, payoutSource } from "../../csv/payouts.js";
 import type { MessageKey } from "../../i18n.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
@@ -30,23 +30,6 @@ import { type ExportArgs, parseExportArgs, periodText } from "./shared/export-ar
 
 /** Telegram's limit on a document's caption. */
 const CAPTION_LIMIT = 1024;
-
-const PAYOUT_HEADERS = {
-  created: "export.column.created",
-  kind: "export.column.kind",
-  initiator: "export.column.initiator",
-  approver: "export.column.approver",
-  recipient: "export.column.recipient",
-  number: "export.column.number",
-  operator: "export.column.operator",
-  amount: "export.column.amount",
-  fee: "export.column.fee",
-  status: "export.column.status",
-  paymentId: "export.column.payment_id",
-  note: "export.column.note",
-  settledAt: "export.column.settled_at",
-  schedule: "export.column.schedule",
-} as const satisfies Record<PayoutColumn, MessageKey>;
 
 const AUDIT_HEADERS = {
   time: "export.column.time",
@@ -189,7 +172,7 @@ async function exportPeriod(
           stores,
           window,
           timeZone: zone,
-          header: (column) => ctx.t.plain(PAYOUT_HEADERS[column]),
+          header: (column) => ctx.t.plain(PAYOUT_HEADER_KEYS[column]),
         }),
         options,
       );

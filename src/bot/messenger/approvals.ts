@@ -20,6 +20,7 @@ import {
   rejectionReasonNotice,
 } from "../views/approval.js";
 import type { Names, View } from "../views/common.js";
+import { type StepUpSettings, withPinApprove } from "../views/step-up.js";
 import { cardFacts, type DuplicateFinder } from "./approval-cards.js";
 import { payoutPeopleNames, translatorFor } from "./people.js";
 
@@ -30,6 +31,8 @@ export interface ApprovalDeliveriesOptions {
   timeZone: string;
   /** The payout a waiting one repeats, shown on its cards (default: none is looked for). */
   duplicateOf?: DuplicateFinder;
+  /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: a big payout's Approve opens the Mini App. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 export class ApprovalDeliveries {
@@ -77,7 +80,9 @@ export class ApprovalDeliveries {
     let retry: Error | undefined;
     for (const { userId } of approvers) {
       if (done.has(userId)) continue;
-      const view = approvalCard(await this.#translator(userId), payout, names, { duplicate });
+      const t = await this.#translator(userId);
+      const card = approvalCard(t, payout, names, { duplicate });
+      const view = withPinApprove(t, card, payout, this.#options.stepUp);
       try {
         const sent = await sendView(telegram, userId, view);
         await stores.cards.add(payout.id, { chatId: userId, messageId: sent.message_id });

@@ -24,6 +24,7 @@ import { editMessageView, sendView } from "../telegram/reply.js";
 import { previewView, progressView, summaryText } from "../views/batch.js";
 import { batchApprovalCard, batchDecisionNotice, batchPeople } from "../views/batch-approval.js";
 import type { Names } from "../views/common.js";
+import { type StepUpSettings, withPinBatch } from "../views/step-up.js";
 import { namesOf, translatorFor } from "./people.js";
 
 export interface BatchDeliveryOptions {
@@ -34,6 +35,8 @@ export interface BatchDeliveryOptions {
   limits?: Limits;
   approvalThresholdXaf?: number;
   stuckAfterHours: number;
+  /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: a big batch's Confirm and Approve open the Mini App. */
+  stepUp?: StepUpSettings | undefined;
   now?: () => number;
 }
 
@@ -137,7 +140,10 @@ export class BatchDeliveries {
       ...(leftXaf === undefined ? {} : { leftXaf }),
       ...(approvalThresholdXaf === undefined ? {} : { approvalThresholdXaf }),
     };
-    const sent = await sendView(telegram, batch.chatId, previewView(t, batch, facts));
+    const preview = previewView(t, batch, facts);
+    const { stepUp } = this.#options;
+    const view = withPinBatch(t, preview, batch, "batch-confirm", stepUp, batch.chatId > 0);
+    const sent = await sendView(telegram, batch.chatId, view);
     await stores.batches.update(batch.id, { previewMessageId: sent.message_id });
   }
 
@@ -201,7 +207,9 @@ export class BatchDeliveries {
           await file.discard();
         }
         const facts = { skipped, count: skipped.length, names };
-        const sent = await sendView(telegram, userId, batchApprovalCard(t, batch, names, facts));
+        const card = batchApprovalCard(t, batch, names, facts);
+        const view = withPinBatch(t, card, batch, "batch-approve", this.#options.stepUp, true);
+        const sent = await sendView(telegram, userId, view);
         await stores.cards.add(key, { chatId: userId, messageId: sent.message_id });
       } catch (error) {
         const failure = toDeliveryError(error);

@@ -19,6 +19,7 @@ import { editMessageView, sendView } from "../telegram/reply.js";
 import { payoutStateView } from "../views/common.js";
 import { mismatchNotice, settlementNotice, stuckNotice } from "../views/notices.js";
 import { saveRecipientKeyboard } from "../views/recipients.js";
+import type { StepUpSettings } from "../views/step-up.js";
 import type { DuplicateFinder } from "./approval-cards.js";
 import { ApprovalDeliveries } from "./approvals.js";
 import { BatchDeliveries, type BatchDeliveryOptions } from "./batches.js";
@@ -36,6 +37,8 @@ export interface TelegramMessengerOptions {
   duplicateOf?: DuplicateFinder;
   /** What batch previews and summaries say about limits, approval and stuck rows. */
   batches?: Pick<BatchDeliveryOptions, "limits" | "approvalThresholdXaf" | "stuckAfterHours">;
+  /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: big payouts' approval cards open the Mini App. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 export class TelegramMessenger implements Messenger {
@@ -66,6 +69,7 @@ export class TelegramMessenger implements Messenger {
       logger,
       timeZone: this.#timeZone,
       ...(options.duplicateOf ? { duplicateOf: options.duplicateOf } : {}),
+      stepUp: options.stepUp,
     });
     this.#standing = new StandingDeliveries({
       telegram,
@@ -86,6 +90,7 @@ export class TelegramMessenger implements Messenger {
       timeZone: this.#timeZone,
       stuckAfterHours: 24,
       ...options.batches,
+      stepUp: options.stepUp,
     });
   }
 
@@ -115,6 +120,9 @@ export class TelegramMessenger implements Messenger {
         return this.#standing.deliver(delivery);
       case "schedule":
         return this.#schedules.deliver(delivery);
+      case "pin_locked":
+        if (this.#reports) return this.#reports.pinLocked(delivery.userId, delivery.untilMs);
+        break;
       default:
         return this.#approvals.deliver(delivery.kind, delivery.payout);
     }

@@ -9,14 +9,16 @@ import type { Translate } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import { isUp } from "../../model/availability.js";
 import type { DailyDigest } from "../../payouts/loops/digest.js";
+import { weekVolume } from "../../payouts/loops/digest-week.js";
 import type { AvailabilityAlert } from "../../payouts/loops/notifier.js";
 import { may } from "../../payouts/policy.js";
 import { payoutsInState } from "../../store/payout-store.js";
 import type { Stores } from "../../store/types.js";
 import { toDeliveryError } from "../telegram/failures.js";
 import { sendView } from "../telegram/reply.js";
-import type { View } from "../views/common.js";
+import { personName, type View } from "../views/common.js";
 import { availabilityAlertView, digestView } from "../views/digest.js";
+import { digestChartCaption, digestChartPng } from "../views/digest-chart.js";
 import { eventsDisabledView } from "../views/events.js";
 import { namesOf, translatorFor } from "./people.js";
 
@@ -40,16 +42,37 @@ export class ReportDelivery {
     this.#options = options;
   }
 
-  /** The digest of `day`, read now, to every admin. */
+  /**
+   * The digest of `day`, read now, to every admin: first its chart (the last seven days'
+   * paid volume, a PNG drawn once per language), then the text. The chart is a courtesy:
+   * one that cannot be drawn or sent is logged, and the text still goes.
+   */
   async digest(day: string): Promise<void> {
-    const { stores, digest } = this.#options;
+    const { stores, digest, telegram, logger, timeZone } = this.#options;
     const facts = await digest.facts(day);
-    const names = await namesOf(stores.profiles, [
-      ...facts.attention.map((payout) => payout.initiatorId),
-      ...facts.limits.flatMap((limit) => limit.userId ?? []),
-      ...facts.staffChanges.flatMap((change) => [change.userId, change.byUserId]),
+    const [names, week] = await Promise.all([
+      namesOf(stores.profiles, [
+        ...facts.attention.map((payout) => payout.initiatorId),
+        ...facts.limits.flatMap((limit) => limit.userId ?? []),
+        ...facts.staffChanges.flatMap((change) => [change.userId, change.byUserId]),
+      ]),
+      weekVolume(stores, { day, timeZone, nowMs: facts.toMs }),
     ]);
-    await this.#toAdmins((t) => digestView(t, facts, names), { day });
+    const charts = new Map<Translate["locale"], Buffer>();
+    const chart = async (chatId: number, t: Translate) => {
+      try {
+        const png = charts.get(t.locale) ?? digestChartPng(t, week);
+        charts.set(t.locale, png);
+        await telegram.sendPhoto(
+          chatId,
+          { source: png, filename: `digest-${day}.png` },
+          { caption: digestChartCaption(t, week), parse_mode: "HTML" },
+        );
+      } catch (error) {
+        logger.warn({ err: error, chatId, day }, "could not send the digest's chart");
+      }
+    };
+    await this.#toAdmins((t) => digestView(t, facts, names), { day }, chart);
   }
 
   /** An operation went down or came back: to ALERT_CHAT_ID, else every admin. */
@@ -81,6 +104,21 @@ export class ReportDelivery {
     await this.#toAdmins((t) => eventsDisabledView(t, atMs), { eventsDisabledAt: String(atMs) });
   }
 
+  /** Someone's step-up PIN was locked after too many wrong tries: every admin is told. */
+  async pinLocked(userId: number, untilMs: number): Promise<void> {
+    const names = await namesOf(this.#options.stores.profiles, [userId]);
+    await this.#toAdmins(
+      (t) => ({
+        text: t("pin.locked_alert", {
+          name: personName(t, names, userId),
+          id: userId,
+          until: t.time(untilMs),
+        }),
+      }),
+      { pinLockedUser: String(userId) },
+    );
+  }
+
   #translatorOf(chatId: number): Promise<Translate> {
     return translatorFor(this.#options.stores, chatId, this.#options.timeZone);
   }
@@ -89,14 +127,21 @@ export class ReportDelivery {
    * Sends a view to each admin in their language. Fails (to be tried again) only when
    * there were admins and none of them could be reached: a retry then sends nobody a copy.
    */
-  async #toAdmins(view: (t: Translate) => View, subject: Record<string, string>): Promise<void> {
+  async #toAdmins(
+    view: (t: Translate) => View,
+    subject: Record<string, string>,
+    /** Sent before the view (never fails: it handles its own errors). */
+    lead?: (chatId: number, t: Translate) => Promise<void>,
+  ): Promise<void> {
     const { stores, telegram, logger } = this.#options;
     const admins = (await stores.staff.list()).filter((member) => may(member, "receive_alerts"));
     let failure: unknown;
     let sent = 0;
     for (const admin of admins) {
       try {
-        await sendView(telegram, admin.userId, view(await this.#translatorOf(admin.userId)));
+        const t = await this.#translatorOf(admin.userId);
+        await lead?.(admin.userId, t);
+        await sendView(telegram, admin.userId, view(t));
         sent += 1;
       } catch (error) {
         failure = error;

@@ -86,6 +86,10 @@ const ACTION_KEY = {
   schedule_run_skipped: "audit.action.schedule_run_skipped",
   schedule_run_missed: "audit.action.schedule_run_missed",
   schedule_run_retrying: "audit.action.schedule_run_retrying",
+  pin_set: "audit.action.pin_set",
+  pin_reset: "audit.action.pin_reset",
+  pin_failed: "audit.action.pin_failed",
+  pin_locked: "audit.action.pin_locked",
 } as const satisfies Record<AuditAction, MessageKey>;
 
 /** Facts shown with words of their own; any other as `name: value`. */
@@ -107,6 +111,7 @@ const DETAIL_KEY = {
   pending: "audit.detail.pending",
   unknown: "audit.detail.unknown",
   skipped: "audit.detail.skipped",
+  left: "audit.detail.pin_left",
 } as const satisfies Record<string, MessageKey>;
 
 /** Facts that are amounts in XAF, written as amounts are everywhere. */
@@ -148,6 +153,10 @@ function detailText(t: Translate, name: string, value: string | number | boolean
   const status = name === "status" ? knownStatus(shown) : undefined;
   if (status !== undefined) {
     return t("audit.detail.status", { value: t.plain(`payment_status.${status}`) });
+  }
+  // A PIN's lock: until when, as every time is shown.
+  if (name === "untilMs" && typeof value === "number") {
+    return t("audit.detail.locked_until", { time: t.time(value) });
   }
   if (isKnown(AMOUNT_KEY, name) && typeof value === "number") {
     return t(AMOUNT_KEY[name], { value: money(t, value) });

@@ -20,11 +20,13 @@ import type {
   ResolvedEmulatorOptions,
   SentDocument,
   SentMessage,
+  SentPhoto,
   TelegramEmulatorEvents,
   TelegramEmulatorOptions,
   WebhookSnapshot,
 } from "./types.js";
 import { EmulatedUser, type EmulatedUserInfo } from "./users.js";
+import { type MenuButton, menuButtonOf } from "./webapp.js";
 import { flatButtons } from "./wire.js";
 
 export { plainText } from "./html.js";
@@ -52,6 +54,13 @@ export {
   type TextOptions,
   type UserActionOptions,
 } from "./users.js";
+export {
+  DARK_THEME,
+  LIGHT_THEME,
+  type MenuButton,
+  signWebAppInitData,
+  webAppLaunchUrl,
+} from "./webapp.js";
 
 function describeMessage(message: SentMessage): string {
   const flags = [
@@ -125,6 +134,11 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
   /** The current state of every message the bot sent in a chat, oldest first. */
   messages(chatId: number, options: { includeDeleted?: boolean } = {}): SentMessage[] {
     return this.#core.messages.list(chatId, options.includeDeleted ?? false);
+  }
+
+  /** The menu button the bot set for `chatId` (setChatMenuButton), or the default one. */
+  menuButton(chatId: number): MenuButton {
+    return menuButtonOf(this.#core, chatId);
   }
 
   /** The current state of one bot message. */
@@ -206,6 +220,13 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
   /** The commands set for exactly this language ("" or omitted: none) and scope (default). */
   commands(languageCode?: string, scope: CommandScopeParam = { type: "default" }) {
     return this.#core.getCommands({ scope, languageCode });
+  }
+
+  /** The photos the bot sent to a chat, oldest first. */
+  photos(chatId: number): SentPhoto[] {
+    return this.messages(chatId, { includeDeleted: true }).flatMap(({ photo, messageId, text }) =>
+      photo ? [{ ...photo, chatId, messageId, caption: text === "" ? undefined : text }] : [],
+    );
   }
 
   /** The documents the bot sent to a chat, oldest first. */

@@ -12,6 +12,7 @@ import {
   type ParseMode,
   type SentMessage,
   type StoredFile,
+  type StoredPhoto,
 } from "./types.js";
 import { renderText } from "./wire.js";
 
@@ -30,6 +31,7 @@ export interface MessageContent {
   readonly parseMode: ParseMode | undefined;
   readonly replyMarkup: InlineKeyboard | undefined;
   readonly document?: StoredFile | undefined;
+  readonly photo?: StoredPhoto | undefined;
 }
 
 /** A change to a bot message: a new text (editMessageText) and/or a new keyboard. */
@@ -122,6 +124,7 @@ export class MessageStore {
         },
       ],
       document: content.document,
+      ...(content.photo ? { photo: content.photo } : {}),
       deleted: false,
       sentAtMs: now,
     };
@@ -138,7 +141,8 @@ export class MessageStore {
       if (record.userMessageIds.has(messageId)) throw badRequest("message can't be edited");
       throw badRequest("message to edit not found");
     }
-    if (edit.text && current.document) throw badRequest("there is no text in the message to edit");
+    if (edit.text && (current.document || current.photo))
+      throw badRequest("there is no text in the message to edit");
     const text = edit.text?.text ?? current.text;
     const parseMode = edit.text ? edit.text.parseMode : current.parseMode;
     const sameText = isDeepStrictEqual(

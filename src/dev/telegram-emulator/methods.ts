@@ -14,9 +14,10 @@ import {
   SendChatActionParams,
   SendDocumentParams,
   SendMessageParams,
+  SendPhotoParams,
 } from "./params.js";
-import { badRequest, type InlineKeyboard, type StoredFile } from "./types.js";
-import { checkCaption, checkInlineKeyboard, checkMessageText } from "./wire.js";
+import { badRequest, type InlineKeyboard, type StoredFile, type StoredPhoto } from "./types.js";
+import { checkCaption, checkInlineKeyboard, checkMessageText, pngSize } from "./wire.js";
 
 export interface MethodContext {
   readonly core: EmulatorCore;
@@ -26,6 +27,10 @@ export interface MethodContext {
 }
 
 export type MethodHandler = (context: MethodContext) => unknown;
+
+/** Bots may send photos up to 10 MB; width and height together at most 10 000 px. */
+const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
+const MAX_PHOTO_SIDES = 10_000;
 
 /** Bots may download files up to 20 MB with getFile. */
 const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
@@ -58,6 +63,11 @@ function checkOutgoing(
 ): InlineKeyboard | undefined {
   checkContent();
   const keyboard = checkInlineKeyboard(replyMarkup);
+  // Mini App buttons work only in a private chat with the bot.
+  const webApp = keyboard?.some((row) => row.some((button) => button.web_app !== undefined));
+  if (webApp && core.messages.chat(chatId)?.type !== "private") {
+    throw badRequest("BUTTON_TYPE_INVALID");
+  }
   core.messages.assertCanSend(chatId);
   return keyboard;
 }
@@ -129,6 +139,39 @@ function sendDocument({ core, request }: MethodContext) {
   return core.apiMessage(sent);
 }
 
+/** An uploaded PNG, or a photo's file_id the emulator knows (from an earlier sendPhoto). */
+function photoFile(core: EmulatorCore, request: ParsedRequest, photo: string | undefined) {
+  const upload = request.files.get("photo");
+  if (!upload) {
+    if (photo === undefined) throw badRequest("there is no photo in the request");
+    const known = core.file(photo);
+    const size = known ? pngSize(known.bytes) : undefined;
+    if (!known || !size) throw badRequest("wrong file identifier/HTTP URL specified");
+    return { ...known, ...size };
+  }
+  if (upload.bytes.length > MAX_PHOTO_BYTES) throw badRequest("PHOTO_SAVE_FILE_INVALID");
+  const size = pngSize(upload.bytes);
+  if (!size) throw badRequest("IMAGE_PROCESS_FAILED");
+  if (size.width + size.height > MAX_PHOTO_SIDES) throw badRequest("PHOTO_INVALID_DIMENSIONS");
+  return { ...core.storeFile(upload, true), ...size };
+}
+
+function sendPhoto({ core, request }: MethodContext) {
+  const params = parseParams(SendPhotoParams, request.params);
+  const chatId = core.messages.resolveChatId(params.chat_id);
+  const replyMarkup = checkOutgoing(core, chatId, params.reply_markup, () =>
+    checkCaption(params.caption, params.parse_mode),
+  );
+  const photo: StoredPhoto = photoFile(core, request, params.photo);
+  const sent = core.messages.addBotMessage(chatId, {
+    text: params.caption ?? "",
+    parseMode: params.parse_mode,
+    replyMarkup,
+    photo,
+  });
+  return core.apiMessage(sent);
+}
+
 function sendChatAction({ core, request }: MethodContext) {
   const params = parseParams(SendChatActionParams, request.params);
   const chatId = core.messages.resolveChatId(params.chat_id);
@@ -155,6 +198,7 @@ export const MESSAGE_METHODS: Readonly<Record<string, MethodHandler>> = {
   editMessageReplyMarkup,
   deleteMessage,
   sendDocument,
+  sendPhoto,
   sendChatAction,
   getFile,
 };

@@ -37,6 +37,7 @@ export const ButtonSchema = z.looseObject({
   text: z.string(),
   callback_data: z.string().optional(),
   url: z.string().optional(),
+  web_app: z.looseObject({ url: z.string() }).optional(),
 });
 
 /** Inline keyboards are typed; reply keyboards and the rest pass through untouched. */
@@ -132,6 +133,14 @@ export const DeleteWebhookParams = z.looseObject({ drop_pending_updates: bool.op
 export const SendDocumentParams = z.looseObject({
   chat_id: chatId,
   document: z.string().optional(),
+  caption: z.string().optional(),
+  parse_mode: parseMode.optional(),
+  reply_markup: replyMarkup.optional(),
+});
+
+export const SendPhotoParams = z.looseObject({
+  chat_id: chatId,
+  photo: z.string().optional(),
   caption: z.string().optional(),
   parse_mode: parseMode.optional(),
   reply_markup: replyMarkup.optional(),

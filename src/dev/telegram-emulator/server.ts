@@ -17,13 +17,13 @@ import {
 import { MESSAGE_METHODS, type MethodHandler } from "./methods.js";
 import { BOT_METHODS } from "./methods-bot.js";
 import { BotApiError } from "./types.js";
+import { WEBAPP_METHODS } from "./webapp.js";
 
 /** Telegram's method names are case-insensitive. */
 const HANDLERS: ReadonlyMap<string, MethodHandler> = new Map(
-  Object.entries({ ...MESSAGE_METHODS, ...BOT_METHODS }).map(([name, handler]) => [
-    name.toLowerCase(),
-    handler,
-  ]),
+  Object.entries({ ...MESSAGE_METHODS, ...BOT_METHODS, ...WEBAPP_METHODS }).map(
+    ([name, handler]) => [name.toLowerCase(), handler],
+  ),
 );
 
 const API_PATH = /^\/bot([^/]+)\/([^/]+)$/;

@@ -47,6 +47,8 @@ export interface InlineButton {
   readonly text: string;
   readonly callback_data?: string | undefined;
   readonly url?: string | undefined;
+  /** A `web_app` button: the Mini App it opens (Telegram wants https). */
+  readonly web_app?: { readonly url: string } | undefined;
 }
 
 export type InlineKeyboard = ReadonlyArray<ReadonlyArray<InlineButton>>;
@@ -71,6 +73,19 @@ export interface StoredFile {
   readonly omitFileSize?: boolean;
 }
 
+/** A photo the bot sent: the file as uploaded and the size Telegram read from it. */
+export interface StoredPhoto extends StoredFile {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** A photo the bot sent, with the message that carried it. */
+export interface SentPhoto extends StoredPhoto {
+  readonly chatId: number;
+  readonly messageId: number;
+  readonly caption: string | undefined;
+}
+
 /** A document the bot sent, with the message that carried it. */
 export interface SentDocument extends StoredFile {
   readonly chatId: number;
@@ -92,6 +107,8 @@ export interface SentMessage {
   readonly editCount: number;
   readonly history: ReadonlyArray<MessageVersion>;
   readonly document: StoredFile | undefined;
+  /** A photo message (sendPhoto); `text` is its caption. */
+  readonly photo?: StoredPhoto | undefined;
   readonly deleted: boolean;
   readonly sentAtMs: number;
 }

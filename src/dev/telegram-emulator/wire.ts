@@ -3,7 +3,7 @@
  * user action produces, and the limits Telegram enforces on outgoing content (4096
  * characters of text, 1024 of caption, 64 bytes of callback_data).
  */
-import type { Document, Message, MessageEntity, User } from "telegraf/types";
+import type { Document, Message, MessageEntity, PhotoSize, User } from "telegraf/types";
 import type { z } from "zod";
 import { parseTelegramHtml } from "./html.js";
 import type { ButtonSchema } from "./params.js";
@@ -15,6 +15,7 @@ import {
   type ParseMode,
   type SentMessage,
   type StoredFile,
+  type StoredPhoto,
 } from "./types.js";
 
 const MAX_TEXT_LENGTH = 4096;
@@ -67,6 +68,12 @@ function checkButton(button: z.output<typeof ButtonSchema>): InlineButton {
     return { text: button.text, callback_data: data };
   }
   if (button.url !== undefined) return { text: button.text, url: button.url };
+  const webApp = button.web_app;
+  if (webApp !== undefined) {
+    // Telegram refuses a web_app button whose page is not https.
+    if (!/^https:\/\//.test(webApp.url)) throw badRequest("BUTTON_URL_INVALID");
+    return { text: button.text, web_app: { url: webApp.url } };
+  }
   if (OTHER_BUTTON_ACTIONS.some((key) => key in button)) return { text: button.text };
   throw badRequest(
     "can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard",
@@ -92,6 +99,29 @@ export function documentOf(file: StoredFile): Document {
   };
 }
 
+/** One size of a photo: the emulator keeps the upload as it came, the one size Telegram lists. */
+export function photoSizeOf(photo: StoredPhoto): PhotoSize {
+  return {
+    file_id: photo.fileId,
+    file_unique_id: photo.fileUniqueId,
+    width: photo.width,
+    height: photo.height,
+    file_size: photo.bytes.length,
+  };
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * The width and height a PNG declares (its IHDR chunk), or undefined for anything else.
+ * The emulator reads PNG only; Telegram would also take JPEG and WebP.
+ */
+export function pngSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (bytes.length < 24 || !bytes.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
+  if (bytes.toString("latin1", 12, 16) !== "IHDR") return undefined;
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
 function withMarkup<T extends object>(message: T, keyboard: InlineKeyboard | undefined) {
   if (keyboard === undefined) return message;
   const inline_keyboard = keyboard.map((row) => row.map((button) => ({ ...button })));
@@ -115,6 +145,13 @@ export function toApiMessage(sent: SentMessage, chat: EmulatedChat, bot: User): 
         ? base
         : { ...base, caption: rendered.text, caption_entities: rendered.entities };
     return withMarkup({ ...captioned, document: documentOf(sent.document) }, sent.replyMarkup);
+  }
+  if (sent.photo) {
+    const captioned =
+      rendered.text === ""
+        ? base
+        : { ...base, caption: rendered.text, caption_entities: rendered.entities };
+    return withMarkup({ ...captioned, photo: [photoSizeOf(sent.photo)] }, sent.replyMarkup);
   }
   const entities = rendered.entities.length > 0 ? { entities: rendered.entities } : {};
   return withMarkup({ ...base, text: rendered.text, ...entities }, sent.replyMarkup);

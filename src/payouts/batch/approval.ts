@@ -10,6 +10,7 @@ import type { Batch, BatchPatch, BatchState } from "../../model/batch.js";
 import type { Notice } from "../../model/notice.js";
 import type { BatchMoveResult } from "../../store/batch-store.js";
 import type { Limits } from "../limits.js";
+import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, type DecideVerdict, may, mayDecide } from "../policy.js";
 import type { OverLimit, StepContext } from "../types.js";
 
@@ -24,6 +25,8 @@ export type BatchDecisionResult =
     }
   /** Someone else (or time) decided first. */
   | { outcome: "already"; batch: Batch }
+  /** At or over STEP_UP_THRESHOLD_XAF without the approver's PIN: nothing was decided. */
+  | { outcome: "step_up_required"; batch: Batch }
   | { outcome: "expired"; batch: Batch }
   /** Approve refused: the total no longer fits its initiator's caps today. */
   | { outcome: "over_limit"; batch: Batch; over: OverLimit }
@@ -34,7 +37,13 @@ export class BatchApproval {
   readonly #limits: Limits;
   readonly #onNoticeQueued: () => void;
 
-  constructor(context: StepContext, limits: Limits, onNoticeQueued: () => void) {
+  constructor(
+    context: StepContext,
+    limits: Limits,
+    onNoticeQueued: () => void,
+    /** STEP_UP_THRESHOLD_XAF: a batch of this total or more is approved with the PIN. */
+    readonly stepUpThresholdXaf?: number,
+  ) {
     this.#context = context;
     this.#limits = limits;
     this.#onNoticeQueued = onNoticeQueued;
@@ -46,11 +55,15 @@ export class BatchApproval {
    * audited and leaves it waiting); `awaiting_approval → running` is a compare-and-set, so
    * the first decision wins, and the worker pays it as a confirmed batch.
    */
-  async approve(batchId: string, approver: Asker): Promise<BatchDecisionResult> {
+  async approve(batchId: string, approver: Asker, pin?: PinProof): Promise<BatchDecisionResult> {
     const pending = await this.#pending(batchId, approver, "approve");
     if ("outcome" in pending) return pending;
     const { batch, decider } = pending;
     const total = batch.totalXaf ?? 0;
+    const pinFrom = this.stepUpThresholdXaf;
+    if (approvalNeedsPin(pinFrom, { amount: total }, decider, pin, this.#context.now())) {
+      return { outcome: "step_up_required", batch };
+    }
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
       const refusal = { actor: staffActor(decider), kind: "disbursement", amount: total } as const;

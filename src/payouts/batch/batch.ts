@@ -18,6 +18,7 @@ import type { Notice } from "../../model/notice.js";
 import type { Role } from "../../model/roles.js";
 import { newBatchId } from "../ids.js";
 import type { Limits } from "../limits.js";
+import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, may, maySeeBatch, mayStopBatch, needsApproval } from "../policy.js";
 import type { OverLimit, StepContext } from "../types.js";
 import { aliasKeysOf, checkRows, type RowRecipient } from "./checks.js";
@@ -48,6 +49,8 @@ export type BatchStepResult =
   | { outcome: "over_limit"; batch: Batch; over: OverLimit }
   /** At or over APPROVAL_THRESHOLD_XAF: it now waits for an approver. */
   | { outcome: "approval_requested"; batch: Batch }
+  /** At or over STEP_UP_THRESHOLD_XAF without the initiator's PIN: nothing moved. */
+  | { outcome: "step_up_required"; batch: Batch }
   | { outcome: "done"; batch: Batch };
 
 export interface BatchOptions {
@@ -57,6 +60,8 @@ export interface BatchOptions {
   approvalThresholdXaf: number | undefined;
   /** APPROVAL_TTL_HOURS: how long a batch waits for an approver. */
   approvalTtlMs: number;
+  /** STEP_UP_THRESHOLD_XAF: a batch of this total or more is confirmed with the PIN. */
+  stepUpThresholdXaf?: number | undefined;
 }
 
 export class Batches {
@@ -170,12 +175,17 @@ export class Batches {
    * checked against the batch's total (each row still reserves its own amount as it is
    * claimed, so a cap reached meanwhile stops the rows past it).
    */
-  async confirm(batchId: string, asker: Asker): Promise<BatchStepResult> {
+  async confirm(batchId: string, asker: Asker, pin?: PinProof): Promise<BatchStepResult> {
     const { now } = this.#context;
     const open = await this.#openPreview(batchId, asker);
     if ("outcome" in open) return open;
     const { batch, presser } = open;
     const total = batch.totalXaf ?? 0;
+    // The total as read is the one moved: an Include in between changes the version.
+    const pinFrom = this.#options.stepUpThresholdXaf;
+    if (approvalNeedsPin(pinFrom, { amount: total }, presser, pin, now())) {
+      return { outcome: "step_up_required", batch };
+    }
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
       const refusal = { actor: staffActor(presser), kind: "disbursement", amount: total } as const;

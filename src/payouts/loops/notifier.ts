@@ -64,7 +64,9 @@ export type Delivery =
       what: ScheduleNoticeKind;
       schedule: Schedule;
       run: ScheduleRun | null;
-    };
+    }
+  /** A staff member's step-up PIN was locked: the admins are alerted. */
+  | { kind: "pin_locked"; userId: number; untilMs: number };
 
 /** A staff change that took away someone's standing to pay (see model/notice.ts). */
 export type StandingLost = Extract<Notice, { kind: "standing_lost" }>;
@@ -81,6 +83,8 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
       return { operator: delivery.alert.operator, operation: delivery.alert.operation };
     case "events_disabled":
       return { atMs: delivery.atMs };
+    case "pin_locked":
+      return { userId: delivery.userId, untilMs: delivery.untilMs };
     case "batch_preview":
     case "batch_progress":
     case "batch_done":
@@ -207,6 +211,7 @@ export class Notifier {
     if (notice.kind === "digest") return notice;
     if (notice.kind === "availability") return { kind: "availability", alert: notice };
     if (notice.kind === "events_disabled") return notice;
+    if (notice.kind === "pin_locked") return notice;
     if ("batchId" in notice) {
       const batch = await this.#options.stores.batches.get(notice.batchId);
       return batch ? { kind: notice.kind, batch } : null;

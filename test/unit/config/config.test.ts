@@ -88,6 +88,7 @@ describe("loadConfig", () => {
           duplicateWindowMs: 1440 * 60_000,
           timeZone: "Africa/Douala",
         },
+        webApp: { url: undefined, authMaxAgeSeconds: 3600 },
         logLevel: "info",
       });
     },

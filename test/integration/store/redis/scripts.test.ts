@@ -306,6 +306,42 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(reply[1]).toContain('"pending"');
   },
 
+  "pin-set": async (redis, p, run) => {
+    const key = [`${p}pin`];
+    expect(await run("pin-set", key, ["hash-1", 1000])).toBe(1);
+    // Set already: the first hash stays.
+    expect(await run("pin-set", key, ["hash-2", 2000])).toBe(0);
+    expect(await redis.hgetall(`${p}pin`)).toEqual({ hash: "hash-1", setAtMs: "1000", tries: "0" });
+  },
+
+  "pin-begin-try": async (redis, p, run) => {
+    const keys = [`${p}pin`, `${p}outbox`];
+    const begin = () => run("pin-begin-try", keys, [1000, 2, 9000, "pin_locked:7:9000"]);
+    expect(await begin()).toEqual(["none"]);
+    await redis.hset(`${p}pin`, "hash", "h", "tries", 0);
+    expect(await begin()).toEqual(["try", "h"]);
+    expect(await begin()).toEqual(["try", "h"]);
+    // A third try begun while two are counted passes the limit of 2: locked now, alert queued.
+    expect(await begin()).toEqual(["locked", "9000", "1"]);
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["pin_locked:7:9000"]);
+    expect(await begin()).toEqual(["locked", "9000", "0"]);
+  },
+
+  "pin-finish-try": async (redis, p, run) => {
+    const keys = [`${p}pin`, `${p}outbox`];
+    const finish = (right: "1" | "0") =>
+      run("pin-finish-try", keys, [right, 1000, 3, 9000, "pin_locked:7:9000"]);
+    // Reset while the try ran: even a right answer is wrong.
+    expect(await finish("1")).toEqual(["wrong", "3"]);
+    await redis.hset(`${p}pin`, "hash", "h", "tries", 1);
+    expect(await finish("0")).toEqual(["wrong", "2"]);
+    expect(await finish("1")).toEqual(["right"]);
+    expect(await redis.hget(`${p}pin`, "tries")).toBe("0");
+    await redis.hset(`${p}pin`, "tries", 3);
+    expect(await finish("0")).toEqual(["locked", "9000", "1"]);
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["pin_locked:7:9000"]);
+  },
+
   "rate-limit-take": async (_redis, p, run) => {
     const take = (member: string) => run("rate-limit-take", [`${p}limit`], [1, 60_000, member]);
     const [granted, , atMs] = (await take("m1")) as number[];

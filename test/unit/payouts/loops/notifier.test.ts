@@ -54,6 +54,10 @@ class FakeMessenger implements Messenger {
       this.reports.push(`schedule:${delivery.what}:${delivery.schedule.id}`);
       return;
     }
+    if (delivery.kind === "pin_locked") {
+      this.reports.push(`${delivery.kind}:${delivery.userId}`);
+      return;
+    }
     this.settled.push(delivery.payout.id);
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;

@@ -1,0 +1,207 @@
+/**
+ * Wires the step-up's Mini App routes (http/webapp/step-up-routes.ts) to the payout
+ * steps: the item a PIN confirms, the PIN set and checked (payouts/pin.ts), and then the
+ * Confirm step the chat button calls (`payouts.submission.confirm`), given the proof. The
+ * chat prompt the payout came from is then edited to show where it stands, as a Confirm
+ * pressed in the chat would (best effort: the payout's own notices follow as usual).
+ */
+import type { Telegram } from "telegraf";
+import { clampHtml } from "./bot/telegram/clamp.js";
+import { operatorName, payoutStateView } from "./bot/views/common.js";
+import type { StepUpConfig } from "./config/step-up.js";
+import type { WebAppUser } from "./http/webapp/auth.js";
+import type {
+  StepUpAction,
+  StepUpBatch,
+  StepUpItem,
+  StepUpSteps,
+} from "./http/webapp/step-up-routes.js";
+import { translator } from "./i18n.js";
+import type { Logger } from "./logger.js";
+import type { Batch } from "./model/batch.js";
+import type { Payout } from "./model/payout.js";
+import { formatPhone } from "./model/phone.js";
+import type { Payouts } from "./payouts/payouts.js";
+import { mayDecide } from "./payouts/policy.js";
+import type { SubmitResult } from "./payouts/types.js";
+import type { Stores } from "./store/types.js";
+
+export interface StepUpWiring {
+  stores: Stores;
+  payouts: Payouts;
+  stepUp: StepUpConfig;
+  telegram: Telegram;
+  logger: Logger;
+  timeZone: string;
+  now: () => number;
+  /** A batch was confirmed or approved: the batch worker has work. */
+  onBatchWork?: () => void;
+}
+
+function batchOf(batch: Batch): StepUpBatch {
+  return {
+    id: batch.id,
+    fileName: batch.fileName,
+    rows: batch.payableRows ?? batch.rowCount,
+    totalXaf: batch.totalXaf ?? 0,
+    expiresAtMs: batch.state === "ready" ? batch.expiresAtMs : batch.approvalExpiresAtMs,
+  };
+}
+
+function itemOf(payout: Payout): StepUpItem {
+  return {
+    id: payout.id,
+    kind: payout.kind,
+    amount: payout.amount,
+    recipientName: payout.recipientName,
+    phone: formatPhone(payout.phone),
+    operator: operatorName(payout.operator),
+    note: payout.note,
+    expiresAtMs: payout.expiresAtMs,
+  };
+}
+
+function done(result: string, state: string) {
+  return { outcome: "confirmed" as const, result, state };
+}
+
+function submittedOutcome(outcome: SubmitResult["outcome"]): string {
+  return outcome === "refused" ? "rejected_by_api" : outcome;
+}
+
+function pick(input: { duplicateSeenAtMs?: number }) {
+  return input.duplicateSeenAtMs === undefined
+    ? {}
+    : { duplicateSeenAtMs: input.duplicateSeenAtMs };
+}
+
+export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
+  const { stores, payouts, stepUp, telegram, logger, timeZone, now } = wiring;
+  const onBatchWork = wiring.onBatchWork ?? (() => {});
+
+  /**
+   * The payout at or over the threshold that waits for the caller's `action`: their own
+   * prompt's Confirm, or (`approve`) an Approve they may make (not their own payout).
+   */
+  /** The batch at or over the threshold waiting for the caller's Confirm or Approve. */
+  const waitingBatch = async (
+    user: WebAppUser,
+    action: "batch-confirm" | "batch-approve",
+    batchId: string,
+  ): Promise<Batch | null> => {
+    const batch = await stores.batches.get(batchId);
+    if (batch === null || (batch.totalXaf ?? 0) < stepUp.thresholdXaf) return null;
+    if (action === "batch-approve") {
+      const asker = { userId: user.id, role: user.role };
+      const may = batch.state === "awaiting_approval" && mayDecide(asker, batch) === "allowed";
+      return may ? batch : null;
+    }
+    if (batch.initiatorId !== user.id || batch.state !== "ready") return null;
+    return batch.expiresAtMs === undefined || batch.expiresAtMs >= now() ? batch : null;
+  };
+
+  const waiting = async (
+    user: WebAppUser,
+    action: StepUpAction,
+    payoutId: string,
+  ): Promise<Payout | null> => {
+    const payout = await stores.payouts.get(payoutId);
+    if (payout === null || payout.kind !== "disbursement") return null;
+    if (payout.amount < stepUp.thresholdXaf) return null;
+    const asker = { userId: user.id, role: user.role };
+    if (action === "approve") {
+      const may = payout.state === "awaiting_approval" && mayDecide(asker, payout) === "allowed";
+      return may ? payout : null;
+    }
+    if (payout.initiatorId !== user.id) return null;
+    return payout.state === "awaiting_confirmation" && payout.expiresAtMs >= now() ? payout : null;
+  };
+
+  /** The chat prompt shows what the Confirm did, as after a press in the chat. */
+  const showInChat = async (payout: Payout) => {
+    if (payout.messageId === undefined) return;
+    const view = payoutStateView(translator(payout.locale, timeZone), payout);
+    try {
+      await telegram.editMessageText(
+        payout.chatId,
+        payout.messageId,
+        undefined,
+        clampHtml(view.text),
+        {
+          parse_mode: "HTML",
+          reply_markup: { inline_keyboard: [] },
+        },
+      );
+    } catch (error) {
+      logger.info(
+        { err: error, payoutId: payout.id },
+        "could not update the prompt after a PIN confirm",
+      );
+    }
+  };
+
+  return {
+    async item(user, action, id) {
+      if (action === "batch-confirm" || action === "batch-approve") {
+        const batch = await waitingBatch(user, action, id);
+        return batch === null ? null : { batch: batchOf(batch) };
+      }
+      const payout = await waiting(user, action, id);
+      return payout === null ? null : { payout: itemOf(payout) };
+    },
+    pinStatus: (user) => payouts.pins.status(user.id),
+    async setPin(user, pin, repeat) {
+      const result = await payouts.pins.set({ userId: user.id, role: user.role }, pin, repeat);
+      return result.outcome;
+    },
+    async act(user, action, payoutId, input) {
+      const member = { userId: user.id, role: user.role };
+      // The item first: no try is spent on a payout that is not the caller's to act on.
+      const batchAction = action === "batch-confirm" || action === "batch-approve";
+      const item = batchAction
+        ? await waitingBatch(user, action, payoutId)
+        : await waiting(user, action, payoutId);
+      if (item === null) return { outcome: "not_found" };
+      const checked = await payouts.pins.check(member, input.pin);
+      switch (checked.outcome) {
+        case "right":
+          break;
+        case "wrong":
+          return { outcome: "pin", result: "wrong", left: checked.left };
+        case "locked":
+          return { outcome: "pin", result: "locked", untilMs: checked.untilMs };
+        default:
+          return { outcome: "pin", result: checked.outcome };
+      }
+      if (batchAction) {
+        // The same steps as the preview's Confirm and the card's Approve; the worker pays.
+        const moved =
+          action === "batch-confirm"
+            ? await payouts.batches.confirm(payoutId, member, checked.proof)
+            : await payouts.batchApproval.approve(payoutId, member, checked.proof);
+        if (moved.outcome === "done") onBatchWork();
+        if (moved.outcome === "not_found") return done("not_found", "");
+        return done(moved.outcome, moved.batch.state);
+      }
+      if (action === "approve") {
+        // The same step as the card's Approve button, then the same submission.
+        const options = { pin: checked.proof, ...pick(input) };
+        const decision = await payouts.approval.approve(payoutId, member, options);
+        if (decision.outcome === "not_found") return done("not_found", "");
+        if (decision.outcome !== "claimed") return done(decision.outcome, decision.payout.state);
+        const submitted = await payouts.submission.submit(decision);
+        return done(submittedOutcome(submitted.outcome), submitted.payout.state);
+      }
+      // The same step as the chat's Confirm button: the claim, then the one request.
+      const claim = await payouts.submission.confirm(payoutId, member, checked.proof);
+      if (claim.outcome === "not_found") return done("not_found", "");
+      if (claim.outcome !== "claimed") {
+        if (claim.outcome === "approval_requested") await showInChat(claim.payout);
+        return done(claim.outcome, claim.payout.state);
+      }
+      const submitted = await claim.submitted;
+      await showInChat(submitted.payout);
+      return done(submittedOutcome(submitted.outcome), submitted.payout.state);
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The Mini App on the bot's HTTP server: the page under `/app/`, the JSON API under
+ * `/app/api/`. Every API request is checked in the same order: identity (401), the
+ * person's rate limit (429), the route (404/405), the role's capability (403); then the
+ * route runs. No cookies are ever set: identity travels in each request's header.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "../../logger.js";
+import { may } from "../../payouts/policy.js";
+import { authenticateWebApp, type WebAppAuthDeps } from "./auth.js";
+import { SECURITY_HEADERS } from "./headers.js";
+import { matchPath, type WebAppReply, type WebAppRoute } from "./routes.js";
+import type { StaticFile } from "./static.js";
+
+export const APP_PREFIX = "/app/";
+export const API_PREFIX = "/app/api/";
+
+export interface WebAppHandlerOptions {
+  auth: WebAppAuthDeps;
+  routes: readonly WebAppRoute[];
+  /** The built page by file name (see static.ts). */
+  files: ReadonlyMap<string, StaticFile>;
+  /** Counts one request of `userId`; false when over their limit (across replicas). */
+  takeRequest(userId: number): Promise<boolean>;
+  logger: Logger;
+}
+
+export type ReadBody = (request: IncomingMessage) => Promise<string>;
+
+export interface WebAppHandler {
+  /** Answers `request` when its path is under `/app/`; false when it is not the Mini App's. */
+  handle(
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    readBody: ReadBody,
+  ): Promise<boolean>;
+}
+
+function write(
+  response: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  extra: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    ...SECURITY_HEADERS,
+    "content-type": type,
+    "content-length": Buffer.byteLength(body),
+    ...extra,
+  });
+  response.end(body);
+}
+
+function writeReply(response: ServerResponse, reply: WebAppReply): void {
+  if ("file" in reply) {
+    const { name, type, text } = reply.file;
+    write(response, 200, type, text, {
+      "cache-control": "no-store",
+      "content-disposition": `attachment; filename="${name.replace(/[^\w.-]/g, "_")}"`,
+    });
+    return;
+  }
+  write(response, reply.status, "application/json; charset=utf-8", JSON.stringify(reply.json), {
+    "cache-control": "no-store",
+  });
+}
+
+export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandler {
+  const { logger } = options;
+
+  const api = async (
+    request: IncomingMessage,
+    url: URL,
+    method: string,
+    readBody: ReadBody,
+  ): Promise<WebAppReply> => {
+    const auth = await authenticateWebApp(request.headers.authorization, options.auth);
+    if (auth.outcome === "unauthorized") {
+      logger.info({ reason: auth.reason }, "mini app request without valid init data refused");
+      return { status: 401, json: { error: "unauthorized", reason: auth.reason } };
+    }
+    if (auth.outcome === "forbidden") {
+      return { status: 403, json: { error: "forbidden", reason: auth.reason } };
+    }
+    const { user } = auth;
+    if (!(await options.takeRequest(user.id))) {
+      return { status: 429, json: { error: "too_many_requests" } };
+    }
+    const path = url.pathname.slice(API_PREFIX.length);
+    let pathMatched = false;
+    for (const route of options.routes) {
+      const params = matchPath(route.path, path);
+      if (params === null) continue;
+      pathMatched = true;
+      if (route.method !== method) continue;
+      if (!may(user.role, route.capability)) {
+        logger.warn(
+          { userId: user.id, path: route.path },
+          "mini app request over the role refused",
+        );
+        return { status: 403, json: { error: "forbidden", reason: "role" } };
+      }
+      let body: unknown;
+      if (method === "POST") {
+        const text = await readBody(request);
+        try {
+          body = text === "" ? {} : JSON.parse(text);
+        } catch {
+          return { status: 400, json: { error: "body_not_json" } };
+        }
+      }
+      return route.handle({ user, params, query: url.searchParams, body });
+    }
+    return pathMatched
+      ? { status: 405, json: { error: "method_not_allowed" } }
+      : { status: 404, json: { error: "not_found" } };
+  };
+
+  return {
+    async handle(request, response, url, readBody) {
+      const path = url.pathname;
+      if (path !== "/app" && !path.startsWith(APP_PREFIX)) return false;
+      const method = request.method ?? "GET";
+      if (path.startsWith(API_PREFIX)) {
+        writeReply(response, await api(request, url, method, readBody));
+        return true;
+      }
+      if (method !== "GET" && method !== "HEAD") {
+        write(response, 405, "text/plain; charset=utf-8", "method not allowed");
+        return true;
+      }
+      if (path === "/app") {
+        write(response, 308, "text/plain; charset=utf-8", "", { location: APP_PREFIX });
+        return true;
+      }
+      const name = path.slice(APP_PREFIX.length) || "index.html";
+      const file = options.files.get(name);
+      if (file === undefined) {
+        write(response, 404, "text/plain; charset=utf-8", "not found");
+        return true;
+      }
+      write(response, 200, file.type, method === "HEAD" ? "" : file.body, {
+        "cache-control": name === "index.html" ? "no-cache" : "public, max-age=300",
+      });
+      return true;
+    },
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * The step-up's part of the Mini App API: the PIN set on first use (typed twice), and a
+ * big payout's Confirm (its initiator) or Approve (an approver) with the PIN. The route only reads its input and calls the steps
+ * (app-step-up.ts wires them): the item is checked first (no try is spent on a payout
+ * that is not the caller's or no longer waits), then the PIN, then the very Confirm step
+ * the chat button calls, given the proof the right PIN made. The PIN is never logged or
+ * echoed. Answers:
+ *
+ * - GET  `step-up/confirm/:id`, `step-up/approve/:id` → 200 `{ payout, pin }` (the
+ *   prompt's or card's facts; where the caller's PIN stands) | 404.
+ * - POST `step-up/pin` `{ pin, repeat }` → 201 | 400 `malformed`/`mismatch` | 409 `already_set`.
+ * - POST `step-up/confirm/:id` `{ pin }`, `step-up/approve/:id` `{ pin, duplicateSeenAtMs? }`
+ *   → 200 `{ outcome, state }` once done (the outcome of the one request, or
+ *   `approval_requested`) | 400 `malformed` | 403 `forbidden` | 404 | 409
+ *   `pin_not_set`/`already`/`over_limit`/`duplicate` | 410 `expired` | 422 `wrong_pin`
+ *   `{ left }` | 423 `pin_locked` `{ untilMs }`.
+ */
+import { z } from "zod";
+import type { PinStatus } from "../../model/pin.js";
+import type { WebAppUser } from "./auth.js";
+import { failure, type WebAppReply, type WebAppRoute } from "./routes.js";
+
+/** The facts the chat prompt showed, for the page to show the same. */
+export interface StepUpItem {
+  id: string;
+  kind: "disbursement" | "collection";
+  amount: number;
+  recipientName: string;
+  /** As the prompt shows it (`+237 6 70 00 00 01`). */
+  phone: string;
+  operator: string;
+  note: string | undefined;
+  expiresAtMs: number;
+}
+
+export type StepUpConfirmOutcome =
+  | { outcome: "not_found" }
+  | { outcome: "pin"; result: "malformed" | "none" }
+  | { outcome: "pin"; result: "wrong"; left: number }
+  | { outcome: "pin"; result: "locked"; untilMs: number }
+  /** The PIN was right and the Confirm step ran: its outcome, and the payout after it. */
+  | { outcome: "confirmed"; result: string; state: string };
+
+/** What a PIN unlocks: the initiator's Confirm, or an approver's Approve, of a payout or a batch. */
+export type StepUpAction = "confirm" | "approve" | "batch-confirm" | "batch-approve";
+
+export const STEP_UP_ACTIONS: readonly StepUpAction[] = [
+  "confirm",
+  "approve",
+  "batch-confirm",
+  "batch-approve",
+];
+
+/** A batch's facts, as its preview or approval card showed them. */
+export interface StepUpBatch {
+  id: string;
+  fileName: string;
+  /** Rows to be paid. */
+  rows: number;
+  totalXaf: number;
+  expiresAtMs: number | undefined;
+}
+
+export interface StepUpSteps {
+  /** The payout waiting for the caller's `action` with the PIN, or null. */
+  item(
+    user: WebAppUser,
+    action: StepUpAction,
+    id: string,
+  ): Promise<{ payout: StepUpItem } | { batch: StepUpBatch } | null>;
+  pinStatus(user: WebAppUser): Promise<PinStatus>;
+  setPin(user: WebAppUser, pin: string, repeat: string): Promise<string>;
+  /** Checks the PIN, then runs the same step as the chat button (`duplicateSeenAtMs`: Approve anyway). */
+  act(
+    user: WebAppUser,
+    action: StepUpAction,
+    payoutId: string,
+    input: { pin: string; duplicateSeenAtMs?: number },
+  ): Promise<StepUpConfirmOutcome>;
+}
+
+const SetBody = z.object({ pin: z.string().max(64), repeat: z.string().max(64) });
+const ActBody = z.object({
+  pin: z.string().max(64),
+  duplicateSeenAtMs: z.number().int().nonnegative().optional(),
+});
+const PayoutId = /^[\w-]{4,40}$/;
+
+/** A PIN's state for the page: never the hash, never the count of tries before a lock. */
+function pinView(status: PinStatus) {
+  return status.kind === "locked"
+    ? { state: "locked", untilMs: status.untilMs }
+    : { state: status.kind };
+}
+
+/** What a Confirm's outcome answers. */
+const CONFIRMED_STATUS: Record<string, number> = {
+  pending: 200,
+  unknown: 200,
+  rejected_by_api: 200,
+  approval_requested: 200,
+  already: 409,
+  over_limit: 409,
+  expired: 410,
+  forbidden: 403,
+  not_found: 404,
+  step_up_required: 403,
+  duplicate: 409,
+};
+
+/** The item's facts and where the caller's PIN stands. */
+function itemRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
+  return {
+    method: "GET",
+    path: `step-up/${action}/:id`,
+    capability: action.endsWith("confirm") ? "pay" : "approve",
+    async handle({ user, params }) {
+      const id = params.id ?? "";
+      const item = PayoutId.test(id) ? await steps.item(user, action, id) : null;
+      if (item === null) return failure(404, "not_found");
+      return { status: 200, json: { ...item, pin: pinView(await steps.pinStatus(user)) } };
+    },
+  };
+}
+
+/** The PIN, then the action; answers as the file's header says. */
+function actRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
+  return {
+    method: "POST",
+    path: `step-up/${action}/:id`,
+    capability: action.endsWith("confirm") ? "pay" : "approve",
+    async handle({ user, params, body }): Promise<WebAppReply> {
+      const id = params.id ?? "";
+      const parsed = ActBody.safeParse(body);
+      if (!parsed.success) return failure(400, "malformed");
+      if (!PayoutId.test(id)) return failure(404, "not_found");
+      const { pin, duplicateSeenAtMs } = parsed.data;
+      const input = duplicateSeenAtMs === undefined ? { pin } : { pin, duplicateSeenAtMs };
+      const done = await steps.act(user, action, id, input);
+      switch (done.outcome) {
+        case "not_found":
+          return failure(404, "not_found");
+        case "pin":
+          if (done.result === "wrong") {
+            return { status: 422, json: { error: "wrong_pin", left: done.left } };
+          }
+          if (done.result === "locked") {
+            return { status: 423, json: { error: "pin_locked", untilMs: done.untilMs } };
+          }
+          return done.result === "none" ? failure(409, "pin_not_set") : failure(400, "malformed");
+        case "confirmed": {
+          const status = CONFIRMED_STATUS[done.result] ?? 200;
+          return status === 200
+            ? { status, json: { outcome: done.result, state: done.state } }
+            : { status, json: { error: done.result, state: done.state } };
+        }
+      }
+    },
+  };
+}
+
+export function stepUpRoutes(steps: StepUpSteps): WebAppRoute[] {
+  return [
+    ...STEP_UP_ACTIONS.map((action) => itemRoute(steps, action)),
+    {
+      method: "POST",
+      path: "step-up/pin",
+      capability: "pay",
+      async handle({ user, body }) {
+        const parsed = SetBody.safeParse(body);
+        if (!parsed.success) return failure(400, "malformed");
+        const outcome = await steps.setPin(user, parsed.data.pin, parsed.data.repeat);
+        if (outcome === "set") return { status: 201, json: { outcome } };
+        return failure(outcome === "already_set" ? 409 : 400, outcome);
+      },
+    },
+    ...STEP_UP_ACTIONS.map((action) => actRoute(steps, action)),
+  ];
+}

@@ -1,0 +1,274 @@
+/**
+ * The Mini App's History: one search box (a number, a payment or payout id, a staff member
+ * by id or name, or the recipient's name or note), filters by status, kind and dates, and
+ * pages. Each kind of query goes to the index that answers it: the number index
+ * (`listByPhone`), the payment id index, a person's own list, and only a name falls back to
+ * reading the period's payouts page by page (at most `SCAN_LIMIT` of them, and it says so),
+ * so a search over 100,000 payouts stays a few Redis round trips.
+ */
+import { setImmediate as yieldToOthers } from "node:timers/promises";
+import { z } from "zod";
+import type { Payout } from "../../model/payout.js";
+import { parsePhone } from "../../model/phone.js";
+import type { Stores } from "../../store/types.js";
+import { daysWindow, parseDay } from "../../time.js";
+import { type Asker, may, maySee } from "../policy.js";
+
+export const HISTORY_PAGE_SIZE = 20;
+/** Payouts read at most for a search that no index answers (a name). */
+export const SCAN_LIMIT = 5_000;
+/**
+ * Payouts taken at most from one index (one number, one person) when other filters apply:
+ * the newest ones. A person's payouts with no other filter are paged from their own list.
+ */
+const INDEX_LIMIT = 300;
+const PAGE = 500;
+/** A search without dates covers this many days back. */
+export const DEFAULT_SEARCH_DAYS = 90;
+
+export const STATUS_FILTERS = ["paid", "failed", "pending", "unknown", "waiting", "other"] as const;
+export type StatusFilter = (typeof STATUS_FILTERS)[number];
+
+const STATUS_OF: Record<Payout["state"], StatusFilter> = {
+  success: "paid",
+  failed: "failed",
+  canceled: "failed",
+  rejected_by_api: "failed",
+  submitting: "pending",
+  pending: "pending",
+  unknown: "unknown",
+  awaiting_approval: "waiting",
+  awaiting_confirmation: "other",
+  cancelled: "other",
+  expired: "other",
+  rejected: "other",
+};
+
+/** How a payout's state reads in the filters (and the page's badges). */
+export function statusFilterOf(state: Payout["state"]): StatusFilter {
+  return STATUS_OF[state];
+}
+
+const DayText = z
+  .string()
+  .max(10)
+  .refine((text) => parseDay(text) !== undefined, "a day as YYYY-MM-DD");
+
+/** The query string of a history request (and of its CSV export). */
+export const HistoryQuerySchema = z.object({
+  q: z.string().trim().max(100).optional(),
+  status: z.enum(STATUS_FILTERS).optional(),
+  kind: z.enum(["disbursement", "collection"]).optional(),
+  from: DayText.optional(),
+  to: DayText.optional(),
+  page: z.coerce.number().int().min(0).max(10_000).default(0),
+});
+export type HistoryQuery = z.infer<typeof HistoryQuerySchema>;
+
+export interface HistoryPage {
+  items: Payout[];
+  total: number;
+  page: number;
+  pageSize: number;
+  /** What answered the search: which index, or a scan of the period. */
+  via: "latest" | "number" | "id" | "staff" | "scan";
+  /** A scan stopped at SCAN_LIMIT payouts: older ones in the period were not searched. */
+  partial: boolean;
+}
+
+export interface HistoryDeps {
+  stores: Stores;
+  timeZone: string;
+  now: () => number;
+}
+
+type Found = { items: Payout[]; via: HistoryPage["via"]; partial: boolean };
+
+function windowOf(query: HistoryQuery, deps: HistoryDeps): { fromMs: number; toMs: number } {
+  const nowMs = deps.now();
+  const to = query.to ?? undefined;
+  const from = query.from ?? undefined;
+  if (from === undefined && to === undefined) {
+    return { fromMs: nowMs - DEFAULT_SEARCH_DAYS * 86_400_000, toMs: nowMs };
+  }
+  const window = daysWindow(from ?? "2000-01-01", to ?? "2999-12-31", deps.timeZone);
+  return { fromMs: window.fromMs, toMs: Math.min(window.toMs, nowMs) };
+}
+
+function passesFilters(
+  payout: Payout,
+  query: HistoryQuery,
+  window: { fromMs: number; toMs: number },
+) {
+  if (query.status !== undefined && statusFilterOf(payout.state) !== query.status) return false;
+  if (query.kind !== undefined && payout.kind !== query.kind) return false;
+  return payout.createdAtMs >= window.fromMs && payout.createdAtMs <= window.toMs;
+}
+
+async function staffMatching(stores: Stores, text: string): Promise<number[]> {
+  if (/^\d{1,15}$/.test(text)) return [Number(text)];
+  const staff = await stores.staff.list();
+  const profiles = await stores.profiles.getMany(staff.map((member) => member.userId));
+  const wanted = text.toLowerCase().replace(/^@/, "");
+  return staff
+    .filter((member) => {
+      const profile = profiles.get(member.userId);
+      return (
+        profile !== undefined &&
+        (profile.firstName.toLowerCase().includes(wanted) ||
+          profile.username?.toLowerCase() === wanted)
+      );
+    })
+    .map((member) => member.userId);
+}
+
+/** The payouts of the period whose recipient name or note holds `text`, newest first. */
+async function scan(
+  stores: Stores,
+  window: { fromMs: number; toMs: number },
+  keep: (payout: Payout) => boolean,
+): Promise<{ items: Payout[]; partial: boolean }> {
+  const items: Payout[] = [];
+  let read = 0;
+  let after: string | undefined;
+  do {
+    const page = await stores.payouts.listCreated({
+      ...window,
+      limit: PAGE,
+      ...(after === undefined ? {} : { after }),
+    });
+    read += page.items.length;
+    items.push(...page.items.filter(keep));
+    after = page.next;
+    if (read >= SCAN_LIMIT && after !== undefined) {
+      return { items: items.reverse(), partial: true };
+    }
+    if (after !== undefined) await yieldToOthers();
+  } while (after !== undefined);
+  return { items: items.reverse(), partial: false };
+}
+
+/** Everything that matches `query` for `asker` (newest first), before paging. */
+export async function searchHistory(
+  deps: HistoryDeps,
+  asker: NonNullable<Asker>,
+  query: HistoryQuery,
+): Promise<Found> {
+  const { stores } = deps;
+  const window = windowOf(query, deps);
+  const visible = (payout: Payout) => maySee(asker, payout) && passesFilters(payout, query, window);
+  const text = query.q ?? "";
+  if (text === "") {
+    const found = await scan(stores, window, visible);
+    return { ...found, via: "scan" };
+  }
+  const phone = parsePhone(text);
+  if (phone.ok) {
+    const items = await stores.payouts.listByPhone(phone.phone, {
+      sinceMs: window.fromMs,
+      offset: 0,
+      limit: INDEX_LIMIT,
+    });
+    return { items: items.filter(visible), via: "number", partial: items.length >= INDEX_LIMIT };
+  }
+  if (/^[\w-]{6,100}$/.test(text) && !/^\d+$/.test(text)) {
+    const [byPayment, byId] = await Promise.all([
+      stores.payouts.findByPaymentId(text),
+      stores.payouts.get(text),
+    ]);
+    const items = [byPayment, byId].filter((payout): payout is Payout => payout !== null);
+    if (items.length > 0) {
+      const unique = items.filter(
+        (payout, index) => items.findIndex((o) => o.id === payout.id) === index,
+      );
+      return { items: unique.filter(visible), via: "id", partial: false };
+    }
+  }
+  const people = await staffMatching(stores, text);
+  if (people.length > 0) {
+    const lists = await Promise.all(
+      people.map((userId) => stores.payouts.list({ userId, offset: 0, limit: INDEX_LIMIT })),
+    );
+    const items = lists
+      .flatMap((list) => list.items)
+      .filter(visible)
+      .sort((a, b) => b.createdAtMs - a.createdAtMs);
+    if (items.length > 0 || /^\d+$/.test(text)) {
+      const partial = lists.some((list) => list.total > INDEX_LIMIT);
+      return { items, via: "staff", partial };
+    }
+  }
+  const wanted = text.toLowerCase();
+  const found = await scan(
+    stores,
+    window,
+    (payout) =>
+      visible(payout) &&
+      (payout.recipientName.toLowerCase().includes(wanted) ||
+        (payout.note?.toLowerCase().includes(wanted) ?? false)),
+  );
+  return { ...found, via: "scan" };
+}
+
+/** One page of what matches `query` for `asker`. */
+export async function historyPage(
+  deps: HistoryDeps,
+  asker: NonNullable<Asker>,
+  query: HistoryQuery,
+): Promise<HistoryPage> {
+  const text = query.q ?? "";
+  const plain =
+    text === "" &&
+    query.status === undefined &&
+    query.kind === undefined &&
+    query.from === undefined &&
+    query.to === undefined;
+  if (plain) {
+    // Nothing to filter: the newest first, straight from the creation index.
+    const own = may(asker, "see_everyone") ? {} : { userId: asker.userId };
+    const list = await deps.stores.payouts.list({
+      ...own,
+      offset: query.page * HISTORY_PAGE_SIZE,
+      limit: HISTORY_PAGE_SIZE,
+    });
+    return {
+      items: list.items,
+      total: list.total,
+      page: query.page,
+      pageSize: HISTORY_PAGE_SIZE,
+      via: "latest",
+      partial: false,
+    };
+  }
+  const onlyText =
+    query.status === undefined &&
+    query.kind === undefined &&
+    query.from === undefined &&
+    query.to === undefined;
+  if (onlyText && may(asker, "see_everyone") && /^\d{1,15}$/.test(text) && !parsePhone(text).ok) {
+    // A staff member's id alone: their own list, newest first, one page of it.
+    const list = await deps.stores.payouts.list({
+      userId: Number(text),
+      offset: query.page * HISTORY_PAGE_SIZE,
+      limit: HISTORY_PAGE_SIZE,
+    });
+    return {
+      items: list.items,
+      total: list.total,
+      page: query.page,
+      pageSize: HISTORY_PAGE_SIZE,
+      via: "staff",
+      partial: false,
+    };
+  }
+  const found = await searchHistory(deps, asker, query);
+  const start = query.page * HISTORY_PAGE_SIZE;
+  return {
+    items: found.items.slice(start, start + HISTORY_PAGE_SIZE),
+    total: found.items.length,
+    page: query.page,
+    pageSize: HISTORY_PAGE_SIZE,
+    via: found.via,
+    partial: found.partial,
+  };
+}

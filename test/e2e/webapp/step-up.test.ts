@@ -1,0 +1,362 @@
+/**
+ * The PIN before big money moves, end to end: a payout at or over STEP_UP_THRESHOLD_XAF
+ * shows a Mini App button instead of a chat Confirm; the Mini App API (init data signed
+ * with the bot token, as Telegram does) sets the PIN on first use, refuses a wrong one
+ * and sends the one POST after the right one, through the chat's own Confirm step. A
+ * chat Confirm (forged: the prompt has none) is refused; five wrong PINs lock it and
+ * alert the admins; `/pin reset` lets the person set a new one.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sign } from "@telegram-apps/init-data-node";
+import { describe, expect, it } from "vitest";
+import { type App, startApp } from "../../../src/app.js";
+import { loadConfig } from "../../../src/config/index.js";
+import {
+  type InlineKeyboard,
+  plainText,
+  type SentMessage,
+  type TelegramEmulator,
+} from "../../../src/dev/telegram-emulator/index.js";
+import { silentLogger } from "../../../src/logger.js";
+import type { SandboxHandle } from "../../../src/sandbox/index.js";
+import { isPromptIn, isPromptReading, sendAndWait } from "../../support/flows.js";
+import {
+  ADMIN_ID,
+  APPROVER_ID,
+  harnessEnv,
+  PAYER_ID,
+  startServices,
+} from "../../support/harness.js";
+import { perTest } from "../../support/per-test.js";
+import { dropTestPrefix, testPrefix } from "../../support/redis.js";
+
+const flatButtons = (keyboard: InlineKeyboard | undefined) => (keyboard ?? []).flat();
+
+const WEBAPP_URL = "https://pay.example.test/app/";
+const THRESHOLD = 100_000;
+
+interface World {
+  sandbox: SandboxHandle;
+  emulator: TelegramEmulator;
+  app: App;
+  api: string;
+}
+
+const world = perTest<World & { close(): Promise<void> }>(
+  async () => {
+    const { sandbox, emulator } = await startServices();
+    const prefix = testPrefix("step-up");
+    // The page itself is the Mini App's (its own tests); the API needs only that one exists.
+    const pageDir = mkdtempSync(join(tmpdir(), "step-up-page-"));
+    writeFileSync(join(pageDir, "index.html"), "<!doctype html><title>app</title>");
+    const env = harnessEnv(sandbox, emulator, prefix, {
+      STEP_UP_THRESHOLD_XAF: String(THRESHOLD),
+      APPROVAL_THRESHOLD_XAF: "200000",
+      WEBAPP_URL,
+    });
+    const app = await startApp({
+      config: loadConfig(env, "start"),
+      logger: silentLogger,
+      pollTimeoutSeconds: 1,
+      loopTickMs: 50,
+      webAppDir: pageDir,
+    });
+    return {
+      sandbox,
+      emulator,
+      app,
+      api: `${app.http?.url}/app/api/`,
+      async close() {
+        await app.stop();
+        await emulator.close();
+        await sandbox.close();
+        await dropTestPrefix(prefix);
+        rmSync(pageDir, { recursive: true, force: true });
+      },
+    };
+  },
+  (running) => running.close(),
+);
+
+/** A Mini App API call as `userId`, with init data signed by the bot token. */
+async function call(userId: number, method: "GET" | "POST", path: string, body?: unknown) {
+  const { emulator, api } = world();
+  const initData = sign(
+    { user: { id: userId, first_name: "Paul", language_code: "en" }, query_id: "q" },
+    emulator.token,
+    new Date(),
+  );
+  const response = await fetch(`${api}${path}`, {
+    method,
+    headers: {
+      authorization: `tma ${initData}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+/** `/pay` of a big amount as the payer: the prompt, and the payout's id from its button. */
+async function bigPrompt(amount = 150_000): Promise<{ prompt: SentMessage; payoutId: string }> {
+  const { emulator } = world();
+  const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+  const prompt = await sendAndWait(
+    emulator,
+    payer,
+    `/pay 670000001 ${amount}`,
+    isPromptIn(PAYER_ID),
+  );
+  const pinButton = flatButtons(prompt.replyMarkup).find((button) => button.web_app);
+  const opened = new URL(pinButton?.web_app?.url ?? "https://x.invalid/");
+  const payoutId = (opened.searchParams.get("step_up") ?? "").replace(/^confirm\./, "");
+  return { prompt, payoutId };
+}
+
+const disbursements = () => world().sandbox.countRequests({ method: "POST", path: "/disburse" });
+
+describe("the PIN before big money moves", () => {
+  it("opens the Mini App for a big Confirm; a wrong PIN, then the right one, sends one POST", async () => {
+    const { emulator, app } = world();
+    const { prompt, payoutId } = await bigPrompt();
+    const buttons = flatButtons(prompt.replyMarkup);
+    expect(buttons.map((button) => button.text)).toEqual(["🔐 Confirm with PIN", "✖️ Cancel"]);
+    expect(buttons[0]?.web_app?.url).toBe(`${WEBAPP_URL}?step_up=confirm.${payoutId}`);
+    expect(buttons.some((button) => button.callback_data?.startsWith("c:"))).toBe(false);
+    expect(plainText(prompt)).toContain("From 100,000 FCFA, confirming takes your PIN");
+
+    // The page shows the prompt's facts and asks for a PIN to be set (typed twice).
+    const item = await call(PAYER_ID, "GET", `step-up/confirm/${payoutId}`);
+    expect(item).toMatchObject({
+      status: 200,
+      json: {
+        payout: { id: payoutId, amount: 150_000, recipientName: "Jean-Paul Mbarga" },
+        pin: { state: "none" },
+      },
+    });
+    expect(await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "123456" })).toEqual({
+      status: 409,
+      json: { error: "pin_not_set" },
+    });
+    const mismatch = await call(PAYER_ID, "POST", "step-up/pin", {
+      pin: "123456",
+      repeat: "123465",
+    });
+    expect(mismatch).toEqual({ status: 400, json: { error: "mismatch" } });
+    const short = await call(PAYER_ID, "POST", "step-up/pin", { pin: "12345", repeat: "12345" });
+    expect(short).toEqual({ status: 400, json: { error: "malformed" } });
+    expect(
+      await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" }),
+    ).toEqual({ status: 201, json: { outcome: "set" } });
+    expect(
+      await call(PAYER_ID, "POST", "step-up/pin", { pin: "654321", repeat: "654321" }),
+    ).toEqual({ status: 409, json: { error: "already_set" } });
+
+    const wrong = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "000000" });
+    expect(wrong).toEqual({ status: 422, json: { error: "wrong_pin", left: 4 } });
+    expect(disbursements()).toBe(0);
+    expect((await app.stores.payouts.get(payoutId))?.state).toBe("awaiting_confirmation");
+
+    const pending = emulator.waitForMessage(isPromptReading(prompt, "Pending"));
+    const right = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "123456" });
+    expect(right).toEqual({ status: 200, json: { outcome: "pending", state: "pending" } });
+    expect(disbursements()).toBe(1);
+    // The chat prompt says so, its buttons gone.
+    expect(flatButtons((await pending).replyMarkup)).toEqual([]);
+    // Once confirmed, nothing more to confirm: a second try sends nothing.
+    const again = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "123456" });
+    expect(again.status).toBe(404);
+    expect(disbursements()).toBe(1);
+
+    const actions = (await app.stores.audit.recent(50)).map((entry) => entry.action);
+    expect(actions).toEqual(expect.arrayContaining(["pin_set", "pin_failed", "confirm"]));
+    // The PIN is never in the audit trail or a message.
+    const trail = JSON.stringify(await app.stores.audit.recent(50));
+    expect(trail).not.toContain("123456");
+    expect(emulator.messages(PAYER_ID).some((m) => plainText(m).includes("123456"))).toBe(false);
+  });
+
+  it("refuses a chat Confirm of a big payout: a forged press does not skip the PIN", async () => {
+    const { emulator, app } = world();
+    const { prompt, payoutId } = await bigPrompt();
+    const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const pressed = await payer.pressCallbackData(prompt.messageId, `c:${payoutId}`);
+    const answer = await emulator.waitForCallbackAnswer(pressed.callbackQueryId);
+    expect(answer.text).toContain("This amount needs your PIN");
+    expect(answer.showAlert).toBe(true);
+    expect((await app.stores.payouts.get(payoutId))?.state).toBe("awaiting_confirmation");
+    expect(disbursements()).toBe(0);
+    // A payout under the threshold keeps its chat Confirm.
+    const small = await sendAndWait(emulator, payer, "/pay 670000001 5000", isPromptIn(PAYER_ID));
+    expect(flatButtons(small.replyMarkup)[0]?.callback_data).toMatch(/^c:/);
+    // So does a collection, whatever its amount: no money leaves with it.
+    const collect = await sendAndWait(
+      emulator,
+      payer,
+      "/collect 690000001 150000",
+      isPromptIn(PAYER_ID),
+    );
+    expect(flatButtons(collect.replyMarkup)[0]?.callback_data).toMatch(/^c:/);
+  });
+
+  it("locks the PIN after five wrong tries and alerts the admins; /pin reset lets it be set anew", async () => {
+    const { emulator, app } = world();
+    const admin = emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    await sendAndWait(emulator, admin, "/help");
+    const { payoutId } = await bigPrompt();
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const alert = emulator.waitForMessage(
+      (message) => message.chatId === ADMIN_ID && plainText(message).startsWith("🔒 PIN locked"),
+    );
+    const tries = [];
+    for (let i = 0; i < 5; i += 1) {
+      tries.push(await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "999999" }));
+    }
+    expect(tries.slice(0, 4).map((answer) => answer.json.left)).toEqual([4, 3, 2, 1]);
+    expect(tries[4]).toMatchObject({ status: 423, json: { error: "pin_locked" } });
+    // Locked: even the right PIN is refused, and nothing is sent.
+    const locked = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "123456" });
+    expect(locked.status).toBe(423);
+    expect(disbursements()).toBe(0);
+    expect(plainText(await alert)).toContain(`Paul (id ${PAYER_ID}) typed a wrong PIN five times`);
+    const actions = (await app.stores.audit.recent(50)).map((entry) => entry.action);
+    expect(actions.filter((action) => action === "pin_failed")).toHaveLength(5);
+    expect(actions.filter((action) => action === "pin_locked")).toHaveLength(1);
+    // In the admins' /audit, in words.
+    const trail = plainText(await sendAndWait(emulator, admin, "/audit"));
+    expect(trail).toContain("PIN locked after too many wrong tries");
+    expect(trail).toMatch(/locked until \d{2} \w{3}, \d{2}:\d{2}/);
+    expect(trail).toContain("Wrong PIN entered");
+    expect(trail).toContain("tries left 4");
+
+    // Only an admin may reset it; the person then sets a new PIN and confirms with it.
+    const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const refused = await sendAndWait(emulator, payer, `/pin reset ${PAYER_ID}`);
+    expect(plainText(refused)).toBe("Only an admin can reset a PIN.");
+    const reset = await sendAndWait(emulator, admin, `/pin reset ${PAYER_ID}`);
+    expect(plainText(reset)).toBe(
+      "PIN of Paul reset: they set a new one the next time a Confirm asks for it.",
+    );
+    const item = await call(PAYER_ID, "GET", `step-up/confirm/${payoutId}`);
+    expect(item.json.pin).toEqual({ state: "none" });
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "246810", repeat: "246810" });
+    const right = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "246810" });
+    expect(right.json).toEqual({ outcome: "pending", state: "pending" });
+    expect(disbursements()).toBe(1);
+    expect((await app.stores.audit.recent(50)).map((entry) => entry.action)).toContain("pin_reset");
+  });
+
+  it("sends one POST when the right PIN is sent three times at once", async () => {
+    const { app } = world();
+    const { payoutId } = await bigPrompt();
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "123456" })),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    expect(disbursements()).toBe(1);
+    expect((await app.stores.payouts.get(payoutId))?.state).toMatch(/pending|success/);
+  });
+
+  it("answers 401 without init data signed by the bot token", async () => {
+    const { api } = world();
+    const response = await fetch(`${api}step-up/pin`, {
+      method: "POST",
+      headers: { authorization: "tma user=%7B%22id%22%3A1002%7D&hash=00" },
+      body: JSON.stringify({ pin: "123456", repeat: "123456" }),
+    });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("the PIN before a big approval", () => {
+  it("takes the approver's PIN too: the card's Approve and the dashboard's refuse, the PIN's sends one POST", async () => {
+    const { emulator, app, api } = world();
+    const approver = emulator.user({ id: APPROVER_ID, firstName: "Aline", languageCode: "en" });
+    await sendAndWait(emulator, approver, "/help");
+    const { payoutId } = await bigPrompt(250_000);
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const card = emulator.waitForMessage(
+      (message) =>
+        message.chatId === APPROVER_ID &&
+        flatButtons(message.replyMarkup).some((button) => button.web_app !== undefined),
+    );
+    const confirmed = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, {
+      pin: "123456",
+    });
+    expect(confirmed.json).toEqual({
+      outcome: "approval_requested",
+      state: "awaiting_approval",
+    });
+
+    // The approver's card opens the Mini App on it; its Approve, pressed anyway in the chat
+    // (forged), decides nothing; nor does the dashboard's, without a PIN.
+    const shown = await card;
+    const approveButton = flatButtons(shown.replyMarkup)[0];
+    expect(approveButton?.text).toBe("🔐 Approve with PIN");
+    expect(approveButton?.web_app?.url).toBe(`${WEBAPP_URL}?step_up=approve.${payoutId}`);
+    expect(plainText(shown)).toContain("From 100,000 FCFA, approving takes your PIN");
+    const pressed = await approver.pressCallbackData(shown.messageId, `a:${payoutId}`);
+    const answer = await emulator.waitForCallbackAnswer(pressed.callbackQueryId);
+    expect(answer.text).toContain("This amount needs your PIN to approve");
+    const dashboard = await call(APPROVER_ID, "POST", `approvals/${payoutId}/approve`, {});
+    expect(dashboard).toEqual({ status: 403, json: { error: "step_up_required" } });
+    expect((await app.stores.payouts.get(payoutId))?.state).toBe("awaiting_approval");
+    // The payer may not approve their own payout, PIN or not.
+    const own = await call(PAYER_ID, "GET", `step-up/approve/${payoutId}`);
+    expect(own.status).toBe(403);
+
+    const item = await call(APPROVER_ID, "GET", `step-up/approve/${payoutId}`);
+    expect(item).toMatchObject({
+      status: 200,
+      json: { payout: { amount: 250_000 }, pin: { state: "none" } },
+    });
+    await call(APPROVER_ID, "POST", "step-up/pin", { pin: "135790", repeat: "135790" });
+    const wrong = await call(APPROVER_ID, "POST", `step-up/approve/${payoutId}`, { pin: "123456" });
+    expect(wrong).toEqual({ status: 422, json: { error: "wrong_pin", left: 4 } });
+    expect(disbursements()).toBe(0);
+    const right = await call(APPROVER_ID, "POST", `step-up/approve/${payoutId}`, { pin: "135790" });
+    expect(right).toEqual({ status: 200, json: { outcome: "pending", state: "pending" } });
+    expect(disbursements()).toBe(1);
+    expect(api).toContain("/app/api/");
+  });
+});
+
+describe("the PIN before a big batch", () => {
+  it("opens the Mini App for a big batch's Confirm; a forged chat Confirm moves nothing; the PIN pays the rows", async () => {
+    const { emulator, app } = world();
+    const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const preview = emulator.waitForMessage((m) => plainText(m).includes("is checked"), 20_000);
+    const file = "phone,amount\n670000001,60000\n690000001,50000\n";
+    await payer.uploadDocument("big.csv", "text/csv", Buffer.from(file));
+    const shown = await preview;
+    const [batch] = await app.stores.batches.list({ limit: 1 });
+    const batchId = batch?.id ?? "";
+    const buttons = flatButtons(shown.replyMarkup);
+    expect(buttons[0]?.text).toBe("🔐 Confirm with PIN");
+    expect(buttons[0]?.web_app?.url).toBe(`${WEBAPP_URL}?step_up=batch-confirm.${batchId}`);
+
+    const forged = await payer.pressCallbackData(shown.messageId, `bc:${batchId}`);
+    const answer = await emulator.waitForCallbackAnswer(forged.callbackQueryId);
+    expect(answer.text).toContain("A batch this large needs your PIN");
+    expect((await app.stores.batches.get(batchId))?.state).toBe("ready");
+
+    const item = await call(PAYER_ID, "GET", `step-up/batch-confirm/${batchId}`);
+    expect(item).toMatchObject({
+      status: 200,
+      json: { batch: { id: batchId, fileName: "big.csv", rows: 2, totalXaf: 110_000 } },
+    });
+    const wrong = await call(PAYER_ID, "POST", `step-up/batch-confirm/${batchId}`, {
+      pin: "111111",
+    });
+    expect(wrong).toEqual({ status: 422, json: { error: "wrong_pin", left: 4 } });
+    const right = await call(PAYER_ID, "POST", `step-up/batch-confirm/${batchId}`, {
+      pin: "123456",
+    });
+    expect(right).toEqual({ status: 200, json: { outcome: "done", state: "running" } });
+    await expect.poll(() => disbursements(), { timeout: 15_000 }).toBe(2);
+  });
+});

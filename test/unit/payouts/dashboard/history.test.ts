@@ -1,0 +1,111 @@
+/**
+ * History's search: each kind of query finds what it should through its index, the filters
+ * apply, and a payer never finds someone else's payout, whatever they type.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Payout } from "../../../../src/model/payout.js";
+import {
+  type HistoryQuery,
+  historyPage,
+  searchHistory,
+} from "../../../../src/payouts/dashboard/history.js";
+import { createMemoryStores } from "../../../../src/store/memory.js";
+import type { Stores } from "../../../../src/store/types.js";
+import { acceptedPayout } from "../../../support/payouts.js";
+
+const NOW = Date.UTC(2026, 10, 25, 12);
+const DAY = 86_400_000;
+const ADMIN = { userId: 1, role: "admin" as const };
+const PAYER = { userId: 2, role: "payer" as const };
+const OTHER = 3;
+
+let stores: Stores;
+const deps = () => ({ stores, timeZone: "Africa/Douala", now: () => NOW });
+const query = (fields: Partial<HistoryQuery>): HistoryQuery => ({ page: 0, ...fields });
+
+async function add(overrides: Partial<Payout>): Promise<Payout> {
+  const payout = acceptedPayout(overrides.createdAtMs ?? NOW, overrides);
+  await stores.payouts.create(payout);
+  return payout;
+}
+
+beforeEach(async () => {
+  stores = createMemoryStores({ retentionMs: 90 * DAY, now: () => NOW });
+  await stores.staff.set(1, "admin");
+  await stores.staff.set(2, "payer");
+  await stores.staff.set(OTHER, "payer");
+  await stores.profiles.set(OTHER, { firstName: "Odile" });
+});
+
+describe("History search", () => {
+  it("finds by number however it is written, by payment id and by payout id", async () => {
+    const mine = await add({
+      phone: "237690000022",
+      initiatorId: 2,
+      paymentId: "pay-x1",
+      createdAtMs: NOW - DAY,
+    });
+    await add({ phone: "237670000001", initiatorId: 2 });
+    for (const q of ["690000022", "+237 690 00 00 22", "237690000022"]) {
+      const found = await searchHistory(deps(), ADMIN, query({ q }));
+      expect(found.via).toBe("number");
+      expect(found.items.map((p) => p.id)).toEqual([mine.id]);
+    }
+    expect(
+      (await searchHistory(deps(), ADMIN, query({ q: "pay-x1" }))).items.map((p) => p.id),
+    ).toEqual([mine.id]);
+    expect(
+      (await searchHistory(deps(), ADMIN, query({ q: mine.id }))).items.map((p) => p.id),
+    ).toEqual([mine.id]);
+  });
+
+  it("finds a staff member's payouts by id or first name, and a recipient by name", async () => {
+    const odile = await add({ initiatorId: OTHER, recipientName: "Aïcha Bello" });
+    await add({ initiatorId: 2, recipientName: "Marie Ngo" });
+    const byId = await historyPage(deps(), ADMIN, query({ q: String(OTHER) }));
+    expect(byId.items.map((p) => p.id)).toEqual([odile.id]);
+    const byName = await searchHistory(deps(), ADMIN, query({ q: "odile" }));
+    expect(byName).toMatchObject({ via: "staff" });
+    expect(byName.items.map((p) => p.id)).toEqual([odile.id]);
+    const byRecipient = await searchHistory(deps(), ADMIN, query({ q: "bello" }));
+    expect(byRecipient).toMatchObject({ via: "scan" });
+    expect(byRecipient.items.map((p) => p.id)).toEqual([odile.id]);
+  });
+
+  it("applies status, kind and dates", async () => {
+    const paid = await add({ state: "success", createdAtMs: NOW - 2 * DAY });
+    await add({ state: "failed", createdAtMs: NOW - 2 * DAY });
+    await add({ state: "success", kind: "collection", createdAtMs: NOW - 2 * DAY });
+    await add({ state: "success", createdAtMs: NOW - 20 * DAY });
+    const page = await historyPage(
+      deps(),
+      ADMIN,
+      query({ status: "paid", kind: "disbursement", from: "2026-11-20", to: "2026-11-25" }),
+    );
+    expect(page.items.map((p) => p.id)).toEqual([paid.id]);
+    expect(page.total).toBe(1);
+  });
+
+  it("never shows a payer someone else's payout, whatever they search", async () => {
+    const theirs = await add({ initiatorId: OTHER, phone: "237690000077", paymentId: "pay-other" });
+    const own = await add({ initiatorId: 2, phone: "237690000077" });
+    for (const q of ["690000077", "pay-other", theirs.id, String(OTHER), "Odile", ""]) {
+      const page = await historyPage(deps(), PAYER, query({ q }));
+      expect(page.items.map((p) => p.id)).not.toContain(theirs.id);
+    }
+    expect(
+      (await historyPage(deps(), PAYER, query({ q: "690000077" }))).items.map((p) => p.id),
+    ).toEqual([own.id]);
+  });
+
+  it("pages a long list, twenty at a time", async () => {
+    for (let i = 0; i < 45; i += 1) await add({ initiatorId: OTHER, createdAtMs: NOW - i * 1000 });
+    const pages = await Promise.all(
+      [0, 1, 2].map((page) => historyPage(deps(), ADMIN, query({ q: String(OTHER), page }))),
+    );
+    expect(pages.map((p) => p.items.length)).toEqual([20, 20, 5]);
+    expect(pages[0]?.total).toBe(45);
+    const ids = new Set(pages.flatMap((p) => p.items.map((item) => item.id)));
+    expect(ids.size).toBe(45);
+  });
+});

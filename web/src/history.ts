@@ -1,0 +1,293 @@
+/** History: search and filters, pages, a payout's detail with its audit trail, CSV export. */
+import { ApiError, getFile, getJson } from "./api.js";
+import { clear, h } from "./dom.js";
+import { count, money, phone, t, when } from "./i18n.js";
+import type { DetailAnswer, HistoryAnswer, Names, PayoutView, Status } from "./types.js";
+
+const STATUSES: Status[] = ["paid", "failed", "pending", "unknown", "waiting", "other"];
+
+interface Filters {
+  q: string;
+  status: string;
+  kind: string;
+  from: string;
+  to: string;
+  page: number;
+}
+
+const filters: Filters = { q: "", status: "", kind: "", from: "", to: "", page: 0 };
+
+function queryString(withPage: boolean): string {
+  const params = new URLSearchParams();
+  for (const key of ["q", "status", "kind", "from", "to"] as const) {
+    if (filters[key] !== "") params.set(key, filters[key]);
+  }
+  if (withPage && filters.page > 0) params.set("page", String(filters.page));
+  return params.toString();
+}
+
+export function statusBadge(status: Status): HTMLElement {
+  return h("span", { class: `badge status-${status}` }, t(`status.${status}`));
+}
+
+function payoutRow(payout: PayoutView, names: Names, onOpen: (id: string) => void): HTMLElement {
+  const button = h(
+    "button",
+    {
+      type: "button",
+      class: "row-button",
+      "data-testid": "history-row",
+      "data-payout-id": payout.id,
+    },
+    h(
+      "span",
+      { class: "row-main" },
+      payout.recipientName || phone(payout.phone),
+      h("small", {}, `${phone(payout.phone)} · ${when(payout.createdAtMs)}`),
+      h(
+        "small",
+        {},
+        `${t(`kind.${payout.kind}`)} · ${names[String(payout.initiatorId)] ?? payout.initiatorId}`,
+      ),
+    ),
+    h(
+      "span",
+      { class: "row-side" },
+      h("span", { class: "row-amount" }, money(payout.amount)),
+      statusBadge(payout.status),
+    ),
+  );
+  button.addEventListener("click", () => onOpen(payout.id));
+  return h("li", {}, button);
+}
+
+function field(label: string, id: string, control: HTMLElement): HTMLElement {
+  control.id = id;
+  return h("div", { class: "field" }, h("label", { for: id }, label), control);
+}
+
+function select(options: Array<[string, string]>, value: string): HTMLSelectElement {
+  const element = h("select", {}, ...options.map(([v, label]) => h("option", { value: v }, label)));
+  element.value = value;
+  return element;
+}
+
+export async function renderHistory(
+  root: HTMLElement,
+  onOpen: (id: string) => void,
+  showError: (error: unknown, where: HTMLElement) => void,
+  canExport: boolean,
+): Promise<void> {
+  const search = h("input", {
+    type: "search",
+    placeholder: t("history.placeholder"),
+    value: filters.q,
+    autocomplete: "off",
+    enterkeyhint: "search",
+  });
+  const status = select(
+    [["", t("history.any")], ...STATUSES.map((s): [string, string] => [s, t(`status.${s}`)])],
+    filters.status,
+  );
+  const kind = select(
+    [
+      ["", t("history.any")],
+      ["disbursement", t("kind.disbursement")],
+      ["collection", t("kind.collection")],
+    ],
+    filters.kind,
+  );
+  const from = h("input", { type: "date", value: filters.from });
+  const to = h("input", { type: "date", value: filters.to });
+  const results = h("div", {
+    class: "results",
+    "aria-live": "polite",
+    "aria-label": t("history.results"),
+  });
+  const notice = h("p", { class: "notice", role: "status" });
+
+  const load = async () => {
+    clear(results, h("p", { class: "muted" }, t("app.loading")));
+    try {
+      const answer = await getJson<HistoryAnswer>(`history?${queryString(true)}`);
+      const pages = Math.max(1, Math.ceil(answer.total / answer.pageSize));
+      const prev = h(
+        "button",
+        { type: "button", class: "secondary", disabled: answer.page === 0 },
+        t("history.prev"),
+      );
+      const next = h(
+        "button",
+        { type: "button", class: "secondary", disabled: answer.page + 1 >= pages },
+        t("history.next"),
+      );
+      prev.addEventListener("click", () => {
+        filters.page = Math.max(0, filters.page - 1);
+        void load();
+      });
+      next.addEventListener("click", () => {
+        filters.page += 1;
+        void load();
+      });
+      clear(
+        results,
+        h(
+          "p",
+          { class: "muted", "data-testid": "history-count" },
+          t("history.count", { count: answer.total }),
+        ),
+        answer.partial && h("p", { class: "notice" }, t("history.partial")),
+        answer.items.length === 0
+          ? h("p", { class: "muted card" }, t("history.empty"))
+          : h(
+              "ul",
+              { class: "list card" },
+              ...answer.items.map((payout) => payoutRow(payout, answer.names, onOpen)),
+            ),
+        pages > 1 &&
+          h(
+            "nav",
+            { class: "pager", "aria-label": t("history.page", { page: answer.page + 1, pages }) },
+            prev,
+            h("span", {}, t("history.page", { page: count(answer.page + 1), pages: count(pages) })),
+            next,
+          ),
+      );
+    } catch (error) {
+      showError(error, results);
+    }
+  };
+
+  const form = h(
+    "form",
+    { class: "card filters", role: "search" },
+    field(t("history.search"), "history-q", search),
+    h(
+      "div",
+      { class: "field-row" },
+      field(t("history.status"), "history-status", status),
+      field(t("history.kind"), "history-kind", kind),
+    ),
+    h(
+      "div",
+      { class: "field-row" },
+      field(t("history.from"), "history-from", from),
+      field(t("history.to"), "history-to", to),
+    ),
+    h(
+      "div",
+      { class: "actions" },
+      h("button", { type: "submit" }, t("history.apply")),
+      canExport &&
+        h(
+          "button",
+          { type: "button", class: "secondary", "data-action": "export" },
+          t("history.export"),
+        ),
+    ),
+    notice,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    filters.q = search.value.trim();
+    filters.status = status.value;
+    filters.kind = kind.value;
+    filters.from = from.value;
+    filters.to = to.value;
+    filters.page = 0;
+    void load();
+  });
+  form.querySelector("[data-action=export]")?.addEventListener("click", async () => {
+    filters.q = search.value.trim();
+    filters.status = status.value;
+    filters.kind = kind.value;
+    filters.from = from.value;
+    filters.to = to.value;
+    try {
+      const { blob, name } = await getFile(`history/csv?${queryString(false)}`);
+      const url = URL.createObjectURL(blob);
+      const link = h("a", { href: url, download: name });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      notice.textContent = t("history.exported", { name });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404)
+        notice.textContent = t("history.export_empty");
+      else showError(error, notice);
+    }
+  });
+  root.replaceChildren(form, results);
+  await load();
+}
+
+function row(label: string, value: string | HTMLElement | undefined): HTMLElement | null {
+  if (value === undefined || value === "") return null;
+  return h("div", { class: "kv" }, h("dt", {}, label), h("dd", {}, value));
+}
+
+export async function renderDetail(
+  root: HTMLElement,
+  id: string,
+  onBack: () => void,
+): Promise<void> {
+  const answer = await getJson<DetailAnswer>(`payouts/${encodeURIComponent(id)}`);
+  const { payout, names } = answer;
+  const nameOf = (userId: number | undefined) =>
+    userId === undefined
+      ? undefined
+      : userId === 0
+        ? t("detail.actor_system")
+        : (names[String(userId)] ?? String(userId));
+  const back = h("button", { type: "button", class: "secondary back" }, `← ${t("detail.back")}`);
+  back.addEventListener("click", onBack);
+  root.replaceChildren(
+    back,
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "detail-title", "data-testid": "payout-detail" },
+      h("h2", { id: "detail-title" }, t("detail.title")),
+      h(
+        "dl",
+        { class: "kvs" },
+        row(t("detail.recipient"), payout.recipientName),
+        row(t("detail.number"), phone(payout.phone)),
+        row(t("detail.operator"), t(`operator.${payout.operator}`)),
+        row(t("detail.amount"), money(payout.amount)),
+        row(t("detail.fee"), payout.fee === undefined ? undefined : money(payout.fee)),
+        row(t("detail.status"), statusBadge(payout.status)),
+        row(t("detail.payment_id"), payout.paymentId ? h("code", {}, payout.paymentId) : undefined),
+        row(t("detail.initiator"), nameOf(payout.initiatorId)),
+        row(t("detail.approver"), nameOf(payout.approvedBy)),
+        row(t("detail.created"), when(payout.createdAtMs)),
+        row(
+          t("detail.settled"),
+          payout.settledAtMs === undefined ? undefined : when(payout.settledAtMs),
+        ),
+        row(t("detail.note"), payout.note),
+      ),
+    ),
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "trail-title" },
+      h("h2", { id: "trail-title" }, t("detail.trail")),
+      answer.trail.length === 0
+        ? h("p", { class: "muted" }, t("detail.trail_empty"))
+        : h(
+            "ol",
+            { class: "trail", "data-testid": "audit-trail" },
+            ...answer.trail.map((entry) =>
+              h(
+                "li",
+                {},
+                h("time", {}, when(entry.atMs)),
+                h("span", {}, `${entry.label} · ${nameOf(entry.actorId) ?? entry.actorId}`),
+              ),
+            ),
+          ),
+      !answer.trailComplete && h("p", { class: "muted" }, t("detail.trail_incomplete")),
+    ),
+  );
+  back.focus();
+}

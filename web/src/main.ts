@@ -1,0 +1,161 @@
+/**
+ * The Mini App's page: reads Telegram's launch parameters, asks the server who this is
+ * (`/app/api/me`), and shows Overview, History, Batches and (for those who may approve)
+ * Approvals as tabs. Any refusal is said in words: a stale or forged sign-in, someone not
+ * on staff, a role that may not.
+ */
+
+import { ApiError, getJson, setInitData } from "./api.js";
+import { renderApprovals } from "./approvals.js";
+import { renderBatches } from "./batches.js";
+import { clear, h } from "./dom.js";
+import { renderDetail, renderHistory } from "./history.js";
+import { type Key, setLang, t } from "./i18n.js";
+import { applyTheme, readLaunch } from "./launch.js";
+import { renderOverview } from "./overview.js";
+import { renderStepUp, stepUpTarget } from "./step-up.js";
+import type { Me } from "./types.js";
+
+type Tab = "overview" | "history" | "batches" | "approvals";
+
+const app = document.getElementById("app") as HTMLElement;
+
+function errorText(error: unknown): string {
+  if (!(error instanceof ApiError)) return t("error.network");
+  if (error.status === 0) return t("error.network");
+  if (error.status === 401) {
+    const reason = error.reason ?? "missing";
+    const known: Key[] = [
+      "error.missing",
+      "error.bad_signature",
+      "error.expired",
+      "error.from_the_future",
+      "error.malformed",
+      "error.no_user",
+    ];
+    const key = `error.${reason}` as Key;
+    return t(known.includes(key) ? key : "error.bad_signature");
+  }
+  if (error.status === 403)
+    return t(error.reason === "not_staff" ? "error.not_staff" : "error.role");
+  if (error.status === 429) return t("error.rate");
+  return t("error.generic", { status: error.status });
+}
+
+function showError(error: unknown, where: HTMLElement): void {
+  clear(
+    where,
+    h("span", { class: "error", role: "alert", "data-testid": "error" }, errorText(error)),
+  );
+}
+
+function fatal(error: unknown): void {
+  const retry = h("button", { type: "button" }, t("error.retry"));
+  retry.addEventListener("click", () => location.reload());
+  clear(
+    app,
+    h(
+      "section",
+      { class: "card fatal", role: "alert", "data-testid": "fatal" },
+      h("h1", {}, t("error.title")),
+      h("p", {}, errorText(error)),
+      error instanceof ApiError && error.status >= 500 ? retry : null,
+    ),
+  );
+}
+
+function shell(me: Me): void {
+  const tabs: Tab[] = ["overview", "history", "batches"];
+  if (me.role === "admin" || me.role === "approver") tabs.push("approvals");
+  const canExport = me.role === "admin" || me.role === "viewer";
+  const panel = h("main", { id: "panel", role: "tabpanel", tabindex: "-1" });
+  const buttons = new Map<Tab, HTMLButtonElement>();
+  let current: Tab = "overview";
+
+  // Each view renders into a fresh container: a slow answer for a view left since lands in
+  // a detached one and never overwrites the view on screen.
+  const freshView = (): HTMLElement => {
+    const view = h("div", {}, h("p", { class: "muted" }, t("app.loading")));
+    clear(panel, view);
+    return view;
+  };
+
+  const openPayout = (id: string) => {
+    const view = freshView();
+    renderDetail(view, id, () => select(current)).catch((error: unknown) => showError(error, view));
+  };
+
+  const select = (tab: Tab, focus = false) => {
+    current = tab;
+    for (const [name, button] of buttons) {
+      button.setAttribute("aria-selected", String(name === tab));
+      button.tabIndex = name === tab ? 0 : -1;
+    }
+    if (focus) buttons.get(tab)?.focus();
+    panel.setAttribute("aria-labelledby", `tab-${tab}`);
+    const view = freshView();
+    const render = {
+      overview: () => renderOverview(view, openPayout),
+      history: () => renderHistory(view, openPayout, showError, canExport),
+      batches: () => renderBatches(view, showError),
+      approvals: () => renderApprovals(view, showError),
+    }[tab];
+    render().catch((error: unknown) => showError(error, view));
+  };
+
+  const tablist = h("nav", { class: "tabs", role: "tablist", "aria-label": t("nav.label") });
+  for (const tab of tabs) {
+    const button = h(
+      "button",
+      { type: "button", role: "tab", id: `tab-${tab}`, "aria-controls": "panel", "data-tab": tab },
+      t(`tab.${tab}`),
+    );
+    button.addEventListener("click", () => select(tab));
+    button.addEventListener("keydown", (event) => {
+      const index = tabs.indexOf(tab);
+      const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+      if (step === 0) return;
+      event.preventDefault();
+      select(tabs[(index + step + tabs.length) % tabs.length] ?? tab, true);
+    });
+    buttons.set(tab, button);
+    tablist.append(button);
+  }
+  clear(
+    app,
+    h(
+      "header",
+      { class: "top" },
+      h("h1", {}, t("app.title")),
+      h(
+        "span",
+        { class: "who", "data-testid": "who" },
+        t("app.signed_in", { name: me.name, role: t(`role.${me.role}`) }),
+      ),
+    ),
+    tablist,
+    panel,
+  );
+  select("overview");
+}
+
+async function start(): Promise<void> {
+  const launch = readLaunch();
+  applyTheme(launch.theme);
+  setLang(launch.languageCode?.toLowerCase().startsWith("fr") ? "fr" : "en");
+  document.title = t("app.title");
+  setInitData(launch.initData);
+  try {
+    const me = await getJson<Me>("me");
+    setLang(me.language);
+    document.title = t("app.title");
+    // Opened from a chat's "Confirm with PIN" button: that one payout, nothing else.
+    const target = stepUpTarget();
+    if (target) await renderStepUp(app, target, errorText);
+    else shell(me);
+  } catch (error) {
+    fatal(error);
+  }
+}
+
+void start();

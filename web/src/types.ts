@@ -1,0 +1,98 @@
+/** The shapes `/app/api/` answers (see src/http/webapp/dashboard-routes.ts). */
+export type Role = "admin" | "approver" | "payer" | "viewer";
+export type Status = "paid" | "failed" | "pending" | "unknown" | "waiting" | "other";
+export type Standing = "paid" | "failed" | "pending" | "unknown" | "skipped";
+
+export interface Me {
+  id: number;
+  role: Role;
+  name: string;
+  language: "en" | "fr";
+}
+
+export interface PayoutView {
+  id: string;
+  kind: "disbursement" | "collection";
+  state: string;
+  status: Status;
+  phone: string;
+  operator: "mtn" | "orange";
+  recipientName: string;
+  amount: number;
+  fee?: number;
+  note?: string;
+  paymentId?: string;
+  batchId?: string;
+  initiatorId: number;
+  approvedBy?: number;
+  createdAtMs: number;
+  settledAtMs?: number;
+}
+
+export type Names = Record<string, string>;
+
+export interface AttentionList {
+  count: number;
+  items: Array<
+    Pick<PayoutView, "id" | "state" | "amount" | "phone" | "recipientName" | "createdAtMs">
+  >;
+}
+
+export interface Overview {
+  days: Array<{ day: string; mtn: number; orange: number }>;
+  paidXaf: number;
+  paidCount: number;
+  successRate: number | null;
+  feesXaf: number;
+  attention: { stuck: AttentionList; unknown: AttentionList; awaitingApproval: AttentionList };
+}
+
+export interface HistoryAnswer {
+  items: PayoutView[];
+  total: number;
+  page: number;
+  pageSize: number;
+  partial: boolean;
+  names: Names;
+}
+
+export interface AuditView {
+  atMs: number;
+  actorId: number;
+  actorRole: string;
+  action: string;
+  /** The action in the reader's words. */
+  label: string;
+  from?: string;
+  to?: string;
+}
+
+export interface DetailAnswer {
+  payout: PayoutView;
+  trail: AuditView[];
+  trailComplete: boolean;
+  names: Names;
+}
+
+export interface BatchView {
+  id: string;
+  state: string;
+  /** The state in the reader's words. */
+  stateLabel: string;
+  fileName: string;
+  rowCount: number;
+  createdAtMs: number;
+  initiatorId: number;
+}
+
+export interface BatchRowView {
+  row: number;
+  phone: string;
+  amount?: number;
+  name?: string;
+  standing: Standing;
+  problem?: string;
+  /** Why it was skipped, in the reader's words. */
+  problemLabel?: string;
+  payoutId?: string;
+}
