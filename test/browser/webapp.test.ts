@@ -232,7 +232,7 @@ describe("the Mini App in a browser", () => {
     const text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
     const lines = text.trim().split("\r\n");
     expect(lines[0]).toBe(
-      "created,kind,initiator,approver,recipient name,number,operator,amount,fee,status,payment id,note,settled at",
+      "created,kind,initiator,approver,recipient name,number,operator,amount,fee,status,payment id,note,settled at,schedule",
     );
     const paid = seeded.filter((payout) => payout.state === "success");
     expect(lines).toHaveLength(1 + paid.length);

@@ -92,6 +92,7 @@ describe("layers", () => {
     "payout-codec.ts": "how a payout record is written and read",
     "recipient-store.ts": "the saved recipients' contract",
     "schedule-store.ts": "the schedules' contract",
+    "pin-store.ts": "the step-up PINs' contract",
     "reports-codec.ts": "how the digest and availability records are written and read",
     "redis.ts": "composition: every Redis store on one connection",
     "memory.ts": "composition: every store in memory",
@@ -260,6 +261,10 @@ describe("layers", () => {
       "what happens to one scheduled run (created, claimed, recorded, sent; held, skipped), one class",
     "bot/views/schedule.ts":
       "every view of a schedule: prompt, state, list item, held run, reminder, missed run, approval card",
+    "bot/features/pay.ts":
+      "/pay and /collect: the command, the dialog, Confirm (or its PIN button) and Cancel, one Composer",
+    "payouts/loops/notifier.ts":
+      "the outbox loop: every notice kind read back into what the messenger delivers, one class",
     "payouts/batch/batch.ts":
       "the batch steps people take (upload, Confirm, Include, Cancel, Stop, a lost standing's stop), one class",
     "config/index.ts":
