@@ -26,7 +26,8 @@ import { reportsFeature } from "./features/reports.js";
 import { statusFeature } from "./features/status.js";
 import { replyHtml } from "./reply.js";
 import { cosmetic } from "./telegram-failure.js";
-import { boundedTelegram } from "./telegram-transport.js";
+import type { TelegramPacer } from "./telegram-pacing.js";
+import { boundedTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./telegram-transport.js";
 
 export interface BotDeps {
   token: string;
@@ -45,6 +46,8 @@ export interface BotDeps {
   onBatchWork?: () => void;
   /** The signed events (/events); undefined when EVENTS_URL is unset. */
   events?: EventDispatch;
+  /** Telegram's limits, shared with the notices' client (default: the bot's own). */
+  pacer?: TelegramPacer;
 }
 
 /**
@@ -62,7 +65,9 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   });
   // Every call, the handlers' included, goes through one client whose calls end within a
   // deadline (Telegraf makes a client per update from options that would lose the agent).
-  bot.telegram = boundedTelegram(deps.token, deps.apiRoot);
+  bot.telegram = boundedTelegram(deps.token, deps.apiRoot, TELEGRAM_CALL_TIMEOUT_MS, {
+    ...(deps.pacer ? { pacer: deps.pacer } : {}),
+  });
   Object.assign(bot.context, { telegram: bot.telegram });
 
   bot.use(sequentialPerChat());

@@ -8,6 +8,7 @@
 import { EventEmitter } from "node:events";
 import type { UserFromGetMe } from "telegraf/types";
 import { EmulatorCore } from "./core.js";
+import { busiestWindow, FloodControl, type FloodLimits, type FloodRefusal } from "./flood.js";
 import { plainText } from "./html.js";
 import { resolveOptions } from "./options.js";
 import type { CommandScopeParam } from "./params.js";
@@ -27,6 +28,7 @@ import type {
 import { EmulatedUser, type EmulatedUserInfo } from "./users.js";
 import { flatButtons } from "./wire.js";
 
+export type { FloodLimits, FloodRefusal } from "./flood.js";
 export { plainText } from "./html.js";
 export {
   type CallbackAnswer,
@@ -234,6 +236,28 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
    */
   failNext(method: string, response: FailureResponse, times = 1): void {
     this.#core.failNext(method, response, times);
+  }
+
+  /**
+   * Turns on Telegram's flood control: message calls past `limits` are refused with 429
+   * and `retry_after`, and a chat refused so (or by a `failNext` 429 with `retry_after`)
+   * is refused again, the call listed as `early`, until that time has passed.
+   */
+  floodControl(limits: FloodLimits): void {
+    this.#core.flood = new FloodControl(limits);
+  }
+
+  /** The calls flood control refused, oldest first (none when it is off). */
+  get floodRefusals(): ReadonlyArray<FloodRefusal> {
+    return this.#core.flood?.refusals ?? [];
+  }
+
+  /**
+   * The most message calls (sends and edits) to `chatId`, or to any chat when omitted,
+   * received within any `windowMs`: "how many a minute in this group", "how many a second".
+   */
+  busiestWindow(windowMs: number, chatId?: number): number {
+    return busiestWindow(this.#core.calls, windowMs, chatId);
   }
 
   /** Answers the next `times` calls of `method` `delayMs` late: a slow Telegram. */
