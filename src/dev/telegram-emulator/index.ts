@@ -238,11 +238,7 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
     this.#core.failNext(method, response, times);
   }
 
-  /**
-   * Turns on Telegram's flood control: message calls past `limits` are refused with 429
-   * and `retry_after`, and a chat refused so (or by a `failNext` 429 with `retry_after`)
-   * is refused again, the call listed as `early`, until that time has passed.
-   */
+  /** Turns on Telegram's flood control (see flood.ts); `failNext` 429s then hold chats too. */
   floodControl(limits: FloodLimits): void {
     this.#core.flood = new FloodControl(limits);
   }
@@ -252,10 +248,7 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
     return this.#core.flood?.refusals ?? [];
   }
 
-  /**
-   * The most message calls (sends and edits) to `chatId`, or to any chat when omitted,
-   * received within any `windowMs`: "how many a minute in this group", "how many a second".
-   */
+  /** The most sends and edits to `chatId` (or any chat) received within any `windowMs`. */
   busiestWindow(windowMs: number, chatId?: number): number {
     return busiestWindow(this.#core.calls, windowMs, chatId);
   }
