@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { Acquisition, RateLimiter } from "../payments/rate-limiter.js";
+import { type Acquisition, paceOf, type RateLimiter } from "../payments/rate-limiter.js";
 import { luaScript, runScript } from "./lua.js";
 
 /** The API's own window (spec section 8: requests per minute). */
@@ -26,23 +26,34 @@ export function limiterWindowMs(marginMs = 1000): number {
   return API_WINDOW_MS + marginMs;
 }
 
-// KEYS[1] the sorted set; ARGV: limit, windowMs, member (unique per call).
+// KEYS[1] the sorted set; ARGV: limit, windowMs, member (unique per call), paceCount,
+// paceWindowMs (paceCount 0: not paced; else at most paceCount grants in any paceWindowMs).
 // Returns {1, 0, nowMs} when granted, {0, retryInMs, nowMs} when not.
 const SLIDING_WINDOW_SCRIPT = luaScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
+local paceCount = tonumber(ARGV[4])
+local paceWindow = tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return {1, 0, now}
+if redis.call('ZCARD', KEYS[1]) >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local wait = tonumber(oldest[2]) + window - now
+  if wait < 1 then wait = 1 end
+  return {0, wait, now}
 end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local wait = tonumber(oldest[2]) + window - now
-if wait < 1 then wait = 1 end
-return {0, wait, now}
+if paceCount > 0 then
+  local nth = redis.call('ZREVRANGE', KEYS[1], paceCount - 1, paceCount - 1, 'WITHSCORES')
+  if nth[2] and tonumber(nth[2]) > now - paceWindow then
+    local wait = tonumber(nth[2]) + paceWindow - now
+    if wait < 1 then wait = 1 end
+    return {0, wait, now}
+  end
+end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], window)
+return {1, 0, now}
 `);
 
 const ScriptReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.number(), z.number()]);
@@ -86,20 +97,28 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /**
-   * Grants when fewer than `limit` grants (by any process) happened in the last `windowMs`
-   * of Redis time; else says how long until the oldest one leaves the window. Redis errors
-   * are thrown as they are.
+   * Grants when fewer than `limit` (less `leave`) grants (by any process) happened in the
+   * last `windowMs` of Redis time and, with `leave`, at the limit's pace (`paceOf`); else
+   * says how long until the grant in the way leaves its window. Redis errors are thrown as
+   * they are.
    */
   async tryAcquire(leave = 0): Promise<TimedAcquisition> {
     this.sequence += 1;
     // Unique per call, so two grants in the same millisecond are two members, not one.
     const member = `${this.instanceId}:${this.sequence}`;
+    const pace = paceOf(Math.min(leave, this.limit - 1), this.limit, this.windowMs);
     const reply = ScriptReplySchema.safeParse(
       await runScript(
         this.redis,
         SLIDING_WINDOW_SCRIPT,
         [this.key],
-        [String(Math.max(1, this.limit - leave)), String(this.windowMs), member],
+        [
+          String(Math.max(1, this.limit - leave)),
+          String(this.windowMs),
+          member,
+          String(pace.count),
+          String(pace.windowMs),
+        ],
       ),
     );
     if (!reply.success) {
