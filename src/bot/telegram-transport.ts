@@ -196,12 +196,24 @@ class UndiciTelegram extends Telegram {
       throw new TelegramError({ error_code: statusCode, description }, { method, payload });
     }
     if (json === undefined) throw new BotApiAnswerError(method, "not_json", text);
+    // The common answer, read as BotApiAnswerSchema reads it without a zod pass per call.
+    if (isSuccess(json)) return Reflect.get(json, "result") as ReturnType<ApiMethods[M]>;
     const answer = BotApiAnswerSchema.safeParse(json);
     if (!answer.success) throw new BotApiAnswerError(method, "not_bot_api", text);
     if (!answer.data.ok) throw new TelegramError(answer.data, { method, payload });
     // The Bot API answers each method with its own result type, as Telegraf trusts it too.
     return answer.data.result as ReturnType<ApiMethods[M]>;
   }
+}
+
+/** `{ ok: true, … }`: what BotApiAnswerSchema's first branch accepts, whatever `result` is. */
+function isSuccess(json: unknown): json is object {
+  return (
+    typeof json === "object" &&
+    json !== null &&
+    !Array.isArray(json) &&
+    Reflect.get(json, "ok") === true
+  );
 }
 
 /** The words of a failed answer: its `description` or `message`, or a short plain body. */

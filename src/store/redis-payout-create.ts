@@ -59,6 +59,9 @@ return {1}
  * only: an entry whose record is gone stays until the retention trims it, so that pages
  * do not shift under a reader.
  */
+/** Built once (a zod schema costs far more to build than to run). */
+const ListByPhoneReplySchema = z.array(z.union([z.string(), z.array(z.string())]));
+
 const LIST_BY_PHONE_SCRIPT = luaScript(`
 local ids = redis.call('ZREVRANGEBYSCORE', KEYS[1], '+inf', ARGV[1], 'LIMIT', ARGV[2], ARGV[3])
 local found = {}
@@ -137,7 +140,7 @@ export const listByPhoneScript = {
 
   /** The records, as [id, field/value pairs], newest first. */
   reply(reply: unknown): Array<[string, string[]]> {
-    const flat = z.array(z.union([z.string(), z.array(z.string())])).parse(reply);
+    const flat = ListByPhoneReplySchema.parse(reply);
     const records: Array<[string, string[]]> = [];
     for (let index = 0; index + 1 < flat.length; index += 2) {
       const id = flat[index];

@@ -54,6 +54,10 @@ import type {
 
 const HashSchema = z.record(z.string(), z.string());
 const StateSchema = z.enum(PAYOUT_STATES);
+// Built once: a zod schema costs far more to build than to run (bench/ CPU profiles).
+const PairsOrNullSchema = z.array(z.string()).nullable();
+const IdsSchema = z.array(z.string());
+const CountSchema = z.number();
 
 export interface RedisPayoutStoreOptions {
   keys: Keys;
@@ -188,7 +192,7 @@ export class RedisPayoutStore implements PayoutStore {
       [this.#keys.payout(id), this.#keys.paymentIndex(checked.paymentId ?? "")],
       [id, flag(checked.paymentId !== undefined), ...fields],
     );
-    const hash = z.array(z.string()).nullable().parse(reply);
+    const hash = PairsOrNullSchema.parse(reply);
     return hash === null ? null : this.#decode(id, pairsToRecord(hash));
   }
 
@@ -224,8 +228,8 @@ export class RedisPayoutStore implements PayoutStore {
       .zrevrange(index, options.offset, options.offset + options.limit - 1)
       .zcard(index)
       .exec();
-    const ids = z.array(z.string()).parse(replyAt(replies, 1));
-    const total = z.number().parse(replyAt(replies, 2));
+    const ids = IdsSchema.parse(replyAt(replies, 1));
+    const total = CountSchema.parse(replyAt(replies, 2));
     const { found, missing } = await this.#getMany(ids);
     if (missing.length > 0) await this.#redis.zrem(index, ...missing);
     return { items: found, total: total - missing.length };

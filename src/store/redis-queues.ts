@@ -8,6 +8,9 @@ import { luaScript, runScript } from "./lua.js";
 import type { DueQueue, LeaseStore, ThrottleStore } from "./types.js";
 
 /** KEYS: queue. ARGV: nowMs, limit, leaseUntilMs. Claims (re-scores) and returns due ids. */
+/** Built once (a zod schema costs far more to build than to run). */
+const KeysReplySchema = z.array(z.string());
+
 const CLAIM_DUE_SCRIPT = luaScript(`
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], ARGV[3], id) end
@@ -77,7 +80,7 @@ export class RedisDueQueue implements DueQueue {
       [this.#key],
       [nowMs, limit, nowMs + leaseMs],
     );
-    return z.array(z.string()).parse(reply);
+    return KeysReplySchema.parse(reply);
   }
 
   async remove(id: string): Promise<void> {
