@@ -7,8 +7,8 @@ import { type Acquisition, paceOf, type RateLimiter } from "./rate-limiter.js";
 /**
  * One step of a sliding-window log. `grantedAtMs` holds the times of earlier grants, oldest
  * first, and is updated in place: grants that left the window are dropped, and when fewer
- * than `limit` remain (and, with a `pace` and at least `pace.from` in the window, fewer than
- * `pace.count` in its last `pace.windowMs`) one is recorded at `nowMs` and 0 is returned; otherwise nothing is
+ * than `limit` remain (and, with a `pace`, fewer than `pace.count` in its last
+ * `pace.windowMs`) one is recorded at `nowMs` and 0 is returned; otherwise nothing is
  * recorded and the result is the ms (≥ 1) until the grant in the way leaves its window.
  */
 export function takeSlidingWindowSlot(
@@ -16,7 +16,7 @@ export function takeSlidingWindowSlot(
   limit: number,
   windowMs: number,
   nowMs: number,
-  pace: { count: number; windowMs: number; from: number } = { count: 0, windowMs: 0, from: 0 },
+  pace: { count: number; windowMs: number } = { count: 0, windowMs: 0 },
 ): number {
   // A grant at t leaves the window at t + windowMs, the moment a new one may take its place.
   const windowStartMs = nowMs - windowMs;
@@ -29,10 +29,9 @@ export function takeSlidingWindowSlot(
     const oldestMs = grantedAtMs[0] ?? nowMs;
     return Math.max(1, oldestMs + windowMs - nowMs);
   }
-  // Paced from `pace.from` grants on: the `count`-th latest must have left the pace window.
+  // Paced: the `count`-th latest grant must have left the pace window.
   const paceLimitMs = grantedAtMs[grantedAtMs.length - pace.count];
-  const paced = pace.count > 0 && grantedAtMs.length >= pace.from;
-  if (paced && paceLimitMs !== undefined && paceLimitMs > nowMs - pace.windowMs) {
+  if (pace.count > 0 && paceLimitMs !== undefined && paceLimitMs > nowMs - pace.windowMs) {
     return Math.max(1, paceLimitMs + pace.windowMs - nowMs);
   }
   grantedAtMs.push(nowMs);

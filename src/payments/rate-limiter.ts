@@ -19,25 +19,19 @@ export interface RateLimiter {
 }
 
 /**
- * The pace of work that leaves `leave` slots to others, once the window is half full: at
- * most `leave` grants (by anyone) in any `leave × windowMs / limit` ms, i.e. the limit's own
- * mean rate, in bursts of at most `leave`. Without it a long batch takes a window's slots in
- * one burst at its start, and every window after that its grants come back in the same
- * burst: the reserve is then all a person can have for a whole window. Paced, grants (and so
- * the slots they free) come every window / limit, and a slot taken from the reserve is made
- * good by the background skipping the next one. Below half the window (`from`) nothing is
- * paced, so a small batch goes at once; the paced half keeps slots coming back all the time.
- * None (count 0) when nothing is left to others.
+ * The pace of work that leaves `leave` slots to others: at most `leave` grants (by anyone)
+ * in any `leave × windowMs / limit` ms, i.e. the limit's own mean rate, in bursts of at most
+ * `leave`. Without it a batch takes a window's slots in one burst at its start, and every
+ * window after that its grants come back in the same burst: the reserve is then all a
+ * person can have for a whole window. Paced, grants (and so the slots they free) come
+ * every window / limit, and a slot taken from the reserve is made good by the background
+ * skipping the next one. None (count 0) when nothing is left to others.
  */
 export function paceOf(
   leave: number,
   limit: number,
   windowMs: number,
-): { count: number; windowMs: number; from: number } {
-  if (leave <= 0) return { count: 0, windowMs: 0, from: limit };
-  return {
-    count: leave,
-    windowMs: Math.ceil((leave * windowMs) / limit),
-    from: Math.floor(limit / 2),
-  };
+): { count: number; windowMs: number } {
+  if (leave <= 0) return { count: 0, windowMs: 0 };
+  return { count: leave, windowMs: Math.ceil((leave * windowMs) / limit) };
 }

@@ -27,8 +27,7 @@ export function limiterWindowMs(marginMs = 1000): number {
 }
 
 // KEYS[1] the sorted set; ARGV: limit, windowMs, member (unique per call), paceCount,
-// paceWindowMs, paceFrom (paceCount 0: not paced; else, once the window holds paceFrom
-// grants, at most paceCount grants in any paceWindowMs).
+// paceWindowMs (paceCount 0: not paced; else at most paceCount grants in any paceWindowMs).
 // Returns {1, 0, nowMs} when granted, {0, retryInMs, nowMs} when not.
 const SLIDING_WINDOW_SCRIPT = luaScript(`
 local t = redis.call('TIME')
@@ -37,16 +36,14 @@ local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local paceCount = tonumber(ARGV[4])
 local paceWindow = tonumber(ARGV[5])
-local paceFrom = tonumber(ARGV[6])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-if count >= limit then
+if redis.call('ZCARD', KEYS[1]) >= limit then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   local wait = tonumber(oldest[2]) + window - now
   if wait < 1 then wait = 1 end
   return {0, wait, now}
 end
-if paceCount > 0 and count >= paceFrom then
+if paceCount > 0 then
   local nth = redis.call('ZREVRANGE', KEYS[1], paceCount - 1, paceCount - 1, 'WITHSCORES')
   if nth[2] and tonumber(nth[2]) > now - paceWindow then
     local wait = tonumber(nth[2]) + paceWindow - now
@@ -121,7 +118,6 @@ export class RedisRateLimiter implements RateLimiter {
           member,
           String(pace.count),
           String(pace.windowMs),
-          String(pace.from),
         ],
       ),
     );

@@ -17,12 +17,8 @@ const AVAILABILITY = { method: "GET", path: "/availability" } as const;
 const LIMIT = 6;
 const RESERVE = 2;
 const WINDOW_MS = 6_000;
-/**
- * Background work takes half the window at once, then is paced at the limit's rate:
- * RESERVE grants per RESERVE × window / limit.
- */
+/** Background work is paced at the limit's rate: RESERVE grants per RESERVE × window / limit. */
 const PACE_MS = (RESERVE * WINDOW_MS) / LIMIT;
-const UNPACED = LIMIT / 2;
 
 describe("the interactive reserve of the rate limit", () => {
   let redis: Redis;
@@ -77,16 +73,13 @@ describe("the interactive reserve of the rate limit", () => {
 
   it("grants a person a slot while background work holds its whole share", async () => {
     const payments = clientWith(RESERVE);
-    // Background work asks for more than the window holds: it gets half the window at
-    // once, the rest of its share a pace later, and never more than its share.
-    expect(await background(payments, LIMIT + 2)).toEqual({
-      sent: UNPACED,
-      refused: LIMIT + 2 - UNPACED,
-    });
+    // Background work asks for more than the window holds: paced, it gets a burst of
+    // RESERVE at once, the next one a pace later, and never more than its share.
+    expect(await background(payments, LIMIT + 2)).toEqual({ sent: RESERVE, refused: LIMIT });
     await new Promise((resolve) => setTimeout(resolve, PACE_MS + 100));
     expect(await background(payments, LIMIT + 2)).toEqual({
-      sent: LIMIT - RESERVE - UNPACED,
-      refused: LIMIT + 2 - (LIMIT - RESERVE - UNPACED),
+      sent: LIMIT - 2 * RESERVE,
+      refused: LIMIT + 2 - (LIMIT - 2 * RESERVE),
     });
     // People still get the reserve, at once: two interactive requests reach the API.
     await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
