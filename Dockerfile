@@ -31,4 +31,7 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/main.js", "start"]
+# A 4 MB young generation (V8's default grows to 16 MB per semi-space): start-up peak
+# 141 → 133 MB and steady RSS 109 → 98 MB with 10,000 pending payouts, CPU per update the
+# same (bench/footprint.ts, bench/pay-roundtrip.ts).
+CMD ["node", "--max-semi-space-size=4", "dist/src/main.js", "start"]

@@ -58,6 +58,9 @@ export interface AppEnvOptions {
 /** A staff admin no benchmark user is (the bot refuses to start without an admin). */
 const BENCH_ADMIN_ID = 1;
 
+/** Node's flags in production (package.json's start script, the Dockerfile's CMD). */
+export const PRODUCTION_NODE_ARGS = ["--max-semi-space-size=4"];
+
 /** The environment `npm start` would get, pointing at the bench's sandbox and Redis. */
 export function appEnv(options: AppEnvOptions): Record<string, string> {
   return {
@@ -107,7 +110,11 @@ async function startBotProcess(
       TELEGRAM_API_ROOT: apiRoot,
       ...options.env,
     },
-    nodeArgs: options.nodeArgs,
+    // The app runs with the flags `npm start` and the image give node (package.json, Dockerfile).
+    nodeArgs: [
+      ...(options.mode === "app" ? PRODUCTION_NODE_ARGS : []),
+      ...(options.nodeArgs ?? []),
+    ],
     // As in production: plain node on JavaScript (see build.ts).
     compiled: true,
   });

@@ -20,7 +20,9 @@ import { mean, type Row, row } from "./stats.js";
 const BENCH = "5 footprint";
 const PENDING_PAYOUTS = 10_000;
 const INITIATORS = 20;
-const TARGET_RSS_MB = 150;
+/** shared/DESIGN.md and issue 23: peak under 140 MB at start-up, steady under 120 MB. */
+const TARGET_PEAK_RSS_MB = 140;
+const TARGET_RSS_MB = 120;
 const MB = 1024 * 1024;
 const HOUR_MS = 3_600_000;
 
@@ -232,8 +234,8 @@ function rssRows(loaded: MemoryReport, idle: MemoryReport, count: number): Row[]
       value: loaded.maxRssBytes / MB,
       unit: "MB",
       baseline: idle.maxRssBytes / MB,
-      target: `< ${TARGET_RSS_MB} MB`,
-      met: loaded.maxRssBytes / MB < TARGET_RSS_MB,
+      target: `< ${TARGET_PEAK_RSS_MB} MB`,
+      met: loaded.maxRssBytes / MB < TARGET_PEAK_RSS_MB,
     }),
   ];
 }

@@ -13,8 +13,13 @@ import { createWebApp, offerMiniApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger/messenger.js";
+import { TelegramPacer } from "./bot/telegram/pacing.js";
 import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/telegram/poller.js";
-import { longPollTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./bot/telegram/transport.js";
+import {
+  boundedTelegram,
+  longPollTelegram,
+  TELEGRAM_CALL_TIMEOUT_MS,
+} from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
@@ -125,7 +130,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       onNoticeQueued: () => notifier.wake(),
     });
     const events = createEvents({ ...options, redis, stores, now, wake: () => notifier.wake() });
+    // One pacer for every Telegram client: a group's replies and its notices share a minute.
+    const pacer = new TelegramPacer();
     const bot = createBot({
+      pacer,
       token,
       apiRoot: config.telegram.apiRoot,
       payouts,
@@ -143,10 +151,16 @@ export async function startApp(options: AppOptions): Promise<App> {
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);
 
-    const messenger = new TelegramMessenger(bot.telegram, stores, logger, {
+    // Notices go to many people in a row (cards to every approver, alerts to every admin):
+    // their client is also held to Telegram's rate across chats.
+    const notices = boundedTelegram(token, config.telegram.apiRoot, TELEGRAM_CALL_TIMEOUT_MS, {
+      pacer,
+      broadcast: true,
+    });
+    const messenger = new TelegramMessenger(notices, stores, logger, {
       timeZone: config.timeZone,
       duplicateOf: (payout) => payouts.approval.duplicateOf(payout),
-      reports: reportDelivery(config, stores, payouts.limits, bot.telegram, logger, now),
+      reports: reportDelivery(config, stores, payouts.limits, notices, logger, now),
       stepUp: config.stepUp,
       batches: {
         limits: payouts.limits,
@@ -162,7 +176,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       messenger,
       logger,
       now,
-      callTimeoutMs: TELEGRAM_CALL_TIMEOUT_MS,
+      // A call may wait for its turn under Telegram's limits before its own deadline.
+      callTimeoutMs: TELEGRAM_CALL_TIMEOUT_MS + pacer.maxWaitMs,
       ...tick,
     });
     notifier.start();

@@ -29,8 +29,9 @@ import { reportsFeature } from "./features/reports.js";
 import { scheduleFeature } from "./features/schedule.js";
 import { statusFeature } from "./features/status.js";
 import { cosmetic } from "./telegram/failures.js";
+import type { TelegramPacer } from "./telegram/pacing.js";
 import { replyHtml } from "./telegram/reply.js";
-import { boundedTelegram } from "./telegram/transport.js";
+import { boundedTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./telegram/transport.js";
 import type { StepUpSettings } from "./views/step-up.js";
 
 export interface BotDeps {
@@ -54,6 +55,8 @@ export interface BotDeps {
   stepUp?: StepUpSettings | undefined;
   /** WEBAPP_URL: /dashboard opens the Mini App there; undefined: it says how to set it up. */
   webAppUrl?: string | undefined;
+  /** Telegram's limits, shared with the notices' client (default: the bot's own). */
+  pacer?: TelegramPacer;
 }
 
 /**
@@ -71,7 +74,9 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   });
   // Every call, the handlers' included, goes through one client whose calls end within a
   // deadline (Telegraf makes a client per update from options that would lose the agent).
-  bot.telegram = boundedTelegram(deps.token, deps.apiRoot);
+  bot.telegram = boundedTelegram(deps.token, deps.apiRoot, TELEGRAM_CALL_TIMEOUT_MS, {
+    ...(deps.pacer ? { pacer: deps.pacer } : {}),
+  });
   Object.assign(bot.context, { telegram: bot.telegram });
 
   bot.use(sequentialPerChat());

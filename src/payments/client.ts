@@ -21,6 +21,7 @@ import {
   type RawResponse,
 } from "./client-response.js";
 import { closingController, type SendOptions, takeSlotNow, waitForSlot } from "./client-slots.js";
+import { AttemptDeadline } from "./deadline.js";
 import {
   OutcomeUnknownError,
   type PaymentClientError,
@@ -29,7 +30,6 @@ import {
   PaymentTimeoutError,
 } from "./errors.js";
 import {
-  AttemptDeadlineError,
   type AttemptFailure,
   classifyTransportError,
   mayHaveTakenEffect,
@@ -45,10 +45,18 @@ import {
   PaymentRequestSchema,
   PaymentSchema,
   paymentOddities,
+  publishedPayment,
   type UserInfo,
   UserInfoSchema,
 } from "./schemas.js";
 import { signParts } from "./signature.js";
+
+/** How a payment answer is read: one zod pass when it is as published, else two. */
+const PAYMENT_READING = {
+  schema: PaymentSchema,
+  oddities: paymentOddities,
+  published: publishedPayment,
+};
 
 /** One request as the client sends it: what the answer is read against, plus the body. */
 interface Call<T> extends AnsweredCall<T> {
@@ -112,7 +120,17 @@ export class PaymentClient {
   async getPayment(id: string, send?: SendOptions): Promise<Payment> {
     if (id === "") throw new TypeError("getPayment: the payment id is empty");
     const path = `/payments/${encodeURIComponent(id)}`;
-    return this.get("getPayment", path, PaymentSchema, paymentOddities, send);
+    const fullPath = `${this.options.basePath}${path}`;
+    return this.execute(
+      {
+        operation: "getPayment",
+        method: "GET",
+        path: fullPath,
+        body: undefined,
+        ...PAYMENT_READING,
+      },
+      send,
+    );
   }
 
   /** GET /availability; `{ background: true }` for the periodic checks. */
@@ -158,9 +176,8 @@ export class PaymentClient {
       phoneNumber: parsed.data.phoneNumber,
     });
     const fullPath = `${this.options.basePath}${path}`;
-    const schema = PaymentSchema;
     return this.execute(
-      { operation, method: "POST", path: fullPath, body, schema, oddities: paymentOddities },
+      { operation, method: "POST", path: fullPath, body, ...PAYMENT_READING },
       send,
     );
   }
@@ -258,21 +275,19 @@ export class PaymentClient {
 
   /** One HTTP exchange under the attempt's deadline; the timer is cleared whatever happens. */
   private async send(call: Call<unknown>): Promise<RawResponse> {
-    const timeoutMs = this.options.requestTimeoutMs;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new AttemptDeadlineError(timeoutMs)), timeoutMs);
+    const deadline = new AttemptDeadline(this.options.requestTimeoutMs);
     try {
       const response = await this.pool.request({
         method: call.method,
         path: call.path,
         headers: this.requestHeaders(call),
         body: call.body,
-        signal: deadline.signal,
+        signal: deadline,
       });
       const text = await response.body.text();
       return { statusCode: response.statusCode, headers: response.headers, text };
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
   }
 

@@ -12,6 +12,7 @@ import { Telegram, TelegramError } from "telegraf";
 import type { Telegram as ApiMethods, Opts } from "telegraf/types";
 import { Pool } from "undici";
 import { z } from "zod";
+import { TelegramPacer } from "./pacing.js";
 
 /** Every Bot API call but the long poll is answered within this, or fails. */
 export const TELEGRAM_CALL_TIMEOUT_MS = 10_000;
@@ -112,27 +113,61 @@ const BotApiAnswerSchema = z.union([
  */
 type CallApiOptions = NonNullable<Parameters<Telegram["callApi"]>[2]>;
 
+/** How a client keeps Telegram's limits (see telegram-pacing.ts). */
+export interface TelegramPacing {
+  /** Shared by every client of the process; default: one of the client's own. */
+  pacer?: TelegramPacer;
+  /** Held to the rate across chats: the client of notices sent to many people. */
+  broadcast?: boolean;
+}
+
 class UndiciTelegram extends Telegram {
   readonly #pool: Pool;
   readonly #path: string;
   readonly #timeoutMs: number;
+  readonly #pacer: TelegramPacer;
+  readonly #broadcast: boolean;
 
-  constructor(token: string, apiRoot: string, timeoutMs: number) {
+  constructor(token: string, apiRoot: string, timeoutMs: number, pacing: TelegramPacing) {
     super(token, { apiRoot, webhookReply: false });
     const root = new URL(apiRoot);
     this.#pool = new Pool(root.origin, { keepAliveTimeout: 10_000, connections: 16 });
     this.#path = `${root.pathname.replace(/\/$/, "")}/bot${token}/`;
     this.#timeoutMs = timeoutMs;
+    this.#pacer = pacing.pacer ?? new TelegramPacer();
+    this.#broadcast = pacing.broadcast ?? false;
   }
 
+  /**
+   * Waits for the call's turn (Telegram's limits, a 429's `retry_after`), makes it, and
+   * remembers a 429's `retry_after` for the calls after it.
+   */
   override async callApi<M extends keyof ApiMethods>(
     method: M,
     payload: Opts<M>,
     options: CallApiOptions = {},
   ): Promise<ReturnType<ApiMethods[M]>> {
-    if (carriesFile(payload)) return super.callApi(method, payload, options);
     // Telegraf types its signal as a polyfill's; at run time it is Node's own.
     const signal = options.signal instanceof AbortSignal ? options.signal : undefined;
+    await this.#pacer.before(method, payload, this.#broadcast, signal);
+    try {
+      return await this.#call(method, payload, options, signal);
+    } catch (error) {
+      const retryAfter = error instanceof TelegramError ? error.parameters?.retry_after : undefined;
+      if (error instanceof TelegramError && error.code === 429 && retryAfter !== undefined) {
+        this.#pacer.refused(payload, retryAfter);
+      }
+      throw error;
+    }
+  }
+
+  async #call<M extends keyof ApiMethods>(
+    method: M,
+    payload: Opts<M>,
+    options: CallApiOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<ReturnType<ApiMethods[M]>> {
+    if (carriesFile(payload)) return super.callApi(method, payload, options);
     const { statusCode, body } = await this.#pool
       .request({
         method: "POST",
@@ -161,12 +196,24 @@ class UndiciTelegram extends Telegram {
       throw new TelegramError({ error_code: statusCode, description }, { method, payload });
     }
     if (json === undefined) throw new BotApiAnswerError(method, "not_json", text);
+    // The common answer, read as BotApiAnswerSchema reads it without a zod pass per call.
+    if (isSuccess(json)) return Reflect.get(json, "result") as ReturnType<ApiMethods[M]>;
     const answer = BotApiAnswerSchema.safeParse(json);
     if (!answer.success) throw new BotApiAnswerError(method, "not_bot_api", text);
     if (!answer.data.ok) throw new TelegramError(answer.data, { method, payload });
     // The Bot API answers each method with its own result type, as Telegraf trusts it too.
     return answer.data.result as ReturnType<ApiMethods[M]>;
   }
+}
+
+/** `{ ok: true, … }`: what BotApiAnswerSchema's first branch accepts, whatever `result` is. */
+function isSuccess(json: unknown): json is object {
+  return (
+    typeof json === "object" &&
+    json !== null &&
+    !Array.isArray(json) &&
+    Reflect.get(json, "ok") === true
+  );
 }
 
 /** The words of a failed answer: its `description` or `message`, or a short plain body. */
@@ -224,15 +271,17 @@ class TelegramTimeoutOrNetworkError extends Error {
 }
 
 /**
- * A Telegraf client for `apiRoot` whose calls end within `timeoutMs`. Replies go out as API
- * calls we can await and check, never in a webhook's answer.
+ * A Telegraf client for `apiRoot` whose calls end within `timeoutMs` once sent (a call may
+ * first wait up to its pacer's `maxWaitMs` for its turn under Telegram's limits). Replies
+ * go out as API calls we can await and check, never in a webhook's answer.
  */
 export function boundedTelegram(
   token: string,
   apiRoot: string,
   timeoutMs = TELEGRAM_CALL_TIMEOUT_MS,
+  pacing: TelegramPacing = {},
 ): Telegram {
-  const telegram = new UndiciTelegram(token, apiRoot, timeoutMs);
+  const telegram = new UndiciTelegram(token, apiRoot, timeoutMs, pacing);
   // Uploads go through Telegraf itself: set after construction, since Telegraf drops any
   // agent given for an http:// root (its default agent speaks https). Ours fits the root's
   // protocol, so the local emulator gets it too.

@@ -3,10 +3,12 @@
  * the webhook, files, commands, callback queries, recorded calls and injected failures.
  * Method handlers and emulated users both work on this one object.
  */
+
 import { randomBytes } from "node:crypto";
 import type { EventEmitter } from "node:events";
 import { extname } from "node:path";
 import type { BotCommand, Message, User, UserFromGetMe } from "telegraf/types";
+import type { FloodControl } from "./flood.js";
 import type { UploadedFile } from "./http.js";
 import { MessageStore } from "./messages.js";
 import {
@@ -84,6 +86,8 @@ export class EmulatorCore implements UserHost {
   readonly #openQueries = new Set<string>();
   readonly #failures = new Map<string, FailureResponse[]>();
   readonly #delays = new Map<string, number[]>();
+  /** Telegram's flood control, when a test turned it on. */
+  flood: FloodControl | undefined;
   readonly #events: EventEmitter<TelegramEmulatorEvents>;
   #sequence = 0;
 
@@ -199,10 +203,17 @@ export class EmulatorCore implements UserHost {
     return this.#delays.get(method.toLowerCase())?.shift() ?? 0;
   }
 
-  /** The injected failure for this call of `method`, if one is queued. */
-  takeFailure(method: string): BotApiError | undefined {
+  /**
+   * The injected failure for this call of `method`, if one is queued; else flood control's
+   * refusal, when it is on. An injected 429 holds the chat as flood control would.
+   */
+  takeFailure(method: string, params: Record<string, unknown>): BotApiError | undefined {
     const response = this.#failures.get(method.toLowerCase())?.shift();
-    if (!response) return undefined;
+    if (!response) return this.flood?.check(method, params, Date.now());
+    const chatId = params.chat_id;
+    if (response.retry_after !== undefined && chatId !== undefined) {
+      this.flood?.hold(String(chatId), Date.now(), response.retry_after);
+    }
     return new BotApiError(response.error_code, response.description, response.retry_after);
   }
 

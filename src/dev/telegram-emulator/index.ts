@@ -8,6 +8,7 @@
 import { EventEmitter } from "node:events";
 import type { UserFromGetMe } from "telegraf/types";
 import { EmulatorCore } from "./core.js";
+import { busiestWindow, FloodControl, type FloodLimits, type FloodRefusal } from "./flood.js";
 import { plainText } from "./html.js";
 import { resolveOptions } from "./options.js";
 import type { CommandScopeParam } from "./params.js";
@@ -29,6 +30,7 @@ import { EmulatedUser, type EmulatedUserInfo } from "./users.js";
 import { type MenuButton, menuButtonOf } from "./webapp.js";
 import { flatButtons } from "./wire.js";
 
+export type { FloodLimits, FloodRefusal } from "./flood.js";
 export { plainText } from "./html.js";
 export {
   type CallbackAnswer,
@@ -255,6 +257,21 @@ export class TelegramEmulator extends EventEmitter<TelegramEmulatorEvents> {
    */
   failNext(method: string, response: FailureResponse, times = 1): void {
     this.#core.failNext(method, response, times);
+  }
+
+  /** Turns on Telegram's flood control (see flood.ts); `failNext` 429s then hold chats too. */
+  floodControl(limits: FloodLimits): void {
+    this.#core.flood = new FloodControl(limits);
+  }
+
+  /** The calls flood control refused, oldest first (none when it is off). */
+  get floodRefusals(): ReadonlyArray<FloodRefusal> {
+    return this.#core.flood?.refusals ?? [];
+  }
+
+  /** The most sends and edits to `chatId` (or any chat) received within any `windowMs`. */
+  busiestWindow(windowMs: number, chatId?: number): number {
+    return busiestWindow(this.#core.calls, windowMs, chatId);
   }
 
   /** Answers the next `times` calls of `method` `delayMs` late: a slow Telegram. */

@@ -114,12 +114,13 @@ export class BotApiServer {
   async #dispatch(method: string, request: ParsedRequest, signal: AbortSignal): Promise<unknown> {
     const handler = HANDLERS.get(method.toLowerCase());
     if (!handler) throw new BotApiError(404, "Not Found: method not found");
-    this.#core.recordCall(method, describeParams(request));
+    const params = describeParams(request);
+    this.#core.recordCall(method, params);
     try {
       const delayMs = this.#core.takeDelay(method);
       // A slow Telegram: the call is recorded at once and answered late.
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-      const failure = this.#core.takeFailure(method);
+      const failure = this.#core.takeFailure(method, params);
       if (failure) throw failure;
       return await handler({ core: this.#core, request, signal });
     } catch (error) {

@@ -71,6 +71,11 @@ const LEASE_MS = 30_000;
 const SLICE_MS = 10_000;
 /** The progress message is edited at most this often. */
 const PROGRESS_EVERY_MS = 2_000;
+/**
+ * In a group, at most this often: Telegram allows about 20 messages a minute in one group,
+ * and the batch's other messages (preview, summary, people's replies) share that minute.
+ */
+const GROUP_PROGRESS_EVERY_MS = 5_000;
 /** Where the rows stand is counted at most this often while they settle. */
 const TALLY_EVERY_MS = 3_000;
 
@@ -139,9 +144,12 @@ export class BatchWorker {
    * Sets bookkeeping fields, with a progress notice when the last one is old enough (the
    * notifier is woken once it is queued); null when the batch is gone.
    */
-  async #record(batchId: string, patch: BatchPatch): Promise<Batch | null> {
+  async #record(batch: Batch, patch: BatchPatch): Promise<Batch | null> {
+    const batchId = batch.id;
     const nowMs = this.#options.context.now();
-    const due = nowMs - (this.#progressAt.get(batchId) ?? 0) >= PROGRESS_EVERY_MS;
+    // Groups (and channels) have negative chat ids.
+    const everyMs = batch.chatId < 0 ? GROUP_PROGRESS_EVERY_MS : PROGRESS_EVERY_MS;
+    const due = nowMs - (this.#progressAt.get(batchId) ?? 0) >= everyMs;
     const notices: Notice[] = due ? [{ kind: "batch_progress", batchId }] : [];
     if (due) this.#progressAt.set(batchId, nowMs);
     const updated = await this.#options.context.stores.batches.update(batchId, patch, notices);
@@ -194,7 +202,7 @@ export class BatchWorker {
         checkedRows: batch.checkedRows + rows.length,
         checkStartedAtMs: batch.checkStartedAtMs ?? now(),
       };
-      const updated = await this.#record(batch.id, patch);
+      const updated = await this.#record(batch, patch);
       if (updated?.state !== "checking") return updated?.state ?? null;
       if (!(await this.#renew(batch.id))) return updated.state;
       batch = updated;
@@ -231,7 +239,7 @@ export class BatchWorker {
         row === rows[offset] ? [] : [{ index: batch.doneRows + offset, row }],
       );
       await stores.batches.setRows(batch.id, changed);
-      const updated = await this.#record(batch.id, { doneRows: batch.doneRows + rows.length });
+      const updated = await this.#record(batch, { doneRows: batch.doneRows + rows.length });
       if (updated?.state !== "running") return updated?.state ?? null;
       if (!(await this.#renew(batch.id))) return updated.state;
       batch = updated;
@@ -291,7 +299,7 @@ export class BatchWorker {
     if (tally.pending > 0 && !stuck) {
       if (JSON.stringify(tally) === JSON.stringify(batch.tally)) return batch.state;
       this.#progressAt.delete(batch.id); // a change of counts is shown at once
-      return (await this.#record(batch.id, { tally }))?.state ?? null;
+      return (await this.#record(batch, { tally }))?.state ?? null;
     }
     this.#talliedAt.delete(batch.id);
     this.#progressAt.delete(batch.id);

@@ -8,6 +8,9 @@ import { z } from "zod";
 import type { DueQueue } from "../types.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
+/** Built once: building a zod schema costs more than running it. */
+const IdsSchema = z.array(z.string());
+
 export class RedisDueQueue implements DueQueue {
   readonly #redis: Redis;
   readonly #key: string;
@@ -31,7 +34,7 @@ export class RedisDueQueue implements DueQueue {
       [this.#key],
       [nowMs, limit, nowMs + leaseMs],
     );
-    return z.array(z.string()).parse(reply);
+    return IdsSchema.parse(reply);
   }
 
   async remove(id: string): Promise<void> {

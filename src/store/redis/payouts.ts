@@ -56,6 +56,10 @@ import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
 import { SPENDING_KEPT_MS } from "./spending.js";
 
 const HashSchema = z.record(z.string(), z.string());
+/** Built once: building a zod schema costs more than running it. */
+const IdsSchema = z.array(z.string());
+const PairsOrNullSchema = IdsSchema.nullable();
+const CountSchema = z.number();
 const StateSchema = z.enum(PAYOUT_STATES);
 
 const CreateReplySchema = z.union([
@@ -272,7 +276,7 @@ export class RedisPayoutStore implements PayoutStore {
       [this.#keys.payout(id), this.#keys.paymentIndex(checked.paymentId ?? "")],
       [id, flag(checked.paymentId !== undefined), ...fields],
     );
-    const hash = z.array(z.string()).nullable().parse(reply);
+    const hash = PairsOrNullSchema.parse(reply);
     return hash === null ? null : this.#decode(id, pairsToRecord(hash));
   }
 
@@ -320,8 +324,8 @@ export class RedisPayoutStore implements PayoutStore {
       .zrevrange(index, options.offset, options.offset + options.limit - 1)
       .zcard(index)
       .exec();
-    const ids = z.array(z.string()).parse(replyAt(replies, 1));
-    const total = z.number().parse(replyAt(replies, 2));
+    const ids = IdsSchema.parse(replyAt(replies, 1));
+    const total = CountSchema.parse(replyAt(replies, 2));
     const { found, missing } = await this.#getMany(ids);
     if (missing.length > 0) await this.#redis.zrem(index, ...missing);
     return { items: found, total: total - missing.length };
