@@ -265,6 +265,8 @@ describe("layers", () => {
       "/pay and /collect: the command, the dialog, Confirm (or its PIN button) and Cancel, one Composer",
     "payouts/loops/notifier.ts":
       "the outbox loop: every notice kind read back into what the messenger delivers, one class",
+    "dev/telegram-emulator/index.ts":
+      "the emulator's one handle for tests and tools: chats, users, presses, files, photos, flood control",
     "payouts/batch/batch.ts":
       "the batch steps people take (upload, Confirm, Include, Cancel, Stop, a lost standing's stop), one class",
     "config/index.ts":

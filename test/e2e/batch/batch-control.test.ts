@@ -18,6 +18,10 @@ function file(count: number, amount: number): Buffer {
   return Buffer.from(`phone,amount\n${rows.join("\n")}\n`);
 }
 
+/** The running batch's progress message (its Stop button), not the preview's last edit. */
+const hasStop = (message: { replyMarkup?: unknown }) =>
+  JSON.stringify(message.replyMarkup ?? []).includes("⏹ Stop");
+
 describe("batch Stop, /batches and /batch", () => {
   const h = harnessPerTest();
 
@@ -30,11 +34,13 @@ describe("batch Stop, /batches and /batch", () => {
     await payer.uploadDocument("couriers.csv", "text/csv", file(12, 1000));
     const shown = await preview;
     const running = h.emulator.waitForMessage(
-      (m) => plainText(m).includes("paying 12 rows") && m.replyMarkup !== undefined,
+      (m) => plainText(m).includes("paying 12 rows") && hasStop(m),
     );
     await payer.pressButton(shown, 0);
     await running;
-    await expect.poll(() => h.sandbox.countRequests(DISBURSE)).toBeGreaterThan(0);
+    await expect
+      .poll(() => h.sandbox.countRequests(DISBURSE), { timeout: 20_000 })
+      .toBeGreaterThan(0);
 
     // The admin finds the batch with /batch ID; its view has the Stop button while it runs.
     const [running1] = await h.app.stores.batches.list({ limit: 1 });
@@ -88,7 +94,7 @@ describe("batch Stop, /batches and /batch", () => {
     const preview = h.emulator.waitForMessage((m) => plainText(m).includes("is checked"), 20_000);
     await payer.uploadDocument("run.csv", "text/csv", file(8, 1000));
     const running = h.emulator.waitForMessage(
-      (m) => plainText(m).includes("paying 8 rows") && m.replyMarkup !== undefined,
+      (m) => plainText(m).includes("paying 8 rows") && hasStop(m),
     );
     await payer.pressButton(await preview, 0);
     const progress = await running;
