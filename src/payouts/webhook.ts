@@ -58,7 +58,6 @@ const REREAD_SPACING_MS = 5_000;
 export class PaymentWebhook {
   readonly #options: PaymentWebhookOptions;
   readonly #work = new Set<Promise<void>>();
-  readonly #owner = randomUUID();
 
   constructor(options: PaymentWebhookOptions) {
     this.#options = options;
@@ -102,8 +101,9 @@ export class PaymentWebhook {
     }
     // Only a pending payout can be settled; others need no re-read (and spend no slot).
     if (payout.state !== "pending") return { status: 202, body: { ok: true } };
-    if (!(await this.mayReread(payout))) return { status: 202, body: { ok: true } };
-    this.track(this.settle(payout, parsed.data.id));
+    const owner = await this.mayReread(payout);
+    if (owner === null) return { status: 202, body: { ok: true } };
+    this.track(this.settle(payout, parsed.data.id, owner));
     return { status: 202, body: { ok: true } };
   }
 
@@ -129,30 +129,42 @@ export class PaymentWebhook {
     logger.info({ paymentId: payment.id }, "payment callback for an id we do not know; ignored");
   }
 
-  /** One re-read per payout every 5 s and at a time, and within the per-minute cap. */
-  private async mayReread(payout: Payout): Promise<boolean> {
+  /**
+   * One re-read per payout every 5 s and at a time, and within the per-minute cap: the
+   * lease's owner when the re-read may go, else null. The spacing and the lease are asked
+   * in one round trip; the lease is given back at once when the spacing refuses. Each
+   * callback holds the lease as its own owner, so a lease held by another re-read (of this
+   * process or another) is never taken over, nor given back, by this one.
+   */
+  private async mayReread(payout: Payout): Promise<string | null> {
     const { stores, logger, rereadLimiter } = this.#options;
+    const lease = `callback-reread:${payout.id}`;
+    const owner = randomUUID();
     // Taken for good (never given back): the 5 s count from this callback, whatever follows.
     const spaced = `callback-reread:${payout.id}`;
-    if (!(await stores.throttles.take(spaced, 1, REREAD_SPACING_MS))) {
+    const [spacedOut, leased] = await Promise.all([
+      stores.throttles.take(spaced, 1, REREAD_SPACING_MS),
+      stores.leases.acquire(lease, owner, REREAD_LEASE_MS),
+    ]);
+    if (!spacedOut) {
+      if (leased) await stores.leases.release(lease, owner);
       logger.debug({ payoutId: payout.id }, "this payout was re-read for a callback just now");
-      return false;
+      return null;
     }
-    const lease = `callback-reread:${payout.id}`;
-    if (!(await stores.leases.acquire(lease, this.#owner, REREAD_LEASE_MS))) {
+    if (!leased) {
       logger.info({ payoutId: payout.id }, "a callback re-read of this payout is under way");
-      return false;
+      return null;
     }
     const slot = rereadLimiter ? await rereadLimiter.tryAcquire() : { granted: true };
     if (!slot.granted) {
-      await stores.leases.release(lease, this.#owner);
+      await stores.leases.release(lease, owner);
       logger.warn({ payoutId: payout.id }, "callback re-reads over the cap; left to polling");
-      return false;
+      return null;
     }
-    return true;
+    return owner;
   }
 
-  private async settle(payout: Payout, paymentId: string): Promise<void> {
+  private async settle(payout: Payout, paymentId: string, owner: string): Promise<void> {
     const { settlement, logger, onSettled, stores } = this.#options;
     const payoutId = payout.id;
     try {
@@ -163,7 +175,7 @@ export class PaymentWebhook {
       // The poller will get to it: a failed re-read loses nothing.
       logger.warn({ err: error, payoutId }, "could not re-read the payment after a callback");
     } finally {
-      await stores.leases.release(`callback-reread:${payoutId}`, this.#owner).catch(() => {});
+      await stores.leases.release(`callback-reread:${payoutId}`, owner).catch(() => {});
     }
   }
 

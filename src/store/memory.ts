@@ -47,6 +47,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       now,
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),
       track: (id, atMs) => tracking.put(id, atMs),
+      untrack: (id) => tracking.take(id),
       audit: (entry) => audit.append(entry),
       spending,
       reads: {

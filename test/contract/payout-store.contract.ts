@@ -9,6 +9,7 @@ import {
   PAYOUT_STATES,
   type PayoutEvent,
   type PayoutState,
+  settleEventFor,
   TRANSITIONS,
 } from "../../src/model/lifecycle.js";
 import type { Payout } from "../../src/model/payout.js";
@@ -199,6 +200,29 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
         { trackAtMs: 123_456 },
       );
       expect(await stores.tracking.dueAt(payout.id)).toBe(123_456);
+    });
+
+    it("takes a settled payout off the poll schedule in the move itself, and only if made", async () => {
+      const payout = await payoutIn(stores, "awaiting_confirmation");
+      await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
+      await stores.payouts.transition(
+        payout.id,
+        "accepted",
+        { paymentId: `pay-${payout.id}` },
+        { trackAtMs: 123_456 },
+      );
+      // A move refused (not from this state) leaves the schedule as it was.
+      const refused = await stores.payouts.transition(payout.id, "confirm", {}, { untrack: true });
+      expect(refused.ok).toBe(false);
+      expect(await stores.tracking.dueAt(payout.id)).toBe(123_456);
+      const settled = await stores.payouts.transition(
+        payout.id,
+        settleEventFor("success"),
+        { apiStatus: "success" },
+        { untrack: true },
+      );
+      expect(settled.ok && settled.payout.state).toBe("success");
+      expect(await stores.tracking.dueAt(payout.id)).toBeNull();
     });
 
     it("audits nothing for a move refused or resent, so no entry is invented", async () => {

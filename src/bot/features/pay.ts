@@ -91,7 +91,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     }
     if (result.replaced) await showRetired(ctx, result.replaced, true);
     const { duplicate } = result;
-    const names = duplicate ? await namesOf(deps.stores.profiles, [duplicate.initiatorId]) : null;
+    const names = duplicate ? result.names : null;
     const threshold = deps.payouts.approval.thresholdXaf;
     const extras = promptExtras(ctx.t, result.payout, { duplicate, names, threshold });
     const prompt = confirmationPrompt(ctx.t, result.payout, deps.now(), extras);

@@ -182,12 +182,18 @@ export class Notifier {
   async drain(): Promise<number> {
     const { stores, now, leaseMs } = this.#options;
     let handled = 0;
+    // The writes that close a delivery go out with the claim of the next notice, in one
+    // round trip: Redis runs them in order, so a notice removed is never claimed again.
+    let closing: Promise<void> = Promise.resolve();
     for (;;) {
-      const [key] = await stores.outbox.claimDue(now(), 1, leaseMs);
+      const [[key]] = await Promise.all([stores.outbox.claimDue(now(), 1, leaseMs), closing]);
       if (key === undefined) return handled;
-      await this.#deliver(key);
+      ({ closing } = await this.#deliver(key));
       handled += 1;
-      if (this.#stopping) return handled;
+      if (this.#stopping) {
+        await closing;
+        return handled;
+      }
     }
   }
 
@@ -227,30 +233,37 @@ export class Notifier {
     return { kind: "standing_lost", change, role, cancelled };
   }
 
-  async #deliver(key: string): Promise<void> {
+  /**
+   * Delivers one claimed notice; answers its closing writes (the notice off the outbox, a
+   * payer's notice marked told), sent but not waited for: the caller waits for them with
+   * its next claim.
+   */
+  async #deliver(key: string): Promise<{ closing: Promise<void> }> {
     const { stores, messenger, now } = this.#options;
     const notice = parseNoticeKey(key);
     if (!notice) this.#log.error({ key }, "outbox entry names no notice; dropped");
     const delivery = notice && (await this.#read(notice));
-    if (!delivery) {
-      await stores.outbox.remove(key);
-      return;
-    }
+    if (!delivery) return { closing: stores.outbox.remove(key) };
     try {
       await messenger.deliver(delivery);
     } catch (error) {
       await this.#failed(key, subjectOf(delivery), error);
-      return;
+      return { closing: Promise.resolve() };
     }
-    if (delivery.kind === "settled") {
-      await stores.payouts.update(delivery.payout.id, { notifiedAtMs: now() });
-    }
-    await stores.outbox.remove(key);
+    // Marked told before it leaves the outbox (same connection, in this order): a notice
+    // queued again is then dropped, never told twice.
+    const marked =
+      delivery.kind === "settled"
+        ? stores.payouts.update(delivery.payout.id, { notifiedAtMs: now() })
+        : null;
+    const removed = stores.outbox.remove(key);
+    const closing = Promise.all([marked, removed]).then(() => undefined);
     this.#attempts.delete(key);
     this.#log.info(
       { ...subjectOf(delivery), notice: delivery.kind },
       delivery.kind === "settled" ? "payer notified" : `${delivery.kind} notice sent`,
     );
+    return { closing };
   }
 
   async #failed(

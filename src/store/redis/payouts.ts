@@ -64,6 +64,9 @@ const CreateReplySchema = z.union([
   z.tuple([z.literal(1), z.string(), z.string()]),
 ]);
 
+/** The reply of payout-by-payment.lua: nothing, or the payout's id and its fields. */
+const ByPaymentReplySchema = z.union([z.tuple([]), z.tuple([z.string(), z.array(z.string())])]);
+
 /** The replies of payout-transition.lua and payout-mark-sending.lua, read strictly. */
 const MarkSendingReplySchema = z.union([
   z.tuple([z.literal("not_found")]),
@@ -276,11 +279,20 @@ export class RedisPayoutStore implements PayoutStore {
     return hash === null ? null : this.#decode(id, pairsToRecord(hash));
   }
 
+  /** One round trip: the index and the record it names are read in one script. */
   async findByPaymentId(paymentId: string): Promise<Payout | null> {
-    const id = await this.#redis.get(this.#keys.paymentIndex(paymentId));
-    if (id === null) return null;
-    const payout = await this.get(id);
-    return payout?.paymentId === paymentId ? payout : null;
+    const reply = ByPaymentReplySchema.parse(
+      await runScript(
+        this.#redis,
+        SCRIPTS["payout-by-payment"],
+        [this.#keys.paymentIndex(paymentId)],
+        [this.#keys.payout("")],
+      ),
+    );
+    if (reply.length === 0) return null;
+    const [id, fields] = reply;
+    const payout = this.#decode(id, pairsToRecord(fields));
+    return payout.paymentId === paymentId ? payout : null;
   }
 
   async listByPhone(
@@ -461,6 +473,7 @@ function transitionArgs(call: {
           expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
         notExpiredAt: optional(expect?.notExpiredAtMs),
         trackAt: optional(options.trackAtMs),
+        untrack: flag(options.untrack === true),
         spendPrefix: k.spending(""),
         reserveDay: reserve?.day ?? "",
         payerCap: optional(reserve?.payerCapXaf),

@@ -165,6 +165,21 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.pttl(`${p}lease`)).toBeGreaterThan(1000);
   },
 
+  "payout-by-payment": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("pending"));
+    await redis.set(`${p}payment:pay-1`, "id1");
+    await redis.set(`${p}payment:pay-gone`, "gone");
+    const found = (await run("payout-by-payment", [`${p}payment:pay-1`], [`${p}payout:`])) as [
+      string,
+      string[],
+    ];
+    expect(found[0]).toBe("id1");
+    expect(found[1]).toContain('"pending"');
+    // No index, or an index whose record is gone: nothing.
+    expect(await run("payout-by-payment", [`${p}payment:none`], [`${p}payout:`])).toEqual([]);
+    expect(await run("payout-by-payment", [`${p}payment:pay-gone`], [`${p}payout:`])).toEqual([]);
+  },
+
   "payout-create": async (redis, p, run) => {
     const keys = ["payout:id1", "user:1", "all", "state:x", "payment:", "audit", "phone", "prompt"];
     const options = {
