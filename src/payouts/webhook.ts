@@ -167,15 +167,21 @@ export class PaymentWebhook {
   private async settle(payout: Payout, paymentId: string, owner: string): Promise<void> {
     const { settlement, logger, onSettled, stores } = this.#options;
     const payoutId = payout.id;
+    let settled = false;
     try {
       const result = await settlement.settle(payout);
       logger.info({ payoutId, paymentId, outcome: result.outcome }, "payment callback handled");
-      if (result.outcome === "settled") onSettled?.();
+      settled = result.outcome === "settled";
+      if (settled) onSettled?.();
     } catch (error) {
       // The poller will get to it: a failed re-read loses nothing.
       logger.warn({ err: error, payoutId }, "could not re-read the payment after a callback");
     } finally {
-      await stores.leases.release(`callback-reread:${payoutId}`, owner).catch(() => {});
+      // A settled payout is never re-read again (only a pending one is): its lease guards
+      // nothing now and is left to expire, which saves a round trip on every settlement.
+      if (!settled) {
+        await stores.leases.release(`callback-reread:${payoutId}`, owner).catch(() => {});
+      }
     }
   }
 

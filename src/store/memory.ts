@@ -9,6 +9,7 @@ import { MemoryBatchStore } from "./memory/batches.js";
 import { MemoryApprovalCards } from "./memory/cards.js";
 import { MemoryDueQueue } from "./memory/due-queue.js";
 import { MemoryLeaseStore } from "./memory/leases.js";
+import { MemoryOutbox } from "./memory/outbox.js";
 import { MemoryPayoutStore } from "./memory/payouts.js";
 import { MemoryProfileStore } from "./memory/profiles.js";
 import { MemoryReportsStore } from "./memory/reports.js";
@@ -30,7 +31,8 @@ export interface MemoryStoresOptions {
 /** Every store in memory. `ping` is always true; `close` does nothing. */
 export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const now = options.now ?? Date.now;
-  const outbox = new MemoryDueQueue();
+  // Late-bound: the payout store is made after the outbox it queues notices in.
+  const outbox = new MemoryOutbox((id) => payouts.get(id));
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
@@ -40,21 +42,22 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
     audit: (entry) => audit.append(entry),
   });
+  const payouts: MemoryPayoutStore = new MemoryPayoutStore({
+    retentionMs: options.retentionMs,
+    now,
+    enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+    track: (id, atMs) => tracking.put(id, atMs),
+    untrack: (id) => tracking.take(id),
+    audit: (entry) => audit.append(entry),
+    spending,
+    reads: {
+      batchState: (batchId) => batches.stateOf(batchId),
+      standing: (userId) => staff.standing(userId),
+    },
+  });
   return {
     kind: "memory",
-    payouts: new MemoryPayoutStore({
-      retentionMs: options.retentionMs,
-      now,
-      enqueueNotice: (key, atMs) => outbox.put(key, atMs),
-      track: (id, atMs) => tracking.put(id, atMs),
-      untrack: (id) => tracking.take(id),
-      audit: (entry) => audit.append(entry),
-      spending,
-      reads: {
-        batchState: (batchId) => batches.stateOf(batchId),
-        standing: (userId) => staff.standing(userId),
-      },
-    }),
+    payouts,
     sessions: new MemorySessionStore(now),
     staff,
     profiles: new MemoryProfileStore(),

@@ -12,6 +12,7 @@ import { closeConnection, pingWithin } from "./redis/connection.js";
 import { RedisDueQueue } from "./redis/due-queue.js";
 import type { RedisDurability } from "./redis/durability.js";
 import { RedisLeaseStore } from "./redis/leases.js";
+import { RedisOutbox } from "./redis/outbox.js";
 import { RedisPayoutStore } from "./redis/payouts.js";
 import { RedisProfileStore } from "./redis/profiles.js";
 import { RedisReportsStore } from "./redis/reports.js";
@@ -51,7 +52,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     staff: new RedisStaffStore(redis, k, logger),
     profiles: new RedisProfileStore(redis, k.profiles(), logger),
     tracking: new RedisDueQueue(redis, k.tracking()),
-    outbox: new RedisDueQueue(redis, k.outbox()),
+    outbox: new RedisOutbox(redis, k),
     audit: new RedisAuditLog(redis, {
       key: k.auditLog(),
       retentionMs: options.retentionMs,

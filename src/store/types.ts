@@ -8,6 +8,7 @@ import type { AuditDraft, AuditEntry } from "../model/audit.js";
 import type { OperationObservation, OperationState } from "../model/availability.js";
 import type { DialogState } from "../model/dialog.js";
 import type { Locale } from "../model/locale.js";
+import type { Payout } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import type { BatchStore } from "./batch-store.js";
@@ -107,6 +108,25 @@ export interface DueQueue {
   size(): Promise<number>;
 }
 
+/**
+ * A notice claimed from the outbox. For a payer's notice of a final status
+ * (`settled:<payoutId>`) its payout, read in the same step as the claim (null: gone);
+ * absent for every other kind of notice.
+ */
+export interface ClaimedNotice {
+  key: string;
+  payout?: Payout | null;
+}
+
+/** The outbox: a DueQueue of notice keys whose next notice is claimed with its subject. */
+export interface Outbox extends DueQueue {
+  /**
+   * Claims the next due notice as `claimDue(nowMs, 1, leaseMs)` does and, for a payer's
+   * settled notice, reads its payout in the same atomic step; null when nothing is due.
+   */
+  claimNext(nowMs: number, leaseMs: number): Promise<ClaimedNotice | null>;
+}
+
 /** A page of the audit log; `next` continues it (absent on the last page). */
 export interface AuditPage {
   entries: AuditEntry[];
@@ -200,8 +220,8 @@ export interface Stores {
   profiles: ProfileStore;
   /** Pending payouts to poll at `GET /payments/{id}`. */
   tracking: DueQueue;
-  /** Final statuses to tell payers (ids of payouts). */
-  outbox: DueQueue;
+  /** Notices to deliver (final statuses to payers, approvals, batches, alerts). */
+  outbox: Outbox;
   audit: AuditLog;
   /** Digests queued, operator availability last seen. */
   reports: ReportsStore;

@@ -415,6 +415,27 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       ]);
     });
 
+    it("claims a payer's notice with its payout as the move left it, in one step", async () => {
+      const payout = await payoutIn(stores, "pending");
+      await stores.payouts.transition(payout.id, "settle_success");
+      await stores.outbox.schedule("digest:2026-01-01", Date.now() + 1);
+      const later = Date.now() + 60_000;
+      const claimed = await stores.outbox.claimNext(later, 1000);
+      expect(claimed?.key).toBe(settledKey(payout.id));
+      expect(claimed?.payout).toMatchObject({ id: payout.id, state: "success" });
+      // Claimed as claimDue claims: hidden until its lease ends.
+      expect(await stores.outbox.dueAt(settledKey(payout.id))).toBe(later + 1000);
+      // Another kind of notice comes without a payout; nothing due, nothing.
+      expect(await stores.outbox.claimNext(later, 1000)).toEqual({ key: "digest:2026-01-01" });
+      expect(await stores.outbox.claimNext(later, 1000)).toBeNull();
+      // A payer's notice whose payout is gone comes with null.
+      await stores.outbox.schedule(settledKey("gone"), Date.now());
+      expect(await stores.outbox.claimNext(later, 1000)).toEqual({
+        key: settledKey("gone"),
+        payout: null,
+      });
+    });
+
     it("queues no payer's notice for a batch's row (its batch tells the payer), but does for others", async () => {
       await runningBatch(stores, "batch01");
       const row = await payoutIn(stores, "pending", { batchId: "batch01" });

@@ -17,7 +17,7 @@ import {
 } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
-import type { Stores } from "../../store/types.js";
+import type { ClaimedNotice, Stores } from "../../store/types.js";
 import { BackgroundRunner } from "./runner.js";
 
 /** Why a message could not be delivered, and whether trying again can help. */
@@ -186,9 +186,10 @@ export class Notifier {
     // round trip: Redis runs them in order, so a notice removed is never claimed again.
     let closing: Promise<void> = Promise.resolve();
     for (;;) {
-      const [[key]] = await Promise.all([stores.outbox.claimDue(now(), 1, leaseMs), closing]);
-      if (key === undefined) return handled;
-      ({ closing } = await this.#deliver(key));
+      // A payer's notice comes with its payout, read in the claim's own step.
+      const [claimed] = await Promise.all([stores.outbox.claimNext(now(), leaseMs), closing]);
+      if (claimed === null) return handled;
+      ({ closing } = await this.#deliver(claimed));
       handled += 1;
       if (this.#stopping) {
         await closing;
@@ -197,8 +198,11 @@ export class Notifier {
     }
   }
 
-  /** The notice's subject as it is now, or null when there is nothing (left) to tell. */
-  async #read(notice: Notice): Promise<Delivery | null> {
+  /**
+   * The notice's subject as it is now, or null when there is nothing (left) to tell.
+   * `claimed`: the payout read with the claim (undefined: not read, read it here).
+   */
+  async #read(notice: Notice, claimed: Payout | null | undefined): Promise<Delivery | null> {
     if (notice.kind === "digest") return notice;
     if (notice.kind === "availability") return { kind: "availability", alert: notice };
     if (notice.kind === "events_disabled") return notice;
@@ -207,7 +211,9 @@ export class Notifier {
       return batch ? { kind: notice.kind, batch } : null;
     }
     if (notice.kind === "standing_lost") return this.#standing(notice);
-    const payout = await this.#options.stores.payouts.get(notice.payoutId);
+    // A payer's notice came with its payout (null: gone), read in the claim's step.
+    const payout =
+      claimed === undefined ? await this.#options.stores.payouts.get(notice.payoutId) : claimed;
     if (!payout) return null;
     if (notice.kind === "settled") {
       // Told once: a notice queued again after it was delivered is dropped.
@@ -238,11 +244,12 @@ export class Notifier {
    * payer's notice marked told), sent but not waited for: the caller waits for them with
    * its next claim.
    */
-  async #deliver(key: string): Promise<{ closing: Promise<void> }> {
+  async #deliver(claimed: ClaimedNotice): Promise<{ closing: Promise<void> }> {
     const { stores, messenger, now } = this.#options;
+    const { key } = claimed;
     const notice = parseNoticeKey(key);
     if (!notice) this.#log.error({ key }, "outbox entry names no notice; dropped");
-    const delivery = notice && (await this.#read(notice));
+    const delivery = notice && (await this.#read(notice, claimed.payout));
     if (!delivery) return { closing: stores.outbox.remove(key) };
     try {
       await messenger.deliver(delivery);

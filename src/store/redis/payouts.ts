@@ -51,6 +51,7 @@ import type {
 } from "../types.js";
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
+import { readByPaymentId } from "./payout-by-payment.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
 import { SPENDING_KEPT_MS } from "./spending.js";
@@ -63,9 +64,6 @@ const CreateReplySchema = z.union([
   z.tuple([z.literal(1)]),
   z.tuple([z.literal(1), z.string(), z.string()]),
 ]);
-
-/** The reply of payout-by-payment.lua: nothing, or the payout's id and its fields. */
-const ByPaymentReplySchema = z.union([z.tuple([]), z.tuple([z.string(), z.array(z.string())])]);
 
 /** The replies of payout-transition.lua and payout-mark-sending.lua, read strictly. */
 const MarkSendingReplySchema = z.union([
@@ -281,18 +279,9 @@ export class RedisPayoutStore implements PayoutStore {
 
   /** One round trip: the index and the record it names are read in one script. */
   async findByPaymentId(paymentId: string): Promise<Payout | null> {
-    const reply = ByPaymentReplySchema.parse(
-      await runScript(
-        this.#redis,
-        SCRIPTS["payout-by-payment"],
-        [this.#keys.paymentIndex(paymentId)],
-        [this.#keys.payout("")],
-      ),
-    );
-    if (reply.length === 0) return null;
-    const [id, fields] = reply;
-    const payout = this.#decode(id, pairsToRecord(fields));
-    return payout.paymentId === paymentId ? payout : null;
+    const found = await readByPaymentId(this.#redis, this.#keys, paymentId);
+    const payout = found && this.#decode(found.id, found.hash);
+    return payout?.paymentId === paymentId ? payout : null;
   }
 
   async listByPhone(

@@ -25,6 +25,7 @@ export const SCRIPT_NAMES = [
   "lease-acquire",
   "lease-release",
   "lease-renew",
+  "outbox-claim",
   "payout-by-payment",
   "payout-create",
   "payout-mark-sending",

@@ -165,6 +165,22 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.pttl(`${p}lease`)).toBeGreaterThan(1000);
   },
 
+  "outbox-claim": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("success"));
+    await redis.zadd(`${p}outbox`, 1000, "settled:id1", 2000, "digest:2026-01-01", 9000, "later");
+    const claim = () =>
+      run("outbox-claim", [`${p}outbox`], [5000, 65_000, "settled:", `${p}payout:`]);
+    const [key, fields] = (await claim()) as [string, string[]];
+    expect(key).toBe("settled:id1");
+    expect(fields).toContain('"success"');
+    // Claimed: hidden until the lease ends.
+    expect(await redis.zscore(`${p}outbox`, "settled:id1")).toBe("65000");
+    expect(await claim()).toEqual(["digest:2026-01-01"]);
+    expect(await claim()).toEqual([]);
+    await redis.zadd(`${p}outbox`, 1000, "settled:gone");
+    expect(await claim()).toEqual(["settled:gone", []]);
+  },
+
   "payout-by-payment": async (redis, p, run) => {
     await redis.hset(`${p}payout:id1`, ...payoutFields("pending"));
     await redis.set(`${p}payment:pay-1`, "id1");
