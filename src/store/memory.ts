@@ -6,6 +6,7 @@
 
 import { MemoryAuditLog } from "./memory/audit.js";
 import { MemoryBatchStore } from "./memory/batches.js";
+import { MemoryCallbackGate } from "./memory/callback-gate.js";
 import { MemoryApprovalCards } from "./memory/cards.js";
 import { MemoryDueQueue } from "./memory/due-queue.js";
 import { MemoryLeaseStore } from "./memory/leases.js";
@@ -55,6 +56,8 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       standing: (userId) => staff.standing(userId),
     },
   });
+  const leases = new MemoryLeaseStore(now);
+  const throttles = new MemoryThrottleStore(now);
   return {
     kind: "memory",
     payouts,
@@ -72,8 +75,9 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches,
-    leases: new MemoryLeaseStore(now),
-    throttles: new MemoryThrottleStore(now),
+    leases,
+    throttles,
+    callbacks: new MemoryCallbackGate({ payouts, throttles, leases }),
     ping: async () => true,
     close: async () => {},
   };

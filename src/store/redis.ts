@@ -7,6 +7,7 @@ import { type Logger, silentLogger } from "../logger.js";
 import { keys } from "./keys.js";
 import { RedisAuditLog } from "./redis/audit.js";
 import { RedisBatchStore } from "./redis/batches.js";
+import { RedisCallbackGate } from "./redis/callback-gate.js";
 import { RedisApprovalCards } from "./redis/cards.js";
 import { closeConnection, pingWithin } from "./redis/connection.js";
 import { RedisDueQueue } from "./redis/due-queue.js";
@@ -71,6 +72,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     }),
     leases: new RedisLeaseStore(redis, k.lease),
     throttles: new RedisThrottleStore(redis, k.throttle),
+    callbacks: new RedisCallbackGate(redis, k),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {
       if (options.durability) {

@@ -127,6 +127,38 @@ export interface Outbox extends DueQueue {
   claimNext(nowMs: number, leaseMs: number): Promise<ClaimedNotice | null>;
 }
 
+/** The name of a payout's callback re-read, as a throttle and as a lease. */
+export function callbackRereadName(payoutId: string): string {
+  return `callback-reread:${payoutId}`;
+}
+
+/** What a payment callback may do about the payout its payment id names. */
+export type CallbackAdmission =
+  /** No payout has this payment id. */
+  | { outcome: "unknown" }
+  /** The payout is not pending: nothing to re-read. */
+  | { outcome: "not_pending"; payout: Payout }
+  /** It was re-read for a callback less than the spacing ago. */
+  | { outcome: "spaced"; payout: Payout }
+  /** Another callback's re-read of it holds the lease. */
+  | { outcome: "leased"; payout: Payout }
+  /** This callback holds the re-read's lease now. */
+  | { outcome: "admitted"; payout: Payout };
+
+export interface CallbackGate {
+  /**
+   * In one atomic step: the payout `paymentId` is indexed to and, when it is pending, one
+   * re-read of it counted against `spacingMs` (for good: the spacing counts from this call,
+   * whatever follows), then its re-read lease taken for `owner` for `leaseMs` unless another
+   * owner holds it. The count and the lease are the throttle and the lease named
+   * `callbackRereadName(payoutId)`: `leases.release` gives the lease back.
+   */
+  admit(
+    paymentId: string,
+    options: { owner: string; spacingMs: number; leaseMs: number },
+  ): Promise<CallbackAdmission>;
+}
+
 /** A page of the audit log; `next` continues it (absent on the last page). */
 export interface AuditPage {
   entries: AuditEntry[];
@@ -234,6 +266,8 @@ export interface Stores {
   leases: LeaseStore;
   /** Per-person and per-payout counts of actions (button presses, callback re-reads). */
   throttles: ThrottleStore;
+  /** A payment callback's look-up, spacing and lease, in one step. */
+  callbacks: CallbackGate;
   /** True when the backing store answers now. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

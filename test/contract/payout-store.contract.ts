@@ -16,7 +16,7 @@ import type { Payout } from "../../src/model/payout.js";
 import { PayoutExistsError } from "../../src/store/errors.js";
 import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import { payoutsInState } from "../../src/store/payout-store.js";
-import type { Stores } from "../../src/store/types.js";
+import { callbackRereadName, type Stores } from "../../src/store/types.js";
 import { settledKey } from "../support/payouts.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
@@ -413,6 +413,31 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(await stores.outbox.claimDue(Date.now() + 60_000, 10, 1000)).toEqual([
         settledKey(payout.id),
       ]);
+    });
+
+    it("admits one callback re-read of a pending payout at a time and per spacing", async () => {
+      const payout = await payoutIn(stores, "pending");
+      const paymentId = `pay-${payout.id}`;
+      await stores.payouts.update(payout.id, { paymentId });
+      const options = { spacingMs: 60_000, leaseMs: 60_000 };
+      const first = await stores.callbacks.admit(paymentId, { ...options, owner: "a" });
+      expect(first.outcome).toBe("admitted");
+      expect(first.outcome !== "unknown" && first.payout.id).toBe(payout.id);
+      // Within the spacing: refused, whoever asks.
+      const second = await stores.callbacks.admit(paymentId, { ...options, owner: "b" });
+      expect(second.outcome).toBe("spaced");
+      // The lease is the one `leases` knows by that name: another owner cannot take it.
+      const name = callbackRereadName(payout.id);
+      expect(await stores.leases.acquire(name, "c", 1000)).toBe(false);
+      await stores.leases.release(name, "a");
+      expect(await stores.leases.acquire(name, "c", 1000)).toBe(true);
+      expect((await stores.callbacks.admit("pay-nobody", { ...options, owner: "d" })).outcome).toBe(
+        "unknown",
+      );
+      await stores.payouts.transition(payout.id, "settle_success");
+      expect((await stores.callbacks.admit(paymentId, { ...options, owner: "d" })).outcome).toBe(
+        "not_pending",
+      );
     });
 
     it("claims a payer's notice with its payout as the move left it, in one step", async () => {

@@ -17,6 +17,7 @@ export const SCRIPT_NAMES = [
   "availability-observe",
   "batch-move",
   "digest-once",
+  "callback-admit",
   "due-claim",
   "event-endpoint-disable",
   "event-enqueue",
