@@ -10,6 +10,7 @@ import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { parseAmount } from "../model/money.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
 import { type PhoneParseResult, parsePhone } from "../model/phone.js";
+import type { UserProfile } from "../model/staff.js";
 import { cleanName, cleanNote } from "../model/text.js";
 import {
   LimiterUnavailableError,
@@ -120,7 +121,12 @@ export class Preparation {
         : {}),
     };
     const asker = { userId: input.initiatorId, role: input.initiatorRole };
-    const created = await stores.payouts.create(payout, { actor: staffActor(asker) });
+    // The duplicate's author is read in the same round trip as the creation.
+    const [created, profiles] = await Promise.all([
+      stores.payouts.create(payout, { actor: staffActor(asker) }),
+      duplicate ? stores.profiles.getMany([duplicate.initiatorId]) : new Map<number, UserProfile>(),
+    ]);
+    const names = new Map([...profiles].map(([id, profile]) => [id, profile.firstName]));
     log.info(
       {
         payoutId: payout.id,
@@ -140,6 +146,7 @@ export class Preparation {
     return {
       outcome: "prepared",
       payout,
+      names,
       ...(duplicate ? { duplicate } : {}),
       ...(replaced ? { replaced } : {}),
     };

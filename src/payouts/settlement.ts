@@ -49,20 +49,24 @@ export class Settlement {
       return { outcome: "still_pending", payout };
     }
     const payoutId = payout.id;
-    const result = await stores.payouts.transition(payoutId, settleEventFor(status), {
-      apiStatus: status,
-      fee: payment.fee ?? payout.fee,
-      settledAtMs: now(),
-      // Why it failed, when the API says: the payer reads it with the outcome.
-      apiRemark: status === "success" ? undefined : cleanRemark(paymentRemark(payment)),
-    });
+    const result = await stores.payouts.transition(
+      payoutId,
+      settleEventFor(status),
+      {
+        apiStatus: status,
+        fee: payment.fee ?? payout.fee,
+        settledAtMs: now(),
+        // Why it failed, when the API says: the payer reads it with the outcome.
+        apiRemark: status === "success" ? undefined : cleanRemark(paymentRemark(payment)),
+      },
+      { untrack: true },
+    );
     if (!result.ok) {
       return {
         outcome: "not_tracked",
         payout: result.reason === "not_found" ? null : result.payout,
       };
     }
-    await stores.tracking.remove(payoutId);
     log.info({ payoutId, paymentId: payment.id, status: payment.status }, "payout settled");
     await this.#onSettled(result.payout);
     return { outcome: "settled", payout: result.payout };

@@ -122,6 +122,11 @@ export type PrepareResult =
       payout: Payout;
       /** An earlier payout of the same amount to the same number, within the window. */
       duplicate?: Payout;
+      /**
+       * First names of the people the prompt names (the duplicate's initiator), by user id,
+       * as Telegram gave them; read alongside the creation, in its round trip.
+       */
+      names: Map<number, string>;
       /** The initiator's older prompt in the chat, retired by this one. */
       replaced?: Payout;
     }

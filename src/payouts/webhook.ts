@@ -17,7 +17,7 @@ import type { Payout } from "../model/payout.js";
 import type { RateLimiter } from "../payments/rate-limiter.js";
 import { type Payment, PaymentSchema } from "../payments/schemas.js";
 import { verifyParts } from "../payments/signature.js";
-import type { Stores } from "../store/types.js";
+import { callbackRereadName, type Stores } from "../store/types.js";
 import { paymentMatches } from "./answer-check.js";
 import type { Settlement } from "./settlement.js";
 
@@ -58,7 +58,6 @@ const REREAD_SPACING_MS = 5_000;
 export class PaymentWebhook {
   readonly #options: PaymentWebhookOptions;
   readonly #work = new Set<Promise<void>>();
-  readonly #owner = randomUUID();
 
   constructor(options: PaymentWebhookOptions) {
     this.#options = options;
@@ -94,16 +93,39 @@ export class PaymentWebhook {
       );
       return { status: 400, body: { ok: false, error: `not a payment: ${problems.join("; ")}` } };
     }
-    const payout = await stores.payouts.findByPaymentId(parsed.data.id);
-    if (!payout) {
-      // Only a callback we could verify may suggest anything to an admin.
-      if (publicKey) await this.offerAsHint(parsed.data);
-      return { status: 200, body: { ok: true } };
+    // The payout, the re-read's spacing and its lease, in one step (one round trip).
+    const owner = randomUUID();
+    const admission = await stores.callbacks.admit(parsed.data.id, {
+      owner,
+      spacingMs: REREAD_SPACING_MS,
+      leaseMs: REREAD_LEASE_MS,
+    });
+    switch (admission.outcome) {
+      case "unknown":
+        // Only a callback we could verify may suggest anything to an admin.
+        if (publicKey) await this.offerAsHint(parsed.data);
+        return { status: 200, body: { ok: true } };
+      // Only a pending payout can be settled; others need no re-read (and spend no slot).
+      case "not_pending":
+        return { status: 202, body: { ok: true } };
+      case "spaced":
+        logger.debug(
+          { payoutId: admission.payout.id },
+          "this payout was re-read for a callback just now",
+        );
+        return { status: 202, body: { ok: true } };
+      case "leased":
+        logger.info(
+          { payoutId: admission.payout.id },
+          "a callback re-read of this payout is under way",
+        );
+        return { status: 202, body: { ok: true } };
+      case "admitted":
+        break;
     }
-    // Only a pending payout can be settled; others need no re-read (and spend no slot).
-    if (payout.state !== "pending") return { status: 202, body: { ok: true } };
-    if (!(await this.mayReread(payout))) return { status: 202, body: { ok: true } };
-    this.track(this.settle(payout, parsed.data.id));
+    const { payout } = admission;
+    if (!(await this.withinCap(payout, owner))) return { status: 202, body: { ok: true } };
+    this.track(this.settle(payout, parsed.data.id, owner));
     return { status: 202, body: { ok: true } };
   }
 
@@ -129,41 +151,37 @@ export class PaymentWebhook {
     logger.info({ paymentId: payment.id }, "payment callback for an id we do not know; ignored");
   }
 
-  /** One re-read per payout every 5 s and at a time, and within the per-minute cap. */
-  private async mayReread(payout: Payout): Promise<boolean> {
+  /**
+   * Within the per-minute cap of callback re-reads (every replica's): else the lease this
+   * callback took is given back and the payout left to polling.
+   */
+  private async withinCap(payout: Payout, owner: string): Promise<boolean> {
     const { stores, logger, rereadLimiter } = this.#options;
-    // Taken for good (never given back): the 5 s count from this callback, whatever follows.
-    const spaced = `callback-reread:${payout.id}`;
-    if (!(await stores.throttles.take(spaced, 1, REREAD_SPACING_MS))) {
-      logger.debug({ payoutId: payout.id }, "this payout was re-read for a callback just now");
-      return false;
-    }
-    const lease = `callback-reread:${payout.id}`;
-    if (!(await stores.leases.acquire(lease, this.#owner, REREAD_LEASE_MS))) {
-      logger.info({ payoutId: payout.id }, "a callback re-read of this payout is under way");
-      return false;
-    }
     const slot = rereadLimiter ? await rereadLimiter.tryAcquire() : { granted: true };
-    if (!slot.granted) {
-      await stores.leases.release(lease, this.#owner);
-      logger.warn({ payoutId: payout.id }, "callback re-reads over the cap; left to polling");
-      return false;
-    }
-    return true;
+    if (slot.granted) return true;
+    await stores.leases.release(callbackRereadName(payout.id), owner);
+    logger.warn({ payoutId: payout.id }, "callback re-reads over the cap; left to polling");
+    return false;
   }
 
-  private async settle(payout: Payout, paymentId: string): Promise<void> {
+  private async settle(payout: Payout, paymentId: string, owner: string): Promise<void> {
     const { settlement, logger, onSettled, stores } = this.#options;
     const payoutId = payout.id;
+    let settled = false;
     try {
       const result = await settlement.settle(payout);
       logger.info({ payoutId, paymentId, outcome: result.outcome }, "payment callback handled");
-      if (result.outcome === "settled") onSettled?.();
+      settled = result.outcome === "settled";
+      if (settled) onSettled?.();
     } catch (error) {
       // The poller will get to it: a failed re-read loses nothing.
       logger.warn({ err: error, payoutId }, "could not re-read the payment after a callback");
     } finally {
-      await stores.leases.release(`callback-reread:${payoutId}`, this.#owner).catch(() => {});
+      // A settled payout is never re-read again (only a pending one is): its lease guards
+      // nothing now and is left to expire, which saves a round trip on every settlement.
+      if (!settled) {
+        await stores.leases.release(callbackRereadName(payoutId), owner).catch(() => {});
+      }
     }
   }
 

@@ -6,9 +6,11 @@
 
 import { MemoryAuditLog } from "./memory/audit.js";
 import { MemoryBatchStore } from "./memory/batches.js";
+import { MemoryCallbackGate } from "./memory/callback-gate.js";
 import { MemoryApprovalCards } from "./memory/cards.js";
 import { MemoryDueQueue } from "./memory/due-queue.js";
 import { MemoryLeaseStore } from "./memory/leases.js";
+import { MemoryOutbox } from "./memory/outbox.js";
 import { MemoryPayoutStore } from "./memory/payouts.js";
 import { MemoryPinStore } from "./memory/pins.js";
 import { MemoryProfileStore } from "./memory/profiles.js";
@@ -33,7 +35,8 @@ export interface MemoryStoresOptions {
 /** Every store in memory. `ping` is always true; `close` does nothing. */
 export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const now = options.now ?? Date.now;
-  const outbox = new MemoryDueQueue();
+  // Late-bound: the payout store is made after the outbox it queues notices in.
+  const outbox = new MemoryOutbox((id) => payouts.get(id));
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
@@ -43,20 +46,24 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
     audit: (entry) => audit.append(entry),
   });
+  const payouts: MemoryPayoutStore = new MemoryPayoutStore({
+    retentionMs: options.retentionMs,
+    now,
+    enqueueNotice: (key, atMs) => outbox.put(key, atMs),
+    track: (id, atMs) => tracking.put(id, atMs),
+    untrack: (id) => tracking.take(id),
+    audit: (entry) => audit.append(entry),
+    spending,
+    reads: {
+      batchState: (batchId) => batches.stateOf(batchId),
+      standing: (userId) => staff.standing(userId),
+    },
+  });
+  const leases = new MemoryLeaseStore(now);
+  const throttles = new MemoryThrottleStore(now);
   return {
     kind: "memory",
-    payouts: new MemoryPayoutStore({
-      retentionMs: options.retentionMs,
-      now,
-      enqueueNotice: (key, atMs) => outbox.put(key, atMs),
-      track: (id, atMs) => tracking.put(id, atMs),
-      audit: (entry) => audit.append(entry),
-      spending,
-      reads: {
-        batchState: (batchId) => batches.stateOf(batchId),
-        standing: (userId) => staff.standing(userId),
-      },
-    }),
+    payouts,
     sessions: new MemorySessionStore(now),
     staff,
     profiles: new MemoryProfileStore(),
@@ -77,8 +84,9 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),
       audit: (entry) => audit.append(entry),
     }),
-    leases: new MemoryLeaseStore(now),
-    throttles: new MemoryThrottleStore(now),
+    leases,
+    throttles,
+    callbacks: new MemoryCallbackGate({ payouts, throttles, leases }),
     pins: new MemoryPinStore((key, atMs) => outbox.put(key, atMs)),
     ping: async () => true,
     close: async () => {},

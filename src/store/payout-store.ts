@@ -157,6 +157,11 @@ export interface TransitionOptions extends DurableOption {
   /** Schedules the payout's first status poll at this time, in the same step. */
   trackAtMs?: number;
   /**
+   * Takes the payout off the status-poll schedule in the same step, when the move is made
+   * (a settlement: nothing is left to poll). A move refused leaves the schedule as it was.
+   */
+  untrack?: boolean;
+  /**
    * Counts the payout's amount against its initiator's and everyone's spending of
    * `reserve.day`, in the same atomic step as the move, and records the day on the payout
    * (`limitDay`). A payout that already holds its amount on another day (asked for approval

@@ -7,11 +7,13 @@ import { type Logger, silentLogger } from "../logger.js";
 import { keys } from "./keys.js";
 import { RedisAuditLog } from "./redis/audit.js";
 import { RedisBatchStore } from "./redis/batches.js";
+import { RedisCallbackGate } from "./redis/callback-gate.js";
 import { RedisApprovalCards } from "./redis/cards.js";
 import { closeConnection, pingWithin } from "./redis/connection.js";
 import { RedisDueQueue } from "./redis/due-queue.js";
 import type { RedisDurability } from "./redis/durability.js";
 import { RedisLeaseStore } from "./redis/leases.js";
+import { RedisOutbox } from "./redis/outbox.js";
 import { RedisPayoutStore } from "./redis/payouts.js";
 import { RedisPinStore } from "./redis/pins.js";
 import { RedisProfileStore } from "./redis/profiles.js";
@@ -54,7 +56,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     staff: new RedisStaffStore(redis, k, logger),
     profiles: new RedisProfileStore(redis, k.profiles(), logger),
     tracking: new RedisDueQueue(redis, k.tracking()),
-    outbox: new RedisDueQueue(redis, k.outbox()),
+    outbox: new RedisOutbox(redis, k),
     audit: new RedisAuditLog(redis, {
       key: k.auditLog(),
       retentionMs: options.retentionMs,
@@ -81,6 +83,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     leases: new RedisLeaseStore(redis, k.lease),
     throttles: new RedisThrottleStore(redis, k.throttle),
     pins: new RedisPinStore(redis, k),
+    callbacks: new RedisCallbackGate(redis, k),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {
       if (options.durability) {

@@ -8,6 +8,7 @@ import type { AuditDraft, AuditEntry } from "../model/audit.js";
 import type { OperationObservation, OperationState } from "../model/availability.js";
 import type { DialogState } from "../model/dialog.js";
 import type { Locale } from "../model/locale.js";
+import type { Payout } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
 import type { BatchStore } from "./batch-store.js";
@@ -113,6 +114,57 @@ export interface DueQueue {
   size(): Promise<number>;
 }
 
+/**
+ * A notice claimed from the outbox. For a payer's notice of a final status
+ * (`settled:<payoutId>`) its payout, read in the same step as the claim (null: gone);
+ * absent for every other kind of notice.
+ */
+export interface ClaimedNotice {
+  key: string;
+  payout?: Payout | null;
+}
+
+/** The outbox: a DueQueue of notice keys whose next notice is claimed with its subject. */
+export interface Outbox extends DueQueue {
+  /**
+   * Claims the next due notice as `claimDue(nowMs, 1, leaseMs)` does and, for a payer's
+   * settled notice, reads its payout in the same atomic step; null when nothing is due.
+   */
+  claimNext(nowMs: number, leaseMs: number): Promise<ClaimedNotice | null>;
+}
+
+/** The name of a payout's callback re-read, as a throttle and as a lease. */
+export function callbackRereadName(payoutId: string): string {
+  return `callback-reread:${payoutId}`;
+}
+
+/** What a payment callback may do about the payout its payment id names. */
+export type CallbackAdmission =
+  /** No payout has this payment id. */
+  | { outcome: "unknown" }
+  /** The payout is not pending: nothing to re-read. */
+  | { outcome: "not_pending"; payout: Payout }
+  /** It was re-read for a callback less than the spacing ago. */
+  | { outcome: "spaced"; payout: Payout }
+  /** Another callback's re-read of it holds the lease. */
+  | { outcome: "leased"; payout: Payout }
+  /** This callback holds the re-read's lease now. */
+  | { outcome: "admitted"; payout: Payout };
+
+export interface CallbackGate {
+  /**
+   * In one atomic step: the payout `paymentId` is indexed to and, when it is pending, one
+   * re-read of it counted against `spacingMs` (for good: the spacing counts from this call,
+   * whatever follows), then its re-read lease taken for `owner` for `leaseMs` unless another
+   * owner holds it. The count and the lease are the throttle and the lease named
+   * `callbackRereadName(payoutId)`: `leases.release` gives the lease back.
+   */
+  admit(
+    paymentId: string,
+    options: { owner: string; spacingMs: number; leaseMs: number },
+  ): Promise<CallbackAdmission>;
+}
+
 /** A page of the audit log; `next` continues it (absent on the last page). */
 export interface AuditPage {
   entries: AuditEntry[];
@@ -206,8 +258,8 @@ export interface Stores {
   profiles: ProfileStore;
   /** Pending payouts to poll at `GET /payments/{id}`. */
   tracking: DueQueue;
-  /** Final statuses to tell payers (ids of payouts). */
-  outbox: DueQueue;
+  /** Notices to deliver (final statuses to payers, approvals, batches, alerts). */
+  outbox: Outbox;
   audit: AuditLog;
   /** Digests queued, operator availability last seen. */
   reports: ReportsStore;
@@ -226,6 +278,8 @@ export interface Stores {
   throttles: ThrottleStore;
   /** The step-up PINs (hashes, wrong tries, locks). */
   pins: PinStore;
+  /** A payment callback's look-up, spacing and lease, in one step. */
+  callbacks: CallbackGate;
   /** True when the backing store answers now. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -9,13 +9,14 @@ import {
   PAYOUT_STATES,
   type PayoutEvent,
   type PayoutState,
+  settleEventFor,
   TRANSITIONS,
 } from "../../src/model/lifecycle.js";
 import type { Payout } from "../../src/model/payout.js";
 import { PayoutExistsError } from "../../src/store/errors.js";
 import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import { payoutsInState } from "../../src/store/payout-store.js";
-import type { Stores } from "../../src/store/types.js";
+import { callbackRereadName, type Stores } from "../../src/store/types.js";
 import { settledKey } from "../support/payouts.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
@@ -199,6 +200,29 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
         { trackAtMs: 123_456 },
       );
       expect(await stores.tracking.dueAt(payout.id)).toBe(123_456);
+    });
+
+    it("takes a settled payout off the poll schedule in the move itself, and only if made", async () => {
+      const payout = await payoutIn(stores, "awaiting_confirmation");
+      await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });
+      await stores.payouts.transition(
+        payout.id,
+        "accepted",
+        { paymentId: `pay-${payout.id}` },
+        { trackAtMs: 123_456 },
+      );
+      // A move refused (not from this state) leaves the schedule as it was.
+      const refused = await stores.payouts.transition(payout.id, "confirm", {}, { untrack: true });
+      expect(refused.ok).toBe(false);
+      expect(await stores.tracking.dueAt(payout.id)).toBe(123_456);
+      const settled = await stores.payouts.transition(
+        payout.id,
+        settleEventFor("success"),
+        { apiStatus: "success" },
+        { untrack: true },
+      );
+      expect(settled.ok && settled.payout.state).toBe("success");
+      expect(await stores.tracking.dueAt(payout.id)).toBeNull();
     });
 
     it("audits nothing for a move refused or resent, so no entry is invented", async () => {
@@ -389,6 +413,52 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(await stores.outbox.claimDue(Date.now() + 60_000, 10, 1000)).toEqual([
         settledKey(payout.id),
       ]);
+    });
+
+    it("admits one callback re-read of a pending payout at a time and per spacing", async () => {
+      const payout = await payoutIn(stores, "pending");
+      const paymentId = `pay-${payout.id}`;
+      await stores.payouts.update(payout.id, { paymentId });
+      const options = { spacingMs: 60_000, leaseMs: 60_000 };
+      const first = await stores.callbacks.admit(paymentId, { ...options, owner: "a" });
+      expect(first.outcome).toBe("admitted");
+      expect(first.outcome !== "unknown" && first.payout.id).toBe(payout.id);
+      // Within the spacing: refused, whoever asks.
+      const second = await stores.callbacks.admit(paymentId, { ...options, owner: "b" });
+      expect(second.outcome).toBe("spaced");
+      // The lease is the one `leases` knows by that name: another owner cannot take it.
+      const name = callbackRereadName(payout.id);
+      expect(await stores.leases.acquire(name, "c", 1000)).toBe(false);
+      await stores.leases.release(name, "a");
+      expect(await stores.leases.acquire(name, "c", 1000)).toBe(true);
+      expect((await stores.callbacks.admit("pay-nobody", { ...options, owner: "d" })).outcome).toBe(
+        "unknown",
+      );
+      await stores.payouts.transition(payout.id, "settle_success");
+      expect((await stores.callbacks.admit(paymentId, { ...options, owner: "d" })).outcome).toBe(
+        "not_pending",
+      );
+    });
+
+    it("claims a payer's notice with its payout as the move left it, in one step", async () => {
+      const payout = await payoutIn(stores, "pending");
+      await stores.payouts.transition(payout.id, "settle_success");
+      await stores.outbox.schedule("digest:2026-01-01", Date.now() + 1);
+      const later = Date.now() + 60_000;
+      const claimed = await stores.outbox.claimNext(later, 1000);
+      expect(claimed?.key).toBe(settledKey(payout.id));
+      expect(claimed?.payout).toMatchObject({ id: payout.id, state: "success" });
+      // Claimed as claimDue claims: hidden until its lease ends.
+      expect(await stores.outbox.dueAt(settledKey(payout.id))).toBe(later + 1000);
+      // Another kind of notice comes without a payout; nothing due, nothing.
+      expect(await stores.outbox.claimNext(later, 1000)).toEqual({ key: "digest:2026-01-01" });
+      expect(await stores.outbox.claimNext(later, 1000)).toBeNull();
+      // A payer's notice whose payout is gone comes with null.
+      await stores.outbox.schedule(settledKey("gone"), Date.now());
+      expect(await stores.outbox.claimNext(later, 1000)).toEqual({
+        key: settledKey("gone"),
+        payout: null,
+      });
     });
 
     it("queues no payer's notice for a batch's row (its batch tells the payer), but does for others", async () => {

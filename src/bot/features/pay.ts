@@ -100,7 +100,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     }
     if (result.replaced) await showRetired(ctx, result.replaced, true);
     const { duplicate } = result;
-    const names = duplicate ? await namesOf(deps.stores.profiles, [duplicate.initiatorId]) : null;
+    const names = duplicate ? result.names : null;
     const threshold = deps.payouts.approval.thresholdXaf;
     const extras = withAliasNotes(
       ctx.t,

@@ -19,7 +19,7 @@ import {
 import type { Payout } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
 import type { Schedule, ScheduleRun } from "../../model/schedule.js";
-import type { Stores } from "../../store/types.js";
+import type { ClaimedNotice, Stores } from "../../store/types.js";
 import { BackgroundRunner } from "./runner.js";
 
 /** Why a message could not be delivered, and whether trying again can help. */
@@ -197,17 +197,27 @@ export class Notifier {
   async drain(): Promise<number> {
     const { stores, now, leaseMs } = this.#options;
     let handled = 0;
+    // The writes that close a delivery go out with the claim of the next notice, in one
+    // round trip: Redis runs them in order, so a notice removed is never claimed again.
+    let closing: Promise<void> = Promise.resolve();
     for (;;) {
-      const [key] = await stores.outbox.claimDue(now(), 1, leaseMs);
-      if (key === undefined) return handled;
-      await this.#deliver(key);
+      // A payer's notice comes with its payout, read in the claim's own step.
+      const [claimed] = await Promise.all([stores.outbox.claimNext(now(), leaseMs), closing]);
+      if (claimed === null) return handled;
+      ({ closing } = await this.#deliver(claimed));
       handled += 1;
-      if (this.#stopping) return handled;
+      if (this.#stopping) {
+        await closing;
+        return handled;
+      }
     }
   }
 
-  /** The notice's subject as it is now, or null when there is nothing (left) to tell. */
-  async #read(notice: Notice): Promise<Delivery | null> {
+  /**
+   * The notice's subject as it is now, or null when there is nothing (left) to tell.
+   * `claimed`: the payout read with the claim (undefined: not read, read it here).
+   */
+  async #read(notice: Notice, claimed: Payout | null | undefined): Promise<Delivery | null> {
     if (notice.kind === "digest") return notice;
     if (notice.kind === "availability") return { kind: "availability", alert: notice };
     if (notice.kind === "events_disabled") return notice;
@@ -218,7 +228,9 @@ export class Notifier {
     }
     if (notice.kind === "standing_lost") return this.#standing(notice);
     if (notice.kind === "schedule") return this.#schedule(notice);
-    const payout = await this.#options.stores.payouts.get(notice.payoutId);
+    // A payer's notice came with its payout (null: gone), read in the claim's step.
+    const payout =
+      claimed === undefined ? await this.#options.stores.payouts.get(notice.payoutId) : claimed;
     if (!payout) return null;
     if (notice.kind === "settled") {
       // Told once: a notice queued again after it was delivered is dropped.
@@ -252,30 +264,38 @@ export class Notifier {
     return { kind: "standing_lost", change, role, cancelled };
   }
 
-  async #deliver(key: string): Promise<void> {
+  /**
+   * Delivers one claimed notice; answers its closing writes (the notice off the outbox, a
+   * payer's notice marked told), sent but not waited for: the caller waits for them with
+   * its next claim.
+   */
+  async #deliver(claimed: ClaimedNotice): Promise<{ closing: Promise<void> }> {
     const { stores, messenger, now } = this.#options;
+    const { key } = claimed;
     const notice = parseNoticeKey(key);
     if (!notice) this.#log.error({ key }, "outbox entry names no notice; dropped");
-    const delivery = notice && (await this.#read(notice));
-    if (!delivery) {
-      await stores.outbox.remove(key);
-      return;
-    }
+    const delivery = notice && (await this.#read(notice, claimed.payout));
+    if (!delivery) return { closing: stores.outbox.remove(key) };
     try {
       await messenger.deliver(delivery);
     } catch (error) {
       await this.#failed(key, subjectOf(delivery), error);
-      return;
+      return { closing: Promise.resolve() };
     }
-    if (delivery.kind === "settled") {
-      await stores.payouts.update(delivery.payout.id, { notifiedAtMs: now() });
-    }
-    await stores.outbox.remove(key);
+    // Marked told before it leaves the outbox (same connection, in this order): a notice
+    // queued again is then dropped, never told twice.
+    const marked =
+      delivery.kind === "settled"
+        ? stores.payouts.update(delivery.payout.id, { notifiedAtMs: now() })
+        : null;
+    const removed = stores.outbox.remove(key);
+    const closing = Promise.all([marked, removed]).then(() => undefined);
     this.#attempts.delete(key);
     this.#log.info(
       { ...subjectOf(delivery), notice: delivery.kind },
       delivery.kind === "settled" ? "payer notified" : `${delivery.kind} notice sent`,
     );
+    return { closing };
   }
 
   async #failed(

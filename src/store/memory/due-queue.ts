@@ -25,8 +25,13 @@ export class MemoryDueQueue implements DueQueue {
     return due;
   }
 
-  async remove(id: string): Promise<void> {
+  /** Synchronous `remove`, for a store that dequeues inside its own atomic step. */
+  take(id: string): void {
     this.#dueAt.delete(id);
+  }
+
+  async remove(id: string): Promise<void> {
+    this.take(id);
   }
 
   async dueAtMany(ids: readonly string[]): Promise<Array<number | null>> {

@@ -46,6 +46,8 @@ export interface MemoryPayoutStoreOptions {
   enqueueNotice: (key: string, atMs: number) => void;
   /** Called inside a move that schedules the payout's first poll, like the script's ZADD. */
   track: (id: string, atMs: number) => void;
+  /** Called inside a move made with `untrack`, like the script's ZREM from the schedule. */
+  untrack: (id: string) => void;
   /** Called inside every move (and creation) made, like the scripts' XADD to the audit log. */
   audit: (entry: Omit<AuditEntry, "id">) => void;
   /** Reserved against and given back to inside moves, like the scripts' spending hashes. */
@@ -149,6 +151,7 @@ export class MemoryPayoutStore implements PayoutStore {
     };
     this.#store(moved);
     if (options.trackAtMs !== undefined) this.#options.track(id, options.trackAtMs);
+    if (options.untrack) this.#options.untrack(id);
     if (reserve) spending.spend(reserve.day, current.initiatorId, current.amount);
     if ((givesBack(target) || reserve) && held !== undefined) {
       spending.giveBack(held, current.initiatorId, current.amount);

@@ -51,6 +51,7 @@ import type {
 } from "../types.js";
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
+import { readByPaymentId } from "./payout-by-payment.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
 import { SPENDING_KEPT_MS } from "./spending.js";
@@ -280,10 +281,10 @@ export class RedisPayoutStore implements PayoutStore {
     return hash === null ? null : this.#decode(id, pairsToRecord(hash));
   }
 
+  /** One round trip: the index and the record it names are read in one script. */
   async findByPaymentId(paymentId: string): Promise<Payout | null> {
-    const id = await this.#redis.get(this.#keys.paymentIndex(paymentId));
-    if (id === null) return null;
-    const payout = await this.get(id);
+    const found = await readByPaymentId(this.#redis, this.#keys, paymentId);
+    const payout = found && this.#decode(found.id, found.hash);
     return payout?.paymentId === paymentId ? payout : null;
   }
 
@@ -465,6 +466,7 @@ function transitionArgs(call: {
           expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
         notExpiredAt: optional(expect?.notExpiredAtMs),
         trackAt: optional(options.trackAtMs),
+        untrack: flag(options.untrack === true),
         spendPrefix: k.spending(""),
         reserveDay: reserve?.day ?? "",
         payerCap: optional(reserve?.payerCapXaf),

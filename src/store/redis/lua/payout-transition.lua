@@ -18,7 +18,8 @@
                 id, target (JSON state), claim (JSON claim id, '' none), nowMs,
                 expires ('1'/'0'), retentionMs, paymentPrefix (payment index key prefix),
                 auditMinId, expectedInitiator (JSON user id, ''), notExpiredAt (ms, ''),
-                trackAt (first poll, ms, ''), spendPrefix (spending key prefix), reserveDay
+                trackAt (first poll, ms, ''), untrack ('1': off the tracking schedule,
+                '0'), spendPrefix (spending key prefix), reserveDay
                 (''), payerCap (''), merchantCap (''), givesBack ('1'/'0'), spendKeptMs,
                 amountBelow (a second person is needed at this amount, ''), reserveKind
                 (JSON kind that reserves, ''), batchPrefix (batch key prefix), staffKey,
@@ -174,6 +175,7 @@ if paymentId ~= '' then
 end
 for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[2], now, notice) end
 if trackAt ~= '' then redis.call('ZADD', KEYS[4], trackAt, id) end
+if o.untrack == '1' then redis.call('ZREM', KEYS[4], id) end
 audit(KEYS[3], auditMinId, auditDraft, current, target, record)
 -- The request leaves right after this move: stamped and audited with it.
 if submitDraft ~= '' then stampSent(KEYS[3], auditMinId, submitDraft, record) end

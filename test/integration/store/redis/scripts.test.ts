@@ -91,6 +91,38 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.zscore(`${p}outbox`, "digest:2026-11-25")).toBe("1000");
   },
 
+  "callback-admit": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("pending"), "paymentId", '"pay-1"');
+    await redis.set(`${p}payment:pay-1`, "id1");
+    const admit = (paymentId: string, owner: string) =>
+      run(
+        "callback-admit",
+        [`${p}payment:${paymentId}`],
+        [
+          JSON.stringify(paymentId),
+          `${p}payout:`,
+          `${p}spacing:`,
+          `${p}lease:`,
+          5000,
+          owner,
+          30_000,
+        ],
+      ) as Promise<[string, string, string[]] | []>;
+    const first = await admit("pay-1", "a");
+    expect(first.slice(0, 2)).toEqual(["admitted", "id1"]);
+    expect(await redis.get(`${p}lease:id1`)).toBe("a");
+    expect(await redis.pttl(`${p}spacing:id1`)).toBeGreaterThan(0);
+    // Within the spacing: counted, nothing else.
+    expect((await admit("pay-1", "b"))[0]).toBe("spaced");
+    // Spacing over, lease still held by another owner.
+    await redis.del(`${p}spacing:id1`);
+    expect((await admit("pay-1", "b"))[0]).toBe("leased");
+    expect(await redis.get(`${p}lease:id1`)).toBe("a");
+    await redis.hset(`${p}payout:id1`, "state", '"success"');
+    expect((await admit("pay-1", "c"))[0]).toBe("not_pending");
+    expect(await admit("pay-none", "c")).toEqual([]);
+  },
+
   "due-claim": async (redis, p, run) => {
     await redis.zadd(`${p}queue`, 500, "a", 1500, "b");
     expect(await run("due-claim", [`${p}queue`], [1000, 10, 2000])).toEqual(["a"]);
@@ -163,6 +195,37 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await run("lease-renew", [`${p}lease`], ["b", 60_000])).toBe(0);
     expect(await run("lease-renew", [`${p}lease`], ["a", 60_000])).toBe(1);
     expect(await redis.pttl(`${p}lease`)).toBeGreaterThan(1000);
+  },
+
+  "outbox-claim": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("success"));
+    await redis.zadd(`${p}outbox`, 1000, "settled:id1", 2000, "digest:2026-01-01", 9000, "later");
+    const claim = () =>
+      run("outbox-claim", [`${p}outbox`], [5000, 65_000, "settled:", `${p}payout:`]);
+    const [key, fields] = (await claim()) as [string, string[]];
+    expect(key).toBe("settled:id1");
+    expect(fields).toContain('"success"');
+    // Claimed: hidden until the lease ends.
+    expect(await redis.zscore(`${p}outbox`, "settled:id1")).toBe("65000");
+    expect(await claim()).toEqual(["digest:2026-01-01"]);
+    expect(await claim()).toEqual([]);
+    await redis.zadd(`${p}outbox`, 1000, "settled:gone");
+    expect(await claim()).toEqual(["settled:gone", []]);
+  },
+
+  "payout-by-payment": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("pending"));
+    await redis.set(`${p}payment:pay-1`, "id1");
+    await redis.set(`${p}payment:pay-gone`, "gone");
+    const found = (await run("payout-by-payment", [`${p}payment:pay-1`], [`${p}payout:`])) as [
+      string,
+      string[],
+    ];
+    expect(found[0]).toBe("id1");
+    expect(found[1]).toContain('"pending"');
+    // No index, or an index whose record is gone: nothing.
+    expect(await run("payout-by-payment", [`${p}payment:none`], [`${p}payout:`])).toEqual([]);
+    expect(await run("payout-by-payment", [`${p}payment:pay-gone`], [`${p}payout:`])).toEqual([]);
   },
 
   "payout-create": async (redis, p, run) => {
