@@ -57,9 +57,7 @@ interface Scale {
 
 /**
  * Full: one /pay every 10 s is 12 requests a minute (a look-up and a disbursement each),
- * more than the 6 a window a batch leaves free to /pay at any moment (BATCH_RATE_SHARE_PERCENT,
- * 98%): background work is paced at the limit's rate, so a slot a person takes is given
- * back within a few fifths of a second.
+ * within the 15 a minute a batch leaves to /pay (BATCH_RATE_SHARE_PERCENT, 95%).
  */
 const FULL: Scale = {
   rows: 1000,
@@ -379,11 +377,11 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
         "first request to its last, of the requests the sandbox accepted in that minute / L " +
         "(every request from the bots: the batch's, the status re-reads, the desk payer's). " +
         `Accepted from upload to summary: ${accepted.length} (${breakdown(accepted)}). ` +
-        "Our limiter's window is 61 s and a batch leaves 2% of it free for /pay " +
+        "Our limiter's window is 61 s and a batch leaves 5% of it to /pay " +
         "(BATCH_RATE_SHARE_PERCENT), which the status re-reads (background work) leave " +
-        "too, paced at the limit's rate: look-ups, disbursements and re-reads together " +
-        `reach at most 294 per 61 s, ${((294 / 61 / 300) * 60 * 100).toFixed(1)}% of L ` +
-        "(what /pay takes, the background gives back by skipping its next slots).",
+        "too: look-ups, disbursements and re-reads together reach at most 285 per 61 s, " +
+        `${((285 / 61 / 300) * 60 * 100).toFixed(1)}% of L; only /pay may take the rest, ` +
+        "up to 300 per 61 s (98.4%).",
     }),
     paidRow(scale, run),
     row({

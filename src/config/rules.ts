@@ -22,7 +22,7 @@ export const rulesEnvShape = {
   MERCHANT_DAILY_LIMIT_XAF: optionalIntInRange(1, MAX_DAILY_LIMIT_XAF),
   DUPLICATE_WINDOW_MINUTES: intInRange(1440, 0, 60 * 24 * 30),
   BATCH_MAX_ROWS: intInRange(1000, 1, 10_000),
-  BATCH_RATE_SHARE_PERCENT: intInRange(98, 50, 100),
+  BATCH_RATE_SHARE_PERCENT: intInRange(95, 50, 100),
 };
 
 const rulesEnvSchema = z.object(rulesEnvShape);

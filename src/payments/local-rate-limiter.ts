@@ -2,21 +2,19 @@
  * A sliding-window-log rate limiter in this process's memory: at most `limit` grants in any
  * `windowMs`. For one process (the demo, tests); replicas share src/store/redis/rate-limiter.ts.
  */
-import { type Acquisition, paceOf, type RateLimiter } from "./rate-limiter.js";
+import type { Acquisition, RateLimiter } from "./rate-limiter.js";
 
 /**
  * One step of a sliding-window log. `grantedAtMs` holds the times of earlier grants, oldest
  * first, and is updated in place: grants that left the window are dropped, and when fewer
- * than `limit` remain (and, with a `pace`, fewer than `pace.count` in its last
- * `pace.windowMs`) one is recorded at `nowMs` and 0 is returned; otherwise nothing is
- * recorded and the result is the ms (≥ 1) until the grant in the way leaves its window.
+ * than `limit` remain one is recorded at `nowMs` and 0 is returned; otherwise nothing is
+ * recorded and the result is the ms (≥ 1) until the oldest grant leaves the window.
  */
 export function takeSlidingWindowSlot(
   grantedAtMs: number[],
   limit: number,
   windowMs: number,
   nowMs: number,
-  pace: { count: number; windowMs: number } = { count: 0, windowMs: 0 },
 ): number {
   // A grant at t leaves the window at t + windowMs, the moment a new one may take its place.
   const windowStartMs = nowMs - windowMs;
@@ -25,17 +23,12 @@ export function takeSlidingWindowSlot(
     expired += 1;
   }
   if (expired > 0) grantedAtMs.splice(0, expired);
-  if (grantedAtMs.length >= limit) {
-    const oldestMs = grantedAtMs[0] ?? nowMs;
-    return Math.max(1, oldestMs + windowMs - nowMs);
+  if (grantedAtMs.length < limit) {
+    grantedAtMs.push(nowMs);
+    return 0;
   }
-  // Paced: the `count`-th latest grant must have left the pace window.
-  const paceLimitMs = grantedAtMs[grantedAtMs.length - pace.count];
-  if (pace.count > 0 && paceLimitMs !== undefined && paceLimitMs > nowMs - pace.windowMs) {
-    return Math.max(1, paceLimitMs + pace.windowMs - nowMs);
-  }
-  grantedAtMs.push(nowMs);
-  return 0;
+  const oldestMs = grantedAtMs[0] ?? nowMs;
+  return Math.max(1, oldestMs + windowMs - nowMs);
 }
 
 export interface LocalRateLimiterOptions {
@@ -71,17 +64,13 @@ export class LocalRateLimiter implements RateLimiter {
     this.now = options.now ?? Date.now;
   }
 
-  /**
-   * Grants when fewer than `limit` (less `leave`) grants happened in the last `windowMs`,
-   * and, with `leave`, at the limit's pace (`paceOf`).
-   */
+  /** Grants when fewer than `limit` grants happened in the last `windowMs`. */
   async tryAcquire(leave = 0): Promise<Acquisition> {
     const retryInMs = takeSlidingWindowSlot(
       this.grantedAtMs,
       Math.max(1, this.limit - leave),
       this.windowMs,
       this.now(),
-      paceOf(Math.min(leave, this.limit - 1), this.limit, this.windowMs),
     );
     return retryInMs === 0 ? { granted: true } : { granted: false, retryInMs };
   }

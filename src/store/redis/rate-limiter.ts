@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { type Acquisition, paceOf, type RateLimiter } from "../../payments/rate-limiter.js";
+import type { Acquisition, RateLimiter } from "../../payments/rate-limiter.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /** The API's own window (spec section 8: requests per minute). */
@@ -67,28 +67,20 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /**
-   * Grants when fewer than `limit` (less `leave`) grants (by any process) happened in the
-   * last `windowMs` of Redis time and, with `leave`, at the limit's pace (`paceOf`); else
-   * says how long until the grant in the way leaves its window. Redis errors are thrown as
-   * they are.
+   * Grants when fewer than `limit` grants (by any process) happened in the last `windowMs`
+   * of Redis time; else says how long until the oldest one leaves the window. Redis errors
+   * are thrown as they are.
    */
   async tryAcquire(leave = 0): Promise<TimedAcquisition> {
     this.sequence += 1;
     // Unique per call, so two grants in the same millisecond are two members, not one.
     const member = `${this.instanceId}:${this.sequence}`;
-    const pace = paceOf(Math.min(leave, this.limit - 1), this.limit, this.windowMs);
     const reply = ScriptReplySchema.safeParse(
       await runScript(
         this.redis,
         SCRIPTS["rate-limit-take"],
         [this.key],
-        [
-          String(Math.max(1, this.limit - leave)),
-          String(this.windowMs),
-          member,
-          String(pace.count),
-          String(pace.windowMs),
-        ],
+        [String(Math.max(1, this.limit - leave)), String(this.windowMs), member],
       ),
     );
     if (!reply.success) {

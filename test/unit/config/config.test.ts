@@ -65,12 +65,12 @@ describe("loadConfig", () => {
         },
         staff: [],
         http: { host: "0.0.0.0", port: 8080 },
-        // Sandbox rate 100/min at a 98% share: 2 requests a window left free for /pay.
+        // Sandbox rate 100/min at a 95% share: 5 requests a window left to interactive /pay.
         batch: {
           maxRows: 1000,
           maxBytes: 1_000_000,
           previewTtlMs: 3_600_000,
-          leave: 2,
+          leave: 5,
           stuckAfterMs: 24 * 3_600_000,
         },
         confirmationTtlSeconds: 300,

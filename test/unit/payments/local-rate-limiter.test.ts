@@ -71,48 +71,6 @@ describe("LocalRateLimiter", () => {
     expect(() => new LocalRateLimiter(options)).toThrow(TypeError);
   });
 
-  it("paces work that leaves a reserve at the limit's own rate, in bursts no larger than the reserve", async () => {
-    const clock = fakeClock();
-    const limiter = new LocalRateLimiter({ limit: 10, windowMs: 1_000, now: clock.now });
-    const grants: number[] = [];
-    for (let ms = 0; ms < 5_000; ms += 1) {
-      if ((await limiter.tryAcquire(2)).granted) grants.push(clock.now());
-      clock.advance(1);
-    }
-    // Pace: 2 in any 200 ms (10 a second on average); the window: 8 in any 1000 ms.
-    for (let index = 2; index < grants.length; index++) {
-      expect((grants[index] ?? 0) - (grants[index - 2] ?? 0)).toBeGreaterThanOrEqual(200);
-    }
-    for (let index = 8; index < grants.length; index++) {
-      expect((grants[index] ?? 0) - (grants[index - 8] ?? 0)).toBeGreaterThanOrEqual(1_000);
-    }
-    // And all of its share: 8 a second over the 5 s.
-    expect(grants.length).toBeGreaterThanOrEqual(39);
-  });
-
-  it("serves a person at once however long background work has kept the window full", async () => {
-    const clock = fakeClock();
-    // Production's shape: 300 a window, background leaving 6.
-    const limiter = new LocalRateLimiter({ limit: 300, windowMs: 61_000, now: clock.now });
-    const refusedPeople: number[] = [];
-    let background = 0;
-    let people = 0;
-    for (let ms = 0; ms < 300_000; ms += 5) {
-      // Background work asks all the time (a batch, its re-reads)…
-      if ((await limiter.tryAcquire(6)).granted) background += 1;
-      // …and a person at the desk asks twice every 10 s (a look-up, then a disbursement).
-      if (ms % 10_000 === 0 || ms % 10_000 === 3_000) {
-        if ((await limiter.tryAcquire()).granted) people += 1;
-        else refusedPeople.push(ms);
-      }
-      clock.advance(5);
-    }
-    expect(refusedPeople).toEqual([]);
-    expect(people).toBe(60);
-    // Background and people together used nearly all of the 300 a window.
-    expect(background + people).toBeGreaterThanOrEqual(Math.floor((300_000 / 61_000) * 294));
-  });
-
   it("uses the real clock by default", async () => {
     const limiter = new LocalRateLimiter({ limit: 1, windowMs: 60_000 });
     expect((await limiter.tryAcquire()).granted).toBe(true);

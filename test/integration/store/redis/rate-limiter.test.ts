@@ -77,31 +77,6 @@ describe("RedisRateLimiter", () => {
     }
   });
 
-  it("paces work that leaves a reserve, across connections, while a person is served at once", async () => {
-    prefix = testPrefix("rate");
-    const key = `${prefix}api`;
-    // 20 a window of 5 s; background leaves 4: at most 4 grants in any 1 s, 16 a window.
-    const [a, b] = [redisA, redisB].map(
-      (redis) => new RedisRateLimiter({ redis, key, limit: 20, windowMs: 5_000 }),
-    );
-    if (!a || !b) throw new Error("two limiters");
-    const background = [
-      await a.tryAcquire(4),
-      await b.tryAcquire(4),
-      await a.tryAcquire(4),
-      await b.tryAcquire(4),
-    ];
-    expect(background.map((grant) => grant.granted)).toEqual([true, true, true, true]);
-    const paced = await b.tryAcquire(4);
-    expect(paced.granted).toBe(false);
-    if (!paced.granted) {
-      expect(paced.retryInMs).toBeGreaterThan(0);
-      expect(paced.retryInMs).toBeLessThanOrEqual(1_000);
-    }
-    // A person (nothing left to others) is not paced.
-    expect((await a.tryAcquire()).granted).toBe(true);
-  });
-
   it("sets an expiry on its key so it does not linger", async () => {
     prefix = testPrefix("rate");
     const key = `${prefix}api`;
