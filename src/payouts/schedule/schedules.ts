@@ -277,7 +277,8 @@ export class Schedules {
     // The same four-eyes rule as a payout's or a batch's: an approver made after the request
     // (perhaps by its own owner, an admin) cannot decide on it.
     const approver = (await stores.staff.list()).find((member) => member.userId === asker.userId);
-    if ((approver?.grantedAtMs ?? 0) > schedule.createdAtMs) return { outcome: "too_new", schedule };
+    if ((approver?.grantedAtMs ?? 0) > schedule.createdAtMs)
+      return { outcome: "too_new", schedule };
     if (approve && this.#pinFrom(schedule.amount) !== undefined) {
       return { outcome: "needs_pin", schedule };
     }
