@@ -162,6 +162,7 @@ function commandMenu(locale: Locale): BotCommand[] {
     "limits",
     "cancel",
     "dashboard",
+    "pin",
     "lang",
     "help",
   ] as const;

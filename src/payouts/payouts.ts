@@ -130,6 +130,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     reminderMs: 24 * 3_600_000,
     confirmationTtlMs: confirmationTtlSeconds * 1000,
     approvalThresholdXaf: rules.approvalThresholdXaf,
+    stepUpThresholdXaf: rules.stepUpThresholdXaf,
     approvalTtlMs: rules.approvalTtlMs,
     ...options.schedules,
   };

@@ -105,7 +105,9 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       const text =
         result.reason === "no_runs"
           ? ctx.t("schedule.no_runs")
-          : prepareFailureText(ctx.t, result, "pay", MAX_AMOUNT_XAF);
+          : result.reason === "needs_pin"
+            ? ctx.t("schedule.needs_pin", { threshold: money(ctx.t, result.thresholdXaf) })
+            : prepareFailureText(ctx.t, result, "pay", MAX_AMOUNT_XAF);
       await replyHtml(ctx, text);
       return;
     }
@@ -148,6 +150,12 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
         break;
       case "no_runs":
         await ctx.answerCbQuery(ctx.t.plain("schedule.no_runs"), { show_alert: true });
+        return;
+      case "needs_pin":
+        await ctx.answerCbQuery(ctx.t.plain("schedule.needs_pin_press"), { show_alert: true });
+        return;
+      case "too_new":
+        await ctx.answerCbQuery(ctx.t.plain("approve.too_new"), { show_alert: true });
         return;
       case "already":
         await ctx.answerCbQuery(ctx.t.plain("schedule.already"));

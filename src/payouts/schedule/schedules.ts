@@ -50,6 +50,11 @@ export interface ScheduleSettings {
   /** How long the prompt's Confirm stays valid (CONFIRMATION_TTL_SECONDS). */
   confirmationTtlMs: number;
   approvalThresholdXaf: number | undefined;
+  /**
+   * STEP_UP_THRESHOLD_XAF: schedules at or over it are refused (a recurring payout would move
+   * that much with no PIN at each run; the Mini App's step-up does not cover schedules yet).
+   */
+  stepUpThresholdXaf?: number | undefined;
   /** APPROVAL_TTL_HOURS in ms. */
   approvalTtlMs: number;
 }
@@ -69,13 +74,18 @@ export interface SchedulePrepareInput {
 export type SchedulePrepareResult =
   | { ok: true; schedule: Schedule; runs: RunTime[] }
   | ({ ok: false } & PrepareFailure)
-  | { ok: false; reason: "no_runs" };
+  | { ok: false; reason: "no_runs" }
+  | { ok: false; reason: "needs_pin"; thresholdXaf: number };
 
 export type ScheduleStepResult =
   | { outcome: "done"; schedule: Schedule }
   /** At or over the threshold: it now waits for an approver. */
   | { outcome: "approval_requested"; schedule: Schedule }
   | { outcome: "forbidden"; schedule: Schedule }
+  /** At or over STEP_UP_THRESHOLD_XAF: schedules are not taken (see ScheduleSettings). */
+  | { outcome: "needs_pin"; schedule: Schedule }
+  /** The approver got their role after the schedule was made: someone who had it then must. */
+  | { outcome: "too_new"; schedule: Schedule }
   | { outcome: "expired"; schedule: Schedule }
   /** Nothing left to run (a one-off whose time has passed). */
   | { outcome: "no_runs"; schedule: Schedule }
@@ -138,6 +148,12 @@ export class Schedules {
     return this.#settings;
   }
 
+  /** STEP_UP_THRESHOLD_XAF when `amount` is at or over it, else undefined. */
+  #pinFrom(amount: number): number | undefined {
+    const threshold = this.#settings.stepUpThresholdXaf;
+    return threshold !== undefined && amount >= threshold ? threshold : undefined;
+  }
+
   /** The next `count` runs of `schedule` after now (or after `afterMs`). */
   nextRuns(recurrence: Recurrence, count = RUNS_SHOWN, afterMs?: number): RunTime[] {
     const from = afterMs ?? this.#context.now();
@@ -155,6 +171,8 @@ export class Schedules {
     }
     const amount = parseAmount(input.amount);
     if (!amount.ok) return { ok: false, reason: "bad_amount", problem: amount.problem };
+    const pinFrom = this.#pinFrom(amount.amount);
+    if (pinFrom !== undefined) return { ok: false, reason: "needs_pin", thresholdXaf: pinFrom };
     const runs = this.nextRuns(input.recurrence);
     if (runs.length === 0) return { ok: false, reason: "no_runs" };
     const name = await this.#registeredName(phone.phone, phone.operator);
@@ -205,6 +223,8 @@ export class Schedules {
       return { outcome: "forbidden", schedule };
     }
     if (schedule.state !== "awaiting_confirmation") return { outcome: "already", schedule };
+    // The threshold may have been set (or lowered) since the prompt was made.
+    if (this.#pinFrom(schedule.amount) !== undefined) return { outcome: "needs_pin", schedule };
     const nowMs = now();
     if (nowMs > schedule.expiresAtMs) return this.#expire(schedule);
     const actor = staffActor(asker);
@@ -254,6 +274,14 @@ export class Schedules {
       return { outcome: "forbidden", schedule };
     }
     if (schedule.state !== "awaiting_approval") return { outcome: "already", schedule };
+    // The same four-eyes rule as a payout's or a batch's: an approver made after the request
+    // (perhaps by its own owner, an admin) cannot decide on it.
+    const approver = (await stores.staff.list()).find((member) => member.userId === asker.userId);
+    if ((approver?.grantedAtMs ?? 0) > schedule.createdAtMs)
+      return { outcome: "too_new", schedule };
+    if (approve && this.#pinFrom(schedule.amount) !== undefined) {
+      return { outcome: "needs_pin", schedule };
+    }
     if (now() > schedule.expiresAtMs) return this.#expire(schedule);
     const actor = staffActor(asker);
     const notices: Notice[] = [this.#notice(schedule, "approval_decided")];

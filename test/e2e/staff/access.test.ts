@@ -49,6 +49,18 @@ describe("access rules, end to end", () => {
     expect([...names.keys()]).toEqual([VIEWER_ID]);
   });
 
+  it("lists in /help what the role may do: schedules and the PIN for those who pay, the dashboard for all", async () => {
+    const payer = plainText(await reply(PAYER_ID, "/help"));
+    expect(payer).toContain("/schedule WHEN RECIPIENT AMOUNT");
+    expect(payer).toContain("/dashboard");
+    expect(payer).toContain("/pin –");
+    expect(payer).not.toContain("/pin reset");
+    const viewer = plainText(await reply(VIEWER_ID, "/help"));
+    expect(viewer).toContain("/dashboard");
+    expect(viewer).not.toContain("/schedule WHEN");
+    expect(viewer).not.toContain("/pin");
+  });
+
   it("refuses a stranger inside what would be a dialog", async () => {
     await reply(STRANGER_ID, "/pay");
     const refusal = await reply(STRANGER_ID, "670000001");
