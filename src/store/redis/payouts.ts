@@ -57,10 +57,8 @@ import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
 import { SPENDING_KEPT_MS } from "./spending.js";
 
 const HashSchema = z.record(z.string(), z.string());
-/** Built once: building a zod schema costs more than running it. */
-const IdsSchema = z.array(z.string());
-const PairsOrNullSchema = IdsSchema.nullable();
-const CountSchema = z.number();
+const IdsSchema = z.array(z.string()); // built once: building a schema costs more than running it
+const [PairsOrNullSchema, CountSchema] = [IdsSchema.nullable(), z.number()];
 const StateSchema = z.enum(PAYOUT_STATES);
 
 const CreateReplySchema = z.union([
