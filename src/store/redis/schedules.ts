@@ -29,6 +29,7 @@ import {
 } from "../../model/schedule.js";
 import { auditMinId, draftJson } from "../audit-codec.js";
 import type {
+  RunWriteOptions,
   RunWriteResult,
   ScheduleMoveOptions,
   ScheduleMoveResult,
@@ -192,7 +193,7 @@ export class RedisScheduleStore implements ScheduleStore {
   async writeRun(
     run: ScheduleRun,
     from: ReadonlyArray<RunState | "none">,
-    options: ScheduleWriteOptions = {},
+    options: RunWriteOptions = {},
   ): Promise<RunWriteResult> {
     const record = checkInput(ScheduleRunSchema, run, "schedule run");
     const nowMs = this.#now();
@@ -204,6 +205,7 @@ export class RedisScheduleStore implements ScheduleStore {
         this.#key("schedules:held"),
         this.#options.outboxKey,
         this.#options.auditKey,
+        this.#key(`schedule:${record.scheduleId}`),
       ],
       [
         record.key,
@@ -214,6 +216,7 @@ export class RedisScheduleStore implements ScheduleStore {
         options.audit ? draftJson(options.audit) : "",
         auditMinId(nowMs, this.#options.retentionMs),
         `${record.scheduleId}:${record.key}`,
+        options.scheduleIn ? JSON.stringify(options.scheduleIn) : "",
       ],
     );
     const [written, json] = ReplySchema.parse(reply);
