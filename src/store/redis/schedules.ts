@@ -34,7 +34,6 @@ import type {
   ScheduleMoveOptions,
   ScheduleMoveResult,
   ScheduleStore,
-  ScheduleWriteOptions,
 } from "../schedule-store.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
 import { runScript, SCRIPTS } from "./scripts.js";
