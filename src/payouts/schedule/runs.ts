@@ -18,6 +18,7 @@ import {
   SCHEDULE_MOVES,
   type Schedule,
   type ScheduleRun,
+  type ScheduleState,
 } from "../../model/schedule.js";
 import { cleanName } from "../../model/text.js";
 import { PaymentApiError } from "../../payments/errors.js";
@@ -40,6 +41,12 @@ export interface ScheduleRunsOptions {
 
 /** A run payout in these states never left and never will: its run is not recorded sent. */
 const NEVER_SENT: readonly Payout["state"][] = ["cancelled", "expired", "rejected"];
+
+/**
+ * Send anyway on a held run: while its schedule is active, or finished (its last run was the
+ * one held, e.g. a one-off); never once paused or deleted (an admin's way to stop money).
+ */
+const SEND_ANYWAY_STATES: readonly ScheduleState[] = ["active", "finished"];
 
 /** A run payout not claimed (the scheduler died first) stays claimable this long. */
 const RUN_CLAIMABLE_MS = 3_600_000;
@@ -118,7 +125,7 @@ export class ScheduleRuns {
     const sending = await stores.schedules.writeRun(
       { ...run, state: "sending", payoutId: payout.id, updatedAtMs: now() },
       from,
-      { scheduleIn: ["active"] },
+      { scheduleIn: from.includes("held") ? SEND_ANYWAY_STATES : ["active"] },
     );
     if (!sending.ok) return "already";
     const claimId = randomBytes(8).toString("hex");
@@ -192,8 +199,8 @@ export class ScheduleRuns {
 
   /**
    * Send anyway, on a held run: its owner only, while they may pay and the schedule is
-   * active, within SCHEDULE_CATCH_UP_HOURS of the run's time (later, it is missed: never
-   * sent). The number is looked up again at the press: no account, refused; a name other
+   * active or finished (paused or deleted: refused), within SCHEDULE_CATCH_UP_HOURS of the
+   * run's time (later, it is missed: never sent). The number is looked up again at the press: no account, refused; a name other
    * than the one the hold showed, held again with it. A run held for a changed name is paid
    * to the name shown, for this run only: the schedule keeps the approved name, so the next
    * run with the new name is held again.
@@ -204,7 +211,7 @@ export class ScheduleRuns {
     const { schedule, run } = found;
     const { now } = this.#options.context;
     if (run.state !== "held") return { outcome: "already" };
-    if (schedule.state !== "active") return { outcome: "inactive" };
+    if (!SEND_ANYWAY_STATES.includes(schedule.state)) return { outcome: "inactive" };
     if (now() - run.atMs > this.#options.settings.catchUpMs) {
       await this.record(schedule, { ...run, state: "missed" }, ["held"], "run_missed");
       this.#options.onNoticeQueued?.();
