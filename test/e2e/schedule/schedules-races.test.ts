@@ -1,7 +1,8 @@
 /**
  * A run's owner pressing Skip this run while the scheduler is already checking that run (its
- * name lookup is slow): the run stays skipped and nothing is sent. The apps' clock is real
- * time shifted forward; the sandbox delays the name lookup to open the window.
+ * name lookup is slow): the run stays skipped and nothing is sent. Send anyway on a held run
+ * of a paused schedule, or on a number that has no account any more: refused, nothing sent.
+ * The apps' clock is real time shifted forward; the sandbox delays or fails the name lookup.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -78,5 +79,43 @@ describe("a run skipped while the scheduler checks it", () => {
     expect(typeof key).toBe("string");
     const run = await h.app.stores.schedules.run(schedule.id, String(key));
     expect(run?.state).toBe("skipped");
+  });
+});
+
+/** A weekly schedule made for another name, its next run held for the name now registered. */
+async function heldRun() {
+  const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+  const prompt = await showPrompt(h.emulator, payer, "/schedule weekly fri 670000001 5000");
+  await pressAndWait(h.emulator, payer, prompt, "Active");
+  const [schedule] = await h.app.stores.schedules.list(1);
+  if (!schedule?.nextRunAtMs || !schedule.nextRunKey) throw new Error("no schedule");
+  await h.app.stores.schedules.move(schedule.id, ["active"], "active", {
+    recipientName: "Samuel Eto'o",
+  });
+  const held = h.emulator.waitForMessage(isIn(PAYER_ID, "held"), 20_000);
+  shiftMs = schedule.nextRunAtMs + 1_000 - Date.now();
+  return { payer, schedule, key: schedule.nextRunKey, question: await held };
+}
+
+describe("Send anyway", () => {
+  it("is refused once an admin paused the schedule: nothing sent, the run still held", async () => {
+    const { payer, schedule, key, question } = await heldRun();
+    await h.app.stores.schedules.move(schedule.id, ["active"], "paused", { changedBy: 1 });
+    const pressed = await payer.pressButton(question, "⚠️ Send anyway");
+    const answer = await h.emulator.waitForCallbackAnswer(pressed.callbackQueryId);
+    expect(answer.text).toContain("paused, deleted or finished");
+    expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(0);
+    expect((await h.app.stores.schedules.run(schedule.id, key))?.state).toBe("held");
+  });
+
+  it("looks the number up again: no account now, refused and nothing sent", async () => {
+    const { payer, schedule, key, question } = await heldRun();
+    h.sandbox.injectFault({ method: "GET", path: USER_INFO, status: 404 });
+    const pressed = await payer.pressButton(question, "⚠️ Send anyway");
+    const answer = await h.emulator.waitForCallbackAnswer(pressed.callbackQueryId);
+    expect(answer.text).toContain("no mobile money account");
+    expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(0);
+    expect((await h.app.stores.schedules.run(schedule.id, key))?.state).toBe("held");
+    expect((await h.app.stores.schedules.get(schedule.id))?.recipientName).toBe("Samuel Eto'o");
   });
 });
