@@ -31,7 +31,7 @@ for _, state in ipairs(cjson.decode(ARGV[3])) do
   if state == from then allowed = true end
 end
 if not allowed then return {0, raw or ''} end
-if ARGV[9] ~= '' then
+if ARGV[9] and ARGV[9] ~= '' then
   local schedule = redis.call('GET', KEYS[5])
   if not schedule then return {0, raw or ''} end
   local state = cjson.decode(schedule).state
