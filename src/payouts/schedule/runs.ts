@@ -2,9 +2,10 @@
  * What happens to one run of a schedule, whoever asks (the scheduler at its time, its owner
  * pressing Send anyway or Skip): the run's payout created once (its id is
  * `{scheduleId}-{runKey}`, so a second create finds the first) and claimed with the same
- * atomic move as a Confirm, which only one caller can make; the run recorded (a
- * compare-and-set on its recorded state, with its notice and audit entry in the same step);
- * then the one request through the submission. A claim made and never sent (a crash)
+ * atomic move as a Confirm, which only one caller can make, and only once the run was
+ * recorded `sending` from the state its caller read (so a Skip, Pause or Delete that came
+ * first wins); the run recorded (a compare-and-set on its recorded state, with its notice
+ * and audit entry in the same step); then the one request through the submission. A claim made and never sent (a crash)
  * becomes `unknown` by the stranded rule, like any payout: never retried.
  */
 import { randomBytes } from "node:crypto";
@@ -93,8 +94,9 @@ export class ScheduleRuns {
   }
 
   /**
-   * Sends a run: its payout created (or found: created before a crash) and claimed like a
-   * Confirm, the run recorded sent, then the one request through the submission. Also
+   * Sends a run: the run recorded `sending` (compare-and-set from `from`, while its schedule
+   * is active), then its payout created (or found: created before a crash) and claimed like
+   * a Confirm, the run recorded sent, then the one request through the submission. Also
    * used by Send anyway on a held run (`from: ["held"]`, the owner as actor).
    */
   async send(
@@ -107,27 +109,39 @@ export class ScheduleRuns {
   ): Promise<RunOutcome> {
     const { context, limits, submission } = this.#options;
     const { stores, log, now } = context;
-    const payout = await this.#runPayout(schedule, run, recipientName);
-    if (payout.state !== "awaiting_confirmation") {
+    const payoutId = runPayoutId(schedule.id, run.key);
+    const before = await stores.payouts.get(payoutId);
+    if (before && before.state !== "awaiting_confirmation") {
       // Cancelled (held over the limit), expired or refused: it never left and never will.
-      if (NEVER_SENT.includes(payout.state)) {
+      if (NEVER_SENT.includes(before.state)) {
         if (!from.includes("held")) {
           await this.record(schedule, { ...run, state: "missed" }, from, "run_missed");
         }
         return "not_sendable";
       }
       // Claimed before: it may have been sent. Never again; only record it.
-      await this.record(schedule, { ...run, state: "sent", payoutId: payout.id }, from, null);
+      await this.record(schedule, { ...run, state: "sent", payoutId }, from, null);
       return "already";
     }
     // The run first, while it is still in the state read and its schedule active: a Skip,
-    // Pause or Delete that came first wins, and neither can change it once it is sending.
+    // Pause or Delete that came first wins (and no payout is made for it), and neither can
+    // change the run once it is sending.
     const sending = await stores.schedules.writeRun(
-      { ...run, state: "sending", payoutId: payout.id, updatedAtMs: now() },
+      { ...run, state: "sending", payoutId, updatedAtMs: now() },
       from,
       { scheduleIn: from.includes("held") ? SEND_ANYWAY_STATES : ["active"] },
     );
     if (!sending.ok) return "already";
+    const payout = await this.#runPayout(schedule, run, recipientName);
+    if (payout.state !== "awaiting_confirmation") {
+      // Moved on since it was read (another caller): never claimed here.
+      if (NEVER_SENT.includes(payout.state)) {
+        await this.record(schedule, run, ["sending"], null);
+        return "not_sendable";
+      }
+      await this.record(schedule, { ...run, state: "sent", payoutId }, ["sending"], null);
+      return "already";
+    }
     const claimId = randomBytes(8).toString("hex");
     const options = {
       claimId,
