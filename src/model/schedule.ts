@@ -118,7 +118,8 @@ export const ScheduleSchema = z.object({
 export type Schedule = z.infer<typeof ScheduleSchema>;
 export type SchedulePatch = Partial<Omit<Schedule, "id" | "state">>;
 
-export const RUN_STATES = ["due", "sent", "held", "skipped", "missed"] as const;
+/** `sending`: its payout is being claimed (Skip and Send anyway leave it alone). */
+export const RUN_STATES = ["due", "sending", "sent", "held", "skipped", "missed"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
 /** Why a run waits for its owner instead of being sent. */

@@ -20,6 +20,11 @@ export interface ScheduleWriteOptions {
   audit?: AuditDraft;
 }
 
+export interface RunWriteOptions extends ScheduleWriteOptions {
+  /** Only while the schedule itself is in one of these states (checked in the same step). */
+  scheduleIn?: readonly ScheduleState[];
+}
+
 export interface ScheduleMoveOptions extends ScheduleWriteOptions {
   /** Only while the schedule's next run is still this one (undefined: whatever it is). */
   expectRunKey?: string;
@@ -74,7 +79,7 @@ export interface ScheduleStore {
   writeRun(
     run: ScheduleRun,
     from: ReadonlyArray<RunState | "none">,
-    options?: ScheduleWriteOptions,
+    options?: RunWriteOptions,
   ): Promise<RunWriteResult>;
   /** Every run now held, waiting for its owner. */
   heldRuns(): Promise<ScheduleRun[]>;

@@ -151,6 +151,33 @@ export function describeScheduleStoreContract(makeStores: MakeStores): void {
       expect((await schedules.run("schedA1", run.key))?.state).toBe("sent");
     });
 
+    it("writes a run only while its schedule is in the states given, when asked", async () => {
+      const { schedules } = harness.stores;
+      const schedule = sampleSchedule();
+      await schedules.create(schedule, draft(schedule.id));
+      const run: ScheduleRun = {
+        scheduleId: schedule.id,
+        key: "202611300900",
+        atMs: 1,
+        state: "sending",
+        updatedAtMs: 1,
+      };
+      // Not active (still awaiting confirmation): refused, nothing recorded.
+      const refused = await schedules.writeRun(run, ["none", "due"], { scheduleIn: ["active"] });
+      expect(refused).toEqual({ ok: false, run: null });
+      const other = await schedules.writeRun({ ...run, scheduleId: "gone1" }, ["none"], {
+        scheduleIn: ["active"],
+      });
+      expect(other.ok).toBe(false);
+      const written = await schedules.writeRun(run, ["none", "due"], {
+        scheduleIn: [schedule.state],
+      });
+      expect(written.ok).toBe(true);
+      // Sending: Skip (from none, due or held) cannot change it.
+      const skip = await schedules.writeRun({ ...run, state: "skipped" }, ["none", "due", "held"]);
+      expect(skip).toMatchObject({ ok: false, run: { state: "sending" } });
+    });
+
     it("lists schedules newest first, leaving the deleted out", async () => {
       const { schedules } = harness.stores;
       const older = sampleSchedule({ state: "active" });

@@ -231,6 +231,23 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       case "not_found":
         await dropGoneButtons(ctx);
         return;
+      case "inactive":
+      case "no_account":
+      case "lookup_failed":
+      case "not_sendable": {
+        // Nothing sent: the held run keeps its buttons (Skip still ends it).
+        const refused = {
+          inactive: "schedule.run_inactive",
+          no_account: "schedule.run_no_account",
+          lookup_failed: "schedule.run_lookup_failed",
+          not_sendable: "schedule.run_not_sendable",
+        } as const;
+        await ctx.answerCbQuery(ctx.t.plain(refused[press.outcome]), { show_alert: true });
+        return;
+      }
+      case "held_again":
+        await ctx.answerCbQuery(ctx.t.plain("schedule.run_held_again"), { show_alert: true });
+        break;
       default:
         await ctx.answerCbQuery(ctx.t.plain("schedule.run_gone"));
         break;

@@ -2,9 +2,10 @@
  * What happens to one run of a schedule, whoever asks (the scheduler at its time, its owner
  * pressing Send anyway or Skip): the run's payout created once (its id is
  * `{scheduleId}-{runKey}`, so a second create finds the first) and claimed with the same
- * atomic move as a Confirm, which only one caller can make; the run recorded (a
- * compare-and-set on its recorded state, with its notice and audit entry in the same step);
- * then the one request through the submission. A claim made and never sent (a crash)
+ * atomic move as a Confirm, which only one caller can make, and only once the run was
+ * recorded `sending` from the state its caller read (so a Skip, Pause or Delete that came
+ * first wins); the run recorded (a compare-and-set on its recorded state, with its notice
+ * and audit entry in the same step); then the one request through the submission. A claim made and never sent (a crash)
  * becomes `unknown` by the stranded rule, like any payout: never retried.
  */
 import { randomBytes } from "node:crypto";
@@ -18,8 +19,12 @@ import {
   SCHEDULE_MOVES,
   type Schedule,
   type ScheduleRun,
+  type ScheduleState,
 } from "../../model/schedule.js";
+import { cleanName } from "../../model/text.js";
+import { PaymentApiError } from "../../payments/errors.js";
 import { PayoutExistsError } from "../../store/errors.js";
+import { namesMatch } from "../batch/checks.js";
 import type { Limits } from "../limits.js";
 import { type Asker, may, PAYING_ROLES } from "../policy.js";
 import { retryPayoutWrite } from "../store-retry.js";
@@ -35,6 +40,15 @@ export interface ScheduleRunsOptions {
   onNoticeQueued?: () => void;
 }
 
+/** A run payout in these states never left and never will: its run is not recorded sent. */
+const NEVER_SENT: readonly Payout["state"][] = ["cancelled", "expired", "rejected"];
+
+/**
+ * Send anyway on a held run: while its schedule is active, or finished (its last run was the
+ * one held, e.g. a one-off); never once paused or deleted (an admin's way to stop money).
+ */
+const SEND_ANYWAY_STATES: readonly ScheduleState[] = ["active", "finished"];
+
 /** A run payout not claimed (the scheduler died first) stays claimable this long. */
 const RUN_CLAIMABLE_MS = 3_600_000;
 
@@ -47,7 +61,9 @@ export type RunOutcome =
   | "retrying"
   | "paused"
   | "not_due"
-  | "already";
+  | "already"
+  /** Its payout was cancelled (held over the limit) or expired: it can never be sent. */
+  | "not_sendable";
 
 /** What a press on a run's button came to. */
 export type RunPress =
@@ -58,7 +74,17 @@ export type RunPress =
   | { outcome: "already" }
   | { outcome: "forbidden" }
   | { outcome: "not_allowed" }
-  | { outcome: "not_found" };
+  | { outcome: "not_found" }
+  /** Send anyway: the schedule is paused, deleted or finished. */
+  | { outcome: "inactive" }
+  /** Send anyway: the number has no account now. */
+  | { outcome: "no_account" }
+  /** Send anyway: the name could not be looked up; nothing sent, the run still held. */
+  | { outcome: "lookup_failed" }
+  /** Send anyway: the registered name changed again; the run held again with it. */
+  | { outcome: "held_again" }
+  /** Send anyway: the run's payout was cancelled (over the limit) or expired. */
+  | { outcome: "not_sendable" };
 
 export class ScheduleRuns {
   readonly #options: ScheduleRunsOptions;
@@ -68,8 +94,9 @@ export class ScheduleRuns {
   }
 
   /**
-   * Sends a run: its payout created (or found: created before a crash) and claimed like a
-   * Confirm, the run recorded sent, then the one request through the submission. Also
+   * Sends a run: the run recorded `sending` (compare-and-set from `from`, while its schedule
+   * is active), then its payout created (or found: created before a crash) and claimed like
+   * a Confirm, the run recorded sent, then the one request through the submission. Also
    * used by Send anyway on a held run (`from: ["held"]`, the owner as actor).
    */
   async send(
@@ -78,13 +105,41 @@ export class ScheduleRuns {
     from: ReadonlyArray<RunState | "none">,
     actor: Actor,
     recipientName = schedule.recipientName,
+    sentDetails: Record<string, string> = {},
   ): Promise<RunOutcome> {
     const { context, limits, submission } = this.#options;
     const { stores, log, now } = context;
+    const payoutId = runPayoutId(schedule.id, run.key);
+    const before = await stores.payouts.get(payoutId);
+    if (before && before.state !== "awaiting_confirmation") {
+      // Cancelled (held over the limit), expired or refused: it never left and never will.
+      if (NEVER_SENT.includes(before.state)) {
+        if (!from.includes("held")) {
+          await this.record(schedule, { ...run, state: "missed" }, from, "run_missed");
+        }
+        return "not_sendable";
+      }
+      // Claimed before: it may have been sent. Never again; only record it.
+      await this.record(schedule, { ...run, state: "sent", payoutId }, from, null);
+      return "already";
+    }
+    // The run first, while it is still in the state read and its schedule active: a Skip,
+    // Pause or Delete that came first wins (and no payout is made for it), and neither can
+    // change the run once it is sending.
+    const sending = await stores.schedules.writeRun(
+      { ...run, state: "sending", payoutId, updatedAtMs: now() },
+      from,
+      { scheduleIn: from.includes("held") ? SEND_ANYWAY_STATES : ["active"] },
+    );
+    if (!sending.ok) return "already";
     const payout = await this.#runPayout(schedule, run, recipientName);
     if (payout.state !== "awaiting_confirmation") {
-      // Claimed before: it may have been sent. Never again; only record it.
-      await this.record(schedule, { ...run, state: "sent", payoutId: payout.id }, from, null);
+      // Moved on since it was read (another caller): never claimed here.
+      if (NEVER_SENT.includes(payout.state)) {
+        await this.record(schedule, run, ["sending"], null);
+        return "not_sendable";
+      }
+      await this.record(schedule, { ...run, state: "sent", payoutId }, ["sending"], null);
       return "already";
     }
     const claimId = randomBytes(8).toString("hex");
@@ -103,17 +158,28 @@ export class ScheduleRuns {
     if (!claim.ok) {
       if (claim.reason === "over_limit" || claim.reason === "initiator_not_allowed") {
         await stores.payouts.transition(payout.id, "cancel", {}, { actor: SYSTEM_ACTOR });
-        if (claim.reason === "initiator_not_allowed") return this.pauseForOwner(schedule);
-        return this.hold(schedule, run, from, "over_limit");
+        if (claim.reason === "initiator_not_allowed") {
+          await this.record(schedule, run, ["sending"], null);
+          return this.pauseForOwner(schedule);
+        }
+        return this.hold(schedule, run, ["sending"], "over_limit");
       }
       // Gone before it was claimed (it cannot be sent): the run is tried again later.
-      if (claim.reason === "not_found") return "retrying";
+      if (claim.reason === "not_found") {
+        await this.record(schedule, run, ["sending"], null);
+        return "retrying";
+      }
       // Someone else claimed it first (another replica): theirs to send.
-      await this.record(schedule, { ...run, state: "sent", payoutId: payout.id }, from, null);
+      await this.record(
+        schedule,
+        { ...run, state: "sent", payoutId: payout.id },
+        ["sending"],
+        null,
+      );
       return "already";
     }
     const sent = { ...run, state: "sent" as const, payoutId: payout.id, updatedAtMs: now() };
-    await this.record(schedule, sent, from, "run_sent", actor);
+    await this.record(schedule, sent, ["sending"], "run_sent", actor, sentDetails);
     const result = await submission.submit({ payout: claim.payout, claimId, actor });
     log.info(
       { scheduleId: schedule.id, runKey: run.key, payoutId: payout.id, outcome: result.outcome },
@@ -146,31 +212,59 @@ export class ScheduleRuns {
   }
 
   /**
-   * Send anyway, on a held run: its owner only, while they may pay, within
-   * SCHEDULE_CATCH_UP_HOURS of the run's time (later, it is missed: never sent). A run held
-   * for a changed name is paid to the name registered now, which the schedule keeps.
+   * Send anyway, on a held run: its owner only, while they may pay and the schedule is
+   * active or finished (paused or deleted: refused), within SCHEDULE_CATCH_UP_HOURS of the
+   * run's time (later, it is missed: never sent). The number is looked up again at the press: no account, refused; a name other
+   * than the one the hold showed, held again with it. A run held for a changed name is paid
+   * to the name shown, for this run only: the schedule keeps the approved name, so the next
+   * run with the new name is held again.
    */
   async sendAnyway(scheduleId: string, key: string, asker: Asker): Promise<RunPress> {
     const found = await this.#pressed(scheduleId, key, asker, true);
     if ("outcome" in found) return found;
     const { schedule, run } = found;
-    const { stores, now } = this.#options.context;
+    const { now } = this.#options.context;
     if (run.state !== "held") return { outcome: "already" };
+    if (!SEND_ANYWAY_STATES.includes(schedule.state)) return { outcome: "inactive" };
     if (now() - run.atMs > this.#options.settings.catchUpMs) {
       await this.record(schedule, { ...run, state: "missed" }, ["held"], "run_missed");
       this.#options.onNoticeQueued?.();
       return { outcome: "too_late" };
     }
-    const name = run.currentName ?? schedule.recipientName;
+    const registered = await this.#nameNow(schedule);
+    if (registered === "failed") return { outcome: "lookup_failed" };
+    if (registered === "") return { outcome: "no_account" };
+    const shown =
+      run.heldBecause === "name_changed"
+        ? (run.currentName ?? schedule.recipientName)
+        : schedule.recipientName;
+    if (!namesMatch(shown, registered)) {
+      const held = { ...run, heldBecause: "name_changed" as const, currentName: registered };
+      const again = await this.record(schedule, held, ["held"], "run_held");
+      this.#options.onNoticeQueued?.();
+      return again ? { outcome: "held_again" } : { outcome: "already" };
+    }
     const actor: Actor = { id: asker?.userId ?? 0, role: asker?.role ?? "payer" };
     const decided = { ...run, decidedBy: actor.id };
-    const outcome = await this.send(schedule, decided, ["held"], actor, name);
-    if (outcome === "sent" && name !== schedule.recipientName) {
-      await stores.schedules.move(schedule.id, [schedule.state], schedule.state, {
-        recipientName: name,
-      });
+    const outcome = await this.send(schedule, decided, ["held"], actor, shown, {
+      sentAnyway: "yes",
+      recipientName: shown,
+    });
+    if (outcome === "sent") return { outcome: "sent" };
+    if (outcome === "not_sendable") return { outcome: "not_sendable" };
+    return { outcome: "not_sent", why: outcome };
+  }
+
+  /** The name registered for the schedule's number now ("": no account; "failed": unknown). */
+  async #nameNow(schedule: Schedule): Promise<string> {
+    const { gateway, log } = this.#options.context;
+    try {
+      return cleanName(await gateway.getUserInfo(schedule.phone));
+    } catch (error) {
+      if (error instanceof PaymentApiError && error.statusCode === 404) return "";
+      log.warn({ err: error, scheduleId: schedule.id }, "send anyway: name lookup failed");
+      return "failed";
     }
-    return outcome === "sent" ? { outcome: "sent" } : { outcome: "not_sent", why: outcome };
   }
 
   /** Skip (a held run) or Skip this run (from its reminder): its owner only. */
@@ -241,7 +335,8 @@ export class ScheduleRuns {
     from: ReadonlyArray<RunState | "none">,
     step: "run_sent" | "run_held" | "run_missed" | null,
     actor: Actor = SYSTEM_ACTOR,
-  ): Promise<void> {
+    extra: Record<string, string> = {},
+  ): Promise<boolean> {
     const { stores, now } = this.#options.context;
     const nowMs = now();
     const notice: Record<string, ScheduleNoticeKind> = {
@@ -253,13 +348,15 @@ export class ScheduleRuns {
       runKey: run.key,
       ...(run.payoutId ? { payoutId: run.payoutId } : {}),
       ...(run.heldBecause ? { reason: run.heldBecause } : {}),
+      ...extra,
     };
-    await stores.schedules.writeRun({ ...run, updatedAtMs: nowMs }, from, {
+    const written = await stores.schedules.writeRun({ ...run, updatedAtMs: nowMs }, from, {
       ...(what
         ? { notices: [{ kind: "schedule", what, scheduleId: schedule.id, runKey: run.key }] }
         : {}),
       ...(step ? { audit: scheduleAudit(schedule, step, actor, nowMs, details) } : {}),
     });
+    return written.ok;
   }
 
   async #notify(schedule: Schedule, runKey: string, what: ScheduleNoticeKind): Promise<void> {

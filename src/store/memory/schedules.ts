@@ -12,6 +12,7 @@ import {
   type ScheduleState,
 } from "../../model/schedule.js";
 import type {
+  RunWriteOptions,
   RunWriteResult,
   ScheduleMoveOptions,
   ScheduleMoveResult,
@@ -122,12 +123,16 @@ export class MemoryScheduleStore implements ScheduleStore {
   async writeRun(
     run: ScheduleRun,
     from: ReadonlyArray<RunState | "none">,
-    options: ScheduleWriteOptions = {},
+    options: RunWriteOptions = {},
   ): Promise<RunWriteResult> {
     const record = checkInput(ScheduleRunSchema, run, "schedule run");
     const id = `${record.scheduleId}:${record.key}`;
     const current = this.#runs.get(id);
-    if (!from.includes(current?.state ?? "none")) {
+    const schedule = this.#schedules.get(record.scheduleId);
+    const scheduleOk =
+      options.scheduleIn === undefined ||
+      (schedule !== undefined && options.scheduleIn.includes(schedule.state));
+    if (!scheduleOk || !from.includes(current?.state ?? "none")) {
       return { ok: false, run: current ? structuredClone(current) : null };
     }
     this.#runs.set(id, structuredClone(record));

@@ -29,11 +29,11 @@ import {
 } from "../../model/schedule.js";
 import { auditMinId, draftJson } from "../audit-codec.js";
 import type {
+  RunWriteOptions,
   RunWriteResult,
   ScheduleMoveOptions,
   ScheduleMoveResult,
   ScheduleStore,
-  ScheduleWriteOptions,
 } from "../schedule-store.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
 import { runScript, SCRIPTS } from "./scripts.js";
@@ -192,7 +192,7 @@ export class RedisScheduleStore implements ScheduleStore {
   async writeRun(
     run: ScheduleRun,
     from: ReadonlyArray<RunState | "none">,
-    options: ScheduleWriteOptions = {},
+    options: RunWriteOptions = {},
   ): Promise<RunWriteResult> {
     const record = checkInput(ScheduleRunSchema, run, "schedule run");
     const nowMs = this.#now();
@@ -204,6 +204,7 @@ export class RedisScheduleStore implements ScheduleStore {
         this.#key("schedules:held"),
         this.#options.outboxKey,
         this.#options.auditKey,
+        this.#key(`schedule:${record.scheduleId}`),
       ],
       [
         record.key,
@@ -214,6 +215,7 @@ export class RedisScheduleStore implements ScheduleStore {
         options.audit ? draftJson(options.audit) : "",
         auditMinId(nowMs, this.#options.retentionMs),
         `${record.scheduleId}:${record.key}`,
+        options.scheduleIn ? JSON.stringify(options.scheduleIn) : "",
       ],
     );
     const [written, json] = ReplySchema.parse(reply);

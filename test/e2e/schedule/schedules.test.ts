@@ -242,6 +242,17 @@ describe("/schedule", () => {
     await payer.pressButton(question, "⚠️ Send anyway");
     await paid;
     expect(disbursements()).toBe(1);
+    // Paid to the name shown for this run only: the schedule keeps the name it was approved
+    // for, and the name sent is audited.
+    const sentOne = (await h.app.stores.schedules.list(10)).find((s) => s.amount === 6000);
+    expect(sentOne?.recipientName).toBe("Samuel Eto'o");
+    const audited = (await h.app.stores.audit.recent(50)).find(
+      (entry) => entry.action === "schedule_run_sent",
+    );
+    expect(audited?.details).toMatchObject({
+      sentAnyway: "yes",
+      recipientName: "Jean-Paul Mbarga",
+    });
 
     const heldAgain = h.emulator.waitForMessage(
       (m) => isIn(PAYER_ID, "held")(m) && m.messageId !== question.messageId,

@@ -7,6 +7,7 @@
     KEYS[2] the held runs (set)
     KEYS[3] the outbox
     KEYS[4] the audit stream
+    KEYS[5] the schedule (JSON)
 
     ARGV[1] the run key
     ARGV[2] the run (JSON)
@@ -16,6 +17,7 @@
     ARGV[6] the audit draft (JSON, '' for none)
     ARGV[7] the audit stream's min id
     ARGV[8] the held set's member for this run
+    ARGV[9] allowed states of the schedule (JSON array; '' for any, the schedule not read)
 
   Output:
     {1, run JSON} when written, {0, run JSON or ''} when not
@@ -29,6 +31,16 @@ for _, state in ipairs(cjson.decode(ARGV[3])) do
   if state == from then allowed = true end
 end
 if not allowed then return {0, raw or ''} end
+if ARGV[9] and ARGV[9] ~= '' then
+  local schedule = redis.call('GET', KEYS[5])
+  if not schedule then return {0, raw or ''} end
+  local state = cjson.decode(schedule).state
+  local active = false
+  for _, allowedState in ipairs(cjson.decode(ARGV[9])) do
+    if allowedState == state then active = true end
+  end
+  if not active then return {0, raw or ''} end
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local to = cjson.decode(ARGV[2]).state
 if to == 'held' then

@@ -514,8 +514,8 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
   },
 
   "schedule-run": async (redis, p, run) => {
-    const keys = ["runs", "held", "outbox", "audit"].map((part) => `${p}${part}`);
-    const args = (state: string, allowed: string[]) => [
+    const keys = ["runs", "held", "outbox", "audit", "schedule"].map((part) => `${p}${part}`);
+    const args = (state: string, allowed: string[], scheduleIn = "") => [
       "202612240900",
       JSON.stringify({ key: "202612240900", state }),
       JSON.stringify(allowed),
@@ -524,7 +524,18 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
       JSON.stringify({ action: "schedule_run_held" }),
       "0",
       "s1:202612240900",
+      scheduleIn,
     ];
+    // Only while the schedule is in a state given: none stored, then paused, refused.
+    expect(await run("schedule-run", keys, args("sending", ["none"], '["active"]'))).toEqual([
+      0,
+      "",
+    ]);
+    await redis.set(`${p}schedule`, JSON.stringify({ state: "paused" }));
+    expect(await run("schedule-run", keys, args("sending", ["none"], '["active"]'))).toEqual([
+      0,
+      "",
+    ]);
     expect(await run("schedule-run", keys, args("held", ["none"]))).toEqual([
       1,
       expect.any(String),
