@@ -12,7 +12,13 @@ import { historyCsv } from "./csv/history-csv.js";
 import type { WebAppUser } from "./http/webapp/auth.js";
 import { type DashboardSteps, dashboardRoutes } from "./http/webapp/dashboard-routes.js";
 import { createWebAppHandler, type WebAppHandler } from "./http/webapp/handler.js";
+import { type RecipientSteps, recipientRoutes } from "./http/webapp/recipient-routes.js";
 import type { WebAppRoute } from "./http/webapp/routes.js";
+import {
+  SCHEDULES_SHOWN,
+  type ScheduleSteps,
+  scheduleRoutes,
+} from "./http/webapp/schedule-routes.js";
 import { loadStaticFiles } from "./http/webapp/static.js";
 import type { Logger } from "./logger.js";
 import { actorFields, staffActor } from "./model/audit.js";
@@ -106,10 +112,42 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
       return { decision, submitted: await payouts.submission.submit(decision) };
     },
     reject: (asker, id) => payouts.approval.reject(id, asker),
-    async names(userIds) {
-      const profiles = await stores.profiles.getMany(userIds);
-      return new Map([...profiles].map(([id, profile]) => [id, profile.firstName]));
+    names: (userIds) => staffNames(stores, userIds),
+  };
+}
+
+async function staffNames(stores: Stores, userIds: readonly number[]) {
+  const profiles = await stores.profiles.getMany(userIds);
+  return new Map([...profiles].map(([id, profile]) => [id, profile.firstName]));
+}
+
+/** The Schedules page's steps: the chat's own list and Pause / Resume / Delete. */
+export function scheduleSteps(wiring: WebAppWiring): ScheduleSteps {
+  const { schedules, recipients } = wiring.payouts;
+  return {
+    list: (asker) => schedules.list(asker, SCHEDULES_SHOWN),
+    nextRuns: (schedule, count) =>
+      schedules.nextRuns(schedule.recurrence, count, schedule.nextRunAtMs).map((run) => run.atMs),
+    change: (asker, id, step) => schedules.change(id, asker, step),
+    async aliases() {
+      const byPhone = new Map<string, string[]>();
+      for (const entry of await recipients.list()) {
+        byPhone.set(entry.phone, [...(byPhone.get(entry.phone) ?? []), entry.alias]);
+      }
+      return byPhone;
     },
+    names: (userIds) => staffNames(wiring.stores, userIds),
+    timeZone: wiring.config.timeZone,
+  };
+}
+
+/** The Saved recipients page's steps: /recipients' search and /forget. */
+export function recipientSteps(wiring: WebAppWiring): RecipientSteps {
+  const { recipients } = wiring.payouts;
+  return {
+    list: (words) => recipients.list(words),
+    forget: (alias, asker) => recipients.forget(alias, asker),
+    names: (userIds) => staffNames(wiring.stores, userIds),
   };
 }
 
@@ -138,7 +176,12 @@ export function createWebApp(wiring: WebAppWiring): WebAppHandler | undefined {
         savedLocale: (userId) => stores.sessions.getLocale(userId),
       },
     },
-    routes: [...dashboardRoutes(dashboardSteps(wiring)), ...(wiring.extraRoutes ?? [])],
+    routes: [
+      ...dashboardRoutes(dashboardSteps(wiring)),
+      ...scheduleRoutes(scheduleSteps(wiring)),
+      ...recipientRoutes(recipientSteps(wiring)),
+      ...(wiring.extraRoutes ?? []),
+    ],
     files: loadStaticFiles(dir),
     takeRequest: (userId) =>
       stores.throttles.take(`webapp:${userId}`, WEBAPP_REQUESTS_PER_MINUTE, 60_000),

@@ -442,7 +442,7 @@ export class Recipients {
 }
 
 /** Replacing or forgetting an entry: its saver (while they may pay) or an admin. */
-function mayChange(asker: NonNullable<Asker>, recipient: Recipient): boolean {
+export function mayChange(asker: NonNullable<Asker>, recipient: Recipient): boolean {
   if (may(asker, "forget_any_recipient")) return true;
   return asker.userId === recipient.savedBy && may(asker, "pay");
 }
