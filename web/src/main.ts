@@ -1,7 +1,7 @@
 /**
  * The Mini App's page: reads Telegram's launch parameters, asks the server who this is
- * (`/app/api/me`), and shows Overview, History, Batches and (for those who may approve)
- * Approvals as tabs. Any refusal is said in words: a stale or forged sign-in, someone not
+ * (`/app/api/me`), and shows Overview, History, Batches, (for those who may approve)
+ * Approvals, Schedules and Saved recipients as tabs. Any refusal is said in words: a stale or forged sign-in, someone not
  * on staff, a role that may not.
  */
 
@@ -13,10 +13,12 @@ import { renderDetail, renderHistory } from "./history.js";
 import { type Key, setLang, t } from "./i18n.js";
 import { applyTheme, readLaunch } from "./launch.js";
 import { renderOverview } from "./overview.js";
+import { renderRecipients } from "./recipients.js";
+import { renderSchedules } from "./schedules.js";
 import { renderStepUp, stepUpTarget } from "./step-up.js";
 import type { Me } from "./types.js";
 
-type Tab = "overview" | "history" | "batches" | "approvals";
+type Tab = "overview" | "history" | "batches" | "approvals" | "schedules" | "recipients";
 
 const app = document.getElementById("app") as HTMLElement;
 
@@ -67,6 +69,7 @@ function fatal(error: unknown): void {
 function shell(me: Me): void {
   const tabs: Tab[] = ["overview", "history", "batches"];
   if (me.role === "admin" || me.role === "approver") tabs.push("approvals");
+  tabs.push("schedules", "recipients");
   const canExport = me.role === "admin" || me.role === "viewer";
   const panel = h("main", { id: "panel", role: "tabpanel", tabindex: "-1" });
   const buttons = new Map<Tab, HTMLButtonElement>();
@@ -99,6 +102,8 @@ function shell(me: Me): void {
       history: () => renderHistory(view, openPayout, showError, canExport),
       batches: () => renderBatches(view, showError),
       approvals: () => renderApprovals(view, showError),
+      schedules: () => renderSchedules(view, showError),
+      recipients: () => renderRecipients(view, showError),
     }[tab];
     render().catch((error: unknown) => showError(error, view));
   };

@@ -96,3 +96,59 @@ export interface BatchRowView {
   problemLabel?: string;
   payoutId?: string;
 }
+
+export type Recurrence =
+  | { kind: "once"; date: string; time: string }
+  | { kind: "monthly"; day: number | "last"; time: string }
+  | { kind: "weekly"; weekday: number; time: string };
+
+export type ScheduleState = "awaiting_approval" | "active" | "paused" | "finished" | "deleted";
+
+/** See src/http/webapp/schedule-routes.ts. */
+export interface ScheduleView {
+  id: string;
+  state: ScheduleState;
+  recurrence: Recurrence;
+  phone: string;
+  operator: "mtn" | "orange";
+  recipientName: string;
+  aliases: string[];
+  amount: number;
+  note?: string;
+  ownerId: number;
+  createdAtMs: number;
+  runCount: number;
+  /** The next runs (an active schedule's), the first the one stored. */
+  nextRuns: number[];
+  pausedBecause?: "owner_not_allowed";
+  /** Whether the caller may pause, resume or delete it (its owner, or an admin). */
+  mayChange: boolean;
+}
+
+export interface SchedulesAnswer {
+  items: ScheduleView[];
+  names: Names;
+  /** TIME_ZONE: run times are shown in it. */
+  timeZone: string;
+}
+
+/** See src/http/webapp/recipient-routes.ts. */
+export interface RecipientView {
+  alias: string;
+  registeredName: string;
+  /** Masked: `23767••••001`. */
+  phone: string;
+  operator: "mtn" | "orange";
+  savedBy: number;
+  savedAtMs: number;
+  lastPaidAtMs?: number;
+  mayForget: boolean;
+}
+
+export interface RecipientsAnswer {
+  items: RecipientView[];
+  total: number;
+  page: number;
+  pageSize: number;
+  names: Names;
+}
