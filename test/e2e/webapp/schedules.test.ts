@@ -182,6 +182,22 @@ describe("the Mini App's schedules", () => {
     expect(entry).toMatchObject({ action: "schedule_pause", actorId: ADMIN_ID });
   });
 
+  it("takes one of many presses at once: one 200, the rest 409, one audit entry", async () => {
+    const before = (await scheduleAudit(paulsId)).length;
+    const presses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        call(index % 2 === 0 ? PAYER : ADMIN, "POST", `schedules/${paulsId}/resume`),
+      ),
+    );
+    const statuses = presses.map((press) => press.status).sort();
+    expect(statuses).toEqual([200, ...Array<number>(11).fill(409)]);
+    // The previous test left it paused: one of these presses resumes it.
+    const after = await scheduleAudit(paulsId);
+    const added = after.slice(0, after.length - before);
+    expect(added.map((entry) => entry.action)).toEqual(["schedule_resume"]);
+    expect((await h.app.stores.schedules.get(paulsId))?.state).toBe("active");
+  });
+
   it("refuses forged init data with 401 and changes nothing; an unknown schedule is 404", async () => {
     const forged = tmaHeader("123456789:AAForgedTokenForgedTokenForged000", ADMIN);
     const answer = await call(ADMIN, "POST", `schedules/${awasId}/pause`, forged);
