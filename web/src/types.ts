@@ -118,7 +118,7 @@ export interface ScheduleView {
   ownerId: number;
   createdAtMs: number;
   runCount: number;
-  /** The next runs (an active schedule's), the first the one stored. */
+  /** The next runs: an active one's (the first the one stored), or one waiting for approval's from now. */
   nextRuns: number[];
   pausedBecause?: "owner_not_allowed";
   /** Whether the caller may pause, resume or delete it (its owner, or an admin). */

@@ -30,7 +30,7 @@ export const SCHEDULES_SHOWN = 100;
 export interface ScheduleSteps {
   /** The schedules `asker` may see, newest first. */
   list(asker: Member): Promise<Schedule[]>;
-  /** The next runs after the one stored (for an active schedule), at most `count`. */
+  /** The next `count` runs after the one stored (none stored: after now). */
   nextRuns(schedule: Schedule, count: number): number[];
   change(asker: Member, id: string, step: ScheduleChange): Promise<ScheduleStepResult>;
   /** The aliases each number is saved under (numbers not saved are left out). */
@@ -49,7 +49,15 @@ function scheduleView(
   asker: Member,
   aliases: ReadonlyMap<string, string[]>,
 ) {
-  const active = schedule.state === "active" && schedule.nextRunAtMs !== undefined;
+  // An active one's next run is the one stored (the scheduler's); one waiting for approval
+  // shows the runs it would have from now on, as the chat's card does.
+  const next = schedule.state === "active" ? schedule.nextRunAtMs : undefined;
+  const nextRuns =
+    next !== undefined
+      ? [next, ...steps.nextRuns(schedule, 2)]
+      : schedule.state === "awaiting_approval"
+        ? steps.nextRuns(schedule, 3)
+        : [];
   return {
     id: schedule.id,
     state: schedule.state,
@@ -63,10 +71,7 @@ function scheduleView(
     ownerId: schedule.ownerId,
     createdAtMs: schedule.createdAtMs,
     runCount: schedule.runCount,
-    nextRuns:
-      active && schedule.nextRunAtMs !== undefined
-        ? [schedule.nextRunAtMs, ...steps.nextRuns(schedule, 2)]
-        : [],
+    nextRuns,
     pausedBecause: schedule.pausedBecause,
     mayChange: mayChange(asker, schedule),
   };
