@@ -5,6 +5,11 @@
  * same library the bot checks it with), `tgWebAppThemeParams` (the app's colours),
  * `tgWebAppVersion` and `tgWebAppPlatform`. `webAppLaunchUrl` builds that URL, so the page
  * opens in any browser as the chat's user. Also the menu buttons (`setChatMenuButton`).
+ *
+ * Telegram opens Mini Apps over https only, except in its test environment, which also
+ * takes http links. The emulator takes http for a loopback host only (127.0.0.1, localhost,
+ * [::1]: a page on this machine, as in `npm run demo`); any other http page is refused
+ * with Telegram's own BUTTON_URL_INVALID.
  */
 import { sign } from "@telegram-apps/init-data-node";
 import { z } from "zod";
@@ -36,6 +41,21 @@ export const DARK_THEME: Readonly<Record<string, string>> = {
   secondary_bg_color: "#181818",
   destructive_text_color: "#ff595a",
 };
+
+/** Host names that only ever reach this machine. */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** True when the emulator opens a Mini App at `url`: https, or http on a loopback host. */
+export function webAppUrlAccepted(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol === "https:") return true;
+  return parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname);
+}
 
 export interface WebAppUser {
   id: number;
@@ -119,8 +139,8 @@ export function menuButtonOf(core: EmulatorCore, chatId: number): MenuButton {
 function setChatMenuButton({ core, request }: MethodContext) {
   const params = parseParams(SetChatMenuButtonParams, request.params);
   const button = params.menu_button ?? { type: "default" };
-  if (button.type === "web_app" && !/^https:\/\//.test(button.web_app.url)) {
-    // Telegram opens Mini Apps over https only; the emulator says so as Telegram does.
+  if (button.type === "web_app" && !webAppUrlAccepted(button.web_app.url)) {
+    // Telegram opens Mini Apps over https only (loopback http aside: the header says why).
     throw badRequest("BUTTON_URL_INVALID");
   }
   menusOf(core).set(params.chat_id ?? 0, button);

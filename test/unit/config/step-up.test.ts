@@ -27,6 +27,15 @@ describe("step-up configuration", () => {
     expect(config.rules.stepUpThresholdXaf).toBe(250_000);
   });
 
+  it("takes a loopback http WEBAPP_URL (the demo's), and refuses a public http one", () => {
+    const local = "http://127.0.0.1:8080/app/";
+    const config = loadConfig({ STEP_UP_THRESHOLD_XAF: "500000", WEBAPP_URL: local }, "demo");
+    expect(config.stepUp).toEqual({ thresholdXaf: 500_000, webAppUrl: local });
+    expect(
+      problemsOf({ STEP_UP_THRESHOLD_XAF: "500000", WEBAPP_URL: "http://pay.example.com/app/" }),
+    ).toEqual([expect.stringMatching(/^WEBAPP_URL: must start with https:\/\//)]);
+  });
+
   it("stops the start when a threshold is set without WEBAPP_URL, naming both", () => {
     const problems = problemsOf({ STEP_UP_THRESHOLD_XAF: "250000" });
     expect(problems).toEqual([
