@@ -5,11 +5,7 @@
  * same library the bot checks it with), `tgWebAppThemeParams` (the app's colours),
  * `tgWebAppVersion` and `tgWebAppPlatform`. `webAppLaunchUrl` builds that URL, so the page
  * opens in any browser as the chat's user. Also the menu buttons (`setChatMenuButton`).
- *
- * Telegram opens Mini Apps over https only, except in its test environment, which also
- * takes http links. The emulator takes http for a loopback host only (127.0.0.1, localhost,
- * [::1]: a page on this machine, as in `npm run demo`); any other http page is refused
- * with Telegram's own BUTTON_URL_INVALID.
+ * Which pages a Mini App may open: webapp-url.ts.
  */
 import { sign } from "@telegram-apps/init-data-node";
 import { z } from "zod";
@@ -17,6 +13,7 @@ import type { EmulatorCore } from "./core.js";
 import type { MethodContext, MethodHandler } from "./methods.js";
 import { parseParams } from "./params.js";
 import { badRequest } from "./types.js";
+import { webAppUrlAccepted } from "./webapp-url.js";
 
 /** Telegram Desktop's and the web client's day colours. */
 export const LIGHT_THEME: Readonly<Record<string, string>> = {
@@ -41,21 +38,6 @@ export const DARK_THEME: Readonly<Record<string, string>> = {
   secondary_bg_color: "#181818",
   destructive_text_color: "#ff595a",
 };
-
-/** Host names that only ever reach this machine. */
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
-/** True when the emulator opens a Mini App at `url`: https, or http on a loopback host. */
-export function webAppUrlAccepted(url: string): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return false;
-  }
-  if (parsed.protocol === "https:") return true;
-  return parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname);
-}
 
 export interface WebAppUser {
   id: number;
@@ -140,7 +122,7 @@ function setChatMenuButton({ core, request }: MethodContext) {
   const params = parseParams(SetChatMenuButtonParams, request.params);
   const button = params.menu_button ?? { type: "default" };
   if (button.type === "web_app" && !webAppUrlAccepted(button.web_app.url)) {
-    // Telegram opens Mini Apps over https only (loopback http aside: the header says why).
+    // Telegram opens Mini Apps over https only (loopback http aside: webapp-url.ts).
     throw badRequest("BUTTON_URL_INVALID");
   }
   menusOf(core).set(params.chat_id ?? 0, button);
