@@ -190,6 +190,11 @@ function isHttpsOrLoopback(url: string): boolean {
   return ["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname);
 }
 
+/** True for an http:// URL on a loopback host (a local emulator's). */
+function isLoopbackHttp(url: string): boolean {
+  return url.startsWith("http:") && isHttpsOrLoopback(url);
+}
+
 /**
  * Parses the environment. Throws a `ConfigError` listing every problem; `mode` decides
  * which variables are required (`start` needs the token and the Payment API; the demo and
@@ -250,6 +255,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   if (webhookUrl && !isHttpsOrLoopback(webhookUrl)) {
     problems.push(
       "TELEGRAM_WEBHOOK_URL: must start with https:// (Telegram refuses anything else; plain http is only for a local Bot API emulator on 127.0.0.1 or localhost)",
+    );
+  }
+  // Loopback http is for the local emulator: real Telegram would refuse every Mini App button.
+  const webAppUrl = webApp.url && URL.canParse(webApp.url) ? new URL(webApp.url) : undefined;
+  const apiRoot = textOf(env.TELEGRAM_API_ROOT) ?? "https://api.telegram.org";
+  if (mode === "start" && webAppUrl?.protocol === "http:" && !isLoopbackHttp(apiRoot)) {
+    problems.push(
+      "WEBAPP_URL: http:// only works with the local emulator (TELEGRAM_API_ROOT on 127.0.0.1 or localhost); Telegram opens Mini Apps over https only",
     );
   }
   if (textOf(env.TELEGRAM_WEBHOOK_URL) && !textOf(env.TELEGRAM_WEBHOOK_SECRET)) {

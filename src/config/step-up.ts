@@ -4,16 +4,17 @@
  * - STEP_UP_THRESHOLD_XAF: a whole number of XAF from 1 up; unset or blank: no PIN is
  *   ever asked. At or over it, a payout's Confirm and Approve need the person's PIN,
  *   typed in the Mini App.
- * - WEBAPP_URL: the Mini App's public https URL. Required with a threshold: the PIN is
+ * - WEBAPP_URL: the Mini App's public https URL (loopback http on one machine: webapp.ts). Required with a threshold: the PIN is
  *   only ever typed there, so without it nothing that big could be confirmed.
  */
 import { MAX_AMOUNT_XAF } from "../model/money.js";
 import { textOf } from "./env-values.js";
+import { isWebAppUrlAllowed } from "./webapp.js";
 
 export interface StepUpConfig {
   /** At or over it, Confirm and Approve need the PIN (STEP_UP_THRESHOLD_XAF). */
   thresholdXaf: number;
-  /** Where the Mini App is served (WEBAPP_URL), https. */
+  /** Where the Mini App is served (WEBAPP_URL): https, or http on a loopback host. */
   webAppUrl: string;
 }
 
@@ -35,15 +36,9 @@ export function stepUpConfig(env: NodeJS.ProcessEnv, problems: string[]): StepUp
     );
   }
   problems.push(...found);
-  // A WEBAPP_URL that is not https is reported by config/webapp.ts.
-  if (found.length > 0 || webAppUrl === undefined || !isHttps(webAppUrl)) return undefined;
-  return { thresholdXaf, webAppUrl };
-}
-
-function isHttps(url: string): boolean {
-  try {
-    return new URL(url).protocol === "https:";
-  } catch {
-    return false;
+  // A WEBAPP_URL that is not https (nor loopback http) is reported by config/webapp.ts.
+  if (found.length > 0 || webAppUrl === undefined || !isWebAppUrlAllowed(webAppUrl)) {
+    return undefined;
   }
+  return { thresholdXaf, webAppUrl };
 }

@@ -3,14 +3,36 @@
  *
  * - WEBAPP_URL: the page's public address, https (Telegram opens only https Mini Apps),
  *   normally this server's `/app/` behind the TLS proxy: `https://pay.example.com/app/`.
+ *   Plain http is accepted for a loopback host only (127.0.0.1, localhost, [::1]): a page
+ *   on this machine, which only the local emulator opens (as Telegram's own test
+ *   environment opens http Mini Apps); never for any other host.
  *   Unset: `/dashboard` and the menu button say how to set it up; the page is still served
- *   under `/app/` (the local emulator opens it over loopback http).
+ *   under `/app/`.
  * - WEBAPP_AUTH_MAX_AGE_SECONDS: how old the init data Telegram signed may be (60-86400,
  *   default 3600).
  */
 import { textOf } from "./env-values.js";
 
 export const DEFAULT_WEBAPP_AUTH_MAX_AGE_SECONDS = 3600;
+
+/** Host names that only ever reach this machine. */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * True when a Mini App may be opened at `url`: https anywhere, or http on a loopback host
+ * (a page only this machine reaches, opened by the local emulator). Anything else, and
+ * anything that is not a URL, is false.
+ */
+export function isWebAppUrlAllowed(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol === "https:") return true;
+  return parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname);
+}
 
 export interface WebAppConfig {
   /** Undefined: the Mini App is not offered in chat. */
@@ -28,9 +50,9 @@ export function webAppConfig(env: NodeJS.ProcessEnv, problems: string[]): WebApp
     } catch {
       problems.push("WEBAPP_URL: is not a URL; e.g. https://pay.example.com/app/");
     }
-    if (parsed && parsed.protocol !== "https:") {
+    if (parsed && !isWebAppUrlAllowed(url)) {
       problems.push(
-        "WEBAPP_URL: must start with https:// (Telegram opens Mini Apps over https only)",
+        "WEBAPP_URL: must start with https:// (Telegram opens Mini Apps over https only); http:// is accepted only for 127.0.0.1, localhost or [::1] (the local emulator)",
       );
     }
   }

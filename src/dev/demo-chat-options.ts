@@ -1,7 +1,12 @@
 /** The options and vocabulary of the terminal demo's chat (see demo-chat.ts). */
 import type { DemoCast } from "./demo-cast.js";
 import type { DemoIo, Style } from "./demo-render.js";
-import type { EmulatedUser, StoredFile, TelegramEmulator } from "./telegram-emulator/index.js";
+import type {
+  EmulatedUser,
+  InlineButton,
+  StoredFile,
+  TelegramEmulator,
+} from "./telegram-emulator/index.js";
 
 /** Why the chat ended: `:quit`, end of input (Ctrl-D, closed pipe), or Ctrl-C / a signal. */
 export type ChatEnd = "quit" | "end-of-input" | "interrupt";
@@ -35,6 +40,8 @@ export interface DemoChatOptions {
   commands?: Readonly<Record<string, ChatCommand>>;
   /** Keeps a document the bot sent; resolves with where, which the chat prints. */
   saveDocument?(file: StoredFile): string;
+  /** What pressing a button with no callback says (a Mini App's address); default whereItLeads. */
+  opens?(button: InlineButton, user: EmulatedUser): string;
   /** Who `:role` can switch to (and `:help` says so); absent: the bot's staff is out of reach. */
   cast?: DemoCast;
   /** How the chat's own lines are marked: `(demo)` by default. */

@@ -15,6 +15,7 @@ import {
   renderBotMessage,
   renderCallbackAnswer,
   renderDeleted,
+  whereItLeads,
 } from "./demo-render.js";
 import { QuietWatch } from "./quiet.js";
 import type { CallbackAnswer, EmulatedUser, SentMessage } from "./telegram-emulator/index.js";
@@ -233,8 +234,7 @@ export class DemoChat {
     const where = others ? ` on bot #${message.messageId} (:press MSG N for another message)` : "";
     this.#show(`(pressed ${button.text}${where})`);
     if (button.callback_data === undefined) {
-      this.#note(`This button opens ${button.url ?? "nothing"}: nothing to send to the bot.`);
-      return;
+      return this.#note((this.#options.opens ?? whereItLeads)(button, this.#user));
     }
     await this.#afterReply(() => this.#user.pressButton(message, choice - 1));
   }

@@ -92,6 +92,11 @@ function buttonsLine(buttons: readonly InlineButton[], style: Style): string {
     .join("  ");
 }
 
+/** What pressing a link button says: where it leads (nothing is sent to the bot). */
+export function whereItLeads(button: InlineButton): string {
+  return `This button opens ${button.url ?? "nothing"}: nothing to send to the bot.`;
+}
+
 /** The message's inline buttons as they are now (none once deleted). */
 export function buttonsOf(message: SentMessage): InlineButton[] {
   return message.deleted ? [] : flatButtons(message.replyMarkup);
@@ -173,6 +178,8 @@ export interface BannerFacts {
   userId: number;
   /** From this amount a payout waits for an approver; undefined: no approvals. */
   approvalThresholdXaf: number | undefined;
+  /** From this amount Confirm and Approve need the PIN, in the Mini App; undefined: none. */
+  stepUpThresholdXaf?: number | undefined;
   role: string;
   languageCode: string;
   storage: string;
@@ -201,9 +208,15 @@ export function banner(facts: BannerFacts, style: Style): string {
     `  Money:  payments stay pending ${seconds} s, then the sandbox settles them and calls the bot's webhook.`,
     `  ${scriptedHint()} Any other MTN or Orange number succeeds.`,
     `  Approval: ${approvalHint(facts.approvalThresholdXaf)}`,
+    ...(facts.stepUpThresholdXaf === undefined
+      ? []
+      : [
+          `  PIN:    ${formatAmount(facts.stepUpThresholdXaf, "en")} or more is confirmed with a PIN in the Mini App: press 🔐, then :pin and six digits.`,
+        ]),
     "",
     "Type what you would type in Telegram: /pay 670000001 5000, /help, /history, /export, /lang fr;",
-    "save a recipient with /save jean 670000001, then pay by alias: /pay jean 5000 rent.",
+    "save a recipient with /save jean 670000001, then pay by alias: /pay jean 5000 rent;",
+    "schedule one for the next minute (/schedule DD/MM HH:MM jean 5000), then :later to be there.",
     "Type a button's number to press it; :help for demo commands; :quit or Ctrl-C to leave.",
   ].join("\n");
 }

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { pino } from "pino";
 import { type App, StartupError, startApp } from "../app.js";
 import { type Config, loadConfig } from "../config/index.js";
@@ -14,13 +15,14 @@ import { createLogger, type Logger } from "../logger.js";
 import { type SandboxHandle, startSandbox } from "../sandbox/index.js";
 import { DemoCast, demoProfiles, demoStaff } from "./demo-cast.js";
 import { DemoChat } from "./demo-chat.js";
+import { DemoClock, laterCommand } from "./demo-clock.js";
 import { demoCommands, documentSaver } from "./demo-commands.js";
 import { DEMO_USAGE, type DemoOptions, demoArgv, parseDemoOptions } from "./demo-options.js";
 import { banner, type DemoIo, isTty, type Style } from "./demo-render.js";
 import { chooseDemoStorage } from "./demo-store.js";
 import { Signals } from "./stop-signals.js";
 import { startTelegramEmulator, type TelegramEmulator } from "./telegram-emulator/index.js";
-import { buildDevWebPage, miniAppLines } from "./webapp-link.js";
+import { buildDevWebPage, miniAppLines, pinCommand, webAppOpener } from "./webapp-link.js";
 
 export { DEMO_USER } from "./demo-options.js";
 export type { DemoIo } from "./demo-render.js";
@@ -42,10 +44,17 @@ const PASSED_THROUGH = [
   "PAYER_DAILY_LIMIT_XAF",
   "MERCHANT_DAILY_LIMIT_XAF",
   "DUPLICATE_WINDOW_MINUTES",
+  "STEP_UP_THRESHOLD_XAF",
 ] as const;
 
 /** The demo's approval threshold, unless APPROVAL_THRESHOLD_XAF says otherwise. */
 const DEMO_APPROVAL_THRESHOLD_XAF = "100000";
+
+/** The demo's PIN threshold, unless STEP_UP_THRESHOLD_XAF says otherwise: over approval's. */
+const DEMO_STEP_UP_THRESHOLD_XAF = "500000";
+
+/** The Mini App on loopback http (WEBAPP_URL takes http for a loopback host only). */
+const DEMO_WEBAPP_URL = (port: number) => `http://127.0.0.1:${port}/app/`;
 
 /** How long stopping may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 20_000;
@@ -57,6 +66,8 @@ function demoEnv(env: NodeJS.ProcessEnv, keyPrefix: string) {
     // Operators are checked often, so that a :suspend shows its alert within seconds.
     AVAILABILITY_CHECK_SECONDS: "5",
     APPROVAL_THRESHOLD_XAF: DEMO_APPROVAL_THRESHOLD_XAF,
+    // Big payouts need the PIN, typed in the Mini App served by the bot on loopback http.
+    STEP_UP_THRESHOLD_XAF: DEMO_STEP_UP_THRESHOLD_XAF,
   };
   for (const name of PASSED_THROUGH) {
     const value = env[name];
@@ -69,6 +80,7 @@ function demoEnv(env: NodeJS.ProcessEnv, keyPrefix: string) {
     STAFF: demoStaff(),
     HTTP_HOST: "127.0.0.1",
     HTTP_PORT: "0",
+    WEBAPP_URL: DEMO_WEBAPP_URL(80),
     PAYMENT_ENV: "sandbox",
   };
 }
@@ -95,8 +107,22 @@ class Cleanups {
   }
 }
 
+/** A TCP port on 127.0.0.1 free a moment ago, for the bot to listen on at once. */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))));
+    });
+  });
+}
+
 interface Running {
   app: App;
+  clock: DemoClock;
   sandbox: SandboxHandle;
   cast: DemoCast;
   emulator: TelegramEmulator;
@@ -132,9 +158,13 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
   cleanups.push(() => sandbox.close());
   const emulator = await startTelegramEmulator();
   cleanups.push(() => emulator.close());
+  // The Mini App's URL names the bot's port, so the port is chosen before the bot starts.
+  const port = await freeLoopbackPort();
   const config = loadConfig(
     {
       ...baseEnv,
+      HTTP_PORT: String(port),
+      WEBAPP_URL: DEMO_WEBAPP_URL(port),
       TELEGRAM_BOT_TOKEN: emulator.token,
       TELEGRAM_API_ROOT: emulator.apiRoot,
       PAYMENT_API_KEY: sandbox.apiKey,
@@ -144,7 +174,9 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
     "demo",
   );
   const webAppDir = await buildDevWebPage();
-  const app = await startApp({ config, logger, stores: storage.stores, webAppDir });
+  const clock = new DemoClock();
+  const { stores } = storage;
+  const app = await startApp({ config, logger, stores, webAppDir, now: clock.now });
   cleanups.push(() => app.stop());
   if (!app.http) throw new StartupError("the bot's HTTP server did not start");
   sandbox.setCallbackUrl(`${app.http.url}${config.payment.webhookPath}`);
@@ -154,7 +186,7 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
   for (const { id, firstName, username } of demoProfiles()) {
     await app.stores.profiles.set(id, { firstName, username, locale: options.languageCode });
   }
-  return { app, sandbox, cast, emulator, storage: storage.description };
+  return { app, clock, sandbox, cast, emulator, storage: storage.description };
 }
 
 function plan(env: NodeJS.ProcessEnv, argv: readonly string[]): Plan {
@@ -169,13 +201,22 @@ function plan(env: NodeJS.ProcessEnv, argv: readonly string[]): Plan {
 async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) {
   const { options } = plan;
   const style: Style = { ansi: isTty(io.output) && !plan.noColor };
+  const { token } = running.emulator;
   const session = new DemoChat({
     emulator: running.emulator,
     user: running.cast.user,
     io,
     style,
     interactive: isTty(io.input) && isTty(io.output),
-    commands: demoCommands(running.sandbox, running.app.config.reports.availabilityCheckMs / 1000),
+    commands: {
+      ...demoCommands(running.sandbox, running.app.config.reports.availabilityCheckMs / 1000),
+      later: laterCommand(running.clock, running.app.config.timeZone),
+      pin: pinCommand(token, (chatId) => running.emulator.messages(chatId), running.clock.now),
+    },
+    opens: webAppOpener(token, {
+      now: running.clock.now,
+      hint: "Or type :pin and six digits: the demo types them in that page, as a browser would.",
+    }),
     saveDocument: documentSaver(options.filesDir),
     cast: running.cast,
   });
@@ -186,6 +227,7 @@ async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) 
     userName: running.cast.person.firstName,
     userId: running.cast.person.id,
     approvalThresholdXaf: running.app.config.rules.approvalThresholdXaf,
+    stepUpThresholdXaf: running.app.config.stepUp?.thresholdXaf,
     role: options.role,
     languageCode: options.languageCode,
     storage: running.storage,
@@ -196,7 +238,7 @@ async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) 
   const person = running.cast.person;
   const http = running.app.http;
   const miniApp = http
-    ? miniAppLines(`${http.url}/app/`, running.emulator.token, {
+    ? miniAppLines(`${http.url}/app/`, token, {
         id: person.id,
         firstName: person.firstName,
         languageCode: options.languageCode,

@@ -14,7 +14,7 @@ import { DEMO_USER, languageOf, readFlags } from "./demo-options.js";
 import { bold, type DemoIo, isTty, type Style } from "./demo-render.js";
 import { Signals } from "./stop-signals.js";
 import { DEFAULT_EMULATOR_TOKEN, startTelegramEmulator } from "./telegram-emulator/index.js";
-import { miniAppLines } from "./webapp-link.js";
+import { miniAppLines, pinCommand, webAppOpener } from "./webapp-link.js";
 
 export const DEFAULT_EMULATOR_PORT = 8081;
 
@@ -111,6 +111,8 @@ function emulatorBanner(
     // HTTP server, 127.0.0.1:8080 with the defaults.
     ...miniAppLines(`http://127.0.0.1:8080/app/`, token, user),
     "  (the bot serves it once started; another HTTP_PORT: change 8080 in the address)",
+    "  For the PIN step (STEP_UP_THRESHOLD_XAF), start the bot with WEBAPP_URL=http://127.0.0.1:8080/app/",
+    "  (plain http is accepted for a loopback host only); a 🔐 button then prints its address.",
     "",
     "Then type here what you would type in Telegram (/help, /pay 670000001 5000).",
     "Type a button's number to press it; :help for chat commands; :quit or Ctrl-C to leave.",
@@ -161,7 +163,13 @@ export async function runEmulatorCommand(
       style,
       interactive: isTty(input) && isTty(output),
       label: "emulator",
-      commands: { file: fileCommand() },
+      commands: {
+        file: fileCommand(),
+        pin: pinCommand(emulator.token, (chatId) => emulator.messages(chatId)),
+      },
+      opens: webAppOpener(emulator.token, {
+        hint: "Or type :pin and six digits: the chat types them in that page, as a browser would.",
+      }),
       saveDocument: documentSaver(options.filesDir),
     });
     // The bot's first call when it starts: tell the person their bot is there.

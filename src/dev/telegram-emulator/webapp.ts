@@ -5,6 +5,7 @@
  * same library the bot checks it with), `tgWebAppThemeParams` (the app's colours),
  * `tgWebAppVersion` and `tgWebAppPlatform`. `webAppLaunchUrl` builds that URL, so the page
  * opens in any browser as the chat's user. Also the menu buttons (`setChatMenuButton`).
+ * Which pages a Mini App may open: webapp-url.ts.
  */
 import { sign } from "@telegram-apps/init-data-node";
 import { z } from "zod";
@@ -12,6 +13,7 @@ import type { EmulatorCore } from "./core.js";
 import type { MethodContext, MethodHandler } from "./methods.js";
 import { parseParams } from "./params.js";
 import { badRequest } from "./types.js";
+import { webAppUrlAccepted } from "./webapp-url.js";
 
 /** Telegram Desktop's and the web client's day colours. */
 export const LIGHT_THEME: Readonly<Record<string, string>> = {
@@ -119,8 +121,8 @@ export function menuButtonOf(core: EmulatorCore, chatId: number): MenuButton {
 function setChatMenuButton({ core, request }: MethodContext) {
   const params = parseParams(SetChatMenuButtonParams, request.params);
   const button = params.menu_button ?? { type: "default" };
-  if (button.type === "web_app" && !/^https:\/\//.test(button.web_app.url)) {
-    // Telegram opens Mini Apps over https only; the emulator says so as Telegram does.
+  if (button.type === "web_app" && !webAppUrlAccepted(button.web_app.url)) {
+    // Telegram opens Mini Apps over https only (loopback http aside: webapp-url.ts).
     throw badRequest("BUTTON_URL_INVALID");
   }
   menusOf(core).set(params.chat_id ?? 0, button);

@@ -17,6 +17,7 @@ import {
   type StoredFile,
   type StoredPhoto,
 } from "./types.js";
+import { webAppUrlAccepted } from "./webapp-url.js";
 
 const MAX_TEXT_LENGTH = 4096;
 const MAX_CAPTION_LENGTH = 1024;
@@ -70,8 +71,8 @@ function checkButton(button: z.output<typeof ButtonSchema>): InlineButton {
   if (button.url !== undefined) return { text: button.text, url: button.url };
   const webApp = button.web_app;
   if (webApp !== undefined) {
-    // Telegram refuses a web_app button whose page is not https.
-    if (!/^https:\/\//.test(webApp.url)) throw badRequest("BUTTON_URL_INVALID");
+    // Telegram refuses a web_app button whose page is not https (loopback http aside: webapp-url.ts).
+    if (!webAppUrlAccepted(webApp.url)) throw badRequest("BUTTON_URL_INVALID");
     return { text: button.text, web_app: { url: webApp.url } };
   }
   if (OTHER_BUTTON_ACTIONS.some((key) => key in button)) return { text: button.text };

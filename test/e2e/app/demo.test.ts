@@ -228,6 +228,116 @@ describe("npm run demo", () => {
     expect(order).toEqual([...order].sort((a, b) => a - b));
   });
 
+  it("runs a schedule made for the next minutes at once after :later, and shows its Paid notice", async () => {
+    const port = await freePort();
+    const { demo } = startDemo({
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      TIME_ZONE: "Africa/Douala",
+    });
+    await demo.waitFor(/:quit or Ctrl-C to leave\./);
+    const success = scripted("success");
+    const paid = en.plain("notice.paid", { amount: formatAmount(5000, "en"), name: success.name });
+    demo.type(`/save jean ${success.national}`);
+    await demo.waitFor(/Save this recipient\?[\s\S]*\[1\] 💾 Save/);
+    demo.type("1");
+    await demo.waitFor(/Saved: jean is Jean-Paul Mbarga/);
+    demo.type("/pay jean 5000 rent");
+    await demo.waitFor(/To: Jean-Paul Mbarga \(saved as jean\)[\s\S]*\[1\] ✅ Confirm/);
+    demo.type("1");
+    await demo.waitFor(new RegExp(`bot #\\d+ › ${escapeRegExp(paid)}`));
+
+    // Two minutes ahead on the bot's clock, to the minute: one to two minutes from now.
+    const at = new Date(Date.now() + 2 * 60_000);
+    const part = (type: Intl.DateTimeFormatPartTypes) =>
+      new Intl.DateTimeFormat("en-GB", {
+        timeZone: "Africa/Douala",
+        day: "2-digit",
+        month: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        hourCycle: "h23",
+      })
+        .formatToParts(at)
+        .find((p) => p.type === type)?.value;
+    const when = `${part("day")}/${part("month")} ${part("hour")}:${part("minute")}`;
+    demo.type(`/schedule ${when} jean 5000 rent`);
+    await demo.waitFor(/Confirm this scheduled payout[\s\S]*Runs once:[\s\S]*\[1\] ✅ Confirm/);
+    demo.type("1");
+    const [, scheduleId = ""] = await demo.waitFor(/🗓 Schedule ([\w-]+): ✅ Active/);
+    // Nothing is due yet: the run waits for its time.
+    expect(demo.output).not.toContain("🗓 Scheduled payout (");
+
+    demo.type(":later 2");
+    await demo.waitFor(
+      /\(demo\) The bot's clock is now [^\n]*\(Africa\/Douala\), 2 min ahead of this machine's/,
+    );
+    const [notice = ""] = await demo.waitFor(
+      new RegExp(
+        `bot #\\d+ › ${escapeRegExp(paid)}\n[^›]*🗓 Scheduled payout \\(${escapeRegExp(scheduleId)}\\)`,
+      ),
+    );
+    expect(notice).toContain("Payment id: ");
+    demo.type(":later 0");
+    await demo.waitFor(/\(demo\) Usage: :later \[MINUTES\]/);
+    demo.type(":quit");
+    expect((await demo.exited).code).toBe(0);
+    // One Paid for the payout by alias, one for the schedule's one run: nothing sent twice.
+    expect(demo.output.split(paid).length - 1).toBe(2);
+  });
+
+  it("asks the PIN from 500,000 FCFA: 🔐 prints the Mini App's loopback address, :pin types it there, the approver's PIN too, then Paid", async () => {
+    const port = await freePort();
+    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    await demo.waitFor(/PIN: +500,000 FCFA or more is confirmed with a PIN in the Mini App/);
+    await demo.waitFor(/:quit or Ctrl-C to leave\./);
+    const success = scripted("success");
+    demo.type(`/pay ${success.national} 600000 truck`);
+    await demo.waitFor(/\[1\] 🔐 Confirm with PIN {2}\[2\] ✖️ Cancel/);
+    demo.type("1");
+    const [, link = ""] = await demo.waitFor(
+      /This button opens the Mini App as Demo; open in a browser:\n(\S+)\n/,
+    );
+    const url = new URL(link);
+    expect(url.protocol).toBe("http:");
+    expect(url.hostname).toBe("127.0.0.1");
+    expect(url.searchParams.get("step_up")).toMatch(/^confirm\.\w+$/);
+    expect(new URLSearchParams(url.hash.slice(1)).get("tgWebAppData")).toContain("hash=");
+    // The address opens: the bot serves the page there.
+    const page = await fetch(new URL(url.pathname + url.search, url));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<html");
+
+    demo.type(":pin 48291");
+    await demo.waitFor(/\(demo\) Usage: :pin PIN, six digits/);
+    demo.type(":pin 482913");
+    await demo.waitFor(/\(demo\) Your PIN is set/);
+    await demo.waitFor(/\(edited\) › 🕒 Waiting for approval/);
+    await demo.waitFor(/\(demo\) The Mini App took the PIN: approval_requested\./);
+
+    demo.type(":role approver");
+    await demo.waitFor(
+      /Approval needed: a payout[\s\S]*\[1\] 🔐 Approve with PIN {2}\[2\] 🚫 Reject/,
+    );
+    demo.type("1");
+    await demo.waitFor(
+      /This button opens the Mini App as Ama; open in a browser:\n\S+step_up=approve\./,
+    );
+    demo.type(":pin 135790");
+    await demo.waitFor(/\(demo\) Your PIN is set/);
+    await demo.waitFor(/\(demo\) The Mini App took the PIN: pending\./);
+
+    demo.type(":role admin");
+    const paid = en.plain("notice.paid", {
+      amount: formatAmount(600_000, "en"),
+      name: success.name,
+    });
+    await demo.waitFor(
+      new RegExp(`✅ Approved by Ama: 600,000 FCFA[\\s\\S]*${escapeRegExp(paid)}`),
+    );
+    demo.type(":quit");
+    expect((await demo.exited).code).toBe(0);
+  });
+
   it("saves an /export where it says, and shows an alert when :suspend stops MTN payouts", async () => {
     const port = await freePort();
     const filesDir = mkdtempSync(join(tmpdir(), "demo-files-"));

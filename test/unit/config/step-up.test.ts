@@ -27,6 +27,37 @@ describe("step-up configuration", () => {
     expect(config.rules.stepUpThresholdXaf).toBe(250_000);
   });
 
+  it("takes a loopback http WEBAPP_URL (the demo's), and refuses a public http one", () => {
+    const local = "http://127.0.0.1:8080/app/";
+    const config = loadConfig({ STEP_UP_THRESHOLD_XAF: "500000", WEBAPP_URL: local }, "demo");
+    expect(config.stepUp).toEqual({ thresholdXaf: 500_000, webAppUrl: local });
+    expect(
+      problemsOf({ STEP_UP_THRESHOLD_XAF: "500000", WEBAPP_URL: "http://pay.example.com/app/" }),
+    ).toEqual([expect.stringMatching(/^WEBAPP_URL: must start with https:\/\//)]);
+  });
+
+  it("takes a loopback http WEBAPP_URL for npm start only with the local emulator as its Telegram", () => {
+    const start = {
+      TELEGRAM_BOT_TOKEN: "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+      PAYMENT_API_KEY: "key",
+      PAYMENT_API_BASE_URL: "http://127.0.0.1:8090",
+      STAFF: "1:admin",
+      STEP_UP_THRESHOLD_XAF: "500000",
+      WEBAPP_URL: "http://127.0.0.1:8080/app/",
+    };
+    const local = loadConfig({ ...start, TELEGRAM_API_ROOT: "http://127.0.0.1:8081" }, "start");
+    expect(local.stepUp?.webAppUrl).toBe("http://127.0.0.1:8080/app/");
+    let problems: readonly string[] = [];
+    try {
+      loadConfig(start, "start");
+    } catch (error) {
+      if (error instanceof ConfigError) problems = error.problems;
+    }
+    expect(problems).toEqual([
+      expect.stringMatching(/^WEBAPP_URL: http:\/\/ only works with the local emulator/),
+    ]);
+  });
+
   it("stops the start when a threshold is set without WEBAPP_URL, naming both", () => {
     const problems = problemsOf({ STEP_UP_THRESHOLD_XAF: "250000" });
     expect(problems).toEqual([

@@ -92,11 +92,51 @@ describe("the emulator's Mini App buttons", () => {
     ]);
   });
 
-  it("refuses a web_app button over plain http, or in a group", async () => {
+  it("keeps a web_app button over plain http to a loopback host: a page on this machine", async () => {
+    const user = emulator.user({ id: 505, firstName: "Ama" });
+    await user.sendText("/start");
+    const urls = [
+      "http://127.0.0.1:8080/app/?step_up=confirm.x",
+      "http://localhost:8080/app/",
+      "http://[::1]:8080/app/",
+    ];
+    for (const url of urls) await bot.telegram.sendMessage(user.id, `Open ${url}`, keyboard(url));
+    const kept = emulator.messages(user.id).filter((m) => m.text?.startsWith("Open "));
+    expect(kept.map((m) => m.replyMarkup)).toEqual(
+      urls.map((url) => [[{ text: "Open", web_app: { url } }]]),
+    );
+    await bot.telegram.setChatMenuButton({
+      chatId: user.id,
+      menuButton: { type: "web_app", text: "Dashboard", web_app: { url: urls[0] ?? "" } },
+    });
+    expect(await bot.telegram.getChatMenuButton({ chatId: user.id })).toMatchObject({
+      web_app: { url: urls[0] },
+    });
+  });
+
+  it("refuses a web_app button over plain http to any other host, or in a group", async () => {
     const user = emulator.user({ id: 504, firstName: "Ama" });
     await user.sendText("/start");
+    for (const url of [
+      "http://pay.example.test/",
+      "http://192.168.1.10:8080/app/",
+      "http://127.0.0.1.example.test/app/",
+    ]) {
+      expect(await refusal(bot.telegram.sendMessage(user.id, "x", keyboard(url)))).toBe(
+        "Bad Request: BUTTON_URL_INVALID",
+      );
+    }
     expect(
-      await refusal(bot.telegram.sendMessage(user.id, "x", keyboard("http://pay.example.test/"))),
+      await refusal(
+        bot.telegram.setChatMenuButton({
+          chatId: user.id,
+          menuButton: {
+            type: "web_app",
+            text: "Dashboard",
+            web_app: { url: "http://pay.example.test/" },
+          },
+        }),
+      ),
     ).toBe("Bad Request: BUTTON_URL_INVALID");
     const group = emulator.group(-1009876543210, "Finance");
     expect(
