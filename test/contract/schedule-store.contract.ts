@@ -151,6 +151,34 @@ export function describeScheduleStoreContract(makeStores: MakeStores): void {
       expect((await schedules.run("schedA1", run.key))?.state).toBe("sent");
     });
 
+    it("lists the runs sending since before a time, oldest first, until they move on", async () => {
+      const { schedules } = harness.stores;
+      const run = (scheduleId: string, updatedAtMs: number): ScheduleRun => ({
+        scheduleId,
+        key: "202611300900",
+        atMs: 1,
+        state: "sending",
+        payoutId: `${scheduleId}-202611300900`,
+        updatedAtMs,
+      });
+      await schedules.writeRun(run("schedS2", 2_000), ["none"]);
+      await schedules.writeRun(run("schedS1", 1_000), ["none"]);
+      await schedules.writeRun(run("schedS3", 9_000), ["none"]);
+      expect(await schedules.sendingRuns(5_000, 10)).toEqual([
+        run("schedS1", 1_000),
+        run("schedS2", 2_000),
+      ]);
+      expect(await schedules.sendingRuns(5_000, 1)).toEqual([run("schedS1", 1_000)]);
+      const sent = await schedules.writeRun({ ...run("schedS1", 3_000), state: "sent" }, [
+        "sending",
+      ]);
+      expect(sent.ok).toBe(true);
+      expect(await schedules.sendingRuns(10_000, 10)).toEqual([
+        run("schedS2", 2_000),
+        run("schedS3", 9_000),
+      ]);
+    });
+
     it("writes a run only while its schedule is in the states given, when asked", async () => {
       const { schedules } = harness.stores;
       const schedule = sampleSchedule();

@@ -17,6 +17,7 @@ import type { View } from "../views/common.js";
 import { personName } from "../views/common.js";
 import {
   heldRunView,
+  interruptedRunView,
   pausedView,
   reminderView,
   runReportView,
@@ -68,6 +69,9 @@ export class ScheduleDeliveries {
             runReportView(owner, schedule, run.atMs, "schedule.not_sent"),
           );
         }
+        return;
+      case "run_interrupted":
+        if (run) await this.#send(schedule.chatId, interruptedRunView(owner, schedule, run));
         return;
       case "paused":
         return this.#paused(delivery);

@@ -143,6 +143,14 @@ export class MemoryScheduleStore implements ScheduleStore {
     return { ok: true, run: structuredClone(record) };
   }
 
+  async sendingRuns(beforeMs: number, limit: number): Promise<ScheduleRun[]> {
+    return [...this.#runs.values()]
+      .filter((run) => run.state === "sending" && run.updatedAtMs <= beforeMs)
+      .sort((a, b) => a.updatedAtMs - b.updatedAtMs)
+      .slice(0, limit)
+      .map((run) => structuredClone(run));
+  }
+
   async heldRuns(): Promise<ScheduleRun[]> {
     return [...this.#runs.values()]
       .filter((run) => run.state === "held")
