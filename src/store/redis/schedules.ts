@@ -20,6 +20,7 @@ import { z } from "zod";
 import type { AuditDraft } from "../../model/audit.js";
 import { noticeKey } from "../../model/notice.js";
 import {
+  ENDED_SCHEDULE_STATES,
   RUNNING_SCHEDULE_STATES,
   type RunState,
   type Schedule,
@@ -39,15 +40,6 @@ import type {
 } from "../schedule-store.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
 import { runScript, SCRIPTS } from "./scripts.js";
-
-/** States a schedule never leaves: it is kept for the retention, then goes with its runs. */
-const ENDED_STATES: readonly ScheduleState[] = [
-  "finished",
-  "deleted",
-  "cancelled",
-  "expired",
-  "rejected",
-];
 
 const ReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
 
@@ -136,7 +128,7 @@ export class RedisScheduleStore implements ScheduleStore {
           running: RUNNING_SCHEDULE_STATES,
           expectRunKey: options.expectRunKey ?? "",
           retentionMs: String(this.#options.retentionMs),
-          ended: ENDED_STATES,
+          ended: ENDED_SCHEDULE_STATES,
         }),
         JSON.stringify(patch),
         JSON.stringify(options.unset ?? []),
