@@ -57,6 +57,8 @@ export const SCHEDULE_NOTICE_KINDS = [
   "run_missed",
   /** A run's payout was refused by the API or its outcome is not known. */
   "run_not_sent",
+  /** A run left sending by a crash was settled (sent, or not): its owner is told which. */
+  "run_interrupted",
   /** SCHEDULE_REMINDER_HOURS before a run, with Skip this run. */
   "run_reminder",
   /** Its owner lost the standing to pay: paused; the owner and the admins are told. */

@@ -78,6 +78,15 @@ export function nextScheduleState(state: ScheduleState, move: ScheduleMove): Sch
   return (rule.from as readonly ScheduleState[]).includes(state) ? rule.to : null;
 }
 
+/** States a schedule never leaves: the stores keep it for the retention, then it goes. */
+export const ENDED_SCHEDULE_STATES: readonly ScheduleState[] = [
+  "finished",
+  "deleted",
+  "cancelled",
+  "expired",
+  "rejected",
+];
+
 /** States whose runs are worked on by the scheduler. */
 export const RUNNING_SCHEDULE_STATES: readonly ScheduleState[] = ["active"];
 

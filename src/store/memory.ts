@@ -81,6 +81,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     recipients: new MemoryRecipientStore(now),
     schedules: new MemoryScheduleStore({
       now,
+      retentionMs: options.retentionMs,
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),
       audit: (entry) => audit.append(entry),
     }),

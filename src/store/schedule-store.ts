@@ -81,6 +81,11 @@ export interface ScheduleStore {
     from: ReadonlyArray<RunState | "none">,
     options?: RunWriteOptions,
   ): Promise<RunWriteResult>;
+  /**
+   * Runs recorded `sending` at or before `beforeMs` (by their updatedAtMs), oldest first, up
+   * to `limit`: a run still there long after is one whose sender died before it was done.
+   */
+  sendingRuns(beforeMs: number, limit: number): Promise<ScheduleRun[]>;
   /** Every run now held, waiting for its owner. */
   heldRuns(): Promise<ScheduleRun[]>;
 }

@@ -44,7 +44,68 @@ function draft(scheduleId: string): AuditDraft {
   };
 }
 
+/** A retention short enough to wait out on Redis (a clock step on memory). */
+const SHORT_RETENTION_MS = 300;
+
 export function describeScheduleStoreContract(makeStores: MakeStores): void {
+  describe("schedules' retention", () => {
+    const harness = storesPerTest(makeStores, SHORT_RETENTION_MS);
+
+    it("keeps a running schedule and its runs, and forgets them a retention after it ended", async () => {
+      const { stores, elapse } = harness;
+      const { schedules } = stores;
+      const schedule = sampleSchedule();
+      await schedules.create(schedule, draft(schedule.id));
+      await schedules.move(schedule.id, ["awaiting_confirmation"], "active", {
+        nextRunAtMs: 1_000,
+        nextRunKey: "202311300900",
+      });
+      const run: ScheduleRun = {
+        scheduleId: schedule.id,
+        key: "202311300900",
+        atMs: 1_000,
+        state: "held",
+        heldBecause: "no_account",
+        updatedAtMs: 1_000,
+      };
+      expect((await schedules.writeRun(run, ["none"])).ok).toBe(true);
+      await elapse(SHORT_RETENTION_MS * 1.5);
+      expect((await schedules.get(schedule.id))?.state).toBe("active");
+      expect(await schedules.run(schedule.id, run.key)).toEqual(run);
+      expect(await schedules.due(2_000, 10)).toEqual([schedule.id]);
+
+      await schedules.move(schedule.id, ["active"], "finished", {}, { unset: ["nextRunAtMs"] });
+      expect((await schedules.get(schedule.id))?.state).toBe("finished");
+      expect((await schedules.list(10)).map((listed) => listed.id)).toEqual([schedule.id]);
+      await elapse(SHORT_RETENTION_MS * 1.5);
+      expect(await schedules.get(schedule.id)).toBeNull();
+      expect(await schedules.run(schedule.id, run.key)).toBeNull();
+      expect(await schedules.list(10)).toEqual([]);
+      expect(await schedules.heldRuns()).toEqual([]);
+    });
+
+    it("forgets a schedule never confirmed a retention after it was made", async () => {
+      const { stores, elapse } = harness;
+      const schedule = sampleSchedule();
+      await stores.schedules.create(schedule, draft(schedule.id));
+      await elapse(SHORT_RETENTION_MS * 1.5);
+      expect(await stores.schedules.get(schedule.id)).toBeNull();
+      expect(await stores.schedules.list(10)).toEqual([]);
+      expect(
+        await stores.schedules.move(schedule.id, ["awaiting_confirmation"], "active", {}),
+      ).toEqual({ ok: false, schedule: null });
+    });
+
+    it("keeps a schedule resumed after a pause, however long it was paused", async () => {
+      const { stores, elapse } = harness;
+      const schedule = sampleSchedule();
+      await stores.schedules.create(schedule, draft(schedule.id));
+      await stores.schedules.move(schedule.id, ["awaiting_confirmation"], "paused", {});
+      await elapse(SHORT_RETENTION_MS * 1.5);
+      expect((await stores.schedules.get(schedule.id))?.state).toBe("paused");
+    });
+  });
+
   describe("schedules", () => {
     const harness = storesPerTest(makeStores, 60_000);
 
@@ -149,6 +210,34 @@ export function describeScheduleStoreContract(makeStores: MakeStores): void {
         run: { state: "sent" },
       });
       expect((await schedules.run("schedA1", run.key))?.state).toBe("sent");
+    });
+
+    it("lists the runs sending since before a time, oldest first, until they move on", async () => {
+      const { schedules } = harness.stores;
+      const run = (scheduleId: string, updatedAtMs: number): ScheduleRun => ({
+        scheduleId,
+        key: "202611300900",
+        atMs: 1,
+        state: "sending",
+        payoutId: `${scheduleId}-202611300900`,
+        updatedAtMs,
+      });
+      await schedules.writeRun(run("schedS2", 2_000), ["none"]);
+      await schedules.writeRun(run("schedS1", 1_000), ["none"]);
+      await schedules.writeRun(run("schedS3", 9_000), ["none"]);
+      expect(await schedules.sendingRuns(5_000, 10)).toEqual([
+        run("schedS1", 1_000),
+        run("schedS2", 2_000),
+      ]);
+      expect(await schedules.sendingRuns(5_000, 1)).toEqual([run("schedS1", 1_000)]);
+      const sent = await schedules.writeRun({ ...run("schedS1", 3_000), state: "sent" }, [
+        "sending",
+      ]);
+      expect(sent.ok).toBe(true);
+      expect(await schedules.sendingRuns(10_000, 10)).toEqual([
+        run("schedS2", 2_000),
+        run("schedS3", 9_000),
+      ]);
     });
 
     it("writes a run only while its schedule is in the states given, when asked", async () => {

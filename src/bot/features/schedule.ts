@@ -69,7 +69,7 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       return;
     }
     const when = parseWhen(words, { zone: timeZone, nowMs: deps.now(), defaultTime });
-    if (!when.ok) {
+    if (when.outcome === "refused") {
       await replyHtml(ctx, `${whenProblemText(ctx.t, when.problem, when.word)}\n\n${usage}`);
       return;
     }
@@ -101,7 +101,7 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       chatId: ctx.chat.id,
       locale: ctx.locale,
     });
-    if (!result.ok) {
+    if (result.outcome === "refused") {
       const text =
         result.reason === "no_runs"
           ? ctx.t("schedule.no_runs")

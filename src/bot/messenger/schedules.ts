@@ -7,6 +7,7 @@
 import type { Telegram } from "telegraf";
 import { type Translate, translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
+import type { Schedule } from "../../model/schedule.js";
 import type { Delivery } from "../../payouts/loops/notifier.js";
 import { may } from "../../payouts/policy.js";
 import { runsAfter } from "../../payouts/schedule/when.js";
@@ -17,6 +18,7 @@ import type { View } from "../views/common.js";
 import { personName } from "../views/common.js";
 import {
   heldRunView,
+  interruptedRunView,
   pausedView,
   reminderView,
   runReportView,
@@ -26,6 +28,11 @@ import {
 import { namesOf, translatorFor } from "./people.js";
 
 type ScheduleDelivery = Extract<Delivery, { kind: "schedule" }>;
+
+/** Where a schedule's approval cards are remembered (beside payouts' cards, which never hold ":"). */
+export function scheduleCardsKey(scheduleId: string): string {
+  return `schedule:${scheduleId}`;
+}
 
 export interface ScheduleDeliveriesOptions {
   telegram: Telegram;
@@ -69,6 +76,9 @@ export class ScheduleDeliveries {
           );
         }
         return;
+      case "run_interrupted":
+        if (run) await this.#send(schedule.chatId, interruptedRunView(owner, schedule, run));
+        return;
       case "paused":
         return this.#paused(delivery);
       case "approval_requested":
@@ -99,7 +109,12 @@ export class ScheduleDeliveries {
     }
   }
 
-  /** A card to every approver and admin but the owner. */
+  /**
+   * A card to every approver and admin but the owner, each remembered (as a payout's are) so
+   * the decision can be shown on all of them. Those who have one already (a retry) are
+   * skipped; one who blocked the bot is logged and skipped; any other failure is thrown once
+   * the rest were tried, for the notifier to try again.
+   */
   async #cards(delivery: ScheduleDelivery): Promise<void> {
     const { stores, timeZone, logger } = this.#options;
     const { schedule } = delivery;
@@ -107,16 +122,45 @@ export class ScheduleDeliveries {
     const deciders = (await stores.staff.list()).filter(
       (member) => may(member, "approve") && member.userId !== schedule.ownerId,
     );
+    const key = scheduleCardsKey(schedule.id);
+    const done = new Set((await stores.cards.list(key)).map((card) => card.chatId));
     const names = await namesOf(stores.profiles, [schedule.ownerId]);
     const runs = runsAfter(schedule.recurrence, timeZone, Date.now(), 3);
+    let retry: Error | undefined;
     for (const member of deciders) {
+      if (done.has(member.userId)) continue;
       const t: Translate = await translatorFor(stores, member.userId, timeZone);
       const view = scheduleApprovalCard(t, schedule, runs, personName(t, names, schedule.ownerId));
-      await this.#send(member.userId, view).catch((error: unknown) =>
+      try {
+        const sent = await sendView(this.#options.telegram, member.userId, view);
+        await stores.cards.add(key, { chatId: member.userId, messageId: sent.message_id });
+      } catch (error) {
+        const failure = toDeliveryError(error);
         logger.warn(
           { err: error, userId: member.userId },
           "could not send a schedule approval card",
-        ),
+        );
+        if (!failure.permanent) retry = failure;
+      }
+    }
+    if (retry) throw retry;
+  }
+
+  /**
+   * Every card shows the decision (but the decider's, edited by their press), no buttons
+   * left. Best effort: a card that cannot be edited is logged.
+   */
+  async #editCards(schedule: Schedule): Promise<void> {
+    const { stores, timeZone, logger, telegram } = this.#options;
+    const decider = schedule.state === "rejected" ? schedule.changedBy : schedule.approvedBy;
+    const names = await namesOf(stores.profiles, [schedule.ownerId]);
+    const runs = runsAfter(schedule.recurrence, timeZone, Date.now(), 3);
+    for (const card of await stores.cards.list(scheduleCardsKey(schedule.id))) {
+      if (card.chatId === decider) continue;
+      const t = await translatorFor(stores, card.chatId, timeZone);
+      const view = scheduleApprovalCard(t, schedule, runs, personName(t, names, schedule.ownerId));
+      await editMessageView(telegram, card.chatId, card.messageId, view).catch((error: unknown) =>
+        logger.debug({ err: error, scheduleId: schedule.id }, "could not edit a schedule card"),
       );
     }
   }
@@ -130,6 +174,7 @@ export class ScheduleDeliveries {
         : schedule.state === "rejected"
           ? "schedule.decided_rejected"
           : "schedule.decided_expired";
+    await this.#editCards(schedule);
     if (schedule.messageId !== undefined) {
       const runs = runsAfter(schedule.recurrence, this.#options.timeZone, Date.now(), 3);
       await editMessageView(

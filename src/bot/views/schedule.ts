@@ -283,6 +283,19 @@ export function runReportView(
   return { text: [t(key, { time: runTimeText(t, atMs) }), "", ...details(t, schedule)].join("\n") };
 }
 
+/**
+ * To the owner: a run interrupted while it was being sent (the bot stopped), as settled:
+ * sent (its payout's own messages tell how it ends) or not sent.
+ */
+export function interruptedRunView(t: Translate, schedule: Schedule, run: ScheduleRun): View {
+  const time = runTimeText(t, run.atMs);
+  const text =
+    run.state === "sent" && run.payoutId !== undefined
+      ? t("schedule.interrupted_sent", { time, id: run.payoutId })
+      : t("schedule.interrupted_not_sent", { time });
+  return { text: [text, "", ...details(t, schedule)].join("\n") };
+}
+
 /** To the owner and the admins: paused because its owner may no longer pay. */
 export function pausedView(t: Translate, schedule: Schedule): View {
   return {

@@ -5,8 +5,9 @@
  * atomic move as a Confirm, which only one caller can make, and only once the run was
  * recorded `sending` from the state its caller read (so a Skip, Pause or Delete that came
  * first wins); the run recorded (a compare-and-set on its recorded state, with its notice
- * and audit entry in the same step); then the one request through the submission. A claim made and never sent (a crash)
- * becomes `unknown` by the stranded rule, like any payout: never retried.
+ * and audit entry in the same step); then the one request through the submission. A claim
+ * made and never sent (a crash) becomes `unknown` by the stranded rule, like any payout:
+ * never retried. A run left `sending` by a crash is settled by InterruptedRuns.
  */
 import { randomBytes } from "node:crypto";
 import { type Actor, SYSTEM_ACTOR } from "../../model/audit.js";
@@ -41,13 +42,13 @@ export interface ScheduleRunsOptions {
 }
 
 /** A run payout in these states never left and never will: its run is not recorded sent. */
-const NEVER_SENT: readonly Payout["state"][] = ["cancelled", "expired", "rejected"];
+export const NEVER_SENT: readonly Payout["state"][] = ["cancelled", "expired", "rejected"];
 
 /**
  * Send anyway on a held run: while its schedule is active, or finished (its last run was the
  * one held, e.g. a one-off); never once paused or deleted (an admin's way to stop money).
  */
-const SEND_ANYWAY_STATES: readonly ScheduleState[] = ["active", "finished"];
+export const SEND_ANYWAY_STATES: readonly ScheduleState[] = ["active", "finished"];
 
 /** A run payout not claimed (the scheduler died first) stays claimable this long. */
 const RUN_CLAIMABLE_MS = 3_600_000;
@@ -107,8 +108,7 @@ export class ScheduleRuns {
     recipientName = schedule.recipientName,
     sentDetails: Record<string, string> = {},
   ): Promise<RunOutcome> {
-    const { context, limits, submission } = this.#options;
-    const { stores, log, now } = context;
+    const { stores, now } = this.#options.context;
     const payoutId = runPayoutId(schedule.id, run.key);
     const before = await stores.payouts.get(payoutId);
     if (before && before.state !== "awaiting_confirmation") {
@@ -132,6 +132,25 @@ export class ScheduleRuns {
       { scheduleIn: from.includes("held") ? SEND_ANYWAY_STATES : ["active"] },
     );
     if (!sending.ok) return "already";
+    return this.claimAndSend(schedule, run, actor, recipientName, sentDetails);
+  }
+
+  /**
+   * The rest of a send, once its run is recorded `sending` (by `send`, or before a crash:
+   * see InterruptedRuns): its payout created (or found), claimed, the run recorded sent, the
+   * request. `run` is what the run goes back to when the claim finds no payout; `tell`, a
+   * notice queued with the run's `sent` record.
+   */
+  async claimAndSend(
+    schedule: Schedule,
+    run: ScheduleRun,
+    actor: Actor,
+    recipientName: string,
+    sentDetails: Record<string, string>,
+    tell?: ScheduleNoticeKind,
+  ): Promise<RunOutcome> {
+    const { context, limits, submission } = this.#options;
+    const { stores, log, now } = context;
     const payout = await this.#runPayout(schedule, run, recipientName);
     if (payout.state !== "awaiting_confirmation") {
       // Moved on since it was read (another caller): never claimed here.
@@ -139,7 +158,12 @@ export class ScheduleRuns {
         await this.record(schedule, run, ["sending"], null);
         return "not_sendable";
       }
-      await this.record(schedule, { ...run, state: "sent", payoutId }, ["sending"], null);
+      await this.record(
+        schedule,
+        { ...run, state: "sent", payoutId: payout.id },
+        ["sending"],
+        null,
+      );
       return "already";
     }
     const claimId = randomBytes(8).toString("hex");
@@ -179,7 +203,7 @@ export class ScheduleRuns {
       return "already";
     }
     const sent = { ...run, state: "sent" as const, payoutId: payout.id, updatedAtMs: now() };
-    await this.record(schedule, sent, ["sending"], "run_sent", actor, sentDetails);
+    await this.record(schedule, sent, ["sending"], "run_sent", actor, sentDetails, tell);
     const result = await submission.submit({ payout: claim.payout, claimId, actor });
     log.info(
       { scheduleId: schedule.id, runKey: run.key, payoutId: payout.id, outcome: result.outcome },
@@ -327,7 +351,8 @@ export class ScheduleRuns {
 
   /**
    * Writes the run (compare-and-set on its recorded state), audited as `step` with the
-   * notice that goes with it, in one step; `step` null: recorded without either.
+   * notice that goes with it (or `tell`, instead), in one step; `step` null: recorded
+   * without an audit entry.
    */
   async record(
     schedule: Schedule,
@@ -336,6 +361,7 @@ export class ScheduleRuns {
     step: "run_sent" | "run_held" | "run_missed" | null,
     actor: Actor = SYSTEM_ACTOR,
     extra: Record<string, string> = {},
+    tell?: ScheduleNoticeKind,
   ): Promise<boolean> {
     const { stores, now } = this.#options.context;
     const nowMs = now();
@@ -343,7 +369,7 @@ export class ScheduleRuns {
       run_held: "run_held",
       run_missed: "run_missed",
     };
-    const what = step === null ? undefined : notice[step];
+    const what = tell ?? (step === null ? undefined : notice[step]);
     const details = {
       runKey: run.key,
       ...(run.payoutId ? { payoutId: run.payoutId } : {}),

@@ -18,6 +18,7 @@ import type { Lookups } from "../lookups.js";
 import { BackgroundRunner } from "../loops/runner.js";
 import { PAYING_ROLES } from "../policy.js";
 import type { StepContext } from "../types.js";
+import { InterruptedRuns } from "./interrupted.js";
 import { actorOf, type RunOutcome, type ScheduleRuns } from "./runs.js";
 import { type ScheduleSettings, type Schedules, scheduleAudit } from "./schedules.js";
 import { nextRunAfter } from "./when.js";
@@ -49,6 +50,7 @@ export class Scheduler {
   readonly #options: SchedulerOptions;
   readonly #runner: BackgroundRunner;
   readonly #runs: ScheduleRuns;
+  readonly #interrupted: InterruptedRuns;
   /** `{scheduleId}:{atMs}` of runs already reminded, until their time. */
   readonly #reminded = new Map<string, number>();
   #remindScanAtMs = 0;
@@ -58,6 +60,7 @@ export class Scheduler {
   constructor(options: SchedulerOptions) {
     this.#options = options;
     this.#runs = options.runs;
+    this.#interrupted = new InterruptedRuns(options);
     const tickMs = options.tickMs ?? 1_000;
     this.#runner = new BackgroundRunner({
       name: "schedule round",
@@ -240,13 +243,15 @@ export class Scheduler {
   /** Reminders of runs coming up within SCHEDULE_REMINDER_HOURS, once each. */
   /**
    * Every REMIND_EVERY_MS rather than every round (a few seconds late is as good, and the
-   * round stays one read of the due index): the reminders, and approvals that expired.
+   * round stays one read of the due index): the reminders, approvals that expired, and runs
+   * interrupted while sending.
    */
   async #nowAndThen(): Promise<void> {
     const nowMs = this.#options.context.now();
     if (nowMs - this.#remindScanAtMs < REMIND_EVERY_MS) return;
     this.#remindScanAtMs = nowMs;
     await this.#options.schedules?.expireApprovals();
+    await this.#interrupted.sweep(nowMs);
     await this.#remind(nowMs);
   }
 

@@ -72,10 +72,10 @@ export interface SchedulePrepareInput {
 }
 
 export type SchedulePrepareResult =
-  | { ok: true; schedule: Schedule; runs: RunTime[] }
-  | ({ ok: false } & PrepareFailure)
-  | { ok: false; reason: "no_runs" }
-  | { ok: false; reason: "needs_pin"; thresholdXaf: number };
+  | { outcome: "prepared"; schedule: Schedule; runs: RunTime[] }
+  | ({ outcome: "refused" } & PrepareFailure)
+  | { outcome: "refused"; reason: "no_runs" }
+  | { outcome: "refused"; reason: "needs_pin"; thresholdXaf: number };
 
 export type ScheduleStepResult =
   | { outcome: "done"; schedule: Schedule }
@@ -167,16 +167,22 @@ export class Schedules {
   async prepare(input: SchedulePrepareInput): Promise<SchedulePrepareResult> {
     const phone = parsePhone(input.phone);
     if (!phone.ok) {
-      return { ok: false, reason: "bad_phone", problem: phone.problem, operator: phone.operator };
+      return {
+        outcome: "refused",
+        reason: "bad_phone",
+        problem: phone.problem,
+        operator: phone.operator,
+      };
     }
     const amount = parseAmount(input.amount);
-    if (!amount.ok) return { ok: false, reason: "bad_amount", problem: amount.problem };
+    if (!amount.ok) return { outcome: "refused", reason: "bad_amount", problem: amount.problem };
     const pinFrom = this.#pinFrom(amount.amount);
-    if (pinFrom !== undefined) return { ok: false, reason: "needs_pin", thresholdXaf: pinFrom };
+    if (pinFrom !== undefined)
+      return { outcome: "refused", reason: "needs_pin", thresholdXaf: pinFrom };
     const runs = this.nextRuns(input.recurrence);
-    if (runs.length === 0) return { ok: false, reason: "no_runs" };
+    if (runs.length === 0) return { outcome: "refused", reason: "no_runs" };
     const name = await this.#registeredName(phone.phone, phone.operator);
-    if (typeof name !== "string") return { ok: false, ...name };
+    if (typeof name !== "string") return { outcome: "refused", ...name };
     const { stores, now } = this.#context;
     const nowMs = now();
     const note = cleanNote(input.note);
@@ -200,7 +206,7 @@ export class Schedules {
     };
     const actor = staffActor({ userId: input.ownerId, role: input.ownerRole });
     await stores.schedules.create(schedule, scheduleAudit(schedule, "prompt", actor, nowMs));
-    return { ok: true, schedule, runs };
+    return { outcome: "prepared", schedule, runs };
   }
 
   /** Remembers which message shows the prompt. */

@@ -28,8 +28,8 @@ export type WhenProblem =
   | "bad_time";
 
 export type WhenResult =
-  | { ok: true; recurrence: Recurrence; words: number }
-  | { ok: false; problem: WhenProblem; word?: string };
+  | { outcome: "parsed"; recurrence: Recurrence; words: number }
+  | { outcome: "refused"; problem: WhenProblem; word?: string };
 
 export interface WhenContext {
   zone: string;
@@ -92,11 +92,11 @@ export function atTime(day: Day, time: string, zone: string): number {
 /** Reads the `<when>` at the start of `words`; `words` says how many it took. */
 export function parseWhen(words: readonly string[], context: WhenContext): WhenResult {
   const first = words[0]?.toLowerCase();
-  if (first === undefined) return { ok: false, problem: "missing" };
+  if (first === undefined) return { outcome: "refused", problem: "missing" };
   if (first === "monthly" || first === "mensuel") return monthly(words, context);
   if (first === "weekly" || first === "hebdo") return weekly(words, context);
   if (ISO_DATE.test(first) || SLASH_DATE.test(first)) return once(words, context);
-  return { ok: false, problem: "unknown_form", word: words[0] };
+  return { outcome: "refused", problem: "unknown_form", word: words[0] };
 }
 
 function monthly(words: readonly string[], context: WhenContext): WhenResult {
@@ -108,10 +108,14 @@ function monthly(words: readonly string[], context: WhenContext): WhenResult {
     const number = Number(text);
     if (number >= 1 && number <= 31) day = number;
   }
-  if (day === undefined) return { ok: false, problem: "bad_month_day", ...wordOf(word) };
+  if (day === undefined) return { outcome: "refused", problem: "bad_month_day", ...wordOf(word) };
   const time = optionalTime(words, 2, context.defaultTime);
-  if ("problem" in time) return { ok: false, ...time };
-  return { ok: true, recurrence: { kind: "monthly", day, time: time.time }, words: time.words };
+  if ("problem" in time) return { outcome: "refused", ...time };
+  return {
+    outcome: "parsed",
+    recurrence: { kind: "monthly", day, time: time.time },
+    words: time.words,
+  };
 }
 
 function weekly(words: readonly string[], context: WhenContext): WhenResult {
@@ -119,23 +123,31 @@ function weekly(words: readonly string[], context: WhenContext): WhenResult {
   const weekday = word === undefined ? undefined : WEEKDAYS[word.toLowerCase().slice(0, 3)];
   const known = word !== undefined && /^[a-zé.]{3,9}$/i.test(word);
   if (weekday === undefined || !known) {
-    return { ok: false, problem: "bad_weekday", ...wordOf(word) };
+    return { outcome: "refused", problem: "bad_weekday", ...wordOf(word) };
   }
   const time = optionalTime(words, 2, context.defaultTime);
-  if ("problem" in time) return { ok: false, ...time };
-  return { ok: true, recurrence: { kind: "weekly", weekday, time: time.time }, words: time.words };
+  if ("problem" in time) return { outcome: "refused", ...time };
+  return {
+    outcome: "parsed",
+    recurrence: { kind: "weekly", weekday, time: time.time },
+    words: time.words,
+  };
 }
 
 function once(words: readonly string[], context: WhenContext): WhenResult {
   const word = words[0] ?? "";
   const time = optionalTime(words, 1, context.defaultTime);
-  if ("problem" in time) return { ok: false, ...time };
+  if ("problem" in time) return { outcome: "refused", ...time };
   const date = readDate(word, time.time, context);
-  if (date === undefined) return { ok: false, problem: "no_such_date", word };
+  if (date === undefined) return { outcome: "refused", problem: "no_such_date", word };
   if (atTime(date, time.time, context.zone) <= context.nowMs) {
-    return { ok: false, problem: "past", word };
+    return { outcome: "refused", problem: "past", word };
   }
-  return { ok: true, recurrence: { kind: "once", date, time: time.time }, words: time.words };
+  return {
+    outcome: "parsed",
+    recurrence: { kind: "once", date, time: time.time },
+    words: time.words,
+  };
 }
 
 /**

@@ -1,7 +1,13 @@
-/** Schedules and their runs in process memory: the same semantics as RedisScheduleStore. */
+/**
+ * Schedules and their runs in process memory: the same semantics as RedisScheduleStore,
+ * its expiry included (on the injected clock): a schedule is kept while it may still run,
+ * and for the retention once it ended (or after it was made, while never confirmed); then
+ * it goes, with its runs.
+ */
 import type { AuditDraft, AuditEntry } from "../../model/audit.js";
 import { noticeKey } from "../../model/notice.js";
 import {
+  ENDED_SCHEDULE_STATES,
   RUNNING_SCHEDULE_STATES,
   type RunState,
   type Schedule,
@@ -23,6 +29,8 @@ import { checkInput } from "../schemas.js";
 
 export interface MemoryScheduleStoreOptions {
   now: () => number;
+  /** How long an ended schedule (or one never confirmed) is kept. */
+  retentionMs: number;
   enqueueNotice: (key: string, atMs: number) => void;
   audit: (entry: Omit<AuditEntry, "id">) => void;
 }
@@ -31,20 +39,37 @@ export class MemoryScheduleStore implements ScheduleStore {
   readonly #options: MemoryScheduleStoreOptions;
   readonly #schedules = new Map<string, Schedule>();
   readonly #runs = new Map<string, ScheduleRun>();
+  /** When each schedule that will go goes (absent: kept). */
+  readonly #expiresAtMs = new Map<string, number>();
 
   constructor(options: MemoryScheduleStoreOptions) {
     this.#options = options;
   }
 
+  /** Forgets the schedules whose time is up, and their runs (Redis's key expiry). */
+  #forgetExpired(): void {
+    const nowMs = this.#options.now();
+    for (const [id, atMs] of this.#expiresAtMs) {
+      if (atMs > nowMs) continue;
+      this.#expiresAtMs.delete(id);
+      this.#schedules.delete(id);
+      for (const [key, run] of this.#runs) if (run.scheduleId === id) this.#runs.delete(key);
+    }
+  }
+
   async create(schedule: Schedule, audit: AuditDraft): Promise<boolean> {
     const record = checkInput(ScheduleSchema, schedule, "schedule");
+    this.#forgetExpired();
     if (this.#schedules.has(record.id)) return false;
     this.#schedules.set(record.id, structuredClone(record));
+    // A prompt never confirmed goes after the retention; Confirm keeps it (see move).
+    this.#expiresAtMs.set(record.id, this.#options.now() + this.#options.retentionMs);
     this.#options.audit(structuredClone(audit));
     return true;
   }
 
   async get(id: string): Promise<Schedule | null> {
+    this.#forgetExpired();
     const schedule = this.#schedules.get(id);
     return schedule ? structuredClone(schedule) : null;
   }
@@ -56,6 +81,7 @@ export class MemoryScheduleStore implements ScheduleStore {
     patch: SchedulePatch,
     options: ScheduleMoveOptions = {},
   ): Promise<ScheduleMoveResult> {
+    this.#forgetExpired();
     const current = this.#schedules.get(id);
     if (!current) return { ok: false, schedule: null };
     const keyMatches =
@@ -72,11 +98,15 @@ export class MemoryScheduleStore implements ScheduleStore {
     };
     for (const field of options.unset ?? []) delete moved[field];
     this.#schedules.set(id, checkInput(ScheduleSchema, moved, "schedule"));
+    if (ENDED_SCHEDULE_STATES.includes(to))
+      this.#expiresAtMs.set(id, nowMs + this.#options.retentionMs);
+    else this.#expiresAtMs.delete(id);
     this.#written(options, nowMs, { from: current.state, to });
     return { ok: true, schedule: structuredClone(moved) };
   }
 
   async list(limit: number): Promise<Schedule[]> {
+    this.#forgetExpired();
     return [...this.#schedules.values()]
       .filter((schedule) => schedule.state !== "deleted")
       .sort((a, b) => b.createdAtMs - a.createdAtMs)
@@ -85,6 +115,7 @@ export class MemoryScheduleStore implements ScheduleStore {
   }
 
   async due(atMs: number, limit: number): Promise<string[]> {
+    this.#forgetExpired();
     return [...this.#schedules.values()]
       .filter(
         (schedule) =>
@@ -102,6 +133,7 @@ export class MemoryScheduleStore implements ScheduleStore {
     toMs: number,
     limit: number,
   ): Promise<Array<{ id: string; atMs: number }>> {
+    this.#forgetExpired();
     return [...this.#schedules.values()]
       .flatMap((schedule) =>
         RUNNING_SCHEDULE_STATES.includes(schedule.state) &&
@@ -116,6 +148,7 @@ export class MemoryScheduleStore implements ScheduleStore {
   }
 
   async run(scheduleId: string, key: string): Promise<ScheduleRun | null> {
+    this.#forgetExpired();
     const run = this.#runs.get(`${scheduleId}:${key}`);
     return run ? structuredClone(run) : null;
   }
@@ -126,6 +159,7 @@ export class MemoryScheduleStore implements ScheduleStore {
     options: RunWriteOptions = {},
   ): Promise<RunWriteResult> {
     const record = checkInput(ScheduleRunSchema, run, "schedule run");
+    this.#forgetExpired();
     const id = `${record.scheduleId}:${record.key}`;
     const current = this.#runs.get(id);
     const schedule = this.#schedules.get(record.scheduleId);
@@ -143,7 +177,17 @@ export class MemoryScheduleStore implements ScheduleStore {
     return { ok: true, run: structuredClone(record) };
   }
 
+  async sendingRuns(beforeMs: number, limit: number): Promise<ScheduleRun[]> {
+    this.#forgetExpired();
+    return [...this.#runs.values()]
+      .filter((run) => run.state === "sending" && run.updatedAtMs <= beforeMs)
+      .sort((a, b) => a.updatedAtMs - b.updatedAtMs)
+      .slice(0, limit)
+      .map((run) => structuredClone(run));
+  }
+
   async heldRuns(): Promise<ScheduleRun[]> {
+    this.#forgetExpired();
     return [...this.#runs.values()]
       .filter((run) => run.state === "held")
       .map((run) => structuredClone(run));

@@ -12,12 +12,15 @@
  *   p schedules            ZSET   schedule ids by createdAtMs
  *   p schedules:due        ZSET   active schedules by their next run's time
  *   p schedules:held       SET    `{scheduleId}:{runKey}` of every run held
+ *   p schedules:sending    ZSET   `{scheduleId}:{runKey}` of every run sending, by when it
+ *                                 went sending (a crash leaves one there: see sendingRuns)
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { AuditDraft } from "../../model/audit.js";
 import { noticeKey } from "../../model/notice.js";
 import {
+  ENDED_SCHEDULE_STATES,
   RUNNING_SCHEDULE_STATES,
   type RunState,
   type Schedule,
@@ -37,15 +40,6 @@ import type {
 } from "../schedule-store.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
 import { runScript, SCRIPTS } from "./scripts.js";
-
-/** States a schedule never leaves: it is kept for the retention, then goes with its runs. */
-const ENDED_STATES: readonly ScheduleState[] = [
-  "finished",
-  "deleted",
-  "cancelled",
-  "expired",
-  "rejected",
-];
 
 const ReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
 
@@ -134,7 +128,7 @@ export class RedisScheduleStore implements ScheduleStore {
           running: RUNNING_SCHEDULE_STATES,
           expectRunKey: options.expectRunKey ?? "",
           retentionMs: String(this.#options.retentionMs),
-          ended: ENDED_STATES,
+          ended: ENDED_SCHEDULE_STATES,
         }),
         JSON.stringify(patch),
         JSON.stringify(options.unset ?? []),
@@ -205,6 +199,7 @@ export class RedisScheduleStore implements ScheduleStore {
         this.#options.outboxKey,
         this.#options.auditKey,
         this.#key(`schedule:${record.scheduleId}`),
+        this.#key("schedules:sending"),
       ],
       [
         record.key,
@@ -221,6 +216,23 @@ export class RedisScheduleStore implements ScheduleStore {
     const [written, json] = ReplySchema.parse(reply);
     const stored = readRun(json === "" ? null : json);
     return written === 1 && stored ? { ok: true, run: stored } : { ok: false, run: stored };
+  }
+
+  async sendingRuns(beforeMs: number, limit: number): Promise<ScheduleRun[]> {
+    const index = this.#key("schedules:sending");
+    const members = await this.#redis.zrangebyscore(index, "-inf", beforeMs, "LIMIT", 0, limit);
+    if (members.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const member of members) {
+      const [scheduleId = "", key = ""] = member.split(":");
+      pipeline.hget(this.#key(`schedule:${scheduleId}:runs`), key);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const runs = replies.map(([, value]) => readRun(typeof value === "string" ? value : null));
+    // Gone with its schedule after the retention: its index entry goes too, now.
+    const gone = members.filter((_, index) => runs[index] === null);
+    if (gone.length > 0) await this.#redis.zrem(index, ...gone);
+    return runs.filter((run): run is ScheduleRun => run?.state === "sending");
   }
 
   async heldRuns(): Promise<ScheduleRun[]> {

@@ -52,3 +52,25 @@ describe("writeExport", () => {
     expect(await exportOf(0, { maxRows: 10, pageSize: 5 })).toEqual({ kind: "empty", pages: 1 });
   });
 });
+
+describe("payoutSource", () => {
+  it("shows the schedule each payout is a run of, and nothing for any other", async () => {
+    const stores = createMemoryStores({ retentionMs: 86_400_000, now: () => NOW });
+    const run = acceptedPayout(NOW - 2000, { scheduleId: "sched00001" });
+    const single = acceptedPayout(NOW - 1000);
+    await stores.payouts.create(run);
+    await stores.payouts.create(single);
+    const source = payoutSource({
+      stores,
+      window: { fromMs: NOW - 10_000, toMs: NOW },
+      timeZone: "UTC",
+      header: (column) => column,
+    });
+    const { items } = await source.page(undefined);
+    const rows = await source.rows(items);
+    expect(rows.map((row) => [row.created, row.schedule])).toEqual([
+      ["2025-01-06 11:59:58", "sched00001"],
+      ["2025-01-06 11:59:59", undefined],
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 --[[
   Writes one run of a schedule if it is still in one of the allowed states (a compare-and-set
-  on the run), keeping the set of held runs in step, with its notices and audit entry.
+  on the run), keeping the set of held runs and the index of runs sending in step, with its
+  notices and audit entry.
 
   Input:
     KEYS[1] the schedule's runs (hash: run key → run JSON)
@@ -8,6 +9,7 @@
     KEYS[3] the outbox
     KEYS[4] the audit stream
     KEYS[5] the schedule (JSON)
+    KEYS[6] the runs sending (sorted set: the held set's member by the run's updatedAtMs)
 
     ARGV[1] the run key
     ARGV[2] the run (JSON)
@@ -16,7 +18,7 @@
     ARGV[5] notices (JSON array of outbox keys)
     ARGV[6] the audit draft (JSON, '' for none)
     ARGV[7] the audit stream's min id
-    ARGV[8] the held set's member for this run
+    ARGV[8] the held set's (and the sending index's) member for this run
     ARGV[9] allowed states of the schedule (JSON array; '' for any, the schedule not read)
 
   Output:
@@ -42,11 +44,17 @@ if ARGV[9] and ARGV[9] ~= '' then
   if not active then return {0, raw or ''} end
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-local to = cjson.decode(ARGV[2]).state
+local written_run = cjson.decode(ARGV[2])
+local to = written_run.state
 if to == 'held' then
   redis.call('SADD', KEYS[2], ARGV[8])
 else
   redis.call('SREM', KEYS[2], ARGV[8])
+end
+if to == 'sending' then
+  redis.call('ZADD', KEYS[6], written_run.updatedAtMs or ARGV[4], ARGV[8])
+else
+  redis.call('ZREM', KEYS[6], ARGV[8])
 end
 written(KEYS[3], KEYS[4], ARGV[5], ARGV[6], ARGV[7], ARGV[4], from, to)
 return {1, ARGV[2]}

@@ -514,10 +514,12 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
   },
 
   "schedule-run": async (redis, p, run) => {
-    const keys = ["runs", "held", "outbox", "audit", "schedule"].map((part) => `${p}${part}`);
+    const keys = ["runs", "held", "outbox", "audit", "schedule", "sending"].map(
+      (part) => `${p}${part}`,
+    );
     const args = (state: string, allowed: string[], scheduleIn = "") => [
       "202612240900",
-      JSON.stringify({ key: "202612240900", state }),
+      JSON.stringify({ key: "202612240900", state, updatedAtMs: 500 }),
       JSON.stringify(allowed),
       "1000",
       "[]",
@@ -552,6 +554,18 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     ]);
     expect(await redis.sismember(`${p}held`, "s1:202612240900")).toBe(0);
     expect(await redis.xlen(`${p}audit`)).toBe(2);
+    // A run sending is indexed by its own updatedAtMs until it moves on.
+    await redis.del(`${p}schedule`);
+    expect(await run("schedule-run", keys, args("sending", ["sent"]))).toEqual([
+      1,
+      expect.any(String),
+    ]);
+    expect(await redis.zscore(`${p}sending`, "s1:202612240900")).toBe("500");
+    expect(await run("schedule-run", keys, args("missed", ["sending"]))).toEqual([
+      1,
+      expect.any(String),
+    ]);
+    expect(await redis.zcard(`${p}sending`)).toBe(0);
   },
 
   "staff-set": async (redis, p, run) => {

@@ -14,12 +14,12 @@ const local = (runs: RunTime[], zone = DOUALA) => runs.map((run) => localDateTim
 describe("parseWhen", () => {
   it("reads a date in each spelling, with the default time or the one given", () => {
     expect(parseWhen(words("2026-12-24 670000001 5000"), context)).toEqual({
-      ok: true,
+      outcome: "parsed",
       recurrence: { kind: "once", date: "2026-12-24", time: "09:00" },
       words: 1,
     });
     expect(parseWhen(words("24/12/2026 14:30 x"), context)).toEqual({
-      ok: true,
+      outcome: "parsed",
       recurrence: { kind: "once", date: "2026-12-24", time: "14:30" },
       words: 2,
     });
@@ -41,7 +41,7 @@ describe("parseWhen", () => {
 
   it("refuses a date that does not exist, has passed, or a bad time, saying which", () => {
     expect(parseWhen(words("2026-02-30"), context)).toEqual({
-      ok: false,
+      outcome: "refused",
       problem: "no_such_date",
       word: "2026-02-30",
     });
@@ -49,11 +49,11 @@ describe("parseWhen", () => {
     expect(parseWhen(words("31/04"), context)).toMatchObject({ problem: "no_such_date" });
     expect(parseWhen(words("2026-11-25 09:00"), context)).toMatchObject({ problem: "past" });
     expect(parseWhen(words("2026-12-24 25:00"), context)).toEqual({
-      ok: false,
+      outcome: "refused",
       problem: "bad_time",
       word: "25:00",
     });
-    expect(parseWhen([], context)).toEqual({ ok: false, problem: "missing" });
+    expect(parseWhen([], context)).toEqual({ outcome: "refused", problem: "missing" });
     expect(parseWhen(words("tomorrow"), context)).toMatchObject({ problem: "unknown_form" });
   });
 
@@ -73,11 +73,14 @@ describe("parseWhen", () => {
       recurrence: { kind: "weekly", weekday: 7, time: "08:15" },
     });
     expect(parseWhen(words("monthly 32"), context)).toEqual({
-      ok: false,
+      outcome: "refused",
       problem: "bad_month_day",
       word: "32",
     });
-    expect(parseWhen(words("monthly"), context)).toEqual({ ok: false, problem: "bad_month_day" });
+    expect(parseWhen(words("monthly"), context)).toEqual({
+      outcome: "refused",
+      problem: "bad_month_day",
+    });
     expect(parseWhen(words("weekly someday"), context)).toMatchObject({ problem: "bad_weekday" });
   });
 });
