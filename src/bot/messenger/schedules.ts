@@ -23,6 +23,7 @@ import {
   scheduleApprovalCard,
   scheduleStateView,
 } from "../views/schedule.js";
+import { type StepUpSettings, withPinSchedule } from "../views/step-up.js";
 import { namesOf, translatorFor } from "./people.js";
 
 type ScheduleDelivery = Extract<Delivery, { kind: "schedule" }>;
@@ -32,6 +33,8 @@ export interface ScheduleDeliveriesOptions {
   stores: Stores;
   logger: Logger;
   timeZone: string;
+  /** A big schedule's card opens the Mini App, where the approver types their PIN. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 export class ScheduleDeliveries {
@@ -111,7 +114,16 @@ export class ScheduleDeliveries {
     const runs = runsAfter(schedule.recurrence, timeZone, Date.now(), 3);
     for (const member of deciders) {
       const t: Translate = await translatorFor(stores, member.userId, timeZone);
-      const view = scheduleApprovalCard(t, schedule, runs, personName(t, names, schedule.ownerId));
+      const card = scheduleApprovalCard(t, schedule, runs, personName(t, names, schedule.ownerId));
+      // Cards go to the approvers' private chats, where `web_app` buttons are allowed.
+      const view = withPinSchedule(
+        t,
+        card,
+        schedule,
+        "schedule-approve",
+        this.#options.stepUp,
+        true,
+      );
       await this.#send(member.userId, view).catch((error: unknown) =>
         logger.warn(
           { err: error, userId: member.userId },
