@@ -271,6 +271,10 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
         const options = { pin: checked.proof, ...pick(input) };
         const decision = await payouts.approval.approve(payoutId, member, options);
         if (decision.outcome === "not_found") return done("not_found", "");
+        if (decision.outcome === "duplicate") {
+          // Shown on the page; sent back with the PIN, it approves anyway (as the card's button).
+          return { outcome: "duplicate", duplicateSeenAtMs: decision.duplicate.createdAtMs };
+        }
         if (decision.outcome !== "claimed") return done(decision.outcome, decision.payout.state);
         const submitted = await payouts.submission.submit(decision);
         return done(submittedOutcome(submitted.outcome), submitted.payout.state);

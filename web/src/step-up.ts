@@ -165,6 +165,9 @@ export async function renderStepUp(
   const locked = (untilMs: number) =>
     clear(area, status(t("stepup.locked", { time: when(untilMs) })));
 
+  // Set once the server said the payout repeats an earlier one: the next try approves anyway.
+  let duplicateSeenAtMs: number | undefined;
+
   const askPin = (note?: HTMLElement) => {
     const [label, input] = pinInput("pin", "stepup.pin");
     const submit = h(
@@ -178,9 +181,11 @@ export async function renderStepUp(
       const pin = input.value;
       input.value = "";
       submit.disabled = true;
-      postJson<{ outcome: string }>(`step-up/${target.action}/${encodeURIComponent(target.id)}`, {
-        pin,
-      })
+      const body = duplicateSeenAtMs === undefined ? { pin } : { pin, duplicateSeenAtMs };
+      postJson<{ outcome: string }>(
+        `step-up/${target.action}/${encodeURIComponent(target.id)}`,
+        body,
+      )
         .then((done) => {
           const key: Key =
             done.outcome === "approval_requested"
@@ -200,6 +205,11 @@ export async function renderStepUp(
           }
           if (error instanceof ApiError && error.code === "pin_locked") {
             locked(Number(error.body.untilMs ?? Date.now()));
+            return;
+          }
+          if (error instanceof ApiError && error.code === "duplicate") {
+            duplicateSeenAtMs = Number(error.body.duplicateSeenAtMs);
+            askPin(status(t("stepup.duplicate", { time: when(duplicateSeenAtMs) })));
             return;
           }
           if (error instanceof ApiError && error.code === "pin_not_set") {

@@ -12,7 +12,8 @@
  * - POST `step-up/confirm/:id` `{ pin }`, `step-up/approve/:id` `{ pin, duplicateSeenAtMs? }`
  *   → 200 `{ outcome, state }` once done (the outcome of the one request, or
  *   `approval_requested`) | 400 `malformed` | 403 `forbidden` | 404 | 409
- *   `pin_not_set`/`already`/`over_limit`/`duplicate` | 410 `expired` | 422 `wrong_pin`
+ *   `pin_not_set`/`already`/`over_limit` | 409 `duplicate` `{ duplicateSeenAtMs }` (send it
+ *   back with the PIN to approve anyway) | 410 `expired` | 422 `wrong_pin`
  *   `{ left }` | 423 `pin_locked` `{ untilMs }`.
  *
  * Setting and trying a PIN also take init data signed within PIN_SIGN_IN_MAX_AGE_SECONDS
@@ -46,7 +47,12 @@ export type StepUpConfirmOutcome =
   | { outcome: "pin"; result: "wrong"; left: number }
   | { outcome: "pin"; result: "locked"; untilMs: number }
   /** The PIN was right and the Confirm step ran: its outcome, and the payout after it. */
-  | { outcome: "confirmed"; result: string; state: string };
+  | { outcome: "confirmed"; result: string; state: string }
+  /**
+   * The PIN was right, but the payout repeats one the approver was not shown: nothing moved.
+   * `duplicateSeenAtMs` (that payout's creation time) sent back with the PIN approves anyway.
+   */
+  | { outcome: "duplicate"; duplicateSeenAtMs: number };
 
 /**
  * What a PIN unlocks: the initiator's Confirm, or an approver's Approve, of a payout, a
@@ -202,6 +208,11 @@ function actRoute(steps: StepUpSteps, action: StepUpAction, now: () => number): 
             return { status: 423, json: { error: "pin_locked", untilMs: done.untilMs } };
           }
           return done.result === "none" ? failure(409, "pin_not_set") : failure(400, "malformed");
+        case "duplicate":
+          return {
+            status: 409,
+            json: { error: "duplicate", duplicateSeenAtMs: done.duplicateSeenAtMs },
+          };
         case "confirmed": {
           const status = CONFIRMED_STATUS[done.result] ?? 200;
           return status === 200
