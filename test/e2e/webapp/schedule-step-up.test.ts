@@ -183,6 +183,22 @@ describe("the PIN before a big schedule", () => {
     expect((await h.app.stores.schedules.get(id))?.approvedBy).toBe(APPROVER_ID);
   });
 
+  it("activates it once when the right PIN is sent three times at once", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await showPrompt(h.emulator, payer, "/schedule weekly mon 670000001 150000");
+    const id = scheduleIdOf(prompt, "schedule-confirm");
+    await call(h, PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        call(h, PAYER_ID, "POST", `step-up/schedule-confirm/${id}`, { pin: "123456" }),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    expect((await h.app.stores.schedules.get(id))?.state).toBe("active");
+    const actions = await actionsOf(h);
+    expect(actions.filter((action) => action === "schedule_confirm")).toHaveLength(1);
+  });
+
   it("sets or tries a PIN only with init data signed in the last ten minutes; nothing is counted otherwise", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const prompt = await showPrompt(h.emulator, payer, "/schedule monthly 1 670000001 150000");
