@@ -1,13 +1,14 @@
 /**
  * The step-up's part of the Mini App API: the PIN set on first use (typed twice), and a
- * big payout's Confirm (its initiator) or Approve (an approver) with the PIN. The route only reads its input and calls the steps
- * (app-step-up.ts wires them): the item is checked first (no try is spent on a payout
- * that is not the caller's or no longer waits), then the PIN, then the very Confirm step
- * the chat button calls, given the proof the right PIN made. The PIN is never logged or
- * echoed. Answers:
+ * big payout's, batch's or schedule's Confirm (its initiator) or Approve (an approver) with
+ * the PIN. The route only reads its input and calls the steps (app-step-up.ts wires them):
+ * the item is checked first (no try is spent on an item that is not the caller's or no
+ * longer waits), then the PIN, then the very step the chat button calls, given the proof
+ * the right PIN made. The PIN is never logged or echoed. Answers (ACTION: see
+ * STEP_UP_ACTIONS; `confirm` and `approve` stand for all):
  *
- * - GET  `step-up/confirm/:id`, `step-up/approve/:id` → 200 `{ payout, pin }` (the
- *   prompt's or card's facts; where the caller's PIN stands) | 404.
+ * - GET  `step-up/ACTION/:id` → 200 `{ payout | batch | schedule, pin }` (the prompt's or
+ *   card's facts; where the caller's PIN stands) | 404.
  * - POST `step-up/pin` `{ pin, repeat }` → 201 | 400 `malformed`/`mismatch` | 409 `already_set`.
  * - POST `step-up/confirm/:id` `{ pin }`, `step-up/approve/:id` `{ pin, duplicateSeenAtMs? }`
  *   → 200 `{ outcome, state }` once done (the outcome of the one request, or
