@@ -1,26 +1,30 @@
 /**
  * Wires the step-up's Mini App routes (http/webapp/step-up-routes.ts) to the payout
- * steps: the item a PIN confirms, the PIN set and checked (payouts/pin.ts), and then the
- * Confirm step the chat button calls (`payouts.submission.confirm`), given the proof. The
- * chat prompt the payout came from is then edited to show where it stands, as a Confirm
- * pressed in the chat would (best effort: the payout's own notices follow as usual).
+ * steps: the item a PIN confirms (a payout, a batch or a schedule), the PIN set and
+ * checked (payouts/pin.ts), and then the Confirm or Approve step the chat button calls
+ * (`payouts.submission.confirm`, `schedules.confirm`…), given the proof. The chat prompt
+ * the item came from is then edited to show where it stands, as a press in the chat
+ * would (best effort: the item's own notices follow as usual).
  */
 import type { Telegram } from "telegraf";
 import { clampHtml } from "./bot/telegram/clamp.js";
 import { operatorName, payoutStateView } from "./bot/views/common.js";
+import { recurrenceText, runTimeText, scheduleStateView } from "./bot/views/schedule.js";
 import type { StepUpConfig } from "./config/step-up.js";
 import type { WebAppUser } from "./http/webapp/auth.js";
 import type {
   StepUpAction,
   StepUpBatch,
   StepUpItem,
+  StepUpSchedule,
   StepUpSteps,
 } from "./http/webapp/step-up-routes.js";
-import { translator } from "./i18n.js";
+import { type Translate, translator } from "./i18n.js";
 import type { Logger } from "./logger.js";
 import type { Batch } from "./model/batch.js";
 import type { Payout } from "./model/payout.js";
 import { formatPhone } from "./model/phone.js";
+import type { Schedule } from "./model/schedule.js";
 import type { Payouts } from "./payouts/payouts.js";
 import { mayDecide } from "./payouts/policy.js";
 import type { SubmitResult } from "./payouts/types.js";
@@ -61,6 +65,21 @@ function itemOf(payout: Payout): StepUpItem {
   };
 }
 
+/** A schedule's prompt or card, in `t`'s words: the plan and the next three runs. */
+function scheduleOf(t: Translate, schedule: Schedule, runs: number[]): StepUpSchedule {
+  return {
+    id: schedule.id,
+    recipientName: schedule.recipientName,
+    phone: formatPhone(schedule.phone),
+    operator: operatorName(schedule.operator),
+    amount: schedule.amount,
+    note: schedule.note,
+    plan: recurrenceText(t, schedule.recurrence),
+    nextRuns: runs.map((atMs) => runTimeText(t, atMs)),
+    expiresAtMs: schedule.expiresAtMs,
+  };
+}
+
 function done(result: string, state: string) {
   return { outcome: "confirmed" as const, result, state };
 }
@@ -98,6 +117,49 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
     }
     if (batch.initiatorId !== user.id || batch.state !== "ready") return null;
     return batch.expiresAtMs === undefined || batch.expiresAtMs >= now() ? batch : null;
+  };
+
+  /**
+   * The schedule at or over the threshold waiting for the caller's Confirm (their own
+   * prompt, not expired) or Approve (one they may decide: an approver, not its owner).
+   */
+  const waitingSchedule = async (
+    user: WebAppUser,
+    action: "schedule-confirm" | "schedule-approve",
+    scheduleId: string,
+  ): Promise<Schedule | null> => {
+    const schedule = await stores.schedules.get(scheduleId);
+    if (schedule === null || schedule.amount < stepUp.thresholdXaf) return null;
+    if (action === "schedule-approve") {
+      const asker = { userId: user.id, role: user.role };
+      const decider = mayDecide(asker, { initiatorId: schedule.ownerId }) === "allowed";
+      const may = schedule.state === "awaiting_approval" && decider;
+      return may ? schedule : null;
+    }
+    if (schedule.ownerId !== user.id || schedule.state !== "awaiting_confirmation") return null;
+    return schedule.expiresAtMs >= now() ? schedule : null;
+  };
+
+  /** The schedule's prompt shows what the PIN's Confirm did, as after a press in the chat. */
+  const showScheduleInChat = async (schedule: Schedule) => {
+    if (schedule.messageId === undefined) return;
+    const t = translator(schedule.locale, timeZone);
+    const runs = payouts.schedules.nextRuns(schedule.recurrence);
+    const view = scheduleStateView(t, schedule, runs);
+    try {
+      await telegram.editMessageText(
+        schedule.chatId,
+        schedule.messageId,
+        undefined,
+        clampHtml(view.text),
+        { parse_mode: "HTML", reply_markup: { inline_keyboard: [] } },
+      );
+    } catch (error) {
+      logger.info(
+        { err: error, scheduleId: schedule.id },
+        "could not update the schedule's prompt after a PIN confirm",
+      );
+    }
   };
 
   const waiting = async (
@@ -142,6 +204,12 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
 
   return {
     async item(user, action, id) {
+      if (action === "schedule-confirm" || action === "schedule-approve") {
+        const schedule = await waitingSchedule(user, action, id);
+        if (schedule === null) return null;
+        const runs = payouts.schedules.nextRuns(schedule.recurrence).map((run) => run.atMs);
+        return { schedule: scheduleOf(translator(user.language, timeZone), schedule, runs) };
+      }
       if (action === "batch-confirm" || action === "batch-approve") {
         const batch = await waitingBatch(user, action, id);
         return batch === null ? null : { batch: batchOf(batch) };
@@ -158,9 +226,12 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
       const member = { userId: user.id, role: user.role };
       // The item first: no try is spent on a payout that is not the caller's to act on.
       const batchAction = action === "batch-confirm" || action === "batch-approve";
-      const item = batchAction
-        ? await waitingBatch(user, action, payoutId)
-        : await waiting(user, action, payoutId);
+      const scheduleAction = action === "schedule-confirm" || action === "schedule-approve";
+      const item = scheduleAction
+        ? await waitingSchedule(user, action, payoutId)
+        : batchAction
+          ? await waitingBatch(user, action, payoutId)
+          : await waiting(user, action, payoutId);
       if (item === null) return { outcome: "not_found" };
       const checked = await payouts.pins.check(member, input.pin);
       switch (checked.outcome) {
@@ -172,6 +243,18 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
           return { outcome: "pin", result: "locked", untilMs: checked.untilMs };
         default:
           return { outcome: "pin", result: checked.outcome };
+      }
+      if (scheduleAction) {
+        // The same steps as the prompt's Confirm and the card's Approve; the scheduler pays.
+        const moved =
+          action === "schedule-confirm"
+            ? await payouts.schedules.confirm(payoutId, member, checked.proof)
+            : await payouts.schedules.decide(payoutId, member, true, checked.proof);
+        if (moved.outcome === "not_found") return done("not_found", "");
+        if (action === "schedule-confirm" && moved.outcome !== "already") {
+          await showScheduleInChat(moved.schedule);
+        }
+        return done(moved.outcome, moved.schedule.state);
       }
       if (batchAction) {
         // The same steps as the preview's Confirm and the card's Approve; the worker pays.
@@ -188,6 +271,10 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
         const options = { pin: checked.proof, ...pick(input) };
         const decision = await payouts.approval.approve(payoutId, member, options);
         if (decision.outcome === "not_found") return done("not_found", "");
+        if (decision.outcome === "duplicate") {
+          // Shown on the page; sent back with the PIN, it approves anyway (as the card's button).
+          return { outcome: "duplicate", duplicateSeenAtMs: decision.duplicate.createdAtMs };
+        }
         if (decision.outcome !== "claimed") return done(decision.outcome, decision.payout.state);
         const submitted = await payouts.submission.submit(decision);
         return done(submittedOutcome(submitted.outcome), submitted.payout.state);

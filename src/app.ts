@@ -273,6 +273,7 @@ export async function startApp(options: AppOptions): Promise<App> {
               now,
               onBatchWork: () => batchWorker.wake(),
             }),
+            now,
           )
         : [];
       const webApp = createWebApp({

@@ -111,7 +111,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   );
   bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now, stepUp: deps.stepUp }));
   bot.use(pinFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
-  bot.use(scheduleFeature({ payouts: deps.payouts, now }));
+  bot.use(scheduleFeature({ payouts: deps.payouts, now, stepUp: deps.stepUp }));
   bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
   bot.use(
     lookupFeature({

@@ -133,8 +133,7 @@ export class Approval {
     // The duplicate rule asked again at the decision: a repeat the approver was not shown
     // (none on their card, or one newer than the card's) stops the press, to be shown.
     const duplicate = await this.#duplicates.latest(checked);
-    const seenAtMs = options.duplicateSeenAtMs;
-    if (duplicate && (seenAtMs === undefined || duplicate.createdAtMs > seenAtMs)) {
+    if (duplicate && !this.#duplicates.seen(duplicate, options.duplicateSeenAtMs)) {
       return { outcome: "duplicate", payout: checked, duplicate };
     }
     const { stores, log, now } = this.#context;

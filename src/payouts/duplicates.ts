@@ -59,6 +59,19 @@ export class Duplicates {
     this.#windowMs = windowMs;
   }
 
+  /**
+   * True when `seenAtMs` (the client's word for the repeated payout it showed: that
+   * payout's creation time) covers `duplicate`. The word is bounded: a time in the future,
+   * or older than the window (no payout that old counts), is no word at all, so a stale or
+   * forged value cannot wave through a repeat nobody was shown.
+   */
+  seen(duplicate: Payout, seenAtMs: number | undefined): boolean {
+    if (seenAtMs === undefined) return false;
+    const nowMs = this.#context.now();
+    if (seenAtMs > nowMs || seenAtMs < nowMs - this.#windowMs) return false;
+    return duplicate.createdAtMs <= seenAtMs;
+  }
+
   /** The latest payout `question` repeats, counted back from now; undefined when none. */
   async latest(question: DuplicateQuestion): Promise<Payout | undefined> {
     if (this.#windowMs <= 0) return undefined;

@@ -1,7 +1,7 @@
 /**
- * The step-up page: a big payout's Confirm (its initiator) or Approve (an approver), with
- * the PIN. Opened from the chat's "Confirm with PIN" button (`?step_up=confirm.ID`). It
- * shows the prompt's facts, sets the PIN on first use (typed twice), then asks for it;
+ * The step-up page: a big payout's, batch's or schedule's Confirm (its initiator) or
+ * Approve (an approver), with the PIN. Opened from the chat's "Confirm with PIN" button
+ * (`?step_up=confirm.ID`, `schedule-confirm.ID`…). It shows the prompt's facts, sets the PIN on first use (typed twice), then asks for it;
  * the server checks it and runs the chat button's own step. The PIN is sent once per try
  * and never kept: the field is emptied after every answer.
  */
@@ -9,9 +9,31 @@ import { ApiError, getJson, postJson } from "./api.js";
 import { clear, h } from "./dom.js";
 import { type Key, money, t, when } from "./i18n.js";
 
+const ACTIONS = [
+  "confirm",
+  "approve",
+  "batch-confirm",
+  "batch-approve",
+  "schedule-confirm",
+  "schedule-approve",
+] as const;
+
 export interface StepUpTarget {
-  action: "confirm" | "approve" | "batch-confirm" | "batch-approve";
+  action: (typeof ACTIONS)[number];
   id: string;
+}
+
+/** A schedule as its prompt showed it: the plan and the next runs already in words. */
+interface Schedule {
+  id: string;
+  recipientName: string;
+  phone?: string;
+  operator?: string;
+  amount: number;
+  note?: string;
+  plan: string;
+  nextRuns: string[];
+  expiresAtMs: number;
 }
 
 interface Batch {
@@ -24,6 +46,7 @@ interface Batch {
 
 interface Item {
   batch?: Batch;
+  schedule?: Schedule;
   payout?: {
     id: string;
     kind: "disbursement" | "collection";
@@ -39,19 +62,11 @@ interface Item {
 
 /** The payout the page was opened on (`step_up=confirm.ID` in the query), or null. */
 export function stepUpTarget(): StepUpTarget | null {
-  const match = /^(confirm|approve|batch-confirm|batch-approve)\.([\w-]{4,40})$/.exec(
+  const match = /^([a-z-]+)\.([\w-]{4,40})$/.exec(
     new URLSearchParams(location.search).get("step_up") ?? "",
   );
-  const action = match?.[1];
-  if (
-    action !== "confirm" &&
-    action !== "approve" &&
-    action !== "batch-confirm" &&
-    action !== "batch-approve"
-  ) {
-    return null;
-  }
-  return { action, id: match?.[2] ?? "" };
+  const action = ACTIONS.find((known) => known === match?.[1]);
+  return action === undefined ? null : { action, id: match?.[2] ?? "" };
 }
 
 function pinInput(id: string, label: Key): [HTMLLabelElement, HTMLInputElement] {
@@ -83,7 +98,7 @@ export async function renderStepUp(
   explain: (error: unknown) => string,
 ): Promise<void> {
   const item = await getJson<Item>(`step-up/${target.action}/${encodeURIComponent(target.id)}`);
-  const { payout, batch } = item;
+  const { payout, batch, schedule } = item;
   const pair = (label: Key, value: string, testid?: string) => [
     h("dt", {}, t(label)),
     h("dd", testid ? { "data-testid": testid } : {}, value),
@@ -100,6 +115,26 @@ export async function renderStepUp(
           ...(payout.note ? pair("detail.note", payout.note) : []),
         ]
       : []),
+    ...(schedule
+      ? [
+          ...pair("detail.recipient", schedule.recipientName),
+          ...(schedule.phone ? pair("detail.number", schedule.phone) : []),
+          ...(schedule.operator ? pair("detail.operator", schedule.operator) : []),
+          ...pair("stepup.amount_each", money(schedule.amount), "step-up-amount"),
+          ...(schedule.note ? pair("detail.note", schedule.note) : []),
+          ...pair("stepup.plan", schedule.plan, "step-up-plan"),
+          h("dt", {}, t("stepup.next_runs")),
+          h(
+            "dd",
+            {},
+            h(
+              "ul",
+              { "data-testid": "step-up-runs" },
+              ...schedule.nextRuns.map((run) => h("li", {}, run)),
+            ),
+          ),
+        ]
+      : []),
     ...(batch
       ? [
           ...pair("stepup.file", batch.fileName),
@@ -108,16 +143,11 @@ export async function renderStepUp(
         ]
       : []),
   );
-  const expiresAtMs = payout?.expiresAtMs ?? batch?.expiresAtMs;
+  const expiresAtMs = payout?.expiresAtMs ?? batch?.expiresAtMs ?? schedule?.expiresAtMs;
   const area = h("div", { "aria-live": "polite" });
-  const confirming = target.action === "confirm" || target.action === "batch-confirm";
-  const title: Key = batch
-    ? confirming
-      ? "stepup.title_batch_confirm"
-      : "stepup.title_batch_approve"
-    : confirming
-      ? "stepup.title_confirm"
-      : "stepup.title_approve";
+  const confirming = target.action.endsWith("confirm");
+  const what = batch ? "batch_" : schedule ? "schedule_" : "";
+  const title = `stepup.title_${what}${confirming ? "confirm" : "approve"}` as Key;
   clear(
     root,
     h(
@@ -135,12 +165,15 @@ export async function renderStepUp(
   const locked = (untilMs: number) =>
     clear(area, status(t("stepup.locked", { time: when(untilMs) })));
 
+  // Set once the server said the payout repeats an earlier one: the next try approves anyway.
+  let duplicateSeenAtMs: number | undefined;
+
   const askPin = (note?: HTMLElement) => {
     const [label, input] = pinInput("pin", "stepup.pin");
     const submit = h(
       "button",
       { type: "submit" },
-      t(target.action === "confirm" ? "stepup.confirm" : "stepup.approve"),
+      t(confirming ? "stepup.confirm" : "stepup.approve"),
     );
     const form = h("form", { class: "pin-form", "data-testid": "pin-form" }, label, input, submit);
     form.addEventListener("submit", (event) => {
@@ -148,12 +181,20 @@ export async function renderStepUp(
       const pin = input.value;
       input.value = "";
       submit.disabled = true;
-      postJson<{ outcome: string }>(`step-up/${target.action}/${encodeURIComponent(target.id)}`, {
-        pin,
-      })
+      const body = duplicateSeenAtMs === undefined ? { pin } : { pin, duplicateSeenAtMs };
+      postJson<{ outcome: string }>(
+        `step-up/${target.action}/${encodeURIComponent(target.id)}`,
+        body,
+      )
         .then((done) => {
-          const key =
-            done.outcome === "approval_requested" ? "stepup.approval_requested" : "stepup.sent";
+          const key: Key =
+            done.outcome === "approval_requested"
+              ? "stepup.approval_requested"
+              : schedule
+                ? "stepup.schedule_active"
+                : batch
+                  ? "stepup.batch_started"
+                  : "stepup.sent";
           clear(area, status(t(key), "ok"));
         })
         .catch((error: unknown) => {
@@ -164,6 +205,11 @@ export async function renderStepUp(
           }
           if (error instanceof ApiError && error.code === "pin_locked") {
             locked(Number(error.body.untilMs ?? Date.now()));
+            return;
+          }
+          if (error instanceof ApiError && error.code === "duplicate") {
+            duplicateSeenAtMs = Number(error.body.duplicateSeenAtMs);
+            askPin(status(t("stepup.duplicate", { time: when(duplicateSeenAtMs) })));
             return;
           }
           if (error instanceof ApiError && error.code === "pin_not_set") {

@@ -26,12 +26,15 @@ import {
   scheduleUsage,
   whenProblemText,
 } from "../views/schedule.js";
+import { type StepUpSettings, withPinSchedule } from "../views/step-up.js";
 import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
 import { recipientProblemText } from "./shared/recipient-args.js";
 
 export interface ScheduleDeps {
   payouts: Payouts;
   now: () => number;
+  /** STEP_UP_THRESHOLD_XAF and the Mini App: a big schedule's Confirm opens it. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 /** Schedules /schedules shows, newest first. */
@@ -105,9 +108,7 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       const text =
         result.reason === "no_runs"
           ? ctx.t("schedule.no_runs")
-          : result.reason === "needs_pin"
-            ? ctx.t("schedule.needs_pin", { threshold: money(ctx.t, result.thresholdXaf) })
-            : prepareFailureText(ctx.t, result, "pay", MAX_AMOUNT_XAF);
+          : prepareFailureText(ctx.t, result, "pay", MAX_AMOUNT_XAF);
       await replyHtml(ctx, text);
       return;
     }
@@ -116,7 +117,17 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       needsApproval: needsApproval(result.schedule.amount, approvalThresholdXaf),
       thresholdText: money(ctx.t, approvalThresholdXaf ?? 0),
     });
-    const sent = await replyView(ctx, prompt);
+    // At or over STEP_UP_THRESHOLD_XAF its Confirm opens the Mini App, where the PIN is typed.
+    const privateChat = ctx.chat.type === "private";
+    const view = withPinSchedule(
+      ctx.t,
+      prompt,
+      result.schedule,
+      "schedule-confirm",
+      deps.stepUp,
+      privateChat,
+    );
+    const sent = await replyView(ctx, view);
     await schedules.attachMessage(result.schedule.id, sent.message_id);
   });
 
@@ -151,8 +162,9 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       case "no_runs":
         await ctx.answerCbQuery(ctx.t.plain("schedule.no_runs"), { show_alert: true });
         return;
-      case "needs_pin":
-        await ctx.answerCbQuery(ctx.t.plain("schedule.needs_pin_press"), { show_alert: true });
+      case "step_up_required":
+        // A press of an older prompt's Confirm, or a forged one: the PIN is typed in the app.
+        await ctx.answerCbQuery(ctx.t.plain("schedule.step_up_required"), { show_alert: true });
         return;
       case "too_new":
         await ctx.answerCbQuery(ctx.t.plain("approve.too_new"), { show_alert: true });

@@ -82,6 +82,7 @@ export class TelegramMessenger implements Messenger {
       stores,
       logger,
       timeZone: this.#timeZone,
+      stepUp: options.stepUp,
     });
     this.#batches = new BatchDeliveries({
       telegram,

@@ -25,6 +25,7 @@ import {
   scheduleApprovalCard,
   scheduleStateView,
 } from "../views/schedule.js";
+import { type StepUpSettings, withPinSchedule } from "../views/step-up.js";
 import { namesOf, translatorFor } from "./people.js";
 
 type ScheduleDelivery = Extract<Delivery, { kind: "schedule" }>;
@@ -39,6 +40,8 @@ export interface ScheduleDeliveriesOptions {
   stores: Stores;
   logger: Logger;
   timeZone: string;
+  /** A big schedule's card opens the Mini App, where the approver types their PIN. */
+  stepUp?: StepUpSettings | undefined;
 }
 
 export class ScheduleDeliveries {
@@ -130,7 +133,16 @@ export class ScheduleDeliveries {
     for (const member of deciders) {
       if (done.has(member.userId)) continue;
       const t: Translate = await translatorFor(stores, member.userId, timeZone);
-      const view = scheduleApprovalCard(t, schedule, runs, personName(t, names, schedule.ownerId));
+      const card = scheduleApprovalCard(t, schedule, runs, personName(t, names, schedule.ownerId));
+      // Cards go to the approvers' private chats, where `web_app` buttons are allowed.
+      const view = withPinSchedule(
+        t,
+        card,
+        schedule,
+        "schedule-approve",
+        this.#options.stepUp,
+        true,
+      );
       try {
         const sent = await sendView(this.#options.telegram, member.userId, view);
         await stores.cards.add(key, { chatId: member.userId, messageId: sent.message_id });

@@ -9,6 +9,7 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup } from "telegraf/types"
 import type { Translate } from "../../i18n.js";
 import { BATCH_CALLBACK } from "./batch.js";
 import { CALLBACK, money, type View } from "./common.js";
+import { SCHEDULE_CALLBACK } from "./schedule.js";
 
 /** What the step-up needs to know: its threshold and where the Mini App is. */
 export interface StepUpSettings {
@@ -17,14 +18,22 @@ export interface StepUpSettings {
 }
 
 /**
+ * What a PIN unlocks, as the Mini App's URL names it: the initiator's Confirm or an
+ * approver's Approve of a payout, a batch or a schedule.
+ */
+export type PinAction =
+  | "confirm"
+  | "approve"
+  | "batch-confirm"
+  | "batch-approve"
+  | "schedule-confirm"
+  | "schedule-approve";
+
+/**
  * The Mini App's URL opened on one step-up: `step_up=confirm.ID` in the query (Telegram
  * adds its own launch data after the `#`, so the query is the page's to read).
  */
-export function stepUpUrl(
-  webAppUrl: string,
-  action: "confirm" | "approve" | "batch-confirm" | "batch-approve",
-  id: string,
-): string {
+export function stepUpUrl(webAppUrl: string, action: PinAction, id: string): string {
   const url = new URL(webAppUrl);
   url.searchParams.set("step_up", `${action}.${id}`);
   return url.toString();
@@ -104,6 +113,40 @@ export function withPinApprove(
 }
 
 /**
+ * `view` with the button whose callback data is `data` turned into a Mini App button
+ * opening `action` on `id` (a private chat), or taken off (any other chat: `web_app`
+ * buttons are for private chats only), and a line saying why. Any item with a Confirm or
+ * Approve in the chat (a batch, a schedule, what comes next) goes through here.
+ */
+export function withPinButton(
+  t: Translate,
+  view: View,
+  item: { data: string; action: PinAction; id: string },
+  stepUp: StepUpSettings,
+  privateChat: boolean,
+): View {
+  if (!view.keyboard) return view;
+  const url = stepUpUrl(stepUp.webAppUrl, item.action, item.id);
+  const confirming = item.action.endsWith("confirm");
+  const buttonKey = confirming ? "button.confirm_with_pin" : "button.approve_with_pin";
+  const inline_keyboard = view.keyboard.inline_keyboard
+    .map((row) =>
+      row.flatMap((button): InlineKeyboardButton[] => {
+        if (!("callback_data" in button) || button.callback_data !== item.data) return [button];
+        return privateChat ? [{ text: t.plain(buttonKey), web_app: { url } }] : [];
+      }),
+    )
+    .filter((row) => row.length > 0);
+  const noteKey = !privateChat
+    ? "pin.private_only"
+    : confirming
+      ? "pin.prompt_note"
+      : "pin.approve_note";
+  const note = t(noteKey, { threshold: money(t, stepUp.thresholdXaf) });
+  return { text: `${view.text}\n${note}`, keyboard: { inline_keyboard } };
+}
+
+/**
  * A batch's preview (`batch-confirm`) or approval card (`batch-approve`) whose Confirm or
  * Approve opens the Mini App when the batch's total is at or over the threshold. The
  * preview goes to the chat the file came from: a `web_app` button only in a private chat
@@ -117,27 +160,31 @@ export function withPinBatch(
   stepUp: StepUpSettings | undefined,
   privateChat: boolean,
 ): View {
-  if (!stepUp || !needsStepUp(stepUp, batch.totalXaf ?? 0) || !view.keyboard) return view;
+  if (!stepUp || !needsStepUp(stepUp, batch.totalXaf ?? 0)) return view;
   const data =
     action === "batch-confirm"
       ? BATCH_CALLBACK.confirm(batch.id)
       : BATCH_CALLBACK.approve(batch.id);
-  const url = stepUpUrl(stepUp.webAppUrl, action, batch.id);
-  const buttonKey =
-    action === "batch-confirm" ? "button.confirm_with_pin" : "button.approve_with_pin";
-  const inline_keyboard = view.keyboard.inline_keyboard
-    .map((row) =>
-      row.flatMap((button): InlineKeyboardButton[] => {
-        if (!("callback_data" in button) || button.callback_data !== data) return [button];
-        return privateChat ? [{ text: t.plain(buttonKey), web_app: { url } }] : [];
-      }),
-    )
-    .filter((row) => row.length > 0);
-  const noteKey = !privateChat
-    ? "pin.private_only"
-    : action === "batch-confirm"
-      ? "pin.prompt_note"
-      : "pin.approve_note";
-  const note = t(noteKey, { threshold: money(t, stepUp.thresholdXaf) });
-  return { text: `${view.text}\n${note}`, keyboard: { inline_keyboard } };
+  return withPinButton(t, view, { data, action, id: batch.id }, stepUp, privateChat);
+}
+
+/**
+ * A schedule's prompt (`schedule-confirm`) or approval card (`schedule-approve`) whose
+ * Confirm or Approve opens the Mini App when its amount per run is at or over the
+ * threshold: the PIN is typed once, for every run.
+ */
+export function withPinSchedule(
+  t: Translate,
+  view: View,
+  schedule: { id: string; amount: number },
+  action: "schedule-confirm" | "schedule-approve",
+  stepUp: StepUpSettings | undefined,
+  privateChat: boolean,
+): View {
+  if (!stepUp || !needsStepUp(stepUp, schedule.amount)) return view;
+  const data =
+    action === "schedule-confirm"
+      ? SCHEDULE_CALLBACK.confirm(schedule.id)
+      : SCHEDULE_CALLBACK.approve(schedule.id);
+  return withPinButton(t, view, { data, action, id: schedule.id }, stepUp, privateChat);
 }

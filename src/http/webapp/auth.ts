@@ -46,7 +46,8 @@ export type UnauthorizedReason =
   | "from_the_future";
 
 export type WebAppAuthResult =
-  | { outcome: "ok"; user: WebAppUser }
+  /** `signedAtMs`: when Telegram signed the init data (`auth_date`), for steps that want it fresher. */
+  | { outcome: "ok"; user: WebAppUser; signedAtMs: number }
   | { outcome: "unauthorized"; reason: UnauthorizedReason }
   | { outcome: "forbidden"; reason: "not_staff" };
 
@@ -123,6 +124,7 @@ export async function authenticateWebApp(
   const name = [user.first_name, user.last_name].filter(Boolean).join(" ").slice(0, 129);
   return {
     outcome: "ok",
+    signedAtMs: authSeconds * 1000,
     user: {
       id: user.id,
       role,

@@ -1,19 +1,28 @@
 /**
  * The step-up's part of the Mini App API: the PIN set on first use (typed twice), and a
- * big payout's Confirm (its initiator) or Approve (an approver) with the PIN. The route only reads its input and calls the steps
- * (app-step-up.ts wires them): the item is checked first (no try is spent on a payout
- * that is not the caller's or no longer waits), then the PIN, then the very Confirm step
- * the chat button calls, given the proof the right PIN made. The PIN is never logged or
- * echoed. Answers:
+ * big payout's, batch's or schedule's Confirm (its initiator) or Approve (an approver) with
+ * the PIN. The route only reads its input and calls the steps (app-step-up.ts wires them):
+ * the item is checked first (no try is spent on an item that is not the caller's or no
+ * longer waits), then the PIN, then the very step the chat button calls, given the proof
+ * the right PIN made. The PIN is never logged or echoed. Answers (ACTION: see
+ * STEP_UP_ACTIONS; `confirm` and `approve` stand for all):
  *
- * - GET  `step-up/confirm/:id`, `step-up/approve/:id` → 200 `{ payout, pin }` (the
- *   prompt's or card's facts; where the caller's PIN stands) | 404.
+ * - GET  `step-up/ACTION/:id` → 200 `{ payout | batch | schedule, pin }` (the prompt's or
+ *   card's facts; where the caller's PIN stands) | 404.
  * - POST `step-up/pin` `{ pin, repeat }` → 201 | 400 `malformed`/`mismatch` | 409 `already_set`.
  * - POST `step-up/confirm/:id` `{ pin }`, `step-up/approve/:id` `{ pin, duplicateSeenAtMs? }`
  *   → 200 `{ outcome, state }` once done (the outcome of the one request, or
  *   `approval_requested`) | 400 `malformed` | 403 `forbidden` | 404 | 409
- *   `pin_not_set`/`already`/`over_limit`/`duplicate` | 410 `expired` | 422 `wrong_pin`
+ *   `pin_not_set`/`already`/`over_limit` | 409 `duplicate` `{ duplicateSeenAtMs }` (send it
+ *   back with the PIN to approve anyway) | 410 `expired` | 422 `wrong_pin`
  *   `{ left }` | 423 `pin_locked` `{ untilMs }`.
+ *
+ * Setting and trying a PIN also take init data signed within PIN_SIGN_IN_MAX_AGE_SECONDS
+ * (10 minutes), else 401 `{ reason: "pin_stale" }` and nothing is counted: init data is
+ * good for WEBAPP_AUTH_MAX_AGE_SECONDS (an hour by default) for looking, and whoever
+ * captured a copy must not spend someone's tries (locking their PIN) or set the PIN of
+ * someone who has none with it for that long. The page, reopened from the chat, gets
+ * fresh init data.
  */
 import { z } from "zod";
 import type { PinStatus } from "../../model/pin.js";
@@ -39,16 +48,32 @@ export type StepUpConfirmOutcome =
   | { outcome: "pin"; result: "wrong"; left: number }
   | { outcome: "pin"; result: "locked"; untilMs: number }
   /** The PIN was right and the Confirm step ran: its outcome, and the payout after it. */
-  | { outcome: "confirmed"; result: string; state: string };
+  | { outcome: "confirmed"; result: string; state: string }
+  /**
+   * The PIN was right, but the payout repeats one the approver was not shown: nothing moved.
+   * `duplicateSeenAtMs` (that payout's creation time) sent back with the PIN approves anyway.
+   */
+  | { outcome: "duplicate"; duplicateSeenAtMs: number };
 
-/** What a PIN unlocks: the initiator's Confirm, or an approver's Approve, of a payout or a batch. */
-export type StepUpAction = "confirm" | "approve" | "batch-confirm" | "batch-approve";
+/**
+ * What a PIN unlocks: the initiator's Confirm, or an approver's Approve, of a payout, a
+ * batch or a schedule.
+ */
+export type StepUpAction =
+  | "confirm"
+  | "approve"
+  | "batch-confirm"
+  | "batch-approve"
+  | "schedule-confirm"
+  | "schedule-approve";
 
 export const STEP_UP_ACTIONS: readonly StepUpAction[] = [
   "confirm",
   "approve",
   "batch-confirm",
   "batch-approve",
+  "schedule-confirm",
+  "schedule-approve",
 ];
 
 /** A batch's facts, as its preview or approval card showed them. */
@@ -61,13 +86,35 @@ export interface StepUpBatch {
   expiresAtMs: number | undefined;
 }
 
+/**
+ * Something that moves money again and again (a schedule now; a recurring batch may come),
+ * as its prompt or approval card showed it: what each run pays, the plan and the next runs
+ * in words, in the caller's language (the chat's own wording).
+ */
+export interface StepUpSchedule {
+  id: string;
+  /** Who each run pays (a recurring batch: its file's name). */
+  recipientName: string;
+  /** As the prompt shows it; absent when there is no one number. */
+  phone?: string;
+  operator?: string;
+  /** XAF per run. */
+  amount: number;
+  note: string | undefined;
+  /** The plan in words ("every month on the 28th at 09:00"). */
+  plan: string;
+  /** The next runs in words ("Thu 24 Dec 2026, 09:00 UTC+1"), at most three. */
+  nextRuns: string[];
+  expiresAtMs: number;
+}
+
 export interface StepUpSteps {
-  /** The payout waiting for the caller's `action` with the PIN, or null. */
+  /** The item waiting for the caller's `action` with the PIN, or null. */
   item(
     user: WebAppUser,
     action: StepUpAction,
     id: string,
-  ): Promise<{ payout: StepUpItem } | { batch: StepUpBatch } | null>;
+  ): Promise<{ payout: StepUpItem } | { batch: StepUpBatch } | { schedule: StepUpSchedule } | null>;
   pinStatus(user: WebAppUser): Promise<PinStatus>;
   setPin(user: WebAppUser, pin: string, repeat: string): Promise<string>;
   /** Checks the PIN, then runs the same step as the chat button (`duplicateSeenAtMs`: Approve anyway). */
@@ -77,6 +124,15 @@ export interface StepUpSteps {
     payoutId: string,
     input: { pin: string; duplicateSeenAtMs?: number },
   ): Promise<StepUpConfirmOutcome>;
+}
+
+/** How old init data may be to set or try a PIN (the file's header says why). */
+export const PIN_SIGN_IN_MAX_AGE_SECONDS = 600;
+
+/** The 401 of a PIN step whose init data is older than PIN_SIGN_IN_MAX_AGE_SECONDS, or null. */
+function staleForPin(signedAtMs: number, nowMs: number): WebAppReply | null {
+  if (nowMs - signedAtMs <= PIN_SIGN_IN_MAX_AGE_SECONDS * 1000) return null;
+  return { status: 401, json: { error: "unauthorized", reason: "pin_stale" } };
 }
 
 const SetBody = z.object({ pin: z.string().max(64), repeat: z.string().max(64) });
@@ -99,7 +155,10 @@ const CONFIRMED_STATUS: Record<string, number> = {
   unknown: 200,
   rejected_by_api: 200,
   approval_requested: 200,
+  done: 200,
   already: 409,
+  no_runs: 409,
+  too_new: 403,
   over_limit: 409,
   expired: 410,
   forbidden: 403,
@@ -124,12 +183,14 @@ function itemRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
 }
 
 /** The PIN, then the action; answers as the file's header says. */
-function actRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
+function actRoute(steps: StepUpSteps, action: StepUpAction, now: () => number): WebAppRoute {
   return {
     method: "POST",
     path: `step-up/${action}/:id`,
     capability: action.endsWith("confirm") ? "pay" : "approve",
-    async handle({ user, params, body }): Promise<WebAppReply> {
+    async handle({ user, signedAtMs, params, body }): Promise<WebAppReply> {
+      const stale = staleForPin(signedAtMs, now());
+      if (stale) return stale;
       const id = params.id ?? "";
       const parsed = ActBody.safeParse(body);
       if (!parsed.success) return failure(400, "malformed");
@@ -148,6 +209,11 @@ function actRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
             return { status: 423, json: { error: "pin_locked", untilMs: done.untilMs } };
           }
           return done.result === "none" ? failure(409, "pin_not_set") : failure(400, "malformed");
+        case "duplicate":
+          return {
+            status: 409,
+            json: { error: "duplicate", duplicateSeenAtMs: done.duplicateSeenAtMs },
+          };
         case "confirmed": {
           const status = CONFIRMED_STATUS[done.result] ?? 200;
           return status === 200
@@ -159,14 +225,17 @@ function actRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
   };
 }
 
-export function stepUpRoutes(steps: StepUpSteps): WebAppRoute[] {
+/** The step-up's routes; `now`: the clock init data's age is counted on (ms). */
+export function stepUpRoutes(steps: StepUpSteps, now: () => number = Date.now): WebAppRoute[] {
   return [
     ...STEP_UP_ACTIONS.map((action) => itemRoute(steps, action)),
     {
       method: "POST",
       path: "step-up/pin",
       capability: "pay",
-      async handle({ user, body }) {
+      async handle({ user, signedAtMs, body }) {
+        const stale = staleForPin(signedAtMs, now());
+        if (stale) return stale;
         const parsed = SetBody.safeParse(body);
         if (!parsed.success) return failure(400, "malformed");
         const outcome = await steps.setPin(user, parsed.data.pin, parsed.data.repeat);
@@ -174,6 +243,6 @@ export function stepUpRoutes(steps: StepUpSteps): WebAppRoute[] {
         return failure(outcome === "already_set" ? 409 : 400, outcome);
       },
     },
-    ...STEP_UP_ACTIONS.map((action) => actRoute(steps, action)),
+    ...STEP_UP_ACTIONS.map((action) => actRoute(steps, action, now)),
   ];
 }

@@ -32,6 +32,7 @@ import {
 } from "../../payments/errors.js";
 import { randomId } from "../ids.js";
 import type { Lookups } from "../lookups.js";
+import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, may, needsApproval } from "../policy.js";
 import type { PrepareFailure, StepContext } from "../types.js";
 import { type RunTime, runsAfter } from "./when.js";
@@ -51,8 +52,8 @@ export interface ScheduleSettings {
   confirmationTtlMs: number;
   approvalThresholdXaf: number | undefined;
   /**
-   * STEP_UP_THRESHOLD_XAF: schedules at or over it are refused (a recurring payout would move
-   * that much with no PIN at each run; the Mini App's step-up does not cover schedules yet).
+   * STEP_UP_THRESHOLD_XAF: a schedule at or over it (its amount per run) is confirmed, and
+   * approved, only with the person's PinProof (typed once, in the Mini App, for every run).
    */
   stepUpThresholdXaf?: number | undefined;
   /** APPROVAL_TTL_HOURS in ms. */
@@ -74,16 +75,15 @@ export interface SchedulePrepareInput {
 export type SchedulePrepareResult =
   | { outcome: "prepared"; schedule: Schedule; runs: RunTime[] }
   | ({ outcome: "refused" } & PrepareFailure)
-  | { outcome: "refused"; reason: "no_runs" }
-  | { outcome: "refused"; reason: "needs_pin"; thresholdXaf: number };
+  | { outcome: "refused"; reason: "no_runs" };
 
 export type ScheduleStepResult =
   | { outcome: "done"; schedule: Schedule }
   /** At or over the threshold: it now waits for an approver. */
   | { outcome: "approval_requested"; schedule: Schedule }
   | { outcome: "forbidden"; schedule: Schedule }
-  /** At or over STEP_UP_THRESHOLD_XAF: schedules are not taken (see ScheduleSettings). */
-  | { outcome: "needs_pin"; schedule: Schedule }
+  /** At or over STEP_UP_THRESHOLD_XAF without the asker's fresh PinProof: nothing moved. */
+  | { outcome: "step_up_required"; schedule: Schedule }
   /** The approver got their role after the schedule was made: someone who had it then must. */
   | { outcome: "too_new"; schedule: Schedule }
   | { outcome: "expired"; schedule: Schedule }
@@ -148,10 +148,10 @@ export class Schedules {
     return this.#settings;
   }
 
-  /** STEP_UP_THRESHOLD_XAF when `amount` is at or over it, else undefined. */
-  #pinFrom(amount: number): number | undefined {
+  /** True when `asker` acting on `schedule` needs a PIN and `pin` is not their fresh proof. */
+  #needsPin(schedule: Schedule, asker: { userId: number }, pin: PinProof | undefined): boolean {
     const threshold = this.#settings.stepUpThresholdXaf;
-    return threshold !== undefined && amount >= threshold ? threshold : undefined;
+    return approvalNeedsPin(threshold, schedule, asker, pin, this.#context.now());
   }
 
   /** The next `count` runs of `schedule` after now (or after `afterMs`). */
@@ -176,9 +176,6 @@ export class Schedules {
     }
     const amount = parseAmount(input.amount);
     if (!amount.ok) return { outcome: "refused", reason: "bad_amount", problem: amount.problem };
-    const pinFrom = this.#pinFrom(amount.amount);
-    if (pinFrom !== undefined)
-      return { outcome: "refused", reason: "needs_pin", thresholdXaf: pinFrom };
     const runs = this.nextRuns(input.recurrence);
     if (runs.length === 0) return { outcome: "refused", reason: "no_runs" };
     const name = await this.#registeredName(phone.phone, phone.operator);
@@ -219,9 +216,10 @@ export class Schedules {
   /**
    * Confirm: its owner only, while they may pay and the prompt has not expired. Under the
    * threshold it becomes active with its first run after now; at or over it, it waits for
-   * an approver (once, for every run).
+   * an approver (once, for every run). At or over STEP_UP_THRESHOLD_XAF it takes the
+   * owner's fresh `pin` proof (the Mini App's); a chat press, forged or not, moves nothing.
    */
-  async confirm(id: string, asker: Asker): Promise<ScheduleStepResult> {
+  async confirm(id: string, asker: Asker, pin?: PinProof): Promise<ScheduleStepResult> {
     const { stores, now } = this.#context;
     const schedule = await stores.schedules.get(id);
     if (!schedule) return { outcome: "not_found" };
@@ -229,8 +227,8 @@ export class Schedules {
       return { outcome: "forbidden", schedule };
     }
     if (schedule.state !== "awaiting_confirmation") return { outcome: "already", schedule };
-    // The threshold may have been set (or lowered) since the prompt was made.
-    if (this.#pinFrom(schedule.amount) !== undefined) return { outcome: "needs_pin", schedule };
+    // Asked at the press: the threshold may have been set (or lowered) since the prompt.
+    if (this.#needsPin(schedule, asker, pin)) return { outcome: "step_up_required", schedule };
     const nowMs = now();
     if (nowMs > schedule.expiresAtMs) return this.#expire(schedule);
     const actor = staffActor(asker);
@@ -270,9 +268,16 @@ export class Schedules {
 
   /**
    * Approve or Reject a schedule waiting for a second person: someone whose role may approve
-   * now, never its owner. An approval past APPROVAL_TTL_HOURS expires it instead.
+   * now, never its owner. An approval past APPROVAL_TTL_HOURS expires it instead. Approving
+   * one at or over STEP_UP_THRESHOLD_XAF takes the approver's fresh `pin` proof (Reject
+   * never does: it moves no money).
    */
-  async decide(id: string, asker: Asker, approve: boolean): Promise<ScheduleStepResult> {
+  async decide(
+    id: string,
+    asker: Asker,
+    approve: boolean,
+    pin?: PinProof,
+  ): Promise<ScheduleStepResult> {
     const { stores, now } = this.#context;
     const schedule = await stores.schedules.get(id);
     if (!schedule) return { outcome: "not_found" };
@@ -285,8 +290,8 @@ export class Schedules {
     const approver = (await stores.staff.list()).find((member) => member.userId === asker.userId);
     if ((approver?.grantedAtMs ?? 0) > schedule.createdAtMs)
       return { outcome: "too_new", schedule };
-    if (approve && this.#pinFrom(schedule.amount) !== undefined) {
-      return { outcome: "needs_pin", schedule };
+    if (approve && this.#needsPin(schedule, asker, pin)) {
+      return { outcome: "step_up_required", schedule };
     }
     if (now() > schedule.expiresAtMs) return this.#expire(schedule);
     const actor = staffActor(asker);

@@ -1,7 +1,8 @@
 /**
  * The guards of /pay on the schedule's own path (found by review): the four-eyes rule that an
- * approver made after the request cannot decide on it, and the PIN threshold, which a
- * schedule cannot ask for at each run, so schedules at or over it are not taken.
+ * approver made after the request cannot decide on it, and the PIN threshold: a schedule at
+ * or over it is confirmed only with the PIN, in the Mini App (test/e2e/webapp/
+ * schedule-step-up.test.ts follows it there).
  */
 import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
@@ -45,17 +46,21 @@ describe("a schedule at or over the PIN threshold", () => {
     },
   });
 
-  it("is refused, saying why, and nothing is stored; under it a schedule is made", async () => {
+  it("is taken with its Confirm opening the Mini App (in French too); under it the chat's Confirm stays", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const refused = await sendAndWait(h.emulator, payer, "/schedule monthly 28 670000001 250000");
-    expect(plainText(refused)).toContain("A schedule of 200,000 FCFA or more is not taken");
-    expect(await h.app.stores.schedules.list(10)).toEqual([]);
+    const big = await showPrompt(h.emulator, payer, "/schedule monthly 28 670000001 250000");
+    const [pinButton, cancel] = (big.replyMarkup ?? []).flat();
+    expect(pinButton?.text).toBe("🔐 Confirm with PIN");
+    expect(pinButton?.web_app?.url).toMatch(/\?step_up=schedule-confirm\.[\w-]+$/);
+    expect(cancel?.callback_data).toMatch(/^sx:/);
+    expect((await h.app.stores.schedules.list(10)).map((s) => s.state)).toEqual([
+      "awaiting_confirmation",
+    ]);
     const prompt = await showPrompt(h.emulator, payer, "/schedule monthly 28 670000001 150000");
     await pressAndWait(h.emulator, payer, prompt, "Active");
-    expect((await h.app.stores.schedules.list(10)).map((s) => s.state)).toEqual(["active"]);
     const fr = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "fr" });
-    const refusedFr = await sendAndWait(h.emulator, fr, "/schedule mensuel 28 670000001 250000");
-    expect(plainText(refusedFr)).toContain("n’est pas acceptée");
-    expect(isIn(ADMIN_ID, "")(refusedFr)).toBe(true);
+    const bigFr = await showPrompt(h.emulator, fr, "/schedule mensuel 28 670000001 250000");
+    expect(isIn(ADMIN_ID, "la confirmation demande votre code PIN")(bigFr)).toBe(true);
+    expect((bigFr.replyMarkup ?? []).flat()[0]?.text).toBe("🔐 Confirmer avec le code PIN");
   });
 });

@@ -324,6 +324,41 @@ describe("the PIN before a big approval", () => {
   });
 });
 
+describe("the PIN before a big approval that repeats another", () => {
+  it("answers 409 duplicate with the repeat's time; sent back with the PIN, it approves anyway, and a time in the future does not", async () => {
+    const { app } = world();
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    await call(APPROVER_ID, "POST", "step-up/pin", { pin: "135790", repeat: "135790" });
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const { payoutId } = await bigPrompt(250_000);
+      const confirmed = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, {
+        pin: "123456",
+      });
+      expect(confirmed.json).toEqual({ outcome: "approval_requested", state: "awaiting_approval" });
+      ids.push(payoutId);
+    }
+    const [firstId, secondId] = ids;
+    const first = await app.stores.payouts.get(firstId ?? "");
+    const approve = (body: Record<string, unknown>) =>
+      call(APPROVER_ID, "POST", `step-up/approve/${secondId}`, { pin: "135790", ...body });
+
+    const refused = await approve({});
+    expect(refused).toEqual({
+      status: 409,
+      json: { error: "duplicate", duplicateSeenAtMs: first?.createdAtMs },
+    });
+    const future = await approve({ duplicateSeenAtMs: Date.now() + 3_600_000 });
+    expect(future.json.error).toBe("duplicate");
+    expect(disbursements()).toBe(0);
+    const anyway = await approve({ duplicateSeenAtMs: refused.json.duplicateSeenAtMs });
+    expect(anyway).toEqual({ status: 200, json: { outcome: "pending", state: "pending" } });
+    expect(disbursements()).toBe(1);
+    const decided = (await app.stores.audit.recent(50)).find((entry) => entry.action === "approve");
+    expect(decided?.details?.duplicateOf).toBe(firstId);
+  });
+});
+
 describe("the PIN before a big batch", () => {
   it("opens the Mini App for a big batch's Confirm; a forged chat Confirm moves nothing; the PIN pays the rows", async () => {
     const { emulator, app } = world();

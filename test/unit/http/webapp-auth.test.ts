@@ -27,11 +27,15 @@ function initData(
 }
 
 describe("authenticateWebApp", () => {
-  it("gives a staff member signed by Telegram their role, name and language", async () => {
-    const header = `tma ${initData({ id: 5, first_name: "Aïcha", language_code: "fr-CM" })}`;
+  it("gives a staff member signed by Telegram their role, name and language, and when it was signed", async () => {
+    const signedMs = NOW_MS - 90_000;
+    const user = { id: 5, first_name: "Aïcha", language_code: "fr-CM" };
+    const header = `tma ${initData(user, signedMs)}`;
     expect(await authenticateWebApp(header, deps({ 5: "approver" }))).toEqual({
       outcome: "ok",
       user: { id: 5, role: "approver", name: "Aïcha", language: "fr" },
+      // Telegram's auth_date is in whole seconds.
+      signedAtMs: Math.floor(signedMs / 1000) * 1000,
     });
   });
 

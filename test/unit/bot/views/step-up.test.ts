@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { confirmationPrompt } from "../../../../src/bot/views/pay.js";
-import { stepUpUrl, withPinApprove, withPinConfirm } from "../../../../src/bot/views/step-up.js";
+import { SCHEDULE_CALLBACK } from "../../../../src/bot/views/schedule.js";
+import {
+  stepUpUrl,
+  withPinApprove,
+  withPinConfirm,
+  withPinSchedule,
+} from "../../../../src/bot/views/step-up.js";
 import { stripHtml, translator } from "../../../../src/i18n.js";
 import { acceptedPayout } from "../../../support/payouts.js";
 
@@ -47,5 +53,78 @@ describe("the step-up's buttons", () => {
       text: "🔐 Approve with PIN",
       web_app: { url: stepUpUrl(STEP_UP.webAppUrl, "approve", payout.id) },
     });
+  });
+});
+
+describe("a schedule's step-up buttons", () => {
+  const view = (id: string) => ({
+    text: "prompt",
+    keyboard: {
+      inline_keyboard: [
+        [
+          { text: "C", callback_data: SCHEDULE_CALLBACK.confirm(id) },
+          { text: "X", callback_data: SCHEDULE_CALLBACK.cancel(id) },
+        ],
+        [
+          { text: "A", callback_data: SCHEDULE_CALLBACK.approve(id) },
+          { text: "R", callback_data: SCHEDULE_CALLBACK.reject(id) },
+        ],
+      ],
+    },
+  });
+  const schedule = { id: "sched12345", amount: 100_000 };
+
+  it("turns only the Confirm (or only the Approve) into a Mini App button, at the threshold", () => {
+    const confirm = withPinSchedule(
+      t,
+      view(schedule.id),
+      schedule,
+      "schedule-confirm",
+      STEP_UP,
+      true,
+    );
+    expect(confirm.keyboard?.inline_keyboard.flat().map((b) => b.text)).toEqual([
+      "🔐 Confirm with PIN",
+      "X",
+      "A",
+      "R",
+    ]);
+    expect(confirm.keyboard?.inline_keyboard[0]?.[0]).toEqual({
+      text: "🔐 Confirm with PIN",
+      web_app: { url: stepUpUrl(STEP_UP.webAppUrl, "schedule-confirm", schedule.id) },
+    });
+    const approve = withPinSchedule(
+      t,
+      view(schedule.id),
+      schedule,
+      "schedule-approve",
+      STEP_UP,
+      true,
+    );
+    expect(approve.keyboard?.inline_keyboard.flat().map((b) => b.text)).toEqual([
+      "C",
+      "X",
+      "🔐 Approve with PIN",
+      "R",
+    ]);
+    expect(stripHtml(approve.text)).toContain("From 100,000 FCFA, approving takes your PIN");
+  });
+
+  it("takes the Confirm off outside a private chat; under the threshold or with no PIN, changes nothing", () => {
+    const group = withPinSchedule(
+      t,
+      view(schedule.id),
+      schedule,
+      "schedule-confirm",
+      STEP_UP,
+      false,
+    );
+    expect(group.keyboard?.inline_keyboard.flat().map((b) => b.text)).toEqual(["X", "A", "R"]);
+    expect(stripHtml(group.text)).toContain("open it from your private chat with me");
+    const small = view(schedule.id);
+    expect(
+      withPinSchedule(t, small, { ...schedule, amount: 99_999 }, "schedule-confirm", STEP_UP, true),
+    ).toBe(small);
+    expect(withPinSchedule(t, small, schedule, "schedule-confirm", undefined, true)).toBe(small);
   });
 });
