@@ -49,6 +49,11 @@ export function batchApprovalFeature(deps: BatchApprovalDeps): Composer<BotConte
           t.plain("batch.approve_over_limit", { left: money(t, result.over.leftXaf) }),
           { show_alert: true },
         );
+      case "schedule_needs_pin":
+        return ctx.answerCbQuery(
+          t.plain("batch.schedule_needs_pin", { threshold: money(t, result.thresholdXaf) }),
+          { show_alert: true },
+        );
       case "step_up_required":
         // Only the Mini App, with the PIN, approves this one (step-up/batch-approve/:id).
         ctx.log.warn({ batchId: result.batch.id }, "batch approve without the PIN refused");
@@ -58,7 +63,9 @@ export function batchApprovalFeature(deps: BatchApprovalDeps): Composer<BotConte
       case "done": {
         const key =
           result.outcome === "done"
-            ? doneKey
+            ? result.batch.state === "scheduled"
+              ? "batch.approve_scheduled"
+              : doneKey
             : result.outcome === "expired"
               ? "approve.expired"
               : "approve.already";

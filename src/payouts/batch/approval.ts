@@ -13,6 +13,7 @@ import type { Limits } from "../limits.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, type DecideVerdict, may, mayDecide } from "../policy.js";
 import type { OverLimit, StepContext } from "../types.js";
+import type { BatchScheduling } from "./batch.js";
 
 /** What came of an approver's Approve or Reject on a batch. */
 export type BatchDecisionResult =
@@ -30,6 +31,8 @@ export type BatchDecisionResult =
   | { outcome: "expired"; batch: Batch }
   /** Approve refused: the total no longer fits its initiator's caps today. */
   | { outcome: "over_limit"; batch: Batch; over: OverLimit }
+  /** A scheduled batch at or over STEP_UP_THRESHOLD_XAF: never scheduled; nothing decided. */
+  | { outcome: "schedule_needs_pin"; batch: Batch; thresholdXaf: number }
   | { outcome: "done"; batch: Batch };
 
 export class BatchApproval {
@@ -43,6 +46,8 @@ export class BatchApproval {
     onNoticeQueued: () => void,
     /** STEP_UP_THRESHOLD_XAF: a batch of this total or more is approved with the PIN. */
     readonly stepUpThresholdXaf?: number,
+    /** Scheduled batches: an approved one becomes a schedule rather than being paid. */
+    readonly scheduling?: BatchScheduling,
   ) {
     this.#context = context;
     this.#limits = limits;
@@ -60,6 +65,7 @@ export class BatchApproval {
     if ("outcome" in pending) return pending;
     const { batch, decider } = pending;
     const total = batch.totalXaf ?? 0;
+    if (batch.plan) return this.#approvePlan(batch, decider);
     const pinFrom = this.stepUpThresholdXaf;
     if (approvalNeedsPin(pinFrom, { amount: total }, decider, pin, this.#context.now())) {
       return { outcome: "step_up_required", batch };
@@ -77,6 +83,26 @@ export class BatchApproval {
       { actor: staffActor(decider), action: "approve" },
       { approvedBy: decider.userId, decidedAtMs: now(), confirmedAtMs: now() },
     );
+  }
+
+  /**
+   * Approve of a scheduled batch: the same deciders and first-decision-wins as any batch's,
+   * once for every run; it then becomes a schedule (today's caps are each run's business).
+   */
+  async #approvePlan(batch: Batch, decider: NonNullable<Asker>): Promise<BatchDecisionResult> {
+    const thresholdXaf = this.scheduling?.pinRefusal(batch.totalXaf ?? 0);
+    if (thresholdXaf !== undefined) return { outcome: "schedule_needs_pin", batch, thresholdXaf };
+    const { now } = this.#context;
+    const actor = staffActor(decider);
+    const decided = await this.#decide(
+      batch,
+      "scheduled",
+      { actor, action: "approve" },
+      { approvedBy: decider.userId, decidedAtMs: now(), confirmedAtMs: now() },
+    );
+    if (decided.outcome === "done")
+      await this.scheduling?.activate(decided.batch, actor, decider.userId);
+    return decided;
   }
 
   /** Reject a batch awaiting approval (same deciders as Approve): nothing of it is paid. */

@@ -148,8 +148,12 @@ export class Schedules {
     return this.#settings;
   }
 
-  /** STEP_UP_THRESHOLD_XAF when `amount` is at or over it, else undefined. */
-  #pinFrom(amount: number): number | undefined {
+  /**
+   * STEP_UP_THRESHOLD_XAF when `amount` (a payout's, or a scheduled batch's total) is at or
+   * over it, else undefined: such a schedule is refused. The one place that decides it, for
+   * single and batch schedules alike (to be swapped for a PIN once schedules can ask one).
+   */
+  pinRefusal(amount: number): number | undefined {
     const threshold = this.#settings.stepUpThresholdXaf;
     return threshold !== undefined && amount >= threshold ? threshold : undefined;
   }
@@ -171,7 +175,7 @@ export class Schedules {
     }
     const amount = parseAmount(input.amount);
     if (!amount.ok) return { ok: false, reason: "bad_amount", problem: amount.problem };
-    const pinFrom = this.#pinFrom(amount.amount);
+    const pinFrom = this.pinRefusal(amount.amount);
     if (pinFrom !== undefined) return { ok: false, reason: "needs_pin", thresholdXaf: pinFrom };
     const runs = this.nextRuns(input.recurrence);
     if (runs.length === 0) return { ok: false, reason: "no_runs" };
@@ -224,7 +228,7 @@ export class Schedules {
     }
     if (schedule.state !== "awaiting_confirmation") return { outcome: "already", schedule };
     // The threshold may have been set (or lowered) since the prompt was made.
-    if (this.#pinFrom(schedule.amount) !== undefined) return { outcome: "needs_pin", schedule };
+    if (this.pinRefusal(schedule.amount) !== undefined) return { outcome: "needs_pin", schedule };
     const nowMs = now();
     if (nowMs > schedule.expiresAtMs) return this.#expire(schedule);
     const actor = staffActor(asker);
@@ -279,7 +283,7 @@ export class Schedules {
     const approver = (await stores.staff.list()).find((member) => member.userId === asker.userId);
     if ((approver?.grantedAtMs ?? 0) > schedule.createdAtMs)
       return { outcome: "too_new", schedule };
-    if (approve && this.#pinFrom(schedule.amount) !== undefined) {
+    if (approve && this.pinRefusal(schedule.amount) !== undefined) {
       return { outcome: "needs_pin", schedule };
     }
     if (now() > schedule.expiresAtMs) return this.#expire(schedule);

@@ -5,6 +5,8 @@ import {
   RUNNING_SCHEDULE_STATES,
   type RunState,
   type Schedule,
+  type ScheduledRow,
+  ScheduledRowSchema,
   type SchedulePatch,
   type ScheduleRun,
   ScheduleRunSchema,
@@ -31,17 +33,28 @@ export class MemoryScheduleStore implements ScheduleStore {
   readonly #options: MemoryScheduleStoreOptions;
   readonly #schedules = new Map<string, Schedule>();
   readonly #runs = new Map<string, ScheduleRun>();
+  readonly #rows = new Map<string, ScheduledRow[]>();
 
   constructor(options: MemoryScheduleStoreOptions) {
     this.#options = options;
   }
 
-  async create(schedule: Schedule, audit: AuditDraft): Promise<boolean> {
+  async create(
+    schedule: Schedule,
+    audit: AuditDraft,
+    rows: readonly ScheduledRow[] = [],
+  ): Promise<boolean> {
     const record = checkInput(ScheduleSchema, schedule, "schedule");
     if (this.#schedules.has(record.id)) return false;
     this.#schedules.set(record.id, structuredClone(record));
+    const checked = rows.map((row) => checkInput(ScheduledRowSchema, row, "row"));
+    if (checked.length > 0) this.#rows.set(record.id, structuredClone(checked));
     this.#options.audit(structuredClone(audit));
     return true;
+  }
+
+  async rows(id: string): Promise<ScheduledRow[]> {
+    return structuredClone(this.#rows.get(id) ?? []);
   }
 
   async get(id: string): Promise<Schedule | null> {
