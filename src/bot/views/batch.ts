@@ -70,7 +70,11 @@ function stoppedLines(t: Translate, batch: Batch, names: Names): string[] {
 /** The progress message: where the checks or the payments are, and the rows' outcomes. */
 export function progressView(t: Translate, batch: Batch, nowMs: number, names: Names): View {
   const lines: string[] = [];
-  if (batch.state === "checking") {
+  if (batch.state === "scheduled") {
+    // Its rows became a schedule: each run is a batch of its own (/schedules lists it).
+    const total = money(t, batch.totalXaf ?? 0);
+    lines.push(t("batch.scheduled", { id: batch.id, count: batch.payableRows ?? 0, total }));
+  } else if (batch.state === "checking") {
     lines.push(
       t("batch.checking_title", { id: batch.id, file: batch.fileName, count: batch.rowCount }),
     );

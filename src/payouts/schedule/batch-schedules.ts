@@ -135,7 +135,6 @@ export class BatchSchedules {
       if (!sending.ok) return "already";
     }
     const rows = await stores.schedules.rows(schedule.id);
-    const owner: Actor = { id: schedule.ownerId, role: schedule.ownerRole };
     const nowMs = now();
     const batch: Batch = {
       id: batchId,
@@ -152,7 +151,8 @@ export class BatchSchedules {
       doneRows: 0,
       run: { scheduleId: schedule.id, runKey: run.key },
     };
-    const created = await stores.batches.create(batch, rows.map(runRow), owner);
+    // Made by the bot (audited as such); its rows' payouts are its owner's, as any batch's.
+    const created = await stores.batches.create(batch, rows.map(runRow), SYSTEM_ACTOR);
     const sent: ScheduleRun = { ...run, state: "sent", batchId, updatedAtMs: now() };
     const details = { runKey: run.key, batchId, rows: rows.length };
     await stores.schedules.writeRun(sent, ["sending"], {

@@ -240,6 +240,21 @@ describe("a scheduled batch", () => {
     expect(file?.bytes.toString("utf8")).toContain("Samuel Eto'o");
   });
 
+  it("pays a run whose time passed while stopped once after the start, one POST per row", async () => {
+    const shown = await preview(PAYROLL, "/schedule weekly mon 09:00");
+    expect(await press(shown, PAYER_ID)).toBe("Scheduled");
+    const [batch] = await h.app.stores.batches.list({ limit: 1 });
+    const schedule = await scheduleOf(batch?.id ?? "");
+    await h.app.stop();
+    moveClockTo(schedule.nextRunAtMs ?? 0, 3_600_000);
+    const summary = h.emulator.waitForMessage(isIn(PAYER_ID, "Run of scheduled batch"), 30_000);
+    await startReplica();
+    await startReplica();
+    expect(plainText(await summary)).toContain("Paid 3 · failed 0");
+    await sleep(1_000);
+    expect([...disbursed()].sort()).toEqual([...PAID_ROWS].sort());
+  });
+
   it("refuses a caption whose WHEN does not read, explaining the syntax, and stores nothing", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const refused = h.emulator.waitForMessage(isIn(PAYER_ID, "Schedule a batch"));
@@ -256,5 +271,28 @@ describe("a scheduled batch", () => {
     await sleep(500);
     expect(await h.app.stores.batches.list({ limit: 5 })).toEqual([]);
     expect(disbursed()).toEqual([]);
+  });
+});
+
+describe("a scheduled batch at or over the PIN threshold", () => {
+  const pinned = harnessPerTest({
+    env: {
+      STEP_UP_THRESHOLD_XAF: "15000",
+      WEBAPP_URL: "https://pay.example.test/app/",
+      SCHEDULE_REMINDER_HOURS: "0",
+    },
+  });
+
+  it("is refused at Confirm, saying why, and nothing is scheduled", async () => {
+    const payer = pinned.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const shown = pinned.emulator.waitForMessage(isIn(PAYER_ID, "is checked"), 20_000);
+    await payer.uploadDocument("payroll.csv", "text/csv", PAYROLL, "/schedule monthly 1");
+    const preview = await shown;
+    const pressed = await payer.pressButton(preview, 0);
+    const answer = await pinned.emulator.waitForCallbackAnswer(pressed.callbackQueryId);
+    expect(answer.text).toContain("A scheduled batch of 15,000 FCFA or more is not taken");
+    const [batch] = await pinned.app.stores.batches.list({ limit: 1 });
+    expect(batch?.state).toBe("ready");
+    expect(await pinned.app.stores.schedules.list(10)).toEqual([]);
   });
 });
