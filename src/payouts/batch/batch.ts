@@ -292,7 +292,7 @@ export class Batches {
 
   /** The schedule of a scheduled batch, made (or found) once the batch moved to scheduled. */
   async #schedule(batch: Batch, actor: Actor): Promise<BatchStepResult> {
-    const made = await this.#options.scheduling?.activate(batch, actor);
+    const made = await this.#options.scheduling?.activate(batch, actor, batch.approvedBy);
     if (made?.outcome === "done") return { outcome: "scheduled", batch, schedule: made.schedule };
     return { outcome: "no_runs", batch };
   }

@@ -255,6 +255,37 @@ describe("a scheduled batch", () => {
     expect([...disbursed()].sort()).toEqual([...PAID_ROWS].sort());
   });
 
+  it("makes the batch of a run recorded as sending before a crash once after the start", async () => {
+    const shown = await preview(PAYROLL, "/schedule weekly tue 09:00");
+    expect(await press(shown, PAYER_ID)).toBe("Scheduled");
+    const [batch] = await h.app.stores.batches.list({ limit: 1 });
+    const schedule = await scheduleOf(batch?.id ?? "");
+    const key = schedule.nextRunKey ?? "";
+    await h.app.stop();
+    // As if a scheduler had recorded the run as sending and died before making its batch
+    // (written before the run's time, so the replica started reads it as it is).
+    const replica = await startReplica();
+    const sending = await replica.stores.schedules.writeRun(
+      {
+        scheduleId: schedule.id,
+        key,
+        atMs: schedule.nextRunAtMs ?? 0,
+        state: "sending",
+        batchId: runBatchId(schedule.id, key),
+        updatedAtMs: now(),
+      },
+      ["none"],
+    );
+    expect(sending.ok).toBe(true);
+    const summary = h.emulator.waitForMessage(isIn(PAYER_ID, "Run of scheduled batch"), 30_000);
+    moveClockTo(schedule.nextRunAtMs ?? 0);
+    await startReplica();
+    expect(plainText(await summary)).toContain("Paid 3 · failed 0");
+    await sleep(1_000);
+    expect([...disbursed()].sort()).toEqual([...PAID_ROWS].sort());
+    expect((await replica.stores.schedules.run(schedule.id, key))?.state).toBe("sent");
+  });
+
   it("refuses a caption whose WHEN does not read, explaining the syntax, and stores nothing", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const refused = h.emulator.waitForMessage(isIn(PAYER_ID, "Schedule a batch"));
