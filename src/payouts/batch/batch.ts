@@ -66,6 +66,8 @@ export type BatchStepResult =
 export interface BatchScheduling {
   /** STEP_UP_THRESHOLD_XAF when a schedule of this total is refused, else undefined. */
   pinRefusal(totalXaf: number): number | undefined;
+  /** The plan's next run times after now (none: a one-off whose time has passed). */
+  nextRuns(batch: Batch, count?: number): ReadonlyArray<{ atMs: number }>;
   activate(
     batch: Batch,
     actor: Actor,
@@ -262,6 +264,10 @@ export class Batches {
     const total = batch.totalXaf ?? 0;
     const thresholdXaf = this.#options.scheduling?.pinRefusal(total);
     if (thresholdXaf !== undefined) return { outcome: "schedule_needs_pin", batch, thresholdXaf };
+    // A one-off whose time passed since the preview: nothing to schedule, nothing moves.
+    if (this.#options.scheduling?.nextRuns(batch, 1).length === 0) {
+      return { outcome: "no_runs", batch };
+    }
     const actor = staffActor(presser);
     if (needsApproval(total, this.#options.approvalThresholdXaf)) {
       const moved = await this.#move(

@@ -109,8 +109,10 @@ export class BatchSchedules {
       { audit: scheduleAudit(schedule, step, actor, nowMs, { ...details, nextRun: next.key }) },
     );
     if (moved.ok) return { outcome: "done", schedule: moved.schedule };
+    // Made before (a Confirm retried after a crash): as it stands, if it was ever active.
     const current = await stores.schedules.get(schedule.id);
-    return current ? { outcome: "done", schedule: current } : { outcome: "no_runs" };
+    const made = current && ["active", "paused", "finished"].includes(current.state);
+    return made ? { outcome: "done", schedule: current } : { outcome: "no_runs" };
   }
 
   /**
