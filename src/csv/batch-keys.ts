@@ -12,6 +12,7 @@ export const BATCH_STATE_KEY: Record<BatchState, MessageKey> = {
   done: "batch.state.done",
   cancelled: "batch.state.cancelled",
   rejected: "batch.state.rejected",
+  scheduled: "batch.state.scheduled",
 };
 
 export const ROW_REASON_KEY: Record<RowProblem, MessageKey> = {

@@ -57,6 +57,10 @@ export const BATCH_AUDIT_STEPS = [
   "expire",
   "stop",
   "done",
+  /** A scheduled batch confirmed (or approved): its rows became a schedule. */
+  "schedule",
+  /** A scheduled batch's run, checked, goes to paying on its schedule's Confirm. */
+  "run_start",
 ] as const;
 export type BatchAuditStep = (typeof BATCH_AUDIT_STEPS)[number];
 

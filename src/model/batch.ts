@@ -11,12 +11,18 @@
  *   ready ──Confirm──▶ awaiting_approval ──Approve──▶ running
  *                            ├──Reject──▶ rejected
  *                            └──APPROVAL_TTL_HOURS──▶ cancelled
+ * A scheduled batch (a file sent with the caption `/schedule WHEN`) is checked and previewed
+ * the same way, but its Confirm (or approval) makes a schedule of its payable rows instead
+ * of paying them: ready (──▶ awaiting_approval) ──▶ scheduled. Each run of that schedule is
+ * a batch of its own (`run`), id `{scheduleId}-{runKey}`, which goes from checking straight
+ * to running: the schedule's Confirm (and approval) covers it.
  */
 import { z } from "zod";
 import { PAYOUT_STATES } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
 import { ROLES } from "./roles.js";
+import { RecurrenceSchema } from "./schedule.js";
 
 export const BATCH_STATES = [
   "checking",
@@ -27,11 +33,18 @@ export const BATCH_STATES = [
   "done",
   "cancelled",
   "rejected",
+  /** A scheduled batch confirmed (and approved): its rows now live with its schedule. */
+  "scheduled",
 ] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 /** States a batch never leaves. */
-export const FINAL_BATCH_STATES: readonly BatchState[] = ["done", "cancelled", "rejected"];
+export const FINAL_BATCH_STATES: readonly BatchState[] = [
+  "done",
+  "cancelled",
+  "rejected",
+  "scheduled",
+];
 
 /**
  * States in which the worker has something to do for the batch (a batch awaiting approval:
@@ -180,6 +193,10 @@ export const BatchSchema = z.object({
    * Confirm's read and its move, say).
    */
   version: z.number().int().nonnegative().optional(),
+  /** A scheduled batch: its Confirm makes a schedule with this plan (see above). */
+  plan: RecurrenceSchema.optional(),
+  /** A run of a scheduled batch: which schedule and run it pays. */
+  run: z.object({ scheduleId: z.string(), runKey: z.string() }).optional(),
 });
 export type Batch = z.infer<typeof BatchSchema>;
 export type BatchPatch = Partial<Omit<Batch, "id" | "state">>;

@@ -100,8 +100,21 @@ export const ScheduleSchema = z.object({
   operator: TelecomOperatorSchema,
   /** The registered name when the schedule was made (each run checks it again). */
   recipientName: z.string(),
-  /** Whole XAF, per run. */
+  /** Whole XAF, per run (a batch's: the total of its rows). */
   amount: z.number().int().positive(),
+  /**
+   * A scheduled batch (payroll): its rows are kept with the schedule (ScheduleStore.rows),
+   * and each run pays them as a batch of its own. `phone`, `operator` and `recipientName`
+   * are then its first row's (shown nowhere; the rows are what is paid).
+   */
+  batch: z
+    .object({
+      /** The batch whose preview was confirmed (the rows' source). */
+      sourceId: z.string(),
+      fileName: z.string(),
+      rowCount: z.number().int().positive(),
+    })
+    .optional(),
   note: z.string().optional(),
   ownerId: z.number().int(),
   ownerRole: z.enum(ROLES),
@@ -149,6 +162,8 @@ export const ScheduleRunSchema = z.object({
   state: z.enum(RUN_STATES),
   /** The run's payout (`{scheduleId}-{key}`), once created. */
   payoutId: z.string().optional(),
+  /** A scheduled batch's run: its batch (`{scheduleId}-{key}`), once created. */
+  batchId: z.string().optional(),
   heldBecause: z.enum(HOLD_REASONS).optional(),
   /** For `name_changed`: the name registered at run time. */
   currentName: z.string().optional(),
@@ -161,6 +176,25 @@ export const ScheduleRunSchema = z.object({
   decidedBy: z.number().int().optional(),
 });
 export type ScheduleRun = z.infer<typeof ScheduleRunSchema>;
+
+/**
+ * One row of a scheduled batch, as kept with its schedule: what its preview showed and its
+ * Confirm covered (the row's number, the name registered then, the amount, the note).
+ */
+export const ScheduledRowSchema = z.object({
+  row: z.number().int().positive(),
+  phone: z.string().regex(/^237\d{9}$/),
+  operator: TelecomOperatorSchema,
+  name: z.string(),
+  amount: z.number().int().positive(),
+  note: z.string().optional(),
+});
+export type ScheduledRow = z.infer<typeof ScheduledRowSchema>;
+
+/** The batch of a scheduled batch's run: stable, so a second replica or a restart finds it. */
+export function runBatchId(scheduleId: string, runKey: string): string {
+  return `${scheduleId}-${runKey}`;
+}
 
 /** The payout id of a run: stable, so creating it twice fails and claiming it twice cannot. */
 export function runPayoutId(scheduleId: string, runKey: string): string {

@@ -20,6 +20,7 @@ import { argon2Hasher } from "./pin-hash.js";
 import { Preparation } from "./prepare.js";
 import { Recipients } from "./recipients.js";
 import { Resolution } from "./resolution.js";
+import { BatchSchedules } from "./schedule/batch-schedules.js";
 import { ScheduleRuns } from "./schedule/runs.js";
 import { Scheduler } from "./schedule/scheduler.js";
 import { type ScheduleSettings, Schedules } from "./schedule/schedules.js";
@@ -63,6 +64,8 @@ export interface Payouts {
   readonly schedules: Schedules;
   /** Send anyway and Skip on a schedule's runs (the same steps as the scheduler's). */
   readonly scheduleRuns: ScheduleRuns;
+  /** Scheduled batches: a confirmed batch file made a schedule, and each run's batch. */
+  readonly batchSchedules: BatchSchedules;
   /** The loop that sends each scheduled run once (started by the app). */
   createScheduler(options?: { tickMs?: number; owner?: string }): Scheduler;
   /** Step-up PINs: set, checked (a right one proves it for a big Confirm), reset. */
@@ -106,18 +109,6 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     limits,
     stepUpThresholdXaf: rules.stepUpThresholdXaf,
   });
-  const batches = new Batches(
-    context,
-    limits,
-    {
-      file: { maxRows: batch.maxRows, maxBytes: batch.maxBytes },
-      previewTtlMs: batch.previewTtlMs,
-      approvalThresholdXaf: rules.approvalThresholdXaf,
-      approvalTtlMs: rules.approvalTtlMs,
-      stepUpThresholdXaf: rules.stepUpThresholdXaf,
-    },
-    onNoticeQueued,
-  );
   const recipients = new Recipients(context, {
     promptTtlMs: confirmationTtlSeconds * 1000,
     maxEntries: MAX_RECIPIENTS,
@@ -142,16 +133,32 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     onNoticeQueued,
   });
   const schedules = new Schedules(context, lookups, scheduleSettings, onNoticeQueued);
+  const batchSchedules = new BatchSchedules(context, schedules);
+  const batches = new Batches(
+    context,
+    limits,
+    {
+      file: { maxRows: batch.maxRows, maxBytes: batch.maxBytes },
+      previewTtlMs: batch.previewTtlMs,
+      approvalThresholdXaf: rules.approvalThresholdXaf,
+      approvalTtlMs: rules.approvalTtlMs,
+      stepUpThresholdXaf: rules.stepUpThresholdXaf,
+      scheduling: batchSchedules,
+    },
+    onNoticeQueued,
+  );
   return {
     lookups,
     recipients,
     schedules,
     scheduleRuns,
+    batchSchedules,
     createScheduler: (scheduler = {}) =>
       new Scheduler({
         context,
         lookups,
         runs: scheduleRuns,
+        batchRuns: batchSchedules,
         schedules,
         leases: options.stores.leases,
         settings: scheduleSettings,
@@ -168,7 +175,13 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     settlement: new Settlement(context, (payout) => recipients.notePaid(payout)),
     resolution: new Resolution(context),
     batches,
-    batchApproval: new BatchApproval(context, limits, onNoticeQueued, rules.stepUpThresholdXaf),
+    batchApproval: new BatchApproval(
+      context,
+      limits,
+      onNoticeQueued,
+      rules.stepUpThresholdXaf,
+      batchSchedules,
+    ),
     pins: new Pins({
       stores: options.stores,
       hasher: options.pinHasher ?? argon2Hasher,

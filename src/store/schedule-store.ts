@@ -9,6 +9,7 @@ import type { Notice } from "../model/notice.js";
 import type {
   RunState,
   Schedule,
+  ScheduledRow,
   SchedulePatch,
   ScheduleRun,
   ScheduleState,
@@ -42,8 +43,13 @@ export type RunWriteResult =
   | { ok: false; run: ScheduleRun | null };
 
 export interface ScheduleStore {
-  /** Stores a new schedule (awaiting confirmation), audited; false when the id is taken. */
-  create(schedule: Schedule, audit: AuditDraft): Promise<boolean>;
+  /**
+   * Stores a new schedule, audited, with a scheduled batch's rows (kept while the schedule
+   * may run, and for the retention once it ended); false when the id is taken.
+   */
+  create(schedule: Schedule, audit: AuditDraft, rows?: readonly ScheduledRow[]): Promise<boolean>;
+  /** A scheduled batch's rows, in spreadsheet order ([] for any other schedule). */
+  rows(id: string): Promise<ScheduledRow[]>;
   get(id: string): Promise<Schedule | null>;
   /**
    * Moves the schedule from one of `from` to `to` (the same state: a patch only), merging

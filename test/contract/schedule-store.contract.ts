@@ -138,6 +138,29 @@ export function describeScheduleStoreContract(makeStores: MakeStores): void {
       });
     });
 
+    it("keeps a scheduled batch's rows with it, and has none for any other schedule", async () => {
+      const { schedules } = harness.stores;
+      const rows = [
+        { row: 2, phone: "237670000001", operator: "mtn" as const, name: "Jean", amount: 5000 },
+        {
+          row: 3,
+          phone: "237690000002",
+          operator: "orange" as const,
+          name: "Awa",
+          amount: 7000,
+          note: "May",
+        },
+      ];
+      const batch = { sourceId: "abcdefgh", fileName: "pay.csv", rowCount: 2 };
+      const schedule = sampleSchedule({ amount: 12_000, batch });
+      expect(await schedules.create(schedule, draft(schedule.id), rows)).toBe(true);
+      expect(await schedules.rows(schedule.id)).toEqual(rows);
+      expect((await schedules.get(schedule.id))?.batch).toEqual(batch);
+      const single = sampleSchedule();
+      await schedules.create(single, draft(single.id));
+      expect(await schedules.rows(single.id)).toEqual([]);
+    });
+
     it("lists an active schedule as due from its next run, and no other", async () => {
       const { schedules } = harness.stores;
       const schedule = sampleSchedule({

@@ -257,10 +257,14 @@ describe("layers", () => {
       "the batch worker, one class: rounds of name look-ups, row payments and approval expiry",
     "payouts/schedule/schedules.ts":
       "the schedule steps people take (prompt, Confirm, Cancel, Approve/Reject, Pause/Resume/Delete), one class",
+    "payouts/schedule/scheduler.ts":
+      "the scheduler loop, one class: due runs (single or batch), reminders, approval expiry, interrupted runs",
     "payouts/schedule/runs.ts":
       "what happens to one scheduled run (created, claimed, recorded, sent; held, skipped), one class",
     "bot/views/schedule.ts":
       "every view of a schedule: prompt, state, list item, held run, reminder, missed run, approval card",
+    "bot/features/batch.ts":
+      "batch files in the chat: the upload (or a scheduled batch's), its preview's buttons, /batches and /batch, one Composer",
     "bot/features/pay.ts":
       "/pay and /collect: the command, the dialog, Confirm (or its PIN button) and Cancel, one Composer",
     "payouts/loops/notifier.ts":

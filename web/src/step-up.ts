@@ -190,7 +190,7 @@ export async function renderStepUp(
           const key: Key =
             done.outcome === "approval_requested"
               ? "stepup.approval_requested"
-              : schedule
+              : schedule || done.outcome === "scheduled"
                 ? "stepup.schedule_active"
                 : batch
                   ? "stepup.batch_started"

@@ -58,7 +58,9 @@ export function batchApprovalFeature(deps: BatchApprovalDeps): Composer<BotConte
       case "done": {
         const key =
           result.outcome === "done"
-            ? doneKey
+            ? result.batch.state === "scheduled"
+              ? "batch.approve_scheduled"
+              : doneKey
             : result.outcome === "expired"
               ? "approve.expired"
               : "approve.already";

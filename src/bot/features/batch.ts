@@ -24,6 +24,7 @@ import {
 } from "../views/batch.js";
 import { batchPeople } from "../views/batch-approval.js";
 import { money } from "../views/common.js";
+import { planOf } from "./shared/caption-plan.js";
 import { commandPayload } from "./shared/command-args.js";
 import { UploadLimiter } from "./shared/upload-limiter.js";
 
@@ -130,6 +131,12 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
       await replyHtml(ctx, ctx.t("batch.not_csv"));
       return;
     }
+    // A caption `/schedule WHEN` makes it a scheduled batch: WHEN read as /schedule's.
+    const plan = planOf(ctx.message.caption, deps.payouts.schedules.settings, deps.now());
+    if (plan.outcome === "refused") {
+      await refuse(ctx, plan.text(ctx));
+      return;
+    }
     if ((document.file_size ?? 0) > batches.maxBytes) {
       const problem = { kind: "too_big", maxBytes: batches.maxBytes } as const;
       await refuse(ctx, problemText(ctx, problem));
@@ -157,6 +164,7 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
         return;
       }
       uploaded = await batches.upload({
+        ...(plan.outcome === "plan" ? { plan: plan.recurrence } : {}),
         bytes: file.bytes,
         fileName: name || "batch-file.csv",
         initiatorId: staff.userId,
@@ -216,6 +224,16 @@ export function batchFeature(deps: BatchDeps): Composer<BotContext> {
         await ctx.answerCbQuery(t.plain("batch.approval_requested", { time }));
         return editView(ctx, { text: t("batch.approval_requested", { time }) });
       }
+      case "scheduled": {
+        await ctx.answerCbQuery(t.plain("schedule.confirmed"));
+        const { batch, schedule } = result;
+        const total = money(t, schedule.amount);
+        const count = schedule.batch?.rowCount ?? batch.payableRows ?? 0;
+        return editView(ctx, { text: t("batch.scheduled", { id: schedule.id, count, total }) });
+      }
+      case "no_runs":
+        await ctx.answerCbQuery(t.plain("schedule.no_runs"), { show_alert: true });
+        return editView(ctx, { text: t("schedule.no_runs") });
       case "done":
         await ctx.answerCbQuery(t.plain(doneKey));
         if (doneKey !== "batch.stop_sent") await editView(ctx, { text: t(doneKey) });

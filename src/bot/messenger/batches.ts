@@ -18,6 +18,7 @@ import type { Payout } from "../../model/payout.js";
 import { rowPages, rowStanding, rowsWithPayouts } from "../../payouts/batch/rows.js";
 import type { Limits } from "../../payouts/limits.js";
 import { decidersOf } from "../../payouts/policy.js";
+import { runsAfter } from "../../payouts/schedule/when.js";
 import type { Stores } from "../../store/types.js";
 import { toDeliveryError } from "../telegram/failures.js";
 import { editMessageView, sendView } from "../telegram/reply.js";
@@ -107,9 +108,13 @@ export class BatchDeliveries {
     return namesOf(this.#options.stores.profiles, batchPeople(batch));
   }
 
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
   async #progress(batch: Batch): Promise<void> {
     if (batch.progressMessageId === undefined) return;
-    const now = (this.#options.now ?? Date.now)();
+    const now = this.#now();
     const view = progressView(this.#t(batch), batch, now, await this.#names(batch));
     await editMessageView(this.#options.telegram, batch.chatId, batch.progressMessageId, view);
   }
@@ -139,9 +144,13 @@ export class BatchDeliveries {
       ...(await this.#feeEstimate(batch.totalXaf ?? 0)),
       ...(leftXaf === undefined ? {} : { leftXaf }),
       ...(approvalThresholdXaf === undefined ? {} : { approvalThresholdXaf }),
+      ...(batch.plan
+        ? { runs: runsAfter(batch.plan, this.#options.timeZone, this.#now(), 3) }
+        : {}),
     };
     const preview = previewView(t, batch, facts);
     const { stepUp } = this.#options;
+    // A scheduled batch's PIN is typed once, at its Confirm, for every run.
     const view = withPinBatch(t, preview, batch, "batch-confirm", stepUp, batch.chatId > 0);
     const sent = await sendView(telegram, batch.chatId, view);
     await stores.batches.update(batch.id, { previewMessageId: sent.message_id });

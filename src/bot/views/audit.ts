@@ -62,6 +62,8 @@ const ACTION_KEY = {
   batch_expire: "audit.action.batch_expire",
   batch_stop: "audit.action.batch_stop",
   batch_done: "audit.action.batch_done",
+  batch_schedule: "audit.action.batch_schedule",
+  batch_run_start: "audit.action.batch_run_start",
   events_paused: "audit.action.events_paused",
   events_resumed: "audit.action.events_resumed",
   events_replayed: "audit.action.events_replayed",

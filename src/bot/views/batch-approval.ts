@@ -10,6 +10,7 @@ import type { Translate } from "../../i18n.js";
 import type { Batch, BatchRow } from "../../model/batch.js";
 import { BATCH_CALLBACK, decisionLines, SKIPPED_SHOWN } from "./batch.js";
 import { money, type Names, personName, type View } from "./common.js";
+import { recurrenceText } from "./schedule.js";
 
 /** Everyone a batch's views may name: its initiator, who decided it, who stopped it. */
 export function batchPeople(batch: Batch): number[] {
@@ -54,6 +55,8 @@ export function batchApprovalCard(
     return { text: [...state, "", t("batch.card_title", { id: batch.id }), pay, asked].join("\n") };
   }
   const lines = [t("batch.card_title", { id: batch.id }), "", pay];
+  // A scheduled batch: the approval covers every run of its plan.
+  if (batch.plan) lines.push(t("batch.preview_plan", { plan: recurrenceText(t, batch.plan) }));
   if (facts.count > 0) {
     lines.push(t("batch.preview_skip", { count: facts.count }));
     for (const row of facts.skipped.slice(0, SKIPPED_SHOWN)) {
@@ -77,7 +80,7 @@ export function batchApprovalCard(
 export function batchDecisionNotice(t: Translate, batch: Batch, names: Names): View {
   if (batch.approvedBy !== undefined) {
     return {
-      text: t("batch.notice_approved", {
+      text: t(batch.plan ? "batch.notice_scheduled" : "batch.notice_approved", {
         id: batch.id,
         approver: personName(t, names, batch.approvedBy),
         count: batch.payableRows ?? 0,

@@ -10,6 +10,7 @@ import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
 import type { Translate } from "../../i18n.js";
 import type { Batch, BatchRow, BatchTally } from "../../model/batch.js";
 import { money, type Names, personName, type View } from "./common.js";
+import { recurrenceText, runTimeText } from "./schedule.js";
 
 /** What an approver decided (or that nobody did in time); nothing before that. */
 export function decisionLines(t: Translate, batch: Batch, names: Names): string[] {
@@ -35,13 +36,14 @@ export const BATCH_CALLBACK = {
   reject: (id: string) => `br:${id}`,
 };
 
+/** Ids of 6 to 24 characters: an upload's (8), or a scheduled batch's run (`{id}-{runKey}`, 21). */
 export const BATCH_CALLBACK_PATTERN = {
-  confirm: /^bc:([\w-]{6,16})$/,
-  include: /^bi:([\w-]{6,16})$/,
-  cancel: /^bx:([\w-]{6,16})$/,
-  stop: /^bs:([\w-]{6,16})$/,
-  approve: /^ba:([\w-]{6,16})$/,
-  reject: /^br:([\w-]{6,16})$/,
+  confirm: /^bc:([\w-]{6,24})$/,
+  include: /^bi:([\w-]{6,24})$/,
+  cancel: /^bx:([\w-]{6,24})$/,
+  stop: /^bs:([\w-]{6,24})$/,
+  approve: /^ba:([\w-]{6,24})$/,
+  reject: /^br:([\w-]{6,24})$/,
 };
 
 /** Rows of the preview's skipped list shown in the message; the file has them all. */
@@ -68,7 +70,11 @@ function stoppedLines(t: Translate, batch: Batch, names: Names): string[] {
 /** The progress message: where the checks or the payments are, and the rows' outcomes. */
 export function progressView(t: Translate, batch: Batch, nowMs: number, names: Names): View {
   const lines: string[] = [];
-  if (batch.state === "checking") {
+  if (batch.state === "scheduled") {
+    // Its rows became a schedule: each run is a batch of its own (/schedules lists it).
+    const total = money(t, batch.totalXaf ?? 0);
+    lines.push(t("batch.scheduled", { id: batch.id, count: batch.payableRows ?? 0, total }));
+  } else if (batch.state === "checking") {
     lines.push(
       t("batch.checking_title", { id: batch.id, file: batch.fileName, count: batch.rowCount }),
     );
@@ -126,6 +132,8 @@ export interface PreviewFacts {
   /** What is left today under the payer's caps, when one applies. */
   leftXaf?: number;
   approvalThresholdXaf?: number;
+  /** A scheduled batch's next run times (its plan is the batch's). */
+  runs?: ReadonlyArray<{ atMs: number }>;
 }
 
 /** The preview: what will be paid, what will not and why, the rules that apply. */
@@ -138,6 +146,14 @@ export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): Vi
     lines.push(t("batch.preview_same_file", { id, name: personName(t, facts.names, initiatorId) }));
   }
   lines.push(t("batch.preview_title", { id: batch.id, file: batch.fileName }));
+  if (batch.plan) {
+    lines.push(t("batch.preview_plan", { plan: recurrenceText(t, batch.plan) }));
+    const runs = facts.runs ?? [];
+    if (runs.length > 0) {
+      lines.push(t(runs.length > 1 ? "schedule.next_runs" : "schedule.only_run"));
+      lines.push(...runs.map((run) => `• ${runTimeText(t, run.atMs)}`));
+    }
+  }
   if (payable > 0) {
     lines.push(t("batch.preview_pay", { count: payable, total: money(t, total) }));
     lines.push(
@@ -205,7 +221,11 @@ export function summaryText(t: Translate, batch: Batch, names: Names, stuckHours
     paidXaf: 0,
     feesXaf: 0,
   };
+  const run = batch.run
+    ? [t("batch.run_of", { ref: batch.run.scheduleId, time: t.time(batch.createdAtMs) })]
+    : [];
   const lines = [
+    ...run,
     tally.pending > 0
       ? t("batch.summary_stuck", { id: batch.id, hours: stuckHours })
       : t("batch.summary_title", { id: batch.id }),

@@ -101,6 +101,15 @@ export function recurrenceText(t: Translate, recurrence: Recurrence): string {
 }
 
 function details(t: Translate, schedule: Schedule): string[] {
+  if (schedule.batch) {
+    // A scheduled batch: its rows are what is paid (its file lists them).
+    const { rowCount, fileName } = schedule.batch;
+    return [
+      t("schedule.batch_rows", { count: rowCount, file: fileName }),
+      t("schedule.amount_total", { amount: money(t, schedule.amount) }),
+      t("schedule.plan", { plan: recurrenceText(t, schedule.recurrence) }),
+    ];
+  }
   const lines = [
     t("payout.to", { name: schedule.recipientName }),
     t("payout.number", {

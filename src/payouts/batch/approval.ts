@@ -13,6 +13,7 @@ import type { Limits } from "../limits.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, type DecideVerdict, may, mayDecide } from "../policy.js";
 import type { OverLimit, StepContext } from "../types.js";
+import type { BatchScheduling } from "./batch.js";
 
 /** What came of an approver's Approve or Reject on a batch. */
 export type BatchDecisionResult =
@@ -30,6 +31,7 @@ export type BatchDecisionResult =
   | { outcome: "expired"; batch: Batch }
   /** Approve refused: the total no longer fits its initiator's caps today. */
   | { outcome: "over_limit"; batch: Batch; over: OverLimit }
+  /** A scheduled batch at or over STEP_UP_THRESHOLD_XAF: never scheduled; nothing decided. */
   | { outcome: "done"; batch: Batch };
 
 export class BatchApproval {
@@ -43,6 +45,8 @@ export class BatchApproval {
     onNoticeQueued: () => void,
     /** STEP_UP_THRESHOLD_XAF: a batch of this total or more is approved with the PIN. */
     readonly stepUpThresholdXaf?: number,
+    /** Scheduled batches: an approved one becomes a schedule rather than being paid. */
+    readonly scheduling?: BatchScheduling,
   ) {
     this.#context = context;
     this.#limits = limits;
@@ -64,6 +68,7 @@ export class BatchApproval {
     if (approvalNeedsPin(pinFrom, { amount: total }, decider, pin, this.#context.now())) {
       return { outcome: "step_up_required", batch };
     }
+    if (batch.plan) return this.#approvePlan(batch, decider);
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
       const refusal = { actor: staffActor(decider), kind: "disbursement", amount: total } as const;
@@ -77,6 +82,24 @@ export class BatchApproval {
       { actor: staffActor(decider), action: "approve" },
       { approvedBy: decider.userId, decidedAtMs: now(), confirmedAtMs: now() },
     );
+  }
+
+  /**
+   * Approve of a scheduled batch: the same deciders and first-decision-wins as any batch's,
+   * once for every run; it then becomes a schedule (today's caps are each run's business).
+   */
+  async #approvePlan(batch: Batch, decider: NonNullable<Asker>): Promise<BatchDecisionResult> {
+    const { now } = this.#context;
+    const actor = staffActor(decider);
+    const decided = await this.#decide(
+      batch,
+      "scheduled",
+      { actor, action: "approve" },
+      { approvedBy: decider.userId, decidedAtMs: now(), confirmedAtMs: now() },
+    );
+    if (decided.outcome === "done")
+      await this.scheduling?.activate(decided.batch, actor, decider.userId);
+    return decided;
   }
 
   /** Reject a batch awaiting approval (same deciders as Approve): nothing of it is paid. */

@@ -16,6 +16,7 @@ import type { Batch, BatchPatch, BatchState } from "../../model/batch.js";
 import type { Locale } from "../../model/locale.js";
 import type { Notice } from "../../model/notice.js";
 import type { Role } from "../../model/roles.js";
+import type { Recurrence, Schedule } from "../../model/schedule.js";
 import { newBatchId } from "../ids.js";
 import type { Limits } from "../limits.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
@@ -26,6 +27,8 @@ import { type BatchFileLimits, type BatchFileProblem, readBatchFile } from "./fi
 import { allRows } from "./rows.js";
 
 export interface BatchUpload {
+  /** A scheduled batch's plan (the caption's `/schedule WHEN`): Confirm schedules it. */
+  plan?: Recurrence;
   bytes: Uint8Array;
   fileName: string;
   initiatorId: number;
@@ -51,7 +54,23 @@ export type BatchStepResult =
   | { outcome: "approval_requested"; batch: Batch }
   /** At or over STEP_UP_THRESHOLD_XAF without the initiator's PIN: nothing moved. */
   | { outcome: "step_up_required"; batch: Batch }
+  /** A scheduled batch confirmed: its schedule is active (see schedule/batch-schedules.ts). */
+  | { outcome: "scheduled"; batch: Batch; schedule: Schedule }
+  /** A scheduled batch that may not be scheduled: at or over STEP_UP_THRESHOLD_XAF. */
+  /** A scheduled batch with no run left (its date passed since the preview): not scheduled. */
+  | { outcome: "no_runs"; batch: Batch }
   | { outcome: "done"; batch: Batch };
+
+/** How a scheduled batch's Confirm (or approval) makes its schedule. */
+export interface BatchScheduling {
+  /** The plan's next run times after now (none: a one-off whose time has passed). */
+  nextRuns(batch: Batch, count?: number): ReadonlyArray<{ atMs: number }>;
+  activate(
+    batch: Batch,
+    actor: Actor,
+    approvedBy?: number,
+  ): Promise<{ outcome: "done"; schedule: Schedule } | { outcome: "no_runs" | "nothing_to_pay" }>;
+}
 
 export interface BatchOptions {
   file: BatchFileLimits;
@@ -62,6 +81,8 @@ export interface BatchOptions {
   approvalTtlMs: number;
   /** STEP_UP_THRESHOLD_XAF: a batch of this total or more is confirmed with the PIN. */
   stepUpThresholdXaf?: number | undefined;
+  /** Scheduled batches (a file captioned `/schedule WHEN`); without it none is taken. */
+  scheduling?: BatchScheduling;
 }
 
 export class Batches {
@@ -115,6 +136,7 @@ export class Batches {
       checkedRows: 0,
       doneRows: 0,
       fileSha256: createHash("sha256").update(input.bytes).digest("hex"),
+      ...(input.plan ? { plan: input.plan } : {}),
     };
     const actor = staffActor({ userId: input.initiatorId, role: input.initiatorRole });
     await this.#context.stores.batches.create(batch, rows, actor);
@@ -178,14 +200,22 @@ export class Batches {
   async confirm(batchId: string, asker: Asker, pin?: PinProof): Promise<BatchStepResult> {
     const { now } = this.#context;
     const open = await this.#openPreview(batchId, asker);
-    if ("outcome" in open) return open;
+    if ("outcome" in open) {
+      // Confirmed before, its schedule perhaps not made (a crash in between): made now.
+      if (open.outcome === "already" && open.batch.state === "scheduled" && asker !== null) {
+        return this.#schedule(open.batch, staffActor(asker));
+      }
+      return open;
+    }
     const { batch, presser } = open;
     const total = batch.totalXaf ?? 0;
-    // The total as read is the one moved: an Include in between changes the version.
+    // The total as read is the one moved: an Include in between changes the version. A
+    // scheduled batch's PIN is asked once, at its Confirm, for every run.
     const pinFrom = this.#options.stepUpThresholdXaf;
     if (approvalNeedsPin(pinFrom, { amount: total }, presser, pin, now())) {
       return { outcome: "step_up_required", batch };
     }
+    if (batch.plan) return this.#confirmPlan(batch, presser);
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
       const refusal = { actor: staffActor(presser), kind: "disbursement", amount: total } as const;
@@ -219,6 +249,54 @@ export class Batches {
       patch,
       batch.version ?? 0,
     );
+  }
+
+  /**
+   * Confirm of a scheduled batch (its PIN, at or over STEP_UP_THRESHOLD_XAF, checked by
+   * `confirm` before it): at or over the approval threshold, sent for approval as one (as any
+   * batch); else scheduled now. Today's caps are not checked here: each run's rows are,
+   * in their claims, on the run's day.
+   */
+  async #confirmPlan(batch: Batch, presser: NonNullable<Asker>): Promise<BatchStepResult> {
+    const { now } = this.#context;
+    const total = batch.totalXaf ?? 0;
+    // A one-off whose time passed since the preview: nothing to schedule, nothing moves.
+    if (this.#options.scheduling?.nextRuns(batch, 1).length === 0) {
+      return { outcome: "no_runs", batch };
+    }
+    const actor = staffActor(presser);
+    if (needsApproval(total, this.#options.approvalThresholdXaf)) {
+      const moved = await this.#move(
+        batch,
+        ["ready"],
+        "awaiting_approval",
+        { actor, action: "request_approval" },
+        { approvalRequestedAtMs: now(), approvalExpiresAtMs: now() + this.#options.approvalTtlMs },
+        batch.version ?? 0,
+        [{ kind: "batch_approval_requested", batchId: batch.id }],
+      );
+      return moved.outcome === "done"
+        ? { outcome: "approval_requested", batch: moved.batch }
+        : moved;
+    }
+    const audit = { actor, action: "schedule" as const, details: { plan: batch.plan?.kind ?? "" } };
+    const moved = await this.#move(
+      batch,
+      ["ready"],
+      "scheduled",
+      audit,
+      { confirmedAtMs: now() },
+      batch.version ?? 0,
+    );
+    if (moved.outcome !== "done") return moved;
+    return this.#schedule(moved.batch, actor);
+  }
+
+  /** The schedule of a scheduled batch, made (or found) once the batch moved to scheduled. */
+  async #schedule(batch: Batch, actor: Actor): Promise<BatchStepResult> {
+    const made = await this.#options.scheduling?.activate(batch, actor, batch.approvedBy);
+    if (made?.outcome === "done") return { outcome: "scheduled", batch, schedule: made.schedule };
+    return { outcome: "no_runs", batch };
   }
 
   /**

@@ -52,6 +52,7 @@ export class RowRepeats {
     // Oldest first, so the earliest row of a number and amount is the one kept.
     for (const other of recent.reverse()) {
       if (other.id === batch.id || !OPEN_STATES.includes(other.state)) continue;
+      if (sameSchedule(batch, other)) continue;
       if (other.createdAtMs < sinceMs) continue;
       for (const row of await allRows(stores, other.id)) {
         if (!isPayable(row)) continue;
@@ -78,7 +79,9 @@ export class RowRepeats {
   }
 
   async #find(row: PayableRow): Promise<RowRepeat | undefined> {
-    const own = `${this.#batch.id}-`;
+    // A scheduled batch's run repeats its schedule's earlier runs by design (the plan its
+    // owner confirmed): only other payouts count.
+    const own = `${this.#batch.run?.scheduleId ?? this.#batch.id}-`;
     const query = { phone: row.phone, amount: row.amount, kind: "disbursement" as const };
     const payout = await latestDuplicate(
       this.#stores.payouts,
@@ -96,6 +99,11 @@ export class RowRepeats {
     }
     return this.#openRows.get(keyOf(row));
   }
+}
+
+/** Two runs of one scheduled batch. */
+function sameSchedule(batch: Batch, other: Batch): boolean {
+  return batch.run !== undefined && other.run?.scheduleId === batch.run.scheduleId;
 }
 
 function keyOf(row: PayableRow): string {

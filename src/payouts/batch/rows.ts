@@ -211,6 +211,8 @@ export async function rowPayoutOf(
     updatedAtMs: nowMs,
     expiresAtMs: nowMs + ROW_CLAIMABLE_MS,
     batchId: batch.id,
+    // A scheduled batch's run: /export shows its schedule, as for a scheduled payout.
+    ...(batch.run ? { scheduleId: batch.run.scheduleId } : {}),
   };
   try {
     await stores.payouts.create(payout, { actor });

@@ -210,10 +210,25 @@ export class BatchWorker {
     return batch.checkedRows >= batch.rowCount ? this.#checked(batch) : batch.state;
   }
 
-  /** Every row checked: the preview (rows to pay, total) is shown for the payer to confirm. */
+  /**
+   * Every row checked: the preview (rows to pay, total) is shown for the payer to confirm;
+   * a scheduled batch's run goes straight to paying (its schedule's Confirm covers it).
+   */
   async #checked(batch: Batch): Promise<BatchState | null> {
     const { stores, now } = this.#options.context;
     const figures = payableOf(await allRows(stores, batch.id));
+    if (batch.run) {
+      const details = { ...figures, scheduleId: batch.run.scheduleId, runKey: batch.run.runKey };
+      return this.#move(
+        batch,
+        "running",
+        { ...figures, confirmedAtMs: now() },
+        {
+          notices: [{ kind: "batch_progress", batchId: batch.id }],
+          audit: { actor: SYSTEM_ACTOR, action: "run_start", details },
+        },
+      );
+    }
     const notices: Notice[] = [
       { kind: "batch_progress", batchId: batch.id },
       { kind: "batch_preview", batchId: batch.id },

@@ -8,8 +8,9 @@
 import { SYSTEM_ACTOR } from "../../model/audit.js";
 import type { ScheduleNoticeKind } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
-import { runPayoutId, type Schedule, type ScheduleRun } from "../../model/schedule.js";
+import { runBatchId, runPayoutId, type Schedule, type ScheduleRun } from "../../model/schedule.js";
 import type { StepContext } from "../types.js";
+import type { BatchSchedules } from "./batch-schedules.js";
 import {
   actorOf,
   NEVER_SENT,
@@ -23,6 +24,8 @@ export interface InterruptedRunsOptions {
   context: StepContext;
   runs: ScheduleRuns;
   settings: ScheduleSettings;
+  /** A scheduled batch's run is its batch, not a payout: made once, by its stable id. */
+  batchRuns: BatchSchedules;
   onNoticeQueued?: () => void;
 }
 
@@ -75,6 +78,7 @@ export class InterruptedRuns {
     const schedule = await stores.schedules.get(run.scheduleId);
     // Gone after the retention: nothing left to tell (the store forgets its index entry).
     if (!schedule) return "already";
+    if (schedule.batch) return this.#batchRun(schedule, run);
     const payoutId = runPayoutId(schedule.id, run.key);
     const found = await stores.payouts.get(payoutId);
     if (found && found.state !== "awaiting_confirmation") {
@@ -95,12 +99,11 @@ export class InterruptedRuns {
           return "retrying";
         }
       }
-      const why = late ? "late" : stopped ? "schedule_stopped" : "payout_expired";
-      const missed = { ...run, state: "missed" as const };
-      const details = { ...INTERRUPTED, why };
-      await runs.record(schedule, missed, ["sending"], "run_missed", SYSTEM_ACTOR, details, TOLD);
-      this.#options.onNoticeQueued?.();
-      return "missed";
+      return this.#missed(
+        schedule,
+        run,
+        late ? "late" : stopped ? "schedule_stopped" : "payout_expired",
+      );
     }
     // Paid to the name its send started with (Send anyway on a changed name: the name shown).
     const shown =
@@ -118,6 +121,39 @@ export class InterruptedRuns {
     );
     this.#options.onNoticeQueued?.();
     return outcome;
+  }
+
+  async #missed(schedule: Schedule, run: ScheduleRun, why: string): Promise<RunOutcome> {
+    const missed = { ...run, state: "missed" as const };
+    const details = { ...INTERRUPTED, why };
+    await this.#options.runs.record(
+      schedule,
+      missed,
+      ["sending"],
+      "run_missed",
+      SYSTEM_ACTOR,
+      details,
+      TOLD,
+    );
+    this.#options.onNoticeQueued?.();
+    return "missed";
+  }
+
+  /**
+   * An interrupted run of a scheduled batch: its batch (stable id) made now, or found made
+   * before the crash, and the run recorded sent; the batch worker pays its rows with every
+   * row's own guard. Never turned into one payout. A batch not made yet is not made once
+   * the run is past SCHEDULE_CATCH_UP_HOURS or its schedule stopped: the run is missed.
+   */
+  async #batchRun(schedule: Schedule, run: ScheduleRun): Promise<RunOutcome> {
+    const { context, settings, batchRuns } = this.#options;
+    const made = await context.stores.batches.get(runBatchId(schedule.id, run.key));
+    if (made === null) {
+      const late = context.now() - run.atMs > settings.catchUpMs;
+      const stopped = !SEND_ANYWAY_STATES.includes(schedule.state);
+      if (late || stopped) return this.#missed(schedule, run, late ? "late" : "schedule_stopped");
+    }
+    return batchRuns.startRun(schedule, run, ["sending"]);
   }
 
   /** An interrupted run whose payout moved on from awaiting its claim. */

@@ -18,6 +18,7 @@ import type { Lookups } from "../lookups.js";
 import { BackgroundRunner } from "../loops/runner.js";
 import { PAYING_ROLES } from "../policy.js";
 import type { StepContext } from "../types.js";
+import type { BatchSchedules } from "./batch-schedules.js";
 import { InterruptedRuns } from "./interrupted.js";
 import { actorOf, type RunOutcome, type ScheduleRuns } from "./runs.js";
 import { type ScheduleSettings, type Schedules, scheduleAudit } from "./schedules.js";
@@ -28,6 +29,8 @@ export interface SchedulerOptions {
   lookups: Lookups;
   /** What happens to one run (shared with the owner's presses). */
   runs: ScheduleRuns;
+  /** A scheduled batch's run: its batch made, for the batch worker to pay. */
+  batchRuns: BatchSchedules;
   /** The schedule steps, for expiring approvals nobody gave in time. */
   schedules?: Schedules;
   leases: LeaseStore;
@@ -115,6 +118,12 @@ export class Scheduler {
     const atMs = schedule.nextRunAtMs;
     if (key === undefined || atMs === undefined || atMs > now()) return "not_due";
     const recorded = await stores.schedules.run(schedule.id, key);
+    if (recorded?.state === "sending" && schedule.batch) {
+      // A batch run stopped between its record and its batch (a crash): made now, once.
+      await this.#options.batchRuns.startRun(schedule, recorded, ["sending"]);
+      await this.#advance(schedule);
+      return "sent";
+    }
     if (recorded && recorded.state !== "due") {
       // Handled before (this replica or one that died before moving on): only move on.
       await this.#advance(schedule);
@@ -153,6 +162,9 @@ export class Scheduler {
     }
     const role = await stores.staff.get(schedule.ownerId);
     if (role === null || !PAYING_ROLES.includes(role)) return this.#runs.pauseForOwner(schedule);
+    // A scheduled batch's rows are checked (names, operators) by the batch worker, each row
+    // on its own: a row whose name changed is not paid and is reported in the summary.
+    if (schedule.batch) return this.#options.batchRuns.startRun(schedule, base, ["none", "due"]);
     const check = await this.#checkRecipient(schedule);
     if (check.outcome === "retry") {
       const since = base.retryingSinceMs ?? nowMs;

@@ -11,6 +11,8 @@ import {
   RUNNING_SCHEDULE_STATES,
   type RunState,
   type Schedule,
+  type ScheduledRow,
+  ScheduledRowSchema,
   type SchedulePatch,
   type ScheduleRun,
   ScheduleRunSchema,
@@ -41,6 +43,7 @@ export class MemoryScheduleStore implements ScheduleStore {
   readonly #runs = new Map<string, ScheduleRun>();
   /** When each schedule that will go goes (absent: kept). */
   readonly #expiresAtMs = new Map<string, number>();
+  readonly #rows = new Map<string, ScheduledRow[]>();
 
   constructor(options: MemoryScheduleStoreOptions) {
     this.#options = options;
@@ -53,19 +56,30 @@ export class MemoryScheduleStore implements ScheduleStore {
       if (atMs > nowMs) continue;
       this.#expiresAtMs.delete(id);
       this.#schedules.delete(id);
+      this.#rows.delete(id);
       for (const [key, run] of this.#runs) if (run.scheduleId === id) this.#runs.delete(key);
     }
   }
 
-  async create(schedule: Schedule, audit: AuditDraft): Promise<boolean> {
+  async create(
+    schedule: Schedule,
+    audit: AuditDraft,
+    rows: readonly ScheduledRow[] = [],
+  ): Promise<boolean> {
     const record = checkInput(ScheduleSchema, schedule, "schedule");
     this.#forgetExpired();
     if (this.#schedules.has(record.id)) return false;
     this.#schedules.set(record.id, structuredClone(record));
     // A prompt never confirmed goes after the retention; Confirm keeps it (see move).
     this.#expiresAtMs.set(record.id, this.#options.now() + this.#options.retentionMs);
+    const checked = rows.map((row) => checkInput(ScheduledRowSchema, row, "row"));
+    if (checked.length > 0) this.#rows.set(record.id, structuredClone(checked));
     this.#options.audit(structuredClone(audit));
     return true;
+  }
+
+  async rows(id: string): Promise<ScheduledRow[]> {
+    return structuredClone(this.#rows.get(id) ?? []);
   }
 
   async get(id: string): Promise<Schedule | null> {

@@ -9,6 +9,8 @@
  *   p schedule:{id}        STRING one schedule, JSON; kept while it may still run, for the
  *                                 retention once ended (a prompt never confirmed: the same)
  *   p schedule:{id}:runs   HASH   run key (YYYYMMDDHHMM) → ScheduleRun JSON; goes with it
+ *   p schedule:{id}:rows   STRING a scheduled batch's rows, one JSON array (compact: number,
+ *                                 operator, name, amount, note); goes with it
  *   p schedules            ZSET   schedule ids by createdAtMs
  *   p schedules:due        ZSET   active schedules by their next run's time
  *   p schedules:held       SET    `{scheduleId}:{runKey}` of every run held
@@ -24,6 +26,8 @@ import {
   RUNNING_SCHEDULE_STATES,
   type RunState,
   type Schedule,
+  type ScheduledRow,
+  ScheduledRowSchema,
   type SchedulePatch,
   type ScheduleRun,
   ScheduleRunSchema,
@@ -69,8 +73,13 @@ export class RedisScheduleStore implements ScheduleStore {
     return `${this.#options.prefix}${part}`;
   }
 
-  async create(schedule: Schedule, audit: AuditDraft): Promise<boolean> {
+  async create(
+    schedule: Schedule,
+    audit: AuditDraft,
+    rows: readonly ScheduledRow[] = [],
+  ): Promise<boolean> {
     const record = checkInput(ScheduleSchema, schedule, "schedule");
+    const rowsJson = JSON.stringify(rows.map((row) => checkInput(ScheduledRowSchema, row, "row")));
     // A prompt never confirmed goes after the retention; Confirm keeps it (see lua/schedule-move.lua).
     const stored = await this.#redis.set(
       this.#key(`schedule:${record.id}`),
@@ -81,8 +90,12 @@ export class RedisScheduleStore implements ScheduleStore {
     );
     if (stored !== "OK") return false;
     const nowMs = this.#now();
-    await this.#redis
-      .multi()
+    const multi = this.#redis.multi();
+    if (rows.length > 0) {
+      // Kept as the schedule is: for the retention until Confirm keeps both (schedule-move).
+      multi.set(this.#key(`schedule:${record.id}:rows`), rowsJson, "PX", this.#options.retentionMs);
+    }
+    await multi
       .zadd(this.#key("schedules"), record.createdAtMs, record.id)
       .xadd(
         this.#options.auditKey,
@@ -118,6 +131,7 @@ export class RedisScheduleStore implements ScheduleStore {
         this.#options.outboxKey,
         this.#options.auditKey,
         this.#key(`schedule:${id}:runs`),
+        this.#key(`schedule:${id}:rows`),
       ],
       [
         JSON.stringify({
@@ -177,6 +191,12 @@ export class RedisScheduleStore implements ScheduleStore {
       found.push({ id: reply[index] ?? "", atMs: Number(reply[index + 1]) });
     }
     return found;
+  }
+
+  async rows(id: string): Promise<ScheduledRow[]> {
+    const json = await this.#redis.get(this.#key(`schedule:${id}:rows`));
+    if (json === null) return [];
+    return z.array(ScheduledRowSchema).parse(parseJsonOrUndefined(json));
   }
 
   async run(scheduleId: string, key: string): Promise<ScheduleRun | null> {

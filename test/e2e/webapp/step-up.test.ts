@@ -394,4 +394,44 @@ describe("the PIN before a big batch", () => {
     expect(right).toEqual({ status: 200, json: { outcome: "done", state: "running" } });
     await expect.poll(() => disbursements(), { timeout: 15_000 }).toBe(2);
   });
+
+  it("takes the PIN once at a big scheduled batch's Confirm: the schedule is made, nothing paid before its run", async () => {
+    const { emulator, app } = world();
+    const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const preview = emulator.waitForMessage((m) => plainText(m).includes("is checked"), 20_000);
+    const file = "phone,amount\n670000001,60000\n690000001,50000\n";
+    await payer.uploadDocument("payroll.csv", "text/csv", Buffer.from(file), "/schedule monthly 1");
+    const shown = await preview;
+    const [batch] = await app.stores.batches.list({ limit: 1 });
+    const batchId = batch?.id ?? "";
+    expect(flatButtons(shown.replyMarkup)[0]?.web_app?.url).toBe(
+      `${WEBAPP_URL}?step_up=batch-confirm.${batchId}`,
+    );
+    const forged = await payer.pressCallbackData(shown.messageId, `bc:${batchId}`);
+    const answer = await emulator.waitForCallbackAnswer(forged.callbackQueryId);
+    expect(answer.text).toContain("A batch this large needs your PIN");
+    expect(await app.stores.schedules.list(10)).toEqual([]);
+
+    const wrong = await call(PAYER_ID, "POST", `step-up/batch-confirm/${batchId}`, {
+      pin: "111111",
+    });
+    expect(wrong).toEqual({ status: 422, json: { error: "wrong_pin", left: 4 } });
+    expect(await app.stores.schedules.list(10)).toEqual([]);
+    const right = await call(PAYER_ID, "POST", `step-up/batch-confirm/${batchId}`, {
+      pin: "123456",
+    });
+    expect(right).toEqual({ status: 200, json: { outcome: "scheduled", state: "scheduled" } });
+    const schedules = await app.stores.schedules.list(10);
+    expect(schedules.map((schedule) => [schedule.id, schedule.state])).toEqual([
+      [batchId, "active"],
+    ]);
+    // A second right PIN schedules nothing more.
+    const again = await call(PAYER_ID, "POST", `step-up/batch-confirm/${batchId}`, {
+      pin: "123456",
+    });
+    expect(again.status).not.toBe(200);
+    expect(await app.stores.schedules.list(10)).toHaveLength(1);
+    expect(disbursements()).toBe(0);
+  });
 });

@@ -1,7 +1,7 @@
 --[[
   Moves a schedule from one of the allowed states to another, with a patch, in one step with
   its due index (a running schedule with a next run is due then), its keep-or-expire (an
-  ended schedule and its runs are kept for the retention, then go), its notices and its
+  ended schedule, its runs and its rows are kept for the retention, then go), its notices and its
   audit entry.
 
   Input:
@@ -10,6 +10,7 @@
     KEYS[3] the outbox
     KEYS[4] the audit stream
     KEYS[5] the schedule's runs (hash)
+    KEYS[6] a scheduled batch's rows (JSON string; absent for a single payout's schedule)
 
     ARGV[1] options (JSON): allowed (states it may leave), to (the new state), nowMs,
             minId (the audit stream's), running (states in which it is due), expectRunKey
@@ -48,9 +49,11 @@ end
 if ended then
   redis.call('PEXPIRE', KEYS[1], options.retentionMs)
   redis.call('PEXPIRE', KEYS[5], options.retentionMs)
+  redis.call('PEXPIRE', KEYS[6], options.retentionMs)
 else
   redis.call('PERSIST', KEYS[1])
   redis.call('PERSIST', KEYS[5])
+  redis.call('PERSIST', KEYS[6])
 end
 local running = false
 for _, state in ipairs(options.running) do

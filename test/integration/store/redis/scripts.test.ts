@@ -456,8 +456,11 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
   },
 
   "schedule-move": async (redis, p, run) => {
-    const keys = ["schedule", "due", "outbox", "audit", "runs"].map((part) => `${p}${part}`);
+    const keys = ["schedule", "due", "outbox", "audit", "runs", "rows"].map(
+      (part) => `${p}${part}`,
+    );
     await redis.set(`${p}schedule`, JSON.stringify({ id: "s1", state: "awaiting_confirmation" }));
+    await redis.set(`${p}rows`, "[]", "PX", 60_000);
     await redis.hset(`${p}runs`, "202612240900", "{}");
     const options = (allowed: string[], to: string, expectRunKey = "") =>
       JSON.stringify({
@@ -481,6 +484,8 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     ]);
     expect(moved).toEqual([1, expect.stringContaining('"state":"active"')]);
     expect(await redis.zscore(`${p}due`, "s1")).toBe("5000");
+    // A scheduled batch's rows are kept as long as the schedule may run.
+    expect(await redis.pttl(`${p}rows`)).toBe(-1);
     expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["schedule:s1"]);
     const [entry] = await redis.xrange(`${p}audit`, "-", "+");
     expect(JSON.parse(entry?.[1][1] ?? "{}").details).toEqual({
@@ -511,6 +516,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.zscore(`${p}due`, "s1")).toBeNull();
     expect(await redis.pttl(`${p}schedule`)).toBeGreaterThan(0);
     expect(await redis.pttl(`${p}runs`)).toBeGreaterThan(0);
+    expect(await redis.pttl(`${p}rows`)).toBeGreaterThan(0);
   },
 
   "schedule-run": async (redis, p, run) => {
