@@ -33,6 +33,8 @@ export const SCRIPT_NAMES = [
   "payout-transition",
   "payout-update",
   "payouts-by-phone",
+  "payouts-by-status",
+  "payouts-by-words",
   "pin-begin-try",
   "pin-finish-try",
   "pin-set",

@@ -1,0 +1,117 @@
+/**
+ * The history search's reads on Redis (PayoutStore.findByWords and listByStatus), each one
+ * script and one round trip that answers the records with the ids: the index of words
+ * (lua/payouts-by-words.lua) and the status group indexes (lua/payouts-by-status.lua), both
+ * written by payout-create.lua and the latter moved by payout-transition.lua.
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import type { Payout } from "../../model/payout.js";
+import { searchWordsOf, wordsMatch } from "../../model/search.js";
+import type { Keys } from "../keys.js";
+import { pairsToRecord } from "../payout-codec.js";
+import type { StatusListOptions, WordMatches, WordQuery } from "../types.js";
+import { runScript, SCRIPTS } from "./scripts.js";
+
+/**
+ * Indexed words one word looked for may widen to (`ngo` → `ngono`, `ngoa`, …); beyond it
+ * the word is too broad for the index and only checked on the records read.
+ */
+export const MAX_WIDENED_WORDS = 500;
+/** Words looked for at most: the others are only checked on the records read. */
+const MAX_QUERY_WORDS = 8;
+
+/** {count, id, HGETALL, id, HGETALL, …} */
+const CountedRecordsSchema = z.tuple([z.number()]).rest(z.union([z.string(), z.array(z.string())]));
+const ByWordsReplySchema = z.union([
+  z.tuple([z.literal("too_broad")]),
+  z.tuple([z.literal("found"), z.number()]).rest(z.union([z.string(), z.array(z.string())])),
+]);
+
+type Decode = (id: string, hash: Readonly<Record<string, string>>) => Payout;
+
+export interface RedisPayoutSearchOptions {
+  keys: Keys;
+  retentionMs: number;
+  now: () => number;
+  /** Reads a record as the payout store does (a corrupt one is reported and thrown). */
+  decode: Decode;
+}
+
+export class RedisPayoutSearch {
+  readonly #redis: Redis;
+  readonly #options: RedisPayoutSearchOptions;
+
+  constructor(redis: Redis, options: RedisPayoutSearchOptions) {
+    this.#redis = redis;
+    this.#options = options;
+  }
+
+  async findByWords(query: WordQuery): Promise<WordMatches> {
+    const k = this.#options.keys;
+    const words = [...new Set(query.words)];
+    if (words.length === 0 || query.limit <= 0) return { outcome: "too_broad" };
+    const looked = words.slice(0, MAX_QUERY_WORDS);
+    const reply = ByWordsReplySchema.parse(
+      await runScript(
+        this.#redis,
+        SCRIPTS["payouts-by-words"],
+        [
+          k.searchVocabulary(),
+          k.searchScratch("and"),
+          ...looked.map((_, index) => k.searchScratch(String(index))),
+        ],
+        [
+          JSON.stringify({
+            words: looked,
+            wordPrefix: k.searchWord(""),
+            fromMs: String(query.fromMs),
+            toMs: String(query.toMs),
+            limit: String(query.limit),
+            maxWords: String(MAX_WIDENED_WORDS),
+            payoutPrefix: k.payout(""),
+          }),
+        ],
+      ),
+    );
+    if (reply[0] === "too_broad") return { outcome: "too_broad" };
+    const [, total, ...flat] = reply;
+    // The index left out the words too broad to widen: every record is checked on all.
+    const items = this.#records(flat).filter((payout) => wordsMatch(searchWordsOf(payout), words));
+    return { outcome: "found", items, complete: total <= query.limit };
+  }
+
+  async listByStatus(options: StatusListOptions): Promise<{ items: Payout[]; total: number }> {
+    const k = this.#options.keys;
+    const reply = CountedRecordsSchema.parse(
+      await runScript(
+        this.#redis,
+        SCRIPTS["payouts-by-status"],
+        [k.statusPayouts(options.status, options.userId)],
+        [
+          this.#options.now() - this.#options.retentionMs,
+          options.fromMs,
+          options.toMs,
+          options.offset,
+          Math.max(0, options.limit),
+          k.payout(""),
+        ],
+      ),
+    );
+    const [total, ...flat] = reply;
+    return { items: options.limit <= 0 ? [] : this.#records(flat), total };
+  }
+
+  /** {id, HGETALL, id, HGETALL, …} read as payouts. */
+  #records(flat: ReadonlyArray<string | string[]>): Payout[] {
+    const payouts: Payout[] = [];
+    for (let index = 0; index + 1 < flat.length; index += 2) {
+      const id = flat[index];
+      const fields = flat[index + 1];
+      if (typeof id === "string" && Array.isArray(fields)) {
+        payouts.push(this.#options.decode(id, pairsToRecord(fields)));
+      }
+    }
+    return payouts;
+  }
+}
