@@ -1,15 +1,26 @@
 /**
  * The Mini App's History: one search box (a number, a payment or payout id, a staff member
- * by id or name, or the recipient's name or note), filters by status, kind and dates, and
- * pages. Each kind of query goes to the index that answers it: the number index
- * (`listByPhone`), the payment id index, a person's own list, and only a name falls back to
- * reading the period's payouts page by page (at most `SCAN_LIMIT` of them, and it says so),
- * so a search over 100,000 payouts stays a few Redis round trips.
+ * by id or name, or words of the recipient's name, the note or the alias), filters by
+ * status, kind and dates, and pages. Each kind of query goes to the index that answers it:
+ * the number index (`listByPhone`), the payment id index, a person's own list, a status
+ * group's index (everyone's or a person's: `listByStatus`), the index of words
+ * (`findByWords`). Only what no index answers (no search and no status, but a kind or dates;
+ * a word of one or two letters that begins too many words) reads the period's payouts page
+ * by page, at most `SCAN_LIMIT` of them, and says so. A search over 100,000 payouts stays one
+ * or two Redis round trips.
  */
 import { setImmediate as yieldToOthers } from "node:timers/promises";
 import { z } from "zod";
 import type { Payout } from "../../model/payout.js";
 import { parsePhone } from "../../model/phone.js";
+import {
+  STATUS_GROUPS,
+  type StatusGroup,
+  searchWordsOf,
+  statusGroupOf,
+  wordsMatch,
+  wordsOf,
+} from "../../model/search.js";
 import type { Stores } from "../../store/types.js";
 import { daysWindow, parseDay } from "../../time.js";
 import { type Asker, may, maySee } from "../policy.js";
@@ -26,28 +37,11 @@ const PAGE = 500;
 /** A search without dates covers this many days back. */
 export const DEFAULT_SEARCH_DAYS = 90;
 
-export const STATUS_FILTERS = ["paid", "failed", "pending", "unknown", "waiting", "other"] as const;
-export type StatusFilter = (typeof STATUS_FILTERS)[number];
-
-const STATUS_OF: Record<Payout["state"], StatusFilter> = {
-  success: "paid",
-  failed: "failed",
-  canceled: "failed",
-  rejected_by_api: "failed",
-  submitting: "pending",
-  pending: "pending",
-  unknown: "unknown",
-  awaiting_approval: "waiting",
-  awaiting_confirmation: "other",
-  cancelled: "other",
-  expired: "other",
-  rejected: "other",
-};
+export const STATUS_FILTERS = STATUS_GROUPS;
+export type StatusFilter = StatusGroup;
 
 /** How a payout's state reads in the filters (and the page's badges). */
-export function statusFilterOf(state: Payout["state"]): StatusFilter {
-  return STATUS_OF[state];
-}
+export const statusFilterOf = statusGroupOf;
 
 const DayText = z
   .string()
@@ -71,8 +65,11 @@ export interface HistoryPage {
   page: number;
   pageSize: number;
   /** What answered the search: which index, or a scan of the period. */
-  via: "latest" | "number" | "id" | "staff" | "scan";
-  /** A scan stopped at SCAN_LIMIT payouts: older ones in the period were not searched. */
+  via: "latest" | "number" | "id" | "staff" | "status" | "words" | "scan";
+  /**
+   * Older payouts of the period were not searched: a scan stopped at SCAN_LIMIT, or an
+   * index held more than was read.
+   */
   partial: boolean;
 }
 
@@ -158,6 +155,17 @@ export async function searchHistory(
   const window = windowOf(query, deps);
   const visible = (payout: Payout) => maySee(asker, payout) && passesFilters(payout, query, window);
   const text = query.q ?? "";
+  if (text === "" && query.status !== undefined) {
+    const own = may(asker, "see_everyone") ? {} : { userId: asker.userId };
+    const list = await stores.payouts.listByStatus({
+      ...own,
+      status: query.status,
+      ...window,
+      offset: 0,
+      limit: SCAN_LIMIT,
+    });
+    return { items: list.items.filter(visible), via: "status", partial: list.total > SCAN_LIMIT };
+  }
   if (text === "") {
     const found = await scan(stores, window, visible);
     return { ...found, via: "scan" };
@@ -186,8 +194,19 @@ export async function searchHistory(
   }
   const people = await staffMatching(stores, text);
   if (people.length > 0) {
+    const status = query.status;
     const lists = await Promise.all(
-      people.map((userId) => stores.payouts.list({ userId, offset: 0, limit: INDEX_LIMIT })),
+      people.map((userId) =>
+        status === undefined
+          ? stores.payouts.list({ userId, offset: 0, limit: INDEX_LIMIT })
+          : stores.payouts.listByStatus({
+              userId,
+              status,
+              ...window,
+              offset: 0,
+              limit: INDEX_LIMIT,
+            }),
+      ),
     );
     const items = lists
       .flatMap((list) => list.items)
@@ -198,14 +217,18 @@ export async function searchHistory(
       return { items, via: "staff", partial };
     }
   }
-  const wanted = text.toLowerCase();
+  const words = wordsOf(text);
+  if (words.length === 0) return { items: [], via: "words", partial: false };
+  const byWords = await stores.payouts.findByWords({ words, ...window, limit: INDEX_LIMIT });
+  if (byWords.outcome === "found") {
+    // Every match of the period was read unless `complete` is false: the filters are exact.
+    return { items: byWords.items.filter(visible), via: "words", partial: !byWords.complete };
+  }
+  // Too broad for the index (a letter or two that begins too many words): the period read.
   const found = await scan(
     stores,
     window,
-    (payout) =>
-      visible(payout) &&
-      (payout.recipientName.toLowerCase().includes(wanted) ||
-        (payout.note?.toLowerCase().includes(wanted) ?? false)),
+    (payout) => visible(payout) && wordsMatch(searchWordsOf(payout), words),
   );
   return { ...found, via: "scan" };
 }
@@ -258,6 +281,28 @@ export async function historyPage(
       page: query.page,
       pageSize: HISTORY_PAGE_SIZE,
       via: "staff",
+      partial: false,
+    };
+  }
+  const staffId = may(asker, "see_everyone") && /^\d{1,15}$/.test(text) && !parsePhone(text).ok;
+  if (query.status !== undefined && query.kind === undefined && (text === "" || staffId)) {
+    // A status alone (or a staff member's id and a status), dates or not: one page of the
+    // status group's index, everyone's, the asker's own, or that member's.
+    const everyone = may(asker, "see_everyone");
+    const userId = text !== "" ? Number(text) : everyone ? undefined : asker.userId;
+    const list = await deps.stores.payouts.listByStatus({
+      ...(userId === undefined ? {} : { userId }),
+      status: query.status,
+      ...windowOf(query, deps),
+      offset: query.page * HISTORY_PAGE_SIZE,
+      limit: HISTORY_PAGE_SIZE,
+    });
+    return {
+      items: list.items,
+      total: list.total,
+      page: query.page,
+      pageSize: HISTORY_PAGE_SIZE,
+      via: text === "" ? "status" : "staff",
       partial: false,
     };
   }
