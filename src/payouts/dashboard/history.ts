@@ -233,6 +233,16 @@ export async function searchHistory(
   return { ...found, via: "scan" };
 }
 
+/** One page read straight from an index: its items, and the total the index counts. */
+function indexPage(
+  list: { items: Payout[]; total: number },
+  query: HistoryQuery,
+  via: HistoryPage["via"],
+): HistoryPage {
+  const { items, total } = list;
+  return { items, total, page: query.page, pageSize: HISTORY_PAGE_SIZE, via, partial: false };
+}
+
 /** One page of what matches `query` for `asker`. */
 export async function historyPage(
   deps: HistoryDeps,
@@ -240,71 +250,31 @@ export async function historyPage(
   query: HistoryQuery,
 ): Promise<HistoryPage> {
   const text = query.q ?? "";
-  const plain =
-    text === "" &&
-    query.status === undefined &&
-    query.kind === undefined &&
-    query.from === undefined &&
-    query.to === undefined;
-  if (plain) {
+  const { payouts } = deps.stores;
+  const paging = { offset: query.page * HISTORY_PAGE_SIZE, limit: HISTORY_PAGE_SIZE };
+  const everyone = may(asker, "see_everyone");
+  const own = everyone ? {} : { userId: asker.userId };
+  const undated = query.from === undefined && query.to === undefined;
+  const unfiltered = query.status === undefined && query.kind === undefined && undated;
+  // A staff member's id (not a number): their own lists answer it.
+  const staffId = everyone && /^\d{1,15}$/.test(text) && !parsePhone(text).ok;
+  if (text === "" && unfiltered) {
     // Nothing to filter: the newest first, straight from the creation index.
-    const own = may(asker, "see_everyone") ? {} : { userId: asker.userId };
-    const list = await deps.stores.payouts.list({
-      ...own,
-      offset: query.page * HISTORY_PAGE_SIZE,
-      limit: HISTORY_PAGE_SIZE,
-    });
-    return {
-      items: list.items,
-      total: list.total,
-      page: query.page,
-      pageSize: HISTORY_PAGE_SIZE,
-      via: "latest",
-      partial: false,
-    };
+    return indexPage(await payouts.list({ ...own, ...paging }), query, "latest");
   }
-  const onlyText =
-    query.status === undefined &&
-    query.kind === undefined &&
-    query.from === undefined &&
-    query.to === undefined;
-  if (onlyText && may(asker, "see_everyone") && /^\d{1,15}$/.test(text) && !parsePhone(text).ok) {
-    // A staff member's id alone: their own list, newest first, one page of it.
-    const list = await deps.stores.payouts.list({
-      userId: Number(text),
-      offset: query.page * HISTORY_PAGE_SIZE,
-      limit: HISTORY_PAGE_SIZE,
-    });
-    return {
-      items: list.items,
-      total: list.total,
-      page: query.page,
-      pageSize: HISTORY_PAGE_SIZE,
-      via: "staff",
-      partial: false,
-    };
+  if (staffId && unfiltered) {
+    return indexPage(await payouts.list({ userId: Number(text), ...paging }), query, "staff");
   }
-  const staffId = may(asker, "see_everyone") && /^\d{1,15}$/.test(text) && !parsePhone(text).ok;
   if (query.status !== undefined && query.kind === undefined && (text === "" || staffId)) {
-    // A status alone (or a staff member's id and a status), dates or not: one page of the
-    // status group's index, everyone's, the asker's own, or that member's.
-    const everyone = may(asker, "see_everyone");
-    const userId = text !== "" ? Number(text) : everyone ? undefined : asker.userId;
-    const list = await deps.stores.payouts.listByStatus({
-      ...(userId === undefined ? {} : { userId }),
+    // A status (and perhaps a staff member's id), dates or not: one page of the status
+    // group's index, everyone's, the asker's own, or that member's.
+    const list = await payouts.listByStatus({
+      ...(text === "" ? own : { userId: Number(text) }),
       status: query.status,
       ...windowOf(query, deps),
-      offset: query.page * HISTORY_PAGE_SIZE,
-      limit: HISTORY_PAGE_SIZE,
+      ...paging,
     });
-    return {
-      items: list.items,
-      total: list.total,
-      page: query.page,
-      pageSize: HISTORY_PAGE_SIZE,
-      via: text === "" ? "status" : "staff",
-      partial: false,
-    };
+    return indexPage(list, query, text === "" ? "status" : "staff");
   }
   const found = await searchHistory(deps, asker, query);
   const start = query.page * HISTORY_PAGE_SIZE;
