@@ -18,6 +18,8 @@
  *   p words:seen               ZSET   every indexed word by its newest payout's createdAtMs
  *                                     (words gone past the retention leave `words`)
  *   p search:scratch:{n}       ZSET   a search script's scratch, deleted before it returns
+ *   p search:indexed           STRING set once payouts stored before the search indexes
+ *                                     were written into them (payout-search.ts)
  *   p dialog:{chatId}          STRING DialogState JSON, expires with the dialog
  *   p prompt:{chatId}:{userId} STRING the user's latest prompt (payout id), expires with it
  *   p spent:{day}              HASH   merchant | user:{id} → XAF counted against the limits
@@ -70,6 +72,7 @@ export interface Keys {
   searchVocabularySeen(): string;
   /** The search scripts' scratch keys (`searchScratch("")` is their prefix). */
   searchScratch(n: string): string;
+  searchIndexed(): string;
   dialog(chatId: number): string;
   prompt(chatId: number, userId: number): string;
   /** The spending hash of `day` (YYYY-MM-DD); `spending("")` is the prefix of them all. */
@@ -121,6 +124,7 @@ export function keys(prefix: string): Keys {
     searchVocabulary: () => `${prefix}words`,
     searchVocabularySeen: () => `${prefix}words:seen`,
     searchScratch: (n) => `${prefix}search:scratch:${n}`,
+    searchIndexed: () => `${prefix}search:indexed`,
     dialog: (chatId) => `${prefix}dialog:${chatId}`,
     prompt: (chatId, userId) => `${prefix}prompt:${chatId}:${userId}`,
     spending: (day) => `${prefix}spent:${day}`,

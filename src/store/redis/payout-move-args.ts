@@ -30,6 +30,15 @@ const GROUPS = Object.fromEntries(
   PAYOUT_STATES.map((state) => [JSON.stringify(state), statusGroupOf(state)]),
 );
 
+/** What the scripts that move a payout's status group are told of the groups and their keys. */
+export function statusGroupArgs(k: Keys) {
+  return {
+    groups: GROUPS,
+    statusKeys: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.statusPayouts(g)])),
+    userStatusPrefixes: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.userStatusPrefix(g)])),
+  };
+}
+
 /** Keys and arguments of one move (lua/payout-transition.lua describes them). */
 export function transitionArgs(call: {
   keys: Keys;
@@ -96,11 +105,7 @@ export function transitionArgs(call: {
         noticeCount: String(notices.length),
         settledPrefix: SETTLED_NOTICE_PREFIX,
         trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
-        groups: GROUPS,
-        statusKeys: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.statusPayouts(g)])),
-        userStatusPrefixes: Object.fromEntries(
-          STATUS_GROUPS.map((g) => [g, k.userStatusPrefix(g)]),
-        ),
+        ...statusGroupArgs(k),
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),

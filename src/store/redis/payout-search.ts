@@ -11,6 +11,9 @@ import { searchWordsOf, wordsMatch } from "../../model/search.js";
 import type { Keys } from "../keys.js";
 import { pairsToRecord } from "../payout-codec.js";
 import type { StatusListOptions, WordMatches, WordQuery } from "../types.js";
+import { createdPage } from "./index-pages.js";
+import { statusGroupArgs } from "./payout-move-args.js";
+import { replyAt } from "./reply.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /**
@@ -114,4 +117,80 @@ export class RedisPayoutSearch {
     }
     return payouts;
   }
+}
+
+/** Payouts indexed per script call by `indexStoredPayouts`. */
+const BACKFILL_PAGE = 200;
+
+/** A text field of a stored payout hash (JSON-encoded), or "" when absent or unreadable. */
+function storedText(hash: Readonly<Record<string, string>>, field: string): string {
+  try {
+    const value: unknown = JSON.parse(hash[field] ?? '""');
+    return typeof value === "string" ? value : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Writes the search indexes (words, status groups) of the payouts stored before they
+ * existed, oldest first, page by page (lua/payouts-index-search.lua), then marks it done so
+ * that later starts skip it. Idempotent: two replicas starting together both run it and
+ * write the same entries; a payout created or moved meanwhile is indexed by its own step.
+ * Answers how many payouts it indexed (0 when it was done before).
+ */
+export async function indexStoredPayouts(
+  redis: Redis,
+  options: { keys: Keys; retentionMs: number; now: () => number; pageSize?: number },
+): Promise<number> {
+  const k = options.keys;
+  if ((await redis.exists(k.searchIndexed())) === 1) return 0;
+  const nowMs = options.now();
+  const cutoffMs = nowMs - options.retentionMs;
+  const pageSize = options.pageSize ?? BACKFILL_PAGE;
+  let indexed = 0;
+  let after: string | undefined;
+  do {
+    const page = await createdPage(redis, k.allPayouts(), {
+      fromMs: cutoffMs,
+      toMs: nowMs,
+      limit: pageSize,
+      ...(after === undefined ? {} : { after }),
+    });
+    const pipeline = redis.pipeline();
+    for (const id of page.ids)
+      pipeline.hmget(k.payout(id), "recipientName", "note", "recipientAlias");
+    const replies = await pipeline.exec();
+    const payouts = page.ids.map((id, index) => {
+      const [name, note, alias] = z.array(z.string().nullable()).parse(replyAt(replies, index));
+      const hash = { recipientName: name ?? "", note: note ?? "", recipientAlias: alias ?? "" };
+      const words = searchWordsOf({
+        recipientName: storedText(hash, "recipientName"),
+        note: storedText(hash, "note"),
+        recipientAlias: storedText(hash, "recipientAlias"),
+      });
+      return { id, words };
+    });
+    if (payouts.length > 0) {
+      const reply = await runScript(
+        redis,
+        SCRIPTS["payouts-index-search"],
+        [k.searchVocabulary(), k.searchVocabularySeen()],
+        [
+          JSON.stringify({
+            payouts,
+            payoutPrefix: k.payout(""),
+            wordPrefix: k.searchWord(""),
+            cutoffMs: String(cutoffMs),
+            retentionMs: String(options.retentionMs),
+            ...statusGroupArgs(k),
+          }),
+        ],
+      );
+      indexed += z.number().parse(reply);
+    }
+    after = page.next;
+  } while (after !== undefined);
+  await redis.set(k.searchIndexed(), String(nowMs));
+  return indexed;
 }

@@ -34,6 +34,7 @@ export const SCRIPT_NAMES = [
   "payout-update",
   "payouts-by-phone",
   "payouts-by-status",
+  "payouts-index-search",
   "payouts-by-words",
   "pin-begin-try",
   "pin-finish-try",

@@ -9,7 +9,7 @@ import {
   reconnectDelayMs,
   waitForReady,
 } from "../../../src/store/redis/connection.js";
-import { MAX_WIDENED_WORDS } from "../../../src/store/redis/payout-search.js";
+import { indexStoredPayouts, MAX_WIDENED_WORDS } from "../../../src/store/redis/payout-search.js";
 import { createRedisStores } from "../../../src/store/redis.js";
 import type { Stores } from "../../../src/store/types.js";
 import { payoutIn, samplePayout } from "../../contract/payout-store.contract.js";
@@ -140,6 +140,37 @@ describe("redis stores (Redis only)", () => {
     const both = await stores.payouts.findByWords({ words: ["b", "bello"], ...period });
     expect(both).toMatchObject({ outcome: "found", complete: false });
     expect(both.outcome === "found" && both.items).toHaveLength(10);
+  });
+
+  it("writes payouts stored before the search indexes into them, once", async () => {
+    const k = keys(prefix);
+    const paid = await payoutIn(stores, "success", { recipientName: "Aïcha Ngono" });
+    const asked = samplePayout({ recipientName: "Paul Mbarga", note: "loyer" });
+    await stores.payouts.create(asked);
+    // As stored before the indexes existed: none of their keys.
+    const indexKeys = [
+      ...(await redis.keys(`${prefix}word*`)),
+      ...(await redis.keys(`${prefix}status:*`)),
+    ];
+    await redis.del(...indexKeys);
+    const period = { fromMs: Date.now() - 60_000, toMs: Date.now() + 60_000 };
+    const ids = async (words: string[]) => {
+      const found = await stores.payouts.findByWords({ words, ...period, limit: 10 });
+      return found.outcome === "found" ? found.items.map((p) => p.id) : found.outcome;
+    };
+    expect(await ids(["aicha"])).toEqual([]);
+
+    const options = { keys: k, retentionMs, now: Date.now, pageSize: 1 };
+    expect(await indexStoredPayouts(redis, options)).toBe(2);
+    expect(await ids(["aicha"])).toEqual([paid.id]);
+    expect(await ids(["loyer", "paul"])).toEqual([asked.id]);
+    const page = { ...period, offset: 0, limit: 10 };
+    const paidList = await stores.payouts.listByStatus({ status: "paid", ...page });
+    expect(paidList.items.map((p) => p.id)).toEqual([paid.id]);
+    const own = await stores.payouts.listByStatus({ status: "other", userId: 111, ...page });
+    expect(own.items.map((p) => p.id)).toEqual([asked.id]);
+    // Done once: a later start skips it.
+    expect(await indexStoredPayouts(redis, options)).toBe(0);
   });
 
   it("finds its own claim when ioredis resends a transition after a reconnect", async () => {

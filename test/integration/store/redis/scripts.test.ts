@@ -406,6 +406,34 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.zscore(`${p}status`, "old")).toBeNull();
   },
 
+  "payouts-index-search": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("pending"), "createdAtMs", "1000");
+    await redis.zadd(`${p}status:other`, 1000, "id1");
+    const options = {
+      payouts: [
+        { id: "id1", words: ["aicha"] },
+        { id: "gone", words: ["x"] },
+      ],
+      payoutPrefix: `${p}payout:`,
+      wordPrefix: `${p}word:`,
+      cutoffMs: "0",
+      retentionMs: "60000",
+      groups: { '"pending"': "pending" },
+      statusKeys: { other: `${p}status:other`, pending: `${p}status:pending` },
+      userStatusPrefixes: { other: `${p}status:other:user:`, pending: `${p}status:pending:user:` },
+    };
+    const keys = [`${p}words`, `${p}words:seen`];
+    expect(await run("payouts-index-search", keys, [JSON.stringify(options)])).toBe(1);
+    // Into the group of its state now, out of the one it was listed under.
+    expect(await redis.zrange(`${p}status:pending`, 0, -1)).toEqual(["id1"]);
+    expect(await redis.zrange(`${p}status:pending:user:1`, 0, -1)).toEqual(["id1"]);
+    expect(await redis.exists(`${p}status:other`)).toBe(0);
+    expect(await redis.zrange(`${p}word:aicha`, 0, -1, "WITHSCORES")).toEqual(["id1", "1000"]);
+    expect(await redis.zrange(`${p}words`, 0, -1)).toEqual(["aicha"]);
+    expect(await run("payouts-index-search", keys, [JSON.stringify(options)])).toBe(1);
+    expect(await redis.zcard(`${p}word:aicha`)).toBe(1);
+  },
+
   "payouts-by-words": async (redis, p, run) => {
     for (const id of ["a", "b", "c"])
       await redis.hset(`${p}payout:${id}`, ...payoutFields("success"));
