@@ -76,18 +76,22 @@ export interface WordQuery {
   /** Created from `fromMs` to `toMs`, both included. */
   fromMs: number;
   toMs: number;
-  /** Payouts read at most: the newest that match. */
+  /** Payouts read at most: the newest that match, after the first `offset` (default 0). */
   limit: number;
+  offset?: number;
 }
 
 /**
  * What a search by words found, newest first. `complete`: every payout of the period that
- * matches is in `items`; false when more than `limit` might, and only the newest were
- * read. `too_broad`: every word looked for begins too many different words for the index
- * to answer (one letter, say); nothing was read.
+ * matches (from `offset` on) is in `items`; false when more than `limit` might, and only the
+ * newest were read. `exact`: every word looked for was answered by the index, so `total`
+ * counts the period's matches exactly (else it counts those of the words it answered, and
+ * `items` holds only the matches among the payouts read: page with offset 0 then).
+ * `too_broad`: every word looked for begins too many different words for the index to
+ * answer (one letter, say); nothing was read.
  */
 export type WordMatches =
-  | { outcome: "found"; items: Payout[]; complete: boolean }
+  | { outcome: "found"; items: Payout[]; complete: boolean; exact: boolean; total: number }
   | { outcome: "too_broad" };
 
 /** A page of the payouts in one status group (PayoutStore.listByStatus). */

@@ -75,10 +75,39 @@ export function describePayoutSearchContract(makeStores: MakeStores): void {
         toMs: nowMs,
         limit: 2,
       });
-      expect(two).toMatchObject({ outcome: "found", complete: false });
+      expect(two).toMatchObject({ outcome: "found", complete: false, exact: true, total: 5 });
       expect(two.outcome === "found" && two.items.map((payout) => payout.id)).toEqual(
         made.slice(0, 2),
       );
+    });
+
+    it("pages the matches from an offset", async () => {
+      const made: string[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const payout = samplePayout({
+          recipientName: "Jean Essomba",
+          createdAtMs: nowMs - i * 1000,
+        });
+        await stores.payouts.create(payout);
+        made.push(payout.id);
+      }
+      const period = { fromMs: nowMs - 60_000, toMs: nowMs };
+      const page = await stores.payouts.findByWords({
+        words: ["ess", "je"],
+        ...period,
+        offset: 2,
+        limit: 2,
+      });
+      expect(page).toMatchObject({ outcome: "found", total: 5, exact: true, complete: false });
+      expect(page.outcome === "found" && page.items.map((p) => p.id)).toEqual(made.slice(2, 4));
+      const last = await stores.payouts.findByWords({
+        words: ["essomba"],
+        ...period,
+        offset: 4,
+        limit: 2,
+      });
+      expect(last).toMatchObject({ outcome: "found", complete: true });
+      expect(last.outcome === "found" && last.items.map((p) => p.id)).toEqual(made.slice(4));
     });
 
     const listed = async (status: StatusGroup, userId?: number) => {

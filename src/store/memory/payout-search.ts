@@ -25,10 +25,13 @@ export function wordMatches(
     .filter((payout) => inPeriod(payout, query.fromMs, query.toMs, cutoffMs))
     .filter((payout) => wordsMatch(searchWordsOf(payout), query.words))
     .sort(newestFirst);
+  const offset = query.offset ?? 0;
   return {
     outcome: "found",
-    items: matching.slice(0, query.limit),
-    complete: matching.length <= query.limit,
+    items: matching.slice(offset, offset + query.limit),
+    complete: matching.length <= offset + query.limit,
+    exact: true,
+    total: matching.length,
   };
 }
 

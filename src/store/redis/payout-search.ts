@@ -28,7 +28,9 @@ const MAX_QUERY_WORDS = 8;
 const CountedRecordsSchema = z.tuple([z.number()]).rest(z.union([z.string(), z.array(z.string())]));
 const ByWordsReplySchema = z.union([
   z.tuple([z.literal("too_broad")]),
-  z.tuple([z.literal("found"), z.number()]).rest(z.union([z.string(), z.array(z.string())])),
+  z
+    .tuple([z.literal("found"), z.number(), z.number()])
+    .rest(z.union([z.string(), z.array(z.string())])),
 ]);
 
 type Decode = (id: string, hash: Readonly<Record<string, string>>) => Payout;
@@ -70,6 +72,7 @@ export class RedisPayoutSearch {
             wordPrefix: k.searchWord(""),
             fromMs: String(query.fromMs),
             toMs: String(query.toMs),
+            offset: String(query.offset ?? 0),
             limit: String(query.limit),
             maxWords: String(MAX_WIDENED_WORDS),
             payoutPrefix: k.payout(""),
@@ -78,10 +81,12 @@ export class RedisPayoutSearch {
       ),
     );
     if (reply[0] === "too_broad") return { outcome: "too_broad" };
-    const [, total, ...flat] = reply;
+    const [, total, answered, ...flat] = reply;
     // The index left out the words too broad to widen: every record is checked on all.
     const items = this.#records(flat).filter((payout) => wordsMatch(searchWordsOf(payout), words));
-    return { outcome: "found", items, complete: total <= query.limit };
+    const complete = total <= (query.offset ?? 0) + query.limit;
+    const exact = answered === 1 && looked.length === words.length;
+    return { outcome: "found", items, complete, exact, total };
   }
 
   async listByStatus(options: StatusListOptions): Promise<{ items: Payout[]; total: number }> {

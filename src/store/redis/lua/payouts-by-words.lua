@@ -13,24 +13,26 @@
     KEYS[3..] scratch: one union per word looked for, in the order of options.words
 
     ARGV[1]   options (JSON): words (folded words looked for, an array), wordPrefix (a
-              word's index key prefix), fromMs, toMs, limit (records read at most), maxWords
-              (indexed words one word looked for may widen to), payoutPrefix (payout key
-              prefix)
+              word's index key prefix), fromMs, toMs, offset (matches skipped, newest
+              first), limit (records read at most), maxWords (indexed words one word looked
+              for may widen to), payoutPrefix (payout key prefix)
 
   Output:
-    {'too_broad'} | {'found', total (index entries in the period), id, HGETALL, id, …}
-    (an entry whose record is gone is counted in total but not returned)
+    {'too_broad'} | {'found', total (index entries in the period), exact (1: no word was
+    left out, 0), id, HGETALL, id, …} (an entry whose record is gone is counted in total
+    but not returned)
 ]]
 
 local o = cjson.decode(ARGV[1])
 local maxWords = tonumber(o.maxWords)
 local sources = {}
+local exact = 1
 for i, wanted in ipairs(o.words) do
   local found = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. wanted, '[' .. wanted .. '\255',
     'LIMIT', 0, maxWords + 1)
   if #found == 0 then
     redis.call('DEL', unpack(KEYS, 2))
-    return {'found', 0}
+    return {'found', 0, 1}
   end
   if #found == 1 then
     sources[#sources + 1] = o.wordPrefix .. found[1]
@@ -41,6 +43,8 @@ for i, wanted in ipairs(o.words) do
     args[#args + 1] = 'MAX'
     redis.call(unpack(args))
     sources[#sources + 1] = KEYS[2 + i]
+  else
+    exact = 0
   end
 end
 if #sources == 0 then return {'too_broad'} end
@@ -54,8 +58,8 @@ if #sources > 1 then
   source = KEYS[2]
 end
 local total = redis.call('ZCOUNT', source, o.fromMs, o.toMs)
-local ids = redis.call('ZREVRANGEBYSCORE', source, o.toMs, o.fromMs, 'LIMIT', 0, o.limit)
-local reply = {'found', total}
+local ids = redis.call('ZREVRANGEBYSCORE', source, o.toMs, o.fromMs, 'LIMIT', o.offset, o.limit)
+local reply = {'found', total, exact}
 for _, id in ipairs(ids) do
   local fields = redis.call('HGETALL', o.payoutPrefix .. id)
   if #fields > 0 then

@@ -450,20 +450,23 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
           wordPrefix: `${p}word:`,
           fromMs: "0",
           toMs: "5000",
+          offset: "0",
           limit: "10",
           maxWords: String(maxWords),
           payoutPrefix: `${p}payout:`,
         }),
       ]) as Promise<unknown[]>;
-    const ids = (reply: unknown[]) => reply.filter((_, index) => index >= 2 && index % 2 === 0);
+    const ids = (reply: unknown[]) => reply.filter((_, index) => index >= 3 && index % 2 === 1);
     // "ai" widens to aicha and aissatou; "ngo" to ngono and ngoa; both hold for a and b.
     const both = await search(["ai", "ngo"]);
-    expect(both.slice(0, 2)).toEqual(["found", 2]);
+    expect(both.slice(0, 3)).toEqual(["found", 2, 1]);
     expect(ids(both)).toEqual(["b", "a"]);
     expect(ids(await search(["aicha"]))).toEqual(["c", "a"]);
-    expect(await search(["zz"])).toEqual(["found", 0]);
+    expect(await search(["zz"])).toEqual(["found", 0, 1]);
     // "ai" begins 2 words: over a widening of 1 it is too broad, "ngono" answers alone.
-    expect(ids(await search(["ai", "ngono"], 1))).toEqual(["a"]);
+    const narrowed = await search(["ai", "ngono"], 1);
+    expect(narrowed.slice(0, 3)).toEqual(["found", 1, 0]);
+    expect(ids(narrowed)).toEqual(["a"]);
     expect(await search(["ai"], 1)).toEqual(["too_broad"]);
     expect(await redis.exists(...keys.slice(1))).toBe(0);
   },

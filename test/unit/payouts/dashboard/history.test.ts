@@ -137,6 +137,21 @@ describe("History search", () => {
     ).toEqual([own.id]);
   });
 
+  it("pages a name search twenty at a time, counting every match", async () => {
+    for (let i = 0; i < 45; i += 1) {
+      await add({ recipientName: `Jean Essomba ${i}`, createdAtMs: NOW - i * 1000 });
+    }
+    await add({ recipientName: "Jeanne Atangana" });
+    const pages = await Promise.all(
+      [0, 1, 2].map((page) => historyPage(deps(), ADMIN, query({ q: "essomba jean", page }))),
+    );
+    expect(pages.map((p) => p.items.length)).toEqual([20, 20, 5]);
+    expect(pages.map((p) => [p.total, p.via, p.partial])).toEqual(
+      [0, 1, 2].map(() => [45, "words", false]),
+    );
+    expect(new Set(pages.flatMap((p) => p.items.map((item) => item.id))).size).toBe(45);
+  });
+
   it("pages a long list, twenty at a time", async () => {
     for (let i = 0; i < 45; i += 1) await add({ initiatorId: OTHER, createdAtMs: NOW - i * 1000 });
     const pages = await Promise.all(
