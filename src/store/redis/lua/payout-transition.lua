@@ -174,14 +174,16 @@ if releasedDay then giveBack(spendPrefix .. releasedDay, spender, amount) end
 if expires then redis.call('PEXPIRE', record, retention) else redis.call('PERSIST', record) end
 if stateSets[current] then redis.call('SREM', stateSets[current], id) end
 if stateSets[target] then redis.call('SADD', stateSets[target], id) end
+-- (A record without its initiator or creation time, which PayoutSchema never lets be
+-- written, is left out of them rather than failing the move half-written.)
 local fromGroup, toGroup = o.groups[current], o.groups[target]
-if fromGroup ~= toGroup then
-  local initiator = redis.call('HGET', record, 'initiatorId')
+local initiator = redis.call('HGET', record, 'initiatorId')
+local created = redis.call('HGET', record, 'createdAtMs')
+if fromGroup ~= toGroup and initiator and tonumber(created or '') then
   if fromGroup then
     redis.call('ZREM', o.statusKeys[fromGroup], id)
     redis.call('ZREM', o.userStatusPrefixes[fromGroup] .. initiator, id)
   end
-  local created = redis.call('HGET', record, 'createdAtMs')
   local cutoff = '(' .. (tonumber(now) - tonumber(retention))
   for _, index in ipairs({o.statusKeys[toGroup], o.userStatusPrefixes[toGroup] .. initiator}) do
     redis.call('ZADD', index, created, id)

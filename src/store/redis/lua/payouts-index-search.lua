@@ -25,10 +25,11 @@ for _, item in ipairs(o.payouts) do
   local id = item.id
   local record = o.payoutPrefix .. id
   local state = redis.call('HGET', record, 'state')
-  local created = tonumber(redis.call('HGET', record, 'createdAtMs') or '')
+  local created = redis.call('HGET', record, 'createdAtMs')
   local initiator = redis.call('HGET', record, 'initiatorId')
   local group = state and o.groups[state]
-  if group and created and initiator and created >= cutoff then
+  local createdMs = tonumber(created or '')
+  if group and createdMs and initiator and createdMs >= cutoff then
     for other, key in pairs(o.statusKeys) do
       if other ~= group then
         redis.call('ZREM', key, id)
