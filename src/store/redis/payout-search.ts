@@ -21,6 +21,8 @@ import { runScript, SCRIPTS } from "./scripts.js";
  * the word is too broad for the index and only checked on the records read.
  */
 export const MAX_WIDENED_WORDS = 500;
+/** Entries the indexes of those words may hold together (a union is built of them). */
+export const MAX_WIDENED_ENTRIES = 20_000;
 /** Words looked for at most: the others are only checked on the records read. */
 const MAX_QUERY_WORDS = 8;
 
@@ -75,6 +77,7 @@ export class RedisPayoutSearch {
             offset: String(query.offset ?? 0),
             limit: String(query.limit),
             maxWords: String(MAX_WIDENED_WORDS),
+            maxEntries: String(MAX_WIDENED_ENTRIES),
             payoutPrefix: k.payout(""),
           }),
         ],

@@ -3,9 +3,10 @@
   with their records: read from the index of words (payout-create.lua writes it). Each word
   looked for is widened to the indexed words it begins (`ngo` → `ngono`, `ngoa`, …) and their
   indexes united; the words looked for are then intersected. A word looked for that begins
-  more than options.maxWords indexed words is too broad to widen: it is left out here (the
-  caller checks every record against all the words), and when every word is too broad
-  nothing is read. Scratch keys are deleted before the script returns.
+  more than options.maxWords indexed words, or whose words hold more than options.maxEntries
+  entries together, is too broad to widen (a union that size would hold Redis up): it is
+  left out here (the caller checks every record against all the words), and when every word
+  is too broad nothing is read. Scratch keys are deleted before the script returns.
 
   Input:
     KEYS[1]   the words (score 0, read by prefix)
@@ -15,7 +16,8 @@
     ARGV[1]   options (JSON): words (folded words looked for, an array), wordPrefix (a
               word's index key prefix), fromMs, toMs, offset (matches skipped, newest
               first), limit (records read at most), maxWords (indexed words one word looked
-              for may widen to), payoutPrefix (payout key prefix)
+              for may widen to), maxEntries (entries their indexes may hold together),
+              payoutPrefix (payout key prefix)
 
   Output:
     {'too_broad'} | {'found', total (index entries in the period), exact (1: no word was
@@ -25,6 +27,7 @@
 
 local o = cjson.decode(ARGV[1])
 local maxWords = tonumber(o.maxWords)
+local maxEntries = tonumber(o.maxEntries)
 local sources = {}
 local exact = 1
 for i, wanted in ipairs(o.words) do
@@ -36,15 +39,21 @@ for i, wanted in ipairs(o.words) do
   end
   if #found == 1 then
     sources[#sources + 1] = o.wordPrefix .. found[1]
-  elseif #found <= maxWords then
-    local args = {'ZUNIONSTORE', KEYS[2 + i], #found}
-    for _, word in ipairs(found) do args[#args + 1] = o.wordPrefix .. word end
-    args[#args + 1] = 'AGGREGATE'
-    args[#args + 1] = 'MAX'
-    redis.call(unpack(args))
-    sources[#sources + 1] = KEYS[2 + i]
   else
-    exact = 0
+    local entries = 0
+    if #found <= maxWords then
+      for _, word in ipairs(found) do entries = entries + redis.call('ZCARD', o.wordPrefix .. word) end
+    end
+    if #found <= maxWords and entries <= maxEntries then
+      local args = {'ZUNIONSTORE', KEYS[2 + i], #found}
+      for _, word in ipairs(found) do args[#args + 1] = o.wordPrefix .. word end
+      args[#args + 1] = 'AGGREGATE'
+      args[#args + 1] = 'MAX'
+      redis.call(unpack(args))
+      sources[#sources + 1] = KEYS[2 + i]
+    else
+      exact = 0
+    end
   end
 end
 if #sources == 0 then return {'too_broad'} end

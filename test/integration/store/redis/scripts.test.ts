@@ -443,7 +443,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     await redis.zadd(`${p}word:ngono`, 1000, "a");
     await redis.zadd(`${p}word:ngoa`, 2000, "b");
     const keys = ["words", "scratch:and", "scratch:0", "scratch:1"].map((key) => `${p}${key}`);
-    const search = (words: string[], maxWords = 10) =>
+    const search = (words: string[], maxWords = 10, maxEntries = 10) =>
       run("payouts-by-words", keys.slice(0, 2 + words.length), [
         JSON.stringify({
           words,
@@ -453,6 +453,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
           offset: "0",
           limit: "10",
           maxWords: String(maxWords),
+          maxEntries: String(maxEntries),
           payoutPrefix: `${p}payout:`,
         }),
       ]) as Promise<unknown[]>;
@@ -468,6 +469,9 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(narrowed.slice(0, 3)).toEqual(["found", 1, 0]);
     expect(ids(narrowed)).toEqual(["a"]);
     expect(await search(["ai"], 1)).toEqual(["too_broad"]);
+    // "ai" widens to words holding 3 entries together: over a cap of 2, too broad as well.
+    expect(await search(["ai"], 10, 2)).toEqual(["too_broad"]);
+    expect((await search(["ai", "ngono"], 10, 2)).slice(0, 3)).toEqual(["found", 1, 0]);
     expect(await redis.exists(...keys.slice(1))).toBe(0);
   },
 
