@@ -11,6 +11,7 @@ import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
 import { createRedisConnection, waitForReady } from "./store/redis/connection.js";
 import { RedisDurability } from "./store/redis/durability.js";
+import { indexStoredPayouts } from "./store/redis/payout-search.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis/rate-limiter.js";
 import { describeTarget } from "./store/redis/target.js";
 import { createRedisStores } from "./store/redis.js";
@@ -44,6 +45,22 @@ export async function connectStores(
     logger,
     durability,
   });
+  // Payouts stored before the search indexes existed are written into them once, in the
+  // background: searches find them as soon as their page is done.
+  indexStoredPayouts(redis, {
+    keys: keys(config.redis.keyPrefix),
+    retentionMs: config.retentionMs,
+    now: Date.now,
+  }).then(
+    (count) => {
+      if (count > 0) logger.info({ count }, "stored payouts written into the search indexes");
+    },
+    (error: unknown) =>
+      logger.warn(
+        { err: error },
+        "stored payouts not yet in the search indexes; retried at next start",
+      ),
+  );
   return { stores, redis };
 }
 

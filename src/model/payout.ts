@@ -127,5 +127,10 @@ export function chargedFee(payout: Pick<Payout, "state" | "fee">): number | unde
   return payout.state === "success" ? payout.fee : undefined;
 }
 
-/** Fields a transition may set besides the state. `id`, `kind` and `state` never change that way. */
-export type PayoutPatch = Partial<Omit<Payout, "id" | "kind" | "state">>;
+/**
+ * Fields a transition may set besides the state. `id`, `kind` and `state` never change that
+ * way, nor what the payout is searched by (its name, note and alias: indexed at creation).
+ */
+export type PayoutPatch = Partial<
+  Omit<Payout, "id" | "kind" | "state" | "recipientName" | "note" | "recipientAlias">
+>;

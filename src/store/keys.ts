@@ -9,6 +9,17 @@
  *   p payouts                  ZSET   payout ids by createdAtMs (everyone's history)
  *   p phone:{phone}:payouts    ZSET   payout ids by createdAtMs (the duplicate warning)
  *   p state:{state}            SET    payout ids now in an in-flight state
+ *   p status:{group}           ZSET   payout ids by createdAtMs, now in that status group
+ *                                     (model/search.ts), moved with the state
+ *   p status:{group}:user:{userId}  ZSET  the same, per initiator
+ *   p word:{word}              ZSET   payout ids by createdAtMs whose name, note or alias
+ *                                     holds that folded word (model/search.ts)
+ *   p words                    ZSET   every indexed word, score 0 (read by prefix, BYLEX)
+ *   p words:seen               ZSET   every indexed word by its newest payout's createdAtMs
+ *                                     (words gone past the retention leave `words`)
+ *   p search:scratch:{n}       ZSET   a search script's scratch, deleted before it returns
+ *   p search:indexed           STRING set once payouts stored before the search indexes
+ *                                     were written into them (payout-search.ts)
  *   p dialog:{chatId}          STRING DialogState JSON, expires with the dialog
  *   p prompt:{chatId}:{userId} STRING the user's latest prompt (payout id), expires with it
  *   p spent:{day}              HASH   merchant | user:{id} → XAF counted against the limits
@@ -41,6 +52,7 @@
  *   p recipients…              saved recipients (redis/recipients.ts lists its keys)
  */
 import type { PayoutState } from "../model/lifecycle.js";
+import type { StatusGroup } from "../model/search.js";
 
 export interface Keys {
   readonly prefix: string;
@@ -50,6 +62,17 @@ export interface Keys {
   allPayouts(): string;
   phonePayouts(phone: string): string;
   stateSet(state: PayoutState): string;
+  /** A status group's index; `userId` undefined: everyone's. */
+  statusPayouts(status: StatusGroup, userId?: number): string;
+  /** What an initiator's id follows in their index of a status group. */
+  userStatusPrefix(status: StatusGroup): string;
+  /** The index of a folded word (`word("")` is the prefix of them all). */
+  searchWord(word: string): string;
+  searchVocabulary(): string;
+  searchVocabularySeen(): string;
+  /** The search scripts' scratch keys (`searchScratch("")` is their prefix). */
+  searchScratch(n: string): string;
+  searchIndexed(): string;
   dialog(chatId: number): string;
   prompt(chatId: number, userId: number): string;
   /** The spending hash of `day` (YYYY-MM-DD); `spending("")` is the prefix of them all. */
@@ -92,6 +115,16 @@ export function keys(prefix: string): Keys {
     allPayouts: () => `${prefix}payouts`,
     phonePayouts: (phone) => `${prefix}phone:${phone}:payouts`,
     stateSet: (state) => `${prefix}state:${state}`,
+    statusPayouts: (status, userId) =>
+      userId === undefined
+        ? `${prefix}status:${status}`
+        : `${prefix}status:${status}:user:${userId}`,
+    userStatusPrefix: (status) => `${prefix}status:${status}:user:`,
+    searchWord: (word) => `${prefix}word:${word}`,
+    searchVocabulary: () => `${prefix}words`,
+    searchVocabularySeen: () => `${prefix}words:seen`,
+    searchScratch: (n) => `${prefix}search:scratch:${n}`,
+    searchIndexed: () => `${prefix}search:indexed`,
     dialog: (chatId) => `${prefix}dialog:${chatId}`,
     prompt: (chatId, userId) => `${prefix}prompt:${chatId}:${userId}`,
     spending: (day) => `${prefix}spent:${day}`,

@@ -10,7 +10,15 @@ import { CorruptRecordError } from "./errors.js";
 import { checkInput } from "./schemas.js";
 
 /** The fields a patch may carry (`id`, `kind`, `state` never change through one). */
-const PayoutPatchSchema = PayoutSchema.omit({ id: true, kind: true, state: true }).partial();
+// What a payout is searched by (name, note, alias) is indexed at creation: no patch sets it.
+const PayoutPatchSchema = PayoutSchema.omit({
+  id: true,
+  kind: true,
+  state: true,
+  recipientName: true,
+  note: true,
+  recipientAlias: true,
+}).partial();
 
 /**
  * An unconfirmed prompt is kept until its Confirm button expires plus this grace (for a

@@ -7,6 +7,7 @@ import type { PayoutEvent, PayoutState, TrackedState } from "../model/lifecycle.
 import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutKind, PayoutPatch } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
+import type { StatusGroup } from "../model/search.js";
 
 export type TransitionResult =
   | {
@@ -65,6 +66,42 @@ export interface Created {
 /** A page of history: `userId` undefined means everyone's. */
 export interface PayoutListOptions {
   userId?: number;
+  offset: number;
+  limit: number;
+}
+
+/** A search by words (PayoutStore.findByWords): `words` as `wordsOf` gives them. */
+export interface WordQuery {
+  words: readonly string[];
+  /** Created from `fromMs` to `toMs`, both included. */
+  fromMs: number;
+  toMs: number;
+  /** Payouts read at most: the newest that match, after the first `offset` (default 0). */
+  limit: number;
+  offset?: number;
+}
+
+/**
+ * What a search by words found, newest first. `complete`: every payout of the period that
+ * matches (from `offset` on) is in `items`; false when more than `limit` might, and only the
+ * newest were read. `exact`: every word looked for was answered by the index, so `total`
+ * counts the period's matches exactly (else it counts those of the words it answered, and
+ * `items` holds only the matches among the payouts read: page with offset 0 then).
+ * `too_broad`: every word looked for begins too many different words for the index to
+ * answer (one letter, say); nothing was read.
+ */
+export type WordMatches =
+  | { outcome: "found"; items: Payout[]; complete: boolean; exact: boolean; total: number }
+  | { outcome: "too_broad" };
+
+/** A page of the payouts in one status group (PayoutStore.listByStatus). */
+export interface StatusListOptions {
+  /** Undefined: everyone's. */
+  userId?: number;
+  status: StatusGroup;
+  /** Created from `fromMs` to `toMs`, both included. */
+  fromMs: number;
+  toMs: number;
   offset: number;
   limit: number;
 }
@@ -229,6 +266,18 @@ export interface PayoutStore {
   ): Promise<Payout[]>;
   /** Newest first. `userId` undefined: everyone's. Records that expired are skipped. */
   list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }>;
+  /**
+   * The payouts created in the period whose words (`searchWordsOf`: name, note, alias) each
+   * begin with one of `query.words`, newest first, read from an index of words written with
+   * the payout (model/search.ts).
+   */
+  findByWords(query: WordQuery): Promise<WordMatches>;
+  /**
+   * A page of the payouts now in a status group (`statusGroupOf` their state), of one
+   * initiator or everyone's, created in the period, newest first; `total` counts the
+   * period's. Read from an index moved in the same atomic step as the state.
+   */
+  listByStatus(options: StatusListOptions): Promise<{ items: Payout[]; total: number }>;
   /**
    * Oldest first: up to `limit` payouts created from `fromMs` to `toMs` (both included),
    * after the page that gave `after` as its `next`. Each call reads one page of the

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { AuditAction } from "../../src/model/audit.js";
 import type { Stores } from "../../src/store/types.js";
 import { describeBatchStoreContract } from "./batch-store.contract.js";
+import { describePayoutSearchContract } from "./payout-search.contract.js";
 import { describePayoutStoreContract, payoutIn, samplePayout } from "./payout-store.contract.js";
 import { describePinStoreContract } from "./pin-store.contract.js";
 import { describeRecipientStoreContract } from "./recipient-store.contract.js";
@@ -23,6 +24,7 @@ const SHORT_RETENTION_MS = 300;
 export function describeStoreContract(name: string, makeStores: MakeStores): void {
   describe(name, () => {
     describePayoutStoreContract(makeStores);
+    describePayoutSearchContract(makeStores);
     describeReportsContract(makeStores);
     describeRulesContract(makeStores);
     describeBatchStoreContract(makeStores);

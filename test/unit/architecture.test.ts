@@ -249,6 +249,10 @@ describe("layers", () => {
     "app.ts": "the composition root: builds, starts and stops every part in order",
     "store/redis/payouts.ts":
       "RedisPayoutStore, one class: creation, the move's checked arguments, reads, and its replies",
+    "payouts/dashboard/history.ts":
+      "the Mini App's History search: which index answers each kind of query, its filters and pages",
+    "store/payout-store.ts":
+      "the PayoutStore interface with the option and answer types of its methods, documented",
     "store/memory/payouts.ts":
       "MemoryPayoutStore, one class, with the pure checks and listings that mirror the Redis scripts and indexes",
     "payouts/approval.ts":

@@ -1,15 +1,26 @@
 /**
  * The Mini App's History: one search box (a number, a payment or payout id, a staff member
- * by id or name, or the recipient's name or note), filters by status, kind and dates, and
- * pages. Each kind of query goes to the index that answers it: the number index
- * (`listByPhone`), the payment id index, a person's own list, and only a name falls back to
- * reading the period's payouts page by page (at most `SCAN_LIMIT` of them, and it says so),
- * so a search over 100,000 payouts stays a few Redis round trips.
+ * by id or name, or words of the recipient's name, the note or the alias), filters by
+ * status, kind and dates, and pages. Each kind of query goes to the index that answers it:
+ * the number index (`listByPhone`), the payment id index, a person's own list, a status
+ * group's index (everyone's or a person's: `listByStatus`), the index of words
+ * (`findByWords`). Only what no index answers (no search and no status, but a kind or dates;
+ * a word of one or two letters that begins too many words) reads the period's payouts page
+ * by page, at most `SCAN_LIMIT` of them, and says so. A search over 100,000 payouts stays one
+ * or two Redis round trips.
  */
 import { setImmediate as yieldToOthers } from "node:timers/promises";
 import { z } from "zod";
 import type { Payout } from "../../model/payout.js";
 import { parsePhone } from "../../model/phone.js";
+import {
+  STATUS_GROUPS,
+  type StatusGroup,
+  searchWordsOf,
+  statusGroupOf,
+  wordsMatch,
+  wordsOf,
+} from "../../model/search.js";
 import type { Stores } from "../../store/types.js";
 import { daysWindow, parseDay } from "../../time.js";
 import { type Asker, may, maySee } from "../policy.js";
@@ -26,28 +37,11 @@ const PAGE = 500;
 /** A search without dates covers this many days back. */
 export const DEFAULT_SEARCH_DAYS = 90;
 
-export const STATUS_FILTERS = ["paid", "failed", "pending", "unknown", "waiting", "other"] as const;
-export type StatusFilter = (typeof STATUS_FILTERS)[number];
-
-const STATUS_OF: Record<Payout["state"], StatusFilter> = {
-  success: "paid",
-  failed: "failed",
-  canceled: "failed",
-  rejected_by_api: "failed",
-  submitting: "pending",
-  pending: "pending",
-  unknown: "unknown",
-  awaiting_approval: "waiting",
-  awaiting_confirmation: "other",
-  cancelled: "other",
-  expired: "other",
-  rejected: "other",
-};
+export const STATUS_FILTERS = STATUS_GROUPS;
+export type StatusFilter = StatusGroup;
 
 /** How a payout's state reads in the filters (and the page's badges). */
-export function statusFilterOf(state: Payout["state"]): StatusFilter {
-  return STATUS_OF[state];
-}
+export const statusFilterOf = statusGroupOf;
 
 const DayText = z
   .string()
@@ -71,8 +65,11 @@ export interface HistoryPage {
   page: number;
   pageSize: number;
   /** What answered the search: which index, or a scan of the period. */
-  via: "latest" | "number" | "id" | "staff" | "scan";
-  /** A scan stopped at SCAN_LIMIT payouts: older ones in the period were not searched. */
+  via: "latest" | "number" | "id" | "staff" | "status" | "words" | "scan";
+  /**
+   * Older payouts of the period were not searched: a scan stopped at SCAN_LIMIT, or an
+   * index held more than was read.
+   */
   partial: boolean;
 }
 
@@ -82,7 +79,13 @@ export interface HistoryDeps {
   now: () => number;
 }
 
-type Found = { items: Payout[]; via: HistoryPage["via"]; partial: boolean };
+/** `page`: the items are that one page already, of `total` (a search by words, paged). */
+type Found = {
+  items: Payout[];
+  via: HistoryPage["via"];
+  partial: boolean;
+  page?: { total: number };
+};
 
 function windowOf(query: HistoryQuery, deps: HistoryDeps): { fromMs: number; toMs: number } {
   const nowMs = deps.now();
@@ -153,11 +156,33 @@ export async function searchHistory(
   deps: HistoryDeps,
   asker: NonNullable<Asker>,
   query: HistoryQuery,
+  /** Given, a search by words with nothing else to filter answers only this page. */
+  paging?: { offset: number; limit: number },
 ): Promise<Found> {
   const { stores } = deps;
   const window = windowOf(query, deps);
   const visible = (payout: Payout) => maySee(asker, payout) && passesFilters(payout, query, window);
   const text = query.q ?? "";
+  if (text === "" && query.status !== undefined) {
+    // The status group's index, 500 at a time (Redis is not held up), at most SCAN_LIMIT.
+    const own = may(asker, "see_everyone") ? {} : { userId: asker.userId };
+    const status = query.status;
+    const items = new Map<string, Payout>();
+    let total = 0;
+    for (let offset = 0; offset < SCAN_LIMIT && offset <= total; offset += PAGE) {
+      const list = await stores.payouts.listByStatus({
+        ...own,
+        status,
+        ...window,
+        offset,
+        limit: PAGE,
+      });
+      for (const payout of list.items) if (visible(payout)) items.set(payout.id, payout);
+      total = list.total;
+      await yieldToOthers();
+    }
+    return { items: [...items.values()], via: "status", partial: total > SCAN_LIMIT };
+  }
   if (text === "") {
     const found = await scan(stores, window, visible);
     return { ...found, via: "scan" };
@@ -186,8 +211,19 @@ export async function searchHistory(
   }
   const people = await staffMatching(stores, text);
   if (people.length > 0) {
+    const status = query.status;
     const lists = await Promise.all(
-      people.map((userId) => stores.payouts.list({ userId, offset: 0, limit: INDEX_LIMIT })),
+      people.map((userId) =>
+        status === undefined
+          ? stores.payouts.list({ userId, offset: 0, limit: INDEX_LIMIT })
+          : stores.payouts.listByStatus({
+              userId,
+              status,
+              ...window,
+              offset: 0,
+              limit: INDEX_LIMIT,
+            }),
+      ),
     );
     const items = lists
       .flatMap((list) => list.items)
@@ -198,16 +234,42 @@ export async function searchHistory(
       return { items, via: "staff", partial };
     }
   }
-  const wanted = text.toLowerCase();
+  const words = wordsOf(text);
+  if (words.length === 0) return { items: [], via: "words", partial: false };
+  if (
+    paging &&
+    query.status === undefined &&
+    query.kind === undefined &&
+    may(asker, "see_everyone")
+  ) {
+    // Nothing to filter: when the index answers every word, one page of it is the answer.
+    const page = await stores.payouts.findByWords({ words, ...window, ...paging });
+    if (page.outcome === "found" && page.exact) {
+      return { items: page.items, via: "words", partial: false, page: { total: page.total } };
+    }
+  }
+  const byWords = await stores.payouts.findByWords({ words, ...window, limit: INDEX_LIMIT });
+  if (byWords.outcome === "found") {
+    // Every match of the period was read unless `complete` is false: the filters are exact.
+    return { items: byWords.items.filter(visible), via: "words", partial: !byWords.complete };
+  }
+  // Too broad for the index (a letter or two that begins too many words): the period read.
   const found = await scan(
     stores,
     window,
-    (payout) =>
-      visible(payout) &&
-      (payout.recipientName.toLowerCase().includes(wanted) ||
-        (payout.note?.toLowerCase().includes(wanted) ?? false)),
+    (payout) => visible(payout) && wordsMatch(searchWordsOf(payout), words),
   );
   return { ...found, via: "scan" };
+}
+
+/** One page read straight from an index: its items, and the total the index counts. */
+function indexPage(
+  list: { items: Payout[]; total: number },
+  query: HistoryQuery,
+  via: HistoryPage["via"],
+): HistoryPage {
+  const { items, total } = list;
+  return { items, total, page: query.page, pageSize: HISTORY_PAGE_SIZE, via, partial: false };
 }
 
 /** One page of what matches `query` for `asker`. */
@@ -217,51 +279,35 @@ export async function historyPage(
   query: HistoryQuery,
 ): Promise<HistoryPage> {
   const text = query.q ?? "";
-  const plain =
-    text === "" &&
-    query.status === undefined &&
-    query.kind === undefined &&
-    query.from === undefined &&
-    query.to === undefined;
-  if (plain) {
+  const { payouts } = deps.stores;
+  const paging = { offset: query.page * HISTORY_PAGE_SIZE, limit: HISTORY_PAGE_SIZE };
+  const everyone = may(asker, "see_everyone");
+  const own = everyone ? {} : { userId: asker.userId };
+  const undated = query.from === undefined && query.to === undefined;
+  const unfiltered = query.status === undefined && query.kind === undefined && undated;
+  // A staff member's id (not a number): their own lists answer it.
+  const staffId = everyone && /^\d{1,15}$/.test(text) && !parsePhone(text).ok;
+  if (text === "" && unfiltered) {
     // Nothing to filter: the newest first, straight from the creation index.
-    const own = may(asker, "see_everyone") ? {} : { userId: asker.userId };
-    const list = await deps.stores.payouts.list({
-      ...own,
-      offset: query.page * HISTORY_PAGE_SIZE,
-      limit: HISTORY_PAGE_SIZE,
-    });
-    return {
-      items: list.items,
-      total: list.total,
-      page: query.page,
-      pageSize: HISTORY_PAGE_SIZE,
-      via: "latest",
-      partial: false,
-    };
+    return indexPage(await payouts.list({ ...own, ...paging }), query, "latest");
   }
-  const onlyText =
-    query.status === undefined &&
-    query.kind === undefined &&
-    query.from === undefined &&
-    query.to === undefined;
-  if (onlyText && may(asker, "see_everyone") && /^\d{1,15}$/.test(text) && !parsePhone(text).ok) {
-    // A staff member's id alone: their own list, newest first, one page of it.
-    const list = await deps.stores.payouts.list({
-      userId: Number(text),
-      offset: query.page * HISTORY_PAGE_SIZE,
-      limit: HISTORY_PAGE_SIZE,
-    });
-    return {
-      items: list.items,
-      total: list.total,
-      page: query.page,
-      pageSize: HISTORY_PAGE_SIZE,
-      via: "staff",
-      partial: false,
-    };
+  if (staffId && unfiltered) {
+    return indexPage(await payouts.list({ userId: Number(text), ...paging }), query, "staff");
   }
-  const found = await searchHistory(deps, asker, query);
+  if (query.status !== undefined && query.kind === undefined && (text === "" || staffId)) {
+    // A status (and perhaps a staff member's id), dates or not: one page of the status
+    // group's index, everyone's, the asker's own, or that member's.
+    const list = await payouts.listByStatus({
+      ...(text === "" ? own : { userId: Number(text) }),
+      status: query.status,
+      ...windowOf(query, deps),
+      ...paging,
+    });
+    return indexPage(list, query, text === "" ? "status" : "staff");
+  }
+  const found = await searchHistory(deps, asker, query, paging);
+  if (found.page)
+    return indexPage({ items: found.items, total: found.page.total }, query, found.via);
   const start = query.page * HISTORY_PAGE_SIZE;
   return {
     items: found.items.slice(start, start + HISTORY_PAGE_SIZE),

@@ -28,9 +28,13 @@ import type {
   PayoutListOptions,
   PayoutStore,
   StatePageOptions,
+  StatusListOptions,
   TransitionOptions,
   TransitionResult,
+  WordMatches,
+  WordQuery,
 } from "../types.js";
+import { statusGroupPage, wordMatches } from "./payout-search.js";
 import type { MemorySpendingLedger } from "./spending.js";
 
 interface Entry {
@@ -235,6 +239,14 @@ export class MemoryPayoutStore implements PayoutStore {
   }
 
   /** Pages as the Redis index does: by creation time, then id; the cursor is `{ms}:{id}`. */
+  async findByWords(query: WordQuery): Promise<WordMatches> {
+    return structuredClone(wordMatches(this.#payouts(), this.#cutoffMs(), query));
+  }
+
+  async listByStatus(options: StatusListOptions): Promise<{ items: Payout[]; total: number }> {
+    return structuredClone(statusGroupPage(this.#payouts(), this.#cutoffMs(), options));
+  }
+
   async listCreated(options: CreatedPageOptions): Promise<CreatedPage> {
     if (options.limit <= 0) return { items: [] };
     return structuredClone(createdPage(this.#payouts(), this.#cutoffMs(), options));

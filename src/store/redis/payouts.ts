@@ -13,17 +13,15 @@ import { type Logger, silentLogger } from "../../logger.js";
 import type { Actor } from "../../model/audit.js";
 import {
   expiresInState,
-  givesBack,
   isTracked,
   PAYOUT_STATES,
   type PayoutEvent,
   type PayoutState,
-  sourcesOf,
-  TRACKED_STATES,
   type TrackedState,
   targetOf,
 } from "../../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
+import { searchWordsOf, statusGroupOf } from "../../model/search.js";
 import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import { CorruptRecordError, PayoutExistsError } from "../errors.js";
 import type { Keys } from "../keys.js";
@@ -32,10 +30,8 @@ import {
   checkPayout,
   decodePayout,
   encodeFields,
-  noticesOfMove,
   pairsToRecord,
   recordLifetimeMs,
-  SETTLED_NOTICE_PREFIX,
 } from "../payout-codec.js";
 import { parseJsonOrUndefined } from "../schemas.js";
 import type {
@@ -46,15 +42,19 @@ import type {
   PayoutListOptions,
   PayoutStore,
   StatePageOptions,
+  StatusListOptions,
   TransitionOptions,
   TransitionResult,
+  WordMatches,
+  WordQuery,
 } from "../types.js";
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
 import { readByPaymentId } from "./payout-by-payment.js";
+import { flag, transitionArgs } from "./payout-move-args.js";
+import { RedisPayoutSearch } from "./payout-search.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
-import { SPENDING_KEPT_MS } from "./spending.js";
 
 const HashSchema = z.record(z.string(), z.string());
 const IdsSchema = z.array(z.string()); // built once: building a schema costs more than running it
@@ -131,6 +131,7 @@ export class RedisPayoutStore implements PayoutStore {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #durability: RedisDurability | undefined;
+  readonly #search: RedisPayoutSearch;
 
   constructor(redis: Redis, options: RedisPayoutStoreOptions) {
     this.#redis = redis;
@@ -139,6 +140,12 @@ export class RedisPayoutStore implements PayoutStore {
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? Date.now;
     this.#durability = options.durability;
+    this.#search = new RedisPayoutSearch(redis, {
+      keys: options.keys,
+      retentionMs: options.retentionMs,
+      now: this.#now,
+      decode: (id, hash) => this.#decode(id, hash),
+    });
   }
 
   /** Runs a payout script, durably when asked and a durability plan is set. */
@@ -157,6 +164,8 @@ export class RedisPayoutStore implements PayoutStore {
     const k = this.#keys;
     const nowMs = this.#now();
     const retentionMs = this.#retentionMs;
+    const group = statusGroupOf(record.state);
+    const words = searchWordsOf(record);
     const reply = await runScript(
       this.#redis,
       SCRIPTS["payout-create"],
@@ -169,6 +178,11 @@ export class RedisPayoutStore implements PayoutStore {
         k.auditLog(),
         k.phonePayouts(record.phone),
         k.prompt(record.chatId, record.initiatorId),
+        k.statusPayouts(group, record.initiatorId),
+        k.statusPayouts(group),
+        k.searchVocabulary(),
+        k.searchVocabularySeen(),
+        ...words.map((word) => k.searchWord(word)),
       ],
       [
         JSON.stringify({
@@ -182,6 +196,7 @@ export class RedisPayoutStore implements PayoutStore {
           lifetimeMs: String(recordLifetimeMs(record, nowMs, retentionMs) ?? retentionMs),
           auditMinId: auditMinId(nowMs, retentionMs),
           payoutPrefix: k.payout(""),
+          words,
         }),
         payoutDraftJson(record.id, "prompt", nowMs, options.actor, undefined),
         ...encodeFields(record),
@@ -330,6 +345,14 @@ export class RedisPayoutStore implements PayoutStore {
     return { items: found, total: total - missing.length };
   }
 
+  async findByWords(query: WordQuery): Promise<WordMatches> {
+    return this.#search.findByWords(query);
+  }
+
+  async listByStatus(options: StatusListOptions): Promise<{ items: Payout[]; total: number }> {
+    return this.#search.listByStatus(options);
+  }
+
   async listCreated(options: {
     fromMs: number;
     toMs: number;
@@ -411,90 +434,4 @@ export class RedisPayoutStore implements PayoutStore {
 function readState(json: string): PayoutState | null {
   const state = StateSchema.safeParse(parseJsonOrUndefined(json));
   return state.success ? state.data : null;
-}
-
-/** A boolean as the scripts take it. */
-function flag(value: boolean): string {
-  return value ? "1" : "0";
-}
-
-/** Keys and arguments of one move (lua/payout-transition.lua describes them). */
-function transitionArgs(call: {
-  keys: Keys;
-  id: string;
-  event: PayoutEvent;
-  /** Checked already. */
-  patch: PayoutPatch;
-  options: TransitionOptions;
-  nowMs: number;
-  retentionMs: number;
-}): { keys: string[]; args: string[] } {
-  const { keys: k, id, event, patch, options, nowMs, retentionMs } = call;
-  const expect = options.expect;
-  const target = targetOf(event);
-  const claim = options.claimId;
-  const reserve = options.reserve;
-  const fields = {
-    ...patch,
-    state: target,
-    updatedAtMs: nowMs,
-    ...(claim === undefined ? {} : { claimId: claim }),
-  };
-  const sources = sourcesOf(event);
-  const notices = noticesOfMove(id, target, options.notices);
-  return {
-    keys: [
-      k.payout(id),
-      k.outbox(),
-      k.auditLog(),
-      k.tracking(),
-      ...TRACKED_STATES.map((state) => k.stateSet(state)),
-    ],
-    args: [
-      JSON.stringify({
-        id,
-        target: JSON.stringify(target),
-        claim: claim === undefined ? "" : JSON.stringify(claim),
-        nowMs: String(nowMs),
-        expires: flag(expiresInState(target)),
-        retentionMs: String(retentionMs),
-        paymentPrefix: k.paymentIndex(""),
-        auditMinId: auditMinId(nowMs, retentionMs),
-        expectedInitiator:
-          expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
-        notExpiredAt: optional(expect?.notExpiredAtMs),
-        trackAt: optional(options.trackAtMs),
-        untrack: flag(options.untrack === true),
-        spendPrefix: k.spending(""),
-        reserveDay: reserve?.day ?? "",
-        payerCap: optional(reserve?.payerCapXaf),
-        merchantCap: optional(reserve?.merchantCapXaf),
-        givesBack: flag(givesBack(target)),
-        spendKeptMs: String(SPENDING_KEPT_MS),
-        amountBelow: optional(expect?.amountBelowXaf),
-        reserveKind: reserve === undefined ? "" : JSON.stringify(reserve.kind),
-        batchPrefix: k.batch(""),
-        staffKey: k.staff(),
-        grantedKey: k.staffGranted(),
-        initiatorRoles:
-          expect?.initiatorRoles === undefined ? "" : `,${expect.initiatorRoles.join(",")},`,
-        deciderId: expect?.decider === undefined ? "" : String(expect.decider.userId),
-        deciderRoles: expect?.decider === undefined ? "" : `,${expect.decider.roles.join(",")},`,
-        sources: sources.map((state) => JSON.stringify(state)),
-        noticeCount: String(notices.length),
-        settledPrefix: SETTLED_NOTICE_PREFIX,
-        trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
-      }),
-      patch.paymentId ?? "",
-      payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
-      options.stampSentAtMs ? payoutDraftJson(id, "submit", nowMs, options.actor, undefined) : "",
-      ...notices,
-      ...encodeFields(fields),
-    ],
-  };
-}
-
-/** An optional number as the scripts take it: "" when absent. */
-function optional(value: number | null | undefined): string {
-  return value === undefined || value === null ? "" : String(value);
 }

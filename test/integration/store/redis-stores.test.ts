@@ -9,6 +9,7 @@ import {
   reconnectDelayMs,
   waitForReady,
 } from "../../../src/store/redis/connection.js";
+import { indexStoredPayouts, MAX_WIDENED_WORDS } from "../../../src/store/redis/payout-search.js";
 import { createRedisStores } from "../../../src/store/redis.js";
 import type { Stores } from "../../../src/store/types.js";
 import { payoutIn, samplePayout } from "../../contract/payout-store.contract.js";
@@ -87,9 +88,10 @@ describe("redis stores (Redis only)", () => {
     await stores.payouts.update(payout.id, { messageId: 5, pollCount: 3 });
     await stores.payouts.transition(payout.id, "settle_failed");
     const written = await redis.keys(`${prefix}*`);
-    // The record, its payment index, the user's, the number's and everyone's history, the
-    // initiator's open prompt, the day's spending, the outbox, and the audit log (one
-    // stream for every payout, trimmed to the retention).
+    // The record, its payment index, the user's, the number's and everyone's history, its
+    // status group's (everyone's and the user's; the groups it left are gone), its name's
+    // words and the list of words, the initiator's open prompt, the day's spending, the
+    // outbox, and the audit log (one stream for every payout, trimmed to the retention).
     expect(written.sort()).toEqual(
       [
         `${prefix}audit-log`,
@@ -101,16 +103,74 @@ describe("redis stores (Redis only)", () => {
         `${prefix}prompt:${payout.chatId}:${payout.initiatorId}`,
         `${prefix}spent:2024-11-23`,
         `${prefix}user:${payout.initiatorId}:payouts`,
+        `${prefix}status:failed`,
+        `${prefix}status:failed:user:${payout.initiatorId}`,
+        `${prefix}word:jean`,
+        `${prefix}word:dupont`,
+        `${prefix}words`,
+        `${prefix}words:seen`,
       ].sort(),
     );
-    // The indexes of one number, one prompt and one day go away by themselves.
+    // The indexes of one number, one prompt, one day, one person's status group and one
+    // word go away by themselves.
     for (const key of [
+      `${prefix}status:failed:user:${payout.initiatorId}`,
+      `${prefix}word:jean`,
       `${prefix}phone:${payout.phone}:payouts`,
       `${prefix}prompt:${payout.chatId}:${payout.initiatorId}`,
       `${prefix}spent:2024-11-23`,
     ]) {
       expect(await redis.pttl(key), key).toBeGreaterThan(0);
     }
+  });
+
+  it("answers too_broad for words that each begin more words than it widens to", async () => {
+    for (let i = 0; i < MAX_WIDENED_WORDS + 1; i += 1) {
+      await stores.payouts.create(samplePayout({ recipientName: `Bello B${i}x` }));
+    }
+    const period = { fromMs: Date.now() - 60_000, toMs: Date.now() + 60_000, limit: 10 };
+    expect(await stores.payouts.findByWords({ words: ["b"], ...period })).toEqual({
+      outcome: "too_broad",
+    });
+    // With a word the index answers, the broad one is checked on the records read.
+    const found = await stores.payouts.findByWords({ words: ["b7x", "bello"], ...period });
+    expect(found.outcome === "found" && found.items.map((p) => p.recipientName)).toEqual([
+      "Bello B7x",
+    ]);
+    const both = await stores.payouts.findByWords({ words: ["b", "bello"], ...period });
+    expect(both).toMatchObject({ outcome: "found", complete: false });
+    expect(both.outcome === "found" && both.items).toHaveLength(10);
+  });
+
+  it("writes payouts stored before the search indexes into them, once", async () => {
+    const k = keys(prefix);
+    const paid = await payoutIn(stores, "success", { recipientName: "Aïcha Ngono" });
+    const asked = samplePayout({ recipientName: "Paul Mbarga", note: "loyer" });
+    await stores.payouts.create(asked);
+    // As stored before the indexes existed: none of their keys.
+    const indexKeys = [
+      ...(await redis.keys(`${prefix}word*`)),
+      ...(await redis.keys(`${prefix}status:*`)),
+    ];
+    await redis.del(...indexKeys);
+    const period = { fromMs: Date.now() - 60_000, toMs: Date.now() + 60_000 };
+    const ids = async (words: string[]) => {
+      const found = await stores.payouts.findByWords({ words, ...period, limit: 10 });
+      return found.outcome === "found" ? found.items.map((p) => p.id) : found.outcome;
+    };
+    expect(await ids(["aicha"])).toEqual([]);
+
+    const options = { keys: k, retentionMs, now: Date.now, pageSize: 1 };
+    expect(await indexStoredPayouts(redis, options)).toBe(2);
+    expect(await ids(["aicha"])).toEqual([paid.id]);
+    expect(await ids(["loyer", "paul"])).toEqual([asked.id]);
+    const page = { ...period, offset: 0, limit: 10 };
+    const paidList = await stores.payouts.listByStatus({ status: "paid", ...page });
+    expect(paidList.items.map((p) => p.id)).toEqual([paid.id]);
+    const own = await stores.payouts.listByStatus({ status: "other", userId: 111, ...page });
+    expect(own.items.map((p) => p.id)).toEqual([asked.id]);
+    // Done once: a later start skips it.
+    expect(await indexStoredPayouts(redis, options)).toBe(0);
   });
 
   it("finds its own claim when ioredis resends a transition after a reconnect", async () => {

@@ -26,7 +26,10 @@
                 grantedKey (staff grant times), initiatorRoles (',a,b,' or ''), deciderId
                 (''), deciderRoles (',a,b,' or ''), sources (JSON states the event leaves
                 from), noticeCount, settledPrefix (the payer's settled notice, which a
-                batch's row does not queue), trackedStates (JSON states, in KEYS order)
+                batch's row does not queue), trackedStates (JSON states, in KEYS order),
+                groups (JSON state → its status group), statusKeys (status group →
+                everyone's index of it), userStatusPrefixes (status group → what an
+                initiator's id follows in their index of it)
     ARGV[2]   the patch's paymentId (raw, '' none)
     ARGV[3]   the audit draft (JSON)
     ARGV[4]   the audit draft of the submission when the move stamps sentAtMs (JSON, '')
@@ -44,11 +47,13 @@
     payment settles one payout). A move made is audited with the states before and after;
     a resend or a refusal is not.
 
-  The payment index and spending keys are built here from their prefix rather than passed
-  in KEYS: a move without a paymentId in its patch (a settlement) must still give the index
-  the record's lifetime, and a move that gives back must find the day the payout reserved;
-  only the script knows the stored values at that moment. Fine on a single Redis (not
-  Cluster).
+  The payout's status group indexes (everyone's and its initiator's) move with the state in
+  the same step when the group changes. The payment index, spending and initiator's status
+  group keys are built here from their prefix rather than passed in KEYS: a move without a
+  paymentId in its patch (a settlement) must still give the index the record's lifetime, a
+  move that gives back must find the day the payout reserved, and the initiator is read from
+  the record; only the script knows the stored values at that moment. Fine on a single Redis
+  (not Cluster).
 ]]
 --!include audit.lua
 --!include spending.lua
@@ -169,6 +174,23 @@ if releasedDay then giveBack(spendPrefix .. releasedDay, spender, amount) end
 if expires then redis.call('PEXPIRE', record, retention) else redis.call('PERSIST', record) end
 if stateSets[current] then redis.call('SREM', stateSets[current], id) end
 if stateSets[target] then redis.call('SADD', stateSets[target], id) end
+-- (A record without its initiator or creation time, which PayoutSchema never lets be
+-- written, is left out of them rather than failing the move half-written.)
+local fromGroup, toGroup = o.groups[current], o.groups[target]
+local initiator = redis.call('HGET', record, 'initiatorId')
+local created = redis.call('HGET', record, 'createdAtMs')
+if fromGroup ~= toGroup and initiator and tonumber(created or '') then
+  if fromGroup then
+    redis.call('ZREM', o.statusKeys[fromGroup], id)
+    redis.call('ZREM', o.userStatusPrefixes[fromGroup] .. initiator, id)
+  end
+  local cutoff = '(' .. (tonumber(now) - tonumber(retention))
+  for _, index in ipairs({o.statusKeys[toGroup], o.userStatusPrefixes[toGroup] .. initiator}) do
+    redis.call('ZADD', index, created, id)
+    redis.call('ZREMRANGEBYSCORE', index, '-inf', cutoff)
+  end
+  redis.call('PEXPIRE', o.userStatusPrefixes[toGroup] .. initiator, retention)
+end
 if paymentId ~= '' then
   local index = paymentPrefix .. paymentId
   if expires then redis.call('SET', index, id, 'PX', retention) else redis.call('SET', index, id) end

@@ -229,7 +229,10 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
   },
 
   "payout-create": async (redis, p, run) => {
-    const keys = ["payout:id1", "user:1", "all", "state:x", "payment:", "audit", "phone", "prompt"];
+    const keys = [
+      ...["payout:id1", "user:1", "all", "state:x", "payment:", "audit", "phone", "prompt"],
+      ...["status:other:user:1", "status:other", "words", "words:seen", "word:aicha", "word:n"],
+    ];
     const options = {
       id: "id1",
       createdAtMs: "1000",
@@ -241,6 +244,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
       lifetimeMs: "30000",
       auditMinId: "0",
       payoutPrefix: `${p}payout:`,
+      words: ["aicha", "n"],
     };
     const fields = [...payoutFields("awaiting_confirmation")];
     const args = [JSON.stringify(options), '{"action":"prompt"}', ...fields];
@@ -250,6 +254,11 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.hget(`${p}payout:id1`, "state")).toBe('"awaiting_confirmation"');
     expect(await redis.zscore(`${p}phone`, "id1")).toBe("1000");
     expect(await redis.get(`${p}prompt`)).toBe("id1");
+    expect(await redis.zscore(`${p}status:other`, "id1")).toBe("1000");
+    expect(await redis.zscore(`${p}status:other:user:1`, "id1")).toBe("1000");
+    expect(await redis.zrange(`${p}word:aicha`, 0, -1)).toEqual(["id1"]);
+    expect(await redis.zrange(`${p}words`, 0, -1)).toEqual(["aicha", "n"]);
+    expect(await redis.zscore(`${p}words:seen`, "n")).toBe("1000");
     const [[, entry]] = (await redis.xrange(`${p}audit`, "-", "+")) as [[string, string[]]];
     // The number is masked in the script as the logger masks it.
     expect(entry).toEqual([
@@ -278,7 +287,14 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
   },
 
   "payout-transition": async (redis, p, run) => {
-    await redis.hset(`${p}payout:id1`, ...payoutFields("awaiting_confirmation"));
+    await redis.hset(
+      `${p}payout:id1`,
+      ...payoutFields("awaiting_confirmation"),
+      "createdAtMs",
+      500,
+    );
+    await redis.zadd(`${p}status:other`, 500, "id1");
+    await redis.zadd(`${p}status:other:user:1`, 500, "id1");
     await redis.hset(`${p}staff`, "1", "payer");
     const keys = ["payout:id1", "outbox", "audit", "tracking", "state:submitting"].map(
       (key) => `${p}${key}`,
@@ -313,6 +329,9 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
       noticeCount: "1",
       settledPrefix: "settled:",
       trackedStates: ['"submitting"'],
+      groups: { '"awaiting_confirmation"': "other", '"submitting"': "pending" },
+      statusKeys: { other: `${p}status:other`, pending: `${p}status:pending` },
+      userStatusPrefixes: { other: `${p}status:other:user:`, pending: `${p}status:pending:user:` },
     };
     const args = [
       JSON.stringify(options),
@@ -328,6 +347,11 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     const [status] = (await run("payout-transition", keys, args)) as [string, string[]];
     expect(status).toBe("applied");
     expect(await redis.smembers(`${p}state:submitting`)).toEqual(["id1"]);
+    // Its status group moves with it: out of "other", into "pending" (scored by createdAtMs).
+    expect(await redis.zrange(`${p}status:pending`, 0, -1, "WITHSCORES")).toEqual(["id1", "500"]);
+    expect(await redis.zrange(`${p}status:pending:user:1`, 0, -1)).toEqual(["id1"]);
+    expect(await redis.zcard(`${p}status:other`)).toBe(0);
+    expect(await redis.zcard(`${p}status:other:user:1`)).toBe(0);
     expect(await redis.hget(`${p}spent:2026-11-25`, "user:1")).toBe("5000");
     expect(await redis.hget(`${p}payout:id1`, "limitDay")).toBe('"2026-11-25"');
     expect(await redis.hget(`${p}payout:id1`, "sentAtMs")).toMatch(/^\d+$/);
@@ -367,6 +391,88 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(reply[0]).toBe("id1");
     expect(reply).toHaveLength(2);
     expect(reply[1]).toContain('"pending"');
+  },
+
+  "payouts-by-status": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("pending"));
+    await redis.hset(`${p}payout:id2`, ...payoutFields("pending"));
+    await redis.zadd(`${p}status`, 500, "old", 1000, "id1", 2000, "gone", 3000, "id2");
+    const args = [900, 0, 2500, 0, 10, `${p}payout:`];
+    const reply = (await run("payouts-by-status", [`${p}status`], args)) as unknown[];
+    // Two entries in the period (one record gone), newest first; the one before 900 trimmed.
+    expect(reply[0]).toBe(2);
+    expect(reply[1]).toBe("id1");
+    expect(reply).toHaveLength(3);
+    expect(await redis.zscore(`${p}status`, "old")).toBeNull();
+  },
+
+  "payouts-index-search": async (redis, p, run) => {
+    await redis.hset(`${p}payout:id1`, ...payoutFields("pending"), "createdAtMs", "1000");
+    await redis.zadd(`${p}status:other`, 1000, "id1");
+    const options = {
+      payouts: [
+        { id: "id1", words: ["aicha"] },
+        { id: "gone", words: ["x"] },
+      ],
+      payoutPrefix: `${p}payout:`,
+      wordPrefix: `${p}word:`,
+      cutoffMs: "0",
+      retentionMs: "60000",
+      groups: { '"pending"': "pending" },
+      statusKeys: { other: `${p}status:other`, pending: `${p}status:pending` },
+      userStatusPrefixes: { other: `${p}status:other:user:`, pending: `${p}status:pending:user:` },
+    };
+    const keys = [`${p}words`, `${p}words:seen`];
+    expect(await run("payouts-index-search", keys, [JSON.stringify(options)])).toBe(1);
+    // Into the group of its state now, out of the one it was listed under.
+    expect(await redis.zrange(`${p}status:pending`, 0, -1)).toEqual(["id1"]);
+    expect(await redis.zrange(`${p}status:pending:user:1`, 0, -1)).toEqual(["id1"]);
+    expect(await redis.exists(`${p}status:other`)).toBe(0);
+    expect(await redis.zrange(`${p}word:aicha`, 0, -1, "WITHSCORES")).toEqual(["id1", "1000"]);
+    expect(await redis.zrange(`${p}words`, 0, -1)).toEqual(["aicha"]);
+    expect(await run("payouts-index-search", keys, [JSON.stringify(options)])).toBe(1);
+    expect(await redis.zcard(`${p}word:aicha`)).toBe(1);
+  },
+
+  "payouts-by-words": async (redis, p, run) => {
+    for (const id of ["a", "b", "c"])
+      await redis.hset(`${p}payout:${id}`, ...payoutFields("success"));
+    await redis.zadd(`${p}words`, 0, "aicha", 0, "aissatou", 0, "ngono", 0, "ngoa");
+    await redis.zadd(`${p}word:aicha`, 1000, "a", 3000, "c");
+    await redis.zadd(`${p}word:aissatou`, 2000, "b");
+    await redis.zadd(`${p}word:ngono`, 1000, "a");
+    await redis.zadd(`${p}word:ngoa`, 2000, "b");
+    const keys = ["words", "scratch:and", "scratch:0", "scratch:1"].map((key) => `${p}${key}`);
+    const search = (words: string[], maxWords = 10, maxEntries = 10) =>
+      run("payouts-by-words", keys.slice(0, 2 + words.length), [
+        JSON.stringify({
+          words,
+          wordPrefix: `${p}word:`,
+          fromMs: "0",
+          toMs: "5000",
+          offset: "0",
+          limit: "10",
+          maxWords: String(maxWords),
+          maxEntries: String(maxEntries),
+          payoutPrefix: `${p}payout:`,
+        }),
+      ]) as Promise<unknown[]>;
+    const ids = (reply: unknown[]) => reply.filter((_, index) => index >= 3 && index % 2 === 1);
+    // "ai" widens to aicha and aissatou; "ngo" to ngono and ngoa; both hold for a and b.
+    const both = await search(["ai", "ngo"]);
+    expect(both.slice(0, 3)).toEqual(["found", 2, 1]);
+    expect(ids(both)).toEqual(["b", "a"]);
+    expect(ids(await search(["aicha"]))).toEqual(["c", "a"]);
+    expect(await search(["zz"])).toEqual(["found", 0, 1]);
+    // "ai" begins 2 words: over a widening of 1 it is too broad, "ngono" answers alone.
+    const narrowed = await search(["ai", "ngono"], 1);
+    expect(narrowed.slice(0, 3)).toEqual(["found", 1, 0]);
+    expect(ids(narrowed)).toEqual(["a"]);
+    expect(await search(["ai"], 1)).toEqual(["too_broad"]);
+    // "ai" widens to words holding 3 entries together: over a cap of 2, too broad as well.
+    expect(await search(["ai"], 10, 2)).toEqual(["too_broad"]);
+    expect((await search(["ai", "ngono"], 10, 2)).slice(0, 3)).toEqual(["found", 1, 0]);
+    expect(await redis.exists(...keys.slice(1))).toBe(0);
   },
 
   "pin-set": async (redis, p, run) => {

@@ -68,8 +68,47 @@ describe("History search", () => {
     expect(byName).toMatchObject({ via: "staff" });
     expect(byName.items.map((p) => p.id)).toEqual([odile.id]);
     const byRecipient = await searchHistory(deps(), ADMIN, query({ q: "bello" }));
-    expect(byRecipient).toMatchObject({ via: "scan" });
+    expect(byRecipient).toMatchObject({ via: "words", partial: false });
     expect(byRecipient.items.map((p) => p.id)).toEqual([odile.id]);
+  });
+
+  it("finds a recipient by words of the name, note or alias, accents and case aside", async () => {
+    const aicha = await add({ recipientName: "Aïcha Bello", note: "Loyer décembre" });
+    const saved = await add({ recipientName: "Paul Mbarga", recipientAlias: "électricien" });
+    await add({ recipientName: "Marie Ngo" });
+    for (const q of ["AICHA", "bel aï", "Décembre", "loyer bello"]) {
+      const page = await historyPage(deps(), ADMIN, query({ q }));
+      expect(page, q).toMatchObject({ via: "words", total: 1 });
+      expect(page.items.map((p) => p.id)).toEqual([aicha.id]);
+    }
+    expect((await historyPage(deps(), ADMIN, query({ q: "Electricien" }))).items).toEqual([
+      expect.objectContaining({ id: saved.id }),
+    ]);
+    expect((await historyPage(deps(), ADMIN, query({ q: "aicha paul" }))).total).toBe(0);
+  });
+
+  it("pages a status from its index, everyone's or a staff member's, within the dates", async () => {
+    const theirs = await add({ state: "failed", initiatorId: OTHER, createdAtMs: NOW - DAY });
+    const own = await add({ state: "canceled", initiatorId: 2, createdAtMs: NOW - 2 * DAY });
+    await add({ state: "success", initiatorId: OTHER, createdAtMs: NOW - DAY });
+    await add({ state: "failed", initiatorId: OTHER, createdAtMs: NOW - 30 * DAY });
+    const failed = await historyPage(
+      deps(),
+      ADMIN,
+      query({ status: "failed", from: "2026-11-20" }),
+    );
+    expect(failed).toMatchObject({ via: "status", total: 2 });
+    expect(failed.items.map((p) => p.id)).toEqual([theirs.id, own.id]);
+    const byStaff = await historyPage(
+      deps(),
+      ADMIN,
+      query({ q: String(OTHER), status: "failed", from: "2026-11-20" }),
+    );
+    expect(byStaff).toMatchObject({ via: "staff", total: 1 });
+    expect(byStaff.items.map((p) => p.id)).toEqual([theirs.id]);
+    // A payer's status filter reads their own index only.
+    const payers = await historyPage(deps(), PAYER, query({ status: "failed" }));
+    expect(payers.items.map((p) => p.id)).toEqual([own.id]);
   });
 
   it("applies status, kind and dates", async () => {
@@ -96,6 +135,21 @@ describe("History search", () => {
     expect(
       (await historyPage(deps(), PAYER, query({ q: "690000077" }))).items.map((p) => p.id),
     ).toEqual([own.id]);
+  });
+
+  it("pages a name search twenty at a time, counting every match", async () => {
+    for (let i = 0; i < 45; i += 1) {
+      await add({ recipientName: `Jean Essomba ${i}`, createdAtMs: NOW - i * 1000 });
+    }
+    await add({ recipientName: "Jeanne Atangana" });
+    const pages = await Promise.all(
+      [0, 1, 2].map((page) => historyPage(deps(), ADMIN, query({ q: "essomba jean", page }))),
+    );
+    expect(pages.map((p) => p.items.length)).toEqual([20, 20, 5]);
+    expect(pages.map((p) => [p.total, p.via, p.partial])).toEqual(
+      [0, 1, 2].map(() => [45, "words", false]),
+    );
+    expect(new Set(pages.flatMap((p) => p.items.map((item) => item.id))).size).toBe(45);
   });
 
   it("pages a long list, twenty at a time", async () => {
