@@ -202,6 +202,31 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(await stores.tracking.dueAt(payout.id)).toBe(123_456);
     });
 
+    it("takes a rate-limit slot with a claim, only when the claim is made", async () => {
+      // Each run its own limit (a store's slots outlive it in a shared Redis for a window).
+      const slot = { key: `test-limit:${randomUUID()}`, limit: 1, windowMs: 60_000 };
+      const first = await payoutIn(stores, "awaiting_confirmation");
+      const second = await payoutIn(stores, "awaiting_confirmation");
+      const claim = (id: string, claimId: string, expect = {}) =>
+        stores.payouts.transition(id, "confirm", {}, { claimId, slot, expect });
+      // Refused (not its initiator): nothing moves, no slot is taken.
+      const refused = await claim(first.id, "c0", { initiatorId: first.initiatorId + 1 });
+      expect(refused).toMatchObject({ ok: false, reason: "not_initiator" });
+      expect(await claim(first.id, "c1")).toMatchObject({ ok: true, slotTaken: true });
+      // A resend of the same claim finds it made and says nothing of the slot.
+      const resent = await claim(first.id, "c1");
+      expect(resent).toMatchObject({ ok: true, applied: false });
+      expect(resent.ok && resent.slotTaken).toBeUndefined();
+      // The limit is full now: the claim is still made, without its slot.
+      const full = await claim(second.id, "c2");
+      expect(full).toMatchObject({ ok: true, applied: true, slotTaken: false });
+      expect(full.ok && full.payout.state).toBe("submitting");
+      // Without a slot asked, none is mentioned.
+      const third = await payoutIn(stores, "awaiting_confirmation");
+      const plain = await stores.payouts.transition(third.id, "confirm", {}, { claimId: "c3" });
+      expect(plain.ok && "slotTaken" in plain).toBe(false);
+    });
+
     it("takes a settled payout off the poll schedule in the move itself, and only if made", async () => {
       const payout = await payoutIn(stores, "awaiting_confirmation");
       await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });

@@ -248,7 +248,7 @@ describe("layers", () => {
   const LOOKED_AT: Readonly<Record<string, string>> = {
     "app.ts": "the composition root: builds, starts and stops every part in order",
     "store/redis/payouts.ts":
-      "RedisPayoutStore, one class: creation, the move's checked arguments, reads, and its replies",
+      "RedisPayoutStore, one class: creation, moves, reads, and their replies (a move's arguments are payout-transition-args.ts)",
     "store/memory/payouts.ts":
       "MemoryPayoutStore, one class, with the pure checks and listings that mirror the Redis scripts and indexes",
     "payouts/approval.ts":

@@ -17,6 +17,8 @@ import {
 } from "../../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
+import { takeSlidingWindowSlot } from "../../payments/local-rate-limiter.js";
+import type { SharedSlot } from "../../payments/rate-limiter.js";
 import { payoutDraft, payoutFacts } from "../audit-codec.js";
 import { PayoutExistsError } from "../errors.js";
 import { checkPatch, checkPayout, noticesOfMove, recordLifetimeMs } from "../payout-codec.js";
@@ -62,6 +64,8 @@ export class MemoryPayoutStore implements PayoutStore {
   /** `chatId:userId` → each initiator's latest prompt in a chat, kept as long as it is. */
   readonly #prompts = new Map<string, { id: string; expiresAtMs: number | null }>();
   readonly #options: MemoryPayoutStoreOptions;
+  /** Rate-limit grants taken with moves (TransitionOptions.slot), by the limit's key. */
+  readonly #slotLogs = new Map<string, number[]>();
 
   constructor(options: MemoryPayoutStoreOptions) {
     this.#options = options;
@@ -162,7 +166,21 @@ export class MemoryPayoutStore implements PayoutStore {
     }
     this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
     if (options.stampSentAtMs) this.#audit(moved, "submit", nowMs, options.actor, undefined);
-    return { ok: true, payout: structuredClone(moved), applied: true, durable: true };
+    const result = {
+      ok: true,
+      payout: structuredClone(moved),
+      applied: true,
+      durable: true,
+    } as const;
+    if (options.slot === undefined) return result;
+    return { ...result, slotTaken: this.#takeSlot(options.slot, nowMs) };
+  }
+
+  /** A slot of `slot`'s limit, from its log here, as the script takes it from a sorted set. */
+  #takeSlot(slot: SharedSlot, nowMs: number): boolean {
+    const log = this.#slotLogs.get(slot.key) ?? [];
+    this.#slotLogs.set(slot.key, log);
+    return takeSlidingWindowSlot(log, slot.limit, slot.windowMs, nowMs) === 0;
   }
 
   async markSending(

@@ -13,13 +13,10 @@ import { type Logger, silentLogger } from "../../logger.js";
 import type { Actor } from "../../model/audit.js";
 import {
   expiresInState,
-  givesBack,
   isTracked,
   PAYOUT_STATES,
   type PayoutEvent,
   type PayoutState,
-  sourcesOf,
-  TRACKED_STATES,
   type TrackedState,
   targetOf,
 } from "../../model/lifecycle.js";
@@ -32,10 +29,8 @@ import {
   checkPayout,
   decodePayout,
   encodeFields,
-  noticesOfMove,
   pairsToRecord,
   recordLifetimeMs,
-  SETTLED_NOTICE_PREFIX,
 } from "../payout-codec.js";
 import { parseJsonOrUndefined } from "../schemas.js";
 import type {
@@ -52,9 +47,9 @@ import type {
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
 import { readByPaymentId } from "./payout-by-payment.js";
+import { transitionArgs } from "./payout-transition-args.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
-import { SPENDING_KEPT_MS } from "./spending.js";
 
 const HashSchema = z.record(z.string(), z.string());
 const IdsSchema = z.array(z.string()); // built once: building a schema costs more than running it
@@ -77,7 +72,7 @@ const MarkSendingReplySchema = z.union([
 const TransitionReplySchema = z.union([
   z
     .tuple([z.enum(["not_found", "corrupt"])])
-    .transform(([status]) => ({ status, fields: null, over: null })),
+    .transform(([status]) => ({ status, fields: null, over: null, slot: undefined })),
   z
     .tuple([
       z.enum([
@@ -95,7 +90,10 @@ const TransitionReplySchema = z.union([
       ]),
       z.array(z.string()),
     ])
-    .transform(([status, fields]) => ({ status, fields, over: null })),
+    .transform(([status, fields]) => ({ status, fields, over: null, slot: undefined })),
+  z
+    .tuple([z.literal("applied"), z.array(z.string()), z.union([z.literal(0), z.literal(1)])])
+    .transform(([status, fields, slot]) => ({ status, fields, over: null, slot: slot === 1 })),
   z
     .tuple([
       z.literal("over_limit"),
@@ -107,6 +105,7 @@ const TransitionReplySchema = z.union([
       status,
       fields,
       over: { limit, usedXaf: Number(used) },
+      slot: undefined,
     })),
 ]);
 
@@ -238,7 +237,9 @@ export class RedisPayoutStore implements PayoutStore {
     if (parsed.status !== "applied" && parsed.status !== "unchanged") {
       return { ok: false, reason: parsed.status, payout };
     }
-    return { ok: true, payout, applied: parsed.status === "applied", durable };
+    const applied = parsed.status === "applied";
+    if (parsed.slot === undefined) return { ok: true, payout, applied, durable };
+    return { ok: true, payout, applied, durable, slotTaken: parsed.slot };
   }
 
   async markSending(
@@ -416,85 +417,4 @@ function readState(json: string): PayoutState | null {
 /** A boolean as the scripts take it. */
 function flag(value: boolean): string {
   return value ? "1" : "0";
-}
-
-/** Keys and arguments of one move (lua/payout-transition.lua describes them). */
-function transitionArgs(call: {
-  keys: Keys;
-  id: string;
-  event: PayoutEvent;
-  /** Checked already. */
-  patch: PayoutPatch;
-  options: TransitionOptions;
-  nowMs: number;
-  retentionMs: number;
-}): { keys: string[]; args: string[] } {
-  const { keys: k, id, event, patch, options, nowMs, retentionMs } = call;
-  const expect = options.expect;
-  const target = targetOf(event);
-  const claim = options.claimId;
-  const reserve = options.reserve;
-  const fields = {
-    ...patch,
-    state: target,
-    updatedAtMs: nowMs,
-    ...(claim === undefined ? {} : { claimId: claim }),
-  };
-  const sources = sourcesOf(event);
-  const notices = noticesOfMove(id, target, options.notices);
-  return {
-    keys: [
-      k.payout(id),
-      k.outbox(),
-      k.auditLog(),
-      k.tracking(),
-      ...TRACKED_STATES.map((state) => k.stateSet(state)),
-    ],
-    args: [
-      JSON.stringify({
-        id,
-        target: JSON.stringify(target),
-        claim: claim === undefined ? "" : JSON.stringify(claim),
-        nowMs: String(nowMs),
-        expires: flag(expiresInState(target)),
-        retentionMs: String(retentionMs),
-        paymentPrefix: k.paymentIndex(""),
-        auditMinId: auditMinId(nowMs, retentionMs),
-        expectedInitiator:
-          expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
-        notExpiredAt: optional(expect?.notExpiredAtMs),
-        trackAt: optional(options.trackAtMs),
-        untrack: flag(options.untrack === true),
-        spendPrefix: k.spending(""),
-        reserveDay: reserve?.day ?? "",
-        payerCap: optional(reserve?.payerCapXaf),
-        merchantCap: optional(reserve?.merchantCapXaf),
-        givesBack: flag(givesBack(target)),
-        spendKeptMs: String(SPENDING_KEPT_MS),
-        amountBelow: optional(expect?.amountBelowXaf),
-        reserveKind: reserve === undefined ? "" : JSON.stringify(reserve.kind),
-        batchPrefix: k.batch(""),
-        staffKey: k.staff(),
-        grantedKey: k.staffGranted(),
-        initiatorRoles:
-          expect?.initiatorRoles === undefined ? "" : `,${expect.initiatorRoles.join(",")},`,
-        deciderId: expect?.decider === undefined ? "" : String(expect.decider.userId),
-        deciderRoles: expect?.decider === undefined ? "" : `,${expect.decider.roles.join(",")},`,
-        sources: sources.map((state) => JSON.stringify(state)),
-        noticeCount: String(notices.length),
-        settledPrefix: SETTLED_NOTICE_PREFIX,
-        trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
-      }),
-      patch.paymentId ?? "",
-      payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
-      options.stampSentAtMs ? payoutDraftJson(id, "submit", nowMs, options.actor, undefined) : "",
-      ...notices,
-      ...encodeFields(fields),
-    ],
-  };
-}
-
-/** An optional number as the scripts take it: "" when absent. */
-function optional(value: number | null | undefined): string {
-  return value === undefined || value === null ? "" : String(value);
 }

@@ -337,6 +337,32 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     const [again] = (await run("payout-transition", keys, args)) as [string];
     expect(again).toBe("unchanged");
     expect(await redis.hget(`${p}spent:2026-11-25`, "user:1")).toBe("5000");
+
+    // With a slot asked (the rate-limit log after the state sets): a refused claim takes
+    // none, a claim made takes one, and a full limit still lets the move be made.
+    const slotKeys = [...keys, `${p}limit`];
+    const withSlot = (payout: string, member: string, claim: string) => {
+      const slotOptions = { ...options, id: payout, claim: `"${claim}"`, reserveDay: "" };
+      const slot = { slotLimit: "1", slotWindowMs: "60000", slotMember: member };
+      const fields = ["state", '"submitting"', "claimId", `"${claim}"`];
+      return run(
+        "payout-transition",
+        [`${p}payout:${payout}`, ...slotKeys.slice(1)],
+        [JSON.stringify({ ...slotOptions, ...slot }), "", "{}", "", "attention:x:y", ...fields],
+      ) as Promise<unknown[]>;
+    };
+    await redis.hset(`${p}payout:id2`, ...payoutFields("awaiting_confirmation"));
+    await redis.hset(`${p}payout:id3`, ...payoutFields("awaiting_confirmation"));
+    const refused = await withSlot("id1", "m0", "c9");
+    expect(refused[0]).toBe("wrong_state");
+    expect(await redis.zcard(`${p}limit`)).toBe(0);
+    const granted = await withSlot("id2", "m1", "c2");
+    expect([granted[0], granted[2]]).toEqual(["applied", 1]);
+    expect(await redis.zrange(`${p}limit`, 0, -1)).toEqual(["m1"]);
+    const full = await withSlot("id3", "m2", "c3");
+    expect([full[0], full[2]]).toEqual(["applied", 0]);
+    expect(await redis.hget(`${p}payout:id3`, "state")).toBe('"submitting"');
+    expect(await redis.zrange(`${p}limit`, 0, -1)).toEqual(["m1"]);
   },
 
   "payout-update": async (redis, p, run) => {
@@ -633,6 +659,8 @@ describe("the Lua scripts", () => {
       expect(source.match(/^local function audit\(/gm)?.length ?? 0, name).toBeLessThanOrEqual(1);
     }
     expect(SCRIPTS["payout-transition"].source).toMatch(/^local function overLimit\(/m);
+    expect(SCRIPTS["payout-transition"].source).toMatch(/^local function takeSlot\(/m);
+    expect(SCRIPTS["rate-limit-take"].source).toMatch(/^local function takeSlot\(/m);
   });
 
   for (const name of SCRIPT_NAMES) {

@@ -1,0 +1,110 @@
+/**
+ * The keys and arguments of one payout move (lua/payout-transition.lua), built from the
+ * move's checked patch and options: what RedisPayoutStore.transition sends.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  expiresInState,
+  givesBack,
+  type PayoutEvent,
+  sourcesOf,
+  TRACKED_STATES,
+  targetOf,
+} from "../../model/lifecycle.js";
+import type { PayoutPatch } from "../../model/payout.js";
+import { auditMinId, payoutDraftJson } from "../audit-codec.js";
+import type { Keys } from "../keys.js";
+import { encodeFields, noticesOfMove, SETTLED_NOTICE_PREFIX } from "../payout-codec.js";
+import type { TransitionOptions } from "../types.js";
+import { SPENDING_KEPT_MS } from "./spending.js";
+
+/** Keys and arguments of one move (lua/payout-transition.lua describes them). */
+export function transitionArgs(call: {
+  keys: Keys;
+  id: string;
+  event: PayoutEvent;
+  /** Checked already. */
+  patch: PayoutPatch;
+  options: TransitionOptions;
+  nowMs: number;
+  retentionMs: number;
+}): { keys: string[]; args: string[] } {
+  const { keys: k, id, event, patch, options, nowMs, retentionMs } = call;
+  const expect = options.expect;
+  const target = targetOf(event);
+  const claim = options.claimId;
+  const reserve = options.reserve;
+  const fields = {
+    ...patch,
+    state: target,
+    updatedAtMs: nowMs,
+    ...(claim === undefined ? {} : { claimId: claim }),
+  };
+  const sources = sourcesOf(event);
+  const notices = noticesOfMove(id, target, options.notices);
+  return {
+    keys: [
+      k.payout(id),
+      k.outbox(),
+      k.auditLog(),
+      k.tracking(),
+      ...TRACKED_STATES.map((state) => k.stateSet(state)),
+      ...(options.slot === undefined ? [] : [options.slot.key]),
+    ],
+    args: [
+      JSON.stringify({
+        id,
+        target: JSON.stringify(target),
+        claim: claim === undefined ? "" : JSON.stringify(claim),
+        nowMs: String(nowMs),
+        expires: flag(expiresInState(target)),
+        retentionMs: String(retentionMs),
+        paymentPrefix: k.paymentIndex(""),
+        auditMinId: auditMinId(nowMs, retentionMs),
+        expectedInitiator:
+          expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
+        notExpiredAt: optional(expect?.notExpiredAtMs),
+        trackAt: optional(options.trackAtMs),
+        untrack: flag(options.untrack === true),
+        spendPrefix: k.spending(""),
+        reserveDay: reserve?.day ?? "",
+        payerCap: optional(reserve?.payerCapXaf),
+        merchantCap: optional(reserve?.merchantCapXaf),
+        givesBack: flag(givesBack(target)),
+        spendKeptMs: String(SPENDING_KEPT_MS),
+        amountBelow: optional(expect?.amountBelowXaf),
+        reserveKind: reserve === undefined ? "" : JSON.stringify(reserve.kind),
+        batchPrefix: k.batch(""),
+        staffKey: k.staff(),
+        grantedKey: k.staffGranted(),
+        initiatorRoles:
+          expect?.initiatorRoles === undefined ? "" : `,${expect.initiatorRoles.join(",")},`,
+        deciderId: expect?.decider === undefined ? "" : String(expect.decider.userId),
+        deciderRoles: expect?.decider === undefined ? "" : `,${expect.decider.roles.join(",")},`,
+        sources: sources.map((state) => JSON.stringify(state)),
+        noticeCount: String(notices.length),
+        settledPrefix: SETTLED_NOTICE_PREFIX,
+        trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
+        slotLimit: optional(options.slot?.limit),
+        slotWindowMs: optional(options.slot?.windowMs),
+        // Unique per grant, as the limiter's own members are.
+        slotMember: options.slot === undefined ? "" : `${id}:${randomBytes(8).toString("hex")}`,
+      }),
+      patch.paymentId ?? "",
+      payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
+      options.stampSentAtMs ? payoutDraftJson(id, "submit", nowMs, options.actor, undefined) : "",
+      ...notices,
+      ...encodeFields(fields),
+    ],
+  };
+}
+
+/** An optional number as the scripts take it: "" when absent. */
+function optional(value: number | null | undefined): string {
+  return value === undefined || value === null ? "" : String(value);
+}
+
+/** A boolean as the scripts take it. */
+function flag(value: boolean): string {
+  return value ? "1" : "0";
+}
