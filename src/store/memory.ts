@@ -18,6 +18,7 @@ import { MemoryRecipientStore } from "./memory/recipients.js";
 import { MemoryReportsStore } from "./memory/reports.js";
 import { MemoryScheduleStore } from "./memory/schedules.js";
 import { MemorySessionStore } from "./memory/sessions.js";
+import { MemorySlotLogs } from "./memory/slot-logs.js";
 import { MemorySpendingLedger } from "./memory/spending.js";
 import { MemoryStaffStore } from "./memory/staff.js";
 import { MemoryThrottleStore } from "./memory/throttles.js";
@@ -41,6 +42,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
   const staff = new MemoryStaffStore(now);
+  const slots = new MemorySlotLogs(now);
   const batches = new MemoryBatchStore({
     now,
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
@@ -58,6 +60,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       batchState: (batchId) => batches.stateOf(batchId),
       standing: (userId) => staff.standing(userId),
     },
+    slots,
   });
   const leases = new MemoryLeaseStore(now);
   const throttles = new MemoryThrottleStore(now);
@@ -86,7 +89,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     }),
     leases,
     throttles,
-    callbacks: new MemoryCallbackGate({ payouts, throttles, leases }),
+    callbacks: new MemoryCallbackGate({ payouts, throttles, leases, slots }),
     pins: new MemoryPinStore((key, atMs) => outbox.put(key, atMs)),
     ping: async () => true,
     close: async () => {},

@@ -11,6 +11,7 @@ import type { Locale } from "../model/locale.js";
 import type { Payout } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
+import type { SharedSlot } from "../payments/rate-limiter.js";
 import type { BatchStore } from "./batch-store.js";
 
 import type { PayoutStore } from "./payout-store.js";
@@ -148,8 +149,23 @@ export type CallbackAdmission =
   | { outcome: "spaced"; payout: Payout }
   /** Another callback's re-read of it holds the lease. */
   | { outcome: "leased"; payout: Payout }
-  /** This callback holds the re-read's lease now. */
-  | { outcome: "admitted"; payout: Payout };
+  /** Over the cap of callback re-reads (`cap`): no lease taken, left to polling. */
+  | { outcome: "over_cap"; payout: Payout }
+  /**
+   * This callback holds the re-read's lease now; with `request` asked, `requestSlot` says
+   * whether the re-read's own rate-limit slot was taken with it.
+   */
+  | { outcome: "admitted"; payout: Payout; requestSlot?: boolean };
+
+export interface CallbackAdmitOptions {
+  owner: string;
+  spacingMs: number;
+  leaseMs: number;
+  /** A cap on re-reads, checked once the lease is free: a slot of it is taken, or `over_cap`. */
+  cap?: SharedSlot;
+  /** The re-read request's own slot, taken when admitted (the request then leaves at once). */
+  request?: SharedSlot;
+}
 
 export interface CallbackGate {
   /**
@@ -157,12 +173,11 @@ export interface CallbackGate {
    * re-read of it counted against `spacingMs` (for good: the spacing counts from this call,
    * whatever follows), then its re-read lease taken for `owner` for `leaseMs` unless another
    * owner holds it. The count and the lease are the throttle and the lease named
-   * `callbackRereadName(payoutId)`: `leases.release` gives the lease back.
+   * `callbackRereadName(payoutId)`: `leases.release` gives the lease back. With `cap`, a
+   * slot of it is taken before the lease (none free: `over_cap`, no lease); with `request`,
+   * a slot of it is taken with the lease, so the re-read's bookkeeping is one round trip.
    */
-  admit(
-    paymentId: string,
-    options: { owner: string; spacingMs: number; leaseMs: number },
-  ): Promise<CallbackAdmission>;
+  admit(paymentId: string, options: CallbackAdmitOptions): Promise<CallbackAdmission>;
 }
 
 /** A page of the audit log; `next` continues it (absent on the last page). */

@@ -440,6 +440,37 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       ]);
     });
 
+    it("takes a callback re-read's cap and request slots with its admission, none when refused", async () => {
+      const cap = { key: `test-cap:${randomUUID()}`, limit: 1, windowMs: 60_000 };
+      const request = { key: `test-limit:${randomUUID()}`, limit: 1, windowMs: 60_000 };
+      const options = { spacingMs: 60_000, leaseMs: 60_000, cap, request };
+      const pendingWithId = async () => {
+        const payout = await payoutIn(stores, "pending");
+        await stores.payouts.update(payout.id, { paymentId: `pay-${payout.id}` });
+        return payout;
+      };
+      const first = await pendingWithId();
+      const admitted = await stores.callbacks.admit(`pay-${first.id}`, { ...options, owner: "a" });
+      expect(admitted).toMatchObject({ outcome: "admitted", requestSlot: true });
+      // Spaced: refused before any slot is looked at (the next one still finds the cap full).
+      const spaced = await stores.callbacks.admit(`pay-${first.id}`, { ...options, owner: "b" });
+      expect(spaced.outcome).toBe("spaced");
+      // The cap is full: refused, and the re-read's lease is not held.
+      const second = await pendingWithId();
+      const capped = await stores.callbacks.admit(`pay-${second.id}`, { ...options, owner: "c" });
+      expect(capped.outcome).toBe("over_cap");
+      expect(await stores.leases.acquire(callbackRereadName(second.id), "d", 1000)).toBe(true);
+      // A free cap with a full request limit: admitted, without the request's slot.
+      const third = await pendingWithId();
+      const freeCap = { ...cap, key: `test-cap:${randomUUID()}` };
+      const late = await stores.callbacks.admit(`pay-${third.id}`, {
+        ...options,
+        cap: freeCap,
+        owner: "e",
+      });
+      expect(late).toMatchObject({ outcome: "admitted", requestSlot: false });
+    });
+
     it("admits one callback re-read of a pending payout at a time and per spacing", async () => {
       const payout = await payoutIn(stores, "pending");
       const paymentId = `pay-${payout.id}`;

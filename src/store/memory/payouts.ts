@@ -17,8 +17,6 @@ import {
 } from "../../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
-import { takeSlidingWindowSlot } from "../../payments/local-rate-limiter.js";
-import type { SharedSlot } from "../../payments/rate-limiter.js";
 import { payoutDraft, payoutFacts } from "../audit-codec.js";
 import { PayoutExistsError } from "../errors.js";
 import { checkPatch, checkPayout, noticesOfMove, recordLifetimeMs } from "../payout-codec.js";
@@ -33,6 +31,7 @@ import type {
   TransitionOptions,
   TransitionResult,
 } from "../types.js";
+import type { MemorySlotLogs } from "./slot-logs.js";
 import type { MemorySpendingLedger } from "./spending.js";
 
 interface Entry {
@@ -56,6 +55,8 @@ export interface MemoryPayoutStoreOptions {
   spending: MemorySpendingLedger;
   /** A batch's state and a member's standing now, read inside a move (as the script does). */
   reads: MoveReads;
+  /** Where a move's rate-limit slot is taken (TransitionOptions.slot). */
+  slots: MemorySlotLogs;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -64,8 +65,6 @@ export class MemoryPayoutStore implements PayoutStore {
   /** `chatId:userId` → each initiator's latest prompt in a chat, kept as long as it is. */
   readonly #prompts = new Map<string, { id: string; expiresAtMs: number | null }>();
   readonly #options: MemoryPayoutStoreOptions;
-  /** Rate-limit grants taken with moves (TransitionOptions.slot), by the limit's key. */
-  readonly #slotLogs = new Map<string, number[]>();
 
   constructor(options: MemoryPayoutStoreOptions) {
     this.#options = options;
@@ -173,14 +172,7 @@ export class MemoryPayoutStore implements PayoutStore {
       durable: true,
     } as const;
     if (options.slot === undefined) return result;
-    return { ...result, slotTaken: this.#takeSlot(options.slot, nowMs) };
-  }
-
-  /** A slot of `slot`'s limit, from its log here, as the script takes it from a sorted set. */
-  #takeSlot(slot: SharedSlot, nowMs: number): boolean {
-    const log = this.#slotLogs.get(slot.key) ?? [];
-    this.#slotLogs.set(slot.key, log);
-    return takeSlidingWindowSlot(log, slot.limit, slot.windowMs, nowMs) === 0;
+    return { ...result, slotTaken: this.#options.slots.take(options.slot) };
   }
 
   async markSending(

@@ -94,10 +94,10 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
   "callback-admit": async (redis, p, run) => {
     await redis.hset(`${p}payout:id1`, ...payoutFields("pending"), "paymentId", '"pay-1"');
     await redis.set(`${p}payment:pay-1`, "id1");
-    const admit = (paymentId: string, owner: string) =>
+    const admit = (paymentId: string, owner: string, capLimit: number | "" = "") =>
       run(
         "callback-admit",
-        [`${p}payment:${paymentId}`],
+        [`${p}payment:${paymentId}`, `${p}cap`, `${p}limit`],
         [
           JSON.stringify(paymentId),
           `${p}payout:`,
@@ -106,10 +106,18 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
           5000,
           owner,
           30_000,
+          capLimit,
+          60_000,
+          `${owner}:reread`,
+          1,
+          60_000,
         ],
-      ) as Promise<[string, string, string[]] | []>;
+      ) as Promise<[string, string, string[], number?] | []>;
     const first = await admit("pay-1", "a");
     expect(first.slice(0, 2)).toEqual(["admitted", "id1"]);
+    // The re-read's request slot, taken with the admission.
+    expect(first[3]).toBe(1);
+    expect(await redis.zrange(`${p}limit`, 0, -1)).toEqual(["a:reread"]);
     expect(await redis.get(`${p}lease:id1`)).toBe("a");
     expect(await redis.pttl(`${p}spacing:id1`)).toBeGreaterThan(0);
     // Within the spacing: counted, nothing else.
@@ -118,6 +126,17 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     await redis.del(`${p}spacing:id1`);
     expect((await admit("pay-1", "b"))[0]).toBe("leased");
     expect(await redis.get(`${p}lease:id1`)).toBe("a");
+    // Over the cap (a full one): refused, no lease taken, no request slot.
+    await redis.del(`${p}spacing:id1`, `${p}lease:id1`);
+    await redis.zadd(`${p}cap`, Date.now(), "earlier");
+    expect((await admit("pay-1", "b", 1))[0]).toBe("over_cap");
+    expect(await redis.get(`${p}lease:id1`)).toBeNull();
+    expect(await redis.zcard(`${p}limit`)).toBe(1);
+    // A cap with room: admitted, the request's limit full (0).
+    await redis.del(`${p}spacing:id1`);
+    const full = await admit("pay-1", "b", 2);
+    expect([full[0], full[3]]).toEqual(["admitted", 0]);
+    expect(await redis.zrange(`${p}cap`, 0, -1)).toEqual(["earlier", "b:reread"]);
     await redis.hset(`${p}payout:id1`, "state", '"success"');
     expect((await admit("pay-1", "c"))[0]).toBe("not_pending");
     expect(await admit("pay-none", "c")).toEqual([]);
