@@ -37,7 +37,10 @@ export interface MemoryStoresOptions {
 export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const now = options.now ?? Date.now;
   // Late-bound: the payout store is made after the outbox it queues notices in.
-  const outbox = new MemoryOutbox((id) => payouts.get(id));
+  const outbox = new MemoryOutbox(
+    (id) => payouts.get(id),
+    (phone) => recipients.isSaved(phone),
+  );
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
@@ -48,6 +51,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
     audit: (entry) => audit.append(entry),
   });
+  const recipients = new MemoryRecipientStore(now);
   const payouts: MemoryPayoutStore = new MemoryPayoutStore({
     retentionMs: options.retentionMs,
     now,
@@ -81,7 +85,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches,
-    recipients: new MemoryRecipientStore(now),
+    recipients,
     schedules: new MemoryScheduleStore({
       now,
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),

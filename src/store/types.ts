@@ -123,13 +123,16 @@ export interface DueQueue {
 export interface ClaimedNotice {
   key: string;
   payout?: Payout | null;
+  /** With a payout read: whether its number is in the address book, read in the same step. */
+  numberSaved?: boolean;
 }
 
 /** The outbox: a DueQueue of notice keys whose next notice is claimed with its subject. */
 export interface Outbox extends DueQueue {
   /**
    * Claims the next due notice as `claimDue(nowMs, 1, leaseMs)` does and, for a payer's
-   * settled notice, reads its payout in the same atomic step; null when nothing is due.
+   * settled notice, reads its payout (and whether its number is saved) in the same atomic
+   * step; null when nothing is due.
    */
   claimNext(nowMs: number, leaseMs: number): Promise<ClaimedNotice | null>;
 }

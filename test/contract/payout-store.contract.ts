@@ -18,6 +18,7 @@ import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import { payoutsInState } from "../../src/store/payout-store.js";
 import { callbackRereadName, type Stores } from "../../src/store/types.js";
 import { settledKey } from "../support/payouts.js";
+import { sampleRecipient } from "./recipient-store.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** A valid payout awaiting confirmation, with a fresh id. */
@@ -504,6 +505,8 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       const claimed = await stores.outbox.claimNext(later, 1000);
       expect(claimed?.key).toBe(settledKey(payout.id));
       expect(claimed?.payout).toMatchObject({ id: payout.id, state: "success" });
+      // Its number is not in the address book (read in the same step).
+      expect(claimed?.numberSaved).toBe(false);
       // Claimed as claimDue claims: hidden until its lease ends.
       expect(await stores.outbox.dueAt(settledKey(payout.id))).toBe(later + 1000);
       // Another kind of notice comes without a payout; nothing due, nothing.
@@ -515,6 +518,12 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
         key: settledKey("gone"),
         payout: null,
       });
+      // Once its number is saved, the claim says so.
+      const saved = sampleRecipient({ phone: payout.phone, alias: `a${payout.id.slice(0, 8)}` });
+      expect((await stores.recipients.put(saved.alias, saved, 0)).outcome).toBe("written");
+      await stores.outbox.schedule(settledKey(payout.id), Date.now());
+      const again = await stores.outbox.claimNext(later + 2000, 1000);
+      expect(again).toMatchObject({ key: settledKey(payout.id), numberSaved: true });
     });
 
     it("queues no payer's notice for a batch's row (its batch tells the payer), but does for others", async () => {

@@ -220,16 +220,22 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     await redis.hset(`${p}payout:id1`, ...payoutFields("success"));
     await redis.zadd(`${p}outbox`, 1000, "settled:id1", 2000, "digest:2026-01-01", 9000, "later");
     const claim = () =>
-      run("outbox-claim", [`${p}outbox`], [5000, 65_000, "settled:", `${p}payout:`]);
-    const [key, fields] = (await claim()) as [string, string[]];
+      run("outbox-claim", [`${p}outbox`, `${p}phones`], [5000, 65_000, "settled:", `${p}payout:`]);
+    const [key, fields, saved] = (await claim()) as [string, string[], number];
     expect(key).toBe("settled:id1");
     expect(fields).toContain('"success"');
+    expect(saved).toBe(0);
     // Claimed: hidden until the lease ends.
     expect(await redis.zscore(`${p}outbox`, "settled:id1")).toBe("65000");
     expect(await claim()).toEqual(["digest:2026-01-01"]);
     expect(await claim()).toEqual([]);
     await redis.zadd(`${p}outbox`, 1000, "settled:gone");
-    expect(await claim()).toEqual(["settled:gone", []]);
+    expect(await claim()).toEqual(["settled:gone", [], 0]);
+    // A saved number (the record keeps its phone JSON-encoded): 1.
+    const phone = JSON.parse((await redis.hget(`${p}payout:id1`, "phone")) ?? '""') as string;
+    await redis.hset(`${p}phones`, phone, "1");
+    await redis.zadd(`${p}outbox`, 1000, "settled:id1");
+    expect(((await claim()) as unknown[])[2]).toBe(1);
   },
 
   "payout-by-payment": async (redis, p, run) => {
