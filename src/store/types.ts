@@ -154,19 +154,16 @@ export type CallbackAdmission =
   | { outcome: "leased"; payout: Payout }
   /** Over the cap of callback re-reads (`cap`): no lease taken, left to polling. */
   | { outcome: "over_cap"; payout: Payout }
-  /**
-   * This callback holds the re-read's lease now; with `request` asked, `requestSlot` says
-   * whether the re-read's own rate-limit slot was taken with it.
-   */
+  /** This callback holds the re-read's lease now; `requestSlot`: see `request`. */
   | { outcome: "admitted"; payout: Payout; requestSlot?: boolean };
 
 export interface CallbackAdmitOptions {
   owner: string;
   spacingMs: number;
   leaseMs: number;
-  /** A cap on re-reads, checked once the lease is free: a slot of it is taken, or `over_cap`. */
+  /** A cap on re-reads, checked once the lease is free: a slot taken, or `over_cap` (no lease). */
   cap?: SharedSlot;
-  /** The re-read request's own slot, taken when admitted (the request then leaves at once). */
+  /** The re-read's own slot, taken when admitted: `requestSlot` says if it was granted. */
   request?: SharedSlot;
 }
 
@@ -176,9 +173,8 @@ export interface CallbackGate {
    * re-read of it counted against `spacingMs` (for good: the spacing counts from this call,
    * whatever follows), then its re-read lease taken for `owner` for `leaseMs` unless another
    * owner holds it. The count and the lease are the throttle and the lease named
-   * `callbackRereadName(payoutId)`: `leases.release` gives the lease back. With `cap`, a
-   * slot of it is taken before the lease (none free: `over_cap`, no lease); with `request`,
-   * a slot of it is taken with the lease, so the re-read's bookkeeping is one round trip.
+   * `callbackRereadName(payoutId)`: `leases.release` gives the lease back. `cap` and
+   * `request` make the re-read's rate-limit slots part of the same step (one round trip).
    */
   admit(paymentId: string, options: CallbackAdmitOptions): Promise<CallbackAdmission>;
 }
