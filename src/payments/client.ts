@@ -29,6 +29,7 @@ import {
   type PaymentOperation,
   PaymentTimeoutError,
 } from "./errors.js";
+import type { SharedSlot } from "./rate-limiter.js";
 import {
   type AttemptFailure,
   classifyTransportError,
@@ -105,6 +106,16 @@ export class PaymentClient {
    */
   takeSlot(): Promise<boolean> {
     return takeSlotNow(this.options.limiter);
+  }
+
+  /**
+   * The limit as a store can take a slot of it in a step of its own (and round trip), for
+   * a request then sent with `{ slotTaken: true }`; undefined when the limiter is not shared
+   * through a store. `background`: leaving the interactive reserve, as such a request would.
+   */
+  sharedSlot(options: { background?: boolean } = {}): SharedSlot | undefined {
+    const { limiter, interactiveReserve } = this.options;
+    return limiter?.shared?.(options.background ? interactiveReserve : 0);
   }
 
   /**

@@ -6,6 +6,7 @@
 import { settleEventFor } from "../model/lifecycle.js";
 import type { Payout } from "../model/payout.js";
 import { cleanRemark } from "../model/text.js";
+import type { SharedSlot } from "../payments/rate-limiter.js";
 import { paymentRemark } from "../payments/schemas.js";
 import { finalStatusOf } from "./answer-check.js";
 import type { SettleResult, StepContext } from "./types.js";
@@ -29,9 +30,13 @@ export class Settlement {
    * Re-reads the payment from the API and settles the payout when the API itself reports
    * a final status. Give the payout itself when it was just read (the webhook found it by
    * payment id) to save reading it again; a stale copy is harmless, the move is a
-   * compare-and-set.
+   * compare-and-set. `slotTaken`: the re-read's rate-limit slot was taken already (with a
+   * callback's admission, from `rereadSlot`), so the request leaves at once.
    */
-  async settle(payoutOrId: string | Payout): Promise<SettleResult> {
+  async settle(
+    payoutOrId: string | Payout,
+    options: { slotTaken?: boolean } = {},
+  ): Promise<SettleResult> {
     const { gateway, stores, log, now } = this.#context;
     const payout =
       typeof payoutOrId === "string" ? await stores.payouts.get(payoutOrId) : payoutOrId;
@@ -39,7 +44,8 @@ export class Settlement {
       return { outcome: "not_tracked", payout };
     }
     // Callbacks and polls: background work, leaving the interactive share of the limit.
-    const payment = await gateway.getPayment(payout.paymentId, { background: true });
+    const slotTaken = options.slotTaken === true;
+    const payment = await gateway.getPayment(payout.paymentId, { background: true, slotTaken });
     if (payment.id !== payout.paymentId) {
       throw new Error(`asked for payment ${payout.paymentId}, the API answered ${payment.id}`);
     }
@@ -70,6 +76,14 @@ export class Settlement {
     log.info({ payoutId, paymentId: payment.id, status: payment.status }, "payout settled");
     await this.#onSettled(result.payout);
     return { outcome: "settled", payout: result.payout };
+  }
+
+  /**
+   * The limit a re-read's slot is taken from in a store's own step (a callback's admission),
+   * leaving the interactive reserve as every re-read does; undefined when not shared.
+   */
+  rereadSlot(): SharedSlot | undefined {
+    return this.#context.gateway.sharedSlot?.({ background: true });
   }
 
   /** A status outside the spec's four keeps the payout pending; it is logged once. */

@@ -5,13 +5,15 @@
  * one last atomic check, the one request, and the answer recorded. Nothing slow stands
  * between the last check and the request.
  *
- * Round trips of a Confirm: the claim in one; the rate-limit slot, taken only for a claim
- * made, in one; the answer recorded, and the first status poll scheduled, in one more.
+ * Round trips of a Confirm: the claim, with the rate-limit slot taken in the same step
+ * (only when the claim is made) where the limit is shared through the store, in one; the
+ * answer recorded, and the first status poll scheduled, in one more.
  */
 import { randomBytes } from "node:crypto";
 import { type Actor, staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
 import type { Payout } from "../model/payout.js";
+import type { SharedSlot } from "../payments/rate-limiter.js";
 import type { Payment } from "../payments/schemas.js";
 import type { TransitionResult } from "../store/types.js";
 import { answerMismatch } from "./answer-check.js";
@@ -82,10 +84,13 @@ export class Submission {
     const { stepUpThresholdXaf: threshold } = this.#rules;
     const held = await stepUpHold(this.#context, { threshold, payoutId, asker, pin });
     if (held) return held;
-    const claim = await this.#claim(payoutId, asker);
+    const { gateway } = this.#context;
+    const claim = await this.#claim(payoutId, asker, gateway.sharedSlot?.());
     if (claim.outcome !== "claimed") return claim;
-    const slotTaken = (await this.#context.gateway.takeSlot?.()) ?? false;
-    const { durable, ...claimed } = claim;
+    // The claim took the slot when it could; a limiter it could not reach (or a resend of
+    // a claim already made, which says nothing of the slot) is asked on its own.
+    const slotTaken = claim.slotTaken ?? (await gateway.takeSlot?.()) ?? false;
+    const { durable, slotTaken: _slot, ...claimed } = claim;
     // A claim not confirmed persisted must not let its request leave unchecked.
     return { ...claimed, submitted: this.#send(claimed, slotTaken && durable) };
   }
@@ -101,7 +106,7 @@ export class Submission {
   async claim(payoutId: string, asker: Asker): Promise<ClaimResult> {
     const claim = await this.#claim(payoutId, asker);
     if (claim.outcome !== "claimed") return claim;
-    const { durable: _durable, ...claimed } = claim;
+    const { durable: _durable, slotTaken: _slot, ...claimed } = claim;
     return claimed;
   }
 
@@ -125,9 +130,10 @@ export class Submission {
   async #claim(
     payoutId: string,
     asker: Asker,
+    slot?: SharedSlot,
   ): Promise<
     | Exclude<ClaimResult, { outcome: "claimed" }>
-    | ({ outcome: "claimed"; durable: boolean } & ClaimedPayout)
+    | ({ outcome: "claimed"; durable: boolean; slotTaken: boolean | undefined } & ClaimedPayout)
   > {
     const { stores, log, now } = this.#context;
     const initiatorId = confirmableBy(asker);
@@ -151,6 +157,7 @@ export class Submission {
       // Durable: if Redis failed over now, the new primary must still know this payout may
       // have been sent, or it could go back to "awaiting confirmation" and be paid twice.
       durable: true,
+      ...(slot === undefined ? {} : { slot }),
     };
     // A command that timed out may still have been applied by Redis, so it is asked again
     // with the same claim id: the store answers "yours already" instead of a conflict, and
@@ -159,7 +166,8 @@ export class Submission {
       stores.payouts.transition(payoutId, "confirm", { submittedAtMs: nowMs }, options),
     );
     if (result.ok) {
-      return { outcome: "claimed", payout: result.payout, claimId, actor, durable: result.durable };
+      const { payout, durable, slotTaken } = result;
+      return { outcome: "claimed", payout, claimId, actor, durable, slotTaken };
     }
     switch (result.reason) {
       case "not_initiator":

@@ -13,6 +13,7 @@ import type { OperatorHint, PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
 import type { SendOptions } from "../payments/client-slots.js";
 import type { PaymentClientError, PaymentOperation } from "../payments/errors.js";
+import type { SharedSlot } from "../payments/rate-limiter.js";
 import type { AvailabilityEntry, Payment, PaymentRequest, UserInfo } from "../payments/schemas.js";
 import type { Stores, TransitionResult } from "../store/types.js";
 import type { PinHasher } from "./pin-hash.js";
@@ -23,6 +24,11 @@ export interface PaymentGateway {
   disburse(request: PaymentRequest, send?: SendOptions): Promise<Payment>;
   /** Takes a rate-limit slot now for a request sent at once (see SendOptions.slotTaken). */
   takeSlot?(): Promise<boolean>;
+  /**
+   * The limit as a store takes a slot of it in the same step as a write (a claim, a
+   * callback's admission), for a request then sent with `slotTaken`; see PaymentClient.
+   */
+  sharedSlot?(options?: { background?: boolean }): SharedSlot | undefined;
   /**
    * Waits, without a bound, for a slot leaving `leave` of the window to others (batch work),
    * calling `keepAlive` now and then while it waits; see PaymentClient.

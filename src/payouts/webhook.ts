@@ -55,6 +55,8 @@ const REREAD_LEASE_MS = 30_000;
  */
 const REREAD_SPACING_MS = 5_000;
 
+const OVER_CAP = "callback re-reads over the cap; left to polling";
+
 export class PaymentWebhook {
   readonly #options: PaymentWebhookOptions;
   readonly #work = new Set<Promise<void>>();
@@ -93,12 +95,17 @@ export class PaymentWebhook {
       );
       return { status: 400, body: { ok: false, error: `not a payment: ${problems.join("; ")}` } };
     }
-    // The payout, the re-read's spacing and its lease, in one step (one round trip).
+    // The payout, the re-read's spacing, the cap, its lease and its request's slot, in one
+    // step (one round trip), where the limiters are shared through the store.
     const owner = randomUUID();
+    const cap = this.#options.rereadLimiter?.shared?.();
+    const rereadSlot = this.#options.settlement.rereadSlot();
     const admission = await stores.callbacks.admit(parsed.data.id, {
       owner,
       spacingMs: REREAD_SPACING_MS,
       leaseMs: REREAD_LEASE_MS,
+      ...(cap === undefined ? {} : { cap }),
+      ...(rereadSlot === undefined ? {} : { request: rereadSlot }),
     });
     switch (admission.outcome) {
       case "unknown":
@@ -120,12 +127,18 @@ export class PaymentWebhook {
           "a callback re-read of this payout is under way",
         );
         return { status: 202, body: { ok: true } };
+      case "over_cap":
+        logger.warn({ payoutId: admission.payout.id }, OVER_CAP);
+        return { status: 202, body: { ok: true } };
       case "admitted":
         break;
     }
-    const { payout } = admission;
-    if (!(await this.withinCap(payout, owner))) return { status: 202, body: { ok: true } };
-    this.track(this.settle(payout, parsed.data.id, owner));
+    const { payout, requestSlot } = admission;
+    // A cap the store could not take a slot of is asked on its own.
+    if (cap === undefined && !(await this.withinCap(payout, owner))) {
+      return { status: 202, body: { ok: true } };
+    }
+    this.track(this.settle(payout, parsed.data.id, owner, requestSlot === true));
     return { status: 202, body: { ok: true } };
   }
 
@@ -160,16 +173,21 @@ export class PaymentWebhook {
     const slot = rereadLimiter ? await rereadLimiter.tryAcquire() : { granted: true };
     if (slot.granted) return true;
     await stores.leases.release(callbackRereadName(payout.id), owner);
-    logger.warn({ payoutId: payout.id }, "callback re-reads over the cap; left to polling");
+    logger.warn({ payoutId: payout.id }, OVER_CAP);
     return false;
   }
 
-  private async settle(payout: Payout, paymentId: string, owner: string): Promise<void> {
+  private async settle(
+    payout: Payout,
+    paymentId: string,
+    owner: string,
+    slotTaken: boolean,
+  ): Promise<void> {
     const { settlement, logger, onSettled, stores } = this.#options;
     const payoutId = payout.id;
     let settled = false;
     try {
-      const result = await settlement.settle(payout);
+      const result = await settlement.settle(payout, { slotTaken });
       logger.info({ payoutId, paymentId, outcome: result.outcome }, "payment callback handled");
       settled = result.outcome === "settled";
       if (settled) onSettled?.();

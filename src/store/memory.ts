@@ -18,6 +18,7 @@ import { MemoryRecipientStore } from "./memory/recipients.js";
 import { MemoryReportsStore } from "./memory/reports.js";
 import { MemoryScheduleStore } from "./memory/schedules.js";
 import { MemorySessionStore } from "./memory/sessions.js";
+import { MemorySlotLogs } from "./memory/slot-logs.js";
 import { MemorySpendingLedger } from "./memory/spending.js";
 import { MemoryStaffStore } from "./memory/staff.js";
 import { MemoryThrottleStore } from "./memory/throttles.js";
@@ -36,16 +37,21 @@ export interface MemoryStoresOptions {
 export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const now = options.now ?? Date.now;
   // Late-bound: the payout store is made after the outbox it queues notices in.
-  const outbox = new MemoryOutbox((id) => payouts.get(id));
+  const outbox = new MemoryOutbox(
+    (id) => payouts.get(id),
+    (phone) => recipients.isSaved(phone),
+  );
   const tracking = new MemoryDueQueue();
   const audit = new MemoryAuditLog(now, options.retentionMs);
   const spending = new MemorySpendingLedger(now);
   const staff = new MemoryStaffStore(now);
+  const slots = new MemorySlotLogs(now);
   const batches = new MemoryBatchStore({
     now,
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
     audit: (entry) => audit.append(entry),
   });
+  const recipients = new MemoryRecipientStore(now);
   const payouts: MemoryPayoutStore = new MemoryPayoutStore({
     retentionMs: options.retentionMs,
     now,
@@ -58,6 +64,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       batchState: (batchId) => batches.stateOf(batchId),
       standing: (userId) => staff.standing(userId),
     },
+    slots,
   });
   const leases = new MemoryLeaseStore(now);
   const throttles = new MemoryThrottleStore(now);
@@ -78,7 +85,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     spending,
     cards: new MemoryApprovalCards(now, options.approvalCardTtlMs ?? DEFAULT_APPROVAL_CARD_TTL_MS),
     batches,
-    recipients: new MemoryRecipientStore(now),
+    recipients,
     schedules: new MemoryScheduleStore({
       now,
       retentionMs: options.retentionMs,
@@ -87,7 +94,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     }),
     leases,
     throttles,
-    callbacks: new MemoryCallbackGate({ payouts, throttles, leases }),
+    callbacks: new MemoryCallbackGate({ payouts, throttles, leases, slots }),
     pins: new MemoryPinStore((key, atMs) => outbox.put(key, atMs)),
     ping: async () => true,
     close: async () => {},

@@ -8,6 +8,7 @@ import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutKind, PayoutPatch } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StatusGroup } from "../model/search.js";
+import type { SharedSlot } from "../payments/rate-limiter.js";
 
 export type TransitionResult =
   | {
@@ -20,6 +21,11 @@ export type TransitionResult =
        * was persisted in time (see store/redis/durability.ts); the move itself was made.
        */
       durable: boolean;
+      /**
+       * With `slot`: whether this call took one (a resend that found its move made takes
+       * none, and says undefined); without it, undefined.
+       */
+      slotTaken?: boolean;
     }
   | { ok: false; reason: "not_found" }
   | { ok: false; reason: "wrong_state"; payout: Payout }
@@ -209,6 +215,12 @@ export interface TransitionOptions extends DurableOption {
    * of a payout with a `limitDay` off that day again, in the same step.
    */
   reserve?: Reservation;
+  /**
+   * Takes a rate-limit slot of this shared limit in the same atomic step, only when the move
+   * is made: a move refused (or a resend finding its move made) takes none. The result says
+   * whether it was granted (`slotTaken`); a limit that is full changes nothing else.
+   */
+  slot?: SharedSlot;
 }
 
 export interface PayoutStore {

@@ -17,7 +17,7 @@ import { RedisOutbox } from "./redis/outbox.js";
 import { RedisPayoutStore } from "./redis/payouts.js";
 import { RedisPinStore } from "./redis/pins.js";
 import { RedisProfileStore } from "./redis/profiles.js";
-import { RedisRecipientStore } from "./redis/recipients.js";
+import { RedisRecipientStore, recipientKeys } from "./redis/recipients.js";
 import { RedisReportsStore } from "./redis/reports.js";
 import { RedisScheduleStore } from "./redis/schedules.js";
 import { RedisSessionStore } from "./redis/sessions.js";
@@ -56,7 +56,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     staff: new RedisStaffStore(redis, k, logger),
     profiles: new RedisProfileStore(redis, k.profiles(), logger),
     tracking: new RedisDueQueue(redis, k.tracking()),
-    outbox: new RedisOutbox(redis, k),
+    outbox: new RedisOutbox(redis, k, recipientKeys(options.prefix).phones),
     audit: new RedisAuditLog(redis, {
       key: k.auditLog(),
       retentionMs: options.retentionMs,

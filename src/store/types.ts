@@ -11,6 +11,7 @@ import type { Locale } from "../model/locale.js";
 import type { Payout } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin, UserProfile } from "../model/staff.js";
+import type { SharedSlot } from "../payments/rate-limiter.js";
 import type { BatchStore } from "./batch-store.js";
 
 import type { PayoutStore } from "./payout-store.js";
@@ -122,13 +123,16 @@ export interface DueQueue {
 export interface ClaimedNotice {
   key: string;
   payout?: Payout | null;
+  /** With a payout read: whether its number is in the address book, read in the same step. */
+  numberSaved?: boolean;
 }
 
 /** The outbox: a DueQueue of notice keys whose next notice is claimed with its subject. */
 export interface Outbox extends DueQueue {
   /**
    * Claims the next due notice as `claimDue(nowMs, 1, leaseMs)` does and, for a payer's
-   * settled notice, reads its payout in the same atomic step; null when nothing is due.
+   * settled notice, reads its payout (and whether its number is saved) in the same atomic
+   * step; null when nothing is due.
    */
   claimNext(nowMs: number, leaseMs: number): Promise<ClaimedNotice | null>;
 }
@@ -148,8 +152,20 @@ export type CallbackAdmission =
   | { outcome: "spaced"; payout: Payout }
   /** Another callback's re-read of it holds the lease. */
   | { outcome: "leased"; payout: Payout }
-  /** This callback holds the re-read's lease now. */
-  | { outcome: "admitted"; payout: Payout };
+  /** Over the cap of callback re-reads (`cap`): no lease taken, left to polling. */
+  | { outcome: "over_cap"; payout: Payout }
+  /** This callback holds the re-read's lease now; `requestSlot`: see `request`. */
+  | { outcome: "admitted"; payout: Payout; requestSlot?: boolean };
+
+export interface CallbackAdmitOptions {
+  owner: string;
+  spacingMs: number;
+  leaseMs: number;
+  /** A cap on re-reads, checked once the lease is free: a slot taken, or `over_cap` (no lease). */
+  cap?: SharedSlot;
+  /** The re-read's own slot, taken when admitted: `requestSlot` says if it was granted. */
+  request?: SharedSlot;
+}
 
 export interface CallbackGate {
   /**
@@ -157,12 +173,10 @@ export interface CallbackGate {
    * re-read of it counted against `spacingMs` (for good: the spacing counts from this call,
    * whatever follows), then its re-read lease taken for `owner` for `leaseMs` unless another
    * owner holds it. The count and the lease are the throttle and the lease named
-   * `callbackRereadName(payoutId)`: `leases.release` gives the lease back.
+   * `callbackRereadName(payoutId)`: `leases.release` gives the lease back. `cap` and
+   * `request` make the re-read's rate-limit slots part of the same step (one round trip).
    */
-  admit(
-    paymentId: string,
-    options: { owner: string; spacingMs: number; leaseMs: number },
-  ): Promise<CallbackAdmission>;
+  admit(paymentId: string, options: CallbackAdmitOptions): Promise<CallbackAdmission>;
 }
 
 /** A page of the audit log; `next` continues it (absent on the last page). */

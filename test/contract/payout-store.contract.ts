@@ -18,6 +18,7 @@ import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import { payoutsInState } from "../../src/store/payout-store.js";
 import { callbackRereadName, type Stores } from "../../src/store/types.js";
 import { settledKey } from "../support/payouts.js";
+import { sampleRecipient } from "./recipient-store.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** A valid payout awaiting confirmation, with a fresh id. */
@@ -200,6 +201,31 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
         { trackAtMs: 123_456 },
       );
       expect(await stores.tracking.dueAt(payout.id)).toBe(123_456);
+    });
+
+    it("takes a rate-limit slot with a claim, only when the claim is made", async () => {
+      // Each run its own limit (a store's slots outlive it in a shared Redis for a window).
+      const slot = { key: `test-limit:${randomUUID()}`, limit: 1, windowMs: 60_000 };
+      const first = await payoutIn(stores, "awaiting_confirmation");
+      const second = await payoutIn(stores, "awaiting_confirmation");
+      const claim = (id: string, claimId: string, expect = {}) =>
+        stores.payouts.transition(id, "confirm", {}, { claimId, slot, expect });
+      // Refused (not its initiator): nothing moves, no slot is taken.
+      const refused = await claim(first.id, "c0", { initiatorId: first.initiatorId + 1 });
+      expect(refused).toMatchObject({ ok: false, reason: "not_initiator" });
+      expect(await claim(first.id, "c1")).toMatchObject({ ok: true, slotTaken: true });
+      // A resend of the same claim finds it made and says nothing of the slot.
+      const resent = await claim(first.id, "c1");
+      expect(resent).toMatchObject({ ok: true, applied: false });
+      expect(resent.ok && resent.slotTaken).toBeUndefined();
+      // The limit is full now: the claim is still made, without its slot.
+      const full = await claim(second.id, "c2");
+      expect(full).toMatchObject({ ok: true, applied: true, slotTaken: false });
+      expect(full.ok && full.payout.state).toBe("submitting");
+      // Without a slot asked, none is mentioned.
+      const third = await payoutIn(stores, "awaiting_confirmation");
+      const plain = await stores.payouts.transition(third.id, "confirm", {}, { claimId: "c3" });
+      expect(plain.ok && "slotTaken" in plain).toBe(false);
     });
 
     it("takes a settled payout off the poll schedule in the move itself, and only if made", async () => {
@@ -415,6 +441,37 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       ]);
     });
 
+    it("takes a callback re-read's cap and request slots with its admission, none when refused", async () => {
+      const cap = { key: `test-cap:${randomUUID()}`, limit: 1, windowMs: 60_000 };
+      const request = { key: `test-limit:${randomUUID()}`, limit: 1, windowMs: 60_000 };
+      const options = { spacingMs: 60_000, leaseMs: 60_000, cap, request };
+      const pendingWithId = async () => {
+        const payout = await payoutIn(stores, "pending");
+        await stores.payouts.update(payout.id, { paymentId: `pay-${payout.id}` });
+        return payout;
+      };
+      const first = await pendingWithId();
+      const admitted = await stores.callbacks.admit(`pay-${first.id}`, { ...options, owner: "a" });
+      expect(admitted).toMatchObject({ outcome: "admitted", requestSlot: true });
+      // Spaced: refused before any slot is looked at (the next one still finds the cap full).
+      const spaced = await stores.callbacks.admit(`pay-${first.id}`, { ...options, owner: "b" });
+      expect(spaced.outcome).toBe("spaced");
+      // The cap is full: refused, and the re-read's lease is not held.
+      const second = await pendingWithId();
+      const capped = await stores.callbacks.admit(`pay-${second.id}`, { ...options, owner: "c" });
+      expect(capped.outcome).toBe("over_cap");
+      expect(await stores.leases.acquire(callbackRereadName(second.id), "d", 1000)).toBe(true);
+      // A free cap with a full request limit: admitted, without the request's slot.
+      const third = await pendingWithId();
+      const freeCap = { ...cap, key: `test-cap:${randomUUID()}` };
+      const late = await stores.callbacks.admit(`pay-${third.id}`, {
+        ...options,
+        cap: freeCap,
+        owner: "e",
+      });
+      expect(late).toMatchObject({ outcome: "admitted", requestSlot: false });
+    });
+
     it("admits one callback re-read of a pending payout at a time and per spacing", async () => {
       const payout = await payoutIn(stores, "pending");
       const paymentId = `pay-${payout.id}`;
@@ -448,6 +505,8 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       const claimed = await stores.outbox.claimNext(later, 1000);
       expect(claimed?.key).toBe(settledKey(payout.id));
       expect(claimed?.payout).toMatchObject({ id: payout.id, state: "success" });
+      // Its number is not in the address book (read in the same step).
+      expect(claimed?.numberSaved).toBe(false);
       // Claimed as claimDue claims: hidden until its lease ends.
       expect(await stores.outbox.dueAt(settledKey(payout.id))).toBe(later + 1000);
       // Another kind of notice comes without a payout; nothing due, nothing.
@@ -459,6 +518,12 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
         key: settledKey("gone"),
         payout: null,
       });
+      // Once its number is saved, the claim says so.
+      const saved = sampleRecipient({ phone: payout.phone, alias: `a${payout.id.slice(0, 8)}` });
+      expect((await stores.recipients.put(saved.alias, saved, 0)).outcome).toBe("written");
+      await stores.outbox.schedule(settledKey(payout.id), Date.now());
+      const again = await stores.outbox.claimNext(later + 2000, 1000);
+      expect(again).toMatchObject({ key: settledKey(payout.id), numberSaved: true });
     });
 
     it("queues no payer's notice for a batch's row (its batch tells the payer), but does for others", async () => {

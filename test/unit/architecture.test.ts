@@ -248,7 +248,7 @@ describe("layers", () => {
   const LOOKED_AT: Readonly<Record<string, string>> = {
     "app.ts": "the composition root: builds, starts and stops every part in order",
     "store/redis/payouts.ts":
-      "RedisPayoutStore, one class: creation, the move's checked arguments, reads, and its replies",
+      "RedisPayoutStore, one class: creation, moves, reads, and their replies (a move's arguments are payout-move-args.ts)",
     "payouts/dashboard/history.ts":
       "the Mini App's History search: which index answers each kind of query, its filters and pages",
     "store/payout-store.ts":

@@ -98,7 +98,7 @@ export class TelegramMessenger implements Messenger {
   async deliver(delivery: Delivery): Promise<void> {
     switch (delivery.kind) {
       case "settled":
-        return this.#settled(delivery.payout);
+        return this.#settled(delivery.payout, delivery.numberSaved);
       case "attention":
         return this.#attention(delivery.payout, delivery.reason);
       case "digest":
@@ -130,13 +130,14 @@ export class TelegramMessenger implements Messenger {
     this.#log.warn({ notice: delivery.kind }, "no one delivers this notice here; dropped");
   }
 
-  async #settled(payout: Payout): Promise<void> {
+  /** `numberSaved`: read with the notice's claim; undefined: read here if it matters. */
+  async #settled(payout: Payout, numberSaved: boolean | undefined): Promise<void> {
     const t = translator(payout.locale, this.#timeZone);
     if (payout.messageId !== undefined) {
       // The payout's own message, final now, offers Save recipient (the push below stays a
       // notice: a button there would be the chat's newest, above a prompt still open).
       const final = payoutStateView(t, payout);
-      const view = (await this.#offersSave(payout))
+      const view = (await this.#offersSave(payout, numberSaved))
         ? { ...final, keyboard: saveRecipientKeyboard(t, payout.id) }
         : final;
       // The prompt may be gone (deleted, too old to edit): the push below is what matters.
@@ -157,9 +158,10 @@ export class TelegramMessenger implements Messenger {
    * its payer hears of it in the batch's summary). The button is a nicety: when the address
    * book cannot be read, the message goes without it.
    */
-  async #offersSave(payout: Payout): Promise<boolean> {
+  async #offersSave(payout: Payout, numberSaved: boolean | undefined): Promise<boolean> {
     if (payout.state !== "success" || payout.kind !== "disbursement") return false;
     if (payout.batchId !== undefined || payout.recipientAlias !== undefined) return false;
+    if (numberSaved !== undefined) return !numberSaved;
     try {
       return !(await this.#stores.recipients.isSaved(payout.phone));
     } catch (error) {

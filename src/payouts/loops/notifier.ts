@@ -43,7 +43,8 @@ export type AvailabilityAlert = Extract<Notice, { kind: "availability" }>;
 
 /** A notice with its subject as it is now, ready to be written. */
 export type Delivery =
-  | { kind: "settled"; payout: Payout }
+  /** `numberSaved`: whether its number was in the address book when claimed (undefined: not read). */
+  | { kind: "settled"; payout: Payout; numberSaved?: boolean }
   | { kind: "attention"; payout: Payout; reason: AttentionReason }
   /** The admins' summary of `day` (YYYY-MM-DD), written from the stores when delivered. */
   | { kind: "digest"; day: string }
@@ -217,7 +218,7 @@ export class Notifier {
    * The notice's subject as it is now, or null when there is nothing (left) to tell.
    * `claimed`: the payout read with the claim (undefined: not read, read it here).
    */
-  async #read(notice: Notice, claimed: Payout | null | undefined): Promise<Delivery | null> {
+  async #read(notice: Notice, claimed: ClaimedNotice): Promise<Delivery | null> {
     if (notice.kind === "digest") return notice;
     if (notice.kind === "availability") return { kind: "availability", alert: notice };
     if (notice.kind === "events_disabled") return notice;
@@ -230,11 +231,17 @@ export class Notifier {
     if (notice.kind === "schedule") return this.#schedule(notice);
     // A payer's notice came with its payout (null: gone), read in the claim's step.
     const payout =
-      claimed === undefined ? await this.#options.stores.payouts.get(notice.payoutId) : claimed;
+      claimed.payout === undefined
+        ? await this.#options.stores.payouts.get(notice.payoutId)
+        : claimed.payout;
     if (!payout) return null;
     if (notice.kind === "settled") {
       // Told once: a notice queued again after it was delivered is dropped.
-      return payout.notifiedAtMs === undefined ? { kind: "settled", payout } : null;
+      if (payout.notifiedAtMs !== undefined) return null;
+      const { numberSaved } = claimed;
+      return numberSaved === undefined
+        ? { kind: "settled", payout }
+        : { kind: "settled", payout, numberSaved };
     }
     if (notice.kind === "attention") return { kind: "attention", payout, reason: notice.reason };
     return { kind: notice.kind, payout };
@@ -274,7 +281,7 @@ export class Notifier {
     const { key } = claimed;
     const notice = parseNoticeKey(key);
     if (!notice) this.#log.error({ key }, "outbox entry names no notice; dropped");
-    const delivery = notice && (await this.#read(notice, claimed.payout));
+    const delivery = notice && (await this.#read(notice, claimed));
     if (!delivery) return { closing: stores.outbox.remove(key) };
     try {
       await messenger.deliver(delivery);

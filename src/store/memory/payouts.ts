@@ -35,6 +35,7 @@ import type {
   WordQuery,
 } from "../types.js";
 import { statusGroupPage, wordMatches } from "./payout-search.js";
+import type { MemorySlotLogs } from "./slot-logs.js";
 import type { MemorySpendingLedger } from "./spending.js";
 
 interface Entry {
@@ -58,6 +59,8 @@ export interface MemoryPayoutStoreOptions {
   spending: MemorySpendingLedger;
   /** A batch's state and a member's standing now, read inside a move (as the script does). */
   reads: MoveReads;
+  /** Where a move's rate-limit slot is taken (TransitionOptions.slot). */
+  slots: MemorySlotLogs;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -166,7 +169,14 @@ export class MemoryPayoutStore implements PayoutStore {
     }
     this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
     if (options.stampSentAtMs) this.#audit(moved, "submit", nowMs, options.actor, undefined);
-    return { ok: true, payout: structuredClone(moved), applied: true, durable: true };
+    const result = {
+      ok: true,
+      payout: structuredClone(moved),
+      applied: true,
+      durable: true,
+    } as const;
+    if (options.slot === undefined) return result;
+    return { ...result, slotTaken: this.#options.slots.take(options.slot) };
   }
 
   async markSending(

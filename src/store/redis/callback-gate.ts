@@ -1,22 +1,28 @@
 /**
  * A payment callback's admission on Redis, in one script (lua/callback-admit.lua): the
- * payout found by its payment id, the re-read's spacing counted and its lease taken, in one
- * round trip where they were three.
+ * payout found by its payment id, the re-read's spacing counted, the re-reads' cap, its
+ * lease taken and its request's rate-limit slot, in one round trip where they were five.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { decodePayout, pairsToRecord } from "../payout-codec.js";
-import { type CallbackAdmission, type CallbackGate, callbackRereadName } from "../types.js";
+import {
+  type CallbackAdmission,
+  type CallbackAdmitOptions,
+  type CallbackGate,
+  callbackRereadName,
+} from "../types.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const ReplySchema = z.union([
   z.tuple([]),
   z.tuple([
-    z.enum(["not_pending", "spaced", "leased", "admitted"]),
+    z.enum(["not_pending", "spaced", "leased", "over_cap"]),
     z.string(),
     z.array(z.string()),
   ]),
+  z.tuple([z.literal("admitted"), z.string(), z.array(z.string()), z.number().int()]),
 ]);
 
 export class RedisCallbackGate implements CallbackGate {
@@ -28,16 +34,14 @@ export class RedisCallbackGate implements CallbackGate {
     this.#keys = keys;
   }
 
-  async admit(
-    paymentId: string,
-    options: { owner: string; spacingMs: number; leaseMs: number },
-  ): Promise<CallbackAdmission> {
+  async admit(paymentId: string, options: CallbackAdmitOptions): Promise<CallbackAdmission> {
     const k = this.#keys;
+    const { cap, request } = options;
     const reply = ReplySchema.parse(
       await runScript(
         this.#redis,
         SCRIPTS["callback-admit"],
-        [k.paymentIndex(paymentId)],
+        [k.paymentIndex(paymentId), cap?.key ?? "", request?.key ?? ""],
         [
           JSON.stringify(paymentId),
           k.payout(""),
@@ -46,11 +50,20 @@ export class RedisCallbackGate implements CallbackGate {
           options.spacingMs,
           options.owner,
           options.leaseMs,
+          cap?.limit ?? "",
+          cap?.windowMs ?? "",
+          `${options.owner}:reread`,
+          request?.limit ?? "",
+          request?.windowMs ?? "",
         ],
       ),
     );
     if (reply.length === 0) return { outcome: "unknown" };
-    const [outcome, id, fields] = reply;
-    return { outcome, payout: decodePayout(id, pairsToRecord(fields)) };
+    const payout = decodePayout(reply[1], pairsToRecord(reply[2]));
+    if (reply[0] !== "admitted") return { outcome: reply[0], payout };
+    const slot = reply[3];
+    return slot < 0
+      ? { outcome: "admitted", payout }
+      : { outcome: "admitted", payout, requestSlot: slot === 1 };
   }
 }

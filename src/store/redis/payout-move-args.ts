@@ -3,6 +3,7 @@
  * from the move's event, patch and options: everything the script checks and writes in its
  * one atomic step.
  */
+import { randomBytes } from "node:crypto";
 import {
   expiresInState,
   givesBack,
@@ -70,6 +71,7 @@ export function transitionArgs(call: {
       k.auditLog(),
       k.tracking(),
       ...TRACKED_STATES.map((state) => k.stateSet(state)),
+      ...(options.slot === undefined ? [] : [options.slot.key]),
     ],
     args: [
       JSON.stringify({
@@ -106,6 +108,10 @@ export function transitionArgs(call: {
         settledPrefix: SETTLED_NOTICE_PREFIX,
         trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
         ...statusGroupArgs(k),
+        slotLimit: optional(options.slot?.limit),
+        slotWindowMs: optional(options.slot?.windowMs),
+        // Unique per grant, as the limiter's own members are.
+        slotMember: options.slot === undefined ? "" : `${id}:${randomBytes(8).toString("hex")}`,
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),

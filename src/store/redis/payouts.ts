@@ -77,7 +77,7 @@ const MarkSendingReplySchema = z.union([
 const TransitionReplySchema = z.union([
   z
     .tuple([z.enum(["not_found", "corrupt"])])
-    .transform(([status]) => ({ status, fields: null, over: null })),
+    .transform(([status]) => ({ status, fields: null, over: null, slot: undefined })),
   z
     .tuple([
       z.enum([
@@ -95,7 +95,10 @@ const TransitionReplySchema = z.union([
       ]),
       z.array(z.string()),
     ])
-    .transform(([status, fields]) => ({ status, fields, over: null })),
+    .transform(([status, fields]) => ({ status, fields, over: null, slot: undefined })),
+  z
+    .tuple([z.literal("applied"), z.array(z.string()), z.union([z.literal(0), z.literal(1)])])
+    .transform(([status, fields, slot]) => ({ status, fields, over: null, slot: slot === 1 })),
   z
     .tuple([
       z.literal("over_limit"),
@@ -107,6 +110,7 @@ const TransitionReplySchema = z.union([
       status,
       fields,
       over: { limit, usedXaf: Number(used) },
+      slot: undefined,
     })),
 ]);
 
@@ -253,7 +257,9 @@ export class RedisPayoutStore implements PayoutStore {
     if (parsed.status !== "applied" && parsed.status !== "unchanged") {
       return { ok: false, reason: parsed.status, payout };
     }
-    return { ok: true, payout, applied: parsed.status === "applied", durable };
+    const applied = parsed.status === "applied";
+    if (parsed.slot === undefined) return { ok: true, payout, applied, durable };
+    return { ok: true, payout, applied, durable, slotTaken: parsed.slot };
   }
 
   async markSending(

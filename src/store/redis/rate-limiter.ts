@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { Acquisition, RateLimiter } from "../../payments/rate-limiter.js";
+import type { Acquisition, RateLimiter, SharedSlot } from "../../payments/rate-limiter.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /** The API's own window (spec section 8: requests per minute). */
@@ -64,6 +64,11 @@ export class RedisRateLimiter implements RateLimiter {
     this.key = options.key;
     this.limit = options.limit;
     this.windowMs = options.windowMs;
+  }
+
+  /** This limit, leaving `leave` to others, for a store script to take a slot from. */
+  shared(leave = 0): SharedSlot {
+    return { key: this.key, limit: Math.max(1, this.limit - leave), windowMs: this.windowMs };
   }
 
   /**

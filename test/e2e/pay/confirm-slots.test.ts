@@ -54,6 +54,15 @@ describe("Confirm and the rate limit", () => {
     await payer.pressButton(prompt, 0);
     expect(plainText(await pending)).toContain("5,000 FCFA");
     expect(h.sandbox.countRequests(DISBURSE)).toBe(1);
+    // Its slot was taken by the claim itself, in the same step (named after the payout).
+    const payoutId = confirmDataOf(prompt).slice("c:".length);
+    const check = testRedis();
+    try {
+      const members = await check.zrange(slots, 0, -1);
+      expect(members.filter((member) => member.startsWith(`${payoutId}:`))).toHaveLength(1);
+    } finally {
+      check.disconnect();
+    }
   });
 });
 

@@ -13,6 +13,8 @@
     KEYS[3]   the audit stream
     KEYS[4]   the tracking schedule
     KEYS[5..] the state sets of the tracked states (in the order of options.trackedStates)
+    KEYS[5+n] after the n state sets, when options.slotLimit is set: the rate-limit log a
+              slot is taken from (rate-limit.lua), only when the move is made
 
     ARGV[1]   options (JSON; every scalar a string as the record stores or compares it):
                 id, target (JSON state), claim (JSON claim id, '' none), nowMs,
@@ -29,7 +31,8 @@
                 batch's row does not queue), trackedStates (JSON states, in KEYS order),
                 groups (JSON state → its status group), statusKeys (status group →
                 everyone's index of it), userStatusPrefixes (status group → what an
-                initiator's id follows in their index of it)
+                initiator's id follows in their index of it),
+                slotLimit, slotWindowMs, slotMember ('' all three: no slot taken)
     ARGV[2]   the patch's paymentId (raw, '' none)
     ARGV[3]   the audit draft (JSON)
     ARGV[4]   the audit draft of the submission when the move stamps sentAtMs (JSON, '')
@@ -41,7 +44,8 @@
     {'not_found'} | {'corrupt'} | {'over_limit', HGETALL, 'payer'|'merchant', used} |
     {'unchanged'|'wrong_state'|'payment_taken'|'not_initiator'|'initiator_not_allowed'|
      'decider_not_allowed'|'decider_too_new'|'expired'|'needs_approval'|'batch_stopped'|
-     'applied', HGETALL}
+     'applied', HGETALL}, and with a slot asked, 'applied' has a third element: 1 when the
+    slot was granted, 0 when the limit was full (the move is made either way)
     'batch_stopped': a claim (a move to `submitting`) of a batch's row whose batch is no
     longer `running`. 'payment_taken': the paymentId is indexed to another payout (one
     payment settles one payout). A move made is audited with the states before and after;
@@ -57,6 +61,7 @@
 ]]
 --!include audit.lua
 --!include spending.lua
+--!include rate-limit.lua
 
 local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then return {'not_found'} end
@@ -201,4 +206,9 @@ if o.untrack == '1' then redis.call('ZREM', KEYS[4], id) end
 audit(KEYS[3], auditMinId, auditDraft, current, target, record)
 -- The request leaves right after this move: stamped and audited with it.
 if submitDraft ~= '' then stampSent(KEYS[3], auditMinId, submitDraft, record) end
+-- The request's slot, taken only now that the move is made: a refused claim takes none.
+if (o.slotLimit or '') ~= '' then
+  local granted = takeSlot(KEYS[5 + #o.trackedStates], o.slotLimit, o.slotWindowMs, o.slotMember)
+  return {'applied', redis.call('HGETALL', record), granted}
+end
 return {'applied', redis.call('HGETALL', record)}

@@ -12,18 +12,7 @@
   Output:
     {1, 0, nowMs} when granted, {0, retryInMs, nowMs} when not
 ]]
+--!include rate-limit.lua
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return {1, 0, now}
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local wait = tonumber(oldest[2]) + window - now
-if wait < 1 then wait = 1 end
-return {0, wait, now}
+local granted, wait, now = takeSlot(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+return {granted, wait, now}

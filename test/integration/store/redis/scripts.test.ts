@@ -94,10 +94,10 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
   "callback-admit": async (redis, p, run) => {
     await redis.hset(`${p}payout:id1`, ...payoutFields("pending"), "paymentId", '"pay-1"');
     await redis.set(`${p}payment:pay-1`, "id1");
-    const admit = (paymentId: string, owner: string) =>
+    const admit = (paymentId: string, owner: string, capLimit: number | "" = "") =>
       run(
         "callback-admit",
-        [`${p}payment:${paymentId}`],
+        [`${p}payment:${paymentId}`, `${p}cap`, `${p}limit`],
         [
           JSON.stringify(paymentId),
           `${p}payout:`,
@@ -106,10 +106,18 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
           5000,
           owner,
           30_000,
+          capLimit,
+          60_000,
+          `${owner}:reread`,
+          1,
+          60_000,
         ],
-      ) as Promise<[string, string, string[]] | []>;
+      ) as Promise<[string, string, string[], number?] | []>;
     const first = await admit("pay-1", "a");
     expect(first.slice(0, 2)).toEqual(["admitted", "id1"]);
+    // The re-read's request slot, taken with the admission.
+    expect(first[3]).toBe(1);
+    expect(await redis.zrange(`${p}limit`, 0, -1)).toEqual(["a:reread"]);
     expect(await redis.get(`${p}lease:id1`)).toBe("a");
     expect(await redis.pttl(`${p}spacing:id1`)).toBeGreaterThan(0);
     // Within the spacing: counted, nothing else.
@@ -118,6 +126,17 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     await redis.del(`${p}spacing:id1`);
     expect((await admit("pay-1", "b"))[0]).toBe("leased");
     expect(await redis.get(`${p}lease:id1`)).toBe("a");
+    // Over the cap (a full one): refused, no lease taken, no request slot.
+    await redis.del(`${p}spacing:id1`, `${p}lease:id1`);
+    await redis.zadd(`${p}cap`, Date.now(), "earlier");
+    expect((await admit("pay-1", "b", 1))[0]).toBe("over_cap");
+    expect(await redis.get(`${p}lease:id1`)).toBeNull();
+    expect(await redis.zcard(`${p}limit`)).toBe(1);
+    // A cap with room: admitted, the request's limit full (0).
+    await redis.del(`${p}spacing:id1`);
+    const full = await admit("pay-1", "b", 2);
+    expect([full[0], full[3]]).toEqual(["admitted", 0]);
+    expect(await redis.zrange(`${p}cap`, 0, -1)).toEqual(["earlier", "b:reread"]);
     await redis.hset(`${p}payout:id1`, "state", '"success"');
     expect((await admit("pay-1", "c"))[0]).toBe("not_pending");
     expect(await admit("pay-none", "c")).toEqual([]);
@@ -201,16 +220,22 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     await redis.hset(`${p}payout:id1`, ...payoutFields("success"));
     await redis.zadd(`${p}outbox`, 1000, "settled:id1", 2000, "digest:2026-01-01", 9000, "later");
     const claim = () =>
-      run("outbox-claim", [`${p}outbox`], [5000, 65_000, "settled:", `${p}payout:`]);
-    const [key, fields] = (await claim()) as [string, string[]];
+      run("outbox-claim", [`${p}outbox`, `${p}phones`], [5000, 65_000, "settled:", `${p}payout:`]);
+    const [key, fields, saved] = (await claim()) as [string, string[], number];
     expect(key).toBe("settled:id1");
     expect(fields).toContain('"success"');
+    expect(saved).toBe(0);
     // Claimed: hidden until the lease ends.
     expect(await redis.zscore(`${p}outbox`, "settled:id1")).toBe("65000");
     expect(await claim()).toEqual(["digest:2026-01-01"]);
     expect(await claim()).toEqual([]);
     await redis.zadd(`${p}outbox`, 1000, "settled:gone");
-    expect(await claim()).toEqual(["settled:gone", []]);
+    expect(await claim()).toEqual(["settled:gone", [], 0]);
+    // A saved number (the record keeps its phone JSON-encoded): 1.
+    const phone = JSON.parse((await redis.hget(`${p}payout:id1`, "phone")) ?? '""') as string;
+    await redis.hset(`${p}phones`, phone, "1");
+    await redis.zadd(`${p}outbox`, 1000, "settled:id1");
+    expect(((await claim()) as unknown[])[2]).toBe(1);
   },
 
   "payout-by-payment": async (redis, p, run) => {
@@ -361,6 +386,32 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     const [again] = (await run("payout-transition", keys, args)) as [string];
     expect(again).toBe("unchanged");
     expect(await redis.hget(`${p}spent:2026-11-25`, "user:1")).toBe("5000");
+
+    // With a slot asked (the rate-limit log after the state sets): a refused claim takes
+    // none, a claim made takes one, and a full limit still lets the move be made.
+    const slotKeys = [...keys, `${p}limit`];
+    const withSlot = (payout: string, member: string, claim: string) => {
+      const slotOptions = { ...options, id: payout, claim: `"${claim}"`, reserveDay: "" };
+      const slot = { slotLimit: "1", slotWindowMs: "60000", slotMember: member };
+      const fields = ["state", '"submitting"', "claimId", `"${claim}"`];
+      return run(
+        "payout-transition",
+        [`${p}payout:${payout}`, ...slotKeys.slice(1)],
+        [JSON.stringify({ ...slotOptions, ...slot }), "", "{}", "", "attention:x:y", ...fields],
+      ) as Promise<unknown[]>;
+    };
+    await redis.hset(`${p}payout:id2`, ...payoutFields("awaiting_confirmation"));
+    await redis.hset(`${p}payout:id3`, ...payoutFields("awaiting_confirmation"));
+    const refused = await withSlot("id1", "m0", "c9");
+    expect(refused[0]).toBe("wrong_state");
+    expect(await redis.zcard(`${p}limit`)).toBe(0);
+    const granted = await withSlot("id2", "m1", "c2");
+    expect([granted[0], granted[2]]).toEqual(["applied", 1]);
+    expect(await redis.zrange(`${p}limit`, 0, -1)).toEqual(["m1"]);
+    const full = await withSlot("id3", "m2", "c3");
+    expect([full[0], full[2]]).toEqual(["applied", 0]);
+    expect(await redis.hget(`${p}payout:id3`, "state")).toBe('"submitting"');
+    expect(await redis.zrange(`${p}limit`, 0, -1)).toEqual(["m1"]);
   },
 
   "payout-update": async (redis, p, run) => {
@@ -759,6 +810,8 @@ describe("the Lua scripts", () => {
       expect(source.match(/^local function audit\(/gm)?.length ?? 0, name).toBeLessThanOrEqual(1);
     }
     expect(SCRIPTS["payout-transition"].source).toMatch(/^local function overLimit\(/m);
+    expect(SCRIPTS["payout-transition"].source).toMatch(/^local function takeSlot\(/m);
+    expect(SCRIPTS["rate-limit-take"].source).toMatch(/^local function takeSlot\(/m);
   });
 
   for (const name of SCRIPT_NAMES) {
