@@ -207,7 +207,14 @@ describe("/export", () => {
     expect(text).not.toContain("237670000001");
 
     expect(await ask(viewer, "/export audit")).toBe("Only admins can do that.");
-    expect(await ask(payer, "/export")).toBe("Only admins and viewers can export payouts.");
+    // The payer's own Paid notice may still be on its way: the answer is the refusal.
+    const refusal = await sendAndWait(
+      h.emulator,
+      payer,
+      "/export",
+      (m) => isNewReplyIn(PAYER_ID)(m) && !m.text.includes("Paid"),
+    );
+    expect(plainText(refusal)).toBe("Only admins and viewers can export payouts.");
     expect(h.emulator.documents(VIEWER_ID)).toEqual([]);
     expect(h.emulator.documents(PAYER_ID)).toEqual([]);
   });
