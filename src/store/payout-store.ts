@@ -8,6 +8,7 @@ import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutKind, PayoutPatch } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StatusGroup } from "../model/search.js";
+import type { DayTotals } from "../model/totals.js";
 import type { SharedSlot } from "../payments/rate-limiter.js";
 
 export type TransitionResult =
@@ -311,6 +312,12 @@ export interface PayoutStore {
   pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage>;
   /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
   idsInState(state: TrackedState): Promise<string[]>;
+  /**
+   * Each day's settled totals (model/totals.ts), in the order of `days` (YYYY-MM-DD in the
+   * store's TIME_ZONE): everyone's, or those of `userId`'s payouts. Kept by the creations and
+   * moves into a counted final state, in the same atomic step; a day without any is `{}`.
+   */
+  settledTotals(days: readonly string[], userId?: number): Promise<DayTotals[]>;
 }
 
 /** Every payout now in `state`, page by page (`PayoutStore.pageInState`): each one once. */

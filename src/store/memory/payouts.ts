@@ -17,6 +17,7 @@ import {
 } from "../../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
+import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
 import { payoutDraft, payoutFacts } from "../audit-codec.js";
 import { PayoutExistsError } from "../errors.js";
 import { checkPatch, checkPayout, noticesOfMove, recordLifetimeMs } from "../payout-codec.js";
@@ -35,6 +36,7 @@ import type {
   WordQuery,
 } from "../types.js";
 import { statusGroupPage, wordMatches } from "./payout-search.js";
+import type { MemorySettledTotals } from "./settled-totals.js";
 import type { MemorySlotLogs } from "./slot-logs.js";
 import type { MemorySpendingLedger } from "./spending.js";
 
@@ -61,6 +63,8 @@ export interface MemoryPayoutStoreOptions {
   reads: MoveReads;
   /** Where a move's rate-limit slot is taken (TransitionOptions.slot). */
   slots: MemorySlotLogs;
+  /** Counted inside a creation or move into a counted final state, like totals.lua. */
+  totals: MemorySettledTotals;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -79,6 +83,7 @@ export class MemoryPayoutStore implements PayoutStore {
     if (this.#live(record.id)) throw new PayoutExistsError(record.id);
     this.#store(structuredClone(record));
     this.#audit(record, "prompt", this.#options.now(), options.actor, undefined);
+    if (COUNTED_STATES.has(record.state)) this.#options.totals.count(record, countedAtMs(record));
     // A batch's row (or a schedule's run) is no one's open prompt.
     if (record.batchId !== undefined || record.scheduleId !== undefined) return { replaced: null };
     const key = `${record.chatId}:${record.initiatorId}`;
@@ -168,6 +173,7 @@ export class MemoryPayoutStore implements PayoutStore {
       this.#options.enqueueNotice(key, nowMs);
     }
     this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
+    if (COUNTED_STATES.has(target)) this.#options.totals.count(moved, checked.settledAtMs ?? nowMs);
     if (options.stampSentAtMs) this.#audit(moved, "submit", nowMs, options.actor, undefined);
     const result = {
       ok: true,
@@ -227,6 +233,10 @@ export class MemoryPayoutStore implements PayoutStore {
     entry.payout = { ...entry.payout, ...structuredClone(checked) };
     if (checked.paymentId !== undefined) this.#byPaymentId.set(checked.paymentId, id);
     return structuredClone(entry.payout);
+  }
+
+  async settledTotals(days: readonly string[], userId?: number): Promise<DayTotals[]> {
+    return this.#options.totals.read(days, userId);
   }
 
   async findByPaymentId(paymentId: string): Promise<Payout | null> {

@@ -22,6 +22,8 @@ import {
 } from "../../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
 import { searchWordsOf, statusGroupOf } from "../../model/search.js";
+import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
+import { DEFAULT_TIME_ZONE } from "../../time.js";
 import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import { CorruptRecordError, PayoutExistsError } from "../errors.js";
 import type { Keys } from "../keys.js";
@@ -51,10 +53,11 @@ import type {
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
 import { readByPaymentId } from "./payout-by-payment.js";
-import { flag, transitionArgs } from "./payout-move-args.js";
+import { flag, totalsArgs, transitionArgs } from "./payout-move-args.js";
 import { RedisPayoutSearch } from "./payout-search.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
+import { readDayTotals } from "./settled-totals.js";
 
 const HashSchema = z.record(z.string(), z.string());
 const IdsSchema = z.array(z.string()); // built once: building a schema costs more than running it
@@ -126,6 +129,8 @@ export interface RedisPayoutStoreOptions {
   logger?: Logger;
   /** Clock for `updatedAtMs`, the outbox and index trimming; Date.now by default. */
   now?: () => number;
+  /** TIME_ZONE: the day a settled payout is counted on (model/totals.ts); default Douala. */
+  timeZone?: string;
 }
 
 export class RedisPayoutStore implements PayoutStore {
@@ -136,6 +141,7 @@ export class RedisPayoutStore implements PayoutStore {
   readonly #now: () => number;
   readonly #durability: RedisDurability | undefined;
   readonly #search: RedisPayoutSearch;
+  readonly #timeZone: string;
 
   constructor(redis: Redis, options: RedisPayoutStoreOptions) {
     this.#redis = redis;
@@ -144,6 +150,7 @@ export class RedisPayoutStore implements PayoutStore {
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? Date.now;
     this.#durability = options.durability;
+    this.#timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
     this.#search = new RedisPayoutSearch(redis, {
       keys: options.keys,
       retentionMs: options.retentionMs,
@@ -201,6 +208,12 @@ export class RedisPayoutStore implements PayoutStore {
           auditMinId: auditMinId(nowMs, retentionMs),
           payoutPrefix: k.payout(""),
           words,
+          ...totalsArgs(
+            k,
+            COUNTED_STATES.has(record.state) ? countedAtMs(record) : undefined,
+            this.#timeZone,
+            retentionMs,
+          ),
         }),
         payoutDraftJson(record.id, "prompt", nowMs, options.actor, undefined),
         ...encodeFields(record),
@@ -240,6 +253,7 @@ export class RedisPayoutStore implements PayoutStore {
       options,
       nowMs: this.#now(),
       retentionMs: this.#retentionMs,
+      timeZone: this.#timeZone,
     });
     const { reply, durable } = await this.#run(
       SCRIPTS["payout-transition"],
@@ -301,6 +315,10 @@ export class RedisPayoutStore implements PayoutStore {
   }
 
   /** One round trip: the index and the record it names are read in one script. */
+  async settledTotals(days: readonly string[], userId?: number): Promise<DayTotals[]> {
+    return readDayTotals(this.#redis, this.#keys, days, userId);
+  }
+
   async findByPaymentId(paymentId: string): Promise<Payout | null> {
     const found = await readByPaymentId(this.#redis, this.#keys, paymentId);
     const payout = found && this.#decode(found.id, found.hash);

@@ -36,6 +36,7 @@ export const SCRIPT_NAMES = [
   "payouts-by-status",
   "payouts-index-search",
   "payouts-by-words",
+  "payouts-count-settled",
   "pin-begin-try",
   "pin-finish-try",
   "pin-set",
