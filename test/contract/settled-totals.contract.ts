@@ -3,7 +3,7 @@
  * reaches a final state the API gave is counted once, on the day (TIME_ZONE) it settled,
  * in everyone's totals and its initiator's, whether it was created in that state or moved
  * into it (an unknown payout resolved included); the totals always equal a recount over the
- * payouts themselves.
+ * payouts themselves. And what needs a person: how many wait in a state, the oldest few.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Payout } from "../../src/model/payout.js";
@@ -134,6 +134,33 @@ export function describeSettledTotalsContract(makeStores: MakeStores): void {
         "mtn:disbursement:fees_xaf": 40,
         "mtn:disbursement:failed_count": 1,
       });
+    });
+
+    it("counts what waits in a state and reads only the oldest few, as filtered", async () => {
+      const made: Payout[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const initiatorId = i % 2 === 0 ? 111 : 222;
+        made.push(
+          await payoutIn(stores, "unknown", { createdAtMs: nowMs - (5 - i) * 1000, initiatorId }),
+        );
+      }
+      await payoutIn(stores, "pending");
+      const all = await stores.payouts.oldestInState("unknown", { limit: 2 });
+      expect(all.count).toBe(5);
+      expect(all.items.map((p) => p.id)).toEqual([made[0]?.id, made[1]?.id]);
+      expect(all.items[0]).toEqual(await stores.payouts.get(made[0]?.id ?? ""));
+      const own = await stores.payouts.oldestInState("unknown", { limit: 10, userId: 222 });
+      expect(own.count).toBe(2);
+      expect(own.items.map((p) => p.id)).toEqual([made[1]?.id, made[3]?.id]);
+      // Left (here: created, never sent) before a time: the stuck ones.
+      const early = await stores.payouts.oldestInState("unknown", {
+        limit: 10,
+        leftBeforeMs: nowMs - 2500,
+      });
+      expect(early.items.map((p) => p.id)).toEqual([made[0]?.id, made[1]?.id, made[2]?.id]);
+      // One that moves on is no longer counted.
+      await stores.payouts.transition(made[0]?.id ?? "", "resolve_failed");
+      expect((await stores.payouts.oldestInState("unknown", { limit: 1 })).count).toBe(4);
     });
   });
 }

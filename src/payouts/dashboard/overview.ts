@@ -4,18 +4,16 @@
  * The figures come from the days' settled totals the store keeps as payouts settle
  * (model/totals.ts): the payouts that reached a final state the API gave on each of the 30
  * days (TIME_ZONE), one read of 30 small hashes whatever the number of payouts. What needs a
- * person is read from the state sets. A person who may not see everyone's payouts gets their
+ * person is counted from the state sets, of which only the oldest few are read whole. A person who may not see everyone's payouts gets their
  * own only (payouts/policy.ts).
  */
 import type { Payout } from "../../model/payout.js";
 import type { DayTotals } from "../../model/totals.js";
-import { payoutsInState } from "../../store/payout-store.js";
 import type { Stores } from "../../store/types.js";
 import { dayOf } from "../../time.js";
 import { type Asker, may, maySee } from "../policy.js";
 
 export const OVERVIEW_DAYS = 30;
-const PAGE = 500;
 /** Items listed under "needs a person" per kind; the count says how many there are. */
 const ATTENTION_LIST = 20;
 
@@ -58,14 +56,15 @@ function item(payout: Payout): AttentionItem {
 async function attentionOf(
   stores: Stores,
   state: "pending" | "unknown" | "awaiting_approval",
-  keep: (payout: Payout) => boolean,
+  asker: NonNullable<Asker>,
+  leftBeforeMs?: number,
 ) {
-  const found: Payout[] = [];
-  for await (const page of payoutsInState(stores.payouts, state, PAGE)) {
-    found.push(...page.filter(keep));
-  }
-  found.sort((a, b) => a.createdAtMs - b.createdAtMs);
-  return { count: found.length, items: found.slice(0, ATTENTION_LIST).map(item) };
+  const { count, items } = await stores.payouts.oldestInState(state, {
+    limit: ATTENTION_LIST,
+    ...(may(asker, "see_everyone") ? {} : { userId: asker.userId }),
+    ...(leftBeforeMs === undefined ? {} : { leftBeforeMs }),
+  });
+  return { count, items: items.filter((payout) => maySee(asker, payout)).map(item) };
 }
 
 /** The Overview's figures from the days' settled totals (model/totals.ts). */
@@ -118,16 +117,15 @@ export async function overviewFor(
         );
   const { days, paidXaf, paidCount, feesXaf, finals, successes } = summed(dayList, totals);
   const stuckBefore = nowMs - options.stuckAfterMs;
-  const visible = (payout: Payout) => maySee(asker, payout);
-  const [stuck, unknown, awaitingApproval] = await Promise.all([
-    attentionOf(
-      stores,
-      "pending",
-      (payout) => visible(payout) && (payout.sentAtMs ?? payout.createdAtMs) < stuckBefore,
-    ),
-    attentionOf(stores, "unknown", visible),
-    attentionOf(stores, "awaiting_approval", visible),
-  ]);
+  const none = { count: 0, items: [] };
+  const [stuck, unknown, awaitingApproval] =
+    asker === null
+      ? [none, none, none]
+      : await Promise.all([
+          attentionOf(stores, "pending", asker, stuckBefore),
+          attentionOf(stores, "unknown", asker),
+          attentionOf(stores, "awaiting_approval", asker),
+        ]);
   return {
     days: days.sort((a, b) => a.day.localeCompare(b.day)),
     paidXaf,

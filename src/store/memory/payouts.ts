@@ -20,6 +20,7 @@ import type { Role } from "../../model/roles.js";
 import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
 import { payoutDraft, payoutFacts } from "../audit-codec.js";
 import { PayoutExistsError } from "../errors.js";
+import { type OldestInStateOptions, pickOldest } from "../oldest-in-state.js";
 import { checkPatch, checkPayout, noticesOfMove, recordLifetimeMs } from "../payout-codec.js";
 import type {
   Created,
@@ -274,6 +275,13 @@ export class MemoryPayoutStore implements PayoutStore {
 
   async listInState(state: TrackedState): Promise<Payout[]> {
     return structuredClone(this.#payouts().filter((payout) => payout.state === state));
+  }
+
+  async oldestInState(state: TrackedState, options: OldestInStateOptions) {
+    const rows = this.#payouts().filter((payout) => payout.state === state);
+    const { count, ids } = pickOldest(rows, options);
+    const items = ids.flatMap((id) => rows.filter((payout) => payout.id === id));
+    return { count, items: structuredClone(items) };
   }
 
   async pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage> {

@@ -27,6 +27,7 @@ import { DEFAULT_TIME_ZONE } from "../../time.js";
 import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import { CorruptRecordError, PayoutExistsError } from "../errors.js";
 import type { Keys } from "../keys.js";
+import { type OldestInStateOptions, pickOldest } from "../oldest-in-state.js";
 import {
   checkPatch,
   checkPayout,
@@ -57,7 +58,7 @@ import { flag, totalsArgs, transitionArgs } from "./payout-move-args.js";
 import { RedisPayoutSearch } from "./payout-search.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
-import { readDayTotals } from "./settled-totals.js";
+import { readDayTotals, stateRows } from "./settled-totals.js";
 
 const HashSchema = z.record(z.string(), z.string());
 const IdsSchema = z.array(z.string()); // built once: building a schema costs more than running it
@@ -413,6 +414,16 @@ export class RedisPayoutStore implements PayoutStore {
     const stale = [...missing, ...found.filter((p) => p.state !== state).map((p) => p.id)];
     if (stale.length > 0) await this.#redis.srem(this.#keys.stateSet(state), ...stale);
     return current;
+  }
+
+  async oldestInState(state: TrackedState, options: OldestInStateOptions) {
+    const ids = await this.#redis.smembers(this.#keys.stateSet(state));
+    const { count, ids: oldest } = pickOldest(
+      await stateRows(this.#redis, this.#keys, state, ids),
+      options,
+    );
+    const items = await this.#stillIn(state, oldest);
+    return { count, items: oldest.flatMap((id) => items.filter((payout) => payout.id === id)) };
   }
 
   async idsInState(state: TrackedState): Promise<string[]> {
