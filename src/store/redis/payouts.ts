@@ -27,7 +27,7 @@ import { DEFAULT_TIME_ZONE } from "../../time.js";
 import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import { CorruptRecordError, PayoutExistsError } from "../errors.js";
 import type { Keys } from "../keys.js";
-import { type OldestInStateOptions, pickOldest } from "../oldest-in-state.js";
+import type { OldestInStateOptions } from "../oldest-in-state.js";
 import {
   checkPatch,
   checkPayout,
@@ -58,9 +58,11 @@ import { flag, totalsArgs, transitionArgs } from "./payout-move-args.js";
 import { RedisPayoutSearch } from "./payout-search.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
-import { readDayTotals, stateRows } from "./settled-totals.js";
+import { readDayTotals } from "./settled-totals.js";
 
 const HashSchema = z.record(z.string(), z.string());
+/** payouts-oldest-in-state.lua: the count, then the oldest ids. */
+const OldestReplySchema = z.tuple([z.number().int()]).rest(z.string());
 const IdsSchema = z.array(z.string()); // built once: building a schema costs more than running it
 const [PairsOrNullSchema, CountSchema] = [IdsSchema.nullable(), z.number()];
 const StateSchema = z.enum(PAYOUT_STATES);
@@ -417,11 +419,21 @@ export class RedisPayoutStore implements PayoutStore {
   }
 
   async oldestInState(state: TrackedState, options: OldestInStateOptions) {
-    const ids = await this.#redis.smembers(this.#keys.stateSet(state));
-    const { count, ids: oldest } = pickOldest(
-      await stateRows(this.#redis, this.#keys, state, ids),
-      options,
+    const reply = await runScript(
+      this.#redis,
+      SCRIPTS["payouts-oldest-in-state"],
+      [this.#keys.stateSet(state)],
+      [
+        JSON.stringify({
+          payoutPrefix: this.#keys.payout(""),
+          state: JSON.stringify(state),
+          limit: String(options.limit),
+          userId: options.userId === undefined ? "" : String(options.userId),
+          leftBefore: options.leftBeforeMs === undefined ? "" : String(options.leftBeforeMs),
+        }),
+      ],
     );
+    const [count, ...oldest] = OldestReplySchema.parse(reply);
     const items = await this.#stillIn(state, oldest);
     return { count, items: oldest.flatMap((id) => items.filter((payout) => payout.id === id)) };
   }

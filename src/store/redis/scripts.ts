@@ -37,6 +37,7 @@ export const SCRIPT_NAMES = [
   "payouts-index-search",
   "payouts-by-words",
   "payouts-count-settled",
+  "payouts-oldest-in-state",
   "pin-begin-try",
   "pin-finish-try",
   "pin-set",

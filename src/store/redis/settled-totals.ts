@@ -1,15 +1,12 @@
 /**
  * The days' settled totals in Redis (model/totals.ts): read for the Overview in one
  * pipeline, and written for the payouts stored before they existed by a backfill at start.
- * The moves themselves count in their own script (lua/includes/totals.lua). Also the
- * light read of what waits in a state (`stateRows`), the Overview's other half.
+ * The moves themselves count in their own script (lua/includes/totals.lua).
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { PayoutState } from "../../model/lifecycle.js";
 import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
 import type { Keys } from "../keys.js";
-import type { StateRow } from "../oldest-in-state.js";
 import { createdPage } from "./index-pages.js";
 import { totalsArgs } from "./payout-move-args.js";
 import { replyAt } from "./reply.js";
@@ -35,34 +32,6 @@ export async function readDayTotals(
       if (Number.isSafeInteger(sum)) totals[field] = sum;
     }
     return totals;
-  });
-}
-
-/**
- * The fields `pickOldest` chooses by, of each of `ids` still in `state`, in one pipeline of
- * HMGET (records gone or moved on are left out): what needs a person, without reading
- * thousands of records whole.
- */
-export async function stateRows(
-  redis: Redis,
-  k: Keys,
-  state: PayoutState,
-  ids: readonly string[],
-): Promise<StateRow[]> {
-  if (ids.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const id of ids) {
-    pipeline.hmget(k.payout(id), "state", "createdAtMs", "sentAtMs", "initiatorId");
-  }
-  const replies = await pipeline.exec();
-  const stored = JSON.stringify(state);
-  return ids.flatMap((id, index) => {
-    const [now, created, sent, initiator] = StoredSchema.parse(replyAt(replies, index));
-    const createdAtMs = storedNumber(created);
-    const initiatorId = storedNumber(initiator);
-    if (now !== stored || createdAtMs === undefined || initiatorId === undefined) return [];
-    const sentAtMs = storedNumber(sent);
-    return [{ id, createdAtMs, initiatorId, ...(sentAtMs === undefined ? {} : { sentAtMs }) }];
   });
 }
 

@@ -549,6 +549,43 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.hgetall(`${p}totals:2026-11-24`)).toEqual(counted);
   },
 
+  "payouts-oldest-in-state": async (redis, p, run) => {
+    const waiting = (id: string, created: number, initiator: number, sent?: number) =>
+      redis.hset(
+        `${p}payout:${id}`,
+        ...payoutFields("unknown"),
+        "createdAtMs",
+        created,
+        "initiatorId",
+        initiator,
+        ...(sent === undefined ? [] : ["sentAtMs", sent]),
+      );
+    await waiting("a", 3000, 1);
+    await waiting("b", 1000, 2, 5000);
+    await waiting("c", 2000, 1);
+    await redis.hset(`${p}payout:moved`, ...payoutFields("failed"), "createdAtMs", 500);
+    await redis.sadd(`${p}state:unknown`, "a", "b", "c", "moved", "gone");
+    const oldest = (limit: number, userId = "", leftBefore = "") =>
+      run(
+        "payouts-oldest-in-state",
+        [`${p}state:unknown`],
+        [
+          JSON.stringify({
+            payoutPrefix: `${p}payout:`,
+            state: '"unknown"',
+            limit: String(limit),
+            userId,
+            leftBefore,
+          }),
+        ],
+      );
+    // Those still in the state, counted; the oldest by creation first.
+    expect(await oldest(2)).toEqual([3, "b", "c"]);
+    expect(await oldest(10, "1")).toEqual([2, "c", "a"]);
+    // Left before 4000: b was sent at 5000 (created earlier), a and c never sent.
+    expect(await oldest(10, "", "4000")).toEqual([2, "c", "a"]);
+  },
+
   "payouts-by-words": async (redis, p, run) => {
     for (const id of ["a", "b", "c"])
       await redis.hset(`${p}payout:${id}`, ...payoutFields("success"));
