@@ -107,25 +107,25 @@ export async function overviewFor(
     const day = dayOf(Math.min(ms, nowMs), timeZone);
     if (!dayList.includes(day)) dayList.push(day);
   }
-  // Someone who may not see everyone's payouts reads their own totals; a stranger none.
-  const totals =
-    asker === null
-      ? []
-      : await stores.payouts.settledTotals(
-          dayList,
-          may(asker, "see_everyone") ? undefined : asker.userId,
-        );
-  const { days, paidXaf, paidCount, feesXaf, finals, successes } = summed(dayList, totals);
-  const stuckBefore = nowMs - options.stuckAfterMs;
   const none = { count: 0, items: [] };
-  const [stuck, unknown, awaitingApproval] =
-    asker === null
-      ? [none, none, none]
-      : await Promise.all([
-          attentionOf(stores, "pending", asker, stuckBefore),
-          attentionOf(stores, "unknown", asker),
-          attentionOf(stores, "awaiting_approval", asker),
-        ]);
+  if (asker === null) {
+    const empty = { days: summed(dayList, []).days, paidXaf: 0, paidCount: 0, feesXaf: 0 };
+    return {
+      ...empty,
+      successRate: null,
+      attention: { stuck: none, unknown: none, awaitingApproval: none },
+    };
+  }
+  // Someone who may not see everyone's payouts reads their own totals and lists.
+  const own = may(asker, "see_everyone") ? undefined : asker.userId;
+  const stuckBefore = nowMs - options.stuckAfterMs;
+  const [totals, stuck, unknown, awaitingApproval] = await Promise.all([
+    stores.payouts.settledTotals(dayList, own),
+    attentionOf(stores, "pending", asker, stuckBefore),
+    attentionOf(stores, "unknown", asker),
+    attentionOf(stores, "awaiting_approval", asker),
+  ]);
+  const { days, paidXaf, paidCount, feesXaf, finals, successes } = summed(dayList, totals);
   return {
     days: days.sort((a, b) => a.day.localeCompare(b.day)),
     paidXaf,
