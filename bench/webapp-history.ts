@@ -3,9 +3,9 @@
  * `GET /app/api/history` runs it (payouts/dashboard/history.ts): by number, payment id,
  * staff member, staff member with a status filter, and recipient's name, each answered from
  * its index. Target (DESIGN.md): p99 under 50 ms. Baseline: one payout read by id
- * (`PayoutStore.get`) in the same run. Also the Overview (the last 30 days by operator,
- * read page by page from the creation index), with no target, and what the search indexes
- * cost in Redis memory per payout (MEMORY USAGE of their keys).
+ * (`PayoutStore.get`) in the same run. Also the Overview (the last 30 days by operator
+ * from the day totals, and what needs a person), target p99 under 50 ms, and what the
+ * search indexes cost in Redis memory per payout (MEMORY USAGE of their keys).
  */
 import type { Redis } from "ioredis";
 import type { Payout } from "../src/model/payout.js";
@@ -23,15 +23,27 @@ const STAFF = 20;
 const NUMBERS = 20_000;
 const ZONE = "Africa/Douala";
 
+/** Every `NEEDS_PERSON_EVERY`th payout waits for a person: pending, unknown or approval. */
+const NEEDS_PERSON_EVERY = 100;
+
+function stateAt(index: number): Payout["state"] {
+  if (index % NEEDS_PERSON_EVERY === 0) return "pending";
+  if (index % NEEDS_PERSON_EVERY === 25) return "unknown";
+  if (index % NEEDS_PERSON_EVERY === 50) return "awaiting_approval";
+  return index % 10 === 7 ? "failed" : "success";
+}
+
 function payoutAt(index: number, nowMs: number, count: number): Payout {
   const createdAtMs = nowMs - Math.floor(((count - index) / count) * 60 * DAY_MS);
   const national = 670_000_000 + (index % NUMBERS);
+  const state = stateAt(index);
+  const settled = state === "success" || state === "failed";
   return {
     id: `bench-${index.toString(36).padStart(6, "0")}-payout`,
     kind: "disbursement",
-    state: "success",
+    state,
     phone: `237${national}`,
-    operator: "mtn",
+    operator: index % 3 === 0 ? "orange" : "mtn",
     recipientName: `Recipient ${index % NUMBERS}`,
     amount: 1_000 + (index % 500) * 100,
     fee: 10,
@@ -41,7 +53,7 @@ function payoutAt(index: number, nowMs: number, count: number): Payout {
     createdAtMs,
     updatedAtMs: createdAtMs,
     expiresAtMs: createdAtMs + 300_000,
-    settledAtMs: createdAtMs + 60_000,
+    ...(settled ? { settledAtMs: createdAtMs + 60_000 } : {}),
     paymentId: `bench-pay-${index}`,
   };
 }
@@ -125,7 +137,7 @@ export async function benchWebappHistory(context: BenchContext): Promise<Row[]> 
       });
       vias.set(page.via, (vias.get(page.via) ?? 0) + 1);
     });
-    const overviewRuns = context.quick ? 3 : 5;
+    const overviewRuns = runs;
     const overview = await timed(overviewRuns, () =>
       overviewFor({ stores, timeZone: ZONE, stuckAfterMs: 3_600_000, now: () => nowMs }, admin),
     );
@@ -186,12 +198,21 @@ export async function benchWebappHistory(context: BenchContext): Promise<Row[]> 
             .map(([via, n]) => `${via} ${n}`)
             .join(", ")}).`,
       ),
-      line(
-        `  overview p99 (30 days, ${overviewRuns} runs)`,
-        overview,
-        "Overview: the last 30 days read page by page from the creation index (half the " +
-          "payouts), plus the state sets for what needs a person. No target.",
-      ),
+      row({
+        bench: BENCH,
+        figure: `overview p99 (30 days, ${overviewRuns} runs)`,
+        value: percentile(overview, 99),
+        unit: "ms",
+        baseline: base,
+        target: "< 50 ms",
+        met: percentile(overview, 99) < 50,
+        note:
+          "Overview: the last 30 days from the day totals kept as payouts settle (30 small " +
+          "hashes, one pipeline), plus the state sets for what needs a person (3 payouts in " +
+          `${NEEDS_PERSON_EVERY} pending, unknown or awaiting approval: ` +
+          `${Math.round((3 * count) / NEEDS_PERSON_EVERY).toLocaleString("en")}). ` +
+          "One in 10 of the others failed.",
+      }),
       bytesRow(
         "  Redis memory per payout: index of words",
         wordBytes,

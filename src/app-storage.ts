@@ -13,6 +13,7 @@ import { createRedisConnection, waitForReady } from "./store/redis/connection.js
 import { RedisDurability } from "./store/redis/durability.js";
 import { indexStoredPayouts } from "./store/redis/payout-search.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis/rate-limiter.js";
+import { countStoredPayouts } from "./store/redis/settled-totals.js";
 import { describeTarget } from "./store/redis/target.js";
 import { createRedisStores } from "./store/redis.js";
 import type { Stores } from "./store/types.js";
@@ -40,6 +41,7 @@ export async function connectStores(
   const stores = createRedisStores(redis, {
     prefix: config.redis.keyPrefix,
     retentionMs: config.retentionMs,
+    timeZone: config.timeZone,
     // Cards are edited once decided, and replied to with a reason a while after.
     approvalCardTtlMs: config.rules.approvalTtlMs + CARD_KEPT_AFTER_EXPIRY_MS,
     logger,
@@ -59,6 +61,23 @@ export async function connectStores(
       logger.warn(
         { err: error },
         "stored payouts not yet in the search indexes; retried at next start",
+      ),
+  );
+  // Payouts settled before the day totals existed are counted once, in the background: the
+  // Overview shows them as soon as it is done.
+  countStoredPayouts(redis, {
+    keys: keys(config.redis.keyPrefix),
+    retentionMs: config.retentionMs,
+    timeZone: config.timeZone,
+    now: Date.now,
+  }).then(
+    (count) => {
+      if (count > 0) logger.info({ count }, "stored payouts counted into the day totals");
+    },
+    (error: unknown) =>
+      logger.warn(
+        { err: error },
+        "stored payouts not yet in the day totals; retried at next start",
       ),
   );
   return { stores, redis };

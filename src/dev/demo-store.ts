@@ -81,6 +81,8 @@ export async function chooseDemoStorage(options: {
   redisUrl: string;
   keyPrefix: string;
   retentionMs: number;
+  /** TIME_ZONE: the day a settled payout is counted on. */
+  timeZone: string;
   logger: Logger;
 }): Promise<DemoStorage> {
   const { redisUrl, keyPrefix, logger } = options;
@@ -90,7 +92,7 @@ export async function chooseDemoStorage(options: {
     return {
       kind: "memory",
       description: `No Redis at ${shown}: running on an in-memory store; nothing is kept after exit.`,
-      stores: createMemoryStores({ retentionMs: options.retentionMs }),
+      stores: createMemoryStores({ retentionMs: options.retentionMs, timeZone: options.timeZone }),
       close: async () => {},
     };
   }

@@ -148,6 +148,7 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
     redisUrl: target.kind === "url" ? target.url : "redis://127.0.0.1:6379",
     keyPrefix,
     retentionMs: baseConfig.retentionMs,
+    timeZone: baseConfig.timeZone,
     logger,
   });
   cleanups.push(() => storage.close());

@@ -77,6 +77,11 @@ export interface Keys {
   prompt(chatId: number, userId: number): string;
   /** The spending hash of `day` (YYYY-MM-DD); `spending("")` is the prefix of them all. */
   spending(day: string): string;
+  /**
+   * The settled totals of `day` (YYYY-MM-DD in TIME_ZONE; model/totals.ts), everyone's or
+   * `userId`'s; `dayTotals("")` is the prefix of them all.
+   */
+  dayTotals(day: string, userId?: number): string;
   approvalCards(payoutId: string): string;
   approvalCard(chatId: number, messageId: number): string;
   locale(userId: number): string;
@@ -128,6 +133,8 @@ export function keys(prefix: string): Keys {
     dialog: (chatId) => `${prefix}dialog:${chatId}`,
     prompt: (chatId, userId) => `${prefix}prompt:${chatId}:${userId}`,
     spending: (day) => `${prefix}spent:${day}`,
+    dayTotals: (day, userId) =>
+      userId === undefined ? `${prefix}totals:${day}` : `${prefix}totals:${day}:user:${userId}`,
     approvalCards: (payoutId) => `${prefix}cards:${payoutId}`,
     approvalCard: (chatId, messageId) => `${prefix}card:${chatId}:${messageId}`,
     locale: (userId) => `${prefix}locale:${userId}`,

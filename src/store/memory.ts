@@ -4,6 +4,8 @@
  * nothing here is shared between replicas.
  */
 
+import { TOTALS_KEPT_MIN_MS } from "../model/totals.js";
+import { DEFAULT_TIME_ZONE } from "../time.js";
 import { MemoryAuditLog } from "./memory/audit.js";
 import { MemoryBatchStore } from "./memory/batches.js";
 import { MemoryCallbackGate } from "./memory/callback-gate.js";
@@ -18,6 +20,7 @@ import { MemoryRecipientStore } from "./memory/recipients.js";
 import { MemoryReportsStore } from "./memory/reports.js";
 import { MemoryScheduleStore } from "./memory/schedules.js";
 import { MemorySessionStore } from "./memory/sessions.js";
+import { MemorySettledTotals } from "./memory/settled-totals.js";
 import { MemorySlotLogs } from "./memory/slot-logs.js";
 import { MemorySpendingLedger } from "./memory/spending.js";
 import { MemoryStaffStore } from "./memory/staff.js";
@@ -31,6 +34,8 @@ export interface MemoryStoresOptions {
   approvalCardTtlMs?: number;
   /** The clock for expiries (payouts, dialogs, leases); Date.now by default. */
   now?: () => number;
+  /** TIME_ZONE: the day a settled payout is counted on (model/totals.ts); default Douala. */
+  timeZone?: string;
 }
 
 /** Every store in memory. `ping` is always true; `close` does nothing. */
@@ -65,6 +70,11 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       standing: (userId) => staff.standing(userId),
     },
     slots,
+    totals: new MemorySettledTotals({
+      now,
+      timeZone: options.timeZone ?? DEFAULT_TIME_ZONE,
+      keptMs: Math.max(options.retentionMs, TOTALS_KEPT_MIN_MS),
+    }),
   });
   const leases = new MemoryLeaseStore(now);
   const throttles = new MemoryThrottleStore(now);

@@ -8,7 +8,9 @@ import type { Notice } from "../model/notice.js";
 import type { Payout, PayoutKind, PayoutPatch } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import type { StatusGroup } from "../model/search.js";
+import type { DayTotals } from "../model/totals.js";
 import type { SharedSlot } from "../payments/rate-limiter.js";
+import type { OldestInStateOptions } from "./oldest-in-state.js";
 
 export type TransitionResult =
   | {
@@ -311,6 +313,20 @@ export interface PayoutStore {
   pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage>;
   /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
   idsInState(state: TrackedState): Promise<string[]>;
+  /**
+   * How many payouts are now in `state` (filtered as `options` say) and the `limit` oldest
+   * of them by creation, oldest first: only those few records are read whole.
+   */
+  oldestInState(
+    state: TrackedState,
+    options: OldestInStateOptions,
+  ): Promise<{ count: number; items: Payout[] }>;
+  /**
+   * Each day's settled totals (model/totals.ts), in the order of `days` (YYYY-MM-DD in the
+   * store's TIME_ZONE): everyone's, or those of `userId`'s payouts. Kept by the creations and
+   * moves into a counted final state, in the same atomic step; a day without any is `{}`.
+   */
+  settledTotals(days: readonly string[], userId?: number): Promise<DayTotals[]>;
 }
 
 /** Every payout now in `state`, page by page (`PayoutStore.pageInState`): each one once. */

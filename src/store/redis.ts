@@ -36,6 +36,8 @@ export interface RedisStoresOptions {
   logger?: Logger;
   /** How long `ping` waits for PONG; default 1000. */
   pingTimeoutMs?: number;
+  /** TIME_ZONE: the day a settled payout is counted on (model/totals.ts); default Douala. */
+  timeZone?: string;
   /** Durable writes of the payout store (none: no write waits). Stopped by `close()`. */
   durability?: { plan: RedisDurability; connection: Redis };
 }
@@ -51,6 +53,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
       retentionMs: options.retentionMs,
       logger,
       durability: options.durability?.plan,
+      ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }),
     }),
     sessions: new RedisSessionStore(redis, k, logger),
     staff: new RedisStaffStore(redis, k, logger),

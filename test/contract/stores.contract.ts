@@ -15,6 +15,7 @@ import { describeRecipientStoreContract } from "./recipient-store.contract.js";
 import { describeReportsContract } from "./reports.contract.js";
 import { describeRulesContract } from "./rules.contract.js";
 import { describeScheduleStoreContract } from "./schedule-store.contract.js";
+import { describeSettledTotalsContract } from "./settled-totals.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 /** Short enough to wait for, long enough for a few round trips to fit in it. */
@@ -25,6 +26,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
   describe(name, () => {
     describePayoutStoreContract(makeStores);
     describePayoutSearchContract(makeStores);
+    describeSettledTotalsContract(makeStores);
     describeReportsContract(makeStores);
     describeRulesContract(makeStores);
     describeBatchStoreContract(makeStores);

@@ -90,6 +90,7 @@ describe("layers", () => {
     "schemas.ts": "checks of what goes in and comes out",
     "audit-codec.ts": "how an audit entry is written and read",
     "payout-codec.ts": "how a payout record is written and read",
+    "oldest-in-state.ts": "the rule both stores pick what waits in a state by (the Overview)",
     "recipient-store.ts": "the saved recipients' contract",
     "schedule-store.ts": "the schedules' contract",
     "pin-store.ts": "the step-up PINs' contract",

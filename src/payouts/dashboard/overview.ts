@@ -1,18 +1,19 @@
 /**
  * The Mini App's Overview: the last 30 days as paid volume per day by operator, the success
  * rate and fees, and what needs a person (pending too long, unknown, waiting for approval).
- * Read page by page from the creation index, as the digest and /export read it; a person
- * who may not see everyone's payouts gets their own only (payouts/policy.ts).
+ * The figures come from the days' settled totals the store keeps as payouts settle
+ * (model/totals.ts): the payouts that reached a final state the API gave on each of the 30
+ * days (TIME_ZONE), one read of 30 small hashes whatever the number of payouts. What needs a
+ * person is counted from the state sets, of which only the oldest few are read whole. A person who may not see everyone's payouts gets their
+ * own only (payouts/policy.ts).
  */
-import { setImmediate as yieldToOthers } from "node:timers/promises";
-import { chargedFee, type Payout } from "../../model/payout.js";
-import { payoutsInState } from "../../store/payout-store.js";
+import type { Payout } from "../../model/payout.js";
+import type { DayTotals } from "../../model/totals.js";
 import type { Stores } from "../../store/types.js";
 import { dayOf } from "../../time.js";
-import { type Asker, maySee } from "../policy.js";
+import { type Asker, may, maySee } from "../policy.js";
 
 export const OVERVIEW_DAYS = 30;
-const PAGE = 500;
 /** Items listed under "needs a person" per kind; the count says how many there are. */
 const ATTENTION_LIST = 20;
 
@@ -47,8 +48,6 @@ export interface Overview {
   };
 }
 
-const SENT_FINAL = new Set<Payout["state"]>(["success", "failed", "canceled", "rejected_by_api"]);
-
 function item(payout: Payout): AttentionItem {
   const { id, state, amount, phone, recipientName, createdAtMs } = payout;
   return { id, state, amount, phone, recipientName, createdAtMs };
@@ -57,14 +56,43 @@ function item(payout: Payout): AttentionItem {
 async function attentionOf(
   stores: Stores,
   state: "pending" | "unknown" | "awaiting_approval",
-  keep: (payout: Payout) => boolean,
+  asker: NonNullable<Asker>,
+  leftBeforeMs?: number,
 ) {
-  const found: Payout[] = [];
-  for await (const page of payoutsInState(stores.payouts, state, PAGE)) {
-    found.push(...page.filter(keep));
-  }
-  found.sort((a, b) => a.createdAtMs - b.createdAtMs);
-  return { count: found.length, items: found.slice(0, ATTENTION_LIST).map(item) };
+  const { count, items } = await stores.payouts.oldestInState(state, {
+    limit: ATTENTION_LIST,
+    ...(may(asker, "see_everyone") ? {} : { userId: asker.userId }),
+    ...(leftBeforeMs === undefined ? {} : { leftBeforeMs }),
+  });
+  return { count, items: items.filter((payout) => maySee(asker, payout)).map(item) };
+}
+
+/** The Overview's figures from the days' settled totals (model/totals.ts). */
+function summed(dayList: readonly string[], totals: readonly DayTotals[]) {
+  const days = dayList.map((day): DayVolume => ({ day, mtn: 0, orange: 0 }));
+  let paidXaf = 0;
+  let paidCount = 0;
+  let feesXaf = 0;
+  let finals = 0;
+  let successes = 0;
+  totals.forEach((sums, index) => {
+    const day = days[index];
+    for (const [field, value] of Object.entries(sums)) {
+      const [operator, kind, measure] = field.split(":");
+      if (measure === "fees_xaf") feesXaf += value;
+      if (measure === "failed_count") finals += value;
+      if (measure === "paid_count") {
+        finals += value;
+        successes += value;
+        if (kind === "disbursement") paidCount += value;
+      }
+      if (measure === "paid_xaf" && kind === "disbursement") {
+        paidXaf += value;
+        if (day && (operator === "mtn" || operator === "orange")) day[operator] += value;
+      }
+    }
+  });
+  return { days, paidXaf, paidCount, feesXaf, finals, successes };
 }
 
 export async function overviewFor(
@@ -74,52 +102,32 @@ export async function overviewFor(
   const { stores, timeZone } = options;
   const nowMs = options.now();
   const fromMs = nowMs - OVERVIEW_DAYS * 86_400_000;
-  const days = new Map<string, DayVolume>();
+  const dayList: string[] = [];
   for (let ms = fromMs + 86_400_000; ms <= nowMs + 1; ms += 86_400_000) {
     const day = dayOf(Math.min(ms, nowMs), timeZone);
-    days.set(day, { day, mtn: 0, orange: 0 });
+    if (!dayList.includes(day)) dayList.push(day);
   }
-  let paidXaf = 0;
-  let paidCount = 0;
-  let feesXaf = 0;
-  let finals = 0;
-  let successes = 0;
-  let after: string | undefined;
-  do {
-    const page = await stores.payouts.listCreated({
-      fromMs,
-      toMs: nowMs,
-      limit: PAGE,
-      ...(after === undefined ? {} : { after }),
-    });
-    for (const payout of page.items) {
-      if (!maySee(asker, payout)) continue;
-      if (SENT_FINAL.has(payout.state)) finals += 1;
-      feesXaf += chargedFee(payout) ?? 0;
-      if (payout.state !== "success") continue;
-      successes += 1;
-      if (payout.kind !== "disbursement") continue;
-      paidXaf += payout.amount;
-      paidCount += 1;
-      const day = days.get(dayOf(payout.settledAtMs ?? payout.createdAtMs, timeZone));
-      if (day) day[payout.operator] += payout.amount;
-    }
-    after = page.next;
-    if (after !== undefined) await yieldToOthers();
-  } while (after !== undefined);
+  const none = { count: 0, items: [] };
+  if (asker === null) {
+    const empty = { days: summed(dayList, []).days, paidXaf: 0, paidCount: 0, feesXaf: 0 };
+    return {
+      ...empty,
+      successRate: null,
+      attention: { stuck: none, unknown: none, awaitingApproval: none },
+    };
+  }
+  // Someone who may not see everyone's payouts reads their own totals and lists.
+  const own = may(asker, "see_everyone") ? undefined : asker.userId;
   const stuckBefore = nowMs - options.stuckAfterMs;
-  const visible = (payout: Payout) => maySee(asker, payout);
-  const [stuck, unknown, awaitingApproval] = await Promise.all([
-    attentionOf(
-      stores,
-      "pending",
-      (payout) => visible(payout) && (payout.sentAtMs ?? payout.createdAtMs) < stuckBefore,
-    ),
-    attentionOf(stores, "unknown", visible),
-    attentionOf(stores, "awaiting_approval", visible),
+  const [totals, stuck, unknown, awaitingApproval] = await Promise.all([
+    stores.payouts.settledTotals(dayList, own),
+    attentionOf(stores, "pending", asker, stuckBefore),
+    attentionOf(stores, "unknown", asker),
+    attentionOf(stores, "awaiting_approval", asker),
   ]);
+  const { days, paidXaf, paidCount, feesXaf, finals, successes } = summed(dayList, totals);
   return {
-    days: [...days.values()].sort((a, b) => a.day.localeCompare(b.day)),
+    days: days.sort((a, b) => a.day.localeCompare(b.day)),
     paidXaf,
     paidCount,
     successRate: finals === 0 ? null : successes / finals,

@@ -17,8 +17,10 @@ import {
 } from "../../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
+import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
 import { payoutDraft, payoutFacts } from "../audit-codec.js";
 import { PayoutExistsError } from "../errors.js";
+import { type OldestInStateOptions, pickOldest } from "../oldest-in-state.js";
 import { checkPatch, checkPayout, noticesOfMove, recordLifetimeMs } from "../payout-codec.js";
 import type {
   Created,
@@ -35,6 +37,7 @@ import type {
   WordQuery,
 } from "../types.js";
 import { statusGroupPage, wordMatches } from "./payout-search.js";
+import type { MemorySettledTotals } from "./settled-totals.js";
 import type { MemorySlotLogs } from "./slot-logs.js";
 import type { MemorySpendingLedger } from "./spending.js";
 
@@ -61,6 +64,8 @@ export interface MemoryPayoutStoreOptions {
   reads: MoveReads;
   /** Where a move's rate-limit slot is taken (TransitionOptions.slot). */
   slots: MemorySlotLogs;
+  /** Counted inside a creation or move into a counted final state, like totals.lua. */
+  totals: MemorySettledTotals;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -79,6 +84,7 @@ export class MemoryPayoutStore implements PayoutStore {
     if (this.#live(record.id)) throw new PayoutExistsError(record.id);
     this.#store(structuredClone(record));
     this.#audit(record, "prompt", this.#options.now(), options.actor, undefined);
+    if (COUNTED_STATES.has(record.state)) this.#options.totals.count(record, countedAtMs(record));
     // A batch's row (or a schedule's run) is no one's open prompt.
     if (record.batchId !== undefined || record.scheduleId !== undefined) return { replaced: null };
     const key = `${record.chatId}:${record.initiatorId}`;
@@ -168,6 +174,7 @@ export class MemoryPayoutStore implements PayoutStore {
       this.#options.enqueueNotice(key, nowMs);
     }
     this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
+    if (COUNTED_STATES.has(target)) this.#options.totals.count(moved, checked.settledAtMs ?? nowMs);
     if (options.stampSentAtMs) this.#audit(moved, "submit", nowMs, options.actor, undefined);
     const result = {
       ok: true,
@@ -229,6 +236,10 @@ export class MemoryPayoutStore implements PayoutStore {
     return structuredClone(entry.payout);
   }
 
+  async settledTotals(days: readonly string[], userId?: number): Promise<DayTotals[]> {
+    return this.#options.totals.read(days, userId);
+  }
+
   async findByPaymentId(paymentId: string): Promise<Payout | null> {
     const id = this.#byPaymentId.get(paymentId);
     const entry = id === undefined ? undefined : this.#live(id);
@@ -264,6 +275,13 @@ export class MemoryPayoutStore implements PayoutStore {
 
   async listInState(state: TrackedState): Promise<Payout[]> {
     return structuredClone(this.#payouts().filter((payout) => payout.state === state));
+  }
+
+  async oldestInState(state: TrackedState, options: OldestInStateOptions) {
+    const rows = this.#payouts().filter((payout) => payout.state === state);
+    const { count, ids } = pickOldest(rows, options);
+    const items = ids.flatMap((id) => rows.filter((payout) => payout.id === id));
+    return { count, items: structuredClone(items) };
   }
 
   async pageInState(state: TrackedState, options: StatePageOptions): Promise<CreatedPage> {

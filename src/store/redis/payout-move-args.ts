@@ -15,6 +15,8 @@ import {
 } from "../../model/lifecycle.js";
 import type { PayoutPatch } from "../../model/payout.js";
 import { STATUS_GROUPS, statusGroupOf } from "../../model/search.js";
+import { COUNTED_STATES, TOTALS_KEPT_MIN_MS } from "../../model/totals.js";
+import { dayOf } from "../../time.js";
 import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import type { Keys } from "../keys.js";
 import { encodeFields, noticesOfMove, SETTLED_NOTICE_PREFIX } from "../payout-codec.js";
@@ -50,6 +52,8 @@ export function transitionArgs(call: {
   options: TransitionOptions;
   nowMs: number;
   retentionMs: number;
+  /** TIME_ZONE: the day a settled payout is counted on. */
+  timeZone: string;
 }): { keys: string[]; args: string[] } {
   const { keys: k, id, event, patch, options, nowMs, retentionMs } = call;
   const expect = options.expect;
@@ -112,6 +116,12 @@ export function transitionArgs(call: {
         slotWindowMs: optional(options.slot?.windowMs),
         // Unique per grant, as the limiter's own members are.
         slotMember: options.slot === undefined ? "" : `${id}:${randomBytes(8).toString("hex")}`,
+        ...totalsArgs(
+          k,
+          COUNTED_STATES.has(target) ? (patch.settledAtMs ?? nowMs) : undefined,
+          call.timeZone,
+          retentionMs,
+        ),
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
@@ -119,6 +129,23 @@ export function transitionArgs(call: {
       ...notices,
       ...encodeFields(fields),
     ],
+  };
+}
+
+/**
+ * What the scripts that may count a settled payout are told (lua/includes/totals.lua): the
+ * day it is counted on (none when `atMs` is undefined), the totals' prefix and lifetime.
+ */
+export function totalsArgs(
+  k: Keys,
+  atMs: number | undefined,
+  timeZone: string,
+  retentionMs: number,
+) {
+  return {
+    totalsDay: atMs === undefined ? "" : dayOf(atMs, timeZone),
+    totalsPrefix: k.dayTotals(""),
+    totalsKeptMs: String(Math.max(retentionMs, TOTALS_KEPT_MIN_MS)),
   };
 }
 

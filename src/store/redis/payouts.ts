@@ -22,9 +22,12 @@ import {
 } from "../../model/lifecycle.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
 import { searchWordsOf, statusGroupOf } from "../../model/search.js";
+import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
+import { DEFAULT_TIME_ZONE } from "../../time.js";
 import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import { CorruptRecordError, PayoutExistsError } from "../errors.js";
 import type { Keys } from "../keys.js";
+import type { OldestInStateOptions } from "../oldest-in-state.js";
 import {
   checkPatch,
   checkPayout,
@@ -51,12 +54,15 @@ import type {
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
 import { readByPaymentId } from "./payout-by-payment.js";
-import { flag, transitionArgs } from "./payout-move-args.js";
+import { flag, totalsArgs, transitionArgs } from "./payout-move-args.js";
 import { RedisPayoutSearch } from "./payout-search.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
+import { readDayTotals } from "./settled-totals.js";
 
 const HashSchema = z.record(z.string(), z.string());
+/** payouts-oldest-in-state.lua: the count, then the oldest ids. */
+const OldestReplySchema = z.tuple([z.number().int()]).rest(z.string());
 const IdsSchema = z.array(z.string()); // built once: building a schema costs more than running it
 const [PairsOrNullSchema, CountSchema] = [IdsSchema.nullable(), z.number()];
 const StateSchema = z.enum(PAYOUT_STATES);
@@ -126,6 +132,8 @@ export interface RedisPayoutStoreOptions {
   logger?: Logger;
   /** Clock for `updatedAtMs`, the outbox and index trimming; Date.now by default. */
   now?: () => number;
+  /** TIME_ZONE: the day a settled payout is counted on (model/totals.ts); default Douala. */
+  timeZone?: string;
 }
 
 export class RedisPayoutStore implements PayoutStore {
@@ -136,6 +144,7 @@ export class RedisPayoutStore implements PayoutStore {
   readonly #now: () => number;
   readonly #durability: RedisDurability | undefined;
   readonly #search: RedisPayoutSearch;
+  readonly #timeZone: string;
 
   constructor(redis: Redis, options: RedisPayoutStoreOptions) {
     this.#redis = redis;
@@ -144,6 +153,7 @@ export class RedisPayoutStore implements PayoutStore {
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? Date.now;
     this.#durability = options.durability;
+    this.#timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
     this.#search = new RedisPayoutSearch(redis, {
       keys: options.keys,
       retentionMs: options.retentionMs,
@@ -201,6 +211,12 @@ export class RedisPayoutStore implements PayoutStore {
           auditMinId: auditMinId(nowMs, retentionMs),
           payoutPrefix: k.payout(""),
           words,
+          ...totalsArgs(
+            k,
+            COUNTED_STATES.has(record.state) ? countedAtMs(record) : undefined,
+            this.#timeZone,
+            retentionMs,
+          ),
         }),
         payoutDraftJson(record.id, "prompt", nowMs, options.actor, undefined),
         ...encodeFields(record),
@@ -240,6 +256,7 @@ export class RedisPayoutStore implements PayoutStore {
       options,
       nowMs: this.#now(),
       retentionMs: this.#retentionMs,
+      timeZone: this.#timeZone,
     });
     const { reply, durable } = await this.#run(
       SCRIPTS["payout-transition"],
@@ -301,6 +318,10 @@ export class RedisPayoutStore implements PayoutStore {
   }
 
   /** One round trip: the index and the record it names are read in one script. */
+  async settledTotals(days: readonly string[], userId?: number): Promise<DayTotals[]> {
+    return readDayTotals(this.#redis, this.#keys, days, userId);
+  }
+
   async findByPaymentId(paymentId: string): Promise<Payout | null> {
     const found = await readByPaymentId(this.#redis, this.#keys, paymentId);
     const payout = found && this.#decode(found.id, found.hash);
@@ -395,6 +416,26 @@ export class RedisPayoutStore implements PayoutStore {
     const stale = [...missing, ...found.filter((p) => p.state !== state).map((p) => p.id)];
     if (stale.length > 0) await this.#redis.srem(this.#keys.stateSet(state), ...stale);
     return current;
+  }
+
+  async oldestInState(state: TrackedState, options: OldestInStateOptions) {
+    const reply = await runScript(
+      this.#redis,
+      SCRIPTS["payouts-oldest-in-state"],
+      [this.#keys.stateSet(state)],
+      [
+        JSON.stringify({
+          payoutPrefix: this.#keys.payout(""),
+          state: JSON.stringify(state),
+          limit: String(options.limit),
+          userId: options.userId === undefined ? "" : String(options.userId),
+          leftBefore: options.leftBeforeMs === undefined ? "" : String(options.leftBeforeMs),
+        }),
+      ],
+    );
+    const [count, ...oldest] = OldestReplySchema.parse(reply);
+    const items = await this.#stillIn(state, oldest);
+    return { count, items: oldest.flatMap((id) => items.filter((payout) => payout.id === id)) };
   }
 
   async idsInState(state: TrackedState): Promise<string[]> {

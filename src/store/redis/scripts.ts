@@ -36,6 +36,8 @@ export const SCRIPT_NAMES = [
   "payouts-by-status",
   "payouts-index-search",
   "payouts-by-words",
+  "payouts-count-settled",
+  "payouts-oldest-in-state",
   "pin-begin-try",
   "pin-finish-try",
   "pin-set",

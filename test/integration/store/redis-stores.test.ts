@@ -12,6 +12,7 @@ import {
 import { indexStoredPayouts, MAX_WIDENED_WORDS } from "../../../src/store/redis/payout-search.js";
 import { createRedisStores } from "../../../src/store/redis.js";
 import type { Stores } from "../../../src/store/types.js";
+import { DEFAULT_TIME_ZONE, dayOf } from "../../../src/time.js";
 import { payoutIn, samplePayout } from "../../contract/payout-store.contract.js";
 import { describeStoreContract } from "../../contract/stores.contract.js";
 import { freePort } from "../../support/net.js";
@@ -75,6 +76,7 @@ describe("redis stores (Redis only)", () => {
   });
 
   it("keeps a handful of keys for one payout's whole life", async () => {
+    const k = keys(prefix);
     const payout = samplePayout();
     await stores.payouts.create(payout);
     const reserve = {
@@ -91,7 +93,9 @@ describe("redis stores (Redis only)", () => {
     // The record, its payment index, the user's, the number's and everyone's history, its
     // status group's (everyone's and the user's; the groups it left are gone), its name's
     // words and the list of words, the initiator's open prompt, the day's spending, the
-    // outbox, and the audit log (one stream for every payout, trimmed to the retention).
+    // day's settled totals (everyone's and the user's), the outbox, and the audit log (one
+    // stream for every payout, trimmed to the retention).
+    const settledDay = dayOf(Date.now(), DEFAULT_TIME_ZONE);
     expect(written.sort()).toEqual(
       [
         `${prefix}audit-log`,
@@ -109,6 +113,8 @@ describe("redis stores (Redis only)", () => {
         `${prefix}word:dupont`,
         `${prefix}words`,
         `${prefix}words:seen`,
+        k.dayTotals(settledDay),
+        k.dayTotals(settledDay, payout.initiatorId),
       ].sort(),
     );
     // The indexes of one number, one prompt, one day, one person's status group and one
@@ -119,6 +125,8 @@ describe("redis stores (Redis only)", () => {
       `${prefix}phone:${payout.phone}:payouts`,
       `${prefix}prompt:${payout.chatId}:${payout.initiatorId}`,
       `${prefix}spent:2024-11-23`,
+      k.dayTotals(settledDay),
+      k.dayTotals(settledDay, payout.initiatorId),
     ]) {
       expect(await redis.pttl(key), key).toBeGreaterThan(0);
     }

@@ -25,7 +25,9 @@
               entries older go), retentionMs, expires ('1'/'0'), tracked ('1'/'0'),
               hasPaymentId ('1'/'0'), lifetimeMs (the record's; an unconfirmed prompt's is
               short, and so is its open-prompt mark), auditMinId, payoutPrefix (payout key
-              prefix), words (the payout's folded words, an array)
+              prefix), words (the payout's folded words, an array), totalsDay (a payout
+              created in a counted final state is counted on that day, totals.lua; ''
+              none), totalsPrefix (day totals key prefix), totalsKeptMs
     ARGV[2]   audit draft (JSON)
     ARGV[3..] the fields as field/value pairs
 
@@ -34,6 +36,7 @@
     when it also replaced that open prompt (its state JSON, '' when it is gone)
 ]]
 --!include audit.lua
+--!include totals.lua
 
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0} end
 local o = cjson.decode(ARGV[1])
@@ -42,6 +45,7 @@ local expires = o.expires == '1'
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 audit(KEYS[6], o.auditMinId, ARGV[2], false, redis.call('HGET', KEYS[1], 'state'), KEYS[1])
 if expires then redis.call('PEXPIRE', KEYS[1], o.lifetimeMs) end
+if (o.totalsDay or '') ~= '' then countSettled(KEYS[1], o.totalsPrefix, o.totalsDay, o.totalsKeptMs) end
 for _, index in ipairs({KEYS[2], KEYS[3], KEYS[7], KEYS[9], KEYS[10]}) do
   redis.call('ZADD', index, createdAt, id)
   redis.call('ZREMRANGEBYSCORE', index, '-inf', '(' .. cutoff)

@@ -32,7 +32,9 @@
                 groups (JSON state → its status group), statusKeys (status group →
                 everyone's index of it), userStatusPrefixes (status group → what an
                 initiator's id follows in their index of it),
-                slotLimit, slotWindowMs, slotMember ('' all three: no slot taken)
+                slotLimit, slotWindowMs, slotMember ('' all three: no slot taken),
+                totalsDay (the day a move into a counted final state is counted on,
+                totals.lua; '' none), totalsPrefix (day totals key prefix), totalsKeptMs
     ARGV[2]   the patch's paymentId (raw, '' none)
     ARGV[3]   the audit draft (JSON)
     ARGV[4]   the audit draft of the submission when the move stamps sentAtMs (JSON, '')
@@ -57,11 +59,13 @@
   paymentId in its patch (a settlement) must still give the index the record's lifetime, a
   move that gives back must find the day the payout reserved, and the initiator is read from
   the record; only the script knows the stored values at that moment. Fine on a single Redis
-  (not Cluster).
+  (not Cluster). So are the day's totals (`totalsPrefix .. totalsDay`, and its initiator's),
+  counted here once when the move reaches a final state the API gave (totals.lua).
 ]]
 --!include audit.lua
 --!include spending.lua
 --!include rate-limit.lua
+--!include totals.lua
 
 local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then return {'not_found'} end
@@ -204,6 +208,7 @@ for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[2], now, notice) end
 if trackAt ~= '' then redis.call('ZADD', KEYS[4], trackAt, id) end
 if o.untrack == '1' then redis.call('ZREM', KEYS[4], id) end
 audit(KEYS[3], auditMinId, auditDraft, current, target, record)
+if (o.totalsDay or '') ~= '' then countSettled(record, o.totalsPrefix, o.totalsDay, o.totalsKeptMs) end
 -- The request leaves right after this move: stamped and audited with it.
 if submitDraft ~= '' then stampSent(KEYS[3], auditMinId, submitDraft, record) end
 -- The request's slot, taken only now that the move is made: a refused claim takes none.

@@ -412,6 +412,43 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect([full[0], full[2]]).toEqual(["applied", 0]);
     expect(await redis.hget(`${p}payout:id3`, "state")).toBe('"submitting"');
     expect(await redis.zrange(`${p}limit`, 0, -1)).toEqual(["m1"]);
+
+    // A move into a counted final state counts the payout on its day (totals.lua), once.
+    await redis.hset(`${p}payout:id4`, ...payoutFields("pending"), ...KIND_FIELDS, "fee", "25");
+    const settle = () =>
+      run(
+        "payout-transition",
+        [`${p}payout:id4`, ...keys.slice(1)],
+        [
+          JSON.stringify({
+            ...options,
+            id: "id4",
+            target: '"success"',
+            claim: "",
+            reserveDay: "",
+            expectedInitiator: "",
+            initiatorRoles: "",
+            sources: ['"pending"'],
+            noticeCount: "0",
+            totalsDay: "2026-11-25",
+            totalsPrefix: `${p}totals:`,
+            totalsKeptMs: "60000",
+          }),
+          "",
+          "{}",
+          "",
+          "state",
+          '"success"',
+        ],
+      ) as Promise<unknown[]>;
+    expect((await settle())[0]).toBe("applied");
+    expect((await settle())[0]).toBe("wrong_state");
+    const paid = { "mtn:disbursement:paid_xaf": "5000", "mtn:disbursement:paid_count": "1" };
+    const counted = { ...paid, "mtn:disbursement:fees_xaf": "25" };
+    expect(await redis.hgetall(`${p}totals:2026-11-25`)).toEqual(counted);
+    expect(await redis.hgetall(`${p}totals:2026-11-25:user:1`)).toEqual(counted);
+    expect(await redis.hget(`${p}payout:id4`, "totalsDay")).toBe('"2026-11-25"');
+    expect(await redis.pttl(`${p}totals:2026-11-25`)).toBeGreaterThan(0);
   },
 
   "payout-update": async (redis, p, run) => {
@@ -483,6 +520,70 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.zrange(`${p}words`, 0, -1)).toEqual(["aicha"]);
     expect(await run("payouts-index-search", keys, [JSON.stringify(options)])).toBe(1);
     expect(await redis.zcard(`${p}word:aicha`)).toBe(1);
+  },
+
+  "payouts-count-settled": async (redis, p, run) => {
+    await redis.hset(`${p}payout:a`, ...payoutFields("failed"), ...KIND_FIELDS);
+    await redis.hset(`${p}payout:b`, ...payoutFields("success"), ...KIND_FIELDS, "fee", "10");
+    // Counted by its own move already, and not in a counted state: both left alone.
+    await redis.hset(`${p}payout:c`, ...payoutFields("success"), ...KIND_FIELDS, "totalsDay", "1");
+    await redis.hset(`${p}payout:d`, ...payoutFields("pending"), ...KIND_FIELDS);
+    const options = {
+      payouts: ["a", "b", "c", "d", "gone"].map((id) => ({ id, day: "2026-11-24" })),
+      payoutPrefix: `${p}payout:`,
+      counted: ['"success"', '"failed"'],
+      totalsPrefix: `${p}totals:`,
+      totalsKeptMs: "60000",
+    };
+    expect(await run("payouts-count-settled", [], [JSON.stringify(options)])).toBe(2);
+    const counted = {
+      "mtn:disbursement:failed_count": "1",
+      "mtn:disbursement:paid_xaf": "5000",
+      "mtn:disbursement:paid_count": "1",
+      "mtn:disbursement:fees_xaf": "10",
+    };
+    expect(await redis.hgetall(`${p}totals:2026-11-24`)).toEqual(counted);
+    expect(await redis.hgetall(`${p}totals:2026-11-24:user:1`)).toEqual(counted);
+    // Running it again counts nothing twice.
+    expect(await run("payouts-count-settled", [], [JSON.stringify(options)])).toBe(0);
+    expect(await redis.hgetall(`${p}totals:2026-11-24`)).toEqual(counted);
+  },
+
+  "payouts-oldest-in-state": async (redis, p, run) => {
+    const waiting = (id: string, created: number, initiator: number, sent?: number) =>
+      redis.hset(
+        `${p}payout:${id}`,
+        ...payoutFields("unknown"),
+        "createdAtMs",
+        created,
+        "initiatorId",
+        initiator,
+        ...(sent === undefined ? [] : ["sentAtMs", sent]),
+      );
+    await waiting("a", 3000, 1);
+    await waiting("b", 1000, 2, 5000);
+    await waiting("c", 2000, 1);
+    await redis.hset(`${p}payout:moved`, ...payoutFields("failed"), "createdAtMs", 500);
+    await redis.sadd(`${p}state:unknown`, "a", "b", "c", "moved", "gone");
+    const oldest = (limit: number, userId = "", leftBefore = "") =>
+      run(
+        "payouts-oldest-in-state",
+        [`${p}state:unknown`],
+        [
+          JSON.stringify({
+            payoutPrefix: `${p}payout:`,
+            state: '"unknown"',
+            limit: String(limit),
+            userId,
+            leftBefore,
+          }),
+        ],
+      );
+    // Those still in the state, counted; the oldest by creation first.
+    expect(await oldest(2)).toEqual([3, "b", "c"]);
+    expect(await oldest(10, "1")).toEqual([2, "c", "a"]);
+    // Left before 4000: b was sent at 5000 (created earlier), a and c never sent.
+    expect(await oldest(10, "", "4000")).toEqual([2, "c", "a"]);
   },
 
   "payouts-by-words": async (redis, p, run) => {
@@ -749,6 +850,9 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
 };
 
 /** The fields of a payout record as the store writes them (JSON-encoded values). */
+/** What a payout is counted under in the day totals (totals.lua). */
+const KIND_FIELDS = ["kind", '"disbursement"', "operator", '"mtn"'];
+
 function payoutFields(state: string): string[] {
   return [
     "state",
