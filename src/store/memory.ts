@@ -65,6 +65,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       standing: (userId) => staff.standing(userId),
     },
     slots,
+    notePaid: (phone, atMs) => recipients.markPaidNow(phone, atMs),
   });
   const leases = new MemoryLeaseStore(now);
   const throttles = new MemoryThrottleStore(now);

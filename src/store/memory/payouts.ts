@@ -61,6 +61,8 @@ export interface MemoryPayoutStoreOptions {
   reads: MoveReads;
   /** Where a move's rate-limit slot is taken (TransitionOptions.slot). */
   slots: MemorySlotLogs;
+  /** The address book's last-paid note, made inside a settling move (TransitionOptions.notePaid). */
+  notePaid?: (phone: string, atMs: number) => void;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -169,6 +171,9 @@ export class MemoryPayoutStore implements PayoutStore {
     }
     this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
     if (options.stampSentAtMs) this.#audit(moved, "submit", nowMs, options.actor, undefined);
+    if (options.notePaid && target === "success") {
+      this.#options.notePaid?.(options.notePaid.phone, options.notePaid.atMs);
+    }
     const result = {
       ok: true,
       payout: structuredClone(moved),
