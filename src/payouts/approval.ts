@@ -140,12 +140,19 @@ export class Approval {
     const claimId = randomBytes(8).toString("hex");
     const actor = staffActor(approver);
     const patch = { approvedBy: approver.userId, decidedAtMs: now(), submittedAtMs: now() };
+    const slot = this.#context.gateway.sharedSlot?.();
     const moveOptions = {
       claimId,
       actor,
       expect: standingExpected(approver, true),
       notices: notice("approval_decided", payoutId),
       reserve: this.#limits.reservation(checked.kind),
+      // As a Confirm's claim, with a limit shared in the store: the request's slot is taken
+      // in the move, only when it is made, and the move stamps the send time durably; with
+      // both, it is the last check before the request leaves (one round trip, not three).
+      // Without the slot, the request waits for one and the payout is checked again right
+      // before it leaves, as it always is without a shared limit.
+      ...(slot === undefined ? {} : { slot, stampSentAtMs: true, durable: true }),
       // Approved despite the payout it repeats: on record with the decision.
       ...(duplicate ? { auditDetails: { duplicateOf: duplicate.id } } : {}),
     };
@@ -164,7 +171,8 @@ export class Approval {
     if (!result.ok) return decideRefusal(result);
     log.info({ payoutId, approvedBy: approver.userId }, "payout approved");
     this.#onNoticeQueued();
-    return { outcome: "claimed", payout: result.payout, claimId, actor };
+    const ready = result.slotTaken === true && result.durable;
+    return { outcome: "claimed", payout: result.payout, claimId, actor, checked: ready };
   }
 
   /** Reject: `awaiting_approval → rejected`; the amount goes back to the day's limits. */

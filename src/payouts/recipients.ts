@@ -319,17 +319,14 @@ export class Recipients {
   }
 
   /**
-   * After a payout succeeded: its number's last-paid time (a disbursement), and, when it was made by an alias
-   * whose saved name differed from the name registered now (the prompt said so and the
-   * payer confirmed), the saved name becomes the new one. Never throws: the payout is
-   * settled whatever happens here.
+   * After a payout succeeded, when it was made by an alias whose saved name differed from
+   * the name registered now (the prompt said so and the payer confirmed), the saved name
+   * becomes the new one. (Its number's last-paid time was noted by the settling move itself:
+   * Settlement's `notePaid`.) Never throws: the payout is settled whatever happens here.
    */
   async notePaid(payout: Payout): Promise<void> {
     if (payout.state !== "success") return;
     try {
-      if (payout.kind === "disbursement") {
-        await this.#store.markPaid(payout.phone, payout.settledAtMs ?? this.#context.now());
-      }
       if (payout.recipientAlias !== undefined) await this.#rename(payout);
     } catch (error) {
       this.#context.log.warn(

@@ -20,7 +20,7 @@ export class Settlement {
   /** Statuses outside the spec's four already logged (each once per process). */
   readonly #unknownStatuses = new Set<string>();
 
-  /** `onSettled` runs after each payout settles (saved recipients' last-paid times); it never throws. */
+  /** `onSettled` runs after each payout settles (saved recipients' names); it never throws. */
   constructor(context: StepContext, onSettled: (payout: Payout) => Promise<void> = async () => {}) {
     this.#context = context;
     this.#onSettled = onSettled;
@@ -55,17 +55,21 @@ export class Settlement {
       return { outcome: "still_pending", payout };
     }
     const payoutId = payout.id;
+    const settledAtMs = now();
+    // A saved number's last-paid time goes with a paid disbursement's move (no round trip).
+    const notePaid =
+      payout.kind === "disbursement" ? { phone: payout.phone, atMs: settledAtMs } : undefined;
     const result = await stores.payouts.transition(
       payoutId,
       settleEventFor(status),
       {
         apiStatus: status,
         fee: payment.fee ?? payout.fee,
-        settledAtMs: now(),
+        settledAtMs,
         // Why it failed, when the API says: the payer reads it with the outcome.
         apiRemark: status === "success" ? undefined : cleanRemark(paymentRemark(payment)),
       },
-      { untrack: true },
+      { untrack: true, ...(notePaid ? { notePaid } : {}) },
     );
     if (!result.ok) {
       return {

@@ -118,7 +118,7 @@ export class Submission {
    * time durably (it was the last check), so the request leaves at once.
    */
   submit(claimed: ClaimedPayout, options: { checked?: boolean } = {}): Promise<SubmitResult> {
-    return this.#send(claimed, options.checked === true);
+    return this.#send(claimed, (options.checked ?? claimed.checked) === true);
   }
 
   /**

@@ -158,6 +158,11 @@ export interface ClaimedPayout {
   claimId: string;
   /** Who claimed it (the initiator's Confirm, an approver): the submission is theirs. */
   actor: Actor;
+  /**
+   * The claim took its request's rate-limit slot and stamped the send time durably, in its
+   * own step (an approval's): it was the last check, and the request leaves at once.
+   */
+  checked?: boolean;
 }
 
 export type ClaimResult =

@@ -75,6 +75,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       timeZone: options.timeZone ?? DEFAULT_TIME_ZONE,
       keptMs: Math.max(options.retentionMs, TOTALS_KEPT_MIN_MS),
     }),
+    notePaid: (phone, atMs) => recipients.markPaidNow(phone, atMs),
   });
   const leases = new MemoryLeaseStore(now);
   const throttles = new MemoryThrottleStore(now);

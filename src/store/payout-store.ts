@@ -223,6 +223,13 @@ export interface TransitionOptions extends DurableOption {
    * whether it was granted (`slotTaken`); a limit that is full changes nothing else.
    */
   slot?: SharedSlot;
+  /**
+   * When the move is made and lands in `success`: the number's last-paid time in the
+   * address book becomes `atMs` if the number is saved there (RecipientStore.markPaid), in
+   * the same step; a number not saved is left unsaved. A settlement's note, without a round
+   * trip of its own.
+   */
+  notePaid?: { phone: string; atMs: number };
 }
 
 export interface PayoutStore {

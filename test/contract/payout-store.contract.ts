@@ -228,6 +228,37 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(plain.ok && "slotTaken" in plain).toBe(false);
     });
 
+    it("notes a saved number's last-paid time with a move into success, and only then", async () => {
+      await stores.recipients.put("jean", sampleRecipient(), 0);
+      const phone = sampleRecipient().phone;
+      const lastPaid = async () =>
+        (await stores.recipients.list()).find((r) => r.phone === phone)?.lastPaidAtMs;
+      const settle = (id: string, status: "success" | "failed", atMs: number, notePhone = phone) =>
+        stores.payouts.transition(
+          id,
+          settleEventFor(status),
+          { apiStatus: status, settledAtMs: atMs },
+          { untrack: true, notePaid: { phone: notePhone, atMs } },
+        );
+      const paid = await payoutIn(stores, "pending", { phone });
+      // A move refused notes nothing; neither does a failure.
+      const early = await payoutIn(stores, "awaiting_confirmation", { phone });
+      expect(await settle(early.id, "success", 1_764_000_000_000)).toMatchObject({ ok: false });
+      const failed = await payoutIn(stores, "pending", { phone });
+      expect(await settle(failed.id, "failed", 1_764_000_050_000)).toMatchObject({ ok: true });
+      expect(await lastPaid()).toBeUndefined();
+      expect(await settle(paid.id, "success", 1_764_000_100_000)).toMatchObject({ ok: true });
+      expect(await lastPaid()).toBe(1_764_000_100_000);
+      // A number not saved is not saved by it.
+      const other = "237690000009";
+      const unsaved = await payoutIn(stores, "pending", { phone: other, operator: "orange" });
+      expect(await settle(unsaved.id, "success", 1_764_000_200_000, other)).toMatchObject({
+        ok: true,
+      });
+      expect(await stores.recipients.isSaved(other)).toBe(false);
+      expect(await lastPaid()).toBe(1_764_000_100_000);
+    });
+
     it("takes a settled payout off the poll schedule in the move itself, and only if made", async () => {
       const payout = await payoutIn(stores, "awaiting_confirmation");
       await stores.payouts.transition(payout.id, "confirm", {}, { claimId: "c1" });

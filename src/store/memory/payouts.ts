@@ -66,6 +66,8 @@ export interface MemoryPayoutStoreOptions {
   slots: MemorySlotLogs;
   /** Counted inside a creation or move into a counted final state, like totals.lua. */
   totals: MemorySettledTotals;
+  /** The address book's last-paid note, made inside a settling move (TransitionOptions.notePaid). */
+  notePaid?: (phone: string, atMs: number) => void;
 }
 
 export class MemoryPayoutStore implements PayoutStore {
@@ -176,6 +178,9 @@ export class MemoryPayoutStore implements PayoutStore {
     this.#audit(moved, event, nowMs, options.actor, options.auditDetails, current.state);
     if (COUNTED_STATES.has(target)) this.#options.totals.count(moved, checked.settledAtMs ?? nowMs);
     if (options.stampSentAtMs) this.#audit(moved, "submit", nowMs, options.actor, undefined);
+    if (options.notePaid && target === "success") {
+      this.#options.notePaid?.(options.notePaid.phone, options.notePaid.atMs);
+    }
     const result = {
       ok: true,
       payout: structuredClone(moved),

@@ -70,6 +70,11 @@ export class MemoryRecipientStore implements RecipientStore {
   }
 
   async markPaid(phone: string, atMs: number): Promise<void> {
+    this.markPaidNow(phone, atMs);
+  }
+
+  /** markPaid at once, inside another store's step (a settling move, as its script does). */
+  markPaidNow(phone: string, atMs: number): void {
     if (this.#phones.has(phone)) this.#paid.set(phone, Math.trunc(atMs));
   }
 

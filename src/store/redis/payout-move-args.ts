@@ -21,6 +21,7 @@ import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import type { Keys } from "../keys.js";
 import { encodeFields, noticesOfMove, SETTLED_NOTICE_PREFIX } from "../payout-codec.js";
 import type { TransitionOptions } from "../types.js";
+import { recipientKeys } from "./recipients.js";
 import { SPENDING_KEPT_MS } from "./spending.js";
 
 /** A boolean as the scripts take it. */
@@ -68,6 +69,8 @@ export function transitionArgs(call: {
   };
   const sources = sourcesOf(event);
   const notices = noticesOfMove(id, target, options.notices);
+  const notePaid = target === "success" ? options.notePaid : undefined;
+  const paidKeys = recipientKeys(k.prefix);
   return {
     keys: [
       k.payout(id),
@@ -76,6 +79,7 @@ export function transitionArgs(call: {
       k.tracking(),
       ...TRACKED_STATES.map((state) => k.stateSet(state)),
       ...(options.slot === undefined ? [] : [options.slot.key]),
+      ...(notePaid === undefined ? [] : [paidKeys.phones, paidKeys.paid]),
     ],
     args: [
       JSON.stringify({
@@ -122,6 +126,8 @@ export function transitionArgs(call: {
           call.timeZone,
           retentionMs,
         ),
+        paidPhone: notePaid?.phone ?? "",
+        paidAtMs: notePaid === undefined ? "" : String(Math.trunc(notePaid.atMs)),
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),

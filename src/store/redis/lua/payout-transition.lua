@@ -15,6 +15,9 @@
     KEYS[5..] the state sets of the tracked states (in the order of options.trackedStates)
     KEYS[5+n] after the n state sets, when options.slotLimit is set: the rate-limit log a
               slot is taken from (rate-limit.lua), only when the move is made
+    then, when options.paidPhone is set: the address book's saved numbers (a hash) and
+              their last-paid times (a hash), the time set when the move lands in
+              `success` and the number is saved
 
     ARGV[1]   options (JSON; every scalar a string as the record stores or compares it):
                 id, target (JSON state), claim (JSON claim id, '' none), nowMs,
@@ -34,7 +37,8 @@
                 initiator's id follows in their index of it),
                 slotLimit, slotWindowMs, slotMember ('' all three: no slot taken),
                 totalsDay (the day a move into a counted final state is counted on,
-                totals.lua; '' none), totalsPrefix (day totals key prefix), totalsKeptMs
+                totals.lua; '' none), totalsPrefix (day totals key prefix), totalsKeptMs,
+                paidPhone, paidAtMs (the number's last-paid time; '' both: not noted)
     ARGV[2]   the patch's paymentId (raw, '' none)
     ARGV[3]   the audit draft (JSON)
     ARGV[4]   the audit draft of the submission when the move stamps sentAtMs (JSON, '')
@@ -211,8 +215,15 @@ audit(KEYS[3], auditMinId, auditDraft, current, target, record)
 if (o.totalsDay or '') ~= '' then countSettled(record, o.totalsPrefix, o.totalsDay, o.totalsKeptMs) end
 -- The request leaves right after this move: stamped and audited with it.
 if submitDraft ~= '' then stampSent(KEYS[3], auditMinId, submitDraft, record) end
+local extra = 5 + #o.trackedStates
+local asksSlot = (o.slotLimit or '') ~= ''
+if asksSlot then extra = extra + 1 end
+-- A settlement's last-paid time for a saved number (a number not saved stays unsaved).
+if (o.paidPhone or '') ~= '' and target == '"success"' and redis.call('HEXISTS', KEYS[extra], o.paidPhone) == 1 then
+  redis.call('HSET', KEYS[extra + 1], o.paidPhone, o.paidAtMs)
+end
 -- The request's slot, taken only now that the move is made: a refused claim takes none.
-if (o.slotLimit or '') ~= '' then
+if asksSlot then
   local granted = takeSlot(KEYS[5 + #o.trackedStates], o.slotLimit, o.slotWindowMs, o.slotMember)
   return {'applied', redis.call('HGETALL', record), granted}
 end
