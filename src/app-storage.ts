@@ -47,39 +47,7 @@ export async function connectStores(
     logger,
     durability,
   });
-  // Payouts stored before the search indexes existed are written into them once, in the
-  // background: searches find them as soon as their page is done.
-  indexStoredPayouts(redis, {
-    keys: keys(config.redis.keyPrefix),
-    retentionMs: config.retentionMs,
-    now: Date.now,
-  }).then(
-    (count) => {
-      if (count > 0) logger.info({ count }, "stored payouts written into the search indexes");
-    },
-    (error: unknown) =>
-      logger.warn(
-        { err: error },
-        "stored payouts not yet in the search indexes; retried at next start",
-      ),
-  );
-  // Payouts settled before the day totals existed are counted once, in the background: the
-  // Overview shows them as soon as it is done.
-  countStoredPayouts(redis, {
-    keys: keys(config.redis.keyPrefix),
-    retentionMs: config.retentionMs,
-    timeZone: config.timeZone,
-    now: Date.now,
-  }).then(
-    (count) => {
-      if (count > 0) logger.info({ count }, "stored payouts counted into the day totals");
-    },
-    (error: unknown) =>
-      logger.warn(
-        { err: error },
-        "stored payouts not yet in the day totals; retried at next start",
-      ),
-  );
+  backfill(redis, config, logger);
   return { stores, redis };
 }
 
@@ -124,4 +92,31 @@ export function rateLimiter(
     limit,
     windowMs: limiterWindowMs(),
   });
+}
+
+/**
+ * Payouts stored before the search indexes and the day totals existed are written into them
+ * once (a marker key each), in the background and one after the other, a small page at a
+ * time: run together and beside the tracker's resume they raised the start-up's peak RSS by
+ * about 50 MB with 10,000 payouts (bench `footprint`). Searches and the Overview show older
+ * payouts as soon as their page is done.
+ */
+function backfill(redis: Redis, config: Config, logger: Logger): void {
+  const k = keys(config.redis.keyPrefix);
+  const common = { keys: k, retentionMs: config.retentionMs, now: Date.now, pageSize: 50 };
+  void (async () => {
+    try {
+      const indexed = await indexStoredPayouts(redis, common);
+      if (indexed > 0)
+        logger.info({ count: indexed }, "stored payouts written into the search indexes");
+      const counted = await countStoredPayouts(redis, { ...common, timeZone: config.timeZone });
+      if (counted > 0)
+        logger.info({ count: counted }, "stored payouts counted into the day totals");
+    } catch (error) {
+      logger.warn(
+        { err: error },
+        "stored payouts not yet all in the search indexes and day totals; retried at next start",
+      );
+    }
+  })();
 }
