@@ -98,3 +98,12 @@ export function readPem(
   }
   return pem;
 }
+
+/**
+ * True for a host name that only ever reaches this machine (127.0.0.1, localhost, [::1],
+ * exactly: not a LAN address, not `127.0.0.1.example.com`): the one place plain http is
+ * accepted for a URL the bot calls or hands to Telegram.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
+}

@@ -9,7 +9,7 @@
  * Both unset: events are off. One without the other, or a bad value, stops the start. The
  * secret's value is never part of a message.
  */
-import { textOf } from "./env-values.js";
+import { isLoopbackHost, textOf } from "./env-values.js";
 
 export interface EventsConfig {
   url: string;
@@ -28,7 +28,7 @@ function urlProblem(url: string): string | undefined {
     return "EVENTS_URL: is not a URL; e.g. https://erp.example.com/webhooks/payouts";
   }
   if (parsed.protocol === "https:") return undefined;
-  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname);
+  const loopback = isLoopbackHost(parsed.hostname);
   if (parsed.protocol === "http:" && loopback) return undefined;
   return "EVENTS_URL: must start with https:// (plain http only to 127.0.0.1 or localhost)";
 }

@@ -9,7 +9,14 @@ import type { StaffEntry } from "../model/staff.js";
 import { may } from "../payouts/policy.js";
 import type { BatchSettings, PayoutRules } from "../payouts/types.js";
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from "../time.js";
-import { httpUrl, intInRange, optionalText, readPem, textOf } from "./env-values.js";
+import {
+  httpUrl,
+  intInRange,
+  isLoopbackHost,
+  optionalText,
+  readPem,
+  textOf,
+} from "./env-values.js";
 import { type EventsConfig, eventsConfig } from "./events.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
@@ -187,7 +194,7 @@ function isHttpsOrLoopback(url: string): boolean {
     return true; // reported by the schema as not a URL
   }
   if (parsed.protocol === "https:") return true;
-  return ["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname);
+  return isLoopbackHost(parsed.hostname);
 }
 
 /** True for an http:// URL on a loopback host (a local emulator's). */

@@ -11,12 +11,9 @@
  * - WEBAPP_AUTH_MAX_AGE_SECONDS: how old the init data Telegram signed may be (60-86400,
  *   default 3600).
  */
-import { textOf } from "./env-values.js";
+import { isLoopbackHost, textOf } from "./env-values.js";
 
 export const DEFAULT_WEBAPP_AUTH_MAX_AGE_SECONDS = 3600;
-
-/** Host names that only ever reach this machine. */
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /**
  * True when a Mini App may be opened at `url`: https anywhere, or http on a loopback host
@@ -31,7 +28,7 @@ export function isWebAppUrlAllowed(url: string): boolean {
     return false;
   }
   if (parsed.protocol === "https:") return true;
-  return parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname);
+  return parsed.protocol === "http:" && isLoopbackHost(parsed.hostname);
 }
 
 export interface WebAppConfig {

@@ -2,6 +2,7 @@
  * Bot API methods about the bot itself and how it receives updates: getMe, getUpdates,
  * the webhook, callback query answers and the command menu.
  */
+import { isLoopbackHost } from "../../config/env-values.js";
 import type { MethodContext, MethodHandler } from "./methods.js";
 import {
   AnswerCallbackQueryParams,
@@ -17,7 +18,6 @@ import { BotApiError, badRequest } from "./types.js";
 const WEBHOOK_CONFLICT =
   "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
 const MAX_COMMANDS = 100;
@@ -43,7 +43,7 @@ function checkWebhookUrl(url: string): void {
   if (!["http:", "https:"].includes(parsed.protocol)) {
     throw badRequest("bad webhook: An HTTPS URL must be provided for webhook");
   }
-  if (!LOOPBACK_HOSTS.has(parsed.hostname)) {
+  if (!isLoopbackHost(parsed.hostname)) {
     throw badRequest("bad webhook: the emulator delivers only to loopback addresses");
   }
 }

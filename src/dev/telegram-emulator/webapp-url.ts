@@ -6,17 +6,9 @@
  * Telegram's own BUTTON_URL_INVALID.
  */
 
-/** Host names that only ever reach this machine. */
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+import { isWebAppUrlAllowed } from "../../config/webapp.js";
 
-/** True when the emulator opens a Mini App at `url`: https, or http on a loopback host. */
+/** True when the emulator opens a Mini App at `url`: https, or http on a loopback host (the bot's own rule). */
 export function webAppUrlAccepted(url: string): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return false;
-  }
-  if (parsed.protocol === "https:") return true;
-  return parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname);
+  return isWebAppUrlAllowed(url);
 }
