@@ -1,7 +1,8 @@
 /** History: search and filters, pages, a payout's detail with its audit trail, CSV export. */
 import { ApiError, getFile, getJson } from "./api.js";
 import { clear, h } from "./dom.js";
-import { count, money, phone, t, when } from "./i18n.js";
+import { money, phone, t, when } from "./i18n.js";
+import { pager } from "./pager.js";
 import type { DetailAnswer, HistoryAnswer, Names, PayoutView, Status } from "./types.js";
 
 const STATUSES: Status[] = ["paid", "failed", "pending", "unknown", "waiting", "other"];
@@ -111,22 +112,9 @@ export async function renderHistory(
     try {
       const answer = await getJson<HistoryAnswer>(`history?${queryString(true)}`);
       const pages = Math.max(1, Math.ceil(answer.total / answer.pageSize));
-      const prev = h(
-        "button",
-        { type: "button", class: "secondary", disabled: answer.page === 0 },
-        t("history.prev"),
-      );
-      const next = h(
-        "button",
-        { type: "button", class: "secondary", disabled: answer.page + 1 >= pages },
-        t("history.next"),
-      );
-      prev.addEventListener("click", () => {
-        filters.page = Math.max(0, filters.page - 1);
-        void load();
-      });
-      next.addEventListener("click", () => {
-        filters.page += 1;
+      const label = t("history.page", { page: answer.page + 1, pages });
+      const bar = pager(answer, label, (delta) => {
+        filters.page = Math.max(0, filters.page + delta);
         void load();
       });
       clear(
@@ -144,14 +132,7 @@ export async function renderHistory(
               { class: "list card" },
               ...answer.items.map((payout) => payoutRow(payout, answer.names, onOpen)),
             ),
-        pages > 1 &&
-          h(
-            "nav",
-            { class: "pager", "aria-label": t("history.page", { page: answer.page + 1, pages }) },
-            prev,
-            h("span", {}, t("history.page", { page: count(answer.page + 1), pages: count(pages) })),
-            next,
-          ),
+        bar,
       );
     } catch (error) {
       showError(error, results);

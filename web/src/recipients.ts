@@ -7,6 +7,7 @@ import { ApiError, getJson, postJson } from "./api.js";
 import { askFirst } from "./confirm.js";
 import { clear, h } from "./dom.js";
 import { t, when } from "./i18n.js";
+import { pager } from "./pager.js";
 import type { Names, RecipientsAnswer, RecipientView } from "./types.js";
 
 type ShowError = (error: unknown, where: HTMLElement) => void;
@@ -122,23 +123,8 @@ export async function renderRecipients(root: HTMLElement, showError: ShowError):
       if (search.page > 0) params.set("page", String(search.page));
       const answer = await getJson<RecipientsAnswer>(`recipients?${params}`);
       search.page = answer.page;
-      const pages = Math.max(1, Math.ceil(answer.total / answer.pageSize));
-      const prev = h(
-        "button",
-        { type: "button", class: "secondary", disabled: answer.page === 0 },
-        t("history.prev"),
-      );
-      const next = h(
-        "button",
-        { type: "button", class: "secondary", disabled: answer.page + 1 >= pages },
-        t("history.next"),
-      );
-      prev.addEventListener("click", () => {
-        search.page = Math.max(0, search.page - 1);
-        void load();
-      });
-      next.addEventListener("click", () => {
-        search.page += 1;
+      const bar = pager(answer, t("recipients.results"), (delta) => {
+        search.page = Math.max(0, search.page + delta);
         void load();
       });
       clear(
@@ -159,14 +145,7 @@ export async function renderRecipients(root: HTMLElement, showError: ShowError):
               { class: "list card" },
               ...answer.items.map((recipient) => entry(recipient, answer.names, showError)),
             ),
-        pages > 1 &&
-          h(
-            "nav",
-            { class: "pager", "aria-label": t("recipients.results") },
-            prev,
-            h("span", {}, t("history.page", { page: answer.page + 1, pages })),
-            next,
-          ),
+        bar,
       );
     } catch (error) {
       showError(error, results);
