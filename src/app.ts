@@ -15,6 +15,7 @@ import type { BotContext } from "./bot/context.js";
 import { TelegramMessenger } from "./bot/messenger/messenger.js";
 import { TelegramPacer } from "./bot/telegram/pacing.js";
 import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/telegram/poller.js";
+import { PromptWatch } from "./bot/telegram/prompt-watch.js";
 import {
   boundedTelegram,
   longPollTelegram,
@@ -132,8 +133,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     const events = createEvents({ ...options, redis, stores, now, wake: () => notifier.wake() });
     // One pacer for every Telegram client: a group's replies and its notices share a minute.
     const pacer = new TelegramPacer();
+    // Confirms editing their prompts, known to the notices' messenger of this process.
+    const prompts = new PromptWatch(now);
     const bot = createBot({
       pacer,
+      prompts,
       token,
       apiRoot: config.telegram.apiRoot,
       payouts,
@@ -162,6 +166,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       duplicateOf: (payout) => payouts.approval.duplicateOf(payout),
       reports: reportDelivery(config, stores, payouts.limits, notices, logger, now),
       stepUp: config.stepUp,
+      prompts,
       batches: {
         limits: payouts.limits,
         approvalThresholdXaf: config.rules.approvalThresholdXaf,

@@ -30,6 +30,7 @@ import { scheduleFeature } from "./features/schedule.js";
 import { statusFeature } from "./features/status.js";
 import { cosmetic } from "./telegram/failures.js";
 import type { TelegramPacer } from "./telegram/pacing.js";
+import { PromptWatch } from "./telegram/prompt-watch.js";
 import { replyHtml } from "./telegram/reply.js";
 import { boundedTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./telegram/transport.js";
 import type { StepUpSettings } from "./views/step-up.js";
@@ -57,6 +58,8 @@ export interface BotDeps {
   webAppUrl?: string | undefined;
   /** Telegram's limits, shared with the notices' client (default: the bot's own). */
   pacer?: TelegramPacer;
+  /** Shared with the notifier's messenger (default: the bot's own). */
+  prompts?: PromptWatch;
 }
 
 /**
@@ -109,7 +112,15 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       onBatchWork: deps.onBatchWork ?? (() => {}),
     }),
   );
-  bot.use(payFeature({ payouts: deps.payouts, stores: deps.stores, now, stepUp: deps.stepUp }));
+  bot.use(
+    payFeature({
+      payouts: deps.payouts,
+      stores: deps.stores,
+      now,
+      stepUp: deps.stepUp,
+      prompts: deps.prompts ?? new PromptWatch(now),
+    }),
+  );
   bot.use(pinFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
   bot.use(scheduleFeature({ payouts: deps.payouts, now, stepUp: deps.stepUp }));
   bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));

@@ -16,9 +16,10 @@ import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
 import { dropGoneButtons } from "../telegram/best-effort.js";
 import { cosmetic } from "../telegram/failures.js";
+import type { PromptWatch } from "../telegram/prompt-watch.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import { waitingView } from "../views/approval.js";
-import { CALLBACK_PATTERN, payoutStateView, personName } from "../views/common.js";
+import { CALLBACK_PATTERN, payoutStateView, personName, type View } from "../views/common.js";
 import {
   amountProblemText,
   cannotPayText,
@@ -31,7 +32,6 @@ import { needsStepUp, type StepUpSettings, withPinConfirm } from "../views/step-
 import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
 import {
   refuseOthersPress,
-  restoreSettled,
   showMovedPayout,
   showRetired,
   showSending,
@@ -49,6 +49,8 @@ export interface PayDeps {
   now: () => number;
   /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: big payouts are confirmed in the Mini App. */
   stepUp?: StepUpSettings | undefined;
+  /** Shared with the notifier's messenger: a final status is never left under "Pending". */
+  prompts: PromptWatch;
 }
 
 /** A half-finished /pay dialog is forgotten after this long. */
@@ -241,11 +243,20 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     switch (claim.outcome) {
       case "claimed": {
         // The request left with the claim: nothing slow stood between them.
-        const result = await showSending(ctx, claim.payout, claim.submitted, {
-          answer: ctx.t.plain("confirm.sending"),
-          view: (payout) => payoutStateView(ctx.t, payout),
-        });
-        if (result.outcome === "pending") await restoreSettled(ctx, deps.stores, result.payout);
+        const { chatId, messageId } = claim.payout;
+        if (messageId !== undefined) deps.prompts.watch(chatId, messageId);
+        let settled: View | undefined;
+        try {
+          await showSending(ctx, claim.payout, claim.submitted, {
+            answer: ctx.t.plain("confirm.sending"),
+            view: (payout) => payoutStateView(ctx.t, payout),
+          });
+        } finally {
+          if (messageId !== undefined) settled = deps.prompts.release<View>(chatId, messageId);
+        }
+        // The payment settled, and the notifier edited the prompt, while this edit was on
+        // its way: its final status goes back over this edit.
+        if (settled) await editView(ctx, settled);
         return;
       }
       case "approval_requested": {

@@ -15,8 +15,9 @@ import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../../time.js";
 import { toDeliveryError } from "../telegram/failures.js";
+import { CONFIRM_EDITS_MAX_MS, PromptWatch } from "../telegram/prompt-watch.js";
 import { editMessageView, sendView } from "../telegram/reply.js";
-import { payoutStateView } from "../views/common.js";
+import { payoutStateView, type View } from "../views/common.js";
 import { mismatchNotice, settlementNotice, stuckNotice } from "../views/notices.js";
 import { saveRecipientKeyboard } from "../views/recipients.js";
 import type { StepUpSettings } from "../views/step-up.js";
@@ -39,6 +40,10 @@ export interface TelegramMessengerOptions {
   batches?: Pick<BatchDeliveryOptions, "limits" | "approvalThresholdXaf" | "stuckAfterHours">;
   /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: big payouts' approval cards open the Mini App. */
   stepUp?: StepUpSettings | undefined;
+  /** The bot's Confirms editing prompts now (one shared object); default: none known. */
+  prompts?: PromptWatch;
+  /** How long after a final edit it is made again when a Confirm elsewhere may overwrite it. */
+  reassertAfterMs?: number;
 }
 
 export class TelegramMessenger implements Messenger {
@@ -51,6 +56,8 @@ export class TelegramMessenger implements Messenger {
   readonly #batches: BatchDeliveries;
   readonly #standing: StandingDeliveries;
   readonly #schedules: ScheduleDeliveries;
+  readonly #prompts: PromptWatch;
+  readonly #reassertAfterMs: number;
 
   constructor(
     telegram: Telegram,
@@ -63,6 +70,8 @@ export class TelegramMessenger implements Messenger {
     this.#log = logger;
     this.#timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
     this.#reports = options.reports;
+    this.#prompts = options.prompts ?? new PromptWatch();
+    this.#reassertAfterMs = options.reassertAfterMs ?? CONFIRM_EDITS_MAX_MS;
     this.#approvals = new ApprovalDeliveries({
       telegram,
       stores,
@@ -140,17 +149,30 @@ export class TelegramMessenger implements Messenger {
       const view = (await this.#offersSave(payout, numberSaved))
         ? { ...final, keyboard: saveRecipientKeyboard(t, payout.id) }
         : final;
-      // The prompt may be gone (deleted, too old to edit): the push below is what matters.
-      await editMessageView(this.#telegram, payout.chatId, payout.messageId, view).catch(
-        (error: unknown) =>
-          this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
-      );
+      // Noted before the edit leaves: a Confirm still editing here puts it back after its own.
+      const confirm = this.#prompts.noteFinal(payout.chatId, payout.messageId, view);
+      await this.#editPrompt(payout, payout.messageId, view);
+      if (confirm === "unknown" && this.#prompts.mayBeEditedElsewhere(payout.submittedAtMs)) {
+        // Its Confirm may be another replica's, its "Pending" still on the way: once more.
+        const messageId = payout.messageId;
+        setTimeout(
+          () => void this.#editPrompt(payout, messageId, view),
+          this.#reassertAfterMs,
+        ).unref();
+      }
     }
     try {
       await sendView(this.#telegram, payout.chatId, settlementNotice(t, payout));
     } catch (error) {
       throw toDeliveryError(error);
     }
+  }
+
+  /** The prompt may be gone (deleted, too old to edit): the notice is what matters. */
+  async #editPrompt(payout: Payout, messageId: number, view: View): Promise<void> {
+    await editMessageView(this.#telegram, payout.chatId, messageId, view).catch((error: unknown) =>
+      this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
+    );
   }
 
   /**

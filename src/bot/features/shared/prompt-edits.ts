@@ -1,10 +1,9 @@
 /**
- * Edits of a payout's prompt made around a press: another press's payout, a final status
- * that landed before Confirm's own edit, a prompt retired by a newer one.
+ * Edits of a payout's prompt made around a press: another press's payout, a prompt retired
+ * by a newer one (a final status that landed before Confirm's own edit: telegram/prompt-watch.ts).
  */
 import type { Payout } from "../../../model/payout.js";
 import type { SubmitResult } from "../../../payouts/types.js";
-import type { Stores } from "../../../store/types.js";
 import type { BotContext } from "../../context.js";
 import { SIDE_CALL_MS } from "../../telegram/best-effort.js";
 import { bestEffort, settledWithin } from "../../telegram/failures.js";
@@ -64,20 +63,6 @@ export async function showSending(
 export async function showMovedPayout(ctx: BotContext, payout: Payout): Promise<void> {
   if (payout.state === "submitting" || payout.state === "pending") return;
   await editView(ctx, payoutStateView(ctx.t, payout));
-}
-
-/**
- * A payment can settle, and the notifier edit the prompt to its final status, before
- * Confirm's own "Pending" edit lands: read the payout once more after that edit (the payer
- * already sees it) and put the final status back if it moved on meanwhile.
- */
-export async function restoreSettled(
-  ctx: BotContext,
-  stores: Stores,
-  shown: Payout,
-): Promise<void> {
-  const now = await stores.payouts.get(shown.id);
-  if (now && now.state !== shown.state) await editView(ctx, payoutStateView(ctx.t, now));
 }
 
 /** A press on someone else's prompt: only its initiator may confirm or cancel it. */
