@@ -27,6 +27,7 @@ import { pinFeature } from "./features/pin.js";
 import { recipientsFeature } from "./features/recipients.js";
 import { reportsFeature } from "./features/reports.js";
 import { scheduleFeature } from "./features/schedule.js";
+import { PayAhead } from "./features/shared/pay-ahead.js";
 import { statusFeature } from "./features/status.js";
 import { cosmetic } from "./telegram/failures.js";
 import type { TelegramPacer } from "./telegram/pacing.js";
@@ -82,9 +83,11 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   });
   Object.assign(bot.context, { telegram: bot.telegram });
 
+  const payAhead = new PayAhead(deps.payouts.preparation);
   bot.use(sequentialPerChat());
   bot.use(
     access({
+      early: (ctx) => payAhead.start(ctx),
       payouts: deps.payouts,
       stores: deps.stores,
       logger: deps.logger,
@@ -119,6 +122,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       now,
       stepUp: deps.stepUp,
       prompts: deps.prompts ?? new PromptWatch(now),
+      ahead: payAhead,
     }),
   );
   bot.use(pinFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));

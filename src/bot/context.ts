@@ -9,6 +9,7 @@ import { type Logger, silentLogger } from "../logger.js";
 import type { DialogState } from "../model/dialog.js";
 import type { Locale } from "../model/locale.js";
 import type { StaffMember } from "../model/staff.js";
+import type { PrepareAhead } from "../payouts/prepare.js";
 
 export class BotContext extends Context {
   /** The staff member who sent this update; null for anyone else. */
@@ -18,6 +19,8 @@ export class BotContext extends Context {
   log: Logger = silentLogger;
   /** The /pay dialog in progress in this chat, read with the staff member. */
   dialog: DialogState | null = null;
+  /** A /pay's reads started with the access step's (features/pay.ts); null: none. */
+  payoutAhead: PrepareAhead | null = null;
   /** Whether this update's callback query was answered: Telegram takes one answer. */
   callbackAnswered = false;
 

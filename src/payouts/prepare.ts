@@ -22,6 +22,7 @@ import { newPayoutId } from "./ids.js";
 import type { Limits } from "./limits.js";
 import type { Lookups } from "./lookups.js";
 import { type Asker, mayCancel } from "./policy.js";
+import type { OverLimit } from "./types.js";
 import {
   type CancelResult,
   lostRace,
@@ -30,6 +31,36 @@ import {
   type PrepareResult,
   type StepContext,
 } from "./types.js";
+
+/**
+ * A prompt's reads that come before the registered name, started ahead: in the same round
+ * trip as the update's own reads (staff, language, dialog), before the role is known. They
+ * are reads, plus the name look-up's rate-limit slot (one not used is simply spent: started
+ * only for someone who could pay at their last /pay here). `prepare` uses them when its
+ * request is the one they were started for, and reads again otherwise.
+ */
+export interface PrepareAhead {
+  readonly key: string;
+  readonly reads: Promise<AheadReads>;
+}
+
+interface AheadReads {
+  duplicate: Payout | undefined;
+  over: OverLimit | null;
+  slotTaken: boolean;
+}
+
+/** The request a PrepareAhead was started for. */
+export interface AheadRequest {
+  kind: PayoutKind;
+  phone: string;
+  amount: string;
+  initiatorId: number;
+}
+
+function aheadKey(kind: PayoutKind, phone: string, amount: number, initiatorId: number): string {
+  return `${kind}:${phone}:${amount}:${initiatorId}`;
+}
 
 /** What Preparation checks besides the request itself. */
 export interface PrepareRules {
@@ -63,7 +94,26 @@ export class Preparation {
    * amount to the same number it repeats (`duplicate`), and retires the initiator's older
    * prompt in the chat (`replaced`). Nothing is stored on any failure.
    */
-  async prepare(input: PrepareInput): Promise<PrepareResult> {
+  /**
+   * Starts the reads of a prompt for `request` (see PrepareAhead); undefined when its number
+   * or amount would be refused anyway.
+   */
+  ahead(request: AheadRequest): PrepareAhead | undefined {
+    const phone = parsePhone(request.phone);
+    const amount = parseAmount(request.amount);
+    if (!phone.ok || !amount.ok) return undefined;
+    const { kind, initiatorId } = request;
+    const reads = Promise.all([
+      this.#rules.duplicates.latest({ phone: phone.phone, amount: amount.amount, kind }),
+      this.#rules.limits.check(kind, initiatorId, amount.amount),
+      this.#context.gateway.takeSlot?.() ?? Promise.resolve(false),
+    ]).then(([duplicate, over, slotTaken]) => ({ duplicate, over, slotTaken }));
+    // Used by `prepare`, or dropped (the sender may not pay after all): never unhandled.
+    reads.catch(() => {});
+    return { key: aheadKey(kind, phone.phone, amount.amount, initiatorId), reads };
+  }
+
+  async prepare(input: PrepareInput, ahead?: PrepareAhead): Promise<PrepareResult> {
     const { stores, log, now } = this.#context;
     const phone = parsePhone(input.phone);
     if (!phone.ok) {
@@ -77,15 +127,19 @@ export class Preparation {
     const amount = parseAmount(input.amount);
     if (!amount.ok) return { outcome: "refused", reason: "bad_amount", problem: amount.problem };
 
-    // The Redis look-ups run while the Payment API answers: they add no wait.
+    // Read ahead for this very request, or here while the Payment API answers: no wait.
+    const key = aheadKey(input.kind, phone.phone, amount.amount, input.initiatorId);
+    const early = ahead?.key === key ? await ahead.reads.catch(() => undefined) : undefined;
     const [name, duplicate, over] = await Promise.all([
-      this.#registeredName(phone, input.kind),
-      this.#rules.duplicates.latest({
-        phone: phone.phone,
-        amount: amount.amount,
-        kind: input.kind,
-      }),
-      this.#rules.limits.check(input.kind, input.initiatorId, amount.amount),
+      this.#registeredName(phone, input.kind, early?.slotTaken === true),
+      early
+        ? early.duplicate
+        : this.#rules.duplicates.latest({
+            phone: phone.phone,
+            amount: amount.amount,
+            kind: input.kind,
+          }),
+      early ? early.over : this.#rules.limits.check(input.kind, input.initiatorId, amount.amount),
     ]);
     if (typeof name !== "string") return { outcome: "refused", ...name };
     if (over) {
@@ -178,16 +232,21 @@ export class Preparation {
     return result.ok ? result.payout : null;
   }
 
-  /** The registered name behind `phone`, once its operator is known to take `kind`. */
+  /**
+   * The registered name behind `phone`, once its operator is known to take `kind`;
+   * `slotTaken`: its rate-limit slot was taken ahead.
+   */
   async #registeredName(
     phone: Extract<PhoneParseResult, { ok: true }>,
     kind: PayoutKind,
+    slotTaken: boolean,
   ): Promise<string | PrepareFailure> {
     try {
       if (!(await this.#lookups.isOperational(phone.operator, kind))) {
         return { reason: "operator_unavailable", operator: phone.operator, kind };
       }
-      const name = cleanName(await this.#context.gateway.getUserInfo(phone.phone));
+      const send = slotTaken ? { slotTaken } : undefined;
+      const name = cleanName(await this.#context.gateway.getUserInfo(phone.phone, send));
       return name === "" ? { reason: "no_account", phone: phone.phone } : name;
     } catch (error) {
       if (error instanceof PaymentApiError && error.statusCode === 404) {

@@ -24,6 +24,11 @@ export interface AccessDeps {
   timeZone?: string | undefined;
   /** Button presses one person may make in a minute; default 60. */
   pressesPerMinute?: number | undefined;
+  /**
+   * Called once the reads below are sent, before their answer: a feature may send its own
+   * reads in the same round trip (features/pay.ts), knowing nothing yet of the sender.
+   */
+  early?: ((ctx: BotContext) => void) | undefined;
 }
 
 const GROUP_ALLOWED = /^\/(start|help)(@\w+)?(\s|$)/;
@@ -43,7 +48,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
     if (!from || from.is_bot) return;
     // One round trip to Redis: the reads below go out in one write (auto-pipelining).
     const chatId = ctx.chat?.id;
-    const [role, savedLocale, dialog, pressAllowed] = await Promise.all([
+    const reads = Promise.all([
       deps.stores.staff.get(from.id),
       deps.stores.sessions.getLocale(from.id),
       chatId === undefined ? null : deps.stores.sessions.getDialog(chatId),
@@ -51,6 +56,12 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
         ? deps.payouts.sessions.pressAllowed(from.id, pressLimit, PRESS_WINDOW_MS)
         : true,
     ]);
+    try {
+      deps.early?.(ctx);
+    } catch (error) {
+      deps.logger.warn({ err: error }, "reads ahead not started; the feature reads them itself");
+    }
+    const [role, savedLocale, dialog, pressAllowed] = await reads;
     ctx.dialog = dialog;
     ctx.staff = role ? { userId: from.id, role } : null;
     ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code);

@@ -30,6 +30,7 @@ import {
 } from "../views/pay.js";
 import { needsStepUp, type StepUpSettings, withPinConfirm } from "../views/step-up.js";
 import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
+import type { PayAhead } from "./shared/pay-ahead.js";
 import {
   refuseOthersPress,
   showMovedPayout,
@@ -51,6 +52,8 @@ export interface PayDeps {
   stepUp?: StepUpSettings | undefined;
   /** Shared with the notifier's messenger: a final status is never left under "Pending". */
   prompts: PromptWatch;
+  /** A /pay's reads started with the access step's (given to `access` as `early`). */
+  ahead: PayAhead;
 }
 
 /** A half-finished /pay dialog is forgotten after this long. */
@@ -65,7 +68,9 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   const mayPay = async (ctx: BotContext): Promise<boolean> => {
-    if (may(ctx.staff, "pay")) return true;
+    const allowed = may(ctx.staff, "pay");
+    if (ctx.from) deps.ahead.saw(ctx.from.id, allowed);
+    if (allowed) return true;
     await replyHtml(ctx, cannotPayText(ctx.t, ctx.staff?.role ?? "viewer"));
     return false;
   };
@@ -84,17 +89,20 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     if (chatId === undefined || staff === null) return;
     // Cosmetic, and not waited for: the prompt must not queue behind it.
     void cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
-    const result = await deps.payouts.preparation.prepare({
-      kind,
-      phone,
-      amount,
-      note,
-      initiatorId: staff.userId,
-      initiatorRole: staff.role,
-      chatId,
-      locale: ctx.locale,
-      ...(saved ? { saved } : {}),
-    });
+    const result = await deps.payouts.preparation.prepare(
+      {
+        kind,
+        phone,
+        amount,
+        note,
+        initiatorId: staff.userId,
+        initiatorRole: staff.role,
+        chatId,
+        locale: ctx.locale,
+        ...(saved ? { saved } : {}),
+      },
+      ctx.payoutAhead ?? undefined,
+    );
     if (result.outcome === "refused") {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
       await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));
