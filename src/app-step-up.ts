@@ -8,7 +8,9 @@
  */
 import type { Telegram } from "telegraf";
 import { clampHtml } from "./bot/telegram/clamp.js";
-import { operatorName, payoutStateView } from "./bot/views/common.js";
+import { PromptWatch } from "./bot/telegram/prompt-watch.js";
+import { editMessageView } from "./bot/telegram/reply.js";
+import { operatorName, payoutStateView, type View } from "./bot/views/common.js";
 import { recurrenceText, runTimeText, scheduleStateView } from "./bot/views/schedule.js";
 import type { StepUpConfig } from "./config/step-up.js";
 import type { WebAppUser } from "./http/webapp/auth.js";
@@ -40,6 +42,8 @@ export interface StepUpWiring {
   now: () => number;
   /** A batch was confirmed or approved: the batch worker has work. */
   onBatchWork?: () => void;
+  /** Shared with the notifier's messenger: a final status is never left under "Pending". */
+  prompts?: PromptWatch;
 }
 
 function batchOf(batch: Batch): StepUpBatch {
@@ -97,6 +101,7 @@ function pick(input: { duplicateSeenAtMs?: number }) {
 export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
   const { stores, payouts, stepUp, telegram, logger, timeZone, now } = wiring;
   const onBatchWork = wiring.onBatchWork ?? (() => {});
+  const prompts = wiring.prompts ?? new PromptWatch(now);
 
   /**
    * The payout at or over the threshold that waits for the caller's `action`: their own
@@ -183,22 +188,14 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
   const showInChat = async (payout: Payout) => {
     if (payout.messageId === undefined) return;
     const view = payoutStateView(translator(payout.locale, timeZone), payout);
+    await showView(payout.chatId, payout.messageId, view);
+  };
+
+  const showView = async (chatId: number, messageId: number, view: View) => {
     try {
-      await telegram.editMessageText(
-        payout.chatId,
-        payout.messageId,
-        undefined,
-        clampHtml(view.text),
-        {
-          parse_mode: "HTML",
-          reply_markup: { inline_keyboard: [] },
-        },
-      );
+      await editMessageView(telegram, chatId, messageId, view);
     } catch (error) {
-      logger.info(
-        { err: error, payoutId: payout.id },
-        "could not update the prompt after a PIN confirm",
-      );
+      logger.info({ err: error, messageId }, "could not update the prompt after a PIN confirm");
     }
   };
 
@@ -286,8 +283,18 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
         if (claim.outcome === "approval_requested") await showInChat(claim.payout);
         return done(claim.outcome, claim.payout.state);
       }
-      const submitted = await claim.submitted;
-      await showInChat(submitted.payout);
+      const { chatId, messageId } = claim.payout;
+      if (messageId !== undefined) prompts.watch(chatId, messageId);
+      let settled: View | undefined;
+      let submitted: SubmitResult;
+      try {
+        submitted = await claim.submitted;
+        await showInChat(submitted.payout);
+      } finally {
+        if (messageId !== undefined) settled = prompts.release<View>(chatId, messageId);
+      }
+      // Settled, and edited by the notifier, while this edit was on its way: put it back.
+      if (settled && messageId !== undefined) await showView(chatId, messageId, settled);
       return done(submittedOutcome(submitted.outcome), submitted.payout.state);
     },
   };

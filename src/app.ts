@@ -277,6 +277,7 @@ export async function startApp(options: AppOptions): Promise<App> {
               timeZone: config.timeZone,
               now,
               onBatchWork: () => batchWorker.wake(),
+              prompts,
             }),
             now,
           )

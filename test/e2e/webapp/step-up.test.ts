@@ -178,6 +178,30 @@ describe("the PIN before big money moves", () => {
     expect(emulator.messages(PAYER_ID).some((m) => plainText(m).includes("123456"))).toBe(false);
   });
 
+  it("leaves the prompt on the final status when the payment settles before the PIN Confirm's edit lands", async () => {
+    const { emulator } = world();
+    const { prompt, payoutId } = await bigPrompt();
+    const set = await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    expect(set.status).toBe(201);
+    // The page's Confirm edits the chat prompt slowly; meanwhile the payment settles and the
+    // notifier edits the prompt to its final status.
+    emulator.delayNext("editMessageText", 1_500);
+    const paid = emulator.waitForMessage(
+      (m) => m.chatId === PAYER_ID && m.messageId !== prompt.messageId && m.text.includes("Paid"),
+      30_000,
+    );
+    const right = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "123456" });
+    expect(right.status).toBe(200);
+    await paid;
+
+    const text = () => plainText(emulator.message(PAYER_ID, prompt.messageId) ?? prompt);
+    await expect.poll(text, { timeout: 10_000 }).toContain("Completed");
+    // Well after the page's late edit: the prompt still reads the final status.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(text()).toContain("Completed");
+    expect(text()).not.toContain("Pending");
+  });
+
   it("refuses a chat Confirm of a big payout: a forged press does not skip the PIN", async () => {
     const { emulator, app } = world();
     const { prompt, payoutId } = await bigPrompt();
