@@ -5,40 +5,38 @@
  * payer's prompt, the approver's card and Approve, and a batch's rows (batch/repeats.ts) ask
  * the same question here, so that every second check sees what the first one saw.
  */
-import { givesBack } from "../model/lifecycle.js";
+import { givesBack, PAYOUT_STATES, type PayoutState } from "../model/lifecycle.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
 import type { PayoutStore } from "../store/types.js";
 import type { StepContext } from "./types.js";
 
-/** Payouts to a number read at a time, and the most read. */
-const DUPLICATE_PAGE = 10;
+/** The most payouts to a number looked at, newest first. */
 const DUPLICATE_LOOKBACK = 100;
+
+/** The states the rule does not count: paid nothing, or a prompt nobody confirmed. */
+const NOT_COUNTED: readonly PayoutState[] = [
+  "awaiting_confirmation",
+  ...PAYOUT_STATES.filter((state) => givesBack(state)),
+];
 
 /**
  * The latest payout of `amount` to `phone` of the same kind, made since `sinceMs`, that the
  * rule counts, among the latest 100 to that number; `skip` leaves some out (the payout
- * itself, a batch's own rows).
+ * itself, a batch's own rows by their ids' prefix). One step in the store.
  */
 export async function latestDuplicate(
   payouts: PayoutStore,
   query: { phone: string; amount: number; kind: PayoutKind; sinceMs: number },
-  skip: (payout: Payout) => boolean = () => false,
+  skip: { id?: string | undefined; idPrefix?: string | undefined } = {},
 ): Promise<Payout | undefined> {
-  // Newest first, a page at a time: a number paid all day long costs a page, not the day.
-  for (let offset = 0; offset < DUPLICATE_LOOKBACK; offset += DUPLICATE_PAGE) {
-    const page = { sinceMs: query.sinceMs, offset, limit: DUPLICATE_PAGE };
-    const recent = await payouts.listByPhone(query.phone, page);
-    const found = recent.find(
-      (payout) =>
-        payout.amount === query.amount &&
-        payout.kind === query.kind &&
-        payout.state !== "awaiting_confirmation" &&
-        !givesBack(payout.state) &&
-        !skip(payout),
-    );
-    if (found || recent.length < DUPLICATE_PAGE) return found;
-  }
-  return undefined;
+  const found = await payouts.latestRepeat({
+    ...query,
+    lookback: DUPLICATE_LOOKBACK,
+    excludedStates: NOT_COUNTED,
+    skipId: skip.id,
+    skipIdPrefix: skip.idPrefix,
+  });
+  return found ?? undefined;
 }
 
 /** What a payout is compared on; `id`: the payout itself, never its own duplicate. */
@@ -79,7 +77,7 @@ export class Duplicates {
     return latestDuplicate(
       this.#context.stores.payouts,
       { phone: question.phone, amount: question.amount, kind: question.kind, sinceMs },
-      (payout) => payout.id === question.id,
+      { id: question.id },
     );
   }
 }

@@ -72,6 +72,19 @@ export interface Created {
 }
 
 /** A page of history: `userId` undefined means everyone's. */
+/** The duplicate rule's question (PayoutStore.latestRepeat). */
+export interface RepeatQuery {
+  phone: string;
+  amount: number;
+  kind: PayoutKind;
+  sinceMs: number;
+  /** How many of the newest payouts to the number are looked at. */
+  lookback: number;
+  excludedStates: readonly PayoutState[];
+  skipId?: string | undefined;
+  skipIdPrefix?: string | undefined;
+}
+
 export interface PayoutListOptions {
   userId?: number;
   offset: number;
@@ -285,6 +298,13 @@ export interface PayoutStore {
     phone: string,
     page: { sinceMs: number; offset: number; limit: number },
   ): Promise<Payout[]>;
+  /**
+   * The newest payout to `query.phone` created at `sinceMs` or later (within the
+   * retention), among the newest `lookback` to that number, of `amount` and `kind`, whose
+   * state is not one of `excludedStates`, that is not `skipId` and whose id does not begin
+   * with `skipIdPrefix`: the duplicate rule's question, answered in one step.
+   */
+  latestRepeat(query: RepeatQuery): Promise<Payout | null>;
   /** Newest first. `userId` undefined: everyone's. Records that expired are skipped. */
   list(options: PayoutListOptions): Promise<{ items: Payout[]; total: number }>;
   /**

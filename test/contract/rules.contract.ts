@@ -5,6 +5,8 @@
  * prompt, and the approval cards. Run against Redis and memory.
  */
 import { beforeEach, describe, expect, it } from "vitest";
+import type { PayoutEvent } from "../../src/model/lifecycle.js";
+import type { Payout } from "../../src/model/payout.js";
 import { PROMPT_GRACE_MS } from "../../src/store/payout-codec.js";
 import type { Reservation, Stores } from "../../src/store/types.js";
 import { payoutIn, runningBatch, samplePayout } from "./payout-store.contract.js";
@@ -345,6 +347,51 @@ export function describeRulesContract(makeStores: MakeStores): void {
         recent.id,
       ]);
       expect(await stores.payouts.listByPhone("237650000009", { ...page, sinceMs: 0 })).toEqual([]);
+    });
+
+    it("answers the duplicate rule's question: the newest counted payout of this amount and kind to the number", async () => {
+      const base = Date.now();
+      const make = async (overrides: Partial<Payout>, events: PayoutEvent[] = []) => {
+        const payout = samplePayout(overrides);
+        await stores.payouts.create(payout);
+        for (const event of events) {
+          await stores.payouts.transition(payout.id, event, {}, { claimId: `c-${payout.id}` });
+        }
+        return payout;
+      };
+      const tooOld = await make({ createdAtMs: base - 60_000 }, ["confirm"]);
+      const paid = await make({ createdAtMs: base - 5000 }, ["confirm"]);
+      const cancelled = await make({ createdAtMs: base - 4000 }, ["cancel"]);
+      await make({ createdAtMs: base - 3000, amount: 6000 }, ["confirm"]);
+      await make({ createdAtMs: base - 2500, kind: "collection" }, ["confirm"]);
+      const row = await make({ id: `b1-${base}`, createdAtMs: base - 2000 }, ["confirm"]);
+      const prompt = await make({ createdAtMs: base - 1000 });
+      const query = {
+        phone: "237670000001",
+        amount: 5000,
+        kind: "disbursement" as const,
+        sinceMs: base - 30_000,
+        lookback: 100,
+        excludedStates: ["awaiting_confirmation", "cancelled"] as const,
+      };
+
+      expect((await stores.payouts.latestRepeat(query))?.id).toBe(row.id);
+      const skipping = { ...query, skipIdPrefix: "b1-" };
+      expect((await stores.payouts.latestRepeat(skipping))?.id).toBe(paid.id);
+      expect(await stores.payouts.latestRepeat({ ...skipping, skipId: paid.id })).toBeNull();
+      // The prompt counts once its state is not excluded; only the newest `lookback` are read.
+      const all = { ...query, excludedStates: [] };
+      expect((await stores.payouts.latestRepeat(all))?.id).toBe(prompt.id);
+      expect(await stores.payouts.latestRepeat({ ...skipping, lookback: 3 })).toBeNull();
+      // Before `sinceMs`: not looked at; from the start of time, the older one is found.
+      const notPaid = { ...skipping, skipId: paid.id };
+      expect((await stores.payouts.latestRepeat({ ...notPaid, sinceMs: 0 }))?.id).toBe(tooOld.id);
+      const cancelledCounts = { ...notPaid, excludedStates: ["awaiting_confirmation" as const] };
+      expect(await stores.payouts.latestRepeat(cancelledCounts)).toMatchObject({
+        id: cancelled.id,
+        state: "cancelled",
+      });
+      expect(await stores.payouts.latestRepeat({ ...query, phone: "237650000009" })).toBeNull();
     });
 
     it("makes a new payout its initiator's open prompt in the chat, answering the one it replaced", async () => {

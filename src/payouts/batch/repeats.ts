@@ -86,7 +86,7 @@ export class RowRepeats {
     const payout = await latestDuplicate(
       this.#stores.payouts,
       { ...query, sinceMs: this.#sinceMs },
-      (earlier) => earlier.id.startsWith(own),
+      { idPrefix: own },
     );
     if (payout) {
       return {

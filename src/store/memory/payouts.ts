@@ -22,6 +22,7 @@ import { payoutDraft, payoutFacts } from "../audit-codec.js";
 import { PayoutExistsError } from "../errors.js";
 import { type OldestInStateOptions, pickOldest } from "../oldest-in-state.js";
 import { checkPatch, checkPayout, noticesOfMove, recordLifetimeMs } from "../payout-codec.js";
+import type { RepeatQuery } from "../payout-store.js";
 import type {
   Created,
   CreatedPage,
@@ -257,6 +258,20 @@ export class MemoryPayoutStore implements PayoutStore {
   ): Promise<Payout[]> {
     const cutoffMs = Math.max(page.sinceMs, this.#cutoffMs());
     return structuredClone(byPhonePage(this.#payouts(), phone, cutoffMs, page));
+  }
+
+  async latestRepeat(query: RepeatQuery): Promise<Payout | null> {
+    const cutoffMs = Math.max(query.sinceMs, this.#cutoffMs());
+    const page = { offset: 0, limit: query.lookback };
+    const found = byPhonePage(this.#payouts(), query.phone, cutoffMs, page).find(
+      (payout) =>
+        payout.amount === query.amount &&
+        payout.kind === query.kind &&
+        !query.excludedStates.includes(payout.state) &&
+        payout.id !== query.skipId &&
+        !(query.skipIdPrefix && payout.id.startsWith(query.skipIdPrefix)),
+    );
+    return found ? structuredClone(found) : null;
   }
 
   /** Covers payouts created within the retention window, like the Redis indexes. */

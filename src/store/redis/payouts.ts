@@ -36,6 +36,7 @@ import {
   pairsToRecord,
   recordLifetimeMs,
 } from "../payout-codec.js";
+import type { RepeatQuery } from "../payout-store.js";
 import { parseJsonOrUndefined } from "../schemas.js";
 import type {
   Created,
@@ -55,6 +56,7 @@ import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
 import { readByPaymentId } from "./payout-by-payment.js";
 import { flag, totalsArgs, transitionArgs } from "./payout-move-args.js";
+import { readLatestRepeat } from "./payout-repeats.js";
 import { RedisPayoutSearch } from "./payout-search.js";
 import { replyAt } from "./reply.js";
 import { type LuaScript, runScript, SCRIPTS } from "./scripts.js";
@@ -350,6 +352,11 @@ export class RedisPayoutStore implements PayoutStore {
       }
     }
     return payouts;
+  }
+
+  async latestRepeat(query: RepeatQuery): Promise<Payout | null> {
+    const found = await readLatestRepeat(this.#redis, this.#keys, query);
+    return found && this.#decode(found.id, found.hash);
   }
 
   /** Covers payouts created within the retention window (older index entries are trimmed). */

@@ -29,6 +29,7 @@ export const SCRIPT_NAMES = [
   "outbox-claim",
   "payout-by-payment",
   "payout-create",
+  "payout-latest-repeat",
   "payout-mark-sending",
   "payout-transition",
   "payout-update",

@@ -469,6 +469,33 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     ).toBeNull();
   },
 
+  "payout-latest-repeat": async (redis, p, run) => {
+    const kind = ["kind", '"disbursement"'];
+    await redis.hset(`${p}payout:paid`, ...payoutFields("success"), ...kind);
+    await redis.hset(`${p}payout:failed`, ...payoutFields("failed"), ...kind);
+    await redis.hset(`${p}payout:other`, ...payoutFields("pending"), "amount", "6000", ...kind);
+    await redis.hset(`${p}payout:b1-row`, ...payoutFields("pending"), ...kind);
+    await redis.hset(`${p}payout:self`, ...payoutFields("pending"), ...kind);
+    // Newest first: self, b1-row, other, failed, gone (no record), paid; old is too old.
+    await redis.zadd(`${p}phone`, 500, "old", 1000, "paid", 1500, "gone", 2000, "failed");
+    await redis.zadd(`${p}phone`, 3000, "other", 4000, "b1-row", 5000, "self");
+    await redis.hset(`${p}payout:old`, ...payoutFields("success"), ...kind);
+    const excluded = JSON.stringify(['"failed"', '"awaiting_confirmation"']);
+    const ask = (lookback: number, skipId: string, skipPrefix: string) =>
+      run(
+        "payout-latest-repeat",
+        [`${p}phone`],
+        [900, lookback, `${p}payout:`, "5000", '"disbursement"', excluded, skipId, skipPrefix],
+      ) as Promise<[string, string[]] | []>;
+    // Failed (not counted), another amount, the one skipped by id and the prefix: paid.
+    const found = await ask(10, "self", "b1-");
+    expect(found[0]).toBe("paid");
+    expect(found[1]).toContain('"success"');
+    expect((await ask(10, "", "b1-"))[0]).toBe("self");
+    // Only the newest three looked at: none of them counts.
+    expect(await ask(3, "self", "b1-")).toEqual([]);
+  },
+
   "payouts-by-phone": async (redis, p, run) => {
     await redis.hset(`${p}payout:id1`, ...payoutFields("pending"));
     await redis.zadd(`${p}phone`, 1000, "id1", 2000, "gone");
