@@ -284,16 +284,13 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
         return done(claim.outcome, claim.payout.state);
       }
       const { chatId, messageId } = claim.payout;
-      if (messageId !== undefined) prompts.watch(chatId, messageId);
-      let settled: View | undefined;
-      let submitted: SubmitResult;
-      try {
-        submitted = await claim.submitted;
-        await showInChat(submitted.payout);
-      } finally {
-        if (messageId !== undefined) settled = prompts.release<View>(chatId, messageId);
-      }
+      const edits = await prompts.editing<SubmitResult, View>(chatId, messageId, async () => {
+        const result = await claim.submitted;
+        await showInChat(result.payout);
+        return result;
+      });
       // Settled, and edited by the notifier, while this edit was on its way: put it back.
+      const { result: submitted, settled } = edits;
       if (settled && messageId !== undefined) await showView(chatId, messageId, settled);
       return done(submittedOutcome(submitted.outcome), submitted.payout.state);
     },

@@ -11,6 +11,7 @@ import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
 import type { PayoutKind } from "../../model/payout.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
+import type { SubmitResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
@@ -252,16 +253,12 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       case "claimed": {
         // The request left with the claim: nothing slow stood between them.
         const { chatId, messageId } = claim.payout;
-        if (messageId !== undefined) deps.prompts.watch(chatId, messageId);
-        let settled: View | undefined;
-        try {
-          await showSending(ctx, claim.payout, claim.submitted, {
+        const { settled } = await deps.prompts.editing<SubmitResult, View>(chatId, messageId, () =>
+          showSending(ctx, claim.payout, claim.submitted, {
             answer: ctx.t.plain("confirm.sending"),
             view: (payout) => payoutStateView(ctx.t, payout),
-          });
-        } finally {
-          if (messageId !== undefined) settled = deps.prompts.release<View>(chatId, messageId);
-        }
+          }),
+        );
         // The payment settled, and the notifier edited the prompt, while this edit was on
         // its way: its final status goes back over this edit.
         if (settled) await editView(ctx, settled);

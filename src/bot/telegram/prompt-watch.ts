@@ -52,6 +52,27 @@ export class PromptWatch {
     return watched?.final as View | undefined;
   }
 
+  /**
+   * Runs `edits` (a Confirm's edits of its prompt, `messageId` undefined: none) watched, and
+   * answers their result with the final view the notifier edited in meanwhile, to put back.
+   */
+  async editing<T, View>(
+    chatId: number,
+    messageId: number | undefined,
+    edits: () => Promise<T>,
+  ): Promise<{ result: T; settled: View | undefined }> {
+    if (messageId === undefined) return { result: await edits(), settled: undefined };
+    this.watch(chatId, messageId);
+    let result: T;
+    try {
+      result = await edits();
+    } catch (error) {
+      this.release(chatId, messageId);
+      throw error;
+    }
+    return { result, settled: this.release<View>(chatId, messageId) };
+  }
+
   /** The notifier edits `view` (a final status) into a prompt: what this process knows of it. */
   noteFinal(chatId: number, messageId: number, view: unknown): ConfirmEdits {
     const key = keyOf(chatId, messageId);
