@@ -152,7 +152,7 @@ export class TelegramMessenger implements Messenger {
       // Noted before the edit leaves: a Confirm still editing here puts it back after its own.
       const confirm = this.#prompts.noteFinal(payout.chatId, payout.messageId, view);
       await this.#editPrompt(payout, payout.messageId, view);
-      if (confirm === "unknown" && this.#prompts.mayBeEditedElsewhere(payout.submittedAtMs)) {
+      if (confirm === "unknown" && this.#prompts.mayBeEditedElsewhere(payout)) {
         // Its Confirm may be another replica's, its "Pending" still on the way: once more.
         const messageId = payout.messageId;
         setTimeout(

@@ -84,9 +84,15 @@ export class PromptWatch {
     return this.#done.has(key) ? "done_here" : "unknown";
   }
 
-  /** Whether a Confirm elsewhere may still be editing the prompt of a payout sent then. */
-  mayBeEditedElsewhere(submittedAtMs: number | undefined): boolean {
-    return submittedAtMs !== undefined && this.#now() - submittedAtMs < RECENT_SEND_MS;
+  /**
+   * Whether a Confirm elsewhere may still be editing the prompt of `payout`: one its
+   * initiator's Confirm sent lately (an approved payout's prompt is not edited by whoever
+   * sent it: the approver's card is).
+   */
+  mayBeEditedElsewhere(payout: { submittedAtMs?: number; approvedBy?: number }): boolean {
+    const { submittedAtMs } = payout;
+    if (submittedAtMs === undefined || payout.approvedBy !== undefined) return false;
+    return this.#now() - submittedAtMs < RECENT_SEND_MS;
   }
 
   #remember(key: string): void {
