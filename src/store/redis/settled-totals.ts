@@ -34,7 +34,7 @@ export async function readDayTotals(
   });
 }
 
-/** Payouts looked at per script call by `countStoredPayouts`: a few ms of Redis each. */
+/** Payouts looked at per script call by `countStoredPayouts`: under 1 ms of Redis each (median). */
 const BACKFILL_PAGE = 50;
 
 /** {next cursor, then id, settledAtMs, createdAtMs of each payout to count} */
