@@ -33,5 +33,7 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
 STOPSIGNAL SIGTERM
 # A 4 MB young generation (V8's default grows to 16 MB per semi-space): start-up peak
 # 141 → 133 MB and steady RSS 109 → 98 MB with 10,000 pending payouts, CPU per update the
-# same (bench/footprint.ts, bench/pay-roundtrip.ts).
-CMD ["node", "--max-semi-space-size=4", "dist/src/main.js", "start"]
+# same (bench/footprint.ts, bench/pay-roundtrip.ts). --liftoff-only: undici's HTTP parser
+# (llhttp, WebAssembly) stays on V8's baseline compiler; its optimizing compile of it raised
+# the start-up peak by about 30 MB, for no CPU difference that shows (bench/footprint.ts).
+CMD ["node", "--max-semi-space-size=4", "--liftoff-only", "dist/src/main.js", "start"]

@@ -95,8 +95,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       await cleanup().catch((error: unknown) => logger.warn({ err: error }, "stop step failed"));
   };
   try {
-    const { stores, redis } = options.stores
-      ? { stores: options.stores, redis: undefined }
+    const { stores, redis, backfill } = options.stores
+      ? { stores: options.stores, redis: undefined, backfill: () => {} }
       : await connectStores(config, logger);
     cleanups.push(() => stores.close());
 
@@ -208,6 +208,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     await tracker.start();
     cleanups.push(() => tracker.stop());
+    // Once the resume is done: the two never hold start-up's memory at the same time.
+    backfill();
     const batchWorker = payouts.createBatchWorker(tick);
     batchWorker.start();
     cleanups.push(() => batchWorker.stop());

@@ -61,7 +61,7 @@ export class ReportDelivery {
     const charts = new Map<Translate["locale"], Buffer>();
     const chart = async (chatId: number, t: Translate) => {
       try {
-        const png = charts.get(t.locale) ?? digestChartPng(t, week);
+        const png = charts.get(t.locale) ?? (await digestChartPng(t, week));
         charts.set(t.locale, png);
         await telegram.sendPhoto(
           chatId,

@@ -5,7 +5,6 @@
  * text is XML-escaped before it goes into the SVG. Fonts are the system's (resvg reads
  * them once): without any, bars and the legend's colours still draw, the words do not.
  */
-import { Resvg } from "@resvg/resvg-js";
 import type { Translate } from "../../i18n.js";
 import { formatAmount } from "../../model/money.js";
 import { TELECOM_OPERATORS, type TelecomOperator } from "../../model/payment-terms.js";
@@ -97,8 +96,12 @@ export function digestChartSvg(t: Translate, week: WeekVolume): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${CHART_WIDTH}" height="${CHART_HEIGHT}" viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" font-family="${FONT}">${parts.join("")}</svg>`;
 }
 
-/** The chart as PNG bytes, `CHART_WIDTH` × `CHART_HEIGHT`. */
-export function digestChartPng(t: Translate, week: WeekVolume): Buffer {
+/**
+ * The chart as PNG bytes, `CHART_WIDTH` × `CHART_HEIGHT`. The renderer is loaded at the
+ * first chart (`import()`), once a week, not at start.
+ */
+export async function digestChartPng(t: Translate, week: WeekVolume): Promise<Buffer> {
+  const { Resvg } = await import("@resvg/resvg-js");
   const resvg = new Resvg(digestChartSvg(t, week), {
     fitTo: { mode: "original" },
     font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" },

@@ -7,13 +7,16 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Payout } from "../../model/payout.js";
-import { searchWordsOf, wordsMatch } from "../../model/search.js";
+import {
+  MAX_SEARCH_WORDS,
+  MAX_WORD_LENGTH,
+  searchWordsOf,
+  wordsMatch,
+} from "../../model/search.js";
 import type { Keys } from "../keys.js";
 import { pairsToRecord } from "../payout-codec.js";
 import type { StatusListOptions, WordMatches, WordQuery } from "../types.js";
-import { createdPage } from "./index-pages.js";
 import { statusGroupArgs } from "./payout-move-args.js";
-import { replyAt } from "./reply.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /**
@@ -127,13 +130,20 @@ export class RedisPayoutSearch {
   }
 }
 
-/** Payouts indexed per script call by `indexStoredPayouts`. */
-const BACKFILL_PAGE = 200;
+/**
+ * Payouts indexed per script call by `indexStoredPayouts`: about 2 ms a call, round
+ * trip included (median; 3.7 ms for 50), measured with 10,000 payouts: no call holds Redis
+ * up for long.
+ */
+const BACKFILL_PAGE = 25;
+
+/** {next cursor, indexed, then id, name, note, alias of each payout left to the client} */
+const SearchBackfillReplySchema = z.tuple([z.string(), z.number()]).rest(z.string());
 
 /** A text field of a stored payout hash (JSON-encoded), or "" when absent or unreadable. */
-function storedText(hash: Readonly<Record<string, string>>, field: string): string {
+function storedText(raw: string): string {
   try {
-    const value: unknown = JSON.parse(hash[field] ?? '""');
+    const value: unknown = JSON.parse(raw === "" ? '""' : raw);
     return typeof value === "string" ? value : "";
   } catch {
     return "";
@@ -142,8 +152,11 @@ function storedText(hash: Readonly<Record<string, string>>, field: string): stri
 
 /**
  * Writes the search indexes (words, status groups) of the payouts stored before they
- * existed, oldest first, page by page (lua/payouts-index-search.lua), then marks it done so
- * that later starts skip it. Idempotent: two replicas starting together both run it and
+ * existed, oldest first, page by page, then marks it done so that later starts skip it.
+ * Each page is walked and indexed inside Redis (lua/payouts-search-backfill.lua), so this
+ * process holds nothing per payout; only a payout whose texts are not plain ASCII comes
+ * back, to be folded here (String.normalize has no Lua equivalent) and indexed by
+ * lua/payouts-index-search.lua. Idempotent: two replicas starting together both run it and
  * write the same entries; a payout created or moved meanwhile is indexed by its own step.
  * Answers how many payouts it indexed (0 when it was done before).
  */
@@ -154,51 +167,49 @@ export async function indexStoredPayouts(
   const k = options.keys;
   if ((await redis.exists(k.searchIndexed())) === 1) return 0;
   const nowMs = options.now();
-  const cutoffMs = nowMs - options.retentionMs;
-  const pageSize = options.pageSize ?? BACKFILL_PAGE;
+  const common = {
+    payoutPrefix: k.payout(""),
+    wordPrefix: k.searchWord(""),
+    cutoffMs: String(nowMs - options.retentionMs),
+    retentionMs: String(options.retentionMs),
+    ...statusGroupArgs(k),
+  };
+  const vocabulary = [k.searchVocabulary(), k.searchVocabularySeen()];
   let indexed = 0;
-  let after: string | undefined;
+  let cursor = "";
   do {
-    const page = await createdPage(redis, k.allPayouts(), {
-      fromMs: cutoffMs,
-      toMs: nowMs,
-      limit: pageSize,
-      ...(after === undefined ? {} : { after }),
-    });
-    const pipeline = redis.pipeline();
-    for (const id of page.ids)
-      pipeline.hmget(k.payout(id), "recipientName", "note", "recipientAlias");
-    const replies = await pipeline.exec();
-    const payouts = page.ids.map((id, index) => {
-      const [name, note, alias] = z.array(z.string().nullable()).parse(replyAt(replies, index));
-      const hash = { recipientName: name ?? "", note: note ?? "", recipientAlias: alias ?? "" };
-      const words = searchWordsOf({
-        recipientName: storedText(hash, "recipientName"),
-        note: storedText(hash, "note"),
-        recipientAlias: storedText(hash, "recipientAlias"),
-      });
-      return { id, words };
-    });
-    if (payouts.length > 0) {
-      const reply = await runScript(
+    const [next, done, ...left] = SearchBackfillReplySchema.parse(
+      await runScript(
         redis,
-        SCRIPTS["payouts-index-search"],
-        [k.searchVocabulary(), k.searchVocabularySeen()],
+        SCRIPTS["payouts-search-backfill"],
+        [k.allPayouts(), ...vocabulary],
         [
           JSON.stringify({
-            payouts,
-            payoutPrefix: k.payout(""),
-            wordPrefix: k.searchWord(""),
-            cutoffMs: String(cutoffMs),
-            retentionMs: String(options.retentionMs),
-            ...statusGroupArgs(k),
+            ...common,
+            cursor,
+            toMs: String(nowMs),
+            limit: String(options.pageSize ?? BACKFILL_PAGE),
+            maxWords: String(MAX_SEARCH_WORDS),
+            maxWordLength: String(MAX_WORD_LENGTH),
           }),
         ],
-      );
+      ),
+    );
+    indexed += done;
+    const payouts: Array<{ id: string; words: string[] }> = [];
+    for (let index = 0; index + 3 < left.length; index += 4) {
+      const [id = "", name = "", note = "", alias = ""] = left.slice(index, index + 4);
+      const texts = { recipientName: storedText(name), note: storedText(note) };
+      payouts.push({ id, words: searchWordsOf({ ...texts, recipientAlias: storedText(alias) }) });
+    }
+    if (payouts.length > 0) {
+      const reply = await runScript(redis, SCRIPTS["payouts-index-search"], vocabulary, [
+        JSON.stringify({ ...common, payouts }),
+      ]);
       indexed += z.number().parse(reply);
     }
-    after = page.next;
-  } while (after !== undefined);
+    cursor = next;
+  } while (cursor !== "");
   await redis.set(k.searchIndexed(), String(nowMs));
   return indexed;
 }

@@ -7,7 +7,6 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
 import type { Keys } from "../keys.js";
-import { createdPage } from "./index-pages.js";
 import { totalsArgs } from "./payout-move-args.js";
 import { replyAt } from "./reply.js";
 import { runScript, SCRIPTS } from "./scripts.js";
@@ -35,27 +34,25 @@ export async function readDayTotals(
   });
 }
 
-/** Payouts counted per script call by `countStoredPayouts`. */
-const BACKFILL_PAGE = 200;
+/** Payouts looked at per script call by `countStoredPayouts`: under 1 ms of Redis each (median). */
+const BACKFILL_PAGE = 50;
 
-const StoredSchema = z.tuple([
-  z.string().nullable(),
-  z.string().nullable(),
-  z.string().nullable(),
-  z.string().nullable(),
-]);
+/** {next cursor, then id, settledAtMs, createdAtMs of each payout to count} */
+const TotalsBackfillReplySchema = z.tuple([z.string()]).rest(z.string());
 
-function storedNumber(raw: string | null): number | undefined {
-  const value = Number(raw ?? "");
-  return raw === null || !Number.isSafeInteger(value) ? undefined : value;
+function storedNumber(raw: string): number | undefined {
+  const value = Number(raw);
+  return raw === "" || !Number.isSafeInteger(value) ? undefined : value;
 }
 
 /**
  * Counts the payouts stored before the day totals existed (settled within the retention,
- * not counted yet), page by page (lua/payouts-count-settled.lua), then marks it done so
- * that later starts skip it. Idempotent: the record keeps the day it was counted on, so two
- * replicas starting together, or a payout settled meanwhile, are counted once. Answers how
- * many payouts it counted (0 when it was done before).
+ * not counted yet), page by page, then marks it done so that later starts skip it. Each
+ * page is walked inside Redis (lua/payouts-totals-backfill.lua), which answers only the
+ * payouts to count: their day is computed here (in the time zone), and they are counted by
+ * lua/payouts-count-settled.lua. Idempotent: the record keeps the day it was counted on,
+ * so two replicas starting together, or a payout settled meanwhile, are counted once.
+ * Answers how many payouts it counted (0 when it was done before).
  */
 export async function countStoredPayouts(
   redis: Redis,
@@ -72,36 +69,44 @@ export async function countStoredPayouts(
   if ((await redis.exists(doneKey)) === 1) return 0;
   const nowMs = options.now();
   const counted = [...COUNTED_STATES].map((state) => JSON.stringify(state));
-  const wanted = new Set(counted);
+  const { totalsPrefix, totalsKeptMs } = totalsArgs(
+    k,
+    undefined,
+    options.timeZone,
+    options.retentionMs,
+  );
   let total = 0;
-  let after: string | undefined;
+  let cursor = "";
   do {
-    const page = await createdPage(redis, k.allPayouts(), {
-      fromMs: nowMs - options.retentionMs,
-      toMs: nowMs,
-      limit: options.pageSize ?? BACKFILL_PAGE,
-      ...(after === undefined ? {} : { after }),
-    });
-    const pipeline = redis.pipeline();
-    for (const id of page.ids) {
-      pipeline.hmget(k.payout(id), "state", "settledAtMs", "createdAtMs", "totalsDay");
-    }
-    const replies = await pipeline.exec();
-    const payouts = page.ids.flatMap((id, index) => {
-      const [state, settled, created, countedDay] = StoredSchema.parse(replyAt(replies, index));
+    const [next, ...found] = TotalsBackfillReplySchema.parse(
+      await runScript(
+        redis,
+        SCRIPTS["payouts-totals-backfill"],
+        [k.allPayouts()],
+        [
+          JSON.stringify({
+            cursor,
+            fromMs: String(nowMs - options.retentionMs),
+            toMs: String(nowMs),
+            limit: String(options.pageSize ?? BACKFILL_PAGE),
+            payoutPrefix: k.payout(""),
+            counted,
+          }),
+        ],
+      ),
+    );
+    const payouts: Array<{ id: string; day: string }> = [];
+    for (let index = 0; index + 2 < found.length; index += 3) {
+      const [id = "", settled = "", created = ""] = found.slice(index, index + 3);
       const createdAtMs = storedNumber(created);
-      if (state === null || !wanted.has(state) || countedDay !== null) return [];
-      if (createdAtMs === undefined) return [];
+      if (createdAtMs === undefined) continue;
       const atMs = countedAtMs({ settledAtMs: storedNumber(settled), createdAtMs });
-      return [{ id, day: totalsArgs(k, atMs, options.timeZone, options.retentionMs).totalsDay }];
-    });
+      payouts.push({
+        id,
+        day: totalsArgs(k, atMs, options.timeZone, options.retentionMs).totalsDay,
+      });
+    }
     if (payouts.length > 0) {
-      const { totalsPrefix, totalsKeptMs } = totalsArgs(
-        k,
-        undefined,
-        options.timeZone,
-        options.retentionMs,
-      );
       const reply = await runScript(
         redis,
         SCRIPTS["payouts-count-settled"],
@@ -118,8 +123,8 @@ export async function countStoredPayouts(
       );
       total += z.number().parse(reply);
     }
-    after = page.next;
-  } while (after !== undefined);
+    cursor = next;
+  } while (cursor !== "");
   await redis.set(doneKey, String(nowMs));
   return total;
 }

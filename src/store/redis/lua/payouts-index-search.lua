@@ -18,36 +18,11 @@
     the number of payouts indexed
 ]]
 
+--!include search-index.lua
+
 local o = cjson.decode(ARGV[1])
-local cutoff = tonumber(o.cutoffMs)
 local indexed = 0
 for _, item in ipairs(o.payouts) do
-  local id = item.id
-  local record = o.payoutPrefix .. id
-  local state = redis.call('HGET', record, 'state')
-  local created = redis.call('HGET', record, 'createdAtMs')
-  local initiator = redis.call('HGET', record, 'initiatorId')
-  local group = state and o.groups[state]
-  local createdMs = tonumber(created or '')
-  if group and createdMs and initiator and createdMs >= cutoff then
-    for other, key in pairs(o.statusKeys) do
-      if other ~= group then
-        redis.call('ZREM', key, id)
-        redis.call('ZREM', o.userStatusPrefixes[other] .. initiator, id)
-      end
-    end
-    redis.call('ZADD', o.statusKeys[group], created, id)
-    local own = o.userStatusPrefixes[group] .. initiator
-    redis.call('ZADD', own, created, id)
-    if redis.call('PTTL', own) < 0 then redis.call('PEXPIRE', own, o.retentionMs) end
-    for _, word in ipairs(item.words) do
-      local index = o.wordPrefix .. word
-      redis.call('ZADD', index, created, id)
-      if redis.call('PTTL', index) < 0 then redis.call('PEXPIRE', index, o.retentionMs) end
-      redis.call('ZADD', KEYS[1], 0, word)
-      redis.call('ZADD', KEYS[2], 'GT', created, word)
-    end
-    indexed = indexed + 1
-  end
+  if indexForSearch(o, item.id, item.words, KEYS[1], KEYS[2]) then indexed = indexed + 1 end
 end
 return indexed

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { maskPhone } from "../../../../src/logger.js";
+import { MAX_SEARCH_WORDS, MAX_WORD_LENGTH, searchWordsOf } from "../../../../src/model/search.js";
 import {
   isNoScript,
   LUA_DIR,
@@ -549,6 +550,83 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.zcard(`${p}word:aicha`)).toBe(1);
   },
 
+  "payouts-search-backfill": async (redis, p, run) => {
+    const texts: Record<string, { recipientName: string; note: string; recipientAlias: string }> = {
+      plain: {
+        recipientName: "Jean-Paul MBARGA",
+        note: "Loyer 2026/11, appt. B12",
+        recipientAlias: "",
+      },
+      long: {
+        recipientName: `${"x".repeat(40)} Jean jean JEAN`,
+        note: Array.from({ length: 45 }, (_, i) => `w${i}`).join(" "),
+        recipientAlias: "tonton",
+      },
+      accented: { recipientName: "Aïcha Ngono", note: "", recipientAlias: "" },
+      escaped: { recipientName: "Paul\nEssomba", note: "", recipientAlias: "" },
+    };
+    // Created in the same millisecond (ties across pages), but for `late`.
+    for (const [id, text] of Object.entries(texts)) {
+      await redis.hset(`${p}payout:${id}`, ...payoutFields("pending"), "createdAtMs", "1000");
+      for (const [field, value] of Object.entries(text)) {
+        if (value !== "") await redis.hset(`${p}payout:${id}`, field, JSON.stringify(value));
+      }
+      await redis.zadd(`${p}all`, 1000, id);
+    }
+    await redis.zadd(`${p}all`, 900, "before", 5000, "late");
+    const options = (cursor: string) => ({
+      cursor,
+      toMs: "2000",
+      limit: "3",
+      maxWords: String(MAX_SEARCH_WORDS),
+      maxWordLength: String(MAX_WORD_LENGTH),
+      payoutPrefix: `${p}payout:`,
+      wordPrefix: `${p}word:`,
+      cutoffMs: "950",
+      retentionMs: "60000",
+      groups: { '"pending"': "pending" },
+      statusKeys: { other: `${p}status:other`, pending: `${p}status:pending` },
+      userStatusPrefixes: { other: `${p}status:other:user:`, pending: `${p}status:pending:user:` },
+    });
+    const keys = [`${p}all`, `${p}words`, `${p}words:seen`];
+    // Ties are ordered by id: accented, escaped, long | plain.
+    const first = await run("payouts-search-backfill", keys, [JSON.stringify(options(""))]);
+    expect(first).toEqual([
+      "1000:long",
+      1,
+      "accented",
+      JSON.stringify("Aïcha Ngono"),
+      "",
+      "",
+      "escaped",
+      JSON.stringify("Paul\nEssomba"),
+      "",
+      "",
+    ]);
+    // The cursor's payout gone meanwhile: the walk goes on after where it was.
+    await redis.zrem(`${p}all`, "long");
+    const second = await run("payouts-search-backfill", keys, [
+      JSON.stringify(options("1000:long")),
+    ]);
+    expect(second).toEqual(["", 1]);
+    await redis.zadd(`${p}all`, 1000, "long");
+    expect(
+      await run("payouts-search-backfill", keys, [JSON.stringify(options("1000:escaped"))]),
+    ).toEqual(["", 2]);
+    // The words folded in Redis are searchWordsOf's, exactly.
+    for (const id of ["plain", "long"]) {
+      const words = searchWordsOf(texts[id] ?? { recipientName: "", note: "", recipientAlias: "" });
+      const indexed: string[] = [];
+      for (const key of await redis.keys(`${p}word:*`)) {
+        if ((await redis.zscore(key, id)) !== null) indexed.push(key.slice(`${p}word:`.length));
+      }
+      expect(indexed.sort(), id).toEqual([...words].sort());
+      expect(words.length, id).toBeGreaterThan(id === "long" ? MAX_SEARCH_WORDS - 1 : 7);
+    }
+    expect(await redis.zrange(`${p}status:pending`, 0, -1)).toEqual(["long", "plain"]);
+    expect(await redis.zscore(`${p}words:seen`, "mbarga")).toBe("1000");
+  },
+
   "payouts-count-settled": async (redis, p, run) => {
     await redis.hset(`${p}payout:a`, ...payoutFields("failed"), ...KIND_FIELDS);
     await redis.hset(`${p}payout:b`, ...payoutFields("success"), ...KIND_FIELDS, "fee", "10");
@@ -660,6 +738,33 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     // Set already: the first hash stays.
     expect(await run("pin-set", key, ["hash-2", 2000])).toBe(0);
     expect(await redis.hgetall(`${p}pin`)).toEqual({ hash: "hash-1", setAtMs: "1000", tries: "0" });
+  },
+
+  "payouts-totals-backfill": async (redis, p, run) => {
+    await redis.hset(`${p}payout:a`, ...payoutFields("failed"), "createdAtMs", "1000");
+    await redis.hset(`${p}payout:b`, ...payoutFields("success"), "createdAtMs", "1000");
+    await redis.hset(`${p}payout:b`, "settledAtMs", "1500");
+    await redis.hset(`${p}payout:c`, ...payoutFields("success"), "createdAtMs", "1000");
+    await redis.hset(`${p}payout:c`, "totalsDay", '"2026-11-24"');
+    await redis.hset(`${p}payout:d`, ...payoutFields("pending"), "createdAtMs", "1000");
+    await redis.zadd(`${p}all`, 500, "old", 1000, "a", 1000, "b", 1000, "c", 1000, "d");
+    await redis.zadd(`${p}all`, 1000, "gone", 3000, "late");
+    const options = (cursor: string) => ({
+      cursor,
+      fromMs: "900",
+      toMs: "2000",
+      limit: "2",
+      payoutPrefix: `${p}payout:`,
+      counted: ['"success"', '"failed"'],
+    });
+    const page = (cursor: string) =>
+      run("payouts-totals-backfill", [`${p}all`], [JSON.stringify(options(cursor))]);
+    // Only what needs counting comes back: not counted yet, in a counted state.
+    expect(await page("")).toEqual(["1000:b", "a", "", "1000", "b", "1500", "1000"]);
+    expect(await page("1000:b")).toEqual(["1000:d"]);
+    expect(await page("1000:d")).toEqual([""]);
+    // Writes nothing.
+    expect(await redis.hexists(`${p}payout:a`, "totalsDay")).toBe(0);
   },
 
   "pin-begin-try": async (redis, p, run) => {
