@@ -129,6 +129,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       now,
       // Called only once the bot runs, by which time the notifier below exists.
       onNoticeQueued: () => notifier.wake(),
+      // Likewise the batch worker: a scheduled batch's run starts at once.
+      onBatchWork: () => batchWorker.wake(),
     });
     const events = createEvents({ ...options, redis, stores, now, wake: () => notifier.wake() });
     // One pacer for every Telegram client: a group's replies and its notices share a minute.

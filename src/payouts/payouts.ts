@@ -133,7 +133,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     onNoticeQueued,
   });
   const schedules = new Schedules(context, lookups, scheduleSettings, onNoticeQueued);
-  const batchSchedules = new BatchSchedules(context, schedules);
+  const batchSchedules = new BatchSchedules(context, schedules, options.onBatchWork);
   const batches = new Batches(
     context,
     limits,

@@ -79,6 +79,8 @@ export interface PayoutsOptions {
   now?: () => number;
   /** Called after a step queued a notice in the outbox (to deliver it at once). */
   onNoticeQueued?: () => void;
+  /** Called when a step made a batch the batch worker should start (a scheduled batch's run). */
+  onBatchWork?: () => void;
   /** Approvals, spending caps and the duplicate warning; default: every one of them off. */
   rules?: PayoutRules;
   /** How step-up PINs are hashed; default argon2id (payouts/pin-hash.ts). */

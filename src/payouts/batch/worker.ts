@@ -26,7 +26,7 @@ import type { Notice } from "../../model/notice.js";
 import type { BatchMoveOptions, LeaseStore } from "../../store/types.js";
 import type { Limits } from "../limits.js";
 import type { Lookups } from "../lookups.js";
-import { BackgroundRunner } from "../loops/runner.js";
+import { BackgroundRunner, IDLE_ROUND } from "../loops/runner.js";
 import { PAYING_ROLES } from "../policy.js";
 import { retryPayoutWrite } from "../store-retry.js";
 import type { Submission } from "../submission.js";
@@ -79,6 +79,10 @@ const GROUP_PROGRESS_EVERY_MS = 5_000;
 /** Where the rows stand is counted at most this often while they settle. */
 const TALLY_EVERY_MS = 3_000;
 
+const DEFAULT_TICK_MS = 500;
+/** With no batch at all, a round every this many ticks (5 s by default). */
+const IDLE_TICKS = 10;
+
 export class BatchWorker {
   readonly #options: BatchWorkerOptions;
   readonly #runner: BackgroundRunner;
@@ -92,7 +96,10 @@ export class BatchWorker {
     this.#runner = new BackgroundRunner({
       name: "batch round",
       logger: options.context.log,
-      tickMs: options.tickMs ?? 500,
+      tickMs: options.tickMs ?? DEFAULT_TICK_MS,
+      // No batch at all: looked for less often (an upload, a Confirm or a scheduled run in
+      // this process wakes the worker; another replica's batch waits at most this).
+      idleTickMs: IDLE_TICKS * (options.tickMs ?? DEFAULT_TICK_MS),
       round: () => this.round(),
     });
   }
@@ -115,9 +122,11 @@ export class BatchWorker {
    * One stretch of work on each active batch this replica can lease. The lease is kept
    * from round to round while the batch has work, and handed back once it has none.
    */
-  async round(): Promise<void> {
+  async round(): Promise<typeof IDLE_ROUND | undefined> {
     const { stores } = this.#options.context;
-    for (const id of await stores.batches.active()) {
+    const active = await stores.batches.active();
+    if (active.length === 0) return IDLE_ROUND;
+    for (const id of active) {
       if (!(await this.#options.leases.acquire(`batch:${id}`, this.#owner, LEASE_MS))) continue;
       const batch = await stores.batches.get(id);
       const after = batch ? await this.#step(batch) : null;
@@ -125,6 +134,7 @@ export class BatchWorker {
         await this.#options.leases.release(`batch:${id}`, this.#owner);
       }
     }
+    return undefined;
   }
 
   /** The batch's next stretch of work; answers its state after it (null: gone). */

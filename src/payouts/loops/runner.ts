@@ -18,12 +18,20 @@ export interface RunnerLease {
   owner?: string;
 }
 
+/** What a round answers when it found nothing to do: the next waits `idleTickMs`. */
+export const IDLE_ROUND = "idle";
+
 export interface BackgroundRunnerOptions {
   /** Named in the logs: "tracking round", "notification round"… */
   name: string;
   logger: Logger;
   /** Pause between two rounds. */
   tickMs: number;
+  /**
+   * Pause after a round that answered IDLE_ROUND (default `tickMs`): a loop with nothing to
+   * do asks the store less often; `wake()` still runs the next round at once.
+   */
+  idleTickMs?: number;
   /** One round of work. */
   round: () => Promise<unknown>;
   /** Run rounds only while this replica holds the lease. */
@@ -88,7 +96,8 @@ export class BackgroundRunner {
   async #runRound(): Promise<void> {
     let pauseMs = this.#options.tickMs;
     try {
-      if (await this.#mayRun()) await this.#options.round();
+      const answer = (await this.#mayRun()) ? await this.#options.round() : undefined;
+      if (answer === IDLE_ROUND) pauseMs = this.#options.idleTickMs ?? pauseMs;
       if (this.#failures > 0) {
         this.#options.logger.info(
           { failures: this.#failures },

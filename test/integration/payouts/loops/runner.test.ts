@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/logger.js";
-import { BackgroundRunner } from "../../../../src/payouts/loops/runner.js";
+import { BackgroundRunner, IDLE_ROUND } from "../../../../src/payouts/loops/runner.js";
 import { createRedisConnection, waitForReady } from "../../../../src/store/redis/connection.js";
 import { createRedisStores } from "../../../../src/store/redis.js";
 import type { Stores } from "../../../../src/store/types.js";
@@ -40,6 +40,31 @@ async function redisStores(): Promise<Stores> {
 }
 
 describe("BackgroundRunner", () => {
+  it("waits its idle pause after a round with nothing to do, the usual pause after work, and wakes at once", async () => {
+    let rounds = 0;
+    let idle = true;
+    const loop = runner({
+      name: "batch round",
+      logger: silentLogger,
+      tickMs: 5,
+      idleTickMs: 60_000,
+      round: async () => {
+        rounds += 1;
+        return idle ? IDLE_ROUND : undefined;
+      },
+    });
+    loop.start();
+    await waitUntil(() => rounds >= 1, "the first round");
+    // Idle: no second round within many usual pauses.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(rounds).toBe(1);
+
+    idle = false;
+    loop.wake();
+    // Work found: rounds follow each other at the usual pause again.
+    await waitUntil(() => rounds >= 10, "ten rounds");
+  });
+
   it("logs the first failure of a streak as an error, the repeats at debug, and the recovery", async () => {
     const { logger, lines } = capturedLogger("debug");
     let rounds = 0;
