@@ -88,6 +88,8 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.use(
     access({
       early: (ctx) => payAhead.start(ctx),
+      // Removed from the staff: their /pay never reaches payFeature to say so.
+      stranger: (userId) => payAhead.saw(userId, false),
       payouts: deps.payouts,
       stores: deps.stores,
       logger: deps.logger,

@@ -29,6 +29,8 @@ export interface AccessDeps {
    * reads in the same round trip (features/pay.ts), knowing nothing yet of the sender.
    */
   early?: ((ctx: BotContext) => void) | undefined;
+  /** Called with the id of a sender found not to be staff (their update goes no further). */
+  stranger?: ((userId: number) => void) | undefined;
 }
 
 const GROUP_ALLOWED = /^\/(start|help)(@\w+)?(\s|$)/;
@@ -83,6 +85,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
       return;
     }
     if (!ctx.staff) {
+      deps.stranger?.(from.id);
       ctx.log.warn({ chatId: ctx.chat?.id }, "refused update from a user who is not staff");
       if (ctx.callbackQuery) {
         await ctx.answerCbQuery(ctx.t.plain("access.refused", { id: from.id }), {

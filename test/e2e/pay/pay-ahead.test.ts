@@ -73,4 +73,20 @@ describe("/pay read ahead", () => {
     const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 5 });
     expect(items).toHaveLength(1);
   });
+
+  it("takes no more slots for a payer removed from the staff since their last /pay", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
+    await h.app.stores.staff.remove(PAYER_ID);
+    const slots = await slotsTaken();
+
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const reply = await sendAndWait(h.emulator, payer, "/pay 237670000001 6000");
+      expect(plainText(reply)).toContain(String(PAYER_ID));
+    }
+
+    // Only the first one, read ahead before the removal was known, spends a slot.
+    expect(await slotsTaken()).toBe(slots + 1);
+    expect(h.sandbox.countRequests(LOOKUP)).toBe(1);
+  });
 });
