@@ -79,6 +79,9 @@ function heldBack(method: string, payload: unknown, waitMs: number): TelegramErr
   );
 }
 
+/** The longest a call waits for its turn by default (past it, it fails at once with a 429). */
+export const DEFAULT_MAX_WAIT_MS = 5000;
+
 export class TelegramPacer {
   readonly #options: Required<TelegramPacingOptions>;
   readonly #chats = new Map<string, ChatPace>();
@@ -93,7 +96,7 @@ export class TelegramPacer {
       groupPerWindow: options.groupPerWindow ?? 18,
       groupWindowMs: options.groupWindowMs ?? 60_000,
       groupGapMs: options.groupGapMs ?? 1000,
-      maxWaitMs: options.maxWaitMs ?? 5000,
+      maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
       now: options.now ?? Date.now,
     };
     const { broadcastPerSecond, groupPerWindow, groupWindowMs, groupGapMs, maxWaitMs } =

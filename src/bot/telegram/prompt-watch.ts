@@ -10,14 +10,16 @@
  *   longest a Confirm's edits can take, so that a late "Pending" from there does not stay.
  */
 import { SIDE_CALL_MS } from "./best-effort.js";
+import { DEFAULT_MAX_WAIT_MS } from "./pacing.js";
 import { TELEGRAM_CALL_TIMEOUT_MS } from "./transport.js";
 
 /**
  * The longest a Confirm's edits can still be on their way once the payment can settle (its
- * answer is recorded first): "Sending…" (a side call) then the outcome (one Telegram call),
- * with a margin for clocks and queues.
+ * answer is recorded first): "Sending…" (a side call) then the outcome (its turn in the
+ * pacer, then one Telegram call), with a margin for clocks and queues.
  */
-export const CONFIRM_EDITS_MAX_MS = SIDE_CALL_MS + TELEGRAM_CALL_TIMEOUT_MS + 5_000;
+export const CONFIRM_EDITS_MAX_MS =
+  SIDE_CALL_MS + DEFAULT_MAX_WAIT_MS + TELEGRAM_CALL_TIMEOUT_MS + 5_000;
 
 /** A payout sent longer ago than this has no Confirm still editing its prompt. */
 const RECENT_SEND_MS = 10 * 60_000;
