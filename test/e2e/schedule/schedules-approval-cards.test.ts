@@ -3,7 +3,7 @@
  * them decides (or nobody does in time), every other card shows the decision and loses its
  * buttons, as a payout's cards do. The apps' clock is real time shifted forward.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   plainText,
   type SentMessage,
@@ -13,10 +13,10 @@ import { atTime } from "../../../src/payouts/schedule/when.js";
 import { dayOf } from "../../../src/time.js";
 import { pressAndWait, showPrompt } from "../../support/flows.js";
 import { ADMIN_ID, APPROVER_ID, harnessPerTest, PAYER_ID } from "../../support/harness.js";
+import { isIn, movedClock, ZONE } from "../../support/schedules.js";
 
-const ZONE = "Africa/Douala";
-let shiftMs = 0;
-const now = () => Date.now() + shiftMs;
+const clock = movedClock();
+const now = clock.now;
 
 const h = harnessPerTest({
   env: {
@@ -27,14 +27,6 @@ const h = harnessPerTest({
   },
   now,
 });
-
-afterEach(() => {
-  shiftMs = 0;
-});
-
-function isIn(chatId: number, text: string) {
-  return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
-}
 
 /** `card` edited to show `text`, with no buttons left. */
 function decided(card: SentMessage, text: string) {
@@ -87,7 +79,7 @@ describe("a schedule's approval cards", () => {
     const edits = [approverCard, adminCard].map((card) =>
       h.emulator.waitForMessage(decided(card, "Expired"), 20_000),
     );
-    shiftMs = 2 * 3_600_000;
+    clock.setTo(Date.now() + 2 * 3_600_000);
     await Promise.all(edits);
   });
 });

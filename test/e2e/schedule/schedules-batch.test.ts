@@ -6,51 +6,23 @@
  * summary. The apps' clock runs with real time, shifted forward by the test (never behind).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { type App, startApp } from "../../../src/app.js";
-import { loadConfig } from "../../../src/config/index.js";
+import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
-import { silentLogger } from "../../../src/logger.js";
 import { runBatchId, type Schedule } from "../../../src/model/schedule.js";
 import { runsAfter } from "../../../src/payouts/schedule/when.js";
 import { sendAndWait } from "../../support/flows.js";
 import { ADMIN_ID, APPROVER_ID, harnessPerTest, PAYER_ID } from "../../support/harness.js";
+import { isIn, movedClock, replicasOf, ZONE } from "../../support/schedules.js";
 
-const ZONE = "Africa/Douala";
-
-/** Real time plus a shift the test moves forward. */
-let shiftMs = 0;
-const now = () => Date.now() + shiftMs;
+const clock = movedClock();
+const now = clock.now;
 
 const h = harnessPerTest({
   env: { TIME_ZONE: ZONE, APPROVAL_THRESHOLD_XAF: "100000", SCHEDULE_REMINDER_HOURS: "0" },
   now,
 });
-const replicas: App[] = [];
-
-afterEach(async () => {
-  await Promise.all(replicas.splice(0).map((app) => app.stop()));
-  shiftMs = 0;
-});
-
 /** Another bot process on the same Redis prefix, the same services and the same clock. */
-async function startReplica(): Promise<App> {
-  const app = await startApp({
-    config: loadConfig(h.env, "start"),
-    logger: silentLogger,
-    pollTimeoutSeconds: 1,
-    loopTickMs: 50,
-    http: false,
-    now,
-  });
-  replicas.push(app);
-  return app;
-}
-
-/** Moves the apps' clock to `ms` (plus `afterMs`). */
-function moveClockTo(ms: number, afterMs = 1_000): void {
-  shiftMs = Math.max(shiftMs, ms + afterMs - Date.now());
-}
+const startReplica = replicasOf(h, now);
 
 /** The numbers and amounts of every POST /disburse so far, in order. */
 function disbursed(): string[] {
@@ -58,10 +30,6 @@ function disbursed(): string[] {
     .filter((request) => request.method === "POST" && request.path === "/disburse")
     .map((request) => request.body as { phoneNumber: string; amount: number })
     .map((body) => `${body.phoneNumber}:${body.amount}`);
-}
-
-function isIn(chatId: number, text: string) {
-  return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
 }
 
 /** Three salaried couriers, 17,000 FCFA a run. */
@@ -114,7 +82,7 @@ describe("a scheduled batch", () => {
     // The first run: one replica makes its batch, the worker pays each row once.
     const firstKey = schedule.nextRunKey ?? "";
     const first = h.emulator.waitForMessage(isIn(PAYER_ID, "Run of scheduled batch"), 30_000);
-    moveClockTo(schedule.nextRunAtMs ?? 0);
+    clock.moveTo((schedule.nextRunAtMs ?? 0) + 1_000);
     const summary = plainText(await first);
     expect(summary).toContain(`Batch ${runBatchId(schedule.id, firstKey)} is finished.`);
     expect(summary).toContain("Paid 3 · failed 0");
@@ -137,7 +105,7 @@ describe("a scheduled batch", () => {
       (m) => isIn(PAYER_ID, runBatchId(schedule.id, second.key))(m) && m.document === undefined,
       30_000,
     );
-    moveClockTo(second.atMs);
+    clock.moveTo(second.atMs + 1_000);
     expect(plainText(await again)).toContain("Paid 3 · failed 0");
     expect(disbursed()).toHaveLength(6);
     expect([...disbursed().slice(3)].sort()).toEqual([...PAID_ROWS].sort());
@@ -190,7 +158,7 @@ describe("a scheduled batch", () => {
     expect(disbursed()).toEqual([]);
 
     const summary = h.emulator.waitForMessage(isIn(PAYER_ID, "Run of scheduled batch"), 30_000);
-    moveClockTo(schedule.nextRunAtMs ?? 0);
+    clock.moveTo((schedule.nextRunAtMs ?? 0) + 1_000);
     expect(plainText(await summary)).toContain("Paid 2 · failed 0");
     expect([...disbursed()].sort()).toEqual(["237670000001:60000", "237690000001:50000"]);
     const audit = (await h.app.stores.audit.recent(100)).map((entry) => entry.action);
@@ -228,7 +196,7 @@ describe("a scheduled batch", () => {
     await h.app.stores.schedules.move(made.id, ["active"], "deleted", {});
 
     const summary = h.emulator.waitForMessage(isIn(PAYER_ID, "Run of scheduled batch"), 30_000);
-    moveClockTo(schedule.nextRunAtMs ?? 0);
+    clock.moveTo((schedule.nextRunAtMs ?? 0) + 1_000);
     expect(plainText(await summary)).toContain(
       "Paid 2 · failed 0 · pending 0 · unknown 0 · skipped 1",
     );
@@ -246,7 +214,7 @@ describe("a scheduled batch", () => {
     const [batch] = await h.app.stores.batches.list({ limit: 1 });
     const schedule = await scheduleOf(batch?.id ?? "");
     await h.app.stop();
-    moveClockTo(schedule.nextRunAtMs ?? 0, 3_600_000);
+    clock.moveTo((schedule.nextRunAtMs ?? 0) + 3_600_000);
     const summary = h.emulator.waitForMessage(isIn(PAYER_ID, "Run of scheduled batch"), 30_000);
     await startReplica();
     await startReplica();
@@ -278,7 +246,7 @@ describe("a scheduled batch", () => {
     );
     expect(sending.ok).toBe(true);
     const summary = h.emulator.waitForMessage(isIn(PAYER_ID, "Run of scheduled batch"), 30_000);
-    moveClockTo(schedule.nextRunAtMs ?? 0);
+    clock.moveTo((schedule.nextRunAtMs ?? 0) + 1_000);
     await startReplica();
     expect(plainText(await summary)).toContain("Paid 3 · failed 0");
     await sleep(1_000);

@@ -5,16 +5,14 @@
  * tried again, then the run is held. The apps' clock is real time shifted forward.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
-import { atTime } from "../../../src/payouts/schedule/when.js";
-import { dayOf } from "../../../src/time.js";
+import { describe, expect, it } from "vitest";
+import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import { isPromptIn, pressAndWait, sendAndWait, showPrompt } from "../../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID, VIEWER_ID } from "../../support/harness.js";
+import { dayAhead, isIn, movedClock, ZONE } from "../../support/schedules.js";
 
-const ZONE = "Africa/Douala";
-let shiftMs = 0;
-const now = () => Date.now() + shiftMs;
+const clock = movedClock();
+const now = clock.now;
 
 const h = harnessPerTest({
   env: {
@@ -27,26 +25,7 @@ const h = harnessPerTest({
   now,
 });
 
-afterEach(() => {
-  shiftMs = 0;
-});
-
-/** The day `days` from now in Douala as `DD/MM/YYYY`, and the instant of `time` on it. */
-function dayAt(days: number, time: string): { date: string; atMs: number } {
-  const day = dayOf(Date.now() + days * 86_400_000, ZONE);
-  const [year, month, date] = day.split("-");
-  return { date: `${date}/${month}/${year}`, atMs: atTime(day, time, ZONE) };
-}
-
-function moveClockTo(ms: number): void {
-  shiftMs = Math.max(shiftMs, ms - Date.now());
-}
-
 const disbursements = () => h.sandbox.countRequests({ method: "POST", path: "/disburse" });
-
-function isIn(chatId: number, text: string) {
-  return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
-}
 
 describe("/schedules", () => {
   it("lets an admin pause, resume and delete a payer's schedule; a viewer only reads it", async () => {
@@ -81,11 +60,11 @@ describe("/schedules", () => {
 describe("before a scheduled run", () => {
   it("reminds its owner a day before, and Skip this run keeps it from being sent", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const run = dayAt(3, "09:00");
+    const run = dayAhead(3, "09:00");
     const prompt = await showPrompt(h.emulator, payer, `/schedule ${run.date} 670000001 5000`);
     await pressAndWait(h.emulator, payer, prompt, "Active");
     const reminded = h.emulator.waitForMessage(isIn(PAYER_ID, "coming up"), 20_000);
-    moveClockTo(run.atMs - 23 * 3_600_000);
+    clock.moveTo(run.atMs - 23 * 3_600_000);
     const reminder = await reminded;
     await pressAndWait(
       h.emulator,
@@ -94,7 +73,7 @@ describe("before a scheduled run", () => {
       (m) => m.messageId === reminder.messageId && (m.replyMarkup?.length ?? 0) === 0,
       { button: "⏭ Skip this run" },
     );
-    moveClockTo(run.atMs + 1_000);
+    clock.moveTo(run.atMs + 1_000);
     await sleep(1_000);
     expect(disbursements()).toBe(0);
     const [schedule] = await h.app.stores.schedules.list(1);
@@ -105,7 +84,7 @@ describe("before a scheduled run", () => {
   it("pauses the schedule when its owner can no longer pay, tells the admins, and sends nothing", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
-    const run = dayAt(1, "10:00");
+    const run = dayAhead(1, "10:00");
     const prompt = await showPrompt(
       h.emulator,
       payer,
@@ -114,7 +93,7 @@ describe("before a scheduled run", () => {
     await pressAndWait(h.emulator, payer, prompt, "Active");
     await h.app.stores.staff.set(PAYER_ID, "viewer");
     const admins = h.emulator.waitForMessage(isIn(ADMIN_ID, "paused"), 20_000);
-    moveClockTo(run.atMs + 1_000);
+    clock.moveTo(run.atMs + 1_000);
     expect(plainText(await admins)).toContain("can no longer make payments");
     await sleep(500);
     expect(disbursements()).toBe(0);
@@ -124,22 +103,22 @@ describe("before a scheduled run", () => {
 
   it("expires a schedule nobody approved within APPROVAL_TTL_HOURS, and tells its owner", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const run = dayAt(2, "09:00");
+    const run = dayAhead(2, "09:00");
     const prompt = await showPrompt(h.emulator, payer, `/schedule ${run.date} 670000001 200000`);
     await pressAndWait(h.emulator, payer, prompt, "Waiting for approval");
     const told = h.emulator.waitForMessage(isIn(PAYER_ID, "nobody approved it in time"), 20_000);
-    moveClockTo(Date.now() + 2 * 3_600_000);
+    clock.moveTo(Date.now() + 2 * 3_600_000);
     await told;
     const [schedule] = await h.app.stores.schedules.list(1);
     expect(schedule?.state).toBe("expired");
-    moveClockTo(run.atMs + 1_000);
+    clock.moveTo(run.atMs + 1_000);
     await sleep(500);
     expect(disbursements()).toBe(0);
   });
 
   it("tries a suspended operator again, then holds the run for its owner", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const run = dayAt(1, "11:00");
+    const run = dayAhead(1, "11:00");
     const prompt = await showPrompt(
       h.emulator,
       payer,
@@ -147,14 +126,14 @@ describe("before a scheduled run", () => {
     );
     await pressAndWait(h.emulator, payer, prompt, "Active");
     h.sandbox.setAvailability("mtn", "disbursement", "SUSPENDED");
-    moveClockTo(run.atMs + 1_000);
+    clock.moveTo(run.atMs + 1_000);
     await sleep(1_500);
     const [schedule] = await h.app.stores.schedules.list(1);
     if (!schedule) throw new Error("no schedule");
     const key = schedule.nextRunKey ?? "";
     expect((await h.app.stores.schedules.run(schedule.id, key))?.retryingSinceMs).toBeDefined();
     const held = h.emulator.waitForMessage(isIn(PAYER_ID, "held"), 20_000);
-    moveClockTo(run.atMs + 3_600_000 + 60_000);
+    clock.moveTo(run.atMs + 3_600_000 + 60_000);
     expect(plainText(await held)).toContain("operator");
     expect(disbursements()).toBe(0);
   });

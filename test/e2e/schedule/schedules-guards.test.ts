@@ -5,15 +5,12 @@
  * schedule-step-up.test.ts follows it there).
  */
 import { describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
+import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import { pressAndWait, sendAndWait, showPrompt } from "../../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../../support/harness.js";
+import { isIn } from "../../support/schedules.js";
 
 const SECOND_ACCOUNT = 2001;
-
-function isIn(chatId: number, text: string) {
-  return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
-}
 
 describe("a schedule's approval", () => {
   const h = harnessPerTest({

@@ -6,40 +6,24 @@
  * stores; the apps' clock is real time shifted forward.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
+import { describe, expect, it } from "vitest";
+import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../../src/model/payout.js";
 import { runPayoutId, type Schedule } from "../../../src/model/schedule.js";
-import { atTime } from "../../../src/payouts/schedule/when.js";
-import { dayOf } from "../../../src/time.js";
 import { pressAndWait, showPrompt } from "../../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../../support/harness.js";
+import { dayAhead, isIn, movedClock, ZONE } from "../../support/schedules.js";
 
-const ZONE = "Africa/Douala";
-let shiftMs = 0;
-const now = () => Date.now() + shiftMs;
+const clock = movedClock();
+const now = clock.now;
 
 const h = harnessPerTest({ env: { TIME_ZONE: ZONE, SCHEDULE_REMINDER_HOURS: "0" }, now });
-
-afterEach(() => {
-  shiftMs = 0;
-});
-
-function isIn(chatId: number, text: string) {
-  return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
-}
 
 /** A one-off schedule three days ahead, its run left `sending` at its time by a dead replica. */
 async function interruptedRun(): Promise<{ schedule: Schedule; key: string; atMs: number }> {
   const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-  const day = dayOf(Date.now() + 3 * 86_400_000, ZONE);
-  const [year, month, date] = day.split("-");
-  const atMs = atTime(day, "09:00", ZONE);
-  const prompt = await showPrompt(
-    h.emulator,
-    payer,
-    `/schedule ${date}/${month}/${year} 670000001 5000`,
-  );
+  const { date: when, atMs } = dayAhead(3, "09:00");
+  const prompt = await showPrompt(h.emulator, payer, `/schedule ${when} 670000001 5000`);
   await pressAndWait(h.emulator, payer, prompt, "Active");
   const [schedule] = await h.app.stores.schedules.list(1);
   const key = schedule?.nextRunKey;
@@ -87,7 +71,7 @@ describe("a run interrupted while sending", () => {
   it("is sent once when its payout was never made, and the owner is told", async () => {
     const { schedule, key, atMs } = await interruptedRun();
     const told = h.emulator.waitForMessage(isIn(PAYER_ID, "interrupted"), 20_000);
-    shiftMs = atMs + 10 * 60_000 - Date.now();
+    clock.setTo(atMs + 10 * 60_000);
     await told;
     const payout = await h.app.stores.payouts.get(runPayoutId(schedule.id, key));
     expect(payout?.state).not.toBe("awaiting_confirmation");
@@ -103,7 +87,7 @@ describe("a run interrupted while sending", () => {
     const { schedule, key, atMs } = await interruptedRun();
     await h.app.stores.payouts.create(runPayout(schedule, key, atMs));
     const told = h.emulator.waitForMessage(isIn(PAYER_ID, "interrupted"), 20_000);
-    shiftMs = atMs + 10 * 60_000 - Date.now();
+    clock.setTo(atMs + 10 * 60_000);
     await told;
     expect(await runState(schedule, key)).toBe("sent");
     await sleep(3_000);
@@ -122,7 +106,7 @@ describe("a run interrupted while sending", () => {
     );
     expect(claim.ok).toBe(true);
     const told = h.emulator.waitForMessage(isIn(PAYER_ID, "interrupted"), 20_000);
-    shiftMs = atMs + 10 * 60_000 - Date.now();
+    clock.setTo(atMs + 10 * 60_000);
     expect(plainText(await told)).toContain(payoutId);
     expect(await runState(schedule, key)).toBe("sent");
     await sleep(3_000);
@@ -132,7 +116,7 @@ describe("a run interrupted while sending", () => {
   it("is missed, not sent late, once past the catch-up window", async () => {
     const { schedule, key, atMs } = await interruptedRun();
     const told = h.emulator.waitForMessage(isIn(PAYER_ID, "interrupted"), 20_000);
-    shiftMs = atMs + 25 * 3_600_000 - Date.now();
+    clock.setTo(atMs + 25 * 3_600_000);
     expect(plainText(await told)).toContain("not sent");
     expect(await runState(schedule, key)).toBe("missed");
     await sleep(3_000);

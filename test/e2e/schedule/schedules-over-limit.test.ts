@@ -3,26 +3,18 @@
  * the claim, so Send anyway cannot send it and says so; the run is not recorded as sent.
  * The apps' clock is real time shifted forward.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
+import { describe, expect, it } from "vitest";
 import { payAndConfirm, pressAndWait, showPrompt } from "../../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../../support/harness.js";
+import { isIn, movedClock } from "../../support/schedules.js";
 
-let shiftMs = 0;
-const now = () => Date.now() + shiftMs;
+const clock = movedClock();
+const now = clock.now;
 
 const h = harnessPerTest({
   env: { TIME_ZONE: "Africa/Douala", PAYER_DAILY_LIMIT_XAF: "8000" },
   now,
 });
-
-afterEach(() => {
-  shiftMs = 0;
-});
-
-function isIn(chatId: number, text: string) {
-  return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
-}
 
 describe("Send anyway on a run held over the limit", () => {
   it("refuses: its payout was cancelled, nothing is sent and the run is not recorded sent", async () => {
@@ -32,13 +24,13 @@ describe("Send anyway on a run held over the limit", () => {
     const [schedule] = await h.app.stores.schedules.list(1);
     if (!schedule?.nextRunAtMs || !schedule.nextRunKey) throw new Error("no schedule");
     // The run's day: 4,000 already paid, so its 5,000 would pass the 8,000 cap.
-    shiftMs = schedule.nextRunAtMs - 120_000 - Date.now();
+    clock.setTo(schedule.nextRunAtMs - 120_000);
     await payAndConfirm(h.emulator, payer, "/pay 670000001 4000");
     const disbursements = () => h.sandbox.countRequests({ method: "POST", path: "/disburse" });
     expect(disbursements()).toBe(1);
 
     const held = h.emulator.waitForMessage(isIn(PAYER_ID, "held"), 20_000);
-    shiftMs = schedule.nextRunAtMs + 1_000 - Date.now();
+    clock.setTo(schedule.nextRunAtMs + 1_000);
     const question = await held;
     const key = schedule.nextRunKey;
     expect((await h.app.stores.schedules.run(schedule.id, key))?.heldBecause).toBe("over_limit");

@@ -5,24 +5,17 @@
  * The apps' clock is real time shifted forward; the sandbox delays or fails the name lookup.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
-import { atTime } from "../../../src/payouts/schedule/when.js";
-import { dayOf } from "../../../src/time.js";
+import { describe, expect, it } from "vitest";
 import { pressAndWait, showPrompt } from "../../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../../support/harness.js";
+import { dayAhead, isIn, movedClock, ZONE } from "../../support/schedules.js";
 
-const ZONE = "Africa/Douala";
-let shiftMs = 0;
-const now = () => Date.now() + shiftMs;
+const clock = movedClock();
+const now = clock.now;
 
 const h = harnessPerTest({
   env: { TIME_ZONE: ZONE, SCHEDULE_REMINDER_HOURS: "24" },
   now,
-});
-
-afterEach(() => {
-  shiftMs = 0;
 });
 
 const USER_INFO = /^\/data\/userinfo\//;
@@ -35,30 +28,20 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   }
 }
 
-function isIn(chatId: number, text: string) {
-  return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
-}
-
 describe("a run skipped while the scheduler checks it", () => {
   it("is not sent: Skip this run pressed between the scheduler's read and its claim", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const day = dayOf(Date.now() + 3 * 86_400_000, ZONE);
-    const [year, month, date] = day.split("-");
-    const atMs = atTime(day, "09:00", ZONE);
-    const prompt = await showPrompt(
-      h.emulator,
-      payer,
-      `/schedule ${date}/${month}/${year} 670000001 5000`,
-    );
+    const { date: when, atMs } = dayAhead(3, "09:00");
+    const prompt = await showPrompt(h.emulator, payer, `/schedule ${when} 670000001 5000`);
     await pressAndWait(h.emulator, payer, prompt, "Active");
     const reminded = h.emulator.waitForMessage(isIn(PAYER_ID, "coming up"), 20_000);
-    shiftMs = atMs - 23 * 3_600_000 - Date.now();
+    clock.setTo(atMs - 23 * 3_600_000);
     const reminder = await reminded;
 
     const lookups = () => h.sandbox.countRequests({ method: "GET", path: USER_INFO });
     const before = lookups();
     h.sandbox.injectFault({ method: "GET", path: USER_INFO, delayMs: 2_500 });
-    shiftMs = atMs + 1_000 - Date.now();
+    clock.setTo(atMs + 1_000);
     // The scheduler read the run as due and waits for the name.
     await until(() => lookups() > before);
     await pressAndWait(
@@ -93,7 +76,7 @@ async function heldRun() {
     recipientName: "Samuel Eto'o",
   });
   const held = h.emulator.waitForMessage(isIn(PAYER_ID, "held"), 20_000);
-  shiftMs = schedule.nextRunAtMs + 1_000 - Date.now();
+  clock.setTo(schedule.nextRunAtMs + 1_000);
   return { payer, schedule, key: schedule.nextRunKey, question: await held };
 }
 

@@ -9,10 +9,11 @@ import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import { runsAfter } from "../../../src/payouts/schedule/when.js";
 import { pressAndWait, showPrompt } from "../../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../../support/harness.js";
+import { movedClock } from "../../support/schedules.js";
 
 const ZONE = "Europe/Paris";
-let shiftMs = 0;
-const now = () => Date.now() + shiftMs;
+const clock = movedClock();
+const now = clock.now;
 
 const h = harnessPerTest({ env: { TIME_ZONE: ZONE, SCHEDULE_REMINDER_HOURS: "0" }, now });
 
@@ -41,7 +42,7 @@ describe("a schedule in Europe/Paris", () => {
       (message) => message.chatId === PAYER_ID && plainText(message).includes("Payé"),
       20_000,
     );
-    shiftMs = run.atMs + 1_000 - Date.now();
+    clock.setTo(run.atMs + 1_000);
     await paid;
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
     const [schedule] = await h.app.stores.schedules.list(1);

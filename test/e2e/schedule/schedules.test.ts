@@ -8,13 +8,9 @@
  * outbox is stamped with Redis's own clock).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { type App, startApp } from "../../../src/app.js";
-import { loadConfig } from "../../../src/config/index.js";
-import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
-import { silentLogger } from "../../../src/logger.js";
-import { atTime, runsAfter } from "../../../src/payouts/schedule/when.js";
-import { dayOf } from "../../../src/time.js";
+import { describe, expect, it } from "vitest";
+import { plainText } from "../../../src/dev/telegram-emulator/index.js";
+import { runsAfter } from "../../../src/payouts/schedule/when.js";
 import { pressAndWait, sendAndWait, showPrompt } from "../../support/flows.js";
 import {
   ADMIN_ID,
@@ -23,55 +19,19 @@ import {
   PAYER_ID,
   VIEWER_ID,
 } from "../../support/harness.js";
+import { dayAhead, isIn, movedClock, replicasOf, ZONE } from "../../support/schedules.js";
 
-const ZONE = "Africa/Douala";
-
-/** Real time plus a shift the test moves forward. */
-let shiftMs = 0;
-const now = () => Date.now() + shiftMs;
+const clock = movedClock();
+const now = clock.now;
 
 const h = harnessPerTest({
   env: { TIME_ZONE: ZONE, APPROVAL_THRESHOLD_XAF: "100000", SCHEDULE_REMINDER_HOURS: "0" },
   now,
 });
-const replicas: App[] = [];
-
-afterEach(async () => {
-  await Promise.all(replicas.splice(0).map((app) => app.stop()));
-  shiftMs = 0;
-});
-
 /** Another bot process on the same Redis prefix, the same services and the same clock. */
-async function startReplica(): Promise<App> {
-  const app = await startApp({
-    config: loadConfig(h.env, "start"),
-    logger: silentLogger,
-    pollTimeoutSeconds: 1,
-    loopTickMs: 50,
-    http: false,
-    now,
-  });
-  replicas.push(app);
-  return app;
-}
-
-/** Tomorrow in Douala as `DD/MM/YYYY`, and the instant of `time` on it. */
-function tomorrowAt(time: string): { date: string; atMs: number } {
-  const day = dayOf(Date.now() + 86_400_000, ZONE);
-  const [year, month, date] = day.split("-");
-  return { date: `${date}/${month}/${year}`, atMs: atTime(day, time, ZONE) };
-}
-
-/** Moves the apps' clock to `ms` (plus `afterMs`). */
-function moveClockTo(ms: number, afterMs = 1_000): void {
-  shiftMs = Math.max(shiftMs, ms + afterMs - Date.now());
-}
+const startReplica = replicasOf(h, now);
 
 const disbursements = () => h.sandbox.countRequests({ method: "POST", path: "/disburse" });
-
-function isIn(chatId: number, text: string) {
-  return (message: SentMessage) => message.chatId === chatId && plainText(message).includes(text);
-}
 
 describe("/schedule", () => {
   it("explains itself when alone, and refuses a date that has passed saying so", async () => {
@@ -89,7 +49,7 @@ describe("/schedule", () => {
   it("sends a one-off run once at its time, with two replicas, and tells its owner the payment id", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     await startReplica();
-    const run = tomorrowAt("10:00");
+    const run = dayAhead(1, "10:00");
     const prompt = await showPrompt(
       h.emulator,
       payer,
@@ -105,7 +65,7 @@ describe("/schedule", () => {
     expect(disbursements()).toBe(0);
 
     const paid = h.emulator.waitForMessage(isIn(PAYER_ID, "Paid"), 20_000);
-    moveClockTo(run.atMs);
+    clock.moveTo(run.atMs + 1_000);
     const message = await paid;
     expect(plainText(message)).toContain("Scheduled payout (");
     expect(plainText(message)).toMatch(/Payment id: \S+/);
@@ -135,11 +95,11 @@ describe("/schedule", () => {
 
   it("sends a run whose time passed while stopped once after the start, within the catch-up window", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const run = tomorrowAt("09:00");
+    const run = dayAhead(1, "09:00");
     const prompt = await showPrompt(h.emulator, payer, `/schedule ${run.date} 670000001 7000`);
     await pressAndWait(h.emulator, payer, prompt, "Active");
     await h.app.stop();
-    moveClockTo(run.atMs, 3_600_000);
+    clock.moveTo(run.atMs + 3_600_000);
     const paid = h.emulator.waitForMessage(isIn(PAYER_ID, "Paid"), 20_000);
     await startReplica();
     await paid;
@@ -149,11 +109,11 @@ describe("/schedule", () => {
 
   it("reports a run missed beyond the catch-up window and never sends it", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const run = tomorrowAt("09:00");
+    const run = dayAhead(1, "09:00");
     const prompt = await showPrompt(h.emulator, payer, `/schedule ${run.date} 670000001 8000`);
     await pressAndWait(h.emulator, payer, prompt, "Active");
     await h.app.stop();
-    moveClockTo(run.atMs, 25 * 3_600_000);
+    clock.moveTo(run.atMs + 25 * 3_600_000);
     const missed = h.emulator.waitForMessage(isIn(PAYER_ID, "missed"), 20_000);
     await startReplica();
     expect(plainText(await missed)).toContain("not sent");
@@ -176,7 +136,7 @@ describe("/schedule", () => {
     expect(run.key).toMatch(/^\d{4}02(28|29)0900$/);
 
     const paid = h.emulator.waitForMessage(isIn(PAYER_ID, "Paid"), 20_000);
-    moveClockTo(run.atMs);
+    clock.moveTo(run.atMs + 1_000);
     await paid;
     expect(disbursements()).toBe(1);
     expect(await h.app.stores.schedules.run(schedule.id, run.key)).toMatchObject({
@@ -194,7 +154,7 @@ describe("/schedule", () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const approver = h.emulator.user({ id: APPROVER_ID, firstName: "Ada", languageCode: "en" });
     h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
-    const run = tomorrowAt("11:00");
+    const run = dayAhead(1, "11:00");
     const prompt = await showPrompt(
       h.emulator,
       payer,
@@ -211,15 +171,15 @@ describe("/schedule", () => {
     await told;
 
     const paid = h.emulator.waitForMessage(isIn(PAYER_ID, "Paid"), 20_000);
-    moveClockTo(run.atMs);
+    clock.moveTo(run.atMs + 1_000);
     await paid;
     expect(disbursements()).toBe(1);
   });
 
   it("holds a run whose registered name changed: Send anyway pays it, Skip does not", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    const first = tomorrowAt("09:00");
-    const second = tomorrowAt("09:30");
+    const first = dayAhead(1, "09:00");
+    const second = dayAhead(1, "09:30");
     for (const [when, amount] of [
       [`${first.date} 09:00`, "6000"],
       [`${second.date} 09:30`, "6100"],
@@ -234,7 +194,7 @@ describe("/schedule", () => {
       });
     }
     const held = h.emulator.waitForMessage(isIn(PAYER_ID, "held"), 20_000);
-    moveClockTo(first.atMs);
+    clock.moveTo(first.atMs + 1_000);
     const question = await held;
     expect(plainText(question)).toContain("now registered to Jean-Paul Mbarga");
     expect(disbursements()).toBe(0);
@@ -258,7 +218,7 @@ describe("/schedule", () => {
       (m) => isIn(PAYER_ID, "held")(m) && m.messageId !== question.messageId,
       20_000,
     );
-    moveClockTo(second.atMs);
+    clock.moveTo(second.atMs + 1_000);
     const secondQuestion = await heldAgain;
     await pressAndWait(
       h.emulator,
