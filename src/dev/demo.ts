@@ -7,7 +7,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { pino } from "pino";
 import { type App, StartupError, startApp } from "../app.js";
 import { type Config, loadConfig } from "../config/index.js";
@@ -20,6 +19,7 @@ import { demoCommands, documentSaver } from "./demo-commands.js";
 import { DEMO_USAGE, type DemoOptions, demoArgv, parseDemoOptions } from "./demo-options.js";
 import { banner, type DemoIo, isTty, type Style } from "./demo-render.js";
 import { chooseDemoStorage } from "./demo-store.js";
+import { freeLoopbackPort } from "./free-port.js";
 import { Signals } from "./stop-signals.js";
 import { startTelegramEmulator, type TelegramEmulator } from "./telegram-emulator/index.js";
 import { buildDevWebPage, miniAppLines, pinCommand, webAppOpener } from "./webapp-link.js";
@@ -105,19 +105,6 @@ class Cleanups {
       );
     }
   }
-}
-
-/** A TCP port on 127.0.0.1 free a moment ago, for the bot to listen on at once. */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))));
-    });
-  });
 }
 
 interface Running {
