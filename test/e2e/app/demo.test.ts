@@ -300,7 +300,7 @@ describe("npm run demo", () => {
     const url = new URL(link);
     expect(url.protocol).toBe("http:");
     expect(url.hostname).toBe("127.0.0.1");
-    expect(url.searchParams.get("step_up")).toMatch(/^confirm\.\w+$/);
+    expect(url.searchParams.get("step_up")).toMatch(/^confirm\.[\w-]+$/);
     expect(new URLSearchParams(url.hash.slice(1)).get("tgWebAppData")).toContain("hash=");
     // The address opens: the bot serves the page there.
     const page = await fetch(new URL(url.pathname + url.search, url));
