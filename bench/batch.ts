@@ -380,8 +380,8 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
         "Our limiter's window is 61 s and a batch leaves 5% of it to /pay " +
         "(BATCH_RATE_SHARE_PERCENT), which the status re-reads (background work) leave " +
         "too: look-ups, disbursements and re-reads together reach at most 285 per 61 s, " +
-        `${((285 / 61 / 300) * 60 * 100).toFixed(1)}% of L; only /pay may take the rest, ` +
-        "up to 300 per 61 s (98.4%).",
+        `${((285 / 61 / 300) * 60 * 100).toFixed(1)}% of L; /pay's requests do not count ` +
+        "in that share and may take the rest, up to 300 per 61 s (98.4%).",
     }),
     paidRow(scale, run),
     row({

@@ -2,33 +2,45 @@
  * A sliding-window-log rate limiter in this process's memory: at most `limit` grants in any
  * `windowMs`. For one process (the demo, tests); replicas share src/store/redis/rate-limiter.ts.
  */
-import type { Acquisition, RateLimiter } from "./rate-limiter.js";
+import { type Acquisition, backgroundLimit, type RateLimiter } from "./rate-limiter.js";
+
+/** One sliding-window log: the times of its grants still in the window, oldest first. */
+export interface WindowLog {
+  grantedAtMs: number[];
+  /** Grants it allows in any window. */
+  limit: number;
+}
 
 /**
- * One step of a sliding-window log. `grantedAtMs` holds the times of earlier grants, oldest
- * first, and is updated in place: grants that left the window are dropped, and when fewer
- * than `limit` remain one is recorded at `nowMs` and 0 is returned; otherwise nothing is
- * recorded and the result is the ms (≥ 1) until the oldest grant leaves the window.
+ * One step of sliding-window logs sharing a window, as lua/includes/rate-limit.lua takes it:
+ * grants that left the window are dropped from each log (in place); when every log holds
+ * fewer than its limit, the grant is recorded at `nowMs` in each and 0 is returned;
+ * otherwise nothing is recorded and the result is the ms (≥ 1) until every full log's
+ * oldest grant has left the window. (Background work takes from two logs: the whole limit's
+ * and its own; see RateLimiter.)
  */
 export function takeSlidingWindowSlot(
-  grantedAtMs: number[],
-  limit: number,
+  logs: readonly WindowLog[],
   windowMs: number,
   nowMs: number,
 ): number {
   // A grant at t leaves the window at t + windowMs, the moment a new one may take its place.
   const windowStartMs = nowMs - windowMs;
-  let expired = 0;
-  while (expired < grantedAtMs.length && (grantedAtMs[expired] ?? nowMs) <= windowStartMs) {
-    expired += 1;
+  let waitMs = 0;
+  for (const { grantedAtMs, limit } of logs) {
+    let expired = 0;
+    while (expired < grantedAtMs.length && (grantedAtMs[expired] ?? nowMs) <= windowStartMs) {
+      expired += 1;
+    }
+    if (expired > 0) grantedAtMs.splice(0, expired);
+    if (grantedAtMs.length >= limit) {
+      const oldestMs = grantedAtMs[0] ?? nowMs;
+      waitMs = Math.max(waitMs, 1, oldestMs + windowMs - nowMs);
+    }
   }
-  if (expired > 0) grantedAtMs.splice(0, expired);
-  if (grantedAtMs.length < limit) {
-    grantedAtMs.push(nowMs);
-    return 0;
-  }
-  const oldestMs = grantedAtMs[0] ?? nowMs;
-  return Math.max(1, oldestMs + windowMs - nowMs);
+  if (waitMs > 0) return waitMs;
+  for (const { grantedAtMs } of logs) grantedAtMs.push(nowMs);
+  return 0;
 }
 
 export interface LocalRateLimiterOptions {
@@ -44,8 +56,9 @@ export class LocalRateLimiter implements RateLimiter {
   readonly limit: number;
   readonly windowMs: number;
   private readonly now: () => number;
-  /** Times of the grants still inside the window, oldest first. */
+  /** Times of the grants still inside the window, oldest first: everyone's, background work's. */
   private readonly grantedAtMs: number[] = [];
+  private readonly backgroundAtMs: number[] = [];
 
   /** Throws a TypeError when `limit` or `windowMs` is not a positive whole number. */
   constructor(options: LocalRateLimiterOptions) {
@@ -64,14 +77,16 @@ export class LocalRateLimiter implements RateLimiter {
     this.now = options.now ?? Date.now;
   }
 
-  /** Grants when fewer than `limit` grants happened in the last `windowMs`. */
+  /**
+   * Grants when fewer than `limit` grants happened in the last `windowMs`, and with `leave`
+   * (background work), fewer than `limit − leave` background grants too (see RateLimiter).
+   */
   async tryAcquire(leave = 0): Promise<Acquisition> {
-    const retryInMs = takeSlidingWindowSlot(
-      this.grantedAtMs,
-      Math.max(1, this.limit - leave),
-      this.windowMs,
-      this.now(),
-    );
+    const logs: WindowLog[] = [{ grantedAtMs: this.grantedAtMs, limit: this.limit }];
+    if (leave > 0) {
+      logs.push({ grantedAtMs: this.backgroundAtMs, limit: backgroundLimit(this.limit, leave) });
+    }
+    const retryInMs = takeSlidingWindowSlot(logs, this.windowMs, this.now());
     return retryInMs === 0 ? { granted: true } : { granted: false, retryInMs };
   }
 }

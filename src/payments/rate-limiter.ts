@@ -9,20 +9,28 @@ export type Acquisition = { granted: true } | { granted: false; retryInMs: numbe
 /**
  * Where a limiter shared through Redis keeps its grants: enough for a store to take a slot
  * in the same atomic step as another write, and so in the same round trip (a claim and its
- * request's slot, a callback's admission and its re-read's). `limit` already leaves what
- * the caller must leave to others.
+ * request's slot, a callback's admission and its re-read's).
  */
 export interface SharedSlot {
   key: string;
+  /** Grants allowed in any window, everyone's together. */
   limit: number;
   windowMs: number;
+  /**
+   * Set for background work, which leaves others a share: its own grants allowed in any
+   * window (they count in `limit` too). Absent for a person's request.
+   */
+  backgroundLimit?: number;
 }
 
 export interface RateLimiter {
   /**
    * Takes one request slot now if the limit allows, else says how long to wait. With
-   * `leave`, only while that many slots of the window stay free for others (a batch leaves
-   * a share of the limit to interactive /pay).
+   * `leave` (background work: a batch, callback re-reads, polls), the slot is background
+   * work's, granted only while background grants in the window number fewer than the limit
+   * less `leave`: that many stay for people (interactive /pay), whatever background work
+   * does. People's grants count against the whole limit only, so they do not shrink
+   * background work's share.
    */
   tryAcquire(leave?: number): Promise<Acquisition>;
   /**
@@ -30,4 +38,9 @@ export interface RateLimiter {
    * in a step of its own; absent on a limiter no store can reach (one in memory).
    */
   shared?(leave?: number): SharedSlot;
+}
+
+/** Background work's own grants per window: the limit less what it leaves others, at least 1. */
+export function backgroundLimit(limit: number, leave: number): number {
+  return Math.max(1, limit - leave);
 }

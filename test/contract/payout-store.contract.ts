@@ -228,6 +228,36 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(plain.ok && "slotTaken" in plain).toBe(false);
     });
 
+    it("takes background work's slot within its own share and the whole limit", async () => {
+      // Limit 2, background work's share 1: a person's grant does not count in that share.
+      const key = `test-limit:${randomUUID()}`;
+      const person = { key, limit: 2, windowMs: 60_000 };
+      const work = { ...person, backgroundLimit: 1 };
+      const claim = async (slot: typeof person) => {
+        const payout = await payoutIn(stores, "awaiting_confirmation");
+        const claimId = randomUUID();
+        return stores.payouts.transition(payout.id, "confirm", {}, { claimId, slot });
+      };
+      expect(await claim(person)).toMatchObject({ ok: true, slotTaken: true });
+      expect(await claim(work)).toMatchObject({ ok: true, slotTaken: true });
+      // Both full now: background work's share, and the whole limit for a person.
+      expect(await claim(work)).toMatchObject({ ok: true, slotTaken: false });
+      expect(await claim(person)).toMatchObject({ ok: true, slotTaken: false });
+      // A callback's re-read as background work: refused once its share is taken, though
+      // the whole limit has room.
+      const reread = { ...work, key: `test-limit:${randomUUID()}` };
+      expect(await claim(reread)).toMatchObject({ ok: true, slotTaken: true });
+      const payout = await payoutIn(stores, "pending");
+      await stores.payouts.update(payout.id, { paymentId: `pay-${payout.id}` });
+      const admitted = await stores.callbacks.admit(`pay-${payout.id}`, {
+        spacingMs: 60_000,
+        leaseMs: 60_000,
+        owner: "a",
+        request: reread,
+      });
+      expect(admitted).toMatchObject({ outcome: "admitted", requestSlot: false });
+    });
+
     it("notes a saved number's last-paid time with a move into success, and only then", async () => {
       await stores.recipients.put("jean", sampleRecipient(), 0);
       const phone = sampleRecipient().phone;

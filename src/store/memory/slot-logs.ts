@@ -1,13 +1,13 @@
 /**
  * Rate-limit slots taken by the memory stores' moves (TransitionOptions.slot, a callback's
  * admission), as lua/includes/rate-limit.lua takes them: one sliding-window log per limit's
- * key, shared by every memory store of a set. (The stores know only the limiter's interface,
- * so the window is kept here as the script keeps it, not borrowed from LocalRateLimiter.)
+ * key (and one for its background work's grants), shared by every memory store of a set.
  */
+import { takeSlidingWindowSlot, type WindowLog } from "../../payments/local-rate-limiter.js";
 import type { SharedSlot } from "../../payments/rate-limiter.js";
 
 export class MemorySlotLogs {
-  /** Grant times by the limit's key, oldest first. */
+  /** Grant times by the log's key, oldest first. */
   readonly #logs = new Map<string, number[]>();
   readonly #now: () => number;
 
@@ -15,14 +15,21 @@ export class MemorySlotLogs {
     this.#now = now;
   }
 
-  /** True when fewer than `slot.limit` grants are in its window now: one is taken. */
+  /** True when the slot's limits (SharedSlot) allow a grant now: one is taken. */
   take(slot: SharedSlot): boolean {
-    const nowMs = this.#now();
-    // A grant at t leaves the window at t + windowMs, as the script's ZREMRANGEBYSCORE.
-    const log = (this.#logs.get(slot.key) ?? []).filter((atMs) => atMs > nowMs - slot.windowMs);
-    const granted = log.length < slot.limit;
-    if (granted) log.push(nowMs);
-    this.#logs.set(slot.key, log);
-    return granted;
+    const logs: WindowLog[] = [{ grantedAtMs: this.#log(slot.key), limit: slot.limit }];
+    if (slot.backgroundLimit !== undefined) {
+      logs.push({ grantedAtMs: this.#log(`${slot.key}:background`), limit: slot.backgroundLimit });
+    }
+    return takeSlidingWindowSlot(logs, slot.windowMs, this.#now()) === 0;
+  }
+
+  #log(key: string): number[] {
+    let log = this.#logs.get(key);
+    if (!log) {
+      log = [];
+      this.#logs.set(key, log);
+    }
+    return log;
   }
 }

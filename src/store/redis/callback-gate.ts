@@ -55,6 +55,7 @@ export class RedisCallbackGate implements CallbackGate {
           `${options.owner}:reread`,
           request?.limit ?? "",
           request?.windowMs ?? "",
+          request?.backgroundLimit ?? "",
         ],
       ),
     );

@@ -118,6 +118,7 @@ export function transitionArgs(call: {
         ...statusGroupArgs(k),
         slotLimit: optional(options.slot?.limit),
         slotWindowMs: optional(options.slot?.windowMs),
+        slotBackgroundLimit: optional(options.slot?.backgroundLimit),
         // Unique per grant, as the limiter's own members are.
         slotMember: options.slot === undefined ? "" : `${id}:${randomBytes(8).toString("hex")}`,
         ...totalsArgs(

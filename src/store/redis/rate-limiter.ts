@@ -7,7 +7,12 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { Acquisition, RateLimiter, SharedSlot } from "../../payments/rate-limiter.js";
+import {
+  type Acquisition,
+  backgroundLimit,
+  type RateLimiter,
+  type SharedSlot,
+} from "../../payments/rate-limiter.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /** The API's own window (spec section 8: requests per minute). */
@@ -68,13 +73,16 @@ export class RedisRateLimiter implements RateLimiter {
 
   /** This limit, leaving `leave` to others, for a store script to take a slot from. */
   shared(leave = 0): SharedSlot {
-    return { key: this.key, limit: Math.max(1, this.limit - leave), windowMs: this.windowMs };
+    const slot: SharedSlot = { key: this.key, limit: this.limit, windowMs: this.windowMs };
+    if (leave > 0) slot.backgroundLimit = backgroundLimit(this.limit, leave);
+    return slot;
   }
 
   /**
    * Grants when fewer than `limit` grants (by any process) happened in the last `windowMs`
-   * of Redis time; else says how long until the oldest one leaves the window. Redis errors
-   * are thrown as they are.
+   * of Redis time, and with `leave`, fewer than `limit − leave` background grants too (see
+   * RateLimiter); else says how long until the grant in the way leaves the window. Redis
+   * errors are thrown as they are.
    */
   async tryAcquire(leave = 0): Promise<TimedAcquisition> {
     this.sequence += 1;
@@ -85,7 +93,12 @@ export class RedisRateLimiter implements RateLimiter {
         this.redis,
         SCRIPTS["rate-limit-take"],
         [this.key],
-        [String(Math.max(1, this.limit - leave)), String(this.windowMs), member],
+        [
+          String(this.limit),
+          String(this.windowMs),
+          member,
+          leave > 0 ? String(backgroundLimit(this.limit, leave)) : "",
+        ],
       ),
     );
     if (!reply.success) {

@@ -1,7 +1,8 @@
 /**
  * Background requests (callback re-reads, status polls, availability checks) leave the
  * client's interactive reserve of the shared window free: with background work holding its
- * whole share, a person's request is still granted a slot within the window. The limiter is
+ * whole share, a person's request is still granted a slot within the window; and what people
+ * take does not shrink background work's share, only the whole limit bounds both. The limiter is
  * the real one (Redis), the API the project's sandbox over HTTP.
  */
 import type { Redis } from "ioredis";
@@ -78,6 +79,24 @@ describe("the interactive reserve of the rate limit", () => {
     // The window is now full for everyone, and the API never saw more than the limit.
     await expect(payments.getAvailability()).rejects.toBeInstanceOf(RateLimitedError);
     expect(await background(payments, 1)).toEqual({ sent: 0, refused: 1 });
+  });
+
+  it("does not shrink background work's share by what people took first", async () => {
+    const payments = clientWith(RESERVE);
+    // People take their reserve first (or more: they may take any free slot).
+    await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
+    await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
+    // Background work still gets its whole share: the window fills to the limit, no more.
+    expect(await background(payments, LIMIT)).toEqual({ sent: LIMIT - RESERVE, refused: 2 });
+    await expect(payments.getAvailability()).rejects.toBeInstanceOf(RateLimitedError);
+  });
+
+  it("leaves background work only what people left of the whole limit", async () => {
+    const payments = clientWith(RESERVE);
+    for (let n = 0; n < LIMIT - 1; n++) {
+      await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
+    }
+    expect(await background(payments, 3)).toEqual({ sent: 1, refused: 2 });
   });
 
   it("without a reserve, background work takes the whole window and a person waits", async () => {

@@ -36,6 +36,26 @@ describe("LocalRateLimiter", () => {
     expect(await limiter.tryAcquire()).toEqual({ granted: false, retryInMs: 10 });
   });
 
+  it("gives background work (leave) its share whatever people took, within the whole limit", async () => {
+    const clock = fakeClock();
+    const limiter = new LocalRateLimiter({ limit: 4, windowMs: 1_000, now: clock.now });
+    // A person first: background work, leaving 2, still gets its 2.
+    expect(await limiter.tryAcquire()).toEqual({ granted: true });
+    clock.advance(100);
+    expect(await limiter.tryAcquire(2)).toEqual({ granted: true });
+    clock.advance(100);
+    expect(await limiter.tryAcquire(2)).toEqual({ granted: true });
+    // Its share is full: it waits for its own oldest grant, at 100 ms.
+    expect(await limiter.tryAcquire(2)).toEqual({ granted: false, retryInMs: 900 });
+    // A person still finds the last slot; then the whole limit is full for everyone.
+    expect(await limiter.tryAcquire()).toEqual({ granted: true });
+    expect(await limiter.tryAcquire()).toEqual({ granted: false, retryInMs: 800 });
+    // When the person's first grant leaves, background work's share is still full.
+    clock.advance(800);
+    expect(await limiter.tryAcquire(2)).toEqual({ granted: false, retryInMs: 100 });
+    expect(await limiter.tryAcquire()).toEqual({ granted: true });
+  });
+
   it("never grants more than the limit in any window over a long run", async () => {
     const clock = fakeClock();
     const limit = 5;

@@ -25,6 +25,7 @@
     ARGV[10]  the slot members (unique per callback; the same for both logs)
     ARGV[11]  the request's limit ('' no slot asked)
     ARGV[12]  the request's windowMs
+    ARGV[13]  the request's background limit (rate-limit.lua; '' none)
 
   Output:
     {} when no payout has this payment id; else
@@ -56,5 +57,5 @@ if (ARGV[8] or '') ~= '' and takeSlot(KEYS[2], ARGV[8], ARGV[9], ARGV[10]) == 0 
 end
 redis.call('SET', lease, ARGV[6], 'PX', ARGV[7])
 local requestSlot = -1
-if (ARGV[11] or '') ~= '' then requestSlot = takeSlot(KEYS[3], ARGV[11], ARGV[12], ARGV[10]) end
+if (ARGV[11] or '') ~= '' then requestSlot = takeSlot(KEYS[3], ARGV[11], ARGV[12], ARGV[10], ARGV[13]) end
 return {'admitted', id, fields, requestSlot}

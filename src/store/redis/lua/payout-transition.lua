@@ -36,6 +36,7 @@
                 everyone's index of it), userStatusPrefixes (status group → what an
                 initiator's id follows in their index of it),
                 slotLimit, slotWindowMs, slotMember ('' all three: no slot taken),
+                slotBackgroundLimit (background work's limit, rate-limit.lua; '' none),
                 totalsDay (the day a move into a counted final state is counted on,
                 totals.lua; '' none), totalsPrefix (day totals key prefix), totalsKeptMs,
                 paidPhone, paidAtMs (the number's last-paid time; '' both: not noted)
@@ -224,7 +225,9 @@ if (o.paidPhone or '') ~= '' and target == '"success"' and redis.call('HEXISTS',
 end
 -- The request's slot, taken only now that the move is made: a refused claim takes none.
 if asksSlot then
-  local granted = takeSlot(KEYS[5 + #o.trackedStates], o.slotLimit, o.slotWindowMs, o.slotMember)
+  local granted = takeSlot(
+    KEYS[5 + #o.trackedStates], o.slotLimit, o.slotWindowMs, o.slotMember, o.slotBackgroundLimit
+  )
   return {'applied', redis.call('HGETALL', record), granted}
 end
 return {'applied', redis.call('HGETALL', record)}

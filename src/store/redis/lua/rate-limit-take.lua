@@ -8,11 +8,12 @@
     ARGV[1] limit
     ARGV[2] windowMs
     ARGV[3] member (unique per call)
+    ARGV[4] background work's limit ('' for a person's request; see rate-limit.lua)
 
   Output:
     {1, 0, nowMs} when granted, {0, retryInMs, nowMs} when not
 ]]
 --!include rate-limit.lua
 
-local granted, wait, now = takeSlot(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+local granted, wait, now = takeSlot(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 return {granted, wait, now}

@@ -129,7 +129,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.get(`${p}lease:id1`)).toBe("a");
     // Over the cap (a full one): refused, no lease taken, no request slot.
     await redis.del(`${p}spacing:id1`, `${p}lease:id1`);
-    await redis.zadd(`${p}cap`, Date.now(), "earlier");
+    await redis.zadd(`${p}cap`, Date.now() - 1000, "earlier");
     expect((await admit("pay-1", "b", 1))[0]).toBe("over_cap");
     expect(await redis.get(`${p}lease:id1`)).toBeNull();
     expect(await redis.zcard(`${p}limit`)).toBe(1);
@@ -795,7 +795,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["pin_locked:7:9000"]);
   },
 
-  "rate-limit-take": async (_redis, p, run) => {
+  "rate-limit-take": async (redis, p, run) => {
     const take = (member: string) => run("rate-limit-take", [`${p}limit`], [1, 60_000, member]);
     const [granted, , atMs] = (await take("m1")) as number[];
     expect(granted).toBe(1);
@@ -803,6 +803,23 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     const [refused, retryInMs] = (await take("m2")) as number[];
     expect(refused).toBe(0);
     expect(retryInMs).toBeGreaterThan(0);
+    // Background work (limit 3, its own 1): people's grants do not count in its own log.
+    const both = (member: string, background: string) =>
+      run("rate-limit-take", [`${p}shared`], [3, 60_000, member, background]);
+    expect(((await both("person", "")) as number[])[0]).toBe(1);
+    expect(((await both("work-1", "1")) as number[])[0]).toBe(1);
+    expect(((await both("work-2", "1")) as number[])[0]).toBe(0);
+    expect(await redis.zrange(`${p}shared:background`, 0, -1)).toEqual(["work-1"]);
+    expect(await redis.pttl(`${p}shared:background`)).toBeGreaterThan(0);
+    // The whole limit bounds both: one left, a person takes it, then background work waits.
+    expect(((await both("person-2", "")) as number[])[0]).toBe(1);
+    expect(((await both("work-3", "2")) as number[])[0]).toBe(0);
+    // (Sorted by name: grants in the same millisecond sort by member.)
+    expect((await redis.zrange(`${p}shared`, 0, -1)).sort()).toEqual([
+      "person",
+      "person-2",
+      "work-1",
+    ]);
   },
 
   "recipient-write": async (redis, p, run) => {
