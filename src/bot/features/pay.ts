@@ -16,7 +16,7 @@ import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
 import { dropGoneButtons } from "../telegram/best-effort.js";
-import { cosmetic } from "../telegram/failures.js";
+import { cosmetic, showingWhileSlow } from "../telegram/failures.js";
 import type { PromptWatch } from "../telegram/prompt-watch.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import { waitingView } from "../views/approval.js";
@@ -88,9 +88,11 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const chatId = ctx.chat?.id;
     const staff = ctx.staff;
     if (chatId === undefined || staff === null) return;
-    // Cosmetic, and not waited for: the prompt must not queue behind it.
-    void cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
-    const result = await deps.payouts.preparation.prepare(
+    // "typing…" only when the look-up is slow; cosmetic, and not waited for: the prompt
+    // must not queue behind it.
+    const typing = () =>
+      void cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
+    const preparing = deps.payouts.preparation.prepare(
       {
         kind,
         phone,
@@ -104,6 +106,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       },
       ctx.payoutAhead ?? undefined,
     );
+    const result = await showingWhileSlow(preparing, typing);
     if (result.outcome === "refused") {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
       await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));

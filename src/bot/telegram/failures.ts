@@ -81,6 +81,25 @@ export async function cosmetic(
   }
 }
 
+/**
+ * How long a person waits for an answer before "typing…" is worth a Bot API call: an
+ * answer sooner needs none (the status would barely show, and it costs a request).
+ */
+export const TYPING_AFTER_MS = 300;
+
+/**
+ * `work`'s result; when it has not settled within TYPING_AFTER_MS, `show` (a cosmetic call:
+ * "typing…") is made meanwhile, not waited for.
+ */
+export async function showingWhileSlow<T>(work: Promise<T>, show: () => void): Promise<T> {
+  const timer = setTimeout(show, TYPING_AFTER_MS);
+  try {
+    return await work;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** `work`'s result if it settles within `ms`, else undefined (it goes on either way). */
 export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;

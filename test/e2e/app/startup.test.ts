@@ -95,6 +95,12 @@ describe("cosmetic start-up calls", () => {
     const { logger, lines } = capturedLogger("info");
     const { emulator } = await start({}, logger);
     emulator.failNext("sendChatAction", { error_code: 400, description: "Bad Request: no" });
+    // "typing…" is shown only while a look-up is slow.
+    services.sandbox.injectFault({
+      method: "GET",
+      path: "/data/userinfo/237670000001",
+      delayMs: 1000,
+    });
 
     const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const prompt = await sendAndWait(emulator, payer, "/pay 670000001 5000", isPromptIn(PAYER_ID));
