@@ -65,8 +65,10 @@ function stepRows(users: number, app: Samples, echo: Samples): Row[] {
       met: p99 < STEP_TARGET_MS,
       note:
         `${who}: measured at the emulator from the update being queued to the bot's reply/edit; ` +
-        "includes the long-poll delivery, the Bot API calls (prompt: sendChatAction + sendMessage; " +
-        "Confirm: answerCallbackQuery + 2 edits) and the sandbox calls (userinfo; POST /disburse) " +
+        "includes the long-poll delivery, the Bot API calls (prompt: sendMessage, and " +
+        "sendChatAction only when the look-up takes over 300 ms; Confirm: answerCallbackQuery + " +
+        'the edit, and a "Sending…" edit first only when the API takes over 1 s) and the ' +
+        "sandbox calls (userinfo; POST /disburse) " +
         "on loopback, all in other processes than the bot. Baseline: echo round trip.",
     }),
   );
