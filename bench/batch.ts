@@ -381,7 +381,10 @@ function rows(scale: Scale, run: BatchRun, answers: readonly Answer[], before: S
         "(BATCH_RATE_SHARE_PERCENT), which the status re-reads (background work) leave " +
         "too: look-ups, disbursements and re-reads together reach at most 285 per 61 s, " +
         `${((285 / 61 / 300) * 60 * 100).toFixed(1)}% of L; /pay's requests do not count ` +
-        "in that share and may take the rest, up to 300 per 61 s (98.4%).",
+        "in that share, and background work keeps 5 slots free at every moment (a third " +
+        "of the 15): with /pay at the desk, all requests reach at most 295 per 61 s " +
+        `(${((295 / 61 / 300) * 60 * 100).toFixed(1)}%), and up to 300 (98.4%) only when ` +
+        "/pay takes the last 5.",
     }),
     paidRow(scale, run),
     row({

@@ -2,7 +2,7 @@
  * A sliding-window-log rate limiter in this process's memory: at most `limit` grants in any
  * `windowMs`. For one process (the demo, tests); replicas share src/store/redis/rate-limiter.ts.
  */
-import { type Acquisition, backgroundLimit, type RateLimiter } from "./rate-limiter.js";
+import { type Acquisition, grantLimits, type RateLimiter } from "./rate-limiter.js";
 
 /** One sliding-window log: the times of its grants still in the window, oldest first. */
 export interface WindowLog {
@@ -78,13 +78,14 @@ export class LocalRateLimiter implements RateLimiter {
   }
 
   /**
-   * Grants when fewer than `limit` grants happened in the last `windowMs`, and with `leave`
-   * (background work), fewer than `limit − leave` background grants too (see RateLimiter).
+   * Grants when fewer than `limit` grants happened in the last `windowMs`; with `leave`
+   * (background work), as grantLimits says (see RateLimiter).
    */
   async tryAcquire(leave = 0): Promise<Acquisition> {
-    const logs: WindowLog[] = [{ grantedAtMs: this.grantedAtMs, limit: this.limit }];
-    if (leave > 0) {
-      logs.push({ grantedAtMs: this.backgroundAtMs, limit: backgroundLimit(this.limit, leave) });
+    const limits = grantLimits(this.limit, leave);
+    const logs: WindowLog[] = [{ grantedAtMs: this.grantedAtMs, limit: limits.limit }];
+    if (limits.backgroundLimit !== undefined) {
+      logs.push({ grantedAtMs: this.backgroundAtMs, limit: limits.backgroundLimit });
     }
     const retryInMs = takeSlidingWindowSlot(logs, this.windowMs, this.now());
     return retryInMs === 0 ? { granted: true } : { granted: false, retryInMs };

@@ -13,7 +13,7 @@ export type Acquisition = { granted: true } | { granted: false; retryInMs: numbe
  */
 export interface SharedSlot {
   key: string;
-  /** Grants allowed in any window, everyone's together. */
+  /** Grants the whole window may hold for this one to be granted (everyone's together). */
   limit: number;
   windowMs: number;
   /**
@@ -26,11 +26,11 @@ export interface SharedSlot {
 export interface RateLimiter {
   /**
    * Takes one request slot now if the limit allows, else says how long to wait. With
-   * `leave` (background work: a batch, callback re-reads, polls), the slot is background
-   * work's, granted only while background grants in the window number fewer than the limit
-   * less `leave`: that many stay for people (interactive /pay), whatever background work
-   * does. People's grants count against the whole limit only, so they do not shrink
-   * background work's share.
+   * `leave`, the slot is background work's (a batch, callback re-reads, polls), held to
+   * grantLimits: over a window, `leave` slots stay for people (interactive /pay) whatever
+   * background work does, and a third of them stays free at every moment, so people's
+   * requests arriving together do not wait behind it. People's grants count against the
+   * whole limit only, so they do not shrink background work's share.
    */
   tryAcquire(leave?: number): Promise<Acquisition>;
   /**
@@ -40,7 +40,18 @@ export interface RateLimiter {
   shared?(leave?: number): SharedSlot;
 }
 
-/** Background work's own grants per window: the limit less what it leaves others, at least 1. */
-export function backgroundLimit(limit: number, leave: number): number {
-  return Math.max(1, limit - leave);
+/**
+ * The limits a grant is held to: a person's, the whole limit; background work's (leaving
+ * `leave` to people), its own grants in the window fewer than the limit less `leave`, and
+ * the whole window's fewer than the limit less a third of `leave` (at least 1 each).
+ */
+export function grantLimits(
+  limit: number,
+  leave: number,
+): { limit: number; backgroundLimit?: number } {
+  if (leave <= 0) return { limit };
+  return {
+    limit: Math.max(1, limit - Math.ceil(leave / 3)),
+    backgroundLimit: Math.max(1, limit - leave),
+  };
 }

@@ -9,7 +9,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import {
   type Acquisition,
-  backgroundLimit,
+  grantLimits,
   type RateLimiter,
   type SharedSlot,
 } from "../../payments/rate-limiter.js";
@@ -73,32 +73,25 @@ export class RedisRateLimiter implements RateLimiter {
 
   /** This limit, leaving `leave` to others, for a store script to take a slot from. */
   shared(leave = 0): SharedSlot {
-    const slot: SharedSlot = { key: this.key, limit: this.limit, windowMs: this.windowMs };
-    if (leave > 0) slot.backgroundLimit = backgroundLimit(this.limit, leave);
-    return slot;
+    return { key: this.key, windowMs: this.windowMs, ...grantLimits(this.limit, leave) };
   }
 
   /**
    * Grants when fewer than `limit` grants (by any process) happened in the last `windowMs`
-   * of Redis time, and with `leave`, fewer than `limit − leave` background grants too (see
-   * RateLimiter); else says how long until the grant in the way leaves the window. Redis
-   * errors are thrown as they are.
+   * of Redis time (with `leave`, background work's, as grantLimits says); else says how long
+   * until the grant in the way leaves the window. Redis errors are thrown as they are.
    */
   async tryAcquire(leave = 0): Promise<TimedAcquisition> {
     this.sequence += 1;
     // Unique per call, so two grants in the same millisecond are two members, not one.
     const member = `${this.instanceId}:${this.sequence}`;
+    const limits = grantLimits(this.limit, leave);
     const reply = ScriptReplySchema.safeParse(
       await runScript(
         this.redis,
         SCRIPTS["rate-limit-take"],
         [this.key],
-        [
-          String(this.limit),
-          String(this.windowMs),
-          member,
-          leave > 0 ? String(backgroundLimit(this.limit, leave)) : "",
-        ],
+        [String(limits.limit), String(this.windowMs), member, limits.backgroundLimit ?? ""],
       ),
     );
     if (!reply.success) {

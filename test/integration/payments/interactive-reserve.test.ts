@@ -1,8 +1,9 @@
 /**
  * Background requests (callback re-reads, status polls, availability checks) leave the
  * client's interactive reserve of the shared window free: with background work holding its
- * whole share, a person's request is still granted a slot within the window; and what people
- * take does not shrink background work's share, only the whole limit bounds both. The limiter is
+ * whole share, a person's request is still granted a slot within the window; what people
+ * take does not shrink background work's share, but background work always leaves a third
+ * of the reserve free (payments/rate-limiter.ts, grantLimits). The limiter is
  * the real one (Redis), the API the project's sandbox over HTTP.
  */
 import type { Redis } from "ioredis";
@@ -83,20 +84,22 @@ describe("the interactive reserve of the rate limit", () => {
 
   it("does not shrink background work's share by what people took first", async () => {
     const payments = clientWith(RESERVE);
-    // People take their reserve first (or more: they may take any free slot).
     await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
-    await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
-    // Background work still gets its whole share: the window fills to the limit, no more.
+    // Background work still gets its whole share: LIMIT − RESERVE.
     expect(await background(payments, LIMIT)).toEqual({ sent: LIMIT - RESERVE, refused: 2 });
+    // The window's last slot is people's: then it is full for everyone.
+    await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
     await expect(payments.getAvailability()).rejects.toBeInstanceOf(RateLimitedError);
   });
 
-  it("leaves background work only what people left of the whole limit", async () => {
+  it("keeps a third of the reserve free at every moment, whatever people took", async () => {
     const payments = clientWith(RESERVE);
-    for (let n = 0; n < LIMIT - 1; n++) {
+    for (let n = 0; n < 3; n++) {
       await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
     }
-    expect(await background(payments, 3)).toEqual({ sent: 1, refused: 2 });
+    // ⌈RESERVE / 3⌉ = 1 slot stays free: background work takes 2 of the 3 left, not 3.
+    expect(await background(payments, 3)).toEqual({ sent: 2, refused: 1 });
+    await expect(payments.getAvailability()).resolves.toEqual(expect.any(Array));
   });
 
   it("without a reserve, background work takes the whole window and a person waits", async () => {

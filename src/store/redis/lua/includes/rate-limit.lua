@@ -8,10 +8,11 @@
     happened in the last `windowMs`, records `member` now and returns 1, 0, now; else
     records nothing and returns 0, the ms (≥ 1) until the oldest grant leaves the window,
     now. With a `backgroundLimit` (not nil, not ''), the grant is background work's, which
-    leaves people a share of the window: background grants are also logged in
+    leaves people a share of the window (payments/rate-limiter.ts, grantLimits; `limit` is
+    then the lower one background work keeps to): background grants are also logged in
     `log .. ':background'`, and one is granted only while fewer than `backgroundLimit` of
-    them are in the window too. People's grants count in the whole limit only, so what they
-    take does not shrink background work's share, and background work never takes theirs.
+    them are in the window too. People's grants count in the whole log only, so what they
+    take does not shrink background work's share.
     (That second key is built here, not passed: fine on a single Redis, not on Cluster.)
 ]]
 local function takeSlot(log, limit, windowMs, member, backgroundLimit)
