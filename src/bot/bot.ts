@@ -30,6 +30,7 @@ import { scheduleFeature } from "./features/schedule.js";
 import { PayAhead } from "./features/shared/pay-ahead.js";
 import { statusFeature } from "./features/status.js";
 import { cosmetic } from "./telegram/failures.js";
+import { FlatComposer } from "./telegram/flat-composer.js";
 import type { TelegramPacer } from "./telegram/pacing.js";
 import { PromptWatch } from "./telegram/prompt-watch.js";
 import { replyHtml } from "./telegram/reply.js";
@@ -84,8 +85,11 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   Object.assign(bot.context, { telegram: bot.telegram });
 
   const payAhead = new PayAhead(deps.payouts.preparation);
-  bot.use(sequentialPerChat());
-  bot.use(
+  // One flat chain (FlatComposer): every update walks it up to the feature it is for.
+  const chain = new FlatComposer<BotContext>();
+  bot.use(chain);
+  chain.use(sequentialPerChat());
+  chain.use(
     access({
       early: (ctx) => payAhead.start(ctx),
       // Removed from the staff: their /pay never reaches payFeature to say so.
@@ -97,12 +101,12 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       pressesPerMinute: deps.pressesPerMinute,
     }),
   );
-  bot.use(helpFeature({ payouts: deps.payouts }));
+  chain.use(helpFeature({ payouts: deps.payouts }));
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
-  bot.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
+  chain.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
   // Before /pay's dialog too: a reply to the question for an alias is the alias.
-  bot.use(recipientsFeature({ payouts: deps.payouts, now }));
-  bot.use(
+  chain.use(recipientsFeature({ payouts: deps.payouts, now }));
+  chain.use(
     batchFeature({
       payouts: deps.payouts,
       stores: deps.stores,
@@ -110,14 +114,14 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       onBatchWork: deps.onBatchWork ?? (() => {}),
     }),
   );
-  bot.use(
+  chain.use(
     batchApprovalFeature({
       payouts: deps.payouts,
       stores: deps.stores,
       onBatchWork: deps.onBatchWork ?? (() => {}),
     }),
   );
-  bot.use(
+  chain.use(
     payFeature({
       payouts: deps.payouts,
       stores: deps.stores,
@@ -127,10 +131,10 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       ahead: payAhead,
     }),
   );
-  bot.use(pinFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
-  bot.use(scheduleFeature({ payouts: deps.payouts, now, stepUp: deps.stepUp }));
-  bot.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
-  bot.use(
+  chain.use(pinFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
+  chain.use(scheduleFeature({ payouts: deps.payouts, now, stepUp: deps.stepUp }));
+  chain.use(limitsFeature({ payouts: deps.payouts, stores: deps.stores }));
+  chain.use(
     lookupFeature({
       lookups: deps.payouts.lookups,
       stores: deps.stores,
@@ -138,12 +142,12 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       onNoticeQueued: deps.onNoticeQueued ?? (() => {}),
     }),
   );
-  bot.use(statusFeature({ payouts: deps.payouts, stores: deps.stores }));
-  bot.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
-  bot.use(reportsFeature({ payouts: deps.payouts, stores: deps.stores, now }));
-  bot.use(eventsFeature({ events: deps.events, now }));
-  bot.use(dashboardFeature({ webAppUrl: deps.webAppUrl }));
-  bot.use(fallbackFeature());
+  chain.use(statusFeature({ payouts: deps.payouts, stores: deps.stores }));
+  chain.use(adminFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  chain.use(reportsFeature({ payouts: deps.payouts, stores: deps.stores, now }));
+  chain.use(eventsFeature({ events: deps.events, now }));
+  chain.use(dashboardFeature({ webAppUrl: deps.webAppUrl }));
+  chain.use(fallbackFeature());
 
   bot.catch(async (error, ctx) => {
     const unavailable = isStoreUnavailableError(error);

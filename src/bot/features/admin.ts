@@ -2,7 +2,7 @@
  * Admin commands: payouts whose outcome is unknown and their resolution, and staff
  * management. Every action is recorded in the audit log.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
 import { staffActor } from "../../model/audit.js";
 import { isRole } from "../../model/roles.js";
@@ -12,6 +12,7 @@ import type { ResolveResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import { apiTroubleText, CALLBACK_PATTERN, payoutStateView } from "../views/common.js";
 import { unknownView } from "../views/reports.js";
@@ -39,7 +40,7 @@ const RESOLVE_REFUSAL = {
 >;
 
 export function adminFeature(deps: AdminDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   /** Only admins resolve and manage staff; anyone else is told so. */
   /** The staff member asking, when their role allows `capability`; else null (told so). */

@@ -5,7 +5,7 @@
  * each payout waiting for the asker. An approved payout is sent at once, through the same
  * exactly-once submission as a Confirm.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import type { Payout } from "../../model/payout.js";
 import type { Payouts } from "../../payouts/payouts.js";
@@ -17,6 +17,7 @@ import { cardFacts } from "../messenger/approval-cards.js";
 import { namesOf, payoutPeopleNames } from "../messenger/people.js";
 import { dropGoneButtons, SIDE_CALL_MS } from "../telegram/best-effort.js";
 import { bestEffort } from "../telegram/failures.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { editMessageView, editView, replyHtml, replyView } from "../telegram/reply.js";
 import { approvalCard, decidedPromptView, rejectedCard } from "../views/approval.js";
 import { CALLBACK_PATTERN, money, type Names, personName } from "../views/common.js";
@@ -42,7 +43,7 @@ export interface ApprovalDeps {
 }
 
 export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   const namesFor = (payout: Payout) => payoutPeopleNames(deps.stores.profiles, payout);
 

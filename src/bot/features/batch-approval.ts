@@ -3,7 +3,7 @@
  * afresh for this very press): the first decision wins; an approved batch is paid by the
  * worker as a confirmed one. The cards themselves are the notifier's (messenger/batches.ts).
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import type { MessageKey } from "../../i18n.js";
 import type { BatchDecisionResult } from "../../payouts/batch/approval.js";
 import type { Payouts } from "../../payouts/payouts.js";
@@ -11,6 +11,7 @@ import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
 import { dropGoneButtons } from "../telegram/best-effort.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { editView } from "../telegram/reply.js";
 import { BATCH_CALLBACK_PATTERN } from "../views/batch.js";
 import { batchApprovalCard, batchPeople } from "../views/batch-approval.js";
@@ -32,7 +33,7 @@ const FORBIDDEN_KEY = {
 } as const satisfies Record<string, MessageKey>;
 
 export function batchApprovalFeature(deps: BatchApprovalDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   /** An approver's press on a batch's card: what came of it, and the card as it is now. */
   const decided = async (ctx: BotContext, result: BatchDecisionResult, doneKey: MessageKey) => {

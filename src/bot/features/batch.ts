@@ -3,8 +3,7 @@
  * becomes a batch to check; its preview's Confirm batch / Cancel, Stop while it runs,
  * /batches and /batch ID. The checks and the payments are the batch worker's.
  */
-
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { request } from "undici";
 import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
@@ -15,6 +14,7 @@ import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import {
   BATCH_CALLBACK_PATTERN,
@@ -90,7 +90,7 @@ function problemText(ctx: BotContext, problem: BatchFileProblem): string {
 }
 
 export function batchFeature(deps: BatchDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   const { batches } = deps.payouts;
   const uploads = new UploadLimiter(UPLOADS_PER_MINUTE, deps.now);
 

@@ -4,12 +4,13 @@
  * `setStaffMenuButtons` gives every staff member's private chat the same menu button at
  * start. Whoever opens the page is checked again there, on every request.
  */
-import { Composer, Markup } from "telegraf";
+import { type Composer, Markup } from "telegraf";
 import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import type { Locale } from "../../model/locale.js";
 import type { BotContext } from "../context.js";
 import { cosmetic } from "../telegram/failures.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { replyHtml, replyView } from "../telegram/reply.js";
 
 export interface DashboardDeps {
@@ -27,7 +28,7 @@ export function menuButton(url: string, locale: Locale) {
 }
 
 export function dashboardFeature(deps: DashboardDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   composer.command("dashboard", async (ctx) => {
     const url = deps.webAppUrl;
     if (url === undefined) {

@@ -4,13 +4,14 @@
  * `/events replay FROM [TO]` (days, YYYY-MM-DD in TIME_ZONE) queues that period's events
  * again with the ids they had. Every change is audited by the domain step.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { staffActor } from "../../model/audit.js";
 import type { EventDispatch } from "../../payouts/loops/events.js";
 import { REPLAY_MAX_ENTRIES } from "../../payouts/loops/events.js";
 import { may } from "../../payouts/policy.js";
 import { dayOf, daysWindow } from "../../time.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { replyHtml, replyView } from "../telegram/reply.js";
 import { eventsStatusView } from "../views/events.js";
 import { commandPayload } from "./shared/command-args.js";
@@ -23,7 +24,7 @@ export interface EventsDeps {
 }
 
 export function eventsFeature(deps: EventsDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("events", async (ctx) => {
     const staff = ctx.staff;

@@ -1,10 +1,11 @@
 /** /start, /help and /lang, and the answer to anything the bot does not understand. */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { type MessageKey, translator } from "../../i18n.js";
 import { isLocale } from "../../model/locale.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { replyHtml } from "../telegram/reply.js";
 import { commandPayload } from "./shared/command-args.js";
 
@@ -35,7 +36,7 @@ function helpText(ctx: BotContext): string {
 }
 
 export function helpFeature(deps: { payouts: Pick<Payouts, "sessions"> }): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.start((ctx) => replyHtml(ctx, helpText(ctx)));
   composer.help((ctx) => replyHtml(ctx, helpText(ctx)));
@@ -57,7 +58,7 @@ export function helpFeature(deps: { payouts: Pick<Payouts, "sessions"> }): Compo
 
 /** Last in the chain: unknown commands and stray text. */
 export function fallbackFeature(): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   composer.on("message", (ctx) => replyHtml(ctx, ctx.t("fallback.unknown")));
   composer.on("callback_query", (ctx) => ctx.answerCbQuery(ctx.t.plain("confirm.gone")));
   return composer;

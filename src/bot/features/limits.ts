@@ -3,17 +3,18 @@
  * the asker and everyone used and have left, and for those who may see everyone's
  * spending, what each payer used.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { replyView } from "../telegram/reply.js";
 import { limitsView } from "../views/limits.js";
 
 export function limitsFeature(deps: { payouts: Payouts; stores: Stores }): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("limits", async (ctx) => {
     const staff = ctx.staff;

@@ -4,7 +4,7 @@
  * does), so each operation shows since when it is up or down, and a change it is first to
  * see is alerted like any other.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { formatPhone, parsePhone } from "../../model/phone.js";
 import { PaymentApiError } from "../../payments/errors.js";
 import type { Lookups } from "../../payouts/lookups.js";
@@ -12,6 +12,7 @@ import { recordAvailability } from "../../payouts/loops/report-loops.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { replyHtml, replyView } from "../telegram/reply.js";
 import { apiTroubleText, operatorName } from "../views/common.js";
 import { cannotPayText, phoneProblemText } from "../views/pay.js";
@@ -26,7 +27,7 @@ export interface LookupDeps {
 }
 
 export function lookupFeature(deps: LookupDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("whois", async (ctx) => {
     if (!may(ctx.staff, "pay")) {

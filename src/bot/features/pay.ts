@@ -3,7 +3,7 @@
  * the registered name with Confirm / Cancel, and hand the presses to the payout steps.
  * Nothing here talks to the Payment API; payouts/submission.ts does, exactly once.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { stripHtml } from "../../i18n.js";
 import type { DialogState } from "../../model/dialog.js";
@@ -17,6 +17,7 @@ import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
 import { dropGoneButtons } from "../telegram/best-effort.js";
 import { cosmetic, showingWhileSlow } from "../telegram/failures.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import type { PromptWatch } from "../telegram/prompt-watch.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import { waitingView } from "../views/approval.js";
@@ -66,7 +67,7 @@ const COMMAND_OF: Record<PayoutKind, "pay" | "collect"> = {
 };
 
 export function payFeature(deps: PayDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   const mayPay = async (ctx: BotContext): Promise<boolean> => {
     const allowed = may(ctx.staff, "pay");

@@ -3,11 +3,12 @@
  * person sets a new one in the Mini App the next time a Confirm asks for it). The PIN
  * itself is never typed here: it is set and checked only in the Mini App.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import type { Payouts } from "../../payouts/payouts.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { replyHtml } from "../telegram/reply.js";
 import { money, personName } from "../views/common.js";
 import type { StepUpSettings } from "../views/step-up.js";
@@ -23,7 +24,7 @@ export interface PinDeps {
 const USER_ID = /^\d{1,15}$/;
 
 export function pinFeature(deps: PinDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("pin", async (ctx) => {
     const staff = ctx.staff;

@@ -5,7 +5,7 @@
  * reply to that message, then the same prompt as /save. Nothing here writes to a store;
  * payouts/recipients.ts does.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
 import { MAX_AMOUNT_XAF } from "../../model/money.js";
 import { formatPhone as formatPhoneText } from "../../model/phone.js";
@@ -14,6 +14,7 @@ import { may } from "../../payouts/policy.js";
 import type { PrepareSaveResult } from "../../payouts/recipients.js";
 import type { BotContext } from "../context.js";
 import { dropGoneButtons } from "../telegram/best-effort.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import { apiTroubleText } from "../views/common.js";
 import { prepareFailureText } from "../views/pay.js";
@@ -34,7 +35,7 @@ export interface RecipientsDeps {
 const MAX_SEARCH_WORDS = 10;
 
 export function recipientsFeature(deps: RecipientsDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   const recipients = deps.payouts.recipients;
 
   const maySave = async (ctx: BotContext): Promise<boolean> => {

@@ -4,7 +4,7 @@
  * the audit trail of a period. Exports are written page by page to a temporary file,
  * uploaded, removed, and recorded in the audit trail themselves.
  */
-import { Composer, Input } from "telegraf";
+import { type Composer, Input } from "telegraf";
 import { type AuditColumn, auditSource } from "../../csv/audit.js";
 import { type ExportResult, MAX_EXPORT_ROWS, writeExport } from "../../csv/export.js";
 import { PAYOUT_HEADER_KEYS, payoutSource } from "../../csv/payouts.js";
@@ -17,6 +17,7 @@ import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
 import { clampHtml } from "../telegram/clamp.js";
 import { cosmetic } from "../telegram/failures.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import {
   AUDIT_CALLBACK_PATTERN,
@@ -53,7 +54,7 @@ export interface ReportsDeps {
 }
 
 export function reportsFeature(deps: ReportsDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   const { stores } = deps;
 
   /**

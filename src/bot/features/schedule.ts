@@ -5,7 +5,7 @@
  * anyway / Skip and a reminder's Skip this run. Nothing here sends a payment: the scheduler
  * does, through payouts/submission.ts.
  */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { MAX_AMOUNT_XAF } from "../../model/money.js";
 import type { Schedule } from "../../model/schedule.js";
 import type { Payouts } from "../../payouts/payouts.js";
@@ -15,6 +15,7 @@ import type { ScheduleStepResult } from "../../payouts/schedule/schedules.js";
 import { parseWhen } from "../../payouts/schedule/when.js";
 import type { BotContext } from "../context.js";
 import { dropGoneButtons } from "../telegram/best-effort.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { editView, pressIsOnItsMessage, replyHtml, replyView } from "../telegram/reply.js";
 import { money } from "../views/common.js";
 import { cannotPayText, prepareFailureText } from "../views/pay.js";
@@ -41,7 +42,7 @@ export interface ScheduleDeps {
 const LIST_LIMIT = 10;
 
 export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   const schedules = deps.payouts.schedules;
   const { timeZone, defaultTime, approvalThresholdXaf } = schedules.settings;
   const nextRuns = (schedule: Schedule) =>

@@ -1,11 +1,12 @@
 /** /status and /history: what happened to a payment, and the recent payouts. */
-import { Composer } from "telegraf";
+import type { Composer } from "telegraf";
 import { PaymentApiError } from "../../payments/errors.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { may, maySee } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { namesOf } from "../messenger/people.js";
+import { FlatComposer } from "../telegram/flat-composer.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
 import { apiTroubleText, CALLBACK_PATTERN, payoutStateView } from "../views/common.js";
 import { historyView, paymentView } from "../views/reports.js";
@@ -15,7 +16,7 @@ const HISTORY_PAGE_SIZE = 8;
 const REFERENCE = /^[\w-]{1,100}$/;
 
 export function statusFeature(deps: { payouts: Payouts; stores: Stores }): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("status", async (ctx) => {
     if (!may(ctx.staff, "read")) return;
