@@ -31,9 +31,11 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
-# A 4 MB young generation (V8's default grows to 16 MB per semi-space): start-up peak
-# 141 → 133 MB and steady RSS 109 → 98 MB with 10,000 pending payouts, CPU per update the
-# same (bench/footprint.ts, bench/pay-roundtrip.ts). --liftoff-only: undici's HTTP parser
+# A 16 MB young generation (per semi-space; V8's default on 64-bit): with 4 MB, the objects
+# of requests in flight outlived two scavenges, were promoted and died old, and scavenging
+# took a fifth of the bot's CPU; 16 MB gives about a third less CPU per update for about
+# 11 MB more RSS, within the memory targets (bench/pay-roundtrip.ts, bench/footprint.ts,
+# docs/performance.md). --liftoff-only: undici's HTTP parser
 # (llhttp, WebAssembly) stays on V8's baseline compiler; its optimizing compile of it raised
 # the start-up peak by about 30 MB, for no CPU difference that shows (bench/footprint.ts).
-CMD ["node", "--max-semi-space-size=4", "--liftoff-only", "dist/src/main.js", "start"]
+CMD ["node", "--max-semi-space-size=16", "--liftoff-only", "dist/src/main.js", "start"]

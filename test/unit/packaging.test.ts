@@ -54,6 +54,26 @@ describe("the Docker image", () => {
     expect(compare(running, minimum)).toBeGreaterThanOrEqual(0);
   });
 
+  it("runs node with the same flags as `npm start` and the benchmarks' app processes", () => {
+    const start = /"start": "node ((?:--[\w-]+(?:=\w+)? )+)dist\/src\/main\.js start"/.exec(
+      read("package.json"),
+    );
+    const cmd =
+      /^CMD \["node", ((?:"--[\w-]+(?:=\w+)?", )+)"dist\/src\/main\.js", "start"\]$/m.exec(
+        read("Dockerfile"),
+      );
+    const bench = /PRODUCTION_NODE_ARGS = \[([^\]]*)\]/.exec(read("bench/bots.ts"));
+    const flags = start?.[1]?.trim().split(" ") ?? [];
+    expect(flags).toContain("--max-semi-space-size=16");
+    expect(
+      cmd?.[1]
+        ?.split(", ")
+        .map((flag) => flag.replace(/"/g, ""))
+        .filter(Boolean),
+    ).toEqual(flags);
+    expect(bench?.[1]?.split(", ").map((flag) => flag.replace(/"/g, ""))).toEqual(flags);
+  });
+
   it("builds from src/ (the .lua scripts with it) and ships the build with its scripts", () => {
     const dockerfile = read("Dockerfile");
     expect(dockerfile).toMatch(/^COPY src \.\/src$/m);
