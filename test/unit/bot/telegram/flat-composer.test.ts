@@ -58,10 +58,7 @@ describe("FlatComposer", () => {
   }
 
   it("ends the chain where a handler does not go on, and goes past the end when all do", async () => {
-    expect(await run(new FlatComposer<Context>(), "/pay 670000001 5000")).toEqual([
-      "first",
-      "pay",
-    ]);
+    expect(await run(new FlatComposer<Context>(), "/pay 670000001 5000")).toEqual(["first", "pay"]);
     expect(await run(new FlatComposer<Context>(), "something else")).toEqual([
       "first",
       "any message",
