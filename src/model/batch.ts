@@ -18,7 +18,7 @@
  * to running: the schedule's Confirm (and approval) covers it.
  */
 import { z } from "zod";
-import { PAYOUT_STATES } from "./lifecycle.js";
+import { PAYOUT_STATES, type PayoutState } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
 import { ROLES } from "./roles.js";
@@ -127,6 +127,28 @@ export type BatchRow = z.infer<typeof BatchRowSchema>;
 /** How one row stands: from its payout, or `skipped` when it was not (to be) paid. */
 export type RowStanding = "paid" | "failed" | "pending" | "unknown" | "skipped";
 
+/**
+ * How a payable row stands, from its payout's state (none, or never claimed: it was not
+ * paid). A paid row's fee is its payout's (chargedFee: paid only).
+ */
+export function standingOfState(state: PayoutState | undefined): RowStanding {
+  switch (state) {
+    case "success":
+      return "paid";
+    case "failed":
+    case "canceled":
+    case "rejected_by_api":
+      return "failed";
+    case "submitting":
+    case "pending":
+      return "pending";
+    case "unknown":
+      return "unknown";
+    default:
+      return "skipped";
+  }
+}
+
 /** Where the rows stand, counted from their payouts (the progress and the summary). */
 export const BatchTallySchema = z.object({
   paid: z.number().int().nonnegative(),
@@ -203,7 +225,12 @@ export type BatchPatch = Partial<Omit<Batch, "id" | "state">>;
 
 /** The payout of a batch's row: one id per row, so a row can never become two payouts. */
 export function rowPayoutId(batchId: string, row: number): string {
-  return `${batchId}-${row}`;
+  return `${rowPayoutIdPrefix(batchId)}${row}`;
+}
+
+/** What every row payout id of batch `batchId` starts with (its row number follows). */
+export function rowPayoutIdPrefix(batchId: string): string {
+  return `${batchId}-`;
 }
 
 export function isFinalBatchState(state: BatchState): boolean {

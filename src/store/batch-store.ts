@@ -4,7 +4,7 @@
  * each rewritten as it is checked or handled).
  */
 import type { Actor, AuditDetails, BatchAuditStep } from "../model/audit.js";
-import type { Batch, BatchPatch, BatchRow, BatchState } from "../model/batch.js";
+import type { Batch, BatchPatch, BatchRow, BatchState, BatchTally } from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
 
 export type BatchMoveResult = { ok: true; batch: Batch } | { ok: false; batch: Batch | null };
@@ -27,6 +27,13 @@ export interface BatchStore {
   get(id: string): Promise<Batch | null>;
   /** Rows `from` (0-based position) to `from + count - 1`, in spreadsheet order. */
   rows(id: string, from: number, count: number): Promise<BatchRow[]>;
+  /**
+   * Where every row stands now, from its payout (model/batch.ts standingOfState; a row with
+   * a problem is skipped), and what the paid rows came to: counted where the payouts are,
+   * so that the worker, which counts every few seconds while the rows settle, never reads
+   * a thousand payouts to get seven numbers.
+   */
+  tally(id: string): Promise<BatchTally>;
   /** Rewrites rows at their positions (what the checks or the worker found). */
   setRows(id: string, rows: ReadonlyArray<{ index: number; row: BatchRow }>): Promise<void>;
   /**

@@ -41,7 +41,7 @@ export interface MemoryStoresOptions {
 /** Every store in memory. `ping` is always true; `close` does nothing. */
 export function createMemoryStores(options: MemoryStoresOptions): Stores {
   const now = options.now ?? Date.now;
-  // Late-bound: the payout store is made after the outbox it queues notices in.
+  // Late-bound: the payout store is made after the outbox and batches that read it.
   const outbox = new MemoryOutbox(
     (id) => payouts.get(id),
     (phone) => recipients.isSaved(phone),
@@ -55,6 +55,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     now,
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
     audit: (entry) => audit.append(entry),
+    payout: (id) => payouts.get(id),
   });
   const recipients = new MemoryRecipientStore(now);
   const payouts: MemoryPayoutStore = new MemoryPayoutStore({

@@ -5,7 +5,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../src/model/audit.js";
-import type { Batch } from "../../src/model/batch.js";
+import {
+  type Batch,
+  type BatchRow,
+  type BatchTally,
+  rowPayoutId,
+  standingOfState,
+} from "../../src/model/batch.js";
+import type { PayoutState } from "../../src/model/lifecycle.js";
+import type { Stores } from "../../src/store/types.js";
+import { payoutIn } from "./payout-store.contract.js";
 import { type MakeStores, storesPerTest } from "./store-harness.js";
 
 let counter = 0;
@@ -33,6 +42,22 @@ export function sampleBatch(overrides: Partial<Batch> = {}): Batch {
 
 const ROW = { row: 2, phoneText: "237670000001", amountText: "5000" };
 
+/** Where the rows stand, each row's payout read whole (what `tally` must equal). */
+async function recount(stores: Stores, batchId: string): Promise<BatchTally> {
+  const tally = { paid: 0, failed: 0, pending: 0, unknown: 0, skipped: 0, paidXaf: 0, feesXaf: 0 };
+  for (const row of await stores.batches.rows(batchId, 0, 10_000)) {
+    const payout =
+      row.problem === undefined ? await stores.payouts.get(rowPayoutId(batchId, row.row)) : null;
+    const standing = row.problem === undefined ? standingOfState(payout?.state) : "skipped";
+    tally[standing] += 1;
+    if (standing === "paid" && payout) {
+      tally.paidXaf += payout.amount;
+      tally.feesXaf += payout.fee ?? 0;
+    }
+  }
+  return tally;
+}
+
 export function describeBatchStoreContract(makeStores: MakeStores): void {
   describe("batches", () => {
     const harness = storesPerTest(makeStores, 60_000);
@@ -47,6 +72,46 @@ export function describeBatchStoreContract(makeStores: MakeStores): void {
       expect(moved.ok && moved.batch.version).toBe(1);
       const updated = await batches.update(batch.id, { checkedRows: 0 });
       expect(updated?.version).toBe(1);
+    });
+
+    it("tallies every row from its payout as a recount does, past a page of rows", async () => {
+      const { stores } = harness;
+      const batch = sampleBatch({ state: "running", rowCount: 205, checkedRows: 205 });
+      const rows: BatchRow[] = Array.from({ length: 205 }, (_, index) => ({
+        ...ROW,
+        row: index + 2,
+        // A row with a problem is skipped, whatever became of a payout of its number.
+        ...(index % 50 === 7 ? { problem: "no_account" as const } : {}),
+      }));
+      expect(await stores.batches.create(batch, rows, SYSTEM_ACTOR)).toBe(true);
+      const states: PayoutState[] = [
+        "success",
+        "failed",
+        "pending",
+        "unknown",
+        "canceled",
+        "submitting",
+        "awaiting_confirmation",
+        "expired",
+      ];
+      for (const [index, row] of rows.entries()) {
+        if (index % 9 === 8) continue; // its payout never made (the worker stopped first)
+        const id = rowPayoutId(batch.id, row.row);
+        const state = states[index % states.length] ?? "success";
+        await payoutIn(stores, state, { id, batchId: batch.id, amount: 1000 + index, fee: 40 });
+      }
+      const counted = await recount(stores, batch.id);
+      expect(Object.values(counted).every((figure) => figure > 0)).toBe(true);
+      expect(await stores.batches.tally(batch.id)).toEqual(counted);
+      expect(await stores.batches.tally("nobatch")).toEqual({
+        paid: 0,
+        failed: 0,
+        pending: 0,
+        unknown: 0,
+        skipped: 0,
+        paidXaf: 0,
+        feesXaf: 0,
+      });
     });
 
     it("refuses a move at a version the batch has moved past, and makes it at its own", async () => {

@@ -9,11 +9,11 @@ import type { Actor } from "../../model/audit.js";
 import {
   type Batch,
   type BatchRow,
-  type BatchTally,
   type RowStanding,
   rowPayoutId,
+  standingOfState,
 } from "../../model/batch.js";
-import { chargedFee, type Payout } from "../../model/payout.js";
+import type { Payout } from "../../model/payout.js";
 import { cleanName } from "../../model/text.js";
 import {
   LimiterUnavailableError,
@@ -110,21 +110,7 @@ export async function inPool<T, R>(
 
 /** How a payable row stands, from its payout (none, or never claimed: it was not paid). */
 export function rowStanding(payout: Payout | null): RowStanding {
-  switch (payout?.state) {
-    case "success":
-      return "paid";
-    case "failed":
-    case "canceled":
-    case "rejected_by_api":
-      return "failed";
-    case "submitting":
-    case "pending":
-      return "pending";
-    case "unknown":
-      return "unknown";
-    default:
-      return "skipped";
-  }
+  return standingOfState(payout?.state);
 }
 
 /** A batch's rows, in order, a page at a time. */
@@ -157,30 +143,6 @@ export async function* rowsWithPayouts(
     );
     yield page.map((row, index) => ({ row, payout: payouts[index] ?? null }));
   }
-}
-
-/** Where every row of `batch` stands now, from its payouts, and what the paid ones came to. */
-export async function tallyRows(stores: Stores, batchId: string): Promise<BatchTally> {
-  const tally: BatchTally = {
-    paid: 0,
-    failed: 0,
-    pending: 0,
-    unknown: 0,
-    skipped: 0,
-    paidXaf: 0,
-    feesXaf: 0,
-  };
-  for await (const page of rowsWithPayouts(stores, batchId)) {
-    for (const { row, payout } of page) {
-      const standing = row.problem === undefined ? rowStanding(payout) : "skipped";
-      tally[standing] += 1;
-      if (standing === "paid" && payout) {
-        tally.paidXaf += payout.amount;
-        tally.feesXaf += chargedFee(payout) ?? 0;
-      }
-    }
-  }
-  return tally;
 }
 
 /** A row's payout not claimed (the worker died before) stays claimable this long. */

@@ -35,7 +35,7 @@ import { expireIfLate } from "./approval.js";
 import { isPayable, payableOf } from "./checks.js";
 import { type KeepAlive, leaseKeeper } from "./lease.js";
 import { RowRepeats } from "./repeats.js";
-import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot, tallyRows } from "./rows.js";
+import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot } from "./rows.js";
 
 export interface BatchWorkerOptions {
   context: StepContext;
@@ -319,7 +319,7 @@ export class BatchWorker {
     const last = this.#talliedAt.get(batch.id) ?? 0;
     if (now() - last < TALLY_EVERY_MS) return batch.state;
     this.#talliedAt.set(batch.id, now());
-    const tally = await tallyRows(stores, batch.id);
+    const tally = await stores.batches.tally(batch.id);
     const stuck = now() - (batch.sentAtMs ?? batch.updatedAtMs) > this.#options.stuckAfterMs;
     if (tally.pending > 0 && !stuck) {
       if (JSON.stringify(tally) === JSON.stringify(batch.tally)) return batch.state;

@@ -6,9 +6,13 @@ import {
   type BatchRow,
   BatchSchema,
   type BatchState,
+  type BatchTally,
+  rowPayoutId,
+  standingOfState,
   WORKED_BATCH_STATES,
 } from "../../model/batch.js";
 import { type Notice, noticeKey } from "../../model/notice.js";
+import type { Payout } from "../../model/payout.js";
 import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
 import { checkInput } from "../schemas.js";
 
@@ -16,6 +20,8 @@ export interface MemoryBatchStoreOptions {
   now: () => number;
   enqueueNotice: (key: string, atMs: number) => void;
   audit: (entry: Omit<AuditEntry, "id">) => void;
+  /** A payout as the payout store has it (a row's, for `tally`). */
+  payout: (id: string) => Promise<Payout | null>;
 }
 
 export class MemoryBatchStore implements BatchStore {
@@ -54,6 +60,29 @@ export class MemoryBatchStore implements BatchStore {
 
   async rows(id: string, from: number, count: number): Promise<BatchRow[]> {
     return structuredClone((this.#rows.get(id) ?? []).slice(from, from + Math.max(0, count)));
+  }
+
+  async tally(id: string): Promise<BatchTally> {
+    const tally = {
+      paid: 0,
+      failed: 0,
+      pending: 0,
+      unknown: 0,
+      skipped: 0,
+      paidXaf: 0,
+      feesXaf: 0,
+    };
+    for (const row of this.#rows.get(id) ?? []) {
+      const payout =
+        row.problem === undefined ? await this.#options.payout(rowPayoutId(id, row.row)) : null;
+      const standing = row.problem === undefined ? standingOfState(payout?.state) : "skipped";
+      tally[standing] += 1;
+      if (standing === "paid" && payout) {
+        tally.paidXaf += payout.amount;
+        tally.feesXaf += payout.fee ?? 0;
+      }
+    }
+    return tally;
   }
 
   async setRows(id: string, rows: ReadonlyArray<{ index: number; row: BatchRow }>): Promise<void> {

@@ -16,9 +16,13 @@ import {
   BatchRowSchema,
   BatchSchema,
   type BatchState,
+  type BatchTally,
   FINAL_BATCH_STATES,
+  rowPayoutIdPrefix,
+  standingOfState,
   WORKED_BATCH_STATES,
 } from "../../model/batch.js";
+import { PAYOUT_STATES } from "../../model/lifecycle.js";
 import { type Notice, noticeKey } from "../../model/notice.js";
 import { auditMinId, draftJson } from "../audit-codec.js";
 import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
@@ -27,6 +31,17 @@ import { checkInput, parseJsonOrUndefined } from "../schemas.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const MoveReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
+
+/** {rows read, paid, failed, pending, unknown, skipped, paid XAF, fees XAF} (batch-tally.lua) */
+const TallyReplySchema = z.array(z.number().int().nonnegative()).length(8);
+
+/** Rows counted per script call: about 1 ms of Redis (a JSON row and a payout's HMGET each). */
+const TALLY_PAGE = 200;
+
+/** Each state (JSON, as stored) → how a payable row whose payout is in it stands. */
+const STANDINGS = Object.fromEntries(
+  PAYOUT_STATES.map((state) => [JSON.stringify(state), standingOfState(state)]),
+);
 
 export interface RedisBatchStoreOptions {
   keys: Keys;
@@ -100,6 +115,46 @@ export class RedisBatchStore implements BatchStore {
     if (count <= 0) return [];
     const raw = await this.#redis.lrange(this.#keys.batchRows(id), from, from + count - 1);
     return raw.map((text) => BatchRowSchema.parse(parseJsonOrUndefined(text)));
+  }
+
+  async tally(id: string): Promise<BatchTally> {
+    const tally = {
+      paid: 0,
+      failed: 0,
+      pending: 0,
+      unknown: 0,
+      skipped: 0,
+      paidXaf: 0,
+      feesXaf: 0,
+    };
+    const payoutPrefix = this.#keys.payout(rowPayoutIdPrefix(id));
+    for (let from = 0; ; from += TALLY_PAGE) {
+      const options = { from: String(from), count: String(TALLY_PAGE), payoutPrefix };
+      const reply = await runScript(
+        this.#redis,
+        SCRIPTS["batch-tally"],
+        [this.#keys.batchRows(id)],
+        [JSON.stringify({ ...options, standings: STANDINGS })],
+      );
+      const [
+        read = 0,
+        paid = 0,
+        failed = 0,
+        pending = 0,
+        unknown = 0,
+        skipped = 0,
+        paidXaf = 0,
+        feesXaf = 0,
+      ] = TallyReplySchema.parse(reply);
+      tally.paid += paid;
+      tally.failed += failed;
+      tally.pending += pending;
+      tally.unknown += unknown;
+      tally.skipped += skipped;
+      tally.paidXaf += paidXaf;
+      tally.feesXaf += feesXaf;
+      if (read < TALLY_PAGE) return tally;
+    }
   }
 
   async setRows(id: string, rows: ReadonlyArray<{ index: number; row: BatchRow }>): Promise<void> {

@@ -16,6 +16,7 @@ import type { Redis } from "ioredis";
 export const SCRIPT_NAMES = [
   "availability-observe",
   "batch-move",
+  "batch-tally",
   "digest-once",
   "callback-admit",
   "due-claim",

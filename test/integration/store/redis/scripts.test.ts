@@ -85,6 +85,41 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await run("batch-move", keys, args)).toEqual([0, json]);
   },
 
+  "batch-tally": async (redis, p, run) => {
+    const row = (n: number, problem?: string) =>
+      JSON.stringify({ row: n, phoneText: "", amountText: "", problem });
+    // Rows 2-7: paid (fee 10), failed, pending, unknown, a problem, a payout never made.
+    await redis.rpush(`${p}rows`, row(2), row(3), row(4), row(5), row(6, "no_account"), row(7));
+    await redis.hset(`${p}payout:b1-2`, ...payoutFields("success"), "fee", "10");
+    await redis.hset(`${p}payout:b1-3`, ...payoutFields("failed"), "fee", "10");
+    await redis.hset(`${p}payout:b1-4`, ...payoutFields("pending"));
+    await redis.hset(`${p}payout:b1-5`, ...payoutFields("unknown"));
+    await redis.hset(`${p}payout:b1-6`, ...payoutFields("success"));
+    const standings = {
+      '"success"': "paid",
+      '"failed"': "failed",
+      '"pending"': "pending",
+      '"unknown"': "unknown",
+    };
+    const page = (from: number, count: number) =>
+      run(
+        "batch-tally",
+        [`${p}rows`],
+        [
+          JSON.stringify({
+            from: String(from),
+            count: String(count),
+            payoutPrefix: `${p}payout:b1-`,
+            standings,
+          }),
+        ],
+      );
+    expect(await page(0, 10)).toEqual([6, 1, 1, 1, 1, 2, 5000, 10]);
+    // A page of the rows: the last two (a problem, no payout) are both skipped.
+    expect(await page(4, 2)).toEqual([2, 0, 0, 0, 0, 2, 0, 0]);
+    expect(await page(6, 2)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+  },
+
   "digest-once": async (redis, p, run) => {
     const keys = [`${p}mark`, `${p}outbox`];
     expect(await run("digest-once", keys, [60_000, 1000, "digest:2026-11-25"])).toBe(1);

@@ -38,6 +38,7 @@ function interleaved(real: BatchStore, between: () => Promise<void>): BatchStore
       return read;
     },
     rows: (id, from, count) => real.rows(id, from, count),
+    tally: (id) => real.tally(id),
     setRows: (id, rows) => real.setRows(id, rows),
     move: (id, from, to, patch, options) => real.move(id, from, to, patch, options),
     update: (id, patch, notices) => real.update(id, patch, notices),
