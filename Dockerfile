@@ -31,11 +31,13 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
-# A 16 MB young generation (per semi-space; V8's default on 64-bit): with 4 MB, the objects
-# of requests in flight outlived two scavenges, were promoted and died old, and scavenging
-# took a fifth of the bot's CPU; 16 MB gives about a third less CPU per update for about
-# 11 MB more RSS, within the memory targets (bench/pay-roundtrip.ts, bench/footprint.ts,
-# docs/performance.md). --liftoff-only: undici's HTTP parser
+# An 8 MB young generation (per semi-space; V8's default grows it to 16 MB): with 4 MB, the
+# objects of requests in flight outlived two scavenges, were promoted and died old, and
+# scavenging took a fifth of the bot's CPU; 8 MB gives most of what 16 MB saves (CPU per
+# update about a quarter lower than with 4 MB, 16 MB about a third) for half its memory
+# (16 MB left the steady RSS with 10,000 pending payouts at 119.9 MB, the target 120;
+# bench/pay-roundtrip.ts, bench/footprint.ts, docs/performance.md). --liftoff-only: undici's
+# HTTP parser
 # (llhttp, WebAssembly) stays on V8's baseline compiler; its optimizing compile of it raised
 # the start-up peak by about 30 MB, for no CPU difference that shows (bench/footprint.ts).
-CMD ["node", "--max-semi-space-size=16", "--liftoff-only", "dist/src/main.js", "start"]
+CMD ["node", "--max-semi-space-size=8", "--liftoff-only", "dist/src/main.js", "start"]

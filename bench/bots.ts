@@ -62,7 +62,7 @@ const BENCH_ADMIN_ID = 1;
  * Node's flags in production (package.json's start script, the Dockerfile's CMD, which
  * says why): every app process of the benchmarks runs with them, so they measure what runs.
  */
-export const PRODUCTION_NODE_ARGS = ["--max-semi-space-size=16", "--liftoff-only"];
+export const PRODUCTION_NODE_ARGS = ["--max-semi-space-size=8", "--liftoff-only"];
 
 /** The environment `npm start` would get, pointing at the bench's sandbox and Redis. */
 export function appEnv(options: AppEnvOptions): Record<string, string> {

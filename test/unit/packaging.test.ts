@@ -64,7 +64,7 @@ describe("the Docker image", () => {
       );
     const bench = /PRODUCTION_NODE_ARGS = \[([^\]]*)\]/.exec(read("bench/bots.ts"));
     const flags = start?.[1]?.trim().split(" ") ?? [];
-    expect(flags).toContain("--max-semi-space-size=16");
+    expect(flags).toContain("--max-semi-space-size=8");
     expect(
       cmd?.[1]
         ?.split(", ")
