@@ -164,6 +164,11 @@ export const BatchTallySchema = z.object({
 });
 export type BatchTally = z.infer<typeof BatchTallySchema>;
 
+/** A count with nothing counted yet. */
+export function emptyTally(): BatchTally {
+  return { paid: 0, failed: 0, pending: 0, unknown: 0, skipped: 0, paidXaf: 0, feesXaf: 0 };
+}
+
 export const BatchSchema = z.object({
   id: z.string().min(6),
   state: z.enum(BATCH_STATES),

@@ -8,7 +8,7 @@ import { Markup } from "telegraf";
 import { rowReason } from "../../csv/batch.js";
 import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
 import type { Translate } from "../../i18n.js";
-import type { Batch, BatchRow, BatchTally } from "../../model/batch.js";
+import { type Batch, type BatchRow, type BatchTally, emptyTally } from "../../model/batch.js";
 import { money, type Names, personName, type View } from "./common.js";
 import { recurrenceText, runTimeText } from "./schedule.js";
 
@@ -212,15 +212,7 @@ function countsLine(t: Translate, tally: BatchTally): string {
 
 /** The summary sent with the results file, from the batch's last count. */
 export function summaryText(t: Translate, batch: Batch, names: Names, stuckHours: number): string {
-  const tally = batch.tally ?? {
-    paid: 0,
-    failed: 0,
-    pending: 0,
-    unknown: 0,
-    skipped: 0,
-    paidXaf: 0,
-    feesXaf: 0,
-  };
+  const tally = batch.tally ?? emptyTally();
   const run = batch.run
     ? [t("batch.run_of", { ref: batch.run.scheduleId, time: t.time(batch.createdAtMs) })]
     : [];

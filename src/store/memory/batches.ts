@@ -7,6 +7,7 @@ import {
   BatchSchema,
   type BatchState,
   type BatchTally,
+  emptyTally,
   rowPayoutId,
   standingOfState,
   WORKED_BATCH_STATES,
@@ -63,15 +64,7 @@ export class MemoryBatchStore implements BatchStore {
   }
 
   async tally(id: string): Promise<BatchTally> {
-    const tally = {
-      paid: 0,
-      failed: 0,
-      pending: 0,
-      unknown: 0,
-      skipped: 0,
-      paidXaf: 0,
-      feesXaf: 0,
-    };
+    const tally = emptyTally();
     for (const row of this.#rows.get(id) ?? []) {
       const payout =
         row.problem === undefined ? await this.#options.payout(rowPayoutId(id, row.row)) : null;

@@ -17,6 +17,7 @@ import {
   BatchSchema,
   type BatchState,
   type BatchTally,
+  emptyTally,
   FINAL_BATCH_STATES,
   rowPayoutIdPrefix,
   standingOfState,
@@ -118,15 +119,7 @@ export class RedisBatchStore implements BatchStore {
   }
 
   async tally(id: string): Promise<BatchTally> {
-    const tally = {
-      paid: 0,
-      failed: 0,
-      pending: 0,
-      unknown: 0,
-      skipped: 0,
-      paidXaf: 0,
-      feesXaf: 0,
-    };
+    const tally = emptyTally();
     const payoutPrefix = this.#keys.payout(rowPayoutIdPrefix(id));
     for (let from = 0; ; from += TALLY_PAGE) {
       const options = { from: String(from), count: String(TALLY_PAGE), payoutPrefix };
