@@ -29,6 +29,12 @@ export function isNewReplyIn(chatId: number): MessagePredicate {
   return (message) => message.chatId === chatId && message.editCount === 0;
 }
 
+/** A new message in `chatId` whose text contains `text` (when other messages may come first). */
+export function isNewReplyWith(chatId: number, text: string): MessagePredicate {
+  return (message) =>
+    message.chatId === chatId && message.editCount === 0 && plainText(message).includes(text);
+}
+
 /** `prompt` itself, edited, once its text contains `text` (e.g. "Pending"). */
 export function isPromptReading(prompt: SentMessage, text: string): MessagePredicate {
   return (message) =>

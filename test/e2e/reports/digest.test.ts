@@ -14,6 +14,7 @@ import { keys } from "../../../src/store/keys.js";
 import { shiftedDayClock } from "../../support/clock.js";
 import {
   isNewReplyIn,
+  isNewReplyWith,
   payAndConfirm,
   pressAndWait,
   sendAndWait,
@@ -194,10 +195,12 @@ describe("the daily digest", () => {
     const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     await sendAndWait(h.emulator, payer, "/help", isNewReplyIn(PAYER_ID));
-    const say = (text: string) => sendAndWait(h.emulator, admin, text, isNewReplyIn(ADMIN_ID));
-    await say(`/staff add ${PAYER_ID} viewer`);
-    await say("/staff add 2002 approver");
-    await say("/staff remove 2002");
+    // The demotion also brings a staff-change notice to this chat: wait for each reply itself.
+    const say = (text: string, reply: string) =>
+      sendAndWait(h.emulator, admin, text, isNewReplyWith(ADMIN_ID, reply));
+    await say(`/staff add ${PAYER_ID} viewer`, "is now viewer");
+    await say("/staff add 2002 approver", "2002 is now approver");
+    await say("/staff remove 2002", "2002 is no longer staff");
 
     // The digest's text (its chart comes first, as a photo with a caption).
     const digest = h.emulator.waitForMessage(

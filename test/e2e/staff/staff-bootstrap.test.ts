@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../../src/logger.js";
 import { applyBootstrapStaff } from "../../../src/payouts/staff-bootstrap.js";
-import { isNewReplyIn, sendAndWait } from "../../support/flows.js";
+import { isNewReplyWith, sendAndWait } from "../../support/flows.js";
 import {
   ADMIN_ID,
   APPROVER_ID,
@@ -21,9 +21,12 @@ describe("STAFF and /staff across a restart", () => {
 
   it("keeps /staff removals and role changes when STAFF is applied again at start", async () => {
     const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
-    const say = (text: string) => sendAndWait(h.emulator, admin, text, isNewReplyIn(ADMIN_ID));
-    await say(`/staff remove ${PAYER_ID}`);
-    await say(`/staff add ${VIEWER_ID} payer`);
+    // The admin's chat also gets the staff-change notices, in any order with the replies:
+    // each step waits for its own reply by what it says.
+    const say = (text: string, replyContains: string) =>
+      sendAndWait(h.emulator, admin, text, isNewReplyWith(ADMIN_ID, replyContains));
+    await say(`/staff remove ${PAYER_ID}`, "is no longer staff");
+    await say(`/staff add ${VIEWER_ID} payer`, "is now payer");
 
     // What every start does with STAFF (which still lists the payer as payer, the viewer as viewer).
     const result = await applyBootstrapStaff(
@@ -37,7 +40,7 @@ describe("STAFF and /staff across a restart", () => {
     expect(await h.app.stores.staff.get(PAYER_ID)).toBeNull();
     expect(await h.app.stores.staff.get(VIEWER_ID)).toBe("payer");
     expect(await h.app.stores.staff.get(APPROVER_ID)).toBe("approver");
-    const listing = plainText(await say("/staff"));
+    const listing = plainText(await say("/staff", "from STAFF"));
     expect(listing).toContain(`${VIEWER_ID}: payer · set with /staff by ${ADMIN_ID}`);
     expect(listing).toContain(`${APPROVER_ID}: approver · from STAFF`);
     expect(listing).not.toContain(`${PAYER_ID}:`);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
-import { sendAndWait, showPrompt } from "../../support/flows.js";
+import { isNewReplyWith, sendAndWait, showPrompt } from "../../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID, STRANGER_ID } from "../../support/harness.js";
 
 describe("/staff, end to end", () => {
@@ -34,10 +34,22 @@ describe("/staff, end to end", () => {
     );
     expect(plainText(prompt)).toContain("Jean-Paul Mbarga");
 
-    expect(await say(ADMIN_ID, `/staff remove ${STRANGER_ID}`)).toBe(
-      `${STRANGER_ID} is no longer staff.`,
+    // The removal also brings the admin a staff-change notice, in either order with the reply.
+    const removed = await sendAndWait(
+      h.emulator,
+      h.emulator.user({ id: ADMIN_ID, languageCode: "en" }),
+      `/staff remove ${STRANGER_ID}`,
+      isNewReplyWith(ADMIN_ID, "is no longer staff"),
     );
-    expect(await say(STRANGER_ID, "/pay 670000001 2500")).toContain("not allowed to use this bot");
+    expect(plainText(removed)).toBe(`${STRANGER_ID} is no longer staff.`);
+    // They are told they were removed too: wait for the refusal itself.
+    const refused = await sendAndWait(
+      h.emulator,
+      h.emulator.user({ id: STRANGER_ID, languageCode: "en" }),
+      "/pay 670000001 2500",
+      isNewReplyWith(STRANGER_ID, "not allowed to use this bot"),
+    );
+    expect(plainText(refused)).toContain("not allowed to use this bot");
 
     // The stranger's /pay is audited too (a prompt): the staff changes are the admin's.
     const actions = (await h.app.stores.audit.recent(10))
