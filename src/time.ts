@@ -55,8 +55,8 @@ export function timeFormatter(locale: Locale, zone: string): FormatTime {
     minute: "2-digit",
     timeZoneName: "shortOffset",
   });
-  if (locale === "fr") return frenchTime(format, zone);
-  return (ms) => {
+  if (locale === "fr") return lastMinuteKept(frenchTime(format, zone));
+  return lastMinuteKept((ms) => {
     let text = "";
     let offset = "";
     for (const part of format.formatToParts(new Date(ms))) {
@@ -64,6 +64,29 @@ export function timeFormatter(locale: Locale, zone: string): FormatTime {
       else text += part.value;
     }
     return `${text.trim()} ${offset}`;
+  });
+}
+
+// Since 1973 every zone's offset is a whole number of minutes (Liberia's -0:44:30 ended in
+// 1972), so a local day or minute only turns on a UTC minute.
+const WHOLE_MINUTE_OFFSETS_FROM_MS = Date.UTC(1973, 0, 1);
+
+/**
+ * `read`, answering again from the last call while the instant is in the same UTC minute:
+ * what is read here (a day, a time to the minute) cannot change inside one. Most calls are
+ * about "now", so most are answered from the last.
+ */
+function lastMinuteKept<T>(read: (ms: number) => T): (ms: number) => T {
+  let minute = Number.NaN;
+  let value: T;
+  return (ms) => {
+    if (ms < WHOLE_MINUTE_OFFSETS_FROM_MS) return read(ms);
+    const at = Math.floor(ms / 60_000);
+    if (at !== minute) {
+      value = read(ms);
+      minute = at;
+    }
+    return value;
   };
 }
 
@@ -146,10 +169,20 @@ function fieldsIn(ms: number, zone: string) {
 
 const pad = (value: number, width = 2) => String(value).padStart(width, "0");
 
+// The last day read in each zone (lastMinuteKept).
+const DAY_READERS = new Map<string, (ms: number) => Day>();
+
 /** The day an instant falls on in `zone`. */
 export function dayOf(ms: number, zone: string): Day {
-  const { year, month, day } = fieldsIn(ms, zone);
-  return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+  let read = DAY_READERS.get(zone);
+  if (!read) {
+    read = lastMinuteKept((at) => {
+      const { year, month, day } = fieldsIn(at, zone);
+      return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+    });
+    DAY_READERS.set(zone, read);
+  }
+  return read(ms);
 }
 
 /** The hour (0-23) an instant falls in, in `zone`. */

@@ -8,6 +8,7 @@ import {
   nextDay,
   parseDay,
   startOfDayMs,
+  timeFormatter,
 } from "../../src/time.js";
 
 describe("dayInWords", () => {
@@ -73,5 +74,38 @@ describe("dayOf", () => {
     const midnight = Date.UTC(2024, 11, 31, 23, 0); // 00:00 on 1 Jan in Douala
     expect(dayOf(midnight - 1, "Africa/Douala")).toBe("2024-12-31");
     expect(dayOf(midnight, "Africa/Douala")).toBe("2025-01-01");
+  });
+
+  it("answers from the last read only inside the same minute, in each zone on its own", () => {
+    const midnight = Date.UTC(2024, 11, 31, 23, 0); // 00:00 on 1 Jan in Douala
+    for (let round = 0; round < 3; round += 1) {
+      expect(dayOf(midnight - 1, "Africa/Douala")).toBe("2024-12-31");
+      expect(dayOf(midnight - 1, "UTC")).toBe("2024-12-31");
+      expect(dayOf(midnight, "Africa/Douala")).toBe("2025-01-01");
+      expect(dayOf(midnight + 59_999, "Africa/Douala")).toBe("2025-01-01");
+      expect(dayOf(midnight + 3_600_000, "UTC")).toBe("2025-01-01");
+    }
+  });
+
+  it("reads every instant afresh where a zone's day turned inside a UTC minute (before 1973)", () => {
+    // Monrovia kept -0:44:30 until 1972: its 1 Jan 1970 began at 00:44:30 UTC.
+    const midnight = Date.UTC(1970, 0, 1, 0, 44, 30);
+    expect(dayOf(midnight - 1_000, "Africa/Monrovia")).toBe("1969-12-31");
+    expect(dayOf(midnight, "Africa/Monrovia")).toBe("1970-01-01");
+    expect(dayOf(midnight - 1_000, "Africa/Monrovia")).toBe("1969-12-31");
+  });
+});
+
+describe("timeFormatter", () => {
+  it("tells each minute apart, and the same minute alike, in both languages", () => {
+    const at = Date.UTC(2026, 10, 25, 13, 26, 5); // 14:26 in Douala
+    const en = timeFormatter("en", "Africa/Douala");
+    const fr = timeFormatter("fr", "Africa/Douala");
+    expect(en(at)).toBe(en(at + 50_000));
+    expect(fr(at)).toBe("25 nov. à 14:26");
+    expect(fr(at + 60_000)).toBe("25 nov. à 14:27");
+    expect(fr(at)).toBe("25 nov. à 14:26");
+    expect(en(at + 60_000)).not.toBe(en(at));
+    expect(en(at + 60_000)).toContain("14:27");
   });
 });

@@ -43,6 +43,45 @@ export function statusGroupArgs(k: Keys) {
   };
 }
 
+/**
+ * The part of a move's JSON that is the same for every move of one store (key prefixes, the
+ * state groups, lifetimes), serialized once: `"name":value,...` without the braces.
+ */
+const CONSTANTS = new WeakMap<Keys, Map<number, string>>();
+
+function constantsJson(k: Keys, retentionMs: number): string {
+  let byRetention = CONSTANTS.get(k);
+  if (!byRetention) {
+    byRetention = new Map();
+    CONSTANTS.set(k, byRetention);
+  }
+  let json = byRetention.get(retentionMs);
+  if (json === undefined) {
+    const { totalsPrefix, totalsKeptMs } = totalsArgs(k, undefined, "UTC", retentionMs);
+    json = JSON.stringify({
+      retentionMs: String(retentionMs),
+      paymentPrefix: k.paymentIndex(""),
+      spendPrefix: k.spending(""),
+      spendKeptMs: String(SPENDING_KEPT_MS),
+      batchPrefix: k.batch(""),
+      staffKey: k.staff(),
+      grantedKey: k.staffGranted(),
+      settledPrefix: SETTLED_NOTICE_PREFIX,
+      trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
+      ...statusGroupArgs(k),
+      totalsPrefix,
+      totalsKeptMs,
+    }).slice(1, -1);
+    byRetention.set(retentionMs, json);
+  }
+  return json;
+}
+
+/** `fields` as one JSON object with the store's constant part (constantsJson) in it. */
+function withConstants(k: Keys, retentionMs: number, fields: Record<string, unknown>): string {
+  return `${JSON.stringify(fields).slice(0, -1)},${constantsJson(k, retentionMs)}}`;
+}
+
 /** Keys and arguments of one move (lua/payout-transition.lua describes them). */
 export function transitionArgs(call: {
   keys: Keys;
@@ -82,51 +121,38 @@ export function transitionArgs(call: {
       ...(notePaid === undefined ? [] : [paidKeys.phones, paidKeys.paid]),
     ],
     args: [
-      JSON.stringify({
+      withConstants(k, retentionMs, {
         id,
         target: JSON.stringify(target),
         claim: claim === undefined ? "" : JSON.stringify(claim),
         nowMs: String(nowMs),
         expires: flag(expiresInState(target)),
-        retentionMs: String(retentionMs),
-        paymentPrefix: k.paymentIndex(""),
         auditMinId: auditMinId(nowMs, retentionMs),
         expectedInitiator:
           expect?.initiatorId === undefined ? "" : JSON.stringify(expect.initiatorId),
         notExpiredAt: optional(expect?.notExpiredAtMs),
         trackAt: optional(options.trackAtMs),
         untrack: flag(options.untrack === true),
-        spendPrefix: k.spending(""),
         reserveDay: reserve?.day ?? "",
         payerCap: optional(reserve?.payerCapXaf),
         merchantCap: optional(reserve?.merchantCapXaf),
         givesBack: flag(givesBack(target)),
-        spendKeptMs: String(SPENDING_KEPT_MS),
         amountBelow: optional(expect?.amountBelowXaf),
         reserveKind: reserve === undefined ? "" : JSON.stringify(reserve.kind),
-        batchPrefix: k.batch(""),
-        staffKey: k.staff(),
-        grantedKey: k.staffGranted(),
         initiatorRoles:
           expect?.initiatorRoles === undefined ? "" : `,${expect.initiatorRoles.join(",")},`,
         deciderId: expect?.decider === undefined ? "" : String(expect.decider.userId),
         deciderRoles: expect?.decider === undefined ? "" : `,${expect.decider.roles.join(",")},`,
         sources: sources.map((state) => JSON.stringify(state)),
         noticeCount: String(notices.length),
-        settledPrefix: SETTLED_NOTICE_PREFIX,
-        trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
-        ...statusGroupArgs(k),
         slotLimit: optional(options.slot?.limit),
         slotWindowMs: optional(options.slot?.windowMs),
         slotBackgroundLimit: optional(options.slot?.backgroundLimit),
         // Unique per grant, as the limiter's own members are.
         slotMember: options.slot === undefined ? "" : `${id}:${randomBytes(8).toString("hex")}`,
-        ...totalsArgs(
-          k,
-          COUNTED_STATES.has(target) ? (patch.settledAtMs ?? nowMs) : undefined,
-          call.timeZone,
-          retentionMs,
-        ),
+        totalsDay: COUNTED_STATES.has(target)
+          ? dayOf(patch.settledAtMs ?? nowMs, call.timeZone)
+          : "",
         paidPhone: notePaid?.phone ?? "",
         paidAtMs: notePaid === undefined ? "" : String(Math.trunc(notePaid.atMs)),
       }),
