@@ -10,6 +10,7 @@
  *
  * Messages: see messages.ts (ready, memory, usage, stop).
  */
+import { readFileSync } from "node:fs";
 import { Telegraf } from "telegraf";
 import { startApp } from "../src/app.js";
 import { loadConfig } from "../src/config/index.js";
@@ -70,6 +71,21 @@ function memory(): MemoryReport {
   };
 }
 
+/** This process's read and write system calls so far (Linux's /proc/self/io); null elsewhere. */
+function systemCalls(): { readCalls: number | null; writeCalls: number | null } {
+  let text = "";
+  try {
+    text = readFileSync("/proc/self/io", "utf8");
+  } catch {
+    return { readCalls: null, writeCalls: null };
+  }
+  const count = (name: string) => {
+    const match = new RegExp(`^${name}: (\\d+)$`, "m").exec(text);
+    return match ? Number(match[1]) : null;
+  };
+  return { readCalls: count("syscr"), writeCalls: count("syscw") };
+}
+
 async function main(): Promise<void> {
   const mode = process.env.BENCH_BOT_MODE;
   if (mode !== "app" && mode !== "echo") throw new Error(`BENCH_BOT_MODE must be app or echo`);
@@ -87,7 +103,7 @@ async function main(): Promise<void> {
     if (command.data.type === "memory") tellParent(memory());
     if (command.data.type === "usage") {
       const cpu = process.cpuUsage();
-      tellParent({ type: "usage", cpuMicros: cpu.user + cpu.system });
+      tellParent({ type: "usage", cpuMicros: cpu.user + cpu.system, ...systemCalls() });
     }
     if (command.data.type === "stop") void stop();
   });

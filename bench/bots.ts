@@ -14,6 +14,14 @@ import { MessageWatcher } from "./flows.js";
 import { BotReadySchema, type MemoryReport, MemorySchema, UsageSchema } from "./messages.js";
 import type { PaymentApiEndpoint } from "./setup.js";
 
+/** What a bot's process has used so far. */
+export interface ProcessUsage {
+  cpuMs: number;
+  /** System calls that read (sockets, files) and that wrote; null off Linux. */
+  readCalls: number | null;
+  writeCalls: number | null;
+}
+
 /** One bot process under test and what it can be asked. */
 export interface BotProcess {
   child: ChildProcess;
@@ -21,8 +29,8 @@ export interface BotProcess {
   httpUrl: string | null;
   /** RSS and heap of the bot's process, after forced GCs when it runs with --expose-gc. */
   memory(): Promise<MemoryReport>;
-  /** CPU time the bot's process has used so far, in ms. */
-  cpuMs(): Promise<number>;
+  /** CPU time the bot's process has used so far, in ms, and its system calls that read or write. */
+  usage(): Promise<ProcessUsage>;
 }
 
 /** Bot processes (replicas of one bot: same token, same environment) and their emulator. */
@@ -136,10 +144,11 @@ async function startBotProcess(
       child.send({ type: "memory" });
       return answer;
     },
-    cpuMs: async () => {
+    usage: async () => {
       const answer = nextMessage(child, UsageSchema, 30_000, "bot cpu usage");
       child.send({ type: "usage" });
-      return (await answer).cpuMicros / 1000;
+      const { cpuMicros, readCalls, writeCalls } = await answer;
+      return { cpuMs: cpuMicros / 1000, readCalls, writeCalls };
     },
   };
 }

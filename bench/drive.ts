@@ -20,10 +20,20 @@ export interface Samples {
   flowsPerSecond: number[];
   /** One per round: CPU time of the bot's process per update handled, in ms. */
   cpuMsPerUpdate: number[];
+  /** One per round: the bot's read and write system calls per update (empty off Linux). */
+  readCallsPerUpdate: number[];
+  writeCallsPerUpdate: number[];
 }
 
 export function emptySamples(): Samples {
-  return { steps: new Map(), updatesPerSecond: [], flowsPerSecond: [], cpuMsPerUpdate: [] };
+  return {
+    steps: new Map(),
+    updatesPerSecond: [],
+    flowsPerSecond: [],
+    cpuMsPerUpdate: [],
+    readCallsPerUpdate: [],
+    writeCallsPerUpdate: [],
+  };
 }
 
 /** One flow of one user: its timed steps (ms by step name). */
@@ -56,7 +66,7 @@ export async function drive(
   durationMs: number,
   into?: Samples,
 ): Promise<void> {
-  const cpuBeforeMs = into ? await bot.cpuMs() : 0;
+  const before = into ? await bot.usage() : undefined;
   const startedAt = performance.now();
   const stopAt = startedAt + durationMs;
   let flows = 0;
@@ -81,5 +91,13 @@ export async function drive(
   const seconds = (performance.now() - startedAt) / 1000;
   into.flowsPerSecond.push(flows / seconds);
   into.updatesPerSecond.push(updates / seconds);
-  into.cpuMsPerUpdate.push(((await bot.cpuMs()) - cpuBeforeMs) / updates);
+  const after = await bot.usage();
+  if (!before) return;
+  into.cpuMsPerUpdate.push((after.cpuMs - before.cpuMs) / updates);
+  if (after.readCalls !== null && before.readCalls !== null) {
+    into.readCallsPerUpdate.push((after.readCalls - before.readCalls) / updates);
+  }
+  if (after.writeCalls !== null && before.writeCalls !== null) {
+    into.writeCallsPerUpdate.push((after.writeCalls - before.writeCalls) / updates);
+  }
 }

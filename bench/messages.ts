@@ -45,7 +45,13 @@ export const MemorySchema = z.object({
 export type MemoryReport = z.infer<typeof MemorySchema>;
 
 /** CPU time a child has used so far (user + system), in microseconds. */
-export const UsageSchema = z.object({ type: z.literal("usage"), cpuMicros: z.number() });
+export const UsageSchema = z.object({
+  type: z.literal("usage"),
+  cpuMicros: z.number(),
+  /** read and write system calls so far (Linux's /proc/self/io), null where unknown. */
+  readCalls: z.number().nullable(),
+  writeCalls: z.number().nullable(),
+});
 
 /** A sandbox child is listening. */
 export const SandboxReadySchema = z.object({

@@ -137,7 +137,36 @@ function throughputRows(app: Samples, echo: Samples, calls: CallsPerFlow): Row[]
         "process.cpuUsage() in that process; less noisy than a rate on a shared machine. " +
         "The throughput ratio is roughly its inverse when the bot's process is the bottleneck.",
     }),
+    ...systemCallRows(app, echo),
   ];
+}
+
+/**
+ * The bot's system calls per update: how often it goes to the kernel (a request or a reply
+ * on a socket, mostly). With the CPU per update they split the CPU ratio in two: more
+ * calls per update, and more work per call.
+ */
+function systemCallRows(app: Samples, echo: Samples): Row[] {
+  if (app.writeCallsPerUpdate.length === 0 || echo.writeCallsPerUpdate.length === 0) return [];
+  const kinds = [
+    ["write", app.writeCallsPerUpdate, echo.writeCallsPerUpdate],
+    ["read", app.readCallsPerUpdate, echo.readCallsPerUpdate],
+  ] as const;
+  return kinds.map(([kind, appCalls, echoCalls]) =>
+    row({
+      bench: BENCH,
+      figure: `bot ${kind} system calls per update, ${CONCURRENT_USERS} users`,
+      value: median(appCalls),
+      unit: "",
+      baseline: median(echoCalls),
+      target: "",
+      met: null,
+      note:
+        "From /proc/self/io (syscw, syscr) of the bot's process, per update handled: sockets " +
+        "(Redis, the Bot API, the Payment API) and files alike. CPU ratio ÷ this ratio = how " +
+        "much more the bot spends per call than the echo bot.",
+    }),
+  );
 }
 
 /** Runs benchmark 1 and returns its rows. */
