@@ -1,7 +1,9 @@
 /**
  * FlatComposer runs the same middlewares in the same order as Telegraf's Composer: each
  * handler as registered, `next` going on, a handler that does not call it ending the chain,
- * a filter (`command`, `on`) passing what it does not take, and one added later included.
+ * a filter (`command`, `on`) passing what it does not take, and one added later included;
+ * whatever the kind of update (a message, an edited one, a button press), though each kind
+ * runs only the handlers that can take it.
  */
 import { Composer, Context, type Middleware } from "telegraf";
 import type { Update, UserFromGetMe } from "telegraf/types";
@@ -27,8 +29,32 @@ function textUpdate(text: string): Update {
   } as Update;
 }
 
+function pressUpdate(data: string): Update {
+  return {
+    update_id: 2,
+    callback_query: {
+      id: "q1",
+      chat_instance: "c",
+      from: { id: 7, is_bot: false, first_name: "Paul" },
+      data,
+      message: {
+        message_id: 1,
+        date: 0,
+        chat: { id: 7, type: "private", first_name: "Paul" },
+        text: "prompt",
+      },
+    },
+  } as Update;
+}
+
+/** A message edited to `text`: an `edited_message` update, which no `command` takes. */
+function editedUpdate(text: string): Update {
+  const { message } = textUpdate(text) as Update.MessageUpdate;
+  return { update_id: 3, edited_message: { ...message, edit_date: 1 } } as Update;
+}
+
 /** The same handlers on a composer: what ran, in order, for one update. */
-async function run(composer: Composer<Context>, text: string): Promise<string[]> {
+async function run(composer: Composer<Context>, update: Update | string): Promise<string[]> {
   const ran: string[] = [];
   const mark =
     (name: string, goOn: boolean): Middleware<Context> =>
@@ -38,10 +64,17 @@ async function run(composer: Composer<Context>, text: string): Promise<string[]>
     };
   composer.use(mark("first", true));
   composer.command("pay", mark("pay", false));
+  composer.action("no", mark("no", true));
   composer.on("message", mark("any message", true));
   composer.hears(/^hello/, mark("hello", false));
+  composer.action(/^ok/, mark("ok", false));
+  composer.on("callback_query", mark("any press", true));
   composer.use(mark("last", true));
-  const ctx = new Context(textUpdate(text), {} as never, ME);
+  const ctx = new Context(
+    typeof update === "string" ? textUpdate(update) : update,
+    {} as never,
+    ME,
+  );
   await composer.middleware()(ctx, async () => {
     ran.push("after");
   });
@@ -54,6 +87,20 @@ describe("FlatComposer", () => {
       const flat = await run(new FlatComposer<Context>(), text);
       expect(flat).toEqual(await run(new Composer<Context>(), text));
       expect(flat[0]).toBe("first");
+    });
+  }
+
+  const others = [
+    ["a press on OK", pressUpdate("ok:1"), ["first", "ok"]],
+    ["a press on another button", pressUpdate("later"), ["first", "any press", "last", "after"]],
+    ["a press on NO", pressUpdate("no"), ["first", "no", "any press", "last", "after"]],
+    ["an edited /pay", editedUpdate("/pay 670000001 5000"), ["first", "last", "after"]],
+  ] as const;
+  for (const [name, update, expected] of others) {
+    it(`runs what Telegraf's Composer runs for ${name}, and only the handlers for it`, async () => {
+      const flat = await run(new FlatComposer<Context>(), update);
+      expect(flat).toEqual(await run(new Composer<Context>(), update));
+      expect(flat).toEqual(expected);
     });
   }
 
