@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
-import { isPromptReading, sendAndWait, showPrompt } from "../../support/flows.js";
+import { isNewReplyWith, isPromptReading, sendAndWait, showPrompt } from "../../support/flows.js";
 import { ADMIN_ID, APPROVER_ID, harnessPerTest, PAYER_ID } from "../../support/harness.js";
 
 describe("approval with daily limits", () => {
@@ -32,7 +32,10 @@ describe("approval with daily limits", () => {
 
     const rejected = await approver.pressButton(await card, "🚫 Reject");
     await h.emulator.waitForCallbackAnswer(rejected.callbackQueryId);
-    const freed = plainText(await sendAndWait(h.emulator, payer, "/limits"));
+    // The payer's "Rejected" notice may come first in this chat: wait for the /limits answer.
+    const freed = plainText(
+      await sendAndWait(h.emulator, payer, "/limits", isNewReplyWith(PAYER_ID, "You today")),
+    );
     expect(freed).toContain("You today: 0 FCFA used, 300,000 FCFA left");
     const fits = await showPrompt(h.emulator, payer, "/pay 690000001 60000");
     expect(plainText(fits)).toContain("60,000 FCFA");

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
-import { isPromptIn, isPromptReading, sendAndWait, showPrompt } from "../../support/flows.js";
+import {
+  isNewReplyWith,
+  isPromptIn,
+  isPromptReading,
+  sendAndWait,
+  showPrompt,
+} from "../../support/flows.js";
 import { APPROVER_ID, PAYER_ID } from "../../support/harness.js";
 import { startBot, waitUntil } from "../../support/processes.js";
 import { lapsePollerLease, worldPerTest } from "../../support/world.js";
@@ -40,7 +46,14 @@ describe("an approval across a restart", () => {
       (m) => m.chatId === PAYER_ID && plainText(m).startsWith("✅ Approved by Ama"),
       15_000,
     );
-    const listed = await sendAndWait(world.emulator, approver, "/approvals");
+    // Killed before its card was recorded, the first bot's card is sent again by this one,
+    // maybe before the answer: wait for the list's title itself.
+    const listed = await sendAndWait(
+      world.emulator,
+      approver,
+      "/approvals",
+      isNewReplyWith(APPROVER_ID, "oldest first"),
+    );
     expect(plainText(listed)).toBe("🖊 1 waiting for your approval, oldest first:");
     const press = await approver.pressButton(sent, "✅ Approve");
     expect((await world.emulator.waitForCallbackAnswer(press.callbackQueryId, 10_000)).text).toBe(

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
-import { payAndConfirm, sendAndWait } from "../../support/flows.js";
+import { isNewReplyWith, payAndConfirm, sendAndWait } from "../../support/flows.js";
 import {
   ADMIN_ID,
   APPROVER_ID,
@@ -304,7 +304,13 @@ describe("the standing of who decides a batch, read at the decision", () => {
   it("refuses to approve the batch of a sender removed since, and lets it be rejected", async () => {
     const { batch, approverCard } = await sendForApproval(h);
     const admin = h.emulator.user({ id: ADMIN_ID });
-    await sendAndWait(h.emulator, admin, `/staff remove ${PAYER_ID}`);
+    // The removal also brings this admin a staff-change notice, in either order with the reply.
+    await sendAndWait(
+      h.emulator,
+      admin,
+      `/staff remove ${PAYER_ID}`,
+      isNewReplyWith(ADMIN_ID, "is no longer staff"),
+    );
     const approver = h.emulator.user({ id: APPROVER_ID });
     const press = await approver.pressButton(approverCard, 0);
     expect((await h.emulator.waitForCallbackAnswer(press.callbackQueryId)).text).toBe(

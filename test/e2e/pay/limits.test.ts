@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
-import { sendAndWait, showPrompt } from "../../support/flows.js";
+import { isNewReplyWith, sendAndWait, showPrompt } from "../../support/flows.js";
 import {
   ADMIN_ID,
   APPROVER_ID,
@@ -68,7 +68,13 @@ describe("daily limits, end to end", () => {
     const prompt = await showPrompt(h.emulator, payer, "/pay 670000001 5000");
     await payer.pressButton(prompt, 0);
     await expect.poll(() => h.sandbox.countRequests(DISBURSE)).toBe(1);
-    const refusal = await sendAndWait(h.emulator, payer, "/pay 690000001 4000");
+    // The first payout's "Paid" notice may come first in this chat: wait for the refusal itself.
+    const refusal = await sendAndWait(
+      h.emulator,
+      payer,
+      "/pay 690000001 4000",
+      isNewReplyWith(PAYER_ID, "over your daily limit"),
+    );
     expect(plainText(refusal)).toBe(
       "⛔ That is over your daily limit of 8,000 FCFA: you have 3,000 FCFA left today. Nothing was done.",
     );
@@ -81,7 +87,10 @@ describe("daily limits, end to end", () => {
     await payer.pressButton(prompt, 0);
     await expect.poll(() => h.sandbox.countRequests(DISBURSE)).toBe(1);
 
-    const mine = plainText(await sendAndWait(h.emulator, payer, "/limits"));
+    // The payout's "Paid" notice may come first in this chat: wait for the /limits answer.
+    const mine = plainText(
+      await sendAndWait(h.emulator, payer, "/limits", isNewReplyWith(PAYER_ID, "Each payer")),
+    );
     expect(mine).toContain("Each payer: 8,000 FCFA a day");
     expect(mine).toContain("Everyone together: 10,000 FCFA a day");
     expect(mine).toContain("You today: 3,000 FCFA used, 5,000 FCFA left");

@@ -8,7 +8,13 @@ import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../../src/logger.js";
 import { applyBootstrapStaff } from "../../../src/payouts/staff-bootstrap.js";
-import { isPromptIn, isPromptReading, sendAndWait, showPrompt } from "../../support/flows.js";
+import {
+  isNewReplyWith,
+  isPromptIn,
+  isPromptReading,
+  sendAndWait,
+  showPrompt,
+} from "../../support/flows.js";
 import {
   ADMIN_ID,
   APPROVER_ID,
@@ -44,10 +50,16 @@ describe("a payer who loses their standing", () => {
   const h = harnessPerTest({ env: { APPROVAL_THRESHOLD_XAF: "100000" } });
 
   for (const change of [
-    { how: "removed", command: `/staff remove ${PAYER_ID}`, told: "Awa removed you from staff" },
+    {
+      how: "removed",
+      command: `/staff remove ${PAYER_ID}`,
+      reply: "is no longer staff",
+      told: "Awa removed you from staff",
+    },
     {
       how: "demoted to viewer",
       command: `/staff add ${PAYER_ID} viewer`,
+      reply: "is now viewer",
       told: "Awa changed your role to viewer",
     },
   ]) {
@@ -66,7 +78,8 @@ describe("a payer who loses their standing", () => {
       const adminsTold = h.emulator.waitForMessage(
         (m) => m.chatId === ADMIN_ID && plainText(m).includes("Staff change"),
       );
-      await sendAndWait(h.emulator, admin, change.command);
+      // The admins' summary comes to this chat too, in either order with the reply.
+      await sendAndWait(h.emulator, admin, change.command, isNewReplyWith(ADMIN_ID, change.reply));
 
       for (const id of ids) {
         expect((await h.app.stores.payouts.get(id))?.state).toBe("cancelled");
@@ -144,7 +157,13 @@ describe("the batches of a payer who loses their standing", () => {
     await running;
     await expect.poll(() => h.sandbox.countRequests(DISBURSE)).toBeGreaterThan(0);
 
-    await sendAndWait(h.emulator, admin, `/staff remove ${PAYER_ID}`);
+    // The admins' summary (queued with the Stop) may come to this chat before the reply.
+    await sendAndWait(
+      h.emulator,
+      admin,
+      `/staff remove ${PAYER_ID}`,
+      isNewReplyWith(ADMIN_ID, "is no longer staff"),
+    );
     const [batch] = await h.app.stores.batches.list({ userId: PAYER_ID, limit: 1 });
     expect(batch?.stoppedBy).toBe(ADMIN_ID);
     expect(["sent", "done"]).toContain(batch?.state);
@@ -172,7 +191,13 @@ describe("the batches of a payer who loses their standing", () => {
         m.messageId === shown.messageId &&
         (m.replyMarkup ?? []).length === 0,
     );
-    await sendAndWait(h.emulator, admin, `/staff add ${PAYER_ID} viewer`);
+    // The admins' summary (queued with the cancellation) may come to this chat before the reply.
+    await sendAndWait(
+      h.emulator,
+      admin,
+      `/staff add ${PAYER_ID} viewer`,
+      isNewReplyWith(ADMIN_ID, "is now viewer"),
+    );
     const [batch] = await h.app.stores.batches.list({ userId: PAYER_ID, limit: 1 });
     expect(batch?.state).toBe("cancelled");
     await buttonsGone;

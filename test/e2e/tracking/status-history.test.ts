@@ -7,7 +7,13 @@ import {
   type SentMessage,
 } from "../../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../../src/model/payout.js";
-import { payAndConfirm, pressAndWait, sendAndWait, showPrompt } from "../../support/flows.js";
+import {
+  isNewReplyWith,
+  payAndConfirm,
+  pressAndWait,
+  sendAndWait,
+  showPrompt,
+} from "../../support/flows.js";
 import {
   ADMIN_ID,
   harnessPerTest,
@@ -233,7 +239,10 @@ describe("/history", () => {
       await payAndConfirm(h.emulator, payer, `/pay ${number} 1000`);
     }
 
-    const text = await ask(payer, "/history");
+    // Their "Paid"/"Failed" notices (and prompt edits) may come first: wait for the list.
+    const text = plainText(
+      await sendAndWait(h.emulator, payer, "/history", isNewReplyWith(PAYER_ID, "Your payouts")),
+    );
 
     expect(text).toContain("(69• •• •0 01)");
     expect(text).toContain("(65• •• •0 01)");
