@@ -5,7 +5,8 @@
  * open: each prompt and each request waiting for approval is cancelled (`initiator_removed`,
  * its held amount given back, its approvers' cards told, in the move's own atomic step),
  * their batches not yet done are stopped, and the person and the admins are told (one
- * `standing_lost` notice, queued with each move and once more at the end).
+ * `standing_lost` notice, queued before the first move to be due a while later, and made
+ * due at the end).
  */
 import { type Actor, actorFields, SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { type Notice, noticeKey } from "../model/notice.js";
@@ -27,6 +28,12 @@ export interface StaffChangeResult {
   /** Their batches stopped (or cancelled before they ran) for the same reason. */
   batchesStopped: number;
 }
+
+/**
+ * How long the notice of a change waits, queued before its first move, should the change
+ * not reach its end (the process stopped): then the person and the admins are told late.
+ */
+export const STANDING_NOTICE_HOLD_MS = 2 * 60_000;
 
 /** How many of a person's latest payouts are read, a page at a time, for open prompts. */
 const PROMPT_PAGE = 50;
@@ -99,9 +106,13 @@ export class StaffChanges {
     const byUserId = by?.userId ?? 0;
     const actor: Actor = by ? staffActor(by) : SYSTEM_ACTOR;
     const standing: Notice = { kind: "standing_lost", userId, byUserId, atMs };
+    // Queued first, due only later: should this process stop halfway, the notice still
+    // goes (with what was cancelled by then); while it runs, no notifier can send a summary
+    // of half the change and then, once it is due below, a second one.
+    await stores.outbox.schedule(noticeKey(standing), atMs + STANDING_NOTICE_HOLD_MS);
     let cancelled = 0;
     for (const payout of await this.#openOf(userId)) {
-      const notices: Notice[] = [standing];
+      const notices: Notice[] = [];
       if (payout.state === "awaiting_approval") {
         notices.push({ kind: "approval_decided", payoutId: payout.id });
       }
@@ -114,8 +125,8 @@ export class StaffChanges {
       // One that moved on meanwhile (confirmed, decided, expired) is left as it is now.
       if (result.ok && result.applied) cancelled += 1;
     }
-    const batchesStopped = await this.#batches.stopAllOf(userId, actor, [standing]);
-    // Told even when nothing was open: the admins' summary of the change.
+    const batchesStopped = await this.#batches.stopAllOf(userId, actor, []);
+    // Due now that all is done (told even when nothing was open: the admins' summary).
     await stores.outbox.schedule(noticeKey(standing), atMs);
     log.info({ userId, cancelled, batchesStopped }, "staff member lost the standing to pay");
     this.#onNoticeQueued();

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../../src/logger.js";
 import { applyBootstrapStaff } from "../../../src/payouts/staff-bootstrap.js";
+import { keys } from "../../../src/store/keys.js";
 import {
   isNewReplyWith,
   isPromptIn,
@@ -22,6 +23,7 @@ import {
   harnessPerTest,
   PAYER_ID,
 } from "../../support/harness.js";
+import { testRedis } from "../../support/redis.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 
@@ -101,6 +103,50 @@ describe("a payer who loses their standing", () => {
       expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
     });
   }
+
+  it("tells the admins once, when all is cancelled: their summary is not due before", async () => {
+    const { admin, ids } = await openBoth(h);
+    // Look at the outbox after each cancellation, as the notifier's next round would.
+    const redis = testRedis();
+    const outbox = keys(h.prefix).outbox();
+    const dueMidway: string[] = [];
+    const payouts = h.app.stores.payouts;
+    const transition = payouts.transition.bind(payouts);
+    payouts.transition = async (...args) => {
+      const result = await transition(...args);
+      const queued = await redis.zrange(outbox, 0, -1, "WITHSCORES");
+      for (let index = 0; index + 1 < queued.length; index += 2) {
+        const [key = "", score = ""] = [queued[index], queued[index + 1]];
+        if (key.startsWith("standing_lost:") && Number(score) <= Date.now()) dueMidway.push(key);
+      }
+      return result;
+    };
+    try {
+      await sendAndWait(
+        h.emulator,
+        admin,
+        `/staff remove ${PAYER_ID}`,
+        isNewReplyWith(ADMIN_ID, "is no longer staff"),
+      );
+      for (const id of ids) {
+        expect((await h.app.stores.payouts.get(id))?.state).toBe("cancelled");
+      }
+      expect(dueMidway).toEqual([]);
+      // Once the notifier has delivered it, the admin has one summary, with both.
+      await expect
+        .poll(async () =>
+          (await redis.zrange(outbox, 0, -1)).filter((k) => k.startsWith("standing_lost:")),
+        )
+        .toEqual([]);
+      const summaries = h.emulator
+        .messages(ADMIN_ID)
+        .filter((m) => plainText(m).includes("Staff change"));
+      expect(summaries.map((m) => plainText(m).includes("Cancelled (2)"))).toEqual([true]);
+    } finally {
+      payouts.transition = transition;
+      await redis.quit();
+    }
+  });
 
   it("does the same when STAFF gives a payer a role that may not pay at start", async () => {
     const { card, ids } = await openBoth(h);
