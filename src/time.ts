@@ -55,8 +55,8 @@ export function timeFormatter(locale: Locale, zone: string): FormatTime {
     minute: "2-digit",
     timeZoneName: "shortOffset",
   });
-  if (locale === "fr") return lastMinuteKept(frenchTime(format, zone));
-  return lastMinuteKept((ms) => {
+  if (locale === "fr") return minutesKept(frenchTime(format, zone));
+  return minutesKept((ms) => {
     let text = "";
     let offset = "";
     for (const part of format.formatToParts(new Date(ms))) {
@@ -71,21 +71,24 @@ export function timeFormatter(locale: Locale, zone: string): FormatTime {
 // 1972), so a local day or minute only turns on a UTC minute.
 const WHOLE_MINUTE_OFFSETS_FROM_MS = Date.UTC(1973, 0, 1);
 
+/** How many minutes each reader keeps (minutesKept): "now", an expiry, a last payout's time… */
+const MINUTES_KEPT = 16;
+
 /**
- * `read`, answering again from the last call while the instant is in the same UTC minute:
- * what is read here (a day, a time to the minute) cannot change inside one. Most calls are
- * about "now", so most are answered from the last.
+ * `read`, answering again from a recent call for an instant in the same UTC minute: what is
+ * read here (a day, a time to the minute) cannot change inside one. Most calls are about a
+ * few instants (now, a prompt's expiry), so most are answered from what is kept.
  */
-function lastMinuteKept<T>(read: (ms: number) => T): (ms: number) => T {
-  let minute = Number.NaN;
-  let value: T;
+function minutesKept<T>(read: (ms: number) => T): (ms: number) => T {
+  const kept = new Map<number, T>();
   return (ms) => {
     if (ms < WHOLE_MINUTE_OFFSETS_FROM_MS) return read(ms);
-    const at = Math.floor(ms / 60_000);
-    if (at !== minute) {
-      value = read(ms);
-      minute = at;
-    }
+    const minute = Math.floor(ms / 60_000);
+    const known = kept.get(minute);
+    if (known !== undefined) return known;
+    const value = read(ms);
+    if (kept.size >= MINUTES_KEPT) kept.clear();
+    kept.set(minute, value);
     return value;
   };
 }
@@ -169,14 +172,14 @@ function fieldsIn(ms: number, zone: string) {
 
 const pad = (value: number, width = 2) => String(value).padStart(width, "0");
 
-// The last day read in each zone (lastMinuteKept).
+// The days recently read in each zone (minutesKept).
 const DAY_READERS = new Map<string, (ms: number) => Day>();
 
 /** The day an instant falls on in `zone`. */
 export function dayOf(ms: number, zone: string): Day {
   let read = DAY_READERS.get(zone);
   if (!read) {
-    read = lastMinuteKept((at) => {
+    read = minutesKept((at) => {
       const { year, month, day } = fieldsIn(at, zone);
       return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
     });

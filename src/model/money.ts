@@ -166,8 +166,18 @@ export function formatAmount(amount: number, locale: AmountLocale): string {
 /** A whole number grouped as amounts are (`100,000`, `100 000`): counts of rows, payouts. */
 export function formatCount(count: number, locale: AmountLocale): string {
   const { formatter, group } = FORMATS[locale];
+  // What Intl gives a whole number at or above 0 in both languages, without its parts.
+  if (Number.isSafeInteger(count) && count >= 0) return groupDigits(String(count), group);
   return formatter
     .formatToParts(count)
     .map((part) => (part.type === "group" ? group : part.value))
     .join("");
+}
+
+/** `digits` grouped by three from the right with `group` between groups: 1234567 → 1,234,567. */
+function groupDigits(digits: string, group: string): string {
+  const head = digits.length % 3 || 3;
+  let text = digits.slice(0, head);
+  for (let at = head; at < digits.length; at += 3) text += group + digits.slice(at, at + 3);
+  return text;
 }

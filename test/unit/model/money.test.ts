@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type AmountProblem,
   formatAmount,
+  formatCount,
   MAX_AMOUNT_INPUT_LENGTH,
   MAX_AMOUNT_XAF,
   parseAmount,
@@ -177,6 +178,24 @@ describe("formatAmount", () => {
   it.each(cases)("writes %i as %j in English and %j in French", (amount, en, fr) => {
     expect(formatAmount(amount, "en")).toBe(en);
     expect(formatAmount(amount, "fr")).toBe(fr);
+  });
+
+  it("writes every whole number as Intl's own parts do, in both languages", () => {
+    const numbers = [0, 7, 99, 100, 999, 1000, 9999, 10_000, 99_999, 100_000, 999_999];
+    for (let n = 1; n <= Number.MAX_SAFE_INTEGER / 7; n *= 7) numbers.push(n, n + 1, n * 10);
+    numbers.push(MAX_AMOUNT_XAF, Number.MAX_SAFE_INTEGER, -1, -5000, -1_234_567);
+    for (const [locale, tag] of [
+      ["en", "en-US"],
+      ["fr", "fr-FR"],
+    ] as const) {
+      const intl = new Intl.NumberFormat(tag, { maximumFractionDigits: 0 });
+      for (const n of numbers) {
+        const parts = intl
+          .formatToParts(n)
+          .map((part) => (part.type === "group" ? (locale === "en" ? "," : NNBSP) : part.value));
+        expect(formatCount(n, locale), `${n} ${locale}`).toBe(parts.join(""));
+      }
+    }
   });
 
   it("groups French digits with a narrow no-break space (U+202F), as Intl does for fr-FR", () => {
