@@ -39,7 +39,8 @@ export class FlatComposer<C extends Context> extends Composer<C> {
     return this;
   }
 
-  // Telegraf's `command` filters on `message("text")`, `hears` on a message's text.
+  // Telegraf's `command` filters on `message("text")` (its typings leave out the old
+  // one-argument form, which also took channel posts), `hears` on a message's text.
   override command(...args: Parameters<Composer<C>["command"]>): this {
     return this.#registeringAs(MESSAGE, () => super.command(...args));
   }
