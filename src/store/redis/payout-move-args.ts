@@ -57,7 +57,6 @@ function constantsJson(k: Keys, retentionMs: number): string {
   }
   let json = byRetention.get(retentionMs);
   if (json === undefined) {
-    const { totalsPrefix, totalsKeptMs } = totalsArgs(k, undefined, "UTC", retentionMs);
     json = JSON.stringify({
       retentionMs: String(retentionMs),
       paymentPrefix: k.paymentIndex(""),
@@ -69,8 +68,7 @@ function constantsJson(k: Keys, retentionMs: number): string {
       settledPrefix: SETTLED_NOTICE_PREFIX,
       trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
       ...statusGroupArgs(k),
-      totalsPrefix,
-      totalsKeptMs,
+      ...totalsKept(k, retentionMs),
     }).slice(1, -1);
     byRetention.set(retentionMs, json);
   }
@@ -150,9 +148,10 @@ export function transitionArgs(call: {
         slotBackgroundLimit: optional(options.slot?.backgroundLimit),
         // Unique per grant, as the limiter's own members are.
         slotMember: options.slot === undefined ? "" : `${id}:${randomBytes(8).toString("hex")}`,
-        totalsDay: COUNTED_STATES.has(target)
-          ? dayOf(patch.settledAtMs ?? nowMs, call.timeZone)
-          : "",
+        totalsDay: totalsDay(
+          COUNTED_STATES.has(target) ? (patch.settledAtMs ?? nowMs) : undefined,
+          call.timeZone,
+        ),
         paidPhone: notePaid?.phone ?? "",
         paidAtMs: notePaid === undefined ? "" : String(Math.trunc(notePaid.atMs)),
       }),
@@ -175,8 +174,17 @@ export function totalsArgs(
   timeZone: string,
   retentionMs: number,
 ) {
+  return { totalsDay: totalsDay(atMs, timeZone), ...totalsKept(k, retentionMs) };
+}
+
+/** The day a settled payout is counted on; "" when it is not counted (`atMs` undefined). */
+function totalsDay(atMs: number | undefined, timeZone: string): string {
+  return atMs === undefined ? "" : dayOf(atMs, timeZone);
+}
+
+/** Where the day totals are kept, and for how long. */
+function totalsKept(k: Keys, retentionMs: number) {
   return {
-    totalsDay: atMs === undefined ? "" : dayOf(atMs, timeZone),
     totalsPrefix: k.dayTotals(""),
     totalsKeptMs: String(Math.max(retentionMs, TOTALS_KEPT_MIN_MS)),
   };
