@@ -91,8 +91,8 @@ export async function drive(
   const seconds = (performance.now() - startedAt) / 1000;
   into.flowsPerSecond.push(flows / seconds);
   into.updatesPerSecond.push(updates / seconds);
-  const after = await bot.usage();
   if (!before) return;
+  const after = await bot.usage();
   into.cpuMsPerUpdate.push((after.cpuMs - before.cpuMs) / updates);
   if (after.readCalls !== null && before.readCalls !== null) {
     into.readCallsPerUpdate.push((after.readCalls - before.readCalls) / updates);
