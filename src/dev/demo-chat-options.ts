@@ -48,4 +48,10 @@ export interface DemoChatOptions {
   label?: string;
   /** After sending a line, how long to wait for the bot before reading the next one. Default 5000. */
   replyWaitMs?: number;
+  /**
+   * True while something the bot will report on its own is under way (a payment settling in
+   * the sandbox): on pipes the next line waits for it too (within replyWaitMs), so a piped
+   * transcript shows the Paid notice a person at a terminal would have waited for.
+   */
+  busy?(): boolean;
 }

@@ -263,7 +263,11 @@ export class DemoChat {
     try {
       await act();
       await woken;
-      if (!this.#options.interactive) await this.#quiet.wait(deadline, () => this.#ended);
+      if (!this.#options.interactive) {
+        const busy = this.#options.busy;
+        if (busy) await this.#quiet.waitWhile(busy, deadline, () => this.#ended);
+        await this.#quiet.wait(deadline, () => this.#ended);
+      }
     } finally {
       clearTimeout(timer);
       this.#waiters.delete(wake);

@@ -52,6 +52,8 @@ const DEMO_APPROVAL_THRESHOLD_XAF = "100000";
 
 /** The demo's PIN threshold, unless STEP_UP_THRESHOLD_XAF says otherwise: over approval's. */
 const DEMO_STEP_UP_THRESHOLD_XAF = "500000";
+/** How long after a payment settles piped input still waits for the bot to say so. */
+const SETTLED_NOTICE_GRACE_MS = 1000;
 
 /** The Mini App on loopback http (WEBAPP_URL takes http for a loopback host only). */
 const DEMO_WEBAPP_URL = (port: number) => `http://127.0.0.1:${port}/app/`;
@@ -207,6 +209,11 @@ async function chat(running: Running, plan: Plan, io: DemoIo, signals: Signals) 
     }),
     saveDocument: documentSaver(options.filesDir),
     cast: running.cast,
+    // A payment settling, or settled under a second ago: its callback, the bot's re-read and
+    // the Paid notice (the notifier looks every 500 ms) are still on their way.
+    busy: () =>
+      running.sandbox.settlingCount() > 0 ||
+      Date.now() - running.sandbox.lastFinalAtMs() < SETTLED_NOTICE_GRACE_MS,
   });
   signals.onSignal(() => session.end("interrupt"));
   // A closed output (the reader of a pipe left) ends the demo instead of crashing it.

@@ -80,7 +80,8 @@ function emulatorArgv(argv: readonly string[]): string[] {
   return at === -1 ? [] : argv.slice(at + 1);
 }
 
-/** The README's section that walks through the rehearsal (a test checks it exists). */
+/** The page and section that walk through the rehearsal (a test checks it exists). */
+export const REHEARSAL_PAGE = "docs/demo.md";
 export const REHEARSAL_SECTION = '"Rehearse `npm start` on one machine"';
 
 /** What to set for `npm start`, and how to run the rest on this machine. */
@@ -98,7 +99,7 @@ function emulatorBanner(
     `  TELEGRAM_BOT_TOKEN=${token}`,
     `  STAFF=${userId}:admin        (you, in this chat: Telegram id ${userId})`,
     "",
-    `To rehearse \`npm start\` on this machine, follow the README's section ${REHEARSAL_SECTION}:`,
+    `To rehearse \`npm start\` on this machine, follow ${REHEARSAL_PAGE}, ${REHEARSAL_SECTION}:`,
     "  1. In a second terminal, the Payment API: npm run sandbox, with SANDBOX_CALLBACK_URL set to",
     "     the bot's webhook (http://127.0.0.1:8080/webhooks/payments with the bot's defaults).",
     "     It prints what to give the bot: its URL (PAYMENT_API_BASE_URL), its API key",

@@ -23,4 +23,11 @@ export class QuietWatch {
       await new Promise((resolve) => setTimeout(resolve, Math.min(left, deadlineMs - Date.now())));
     }
   }
+
+  /** Resolves once `busy()` is false, when `stop()` says so, or at `deadlineMs`. */
+  async waitWhile(busy: () => boolean, deadlineMs: number, stop: () => boolean): Promise<void> {
+    while (busy() && !stop() && Date.now() < deadlineMs) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, deadlineMs - Date.now())));
+    }
+  }
 }

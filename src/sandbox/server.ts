@@ -44,6 +44,10 @@ export interface SandboxHandle extends Pick<SandboxControls, PassedControls> {
   readonly callbackAttempts: readonly CallbackAttempt[];
   countRequests(filter?: RequestFilter): number;
   getPayment(id: string): SandboxPayment | undefined;
+  /** How many payments are still to settle on their own timer (the demo waits for them on pipes). */
+  settlingCount(): number;
+  /** When a payment last reached a final status (epoch ms; 0: never). */
+  lastFinalAtMs(): number;
   /**
    * Sets the status (no money moves), and the description when given, and fires the callback
    * for a final one. Throws on an unknown id.
@@ -175,6 +179,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     countRequests: (filter) => requests.count(filter),
     getPayment: (id) => controls.getPayment(id),
+    settlingCount: () => state.settlingCount,
+    lastFinalAtMs: () => state.lastFinalAtMs,
     forceStatus: (id, status, description) => {
       if (!controls.forceStatus(id, status, description)) {
         throw new RangeError(`no sandbox payment ${id}`);

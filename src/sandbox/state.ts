@@ -84,6 +84,7 @@ export class SandboxState {
   #collectionsEnabled = true;
   #disbursementsEnabled = true;
   #settleDelayMs = 0;
+  #lastFinalAtMs = 0;
   #callbackUrl: string | undefined;
 
   constructor(init: SandboxStateInit) {
@@ -124,6 +125,14 @@ export class SandboxState {
   }
   get settleDelayMs(): number {
     return this.#settleDelayMs;
+  }
+  /** How many payments will settle by themselves (on their timer), not counting "stays pending" ones. */
+  get settlingCount(): number {
+    return this.#settleTimers.size;
+  }
+  /** When a payment last reached a final status (epoch ms; 0: never). */
+  get lastFinalAtMs(): number {
+    return this.#lastFinalAtMs;
   }
   get callbackUrl(): string | undefined {
     return this.#callbackUrl;
@@ -256,6 +265,8 @@ export class SandboxState {
   #finish(payment: SandboxPayment, status: PaymentStatus): void {
     payment.status = status;
     payment.updatedAt = new Date().toISOString();
-    if (status !== "pending") this.#init.onFinal({ ...payment });
+    if (status === "pending") return;
+    this.#lastFinalAtMs = Date.now();
+    this.#init.onFinal({ ...payment });
   }
 }

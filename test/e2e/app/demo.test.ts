@@ -42,11 +42,12 @@ let logDir: string | undefined;
 function startDemo(
   env: Record<string, string>,
   args: string[] = [],
+  { defaults = true }: { defaults?: boolean } = {},
 ): { demo: PipedProcess; logFile: string } {
   logDir = mkdtempSync(join(tmpdir(), "demo-test-"));
   const logFile = join(logDir, "demo.log");
   demo = new PipedProcess(["demo", ...args], {
-    DEMO_SETTLE_DELAY_MS: "300",
+    ...(defaults ? { DEMO_SETTLE_DELAY_MS: "300" } : {}),
     DEMO_LOG_FILE: logFile,
     ...env,
   });
@@ -161,29 +162,40 @@ describe("npm run demo", () => {
     expect(existsSync(logFile)).toBe(false);
   });
 
-  it("prints what the README's transcript shows, for the same input", async () => {
+  it("prints every transcript the README shows, for the same input, with the demo's defaults", async () => {
     const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
-    const block = /A real transcript of `npm run demo`[^`]*```\n([\s\S]*?)```/.exec(readme)?.[1];
-    if (!block) throw new Error("the README has no demo transcript");
-    const expected = comparable(block);
-    const inputs = block
-      .split("\n")
-      .filter((line) => line.startsWith(PROMPT))
-      .map((line) => line.slice(PROMPT.length));
-    expect(inputs.length).toBeGreaterThan(2);
+    // A transcript is a fenced block whose first line is typed by the person.
+    const blocks = [...readme.matchAll(/```\n(you › [\s\S]*?)```/g)].map((match) => match[1] ?? "");
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) {
+      const expected = comparable(block);
+      const inputs = block
+        .split("\n")
+        .filter((line) => line.startsWith(PROMPT))
+        .map((line) => line.slice(PROMPT.length));
+      expect(inputs.length).toBeGreaterThan(2);
 
-    const port = await freePort();
-    const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` });
-    const chat = () => comparable(demo.output.slice(demo.output.indexOf(PROMPT)));
-    await demo.waitFor(/:quit or Ctrl-C to leave\./);
-    for (const input of inputs) {
-      // Each line is typed once the chat shows what the README shows before it.
-      const before = expected.slice(0, expected.indexOf(`${PROMPT}${input}`));
-      await waitUntil(() => chat().startsWith(before), `the transcript before "${input}"`, 20_000);
-      demo.type(input);
+      const port = await freePort();
+      // No DEMO_SETTLE_DELAY_MS: what a person who types these lines into `npm run demo` sees.
+      const { demo } = startDemo({ REDIS_URL: `redis://127.0.0.1:${port}` }, [], {
+        defaults: false,
+      });
+      const chat = () => comparable(demo.output.slice(demo.output.indexOf(PROMPT)));
+      await demo.waitFor(/:quit or Ctrl-C to leave\./);
+      for (const input of inputs) {
+        // Each line is typed once the chat shows what the README shows before it.
+        const before = expected.slice(0, expected.indexOf(`${PROMPT}${input}`));
+        await waitUntil(
+          () => chat().startsWith(before),
+          `the transcript before "${input}"`,
+          20_000,
+        );
+        demo.type(input);
+      }
+      expect((await demo.exited).code).toBe(0);
+      expect(chat().replace(/Stopping…[\s\S]*$/, "")).toBe(expected);
+      demo.kill();
     }
-    expect((await demo.exited).code).toBe(0);
-    expect(chat().replace(/Stopping…[\s\S]*$/, "")).toBe(expected);
   });
 
   it("reads input piped all at once in order: each answer before the next you › line", async () => {
