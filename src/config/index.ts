@@ -178,7 +178,7 @@ export class ConfigError extends Error {
     super(
       `Configuration is not valid (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
         problems.map((problem) => `  - ${problem}`).join("\n") +
-        "\nSee .env.example and the README for every variable.",
+        "\nSee .env.example and docs/configuration.md for every variable.",
     );
     this.name = "ConfigError";
     this.problems = problems;

@@ -8,7 +8,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { EMULATOR_USAGE, REHEARSAL_SECTION } from "../../../src/dev/emulator-command.js";
+import {
+  EMULATOR_USAGE,
+  REHEARSAL_PAGE,
+  REHEARSAL_SECTION,
+} from "../../../src/dev/emulator-command.js";
 import { translator } from "../../../src/i18n.js";
 import { freePort } from "../../support/net.js";
 import { escapeRegExp, PipedProcess } from "../../support/piped-process.js";
@@ -46,12 +50,12 @@ describe("npm run emulator", () => {
     const [, token = ""] = await emulator.waitFor(/TELEGRAM_BOT_TOKEN=(\S+)/);
     const [, staff = ""] = await emulator.waitFor(/STAFF=(\d+:admin)/);
     // It cannot know where the sandbox listens: it says where the sandbox prints it, and
-    // points to the README's walk-through, which exists.
-    await emulator.waitFor(/follow the README's section/);
+    // points to the walk-through in docs/, which exists.
+    await emulator.waitFor(/follow docs\/demo\.md, /);
     expect(emulator.output).toContain(REHEARSAL_SECTION);
     expect(emulator.output).not.toMatch(/PAYMENT_API_BASE_URL=/);
-    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
-    expect(readme).toContain(`## ${REHEARSAL_SECTION.slice(1, -1)}`);
+    const page = readFileSync(new URL(`../../../${REHEARSAL_PAGE}`, import.meta.url), "utf8");
+    expect(page).toContain(`## ${REHEARSAL_SECTION.slice(1, -1)}`);
 
     const botPort = await freePort();
     const sandbox = run(["sandbox"], {

@@ -52,11 +52,11 @@ describe("reports configuration", () => {
     expect(problemsOf({ AVAILABILITY_CHECK_SECONDS: "1.5" })).toHaveLength(1);
   });
 
-  it("documents each of its variables in .env.example and the README's configuration table", () => {
+  it("documents each of its variables in .env.example and docs/configuration.md", () => {
     const read = (path: string) =>
       readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8");
     const example = read(".env.example");
-    const readme = read("README.md");
+    const readme = read("docs/configuration.md");
     for (const name of Object.keys(reportsEnvShape)) {
       expect(example, name).toMatch(new RegExp(`^# ${name}=`, "m"));
       expect(readme, name).toMatch(new RegExp(`^\\| \`${name}\` \\|`, "m"));

@@ -51,11 +51,11 @@ describe("schedules configuration", () => {
     expect(problems.join("\n")).toContain("SCHEDULE_DEFAULT_TIME");
   });
 
-  it("documents each of its variables in .env.example and the README's configuration table", () => {
+  it("documents each of its variables in .env.example and docs/configuration.md", () => {
     const read = (path: string) =>
       readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8");
     const example = read(".env.example");
-    const readme = read("README.md");
+    const readme = read("docs/configuration.md");
     for (const name of Object.keys(schedulesEnvShape)) {
       expect(example, name).toMatch(new RegExp(`^# ${name}=`, "m"));
       expect(readme, name).toMatch(new RegExp(`^\\| \`${name}\` \\|`, "m"));

@@ -75,10 +75,10 @@ describe("step-up configuration", () => {
     expect(problemsOf({ STEP_UP_THRESHOLD_XAF: "9000000", WEBAPP_URL: URL_OK })).toHaveLength(1);
   });
 
-  it("is documented in .env.example and the README's configuration table", () => {
+  it("is documented in .env.example and docs/configuration.md", () => {
     const read = (path: string) =>
       readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8");
     expect(read(".env.example")).toMatch(/^# STEP_UP_THRESHOLD_XAF=/m);
-    expect(read("README.md")).toMatch(/^\| `STEP_UP_THRESHOLD_XAF` \|/m);
+    expect(read("docs/configuration.md")).toMatch(/^\| `STEP_UP_THRESHOLD_XAF` \|/m);
   });
 });
