@@ -25,8 +25,11 @@ export function statusFeature(deps: { payouts: Payouts; stores: Stores }): Compo
       await replyHtml(ctx, ctx.t("usage.status"));
       return;
     }
-    // A payout reference (ours) first; anything else is taken as the API's payment id.
-    const payout = await deps.stores.payouts.get(reference);
+    // One of our payouts first, by its reference or by the payment id the API gave it (the
+    // API may have forgotten a payment we still keep); anything else is asked of the API.
+    const payout =
+      (await deps.stores.payouts.get(reference)) ??
+      (await deps.stores.payouts.findByPaymentId(reference));
     if (payout && maySee(ctx.staff, payout)) {
       await replyView(ctx, payoutStateView(ctx.t, payout));
       return;

@@ -97,6 +97,20 @@ describe("/status", () => {
     }
   });
 
+  it("shows one of our payouts by its payment id, with its recipient and payer, even once the API has forgotten it", async () => {
+    const payer = user(PAYER_ID);
+    const payout = await paidThroughBot(payer);
+    const paymentId = payout.paymentId ?? "";
+    expect(paymentId).not.toBe("");
+    h.sandbox.reset();
+    for (const from of [payer, user(VIEWER_ID)]) {
+      const text = await ask(from, `/status ${paymentId}`);
+      expect(text).toContain("Completed");
+      expect(text).toContain("To: Jean-Paul Mbarga");
+      expect(text).toContain(`Payment id: ${paymentId}`);
+    }
+  });
+
   it("says there is no such payment for an id nobody knows", async () => {
     const text = await ask(user(VIEWER_ID), "/status pay_does_not_exist");
     expect(text).toBe("No payment with id pay_does_not_exist.");
