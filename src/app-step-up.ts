@@ -7,6 +7,7 @@
  * would (best effort: the item's own notices follow as usual).
  */
 import type { Telegram } from "telegraf";
+import { payerWaitingView } from "./bot/messenger/approval-cards.js";
 import { clampHtml } from "./bot/telegram/clamp.js";
 import { PromptWatch } from "./bot/telegram/prompt-watch.js";
 import { editMessageView } from "./bot/telegram/reply.js";
@@ -191,6 +192,14 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
     await showView(payout.chatId, payout.messageId, view);
   };
 
+  /** The chat prompt waits for approval: the approvers' names and its Withdraw button. */
+  const showWaitingInChat = async (payout: Payout, approverIds: readonly number[]) => {
+    if (payout.messageId === undefined) return;
+    const t = translator(payout.locale, timeZone);
+    const view = await payerWaitingView(t, stores.profiles, payout, approverIds);
+    await showView(payout.chatId, payout.messageId, view);
+  };
+
   const showView = async (chatId: number, messageId: number, view: View) => {
     try {
       await editMessageView(telegram, chatId, messageId, view);
@@ -280,7 +289,9 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
       const claim = await payouts.submission.confirm(payoutId, member, checked.proof);
       if (claim.outcome === "not_found") return done("not_found", "");
       if (claim.outcome !== "claimed") {
-        if (claim.outcome === "approval_requested") await showInChat(claim.payout);
+        if (claim.outcome === "approval_requested") {
+          await showWaitingInChat(claim.payout, claim.approvers);
+        }
         return done(claim.outcome, claim.payout.state);
       }
       const { chatId, messageId } = claim.payout;

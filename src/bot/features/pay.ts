@@ -14,14 +14,13 @@ import { may } from "../../payouts/policy.js";
 import type { SubmitResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
-import { namesOf } from "../messenger/people.js";
+import { payerWaitingView } from "../messenger/approval-cards.js";
 import { dropGoneButtons } from "../telegram/best-effort.js";
 import { cosmetic, showingWhileSlow } from "../telegram/failures.js";
 import { FlatComposer } from "../telegram/flat-composer.js";
 import type { PromptWatch } from "../telegram/prompt-watch.js";
 import { editView, replyHtml, replyView } from "../telegram/reply.js";
-import { waitingView } from "../views/approval.js";
-import { CALLBACK_PATTERN, payoutStateView, personName, type View } from "../views/common.js";
+import { CALLBACK_PATTERN, payoutStateView, type View } from "../views/common.js";
 import {
   amountProblemText,
   cannotPayText,
@@ -270,9 +269,8 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       }
       case "approval_requested": {
         await ctx.answerCbQuery(ctx.t.plain("confirm.approval_requested"));
-        const names = await namesOf(deps.stores.profiles, claim.approvers);
-        const approvers = claim.approvers.map((id) => personName(ctx.t, names, id));
-        await editView(ctx, waitingView(ctx.t, claim.payout, approvers));
+        const { profiles } = deps.stores;
+        await editView(ctx, await payerWaitingView(ctx.t, profiles, claim.payout, claim.approvers));
         return;
       }
       case "over_limit":

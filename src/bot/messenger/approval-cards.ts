@@ -3,9 +3,11 @@
  * people it mentions and, while it waits, the earlier payout it repeats (the duplicate rule
  * asked again, as Approve will ask it), so that every card says what the payer was told.
  */
+import type { Translate } from "../../i18n.js";
 import type { Payout } from "../../model/payout.js";
 import type { ProfileStore } from "../../store/types.js";
-import type { Names } from "../views/common.js";
+import { waitingView } from "../views/approval.js";
+import { type Names, personName, type View } from "../views/common.js";
 import { namesOf } from "./people.js";
 
 /** The latest payout `payout` repeats now (Approval.duplicateOf), or undefined. */
@@ -29,4 +31,22 @@ export async function cardFacts(
     people.filter((id): id is number => id !== undefined),
   );
   return duplicate ? { names, duplicate } : { names };
+}
+
+/**
+ * The payer's prompt once it waits for approval: who may approve it, by name, and its
+ * Withdraw button; the same whether it was confirmed in the chat or with the PIN.
+ */
+export async function payerWaitingView(
+  t: Translate,
+  profiles: ProfileStore,
+  payout: Payout,
+  approverIds: readonly number[],
+): Promise<View> {
+  const names = await namesOf(profiles, approverIds);
+  return waitingView(
+    t,
+    payout,
+    approverIds.map((id) => personName(t, names, id)),
+  );
 }

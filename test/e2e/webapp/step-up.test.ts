@@ -348,6 +348,32 @@ describe("the PIN before a big approval", () => {
   });
 });
 
+describe("a big payout confirmed with the PIN that waits for approval", () => {
+  it("keeps the payer's Withdraw button and the approvers' line, as a chat Confirm does, and Withdraw works", async () => {
+    const { emulator, app } = world();
+    const approver = emulator.user({ id: APPROVER_ID, firstName: "Aline", languageCode: "en" });
+    await sendAndWait(emulator, approver, "/help");
+    const { prompt, payoutId } = await bigPrompt(250_000);
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const waiting = emulator.waitForMessage(isPromptReading(prompt, "Waiting for approval"));
+    const confirmed = await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, {
+      pin: "123456",
+    });
+    expect(confirmed.json).toEqual({ outcome: "approval_requested", state: "awaiting_approval" });
+    const shown = await waiting;
+    expect(plainText(shown)).toMatch(/Waiting for .*Aline.* to approve it\./);
+    expect(flatButtons(shown.replyMarkup).map((button) => button.text)).toEqual([
+      "↩️ Withdraw my request",
+    ]);
+    const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const withdrawn = emulator.waitForMessage(isPromptReading(prompt, "Withdrawn"));
+    await payer.pressButton(shown, 0);
+    await withdrawn;
+    expect((await app.stores.payouts.get(payoutId))?.state).toBe("cancelled");
+    expect(disbursements()).toBe(0);
+  });
+});
+
 describe("the PIN before a big approval that repeats another", () => {
   it("answers 409 duplicate with the repeat's time; sent back with the PIN, it approves anyway, and a time in the future does not", async () => {
     const { app } = world();
