@@ -66,6 +66,15 @@ export class ApprovalDeliveries {
   }
 
   /**
+   * An approved payout moved on (settled, or its outcome became unknown): every card's
+   * "Now: …" line follows it, the deciding approver's own card too. Best effort.
+   */
+  async followState(payout: Payout): Promise<void> {
+    if (payout.approvedBy === undefined) return;
+    await this.#editCards(payout, await this.#names(payout), undefined, { status: true });
+  }
+
+  /**
    * A card to every approver and admin but the initiator, each remembered. Those who have
    * one already (a retry) are skipped; one who blocked the bot is logged and skipped; any
    * other failure is thrown once the rest were tried, for the notifier to try again.
@@ -99,11 +108,16 @@ export class ApprovalDeliveries {
   }
 
   /** Every card of `payout` shows what became of it (but `skipChatId`'s). Best effort. */
-  async #editCards(payout: Payout, names: Names, skipChatId: number | undefined): Promise<void> {
+  async #editCards(
+    payout: Payout,
+    names: Names,
+    skipChatId: number | undefined,
+    options: { status?: boolean } = {},
+  ): Promise<void> {
     const { stores, telegram, logger } = this.#options;
     for (const card of await stores.cards.list(payout.id)) {
       if (card.chatId === skipChatId) continue;
-      const view = approvalCard(await this.#translator(card.chatId), payout, names);
+      const view = approvalCard(await this.#translator(card.chatId), payout, names, options);
       await editMessageView(telegram, card.chatId, card.messageId, view).catch((error: unknown) =>
         logger.debug({ err: error, payoutId: payout.id }, "could not edit an approval card"),
       );

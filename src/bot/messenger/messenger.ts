@@ -161,6 +161,8 @@ export class TelegramMessenger implements Messenger {
         ).unref();
       }
     }
+    // Its approvers' cards said "Now: Pending" since the approval: they follow it too.
+    await this.#approvals.followState(payout);
     try {
       await sendView(this.#telegram, payout.chatId, settlementNotice(t, payout));
     } catch (error) {

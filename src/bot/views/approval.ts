@@ -4,8 +4,10 @@
  * payer's notices. People are named by the first name Telegram gave them, else by id.
  * Same rules as common.ts: everything from a user or the API is escaped by `t()`.
  */
+
 import { Markup } from "telegraf";
 import { html, type Translate } from "../../i18n.js";
+import { isInFlight } from "../../model/lifecycle.js";
 import type { Payout } from "../../model/payout.js";
 import {
   CALLBACK,
@@ -141,7 +143,10 @@ export function payerDecisionNotice(t: Translate, payout: Payout, names: Names):
   const facts = { amount: money(t, payout.amount), name: payout.recipientName };
   if (payout.approvedBy !== undefined) {
     const approver = personName(t, names, payout.approvedBy);
-    const now = payoutStateView(t, payout).text;
+    // A state that will still change is shown by the payer's prompt, which follows it; a
+    // copy here would be left behind on "Pending".
+    const follows = isInFlight(payout.state) && payout.messageId !== undefined;
+    const now = follows ? t("notice.approved_follows") : payoutStateView(t, payout).text;
     return { text: `${t("notice.approved", { ...facts, approver })}\n\n${now}` };
   }
   if (payout.state === "rejected" && payout.rejectedBy !== undefined) {
