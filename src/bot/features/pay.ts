@@ -5,8 +5,9 @@
  */
 import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
-import { stripHtml } from "../../i18n.js";
+import { type MessageKey, stripHtml } from "../../i18n.js";
 import type { DialogState } from "../../model/dialog.js";
+import type { PayoutState } from "../../model/lifecycle.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
 import type { PayoutKind } from "../../model/payout.js";
 import type { Payouts } from "../../payouts/payouts.js";
@@ -312,7 +313,9 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         await refuseOthersPress(ctx);
         return;
       case "already":
-        await ctx.answerCbQuery(ctx.t.plain("cancel.too_late"));
+        // A second tap, an expired prompt or a confirmed payout: say which, never that
+        // money left when it did not.
+        await ctx.answerCbQuery(ctx.t.plain(cancelTooLateKey(result.payout.state)));
         await showMovedPayout(ctx, result.payout);
         return;
       case "not_found":
@@ -322,4 +325,11 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
   });
 
   return composer;
+}
+
+/** What a Cancel pressed on a payout no longer awaiting its Confirm answers. */
+function cancelTooLateKey(state: PayoutState): MessageKey {
+  if (state === "cancelled") return "cancel.already_cancelled";
+  if (state === "expired") return "cancel.already_expired";
+  return "cancel.too_late";
 }

@@ -86,6 +86,43 @@ describe("the buttons of a /pay prompt, end to end", () => {
       expect(stored.items.map((p) => p.state)).toEqual(["cancelled"]);
     });
 
+    it.each([
+      [
+        "en",
+        "Already cancelled: nothing was paid.",
+        "Too late to cancel: it was already confirmed.",
+      ],
+      [
+        "fr",
+        "Déjà annulé\u202f: rien n’a été payé.",
+        "Trop tard pour annuler\u202f: ce paiement est déjà confirmé.",
+      ],
+    ])(
+      "answers a second Cancel, and a Cancel after Confirm, with what really happened (%s)",
+      async (lang, again, confirmed) => {
+        const person = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: lang });
+        const shown = h.emulator.waitForMessage(isPrompt);
+        await person.sendText("/pay 670000001 5000");
+        const prompt = await shown;
+        const cancelData = callbackData(prompt, 1);
+        const first = await person.pressCallbackData(prompt.messageId, cancelData);
+        await h.emulator.waitForCallbackAnswer(first.callbackQueryId);
+        const second = await person.pressCallbackData(prompt.messageId, cancelData);
+        expect((await h.emulator.waitForCallbackAnswer(second.callbackQueryId)).text).toBe(again);
+
+        const next = h.emulator.waitForMessage(
+          (m) => isPrompt(m) && m.messageId !== prompt.messageId,
+        );
+        await person.sendText("/pay 670000001 6000");
+        const other = await next;
+        await person.pressCallbackData(other.messageId, callbackData(other, 0));
+        await waitForState(h, PAYER_ID, "success", 10_000).catch(() => undefined);
+        const late = await person.pressCallbackData(other.messageId, callbackData(other, 1));
+        expect((await h.emulator.waitForCallbackAnswer(late.callbackQueryId)).text).toBe(confirmed);
+        expect(disburseCount(h)).toBe(1);
+      },
+    );
+
     it("refuses another staff member's press with an alert, and the payer can still confirm", async () => {
       const prompt = await promptFor("/pay 670000001 5000");
       const admin = h.emulator.user({ id: ADMIN_ID, languageCode: "en" });
