@@ -58,6 +58,6 @@ describe("a schedule at or over the PIN threshold", () => {
     const fr = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "fr" });
     const bigFr = await showPrompt(h.emulator, fr, "/schedule mensuel 28 670000001 250000");
     expect(isIn(ADMIN_ID, "la confirmation demande votre code PIN")(bigFr)).toBe(true);
-    expect((bigFr.replyMarkup ?? []).flat()[0]?.text).toBe("🔐 Confirmer avec le code PIN");
+    expect((bigFr.replyMarkup ?? []).flat()[0]?.text).toBe("🔐 Confirmer (PIN)");
   });
 });
