@@ -7,6 +7,8 @@
  * (so a throughput run measures the bot, not the limit; the Redis limiter still runs).
  * BENCH_BOT_MODE=echo: the baseline, a bare Telegraf bot (`bot.launch()` long polling)
  * that answers every message with one sendMessage.
+ * BENCH_BOT_MODE=floor: the floor, the same /pay job with nothing extra (floor-bot.ts), on
+ * the app's environment (REDIS_URL, REDIS_KEY_PREFIX, PAYMENT_API_BASE_URL, PAYMENT_API_KEY).
  *
  * Messages: see messages.ts (ready, memory, usage, stop).
  */
@@ -16,6 +18,7 @@ import { startApp } from "../src/app.js";
 import { loadConfig } from "../src/config/index.js";
 import { silentLogger } from "../src/logger.js";
 import { failChild, tellParent } from "./child-io.js";
+import { startFloorBot } from "./floor-bot.js";
 import { CommandSchema, type MemoryReport } from "./messages.js";
 
 interface RunningBot {
@@ -39,6 +42,17 @@ async function startEchoBot(): Promise<RunningBot> {
     bot.launch(() => resolve()).catch(reject);
   });
   return { httpUrl: null, stop: async () => bot.stop("bench done") };
+}
+
+function startBenchFloorBot(): Promise<RunningBot> {
+  return startFloorBot({
+    token: required("TELEGRAM_BOT_TOKEN"),
+    apiRoot: required("TELEGRAM_API_ROOT"),
+    redisUrl: required("REDIS_URL"),
+    prefix: required("REDIS_KEY_PREFIX"),
+    paymentApiUrl: required("PAYMENT_API_BASE_URL"),
+    paymentApiKey: required("PAYMENT_API_KEY"),
+  });
 }
 
 async function startBenchApp(): Promise<RunningBot> {
@@ -88,8 +102,15 @@ function systemCalls(): { readCalls: number | null; writeCalls: number | null } 
 
 async function main(): Promise<void> {
   const mode = process.env.BENCH_BOT_MODE;
-  if (mode !== "app" && mode !== "echo") throw new Error(`BENCH_BOT_MODE must be app or echo`);
-  const bot = mode === "app" ? await startBenchApp() : await startEchoBot();
+  if (mode !== "app" && mode !== "echo" && mode !== "floor") {
+    throw new Error("BENCH_BOT_MODE must be app, floor or echo");
+  }
+  const bot =
+    mode === "app"
+      ? await startBenchApp()
+      : mode === "floor"
+        ? await startBenchFloorBot()
+        : await startEchoBot();
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -98,7 +98,7 @@ export function appEnv(options: AppEnvOptions): Record<string, string> {
 }
 
 export interface StartBotOptions {
-  mode: "app" | "echo";
+  mode: "app" | "floor" | "echo";
   /** Emulated users (private chats) created before the bot starts. */
   userIds: readonly number[];
   /** Extra environment of the bot process (appEnv for the app). */
@@ -121,9 +121,10 @@ async function startBotProcess(
       TELEGRAM_API_ROOT: apiRoot,
       ...options.env,
     },
-    // The app runs with the flags `npm start` and the image give node (package.json, Dockerfile).
+    // The app (and the floor bot, on the same runtime) run with the flags `npm start` and the
+    // image give node (package.json, Dockerfile).
     nodeArgs: [
-      ...(options.mode === "app" ? PRODUCTION_NODE_ARGS : []),
+      ...(options.mode === "echo" ? [] : PRODUCTION_NODE_ARGS),
       ...(options.nodeArgs ?? []),
     ],
     // As in production: plain node on JavaScript (see build.ts).

@@ -17,6 +17,7 @@ const OUT_DIR = join(REPO_ROOT, "node_modules", ".cache", "momo-bench");
 /** What bot-process.ts and relay-process.ts need besides src/. */
 const BENCH_FILES = [
   "bench/bot-process.ts",
+  "bench/floor-bot.ts",
   "bench/relay-process.ts",
   "bench/child-io.ts",
   "bench/messages.ts",

@@ -4,7 +4,9 @@
  * Redis, in its own process) through the Telegram emulator, with the sandbox answering at
  * once (no signing, payments stay pending). Baseline, side by side in the same run: a bare
  * Telegraf bot answering each message with one sendMessage through the same kind of
- * emulator, at the same concurrency. Runs alternate baseline / app to spread the noise.
+ * emulator, at the same concurrency. The floor, side by side too: the same /pay job with
+ * nothing extra (floor-bot.ts), making the same Bot API and Payment API calls, against the
+ * same emulator, sandbox and Redis. Runs alternate echo / floor / app to spread the noise.
  */
 
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
@@ -17,6 +19,8 @@ const BENCH = "1 /pay round trip";
 const CONCURRENT_USERS = 20;
 const DAY_MS = 86_400_000;
 const STEP_TARGET_MS = 10;
+/** No limit, no signing, payments stay pending: the sandbox answers at once. */
+const SANDBOX_OPTIONS = { rateLimitPerMinute: 0, settleDelayMs: DAY_MS, signResponses: false };
 
 interface Scale {
   warmupMs: number;
@@ -28,15 +32,24 @@ interface Scale {
 const QUICK: Scale = { warmupMs: 1000, singleUserMs: 1500, concurrentMs: 2500, rounds: 1 };
 const FULL: Scale = { warmupMs: 3000, singleUserMs: 8000, concurrentMs: 12_000, rounds: 2 };
 
-function stepRows(users: number, app: Samples, echo: Samples): Row[] {
+/** Floor targets (issue 37): the product within these of the same job done with nothing extra. */
+const FLOOR_STEP_P99 = 1.5;
+const FLOOR_UPDATES = 0.7;
+const FLOOR_CPU = 1.5;
+
+function stepRows(users: number, app: Samples, echo: Samples, floor: Samples): Row[] {
   const echoSteps = echo.steps.get("echo") ?? [];
   const prompt = app.steps.get("prompt") ?? [];
   const confirm = app.steps.get("confirm") ?? [];
+  const floorSteps = {
+    prompt: floor.steps.get("prompt") ?? [],
+    confirm: floor.steps.get("confirm") ?? [],
+  };
   const who = users === 1 ? "1 user" : `${users} users`;
   const rows: Row[] = [];
-  for (const [label, samples] of [
-    ["/pay → prompt", prompt],
-    ["Confirm → Pending", confirm],
+  for (const [label, samples, floorSamples] of [
+    ["/pay → prompt", prompt, floorSteps.prompt],
+    ["Confirm → Pending", confirm, floorSteps.confirm],
   ] as const) {
     for (const p of [50, 99]) {
       rows.push(
@@ -46,6 +59,7 @@ function stepRows(users: number, app: Samples, echo: Samples): Row[] {
           value: percentile(samples, p),
           unit: "ms",
           baseline: percentile(echoSteps, p),
+          floor: percentile(floorSamples, p),
           target: "",
           met: null,
         }),
@@ -54,6 +68,11 @@ function stepRows(users: number, app: Samples, echo: Samples): Row[] {
   }
   const all = [...prompt, ...confirm];
   const p99 = percentile(all, 99);
+  const floorP99 = percentile([...floorSteps.prompt, ...floorSteps.confirm], 99);
+  const target =
+    users === 1
+      ? { target: `< ${STEP_TARGET_MS} ms`, met: p99 < STEP_TARGET_MS }
+      : { target: `≤ ${FLOOR_STEP_P99}× floor`, met: p99 <= FLOOR_STEP_P99 * floorP99 };
   rows.push(
     row({
       bench: BENCH,
@@ -61,8 +80,8 @@ function stepRows(users: number, app: Samples, echo: Samples): Row[] {
       value: p99,
       unit: "ms",
       baseline: percentile(echoSteps, 99),
-      target: `< ${STEP_TARGET_MS} ms`,
-      met: p99 < STEP_TARGET_MS,
+      floor: floorP99,
+      ...target,
       note:
         `${who}: measured at the emulator from the update being queued to the bot's reply/edit; ` +
         "includes the long-poll delivery, the Bot API calls (prompt: sendMessage, and " +
@@ -82,11 +101,13 @@ interface CallsPerFlow {
   paymentApi: number;
 }
 
-function callsPerFlow(app: BotUnderTest, sandbox: SandboxHandle): CallsPerFlow {
+function callsPerFlow(bot: BotUnderTest, sandbox: SandboxHandle): CallsPerFlow {
   const flows = sandbox.countRequests({ method: "POST", path: "/disburse" });
-  const getUpdates = app.emulator.countCalls("getUpdates");
-  // The start-up calls: getMe, deleteWebhook and setMyCommands twice.
-  const botApi = app.emulator.calls.length - getUpdates - 4;
+  const getUpdates = bot.emulator.countCalls("getUpdates");
+  // The start-up calls: the app's getMe, deleteWebhook and setMyCommands twice; the floor
+  // bot's getMe and deleteWebhook.
+  const startup = bot.emulator.countCalls("setMyCommands") > 0 ? 4 : 2;
+  const botApi = bot.emulator.calls.length - getUpdates - startup;
   return {
     botApi: botApi / flows,
     getUpdates: getUpdates / flows,
@@ -94,26 +115,35 @@ function callsPerFlow(app: BotUnderTest, sandbox: SandboxHandle): CallsPerFlow {
   };
 }
 
-function throughputRows(app: Samples, echo: Samples, calls: CallsPerFlow): Row[] {
+function throughputRows(
+  app: Samples,
+  echo: Samples,
+  floor: Samples,
+  calls: { app: CallsPerFlow; floor: CallsPerFlow },
+): Row[] {
   const updates = median(app.updatesPerSecond);
-  const baseline = median(echo.updatesPerSecond);
-  const ratio = updates / baseline;
+  const floorUpdates = median(floor.updatesPerSecond);
+  const cpu = median(app.cpuMsPerUpdate);
+  const floorCpu = median(floor.cpuMsPerUpdate);
   return [
     row({
       bench: BENCH,
       figure: `updates handled/s, ${CONCURRENT_USERS} users`,
       value: updates,
       unit: "/s",
-      baseline,
-      target: "≥ 0.5× baseline",
-      met: ratio >= 0.5,
+      baseline: median(echo.updatesPerSecond),
+      floor: floorUpdates,
+      target: `≥ ${FLOOR_UPDATES}× floor`,
+      met: updates >= FLOOR_UPDATES * floorUpdates,
       note:
         "Updates handled per second = 2 × complete /pay flows per second (a flow is 2 updates: " +
         "the /pay message and the Confirm press) vs the echo bot's messages answered per " +
         `second, both closed-loop with ${CONCURRENT_USERS} users; median of the rounds. Per ` +
-        `flow the bot made ${calls.botApi.toFixed(1)} Bot API calls (+ ` +
-        `${calls.getUpdates.toFixed(2)} getUpdates) and ${calls.paymentApi.toFixed(1)} Payment ` +
-        "API requests; the echo bot makes 1 call per update.",
+        `flow the bot made ${calls.app.botApi.toFixed(1)} Bot API calls (+ ` +
+        `${calls.app.getUpdates.toFixed(2)} getUpdates) and ${calls.app.paymentApi.toFixed(1)} ` +
+        `Payment API requests; the floor bot ${calls.floor.botApi.toFixed(1)} (+ ` +
+        `${calls.floor.getUpdates.toFixed(2)}) and ${calls.floor.paymentApi.toFixed(1)}; the ` +
+        "echo bot makes 1 call per update.",
     }),
     row({
       bench: BENCH,
@@ -121,23 +151,25 @@ function throughputRows(app: Samples, echo: Samples, calls: CallsPerFlow): Row[]
       value: median(app.flowsPerSecond),
       unit: "/s",
       baseline: null,
+      floor: median(floor.flowsPerSecond),
       target: "",
       met: null,
     }),
     row({
       bench: BENCH,
       figure: `bot CPU per update, ${CONCURRENT_USERS} users`,
-      value: median(app.cpuMsPerUpdate),
+      value: cpu,
       unit: "ms",
       baseline: median(echo.cpuMsPerUpdate),
-      target: "",
-      met: null,
+      floor: floorCpu,
+      target: `≤ ${FLOOR_CPU}× floor`,
+      met: cpu <= FLOOR_CPU * floorCpu,
       note:
         "CPU time (user + system) of the bot's process per update handled, from " +
         "process.cpuUsage() in that process; less noisy than a rate on a shared machine. " +
         "The throughput ratio is roughly its inverse when the bot's process is the bottleneck.",
     }),
-    ...systemCallRows(app, echo),
+    ...systemCallRows(app, echo, floor),
   ];
 }
 
@@ -146,19 +178,20 @@ function throughputRows(app: Samples, echo: Samples, calls: CallsPerFlow): Row[]
  * on a socket, mostly). With the CPU per update they split the CPU ratio in two: more
  * calls per update, and more work per call.
  */
-function systemCallRows(app: Samples, echo: Samples): Row[] {
+function systemCallRows(app: Samples, echo: Samples, floor: Samples): Row[] {
   if (app.writeCallsPerUpdate.length === 0 || echo.writeCallsPerUpdate.length === 0) return [];
   const kinds = [
-    ["write", app.writeCallsPerUpdate, echo.writeCallsPerUpdate],
-    ["read", app.readCallsPerUpdate, echo.readCallsPerUpdate],
+    ["write", app.writeCallsPerUpdate, echo.writeCallsPerUpdate, floor.writeCallsPerUpdate],
+    ["read", app.readCallsPerUpdate, echo.readCallsPerUpdate, floor.readCallsPerUpdate],
   ] as const;
-  return kinds.map(([kind, appCalls, echoCalls]) =>
+  return kinds.map(([kind, appCalls, echoCalls, floorCalls]) =>
     row({
       bench: BENCH,
       figure: `bot ${kind} system calls per update, ${CONCURRENT_USERS} users`,
       value: median(appCalls),
       unit: "",
       baseline: median(echoCalls),
+      floor: median(floorCalls),
       target: "",
       met: null,
       note:
@@ -172,11 +205,7 @@ function systemCallRows(app: Samples, echo: Samples): Row[] {
 /** Runs benchmark 1 and returns its rows. */
 export async function benchPayRoundTrip(context: BenchContext): Promise<Row[]> {
   const scale = context.quick ? QUICK : FULL;
-  const sandbox = await startSandbox({
-    rateLimitPerMinute: 0,
-    settleDelayMs: DAY_MS,
-    signResponses: false,
-  });
+  const sandbox = await startSandbox(SANDBOX_OPTIONS);
   try {
     return await withPrefix(context, "pay", async (_redis, prefix) => {
       const userIds = Array.from({ length: CONCURRENT_USERS }, (_, index) => 3001 + index);
@@ -195,7 +224,22 @@ export async function benchPayRoundTrip(context: BenchContext): Promise<Row[]> {
       try {
         const echo = await startBot({ mode: "echo", userIds });
         try {
-          return await measure(context, scale, app, echo, sandbox);
+          // A sandbox of its own (the same kind, in this process), so each bot's calls are
+          // counted apart.
+          const floorSandbox = await startSandbox(SANDBOX_OPTIONS);
+          const floorEnv = {
+            ...env,
+            REDIS_KEY_PREFIX: `${prefix}floor:`,
+            PAYMENT_API_BASE_URL: floorSandbox.url,
+            PAYMENT_API_KEY: floorSandbox.apiKey,
+          };
+          const floor = await startBot({ mode: "floor", userIds, env: floorEnv });
+          try {
+            return await measure(context, scale, { app, echo, floor }, { sandbox, floorSandbox });
+          } finally {
+            await floor.close();
+            await floorSandbox.close();
+          }
         } finally {
           await echo.close();
         }
@@ -208,29 +252,40 @@ export async function benchPayRoundTrip(context: BenchContext): Promise<Row[]> {
   }
 }
 
+interface Bots {
+  app: BotUnderTest;
+  echo: BotUnderTest;
+  floor: BotUnderTest;
+}
+
 async function measure(
   context: BenchContext,
   scale: Scale,
-  app: BotUnderTest,
-  echo: BotUnderTest,
-  sandbox: SandboxHandle,
+  { app, echo, floor }: Bots,
+  { sandbox, floorSandbox }: { sandbox: SandboxHandle; floorSandbox: SandboxHandle },
 ): Promise<Row[]> {
   context.log(`  warming up (${scale.warmupMs} ms each)`);
   await drive(echo, ECHO_FLOW, CONCURRENT_USERS, scale.warmupMs);
+  await drive(floor, PAY_FLOW, CONCURRENT_USERS, scale.warmupMs);
   await drive(app, PAY_FLOW, CONCURRENT_USERS, scale.warmupMs);
   const rows: Row[] = [];
   for (const users of [1, CONCURRENT_USERS]) {
     const durationMs = users === 1 ? scale.singleUserMs : scale.concurrentMs;
     const appSamples = emptySamples();
     const echoSamples = emptySamples();
+    const floorSamples = emptySamples();
     for (let round = 1; round <= scale.rounds; round++) {
-      context.log(`  ${users} user(s), round ${round}: echo then app, ${durationMs} ms each`);
+      context.log(
+        `  ${users} user(s), round ${round}: echo, floor, then app, ${durationMs} ms each`,
+      );
       await drive(echo, ECHO_FLOW, users, durationMs, echoSamples);
+      await drive(floor, PAY_FLOW, users, durationMs, floorSamples);
       await drive(app, PAY_FLOW, users, durationMs, appSamples);
     }
-    rows.push(...stepRows(users, appSamples, echoSamples));
+    rows.push(...stepRows(users, appSamples, echoSamples, floorSamples));
     if (users === CONCURRENT_USERS) {
-      rows.push(...throughputRows(appSamples, echoSamples, callsPerFlow(app, sandbox)));
+      const calls = { app: callsPerFlow(app, sandbox), floor: callsPerFlow(floor, floorSandbox) };
+      rows.push(...throughputRows(appSamples, echoSamples, floorSamples, calls));
     }
   }
   return rows;

@@ -16,6 +16,13 @@ export interface Row {
   baseline: number | null;
   /** value / baseline, when both exist. */
   ratio: number | null;
+  /**
+   * The same figure for the floor bot (bench/floor-bot.ts: the same job with nothing extra),
+   * measured side by side in the same run, where the benchmark runs it.
+   */
+  floor?: number | null;
+  /** value / floor, when both exist. */
+  floorRatio?: number | null;
   /** The target in words, e.g. "< 10 ms" or "≥ 0.5× baseline"; "" for a figure without one. */
   target: string;
   /** `null` for a figure without a target. */
@@ -54,7 +61,9 @@ function ratioOf(value: number | null, baseline: number | null): number | null {
 
 /** A row with its ratio filled in. */
 export function row(fields: Omit<Row, "ratio"> & { ratio?: number | null }): Row {
-  return { ...fields, ratio: fields.ratio ?? ratioOf(fields.value, fields.baseline) };
+  const filled = { ...fields, ratio: fields.ratio ?? ratioOf(fields.value, fields.baseline) };
+  if (fields.floor === undefined) return filled;
+  return { ...filled, floorRatio: fields.floorRatio ?? ratioOf(fields.value, fields.floor) };
 }
 
 function formatValue(value: number | null, unit: string): string {
@@ -74,7 +83,17 @@ function formatMet(met: boolean | null): string {
 
 /** The table as text: one line per row, columns padded, notes numbered underneath. */
 export function formatTable(rows: readonly Row[]): string {
-  const header = ["bench", "figure", "value", "baseline", "ratio", "target", "met?"];
+  const header = [
+    "bench",
+    "figure",
+    "value",
+    "baseline",
+    "ratio",
+    "floor",
+    "÷ floor",
+    "target",
+    "met?",
+  ];
   const notes: string[] = [];
   const lines = rows.map((r) => {
     let figure = r.figure;
@@ -88,6 +107,8 @@ export function formatTable(rows: readonly Row[]): string {
       formatValue(r.value, r.unit),
       formatValue(r.baseline, r.unit),
       r.ratio === null ? "—" : `${r.ratio.toFixed(2)}×`,
+      formatValue(r.floor ?? null, r.unit),
+      r.floorRatio === undefined || r.floorRatio === null ? "—" : `${r.floorRatio.toFixed(2)}×`,
       r.target === "" ? "—" : r.target,
       formatMet(r.met),
     ];
