@@ -48,15 +48,26 @@ export class ApprovalDeliveries {
         return this.#sendCards(payout);
       case "approval_decided": {
         const names = await this.#names(payout);
-        // The approver who decided sees it on their own card already (their press).
-        await this.#editCards(payout, names, payout.approvedBy ?? payout.rejectedBy);
+        if (payout.approvedBy !== undefined) {
+          // Every card, the approver's own too: an approval given with the PIN, in the Mini
+          // App, pressed nothing in the chat. Each says what it is now.
+          await this.#editCards(payout, names, undefined, { status: true });
+        } else {
+          // The approver who rejected sees it on their own card already (their press,
+          // which asks for the reason).
+          await this.#editCards(payout, names, payout.rejectedBy);
+        }
         // An approved payout's payer is told once its request was answered; a withdrawn
         // one's payer withdrew it themselves (their press showed it).
         if (payout.approvedBy !== undefined || payout.state === "cancelled") return;
         return this.#tellPayer(payout, names, payerDecisionNotice);
       }
-      case "approved_outcome":
-        return this.#tellPayer(payout, await this.#names(payout), payerDecisionNotice);
+      case "approved_outcome": {
+        // The request was answered: the cards' "Now: …" follows (Sending… → Pending).
+        const names = await this.#names(payout);
+        await this.#editCards(payout, names, undefined, { status: true });
+        return this.#tellPayer(payout, names, payerDecisionNotice);
+      }
       case "rejection_reason": {
         const names = await this.#names(payout);
         await this.#editCards(payout, names, undefined);

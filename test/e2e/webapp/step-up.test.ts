@@ -100,13 +100,16 @@ async function call(userId: number, method: "GET" | "POST", path: string, body?:
 }
 
 /** `/pay` of a big amount as the payer: the prompt, and the payout's id from its button. */
-async function bigPrompt(amount = 150_000): Promise<{ prompt: SentMessage; payoutId: string }> {
+async function bigPrompt(
+  amount = 150_000,
+  number = "670000001",
+): Promise<{ prompt: SentMessage; payoutId: string }> {
   const { emulator } = world();
   const payer = emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
   const prompt = await sendAndWait(
     emulator,
     payer,
-    `/pay 670000001 ${amount}`,
+    `/pay ${number} ${amount}`,
     isPromptIn(PAYER_ID),
   );
   const pinButton = flatButtons(prompt.replyMarkup).find((button) => button.web_app);
@@ -371,6 +374,33 @@ describe("a big payout confirmed with the PIN that waits for approval", () => {
     await withdrawn;
     expect((await app.stores.payouts.get(payoutId))?.state).toBe("cancelled");
     expect(disbursements()).toBe(0);
+  });
+});
+
+describe("an approval given with the PIN", () => {
+  it("edits the approver's own card too: no Approve button left, who approved and what it is now", async () => {
+    const { emulator } = world();
+    const approver = emulator.user({ id: APPROVER_ID, firstName: "Aline", languageCode: "en" });
+    await sendAndWait(emulator, approver, "/help");
+    // A number whose payments stay pending: nothing settles to edit the cards afterwards.
+    const { payoutId } = await bigPrompt(250_000, "670000003");
+    await call(PAYER_ID, "POST", "step-up/pin", { pin: "123456", repeat: "123456" });
+    const card = emulator.waitForMessage(
+      (message) =>
+        message.chatId === APPROVER_ID &&
+        flatButtons(message.replyMarkup).some((button) => button.web_app !== undefined),
+    );
+    await call(PAYER_ID, "POST", `step-up/confirm/${payoutId}`, { pin: "123456" });
+    const shown = await card;
+    await call(APPROVER_ID, "POST", "step-up/pin", { pin: "135790", repeat: "135790" });
+    const approved = await call(APPROVER_ID, "POST", `step-up/approve/${payoutId}`, {
+      pin: "135790",
+    });
+    expect(approved.json).toEqual({ outcome: "pending", state: "pending" });
+    await expect
+      .poll(() => plainText(emulator.message(APPROVER_ID, shown.messageId) ?? shown))
+      .toMatch(/Approved by Aline[\s\S]*Now: ⏳ Pending/);
+    expect(emulator.message(APPROVER_ID, shown.messageId)?.replyMarkup ?? []).toHaveLength(0);
   });
 });
 
