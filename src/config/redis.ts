@@ -10,7 +10,7 @@
  *   says would silently not apply.
  */
 import { z } from "zod";
-import type { HostPort, RedisTarget } from "../store/redis/target.js";
+import { type HostPort, type RedisTarget, UNIX_SOCKET_URL } from "../store/redis/target.js";
 import { intInRange, optionalText, textOf } from "./env-values.js";
 
 const DEFAULT_URL = "redis://127.0.0.1:6379";
@@ -50,8 +50,9 @@ export function parseSentinels(raw: string): { sentinels: HostPort[]; problems: 
 export const redisEnvShape = {
   REDIS_URL: optionalText()
     .transform((value) => value ?? DEFAULT_URL)
-    .refine((value) => /^rediss?:\/\//.test(value), {
-      message: "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379",
+    .refine((value) => /^rediss?:\/\//.test(value) || UNIX_SOCKET_URL.test(value), {
+      message:
+        "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379, or a Unix socket, unix:///run/redis/redis.sock?db=0",
     }),
   REDIS_PASSWORD: optionalText(),
   REDIS_SENTINELS: optionalText().transform((value, ctx) => {

@@ -9,7 +9,7 @@
  */
 import { Redis, type RedisOptions } from "ioredis";
 import { type Logger, silentLogger } from "../../logger.js";
-import { type RedisTarget, targetOptions, urlTarget } from "./target.js";
+import { ioredisUrl, type RedisTarget, targetOptions, urlTarget } from "./target.js";
 
 export interface RedisConnectionOptions {
   logger?: Logger;
@@ -58,7 +58,8 @@ export function createRedisConnection(
     // Commands issued in the same tick go out in one write: an update makes dozens.
     enableAutoPipelining: true,
   };
-  const redis = where.kind === "url" ? new Redis(where.url, redisOptions) : new Redis(redisOptions);
+  const redis =
+    where.kind === "url" ? new Redis(ioredisUrl(where.url), redisOptions) : new Redis(redisOptions);
   let healthy = false;
   redis.on("ready", () => {
     healthy = true;

@@ -14,7 +14,11 @@ export interface HostPort {
 
 export interface UrlTarget {
   kind: "url";
-  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. */
+  /**
+   * `redis://[[user]:password@]host[:port][/db]`, `rediss://` for TLS, or a Unix socket
+   * when the bot and Redis share a host: `unix:///path/redis.sock[?db=N]` (also written
+   * `redis+unix://`).
+   */
   url: string;
   /** The password when the URL has none (REDIS_PASSWORD). */
   password?: string | undefined;
@@ -35,6 +39,18 @@ export interface SentinelTarget {
 }
 
 export type RedisTarget = UrlTarget | SentinelTarget;
+
+/** `unix:///run/redis.sock?db=2` or `redis+unix://…`: a Unix socket's URL. */
+export const UNIX_SOCKET_URL = /^(redis\+)?unix:\/\/(\/[^?#]*)(\?[^#]*)?$/;
+
+/**
+ * What ioredis takes for `url`: a socket's path (with its `?db=N`) for a Unix socket URL,
+ * the URL itself otherwise.
+ */
+export function ioredisUrl(url: string): string {
+  const socket = UNIX_SOCKET_URL.exec(url);
+  return socket ? `${socket[2]}${socket[3] ?? ""}` : url;
+}
 
 /** A plain URL as a target. */
 export function urlTarget(url: string): UrlTarget {
