@@ -283,7 +283,6 @@ export async function startApp(options: AppOptions): Promise<App> {
               onBatchWork: () => batchWorker.wake(),
               prompts,
             }),
-            now,
           )
         : [];
       const webApp = createWebApp({

@@ -35,6 +35,7 @@ function errorText(error: unknown): string {
       "error.malformed",
       "error.no_user",
       "error.pin_stale",
+      "error.stale_for_change",
     ];
     const key = `error.${reason}` as Key;
     return t(known.includes(key) ? key : "error.bad_signature");

@@ -43,13 +43,34 @@ export type UnauthorizedReason =
   | "bad_signature"
   | "no_user"
   | "expired"
-  | "from_the_future";
+  | "from_the_future"
+  /** Fine for reading, too old to change anything (see FRESH_FOR_CHANGES_SECONDS). */
+  | "stale_for_change";
 
 export type WebAppAuthResult =
   /** `signedAtMs`: when Telegram signed the init data (`auth_date`), for steps that want it fresher. */
   | { outcome: "ok"; user: WebAppUser; signedAtMs: number }
   | { outcome: "unauthorized"; reason: UnauthorizedReason }
   | { outcome: "forbidden"; reason: "not_staff" };
+
+/**
+ * How old init data may be on a request that changes anything (every method but GET):
+ * approving, rejecting, pausing, resuming, deleting, forgetting, confirming or setting a
+ * PIN. Init data is a bearer credential a device keeps for the whole session, so a copy
+ * lifted from one may be replayed: reads take it for WEBAPP_AUTH_MAX_AGE_SECONDS, changes
+ * only for 10 minutes, after which the page must be opened again from the bot.
+ */
+export const FRESH_FOR_CHANGES_SECONDS = 600;
+
+/** The 401 reason for a change whose init data is older than FRESH_FOR_CHANGES_SECONDS, or null. */
+export function staleForChange(
+  method: string,
+  signedAtMs: number,
+  nowMs: number,
+): "stale_for_change" | null {
+  if (method === "GET" || method === "HEAD") return null;
+  return nowMs - signedAtMs > FRESH_FOR_CHANGES_SECONDS * 1000 ? "stale_for_change" : null;
+}
 
 /**
  * A clock a little ahead of ours is not an attack: Telegram's servers and this one disagree

@@ -1,13 +1,14 @@
 /**
  * The Mini App on the bot's HTTP server: the page under `/app/`, the JSON API under
- * `/app/api/`. Every API request is checked in the same order: identity (401), the
+ * `/app/api/`. Every API request is checked in the same order: identity (401), for a
+ * change (any method but GET) init data signed in the last 10 minutes (401), the
  * person's rate limit (429), the route (404/405), the role's capability (403); then the
  * route runs. No cookies are ever set: identity travels in each request's header.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../logger.js";
 import { may } from "../../payouts/policy.js";
-import { authenticateWebApp, type WebAppAuthDeps } from "./auth.js";
+import { authenticateWebApp, staleForChange, type WebAppAuthDeps } from "./auth.js";
 import { SECURITY_HEADERS } from "./headers.js";
 import { matchPath, type WebAppReply, type WebAppRoute } from "./routes.js";
 import type { StaticFile } from "./static.js";
@@ -85,6 +86,12 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
       return { status: 403, json: { error: "forbidden", reason: auth.reason } };
     }
     const { user } = auth;
+    // Every change, on any route (one added later too), takes fresh init data.
+    const stale = staleForChange(method, auth.signedAtMs, options.auth.now());
+    if (stale !== null) {
+      logger.info({ userId: user.id }, "mini app change with init data too old refused");
+      return { status: 401, json: { error: "unauthorized", reason: stale } };
+    }
     if (!(await options.takeRequest(user.id))) {
       return { status: 429, json: { error: "too_many_requests" } };
     }
@@ -111,8 +118,7 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
           return { status: 400, json: { error: "body_not_json" } };
         }
       }
-      const signedAtMs = auth.signedAtMs;
-      return route.handle({ user, signedAtMs, params, query: url.searchParams, body });
+      return route.handle({ user, params, query: url.searchParams, body });
     }
     return pathMatched
       ? { status: 405, json: { error: "method_not_allowed" } }
