@@ -224,10 +224,8 @@ export function stepUpSteps(wiring: StepUpWiring): StepUpSteps {
       return payout === null ? null : { payout: itemOf(payout) };
     },
     pinStatus: (user) => payouts.pins.status(user.id),
-    async setPin(user, pin, repeat) {
-      const result = await payouts.pins.set({ userId: user.id, role: user.role }, pin, repeat);
-      return result.outcome;
-    },
+    setPin: (user, pin, repeat, signedAtMs) =>
+      payouts.pins.set({ userId: user.id, role: user.role }, pin, repeat, signedAtMs),
     async act(user, action, payoutId, input) {
       const member = { userId: user.id, role: user.role };
       // The item first: no try is spent on a payout that is not the caller's to act on.

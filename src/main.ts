@@ -1,16 +1,18 @@
 /**
- * Command line: `start` (the bot, per the environment), `demo` (everything on this
- * machine, in the terminal), `sandbox` (the local Payment API alone), `emulator` (a local
- * Telegram Bot API alone, with a terminal chat).
+ * Command line: `start` (the bot, per the environment), `pin-reset <telegram user id>`
+ * (a step-up PIN reset on the server's console; see pin-reset-command.ts), `demo`
+ * (everything on this machine, in the terminal), `sandbox` (the local Payment API alone),
+ * `emulator` (a local Telegram Bot API alone, with a terminal chat).
  * Exit codes: 0 clean stop, 1 start-up failure, 2 bad configuration or usage.
  */
 import { StartupError, startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config/index.js";
 import { withEnvFile } from "./env-file.js";
 import { createLogger, type Logger } from "./logger.js";
+import { runPinReset } from "./pin-reset-command.js";
 import { describeTarget } from "./store/redis/target.js";
 
-const USAGE = "usage: main.js start | demo | sandbox | emulator";
+const USAGE = "usage: main.js start | pin-reset <telegram user id> | demo | sandbox | emulator";
 
 /** How long a stop may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 20_000;
@@ -116,6 +118,12 @@ async function main(argv: string[]): Promise<void> {
   const command = argv[0] ?? "";
   try {
     if (command === "start") return await start();
+    if (command === "pin-reset") {
+      const { exitCode, message } = await runPinReset(process.env, argv.slice(1));
+      if (exitCode !== 0) fail(message, exitCode);
+      process.stdout.write(`${message}\n`);
+      return;
+    }
     if (await runTool(command, argv.slice(1))) return;
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 2);

@@ -25,8 +25,11 @@ import { type SchedulesConfig, schedulesConfig, schedulesEnvShape } from "./sche
 import { type StepUpConfig, stepUpConfig } from "./step-up.js";
 import { type WebAppConfig, webAppConfig } from "./webapp.js";
 
-/** What the program is started for; decides which variables are required. */
-export type RunMode = "start" | "demo" | "sandbox";
+/**
+ * What the program is started for; decides which variables are required (`console`: a
+ * command on the server's console, such as `pin-reset`, that needs Redis alone).
+ */
+export type RunMode = "start" | "demo" | "sandbox" | "console";
 
 const RATE_LIMIT_PER_MINUTE = { sandbox: 100, production: 300 } as const;
 

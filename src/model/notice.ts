@@ -122,8 +122,20 @@ export type Notice =
   | { kind: "standing_lost"; userId: number; byUserId: number; atMs: number }
   /** About a schedule, or one of its runs (`runKey`: local YYYYMMDDHHMM; "-" for none). */
   | { kind: "schedule"; what: ScheduleNoticeKind; scheduleId: string; runKey: string }
-  /** Five wrong PINs in a row locked `userId`'s step-up PIN until `untilMs`: admins alerted. */
-  | { kind: "pin_locked"; userId: number; untilMs: number };
+  /** Too many wrong PINs locked `userId`'s step-up PIN until `untilMs`: admins alerted. */
+  | { kind: "pin_locked"; userId: number; untilMs: number }
+  /**
+   * `byUserId` (0: the server's console, `pin-reset`) reset `userId`'s PIN at `atMs`: the
+   * person and every admin are told.
+   */
+  | { kind: "pin_reset"; userId: number; byUserId: number; atMs: number }
+  /** `userId` set a new PIN at `atMs`, the first after a reset: every admin is told. */
+  | { kind: "pin_renewed"; userId: number; atMs: number }
+  /**
+   * `userId` typed their right PIN at `atMs` after `count` wrong tries they had not been told
+   * of, the last at `lastAtMs`: they are told.
+   */
+  | { kind: "pin_wrong_tries"; userId: number; count: number; lastAtMs: number; atMs: number };
 
 /**
  * The outbox keeps each notice as one string, so queuing the same notice twice queues it
@@ -154,6 +166,12 @@ export function noticeKey(notice: Notice): string {
       return `schedule:${notice.what}:${notice.scheduleId}:${notice.runKey}`;
     case "pin_locked":
       return `pin_locked:${notice.userId}:${notice.untilMs}`;
+    case "pin_reset":
+      return `pin_reset:${notice.userId}:${notice.byUserId}:${notice.atMs}`;
+    case "pin_renewed":
+      return `pin_renewed:${notice.userId}:${notice.atMs}`;
+    case "pin_wrong_tries":
+      return `pin_wrong_tries:${notice.userId}:${notice.count}:${notice.lastAtMs}:${notice.atMs}`;
     default:
       return `${notice.kind}:${notice.payoutId}`;
   }
@@ -202,6 +220,28 @@ export function parseNoticeKey(key: string): Notice | null {
     const [userId, untilMs] = [Number(first), Number(second)];
     const whole = (value: number) => Number.isSafeInteger(value) && value > 0;
     return whole(userId) && whole(untilMs) ? { kind, userId, untilMs } : null;
+  }
+  if (kind === "pin_reset" || kind === "pin_renewed" || kind === "pin_wrong_tries") {
+    return pinNotice(kind, parts.slice(1));
+  }
+  return null;
+}
+
+/** A PIN's reset, renewal or unseen wrong tries, from its key's parts after the kind. */
+function pinNotice(
+  kind: "pin_reset" | "pin_renewed" | "pin_wrong_tries",
+  parts: readonly string[],
+): Notice | null {
+  const numbers = parts.map((part) => (/^\d{1,15}$/.test(part) ? Number(part) : Number.NaN));
+  if (numbers.some((value) => !Number.isSafeInteger(value))) return null;
+  const [userId = 0, second = 0, third = 0, fourth = 0] = numbers;
+  if (userId <= 0) return null;
+  if (kind === "pin_reset" && numbers.length === 3) {
+    return { kind, userId, byUserId: second, atMs: third };
+  }
+  if (kind === "pin_renewed" && numbers.length === 2) return { kind, userId, atMs: second };
+  if (kind === "pin_wrong_tries" && numbers.length === 4 && second > 0) {
+    return { kind, userId, count: second, lastAtMs: third, atMs: fourth };
   }
   return null;
 }

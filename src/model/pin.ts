@@ -9,6 +9,14 @@ export const PIN_PATTERN = /^[0-9]{6}$/;
 export const PIN_MAX_FAILURES = 5;
 /** How long a locked PIN stays locked. */
 export const PIN_LOCK_MS = 15 * 60_000;
+/**
+ * Wrong tries within PIN_WINDOW_MS that lock it too, right ones in between or not: a right
+ * PIN clears the count in a row, so without this four guesses between each of the owner's
+ * own entries would never lock.
+ */
+export const PIN_WINDOW_MAX_FAILURES = 10;
+/** The sliding window PIN_WINDOW_MAX_FAILURES is counted in. */
+export const PIN_WINDOW_MS = 24 * 3_600_000;
 
 /** True for a well-formed PIN (six digits). */
 export function isPin(value: string): boolean {
@@ -17,5 +25,5 @@ export function isPin(value: string): boolean {
 
 /** What the store says of one person's PIN now. */
 export type PinStatus =
-  /** None set (never, or reset by an admin): the next use sets one. */
+  /** None set (never, or reset by an admin): the next use sets one (a lock kept by a reset first). */
   { kind: "none" } | { kind: "set"; failures: number } | { kind: "locked"; untilMs: number };

@@ -186,6 +186,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
       stores: options.stores,
       hasher: options.pinHasher ?? argon2Hasher,
       now: context.now,
+      onNoticeQueued,
     }),
     staff: new StaffChanges(context, batches, confirmationTtlSeconds * 1000, onNoticeQueued),
     exports: new ExportRecords(context),

@@ -1,14 +1,24 @@
 /**
  * The step-up PIN's steps: set on first use (typed twice), checked before a big payout
- * is confirmed or approved, reset by an admin. Five wrong tries in a row lock it for 15
- * minutes and alert the admins (the store queues the alert with the lock). Every set,
- * reset, wrong try and lock is audited. A right PIN gives a `PinProof` for that person,
+ * is confirmed or approved, reset by another admin (or the server's console). Five wrong
+ * tries in a row, or ten within 24 hours, lock it for 15 minutes and alert the admins (the
+ * store queues the alert with the lock); a right one tells the person of the wrong tries
+ * since their last. A reset keeps a lock, tells the person and the admins, and the first
+ * PIN set after it is announced to the admins. Every set, reset, wrong try and lock is
+ * audited. A right PIN gives a `PinProof` for that person,
  * which is what the confirm and approve steps ask of a payout at or over
  * STEP_UP_THRESHOLD_XAF; nothing else makes one.
  */
-import { type Actor, staffActor } from "../model/audit.js";
+import { type Actor, SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import type { Payout } from "../model/payout.js";
-import { isPin, PIN_LOCK_MS, PIN_MAX_FAILURES, type PinStatus } from "../model/pin.js";
+import {
+  isPin,
+  PIN_LOCK_MS,
+  PIN_MAX_FAILURES,
+  PIN_WINDOW_MAX_FAILURES,
+  PIN_WINDOW_MS,
+  type PinStatus,
+} from "../model/pin.js";
 import type { StaffMember } from "../model/staff.js";
 import type { PinLimits, Stores } from "../store/types.js";
 import type { PinHasher } from "./pin-hash.js";
@@ -80,7 +90,11 @@ export type PinSetResult =
   /** The two entries differ. */
   | { outcome: "mismatch" }
   /** One is set already (another tab, another replica): check it instead. */
-  | { outcome: "already_set" };
+  | { outcome: "already_set" }
+  /** A lock (kept by a reset) has not passed yet. */
+  | { outcome: "locked"; untilMs: number }
+  /** The first PIN after a reset needs init data signed since the reset: reopen the app. */
+  | { outcome: "stale" };
 
 export type PinCheckResult =
   | { outcome: "right"; proof: PinProof }
@@ -91,7 +105,12 @@ export type PinCheckResult =
   /** Not six digits: not counted as a try. */
   | { outcome: "malformed" };
 
-export type PinResetResult = { outcome: "reset" } | { outcome: "none" } | { outcome: "forbidden" };
+export type PinResetResult =
+  | { outcome: "reset" }
+  | { outcome: "none" }
+  | { outcome: "forbidden" }
+  /** An admin's own PIN: another admin resets it, or the console (`pin-reset`). */
+  | { outcome: "own" };
 
 export interface PinsOptions {
   stores: Pick<Stores, "pins" | "audit">;
@@ -99,6 +118,12 @@ export interface PinsOptions {
   now: () => number;
   /** Wrong tries in a row before the lock; default PIN_MAX_FAILURES (5). */
   maxFailures?: number;
+  /** Wrong tries within `windowMs` before the lock; default PIN_WINDOW_MAX_FAILURES (10). */
+  windowMaxFailures?: number;
+  /** Default PIN_WINDOW_MS (24 hours). */
+  windowMs?: number;
+  /** Called once a notice is in the outbox (wakes the notifier). */
+  onNoticeQueued?: () => void;
   /** How long a lock lasts; default PIN_LOCK_MS (15 min). */
   lockMs?: number;
 }
@@ -114,16 +139,25 @@ export class Pins {
     return this.#options.stores.pins.status(userId, this.#options.now());
   }
 
-  /** Sets the PIN of `member` on first use: six digits, typed twice alike. */
-  async set(member: StaffMember, pin: string, repeat: string): Promise<PinSetResult> {
+  /**
+   * Sets the PIN of `member` on first use: six digits, typed twice alike. `signedAtMs`: when
+   * Telegram signed the init data it came with; the first PIN after a reset takes init data
+   * signed since the reset (a copy captured before cannot choose it).
+   */
+  async set(
+    member: StaffMember,
+    pin: string,
+    repeat: string,
+    signedAtMs: number,
+  ): Promise<PinSetResult> {
     if (!isPin(pin)) return { outcome: "malformed" };
     if (pin !== repeat) return { outcome: "mismatch" };
     const { stores, hasher, now } = this.#options;
     const hashed = await hasher.hash(pin);
     const nowMs = now();
-    if (!(await stores.pins.setIfNone(member.userId, hashed, nowMs))) {
-      return { outcome: "already_set" };
-    }
+    const stored = await stores.pins.setIfNone(member.userId, hashed, { nowMs, signedAtMs });
+    if (stored.outcome !== "set") return stored;
+    if (stored.afterReset) this.#options.onNoticeQueued?.();
     await this.#audit(staffActor(member), "pin_set", member.userId, nowMs);
     return { outcome: "set" };
   }
@@ -148,10 +182,11 @@ export class Pins {
     }
     const right = await hasher.verify(began.hash, pin);
     const limits = this.#limits();
-    const finished = await stores.pins.finishTry(member.userId, right, limits);
+    const finished = await stores.pins.finishTry(member.userId, right, began, limits);
     const actor = staffActor(member);
     switch (finished.outcome) {
       case "right": {
+        if (finished.toldOfWrong > 0) this.#options.onNoticeQueued?.();
         const proof: PinProof = Object.freeze({ userId: member.userId, atMs: limits.nowMs });
         PROOFS.add(proof);
         return { outcome: "right", proof };
@@ -172,11 +207,33 @@ export class Pins {
     }
   }
 
-  /** `/pin reset <user id>`: an admin forgets someone's PIN; they set a new one on next use. */
+  /**
+   * `/pin reset <user id>`: an admin forgets someone else's PIN; they set a new one on next
+   * use. Never the admin's own: whoever holds an admin's Telegram session (and locked the
+   * PIN guessing it) would otherwise choose a new one. The person and every admin are told.
+   */
   async reset(admin: StaffMember, userId: number): Promise<PinResetResult> {
     if (!may(admin, "manage_staff")) return { outcome: "forbidden" };
-    if (!(await this.#options.stores.pins.reset(userId))) return { outcome: "none" };
-    await this.#audit(staffActor(admin), "pin_reset", userId, this.#options.now());
+    if (admin.userId === userId) return { outcome: "own" };
+    return this.#reset(staffActor(admin), userId);
+  }
+
+  /**
+   * `pin-reset <user id>` on the server's console: anyone's PIN, an admin's own included
+   * (the only way for a sole admin). Shell access to the server is the second factor; the
+   * person and every admin are told, as for a reset in the chat.
+   */
+  resetFromConsole(userId: number): Promise<PinResetResult> {
+    return this.#reset(SYSTEM_ACTOR, userId);
+  }
+
+  async #reset(actor: Actor, userId: number): Promise<PinResetResult> {
+    const nowMs = this.#options.now();
+    if (!(await this.#options.stores.pins.reset(userId, { byUserId: actor.id, nowMs }))) {
+      return { outcome: "none" };
+    }
+    this.#options.onNoticeQueued?.();
+    await this.#audit(actor, "pin_reset", userId, nowMs);
     return { outcome: "reset" };
   }
 
@@ -184,6 +241,8 @@ export class Pins {
     return {
       nowMs: this.#options.now(),
       maxFailures: this.#options.maxFailures ?? PIN_MAX_FAILURES,
+      windowMaxFailures: this.#options.windowMaxFailures ?? PIN_WINDOW_MAX_FAILURES,
+      windowMs: this.#options.windowMs ?? PIN_WINDOW_MS,
       lockMs: this.#options.lockMs ?? PIN_LOCK_MS,
     };
   }

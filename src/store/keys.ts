@@ -45,8 +45,9 @@
  *   p schedule:{id}…, schedules… the schedules and their runs (redis-schedules.ts lists them)
  *   p lease:{name}             STRING owner, with a TTL
  *   p throttle:{name}          STRING actions counted in the window, expiring with it
- *   p pin:{userId}             HASH   hash (argon2id, PHC string), setAtMs, tries,
- *                                     lockedUntilMs: one staff member's step-up PIN
+ *   p pin:{userId}             HASH   hash (argon2id, PHC string), setAtMs, tries, window,
+ *                                     unseenWrong, lastWrongAtMs, lockedUntilMs, resetAtMs:
+ *                                     one staff member's step-up PIN (lua/pin-set.lua)
  *   p ratelimit:{name}         (owned by the rate limiter)
  *   p events:{part}            the signed events' queue (redis/events.ts lists its parts)
  *   p recipients…              saved recipients (redis/recipients.ts lists its keys)

@@ -246,6 +246,10 @@ export async function renderStepUp(
         .then(() => askPin(status(t("stepup.pin_set"), "ok")))
         .catch((error: unknown) => {
           if (error instanceof ApiError && error.code === "already_set") return askPin();
+          // A reset keeps a lock: the new PIN waits for its end.
+          if (error instanceof ApiError && error.code === "pin_locked") {
+            return locked(Number(error.body.untilMs ?? Date.now()));
+          }
           const known = error instanceof ApiError && ["mismatch", "malformed"].includes(error.code);
           setPin(status(known ? t(`stepup.${(error as ApiError).code}` as Key) : explain(error)));
         });

@@ -1,7 +1,8 @@
 /**
- * /pin: where a person's step-up PIN stands, and `/pin reset USER_ID` for admins (the
- * person sets a new one in the Mini App the next time a Confirm asks for it). The PIN
- * itself is never typed here: it is set and checked only in the Mini App.
+ * /pin: where a person's step-up PIN stands, and `/pin reset USER_ID` for admins, of
+ * someone else's PIN only (the person sets a new one in the Mini App the next time a
+ * Confirm asks for it; they and the admins are told by the outbox). The PIN itself is
+ * never typed here: it is set and checked only in the Mini App.
  */
 import type { Composer } from "telegraf";
 import type { Payouts } from "../../payouts/payouts.js";
@@ -41,13 +42,23 @@ export function pinFeature(deps: PinDeps): Composer<BotContext> {
         await replyHtml(ctx, ctx.t("pin.reset_forbidden"));
         return;
       }
+      ctx.log.info({ userId, outcome: result.outcome }, "pin reset asked");
+      if (result.outcome === "own") {
+        await replyHtml(ctx, ctx.t("pin.reset_own", { id: userId }));
+        return;
+      }
       const names = await namesOf(deps.stores.profiles, [userId]);
       const name = personName(ctx.t, names, userId);
-      ctx.log.info({ userId, outcome: result.outcome }, "pin reset asked");
-      await replyHtml(
-        ctx,
-        ctx.t(result.outcome === "reset" ? "pin.reset_done" : "pin.reset_none", { name }),
-      );
+      if (result.outcome === "none") {
+        await replyHtml(ctx, ctx.t("pin.reset_none", { name }));
+        return;
+      }
+      const status = await deps.payouts.pins.status(userId);
+      const kept =
+        status.kind === "locked"
+          ? `\n${ctx.t("pin.reset_lock_kept", { until: ctx.t.time(status.untilMs) })}`
+          : "";
+      await replyHtml(ctx, `${ctx.t("pin.reset_done", { name })}${kept}`);
       return;
     }
     if (deps.stepUp === undefined) {

@@ -25,6 +25,7 @@ import type { DuplicateFinder } from "./approval-cards.js";
 import { ApprovalDeliveries } from "./approvals.js";
 import { BatchDeliveries, type BatchDeliveryOptions } from "./batches.js";
 import { translatorFor } from "./people.js";
+import { PinDeliveries } from "./pins.js";
 import type { ReportDelivery } from "./reports.js";
 import { ScheduleDeliveries } from "./schedules.js";
 import { StandingDeliveries } from "./standing.js";
@@ -55,6 +56,7 @@ export class TelegramMessenger implements Messenger {
   readonly #approvals: ApprovalDeliveries;
   readonly #batches: BatchDeliveries;
   readonly #standing: StandingDeliveries;
+  readonly #pins: PinDeliveries;
   readonly #schedules: ScheduleDeliveries;
   readonly #prompts: PromptWatch;
   readonly #reassertAfterMs: number;
@@ -86,6 +88,7 @@ export class TelegramMessenger implements Messenger {
       logger,
       timeZone: this.#timeZone,
     });
+    this.#pins = new PinDeliveries({ telegram, stores, logger, timeZone: this.#timeZone });
     this.#schedules = new ScheduleDeliveries({
       telegram,
       stores,
@@ -133,6 +136,10 @@ export class TelegramMessenger implements Messenger {
       case "pin_locked":
         if (this.#reports) return this.#reports.pinLocked(delivery.userId, delivery.untilMs);
         break;
+      case "pin_reset":
+      case "pin_renewed":
+      case "pin_wrong_tries":
+        return this.#pins.deliver(delivery);
       default:
         return this.#approvals.deliver(delivery.kind, delivery.payout);
     }

@@ -118,7 +118,8 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
           return { status: 400, json: { error: "body_not_json" } };
         }
       }
-      return route.handle({ user, params, query: url.searchParams, body });
+      const { signedAtMs } = auth;
+      return route.handle({ user, signedAtMs, params, query: url.searchParams, body });
     }
     return pathMatched
       ? { status: 405, json: { error: "method_not_allowed" } }

@@ -9,6 +9,12 @@ import type { WebAppUser } from "./auth.js";
 
 export interface WebAppCall {
   user: WebAppUser;
+  /**
+   * When Telegram signed the caller's init data (`auth_date`, in ms): within
+   * WEBAPP_AUTH_MAX_AGE_SECONDS of now, and for a change within 10 minutes (the handler's
+   * rule); a step may ask more of it (the first PIN after a reset: signed since the reset).
+   */
+  signedAtMs: number;
   /** The `:name` segments of the route's path. */
   params: Readonly<Record<string, string>>;
   query: URLSearchParams;

@@ -9,7 +9,9 @@
  *
  * - GET  `step-up/ACTION/:id` → 200 `{ payout | batch | schedule, pin }` (the prompt's or
  *   card's facts; where the caller's PIN stands) | 404.
- * - POST `step-up/pin` `{ pin, repeat }` → 201 | 400 `malformed`/`mismatch` | 409 `already_set`.
+ * - POST `step-up/pin` `{ pin, repeat }` → 201 | 400 `malformed`/`mismatch` | 409 `already_set`
+ *   | 423 `pin_locked` `{ untilMs }` (a lock a reset kept) | 401 `{ reason: "pin_stale" }`
+ *   (the first PIN after a reset, with init data signed before it).
  * - POST `step-up/confirm/:id` `{ pin }`, `step-up/approve/:id` `{ pin, duplicateSeenAtMs? }`
  *   → 200 `{ outcome, state }` once done (the outcome of the one request, or
  *   `approval_requested`) | 400 `malformed` | 403 `forbidden` | 404 | 409
@@ -20,8 +22,10 @@
  * Setting and trying a PIN, as every change, take init data signed within the last 10
  * minutes (the handler's rule, auth.ts FRESH_FOR_CHANGES_SECONDS: 401 `stale_for_change`
  * and nothing is counted): whoever captured a copy must not spend someone's tries (locking
- * their PIN) or set the PIN of someone who has none with it. The page, reopened from the
- * chat, gets fresh init data.
+ * their PIN) or set the PIN of someone who has none with it. The first PIN after a reset
+ * takes init data signed since the reset (`auth_date` at or after its second): whoever
+ * captured a copy before cannot choose the new PIN. The page, reopened from the chat, gets
+ * fresh init data.
  */
 import { z } from "zod";
 import type { PinStatus } from "../../model/pin.js";
@@ -115,7 +119,16 @@ export interface StepUpSteps {
     id: string,
   ): Promise<{ payout: StepUpItem } | { batch: StepUpBatch } | { schedule: StepUpSchedule } | null>;
   pinStatus(user: WebAppUser): Promise<PinStatus>;
-  setPin(user: WebAppUser, pin: string, repeat: string): Promise<string>;
+  /** `signedAtMs`: when the caller's init data was signed (the first PIN after a reset). */
+  setPin(
+    user: WebAppUser,
+    pin: string,
+    repeat: string,
+    signedAtMs: number,
+  ): Promise<
+    | { outcome: "set" | "malformed" | "mismatch" | "already_set" | "stale" }
+    | { outcome: "locked"; untilMs: number }
+  >;
   /** Checks the PIN, then runs the same step as the chat button (`duplicateSeenAtMs`: Approve anyway). */
   act(
     user: WebAppUser,
@@ -221,12 +234,21 @@ export function stepUpRoutes(steps: StepUpSteps): WebAppRoute[] {
       method: "POST",
       path: "step-up/pin",
       capability: "pay",
-      async handle({ user, body }) {
+      async handle({ user, signedAtMs, body }) {
         const parsed = SetBody.safeParse(body);
         if (!parsed.success) return failure(400, "malformed");
-        const outcome = await steps.setPin(user, parsed.data.pin, parsed.data.repeat);
-        if (outcome === "set") return { status: 201, json: { outcome } };
-        return failure(outcome === "already_set" ? 409 : 400, outcome);
+        const { pin, repeat } = parsed.data;
+        const result = await steps.setPin(user, pin, repeat, signedAtMs);
+        switch (result.outcome) {
+          case "set":
+            return { status: 201, json: { outcome: "set" } };
+          case "locked":
+            return { status: 423, json: { error: "pin_locked", untilMs: result.untilMs } };
+          case "stale":
+            return { status: 401, json: { error: "unauthorized", reason: "pin_stale" } };
+          default:
+            return failure(result.outcome === "already_set" ? 409 : 400, result.outcome);
+        }
       },
     },
     ...STEP_UP_ACTIONS.map((action) => actRoute(steps, action)),

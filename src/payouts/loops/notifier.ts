@@ -67,7 +67,12 @@ export type Delivery =
       run: ScheduleRun | null;
     }
   /** A staff member's step-up PIN was locked: the admins are alerted. */
-  | { kind: "pin_locked"; userId: number; untilMs: number };
+  | { kind: "pin_locked"; userId: number; untilMs: number }
+  /** A PIN was reset, set anew after a reset, or typed right after unseen wrong tries. */
+  | PinNotice;
+
+/** What a PIN's reset, renewal or unseen wrong tries tell (as queued: facts, no subject). */
+export type PinNotice = Extract<Notice, { kind: "pin_reset" | "pin_renewed" | "pin_wrong_tries" }>;
 
 /** A staff change that took away someone's standing to pay (see model/notice.ts). */
 export type StandingLost = Extract<Notice, { kind: "standing_lost" }>;
@@ -86,6 +91,10 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
       return { atMs: delivery.atMs };
     case "pin_locked":
       return { userId: delivery.userId, untilMs: delivery.untilMs };
+    case "pin_reset":
+    case "pin_renewed":
+    case "pin_wrong_tries":
+      return { userId: delivery.userId, atMs: delivery.atMs };
     case "batch_preview":
     case "batch_progress":
     case "batch_done":
@@ -223,6 +232,13 @@ export class Notifier {
     if (notice.kind === "availability") return { kind: "availability", alert: notice };
     if (notice.kind === "events_disabled") return notice;
     if (notice.kind === "pin_locked") return notice;
+    if (
+      notice.kind === "pin_reset" ||
+      notice.kind === "pin_renewed" ||
+      notice.kind === "pin_wrong_tries"
+    ) {
+      return notice;
+    }
     if ("batchId" in notice) {
       const batch = await this.#options.stores.batches.get(notice.batchId);
       return batch ? { kind: notice.kind, batch } : null;

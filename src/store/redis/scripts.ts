@@ -45,6 +45,7 @@ export const SCRIPT_NAMES = [
   "pin-begin-try",
   "pin-finish-try",
   "pin-set",
+  "pin-reset",
   "rate-limit-take",
   "recipient-write",
   "schedule-move",

@@ -768,11 +768,44 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
   },
 
   "pin-set": async (redis, p, run) => {
-    const key = [`${p}pin`];
-    expect(await run("pin-set", key, ["hash-1", 1000])).toBe(1);
-    // Set already: the first hash stays.
-    expect(await run("pin-set", key, ["hash-2", 2000])).toBe(0);
+    const keys = [`${p}pin`, `${p}outbox`];
+    expect(await run("pin-set", keys, ["hash-1", 1000, 1000, "pin_renewed:7:1000"])).toEqual([
+      "set",
+      "0",
+    ]);
+    // Set already: the first hash stays; no reset before it, so nothing was queued.
+    expect(await run("pin-set", keys, ["hash-2", 2000, 2000, "pin_renewed:7:2000"])).toEqual([
+      "already",
+    ]);
     expect(await redis.hgetall(`${p}pin`)).toEqual({ hash: "hash-1", setAtMs: "1000", tries: "0" });
+    expect(await redis.zcard(`${p}outbox`)).toBe(0);
+    // After a reset at 5 500 ms, during a lock until 9 000: locked, then init data signed
+    // before the reset's second is stale; signed in it (5 000) sets, and tells the admins.
+    await redis.del(`${p}pin`);
+    await redis.hset(`${p}pin`, "resetAtMs", 5500, "lockedUntilMs", 9000);
+    expect(await run("pin-set", keys, ["h", 6000, 6000, "pin_renewed:7:6000"])).toEqual([
+      "locked",
+      "9000",
+    ]);
+    expect(await run("pin-set", keys, ["h", 9000, 4000, "pin_renewed:7:9000"])).toEqual(["stale"]);
+    expect(await run("pin-set", keys, ["h", 9000, 5000, "pin_renewed:7:9000"])).toEqual([
+      "set",
+      "1",
+    ]);
+    expect(await redis.hgetall(`${p}pin`)).toEqual({ hash: "h", setAtMs: "9000", tries: "0" });
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["pin_renewed:7:9000"]);
+  },
+
+  "pin-reset": async (redis, p, run) => {
+    const keys = [`${p}pin`, `${p}outbox`];
+    expect(await run("pin-reset", keys, [1000, "pin_reset:7:1:1000"])).toBe(0);
+    expect(await redis.zcard(`${p}outbox`)).toBe(0);
+    await redis.hset(`${p}pin`, "hash", "h", "tries", 2, "window", "900 950", "unseenWrong", 2);
+    await redis.hset(`${p}pin`, "lastWrongAtMs", 950, "lockedUntilMs", 9000);
+    expect(await run("pin-reset", keys, [1000, "pin_reset:7:1:1000"])).toBe(1);
+    // The lock stays; the rest goes; the reset's time is kept for the next set.
+    expect(await redis.hgetall(`${p}pin`)).toEqual({ lockedUntilMs: "9000", resetAtMs: "1000" });
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["pin_reset:7:1:1000"]);
   },
 
   "payouts-totals-backfill": async (redis, p, run) => {
@@ -804,30 +837,66 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
 
   "pin-begin-try": async (redis, p, run) => {
     const keys = [`${p}pin`, `${p}outbox`];
-    const begin = () => run("pin-begin-try", keys, [1000, 2, 9000, "pin_locked:7:9000"]);
+    const begin = (nowMs = 1000) =>
+      run("pin-begin-try", keys, [nowMs, 2, 9000, "pin_locked:7:9000", 3, nowMs - 500]);
     expect(await begin()).toEqual(["none"]);
     await redis.hset(`${p}pin`, "hash", "h", "tries", 0);
-    expect(await begin()).toEqual(["try", "h"]);
-    expect(await begin()).toEqual(["try", "h"]);
+    expect(await begin()).toEqual(["try", "h", "0", "0"]);
+    expect(await begin()).toEqual(["try", "h", "0", "0"]);
     // A third try begun while two are counted passes the limit of 2: locked now, alert queued.
     expect(await begin()).toEqual(["locked", "9000", "1"]);
     expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["pin_locked:7:9000"]);
     expect(await begin()).toEqual(["locked", "9000", "0"]);
+    // The window: three tries in it already (one too old to count), none in a row: the next
+    // one passes the window's limit of 3 and locks; it tells of the unseen wrong tries.
+    await redis.del(`${p}pin`, `${p}outbox`);
+    await redis.hset(`${p}pin`, "hash", "h", "tries", 0, "window", "400 600 700");
+    await redis.hset(`${p}pin`, "unseenWrong", 2, "lastWrongAtMs", 700);
+    expect(await begin()).toEqual(["try", "h", "2", "700"]);
+    expect(await redis.hget(`${p}pin`, "window")).toBe("600 700 1000");
+    expect(await begin(1001)).toEqual(["locked", "9000", "1"]);
+    expect(await redis.hget(`${p}pin`, "window")).toBeNull();
   },
 
   "pin-finish-try": async (redis, p, run) => {
     const keys = [`${p}pin`, `${p}outbox`];
-    const finish = (right: "1" | "0") =>
-      run("pin-finish-try", keys, [right, 1000, 3, 9000, "pin_locked:7:9000"]);
+    const finish = (right: "1" | "0", unseen = 0) =>
+      run("pin-finish-try", keys, [
+        right,
+        1000,
+        3,
+        9000,
+        "pin_locked:7:9000",
+        4,
+        500,
+        1000,
+        unseen,
+        `pin_wrong_tries:7:${unseen}:900:1000`,
+      ]);
     // Reset while the try ran: even a right answer is wrong.
     expect(await finish("1")).toEqual(["wrong", "3"]);
-    await redis.hset(`${p}pin`, "hash", "h", "tries", 1);
+    await redis.hset(`${p}pin`, "hash", "h", "tries", 1, "window", "1000");
     expect(await finish("0")).toEqual(["wrong", "2"]);
-    expect(await finish("1")).toEqual(["right"]);
-    expect(await redis.hget(`${p}pin`, "tries")).toBe("0");
+    expect(await redis.hmget(`${p}pin`, "unseenWrong", "lastWrongAtMs")).toEqual(["1", "1000"]);
+    // Right: its own try leaves the window (the wrong one stays), and the unseen one is told.
+    await redis.hset(`${p}pin`, "window", "1000 1000");
+    expect(await finish("1", 1)).toEqual(["right"]);
+    expect(await redis.hmget(`${p}pin`, "tries", "window", "unseenWrong")).toEqual([
+      "0",
+      "1000",
+      null,
+    ]);
+    expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["pin_wrong_tries:7:1:900:1000"]);
+    await redis.del(`${p}outbox`);
     await redis.hset(`${p}pin`, "tries", 3);
     expect(await finish("0")).toEqual(["locked", "9000", "1"]);
     expect(await redis.zrange(`${p}outbox`, 0, -1)).toEqual(["pin_locked:7:9000"]);
+    // Four in the window (one at or before its start does not count) lock it too.
+    await redis.del(`${p}pin`, `${p}outbox`);
+    await redis.hset(`${p}pin`, "hash", "h", "tries", 1, "window", "500 600 700 800");
+    expect(await finish("0")).toEqual(["wrong", "1"]);
+    await redis.hset(`${p}pin`, "window", "600 700 800 1000");
+    expect(await finish("0")).toEqual(["locked", "9000", "1"]);
   },
 
   "rate-limit-take": async (redis, p, run) => {

@@ -54,7 +54,12 @@ class FakeMessenger implements Messenger {
       this.reports.push(`schedule:${delivery.what}:${delivery.schedule.id}`);
       return;
     }
-    if (delivery.kind === "pin_locked") {
+    if (
+      delivery.kind === "pin_locked" ||
+      delivery.kind === "pin_reset" ||
+      delivery.kind === "pin_renewed" ||
+      delivery.kind === "pin_wrong_tries"
+    ) {
       this.reports.push(`${delivery.kind}:${delivery.userId}`);
       return;
     }
