@@ -284,6 +284,11 @@ describe("layers", () => {
       "saved recipients: resolveRecipientArg and the address book's steps (save, forget, list, paid), one class",
     "payments/client.ts":
       "the Payment API client: each endpoint, and the attempt loop with its slots and retries",
+    "store/types.ts": "the store interfaces and the Stores set, each documented",
+    "bot/telegram/transport.ts":
+      "the Bot API transport: a bounded, paced undici client that answers as Telegraf does, and its errors",
+    "payouts/loops/events.ts":
+      "the signed events' loop, one class: queue, tries, backoff, a 410's stop",
   };
 
   it("names every file in src/ over 300 lines with the idea it holds, and has none over 500", () => {
