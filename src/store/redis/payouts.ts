@@ -454,14 +454,9 @@ export class RedisPayoutStore implements PayoutStore {
   async countInStates(): Promise<Map<TrackedState, number>> {
     const pipeline = this.#redis.pipeline();
     for (const state of TRACKED_STATES) pipeline.scard(this.#keys.stateSet(state));
-    const replies = (await pipeline.exec()) ?? [];
-    const counts = new Map<TrackedState, number>();
-    TRACKED_STATES.forEach((state, index) => {
-      const [error, count] = replies[index] ?? [new Error("no reply"), 0];
-      if (error) throw error;
-      counts.set(state, z.number().int().parse(count));
-    });
-    return counts;
+    const replies = await pipeline.exec();
+    const count = (index: number) => z.number().int().parse(replyAt(replies, index));
+    return new Map(TRACKED_STATES.map((state, index) => [state, count(index)]));
   }
 
   /** HGETALL of each id in one round trip; ids whose record is gone come back in `missing`. */
