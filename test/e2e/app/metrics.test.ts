@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
-import { ADMIN_ID, harnessPerTest } from "../../support/harness.js";
+import { pressAndWait, showPrompt } from "../../support/flows.js";
+import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../../support/harness.js";
 
 /** One sample of the exposition text: its name, its labels and its value. */
 interface Sample {
@@ -98,6 +99,50 @@ describe("GET /metrics with METRICS_ENABLED=true", () => {
     for (const secret of secrets) {
       expect(labelValues.filter((value) => value.includes(secret))).toEqual([]);
     }
+  });
+});
+
+describe("GET /metrics, what needs a person", () => {
+  const h = harnessPerTest({ env: { METRICS_ENABLED: "true" } });
+
+  it("counts an unknown payout, the API's 503 and 429 tried again, and a failed Bot API call", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Brice", languageCode: "en" });
+    h.sandbox.injectFault({ method: "GET", path: /^\/data\/userinfo\//, status: 503 });
+    h.sandbox.injectFault({
+      method: "GET",
+      path: /^\/data\/userinfo\//,
+      status: 429,
+      retryAfterSeconds: 1,
+    });
+    const prompt = await showPrompt(h.emulator, payer, "/pay 237670000001 7000");
+    h.sandbox.injectFault({ method: "POST", path: "/disburse", status: 500, afterHandling: true });
+    h.emulator.failNext("answerCallbackQuery", {
+      error_code: 400,
+      description: "Bad Request: query is too old and response timeout expired",
+    });
+    await pressAndWait(h.emulator, payer, prompt, "Outcome unknown");
+
+    const samples = samplesOf((await scrape(h.app.http?.url ?? "")).text);
+    expect(sumOf(samples, "payout_bot_payouts_in_state", { state: "unknown" })).toBe(1);
+    expect(sumOf(samples, "payout_bot_payout_moves_total", { to: "unknown" })).toBe(1);
+    expect(sumOf(samples, "payout_bot_paid_xaf_total", {})).toBe(0);
+    const requests = "payout_bot_payment_api_requests_total";
+    expect(sumOf(samples, requests, { operation: "getUserInfo", status: "503" })).toBe(1);
+    expect(sumOf(samples, requests, { operation: "getUserInfo", status: "429" })).toBe(1);
+    expect(sumOf(samples, requests, { operation: "getUserInfo", status: "200" })).toBe(1);
+    expect(sumOf(samples, requests, { operation: "disburse", status: "500" })).toBe(1);
+    expect(
+      sumOf(samples, "payout_bot_payment_api_retries_total", { operation: "getUserInfo" }),
+    ).toBe(2);
+    expect(sumOf(samples, "payout_bot_payment_api_retries_total", { operation: "disburse" })).toBe(
+      0,
+    );
+    expect(
+      sumOf(samples, "payout_bot_telegram_api_errors_total", {
+        method: "answerCallbackQuery",
+        code: "400",
+      }),
+    ).toBe(1);
   });
 });
 
