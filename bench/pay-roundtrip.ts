@@ -202,6 +202,64 @@ function systemCallRows(app: Samples, echo: Samples, floor: Samples): Row[] {
   );
 }
 
+/**
+ * What recording metrics costs: the bot's CPU per update with METRICS_ENABLED=true (every
+ * payout move, Payment API attempt, Redis command and loop round recorded; nobody scrapes)
+ * against the same app without, driven alike in the same rounds.
+ */
+function metricsCostRow(withMetrics: Samples, without: Samples): Row {
+  return row({
+    bench: BENCH,
+    figure: `bot CPU per update with metrics on, ${CONCURRENT_USERS} users`,
+    value: median(withMetrics.cpuMsPerUpdate),
+    unit: "ms",
+    baseline: median(without.cpuMsPerUpdate),
+    target: "",
+    met: null,
+    note:
+      "The same app and flows with METRICS_ENABLED=true (a second process on keys of its own, " +
+      "driven right after the app in every round) vs the app with metrics off: the cost of " +
+      "recording every move, Payment API attempt, Bot API error, Redis command and loop round. " +
+      "Nobody scrapes during the run; one scrape reads the gauges in a few O(1) Redis reads.",
+  });
+}
+
+/**
+ * The same app with metrics recorded (served, never scraped), on a sandbox and keys of its
+ * own, so that the first app's calls per flow count its own flows only.
+ */
+async function withMetricsApp<T>(
+  context: BenchContext,
+  env: Record<string, string>,
+  userIds: readonly number[],
+  work: (withMetrics: BotUnderTest) => Promise<T>,
+): Promise<T> {
+  const sandbox = await startSandbox({
+    rateLimitPerMinute: 0,
+    settleDelayMs: DAY_MS,
+    signResponses: false,
+  });
+  try {
+    return await withPrefix(context, "pay-metrics", async (_redis, prefix) => {
+      const metricsEnv = {
+        ...env,
+        PAYMENT_API_KEY: sandbox.apiKey,
+        PAYMENT_API_BASE_URL: sandbox.url,
+        REDIS_KEY_PREFIX: prefix,
+        METRICS_ENABLED: "true",
+      };
+      const withMetrics = await startBot({ mode: "app", userIds, env: metricsEnv });
+      try {
+        return await work(withMetrics);
+      } finally {
+        await withMetrics.close();
+      }
+    });
+  } finally {
+    await sandbox.close();
+  }
+}
+
 /** Runs benchmark 1 and returns its rows. */
 export async function benchPayRoundTrip(context: BenchContext): Promise<Row[]> {
   const scale = context.quick ? QUICK : FULL;
@@ -235,7 +293,9 @@ export async function benchPayRoundTrip(context: BenchContext): Promise<Row[]> {
           };
           const floor = await startBot({ mode: "floor", userIds, env: floorEnv });
           try {
-            return await measure(context, scale, { app, echo, floor }, { sandbox, floorSandbox });
+            return await withMetricsApp(context, env, userIds, (withMetrics) =>
+              measure(context, scale, { app, echo, floor, withMetrics }, { sandbox, floorSandbox }),
+            );
           } finally {
             await floor.close();
             await floorSandbox.close();
@@ -256,36 +316,44 @@ interface Bots {
   app: BotUnderTest;
   echo: BotUnderTest;
   floor: BotUnderTest;
+  /** The same app with METRICS_ENABLED=true (nobody scraping): what metrics cost. */
+  withMetrics: BotUnderTest;
 }
 
 async function measure(
   context: BenchContext,
   scale: Scale,
-  { app, echo, floor }: Bots,
+  bots: Bots,
   { sandbox, floorSandbox }: { sandbox: SandboxHandle; floorSandbox: SandboxHandle },
 ): Promise<Row[]> {
+  const { app, echo, floor, withMetrics } = bots;
   context.log(`  warming up (${scale.warmupMs} ms each)`);
   await drive(echo, ECHO_FLOW, CONCURRENT_USERS, scale.warmupMs);
   await drive(floor, PAY_FLOW, CONCURRENT_USERS, scale.warmupMs);
   await drive(app, PAY_FLOW, CONCURRENT_USERS, scale.warmupMs);
+  await drive(withMetrics, PAY_FLOW, CONCURRENT_USERS, scale.warmupMs);
   const rows: Row[] = [];
   for (const users of [1, CONCURRENT_USERS]) {
     const durationMs = users === 1 ? scale.singleUserMs : scale.concurrentMs;
     const appSamples = emptySamples();
     const echoSamples = emptySamples();
     const floorSamples = emptySamples();
+    const metricsSamples = emptySamples();
+    const many = users === CONCURRENT_USERS;
     for (let round = 1; round <= scale.rounds; round++) {
       context.log(
-        `  ${users} user(s), round ${round}: echo, floor, then app, ${durationMs} ms each`,
+        `  ${users} user(s), round ${round}: echo, floor, then app${many ? " then app with metrics" : ""}, ${durationMs} ms each`,
       );
       await drive(echo, ECHO_FLOW, users, durationMs, echoSamples);
       await drive(floor, PAY_FLOW, users, durationMs, floorSamples);
       await drive(app, PAY_FLOW, users, durationMs, appSamples);
+      if (many) await drive(withMetrics, PAY_FLOW, users, durationMs, metricsSamples);
     }
     rows.push(...stepRows(users, appSamples, echoSamples, floorSamples));
-    if (users === CONCURRENT_USERS) {
+    if (many) {
       const calls = { app: callsPerFlow(app, sandbox), floor: callsPerFlow(floor, floorSandbox) };
       rows.push(...throughputRows(appSamples, echoSamples, floorSamples, calls));
+      rows.push(metricsCostRow(metricsSamples, appSamples));
     }
   }
   return rows;

@@ -3,11 +3,13 @@
  * then the queue on the bot's Redis, the sender, and the loop (started by the caller once
  * the notifier runs, since a 410 queues an alert for the admins).
  */
+
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { Config } from "./config/index.js";
 import { EventSender } from "./events/sender.js";
 import { type Logger, redactUrlCredentials } from "./logger.js";
+import type { Metrics } from "./metrics/metrics.js";
 import { EventDispatch, type EventRetryPolicy } from "./payouts/loops/events.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
@@ -26,10 +28,13 @@ export interface EventsSetup {
   /** Whether the app listens on HTTP_PORT (its lease owner is then host:port). */
   http?: boolean;
   eventRetry?: EventRetryPolicy;
+  metrics?: Metrics;
 }
 
 export interface EventsHandle {
   readonly dispatch: EventDispatch;
+  /** The events waiting, and when the oldest one's change happened (the metrics' gauges). */
+  backlog(): Promise<{ waiting: number; oldestWaitingMs: number | undefined }>;
   /** Starts the loop; answers how to stop it (and close the sender). */
   start(): () => Promise<void>;
 }
@@ -47,8 +52,10 @@ export function createEvents(setup: EventsSetup): EventsHandle | undefined {
   // A listening process has a stable name: restarted in place, it takes its lease back.
   const { port } = setup.config.http;
   const listens = setup.http !== false && port !== 0;
+  const queue = new RedisEventsStore(setup.redis, keys(setup.config.redis.keyPrefix));
   const dispatch = new EventDispatch({
-    queue: new RedisEventsStore(setup.redis, keys(setup.config.redis.keyPrefix)),
+    queue,
+    metrics: setup.metrics,
     sender,
     stores: setup.stores,
     logger: setup.logger,
@@ -59,6 +66,10 @@ export function createEvents(setup: EventsSetup): EventsHandle | undefined {
   });
   return {
     dispatch,
+    backlog: async () => {
+      const { waiting, oldestWaitingMs } = await queue.summary(setup.now());
+      return { waiting, oldestWaitingMs };
+    },
     start: () => {
       dispatch.start();
       // A receiver that never answers must not hold the stop for 10 s: its tries end now.

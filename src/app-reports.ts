@@ -8,6 +8,7 @@ import type { Telegram } from "telegraf";
 import { ReportDelivery } from "./bot/messenger/reports.js";
 import type { Config } from "./config/index.js";
 import type { Logger } from "./logger.js";
+import type { Metrics } from "./metrics/metrics.js";
 import type { Limits } from "./payouts/limits.js";
 import type { Lookups } from "./payouts/lookups.js";
 import { DailyDigest, type DigestSources, type LimitUse } from "./payouts/loops/digest.js";
@@ -87,6 +88,7 @@ export function startReportLoops(options: {
   onQueued: () => void;
   /** How often the digest hour is checked (tests use short ones). */
   digestTickMs?: number;
+  metrics?: Metrics;
 }): ReportLoops {
   const { config, stores, logger, now, onQueued } = options;
   const { digestHour, availabilityCheckMs } = config.reports;
@@ -97,7 +99,8 @@ export function startReportLoops(options: {
       "AVAILABILITY_CHECK_SECONDS takes more than a quarter of the Payment API's rate limit",
     );
   }
-  const common = { reports: stores.reports, leases: stores.leases, logger, now, onQueued };
+  const { metrics } = options;
+  const common = { reports: stores.reports, leases: stores.leases, logger, now, onQueued, metrics };
   const digest =
     digestHour === undefined
       ? undefined

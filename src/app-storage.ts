@@ -10,7 +10,7 @@ import type { RateLimiter } from "./payments/rate-limiter.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
 import { createRedisConnection, waitForReady } from "./store/redis/connection.js";
-import { RedisDurability } from "./store/redis/durability.js";
+import { type DurabilityPlan, RedisDurability } from "./store/redis/durability.js";
 import { indexStoredPayouts } from "./store/redis/payout-search.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis/rate-limiter.js";
 import { countStoredPayouts } from "./store/redis/settled-totals.js";
@@ -28,7 +28,13 @@ const CARD_KEPT_AFTER_EXPIRY_MS = 2 * 86_400_000;
 export async function connectStores(
   config: Config,
   logger: Logger,
-): Promise<{ stores: Stores; redis: Redis; backfill: () => void }> {
+): Promise<{
+  stores: Stores;
+  redis: Redis;
+  backfill: () => void;
+  /** The durable-writes plan now (for the metrics); undefined when REDIS_DURABILITY is off. */
+  durability: (() => DurabilityPlan) | undefined;
+}> {
   const { target } = config.redis;
   const redis = createRedisConnection(target, { logger });
   try {
@@ -51,7 +57,13 @@ export async function connectStores(
     logger,
     durability,
   });
-  return { stores, redis, backfill: () => backfill(redis, config, logger) };
+  const plan = durability?.plan;
+  return {
+    stores,
+    redis,
+    backfill: () => backfill(redis, config, logger),
+    durability: plan ? () => plan.plan : undefined,
+  };
 }
 
 /**

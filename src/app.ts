@@ -22,9 +22,15 @@ import {
   TELEGRAM_CALL_TIMEOUT_MS,
 } from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
+import { type MetricsServerHandle, startMetricsServer } from "./http/metrics-server.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
 import type { Logger } from "./logger.js";
+import { CountedPayoutStore } from "./metrics/counted-payouts.js";
+import { gaugeReader } from "./metrics/gauges.js";
+import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
+import { PrometheusMetrics } from "./metrics/prometheus.js";
+import { timeRedisCommands } from "./metrics/redis-timing.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
 import { ApprovalExpiry } from "./payouts/loops/approval-expiry.js";
@@ -74,6 +80,8 @@ export interface App {
   readonly webhook: PaymentWebhook;
   readonly poller: UpdatePoller | undefined;
   readonly http: HttpServerHandle | undefined;
+  /** `/metrics` on a server of its own (METRICS_PORT); undefined otherwise. */
+  readonly metricsServer: MetricsServerHandle | undefined;
   readonly mode: "polling" | "webhook";
   readonly botUsername: string;
   stop(): Promise<void>;
@@ -95,15 +103,26 @@ export async function startApp(options: AppOptions): Promise<App> {
       await cleanup().catch((error: unknown) => logger.warn({ err: error }, "stop step failed"));
   };
   try {
-    const { stores, redis, backfill } = options.stores
-      ? { stores: options.stores, redis: undefined, backfill: () => {} }
+    // Metrics off: every seam holds NO_METRICS, and nothing is recorded or served.
+    const prometheus = config.metrics.serve ? new PrometheusMetrics() : undefined;
+    const metrics: Metrics = prometheus ?? NO_METRICS;
+    const connected = options.stores
+      ? { stores: options.stores, redis: undefined, backfill: () => {}, durability: undefined }
       : await connectStores(config, logger);
-    cleanups.push(() => stores.close());
+    const { redis, backfill } = connected;
+    cleanups.push(() => connected.stores.close());
+    if (redis) timeRedisCommands(redis, metrics);
+    // Every payout move goes through the payout store's transition: counted there.
+    const stores: Stores = prometheus
+      ? { ...connected.stores, payouts: new CountedPayoutStore(connected.stores.payouts, metrics) }
+      : connected.stores;
 
+    const limiter = rateLimiter(config, redis);
     const client = new PaymentClient({
       baseUrl,
       apiKey,
-      limiter: rateLimiter(config, redis),
+      limiter,
+      metrics,
       requestTimeoutMs: config.payment.timeoutMs,
       // A payer waits on the answer: past this, say so rather than hold the Confirm for a minute.
       maxRateLimitWaitMs: 20_000,
@@ -132,7 +151,23 @@ export async function startApp(options: AppOptions): Promise<App> {
       // Likewise the batch worker: a scheduled batch's run starts at once.
       onBatchWork: () => batchWorker.wake(),
     });
-    const events = createEvents({ ...options, redis, stores, now, wake: () => notifier.wake() });
+    const events = createEvents({
+      ...options,
+      redis,
+      stores,
+      now,
+      wake: () => notifier.wake(),
+      metrics,
+    });
+    const usage = limiter.usage?.bind(limiter);
+    prometheus?.readGaugesWith(
+      gaugeReader({
+        stores,
+        ...(usage ? { rateLimit: usage } : {}),
+        ...(events ? { events: () => events.backlog() } : {}),
+        ...(connected.durability ? { durability: connected.durability } : {}),
+      }),
+    );
     // One pacer for every Telegram client: a group's replies and its notices share a minute.
     const pacer = new TelegramPacer();
     // Confirms editing their prompts, known to the notices' messenger of this process.
@@ -153,6 +188,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...(events ? { events: events.dispatch } : {}),
       stepUp: config.stepUp,
       webAppUrl: config.webApp.url,
+      metrics,
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);
@@ -162,6 +198,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const notices = boundedTelegram(token, config.telegram.apiRoot, TELEGRAM_CALL_TIMEOUT_MS, {
       pacer,
       broadcast: true,
+      metrics,
     });
     const messenger = new TelegramMessenger(notices, stores, logger, {
       timeZone: config.timeZone,
@@ -177,7 +214,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     // Only values that are set: an explicit `undefined` would override the loops' defaults
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
-    const tick = options.loopTickMs === undefined ? {} : { tickMs: options.loopTickMs };
+    const tick =
+      options.loopTickMs === undefined ? { metrics } : { tickMs: options.loopTickMs, metrics };
     const notifier = new Notifier({
       stores,
       messenger,
@@ -225,6 +263,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger,
       now,
       onQueued: () => notifier.wake(),
+      metrics,
       ...(options.loopTickMs === undefined ? {} : { digestTickMs: options.loopTickMs }),
     });
     cleanups.push(() => reports.stop());
@@ -299,6 +338,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         host: config.http.host,
         port: config.http.port,
         logger,
+        ...(prometheus && config.metrics.serve?.on === "main" ? { metrics: prometheus } : {}),
         health: async () => running && (await stores.ping()),
         paymentWebhook: {
           path: config.payment.webhookPath,
@@ -318,6 +358,14 @@ export async function startApp(options: AppOptions): Promise<App> {
       cleanups.push(() => server.close());
     }
 
+    let metricsServer: MetricsServerHandle | undefined;
+    const serve = config.metrics.serve;
+    if (prometheus && serve?.on === "own") {
+      const started = await startMetricsServer({ ...serve, source: prometheus, logger });
+      metricsServer = started;
+      cleanups.push(() => started.close());
+    }
+
     let poller: UpdatePoller | undefined;
     if (webhookUrl && webhookSecret) {
       await requiredTelegramCall("setWebhook", () =>
@@ -331,7 +379,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       const pollTimeoutSeconds = options.pollTimeoutSeconds ?? DEFAULT_POLL_TIMEOUT_SECONDS;
       const started = new UpdatePoller({
         ...owner,
-        telegram: longPollTelegram(token, config.telegram.apiRoot, pollTimeoutSeconds),
+        telegram: longPollTelegram(token, config.telegram.apiRoot, pollTimeoutSeconds, metrics),
         handleUpdate: (update) => bot.handleUpdate(update),
         leases: stores.leases,
         logger,
@@ -357,6 +405,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       webhook,
       poller,
       http,
+      metricsServer,
       mode,
       botUsername,
       stop: stopAll,

@@ -2,10 +2,12 @@
  * Builds the Telegraf bot: the access rules, then one Composer per feature, in order.
  * Nothing about a command lives here.
  */
+
 import { Telegraf } from "telegraf";
 import type { BotCommand } from "telegraf/types";
 import { translator } from "../i18n.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics/metrics.js";
 import type { Locale } from "../model/locale.js";
 import type { EventDispatch } from "../payouts/loops/events.js";
 import type { Payouts } from "../payouts/payouts.js";
@@ -62,6 +64,8 @@ export interface BotDeps {
   pacer?: TelegramPacer;
   /** Shared with the notifier's messenger (default: the bot's own). */
   prompts?: PromptWatch;
+  /** Failed Bot API calls are counted here. Default: none. */
+  metrics?: Metrics;
 }
 
 /**
@@ -81,6 +85,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   // deadline (Telegraf makes a client per update from options that would lose the agent).
   bot.telegram = boundedTelegram(deps.token, deps.apiRoot, TELEGRAM_CALL_TIMEOUT_MS, {
     ...(deps.pacer ? { pacer: deps.pacer } : {}),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
   Object.assign(bot.context, { telegram: bot.telegram });
 

@@ -18,6 +18,7 @@ import {
   textOf,
 } from "./env-values.js";
 import { type EventsConfig, eventsConfig } from "./events.js";
+import { type MetricsConfig, metricsConfig } from "./metrics.js";
 import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./redis.js";
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
 import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
@@ -170,6 +171,8 @@ export interface Config {
   stepUp: StepUpConfig | undefined;
   /** The Mini App (config/webapp.ts): WEBAPP_URL, WEBAPP_AUTH_MAX_AGE_SECONDS. */
   webApp: WebAppConfig;
+  /** Prometheus metrics (config/metrics.ts): METRICS_ENABLED, METRICS_PORT, METRICS_HOST. */
+  metrics: MetricsConfig;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -225,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
   const events = eventsConfig(env, problems);
   const stepUp = stepUpConfig(env, problems);
   const webApp = webAppConfig(env, problems);
+  const metrics = metricsConfig(env, problems);
 
   // The checks below read the raw environment, so that one bad value above does not hide
   // the problems below: every problem is reported in one go.
@@ -340,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
     events,
     stepUp,
     webApp,
+    metrics,
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from "../logger.js";
 import { headerValue, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../payments/signature.js";
 import type { CallbackRequest, CallbackResponse } from "../payouts/webhook.js";
+import { answerMetrics, METRICS_PATH, type MetricsSource } from "./metrics-server.js";
 import type { WebAppHandler } from "./webapp/handler.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -44,6 +45,8 @@ export interface HttpServerOptions {
   };
   /** The Mini App: its page under `/app/` and its API under `/app/api/` (see webapp/). */
   webApp?: WebAppHandler;
+  /** `GET /metrics` (METRICS_ENABLED); absent: `/metrics` is not found. */
+  metrics?: MetricsSource;
   timeouts?: HttpServerTimeouts;
 }
 
@@ -123,6 +126,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       const healthy = await options.health().catch(() => false);
       send(response, healthy ? 200 : 503, { ok: healthy });
       return;
+    }
+    if (options.metrics && url.pathname === METRICS_PATH) {
+      return answerMetrics(request, response, options.metrics);
     }
     const payment = options.paymentWebhook;
     if (payment && url.pathname === payment.path) {

@@ -4,6 +4,7 @@
  */
 import type { KeyObject } from "node:crypto";
 import { type Logger, silentLogger } from "../logger.js";
+import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { loadPrivateKey, loadPublicKey } from "./signature.js";
@@ -37,6 +38,8 @@ export interface PaymentClientOptions {
    * interactive ones; the app uses the batch's share (BATCH_RATE_SHARE_PERCENT). Default 0.
    */
   interactiveReserve?: number;
+  /** Each attempt (operation, status, duration) and each retry is recorded. Default: none. */
+  metrics?: Metrics;
 }
 
 export interface ResolvedPaymentClientOptions {
@@ -53,6 +56,7 @@ export interface ResolvedPaymentClientOptions {
   logger: Logger;
   maxRateLimitWaitMs: number;
   interactiveReserve: number;
+  metrics: Metrics;
 }
 
 function checkWholeMs(problems: string[], name: string, value: number, min: number): void {
@@ -141,5 +145,6 @@ export function resolvePaymentClientOptions(
     ...{ origin, basePath, apiKey: options.apiKey, limiter: options.limiter, logger },
     ...{ connectTimeoutMs, requestTimeoutMs, maxRateLimitWaitMs, retry, signingKey, verifyKey },
     interactiveReserve,
+    metrics: options.metrics ?? NO_METRICS,
   };
 }

@@ -232,6 +232,7 @@ export class PaymentClient {
         : undefined;
       const finalError = this.finalError(call, outcome.failure, outcome.error);
       if (delayMs === undefined) throw finalError;
+      this.options.metrics.paymentRetry(call.operation);
       await sleep(delayMs, this.closing.signal).catch(() => {
         throw finalError;
       });
@@ -268,12 +269,14 @@ export class PaymentClient {
       response = await this.send(call);
     } catch (error) {
       const failure = classifyTransportError(error);
+      this.recordAttempt(call.operation, failure.kind, startedMs);
       if (debug) {
         const code = error instanceof Error ? Reflect.get(error, "code") : undefined;
         logger.debug({ ...logFields(), failure: failure.kind, code }, "payment api request failed");
       }
       return { ok: false, failure, error: this.transportError(call.operation, failure, error) };
     }
+    this.recordAttempt(call.operation, String(response.statusCode), startedMs);
     if (debug) logger.debug({ ...logFields(), status: response.statusCode }, "payment api request");
     const outcome = interpretResponse(call, response, this.options.verifyKey);
     logBadSignature(logger, logFields, outcome);
@@ -282,6 +285,13 @@ export class PaymentClient {
       logger.warn({ ...logFields(), oddities: outcome.oddities }, "payment api answer was odd");
     }
     return outcome;
+  }
+
+  private recordAttempt(operation: PaymentOperation, status: string, startedMs: number): void {
+    const { metrics } = this.options;
+    if (!metrics.enabled) return;
+    const durationSeconds = (performance.now() - startedMs) / 1000;
+    metrics.paymentAttempt({ operation, status, durationSeconds });
   }
 
   /** One HTTP exchange under the attempt's deadline; the timer is cleared whatever happens. */

@@ -90,4 +90,10 @@ export class LocalRateLimiter implements RateLimiter {
     const retryInMs = takeSlidingWindowSlot(logs, this.windowMs, this.now());
     return retryInMs === 0 ? { granted: true } : { granted: false, retryInMs };
   }
+
+  async usage(): Promise<{ used: number; limit: number }> {
+    const sinceMs = this.now() - this.windowMs;
+    const used = this.grantedAtMs.filter((atMs) => atMs > sinceMs).length;
+    return { used, limit: this.limit };
+  }
 }

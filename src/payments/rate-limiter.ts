@@ -38,6 +38,8 @@ export interface RateLimiter {
    * in a step of its own; absent on a limiter no store can reach (one in memory).
    */
   shared?(leave?: number): SharedSlot;
+  /** Grants in the window now, everyone's (the metrics' slots used), and the limit. */
+  usage?(): Promise<{ used: number; limit: number }>;
 }
 
 /**

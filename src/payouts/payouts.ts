@@ -2,7 +2,9 @@
  * The payout steps, built together from one set of options: what the bot's features, the
  * tracker and the webhook call. Each step is its own module; this only wires them.
  */
+
 import { silentLogger } from "../logger.js";
+import type { Metrics } from "../metrics/metrics.js";
 import { MAX_RECIPIENTS } from "../model/recipient.js";
 import { DEFAULT_TIME_ZONE } from "../time.js";
 import { AnswerRecords } from "./answer-records.js";
@@ -67,11 +69,15 @@ export interface Payouts {
   /** Scheduled batches: a confirmed batch file made a schedule, and each run's batch. */
   readonly batchSchedules: BatchSchedules;
   /** The loop that sends each scheduled run once (started by the app). */
-  createScheduler(options?: { tickMs?: number; owner?: string }): Scheduler;
+  createScheduler(options?: { tickMs?: number; owner?: string; metrics?: Metrics }): Scheduler;
   /** Step-up PINs: set, checked (a right one proves it for a big Confirm), reset. */
   readonly pins: Pins;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
-  createBatchWorker(options?: { tickMs?: number; concurrency?: number }): BatchWorker;
+  createBatchWorker(options?: {
+    tickMs?: number;
+    concurrency?: number;
+    metrics?: Metrics;
+  }): BatchWorker;
 }
 
 /** No approvals, no caps, no duplicate warning: what `createPayouts` does without rules. */

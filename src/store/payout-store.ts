@@ -341,6 +341,11 @@ export interface PayoutStore {
   /** Ids of the payouts now in `state`, without reading them (resuming 10,000 pending ones). */
   idsInState(state: TrackedState): Promise<string[]>;
   /**
+   * How many payouts are now in each tracked state, read from the state sets' sizes (one
+   * round trip, nothing read per payout): what the metrics' gauges show at every scrape.
+   */
+  countInStates(): Promise<Map<TrackedState, number>>;
+  /**
    * How many payouts are now in `state` (filtered as `options` say) and the `limit` oldest
    * of them by creation, oldest first: only those few records are read whole.
    */

@@ -113,6 +113,8 @@ export interface DueQueue {
   /** `dueAt` of each id, in order, in one round trip. */
   dueAtMany(ids: readonly string[]): Promise<Array<number | null>>;
   size(): Promise<number>;
+  /** When the earliest id is due (an overdue one is a backlog), or null when empty. */
+  earliestDueAtMs(): Promise<number | null>;
 }
 
 /**

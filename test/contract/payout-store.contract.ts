@@ -681,6 +681,20 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(await listed("unknown")).toEqual([]);
     });
 
+    it("counts the payouts in each tracked state as they move in and out", async () => {
+      const counted = async () => Object.fromEntries(await stores.payouts.countInStates());
+      const empty = await counted();
+      expect(Object.values(empty).every((count) => count === 0)).toBe(true);
+      expect(Object.keys(empty)).toEqual(expect.arrayContaining(["pending", "unknown"]));
+      const a = await payoutIn(stores, "pending");
+      await payoutIn(stores, "pending");
+      await payoutIn(stores, "unknown");
+      await payoutIn(stores, "success");
+      expect(await counted()).toMatchObject({ pending: 2, unknown: 1, submitting: 0 });
+      await stores.payouts.transition(a.id, "settle_success");
+      expect(await counted()).toMatchObject({ pending: 1, unknown: 1 });
+    });
+
     it("updates fields without changing the state, and answers null for an unknown id", async () => {
       const payout = await payoutIn(stores, "pending");
       const updated = await stores.payouts.update(payout.id, { messageId: 77, pollCount: 2 });

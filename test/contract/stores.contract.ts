@@ -190,6 +190,16 @@ function describeQueues(current: () => Stores): void {
       expect(await tracking.size()).toBe(4);
     });
 
+    it("says when the earliest id is due, and null when none is queued", async () => {
+      const { outbox } = current();
+      expect(await outbox.earliestDueAtMs()).toBeNull();
+      await outbox.schedule("later", nowMs + 5);
+      await outbox.schedule("first", nowMs - 30);
+      expect(await outbox.earliestDueAtMs()).toBe(nowMs - 30);
+      await outbox.remove("first");
+      expect(await outbox.earliestDueAtMs()).toBe(nowMs + 5);
+    });
+
     it("hides claimed ids until their lease passes", async () => {
       const { tracking } = current();
       await tracking.schedule("x", nowMs);

@@ -294,6 +294,11 @@ describe("layers", () => {
       "the step-up's wiring: the item a PIN confirms, the PIN, the Confirm or Approve step, and the chat prompt shown after it",
     "dev/demo-chat.ts":
       "the terminal chat of the demo: input, the bot's messages drawn, the pace of piped input, one class",
+    "store/types.ts": "the store interfaces and the Stores set, each documented",
+    "bot/telegram/transport.ts":
+      "the Bot API transport: a bounded, paced undici client that answers as Telegraf does, and its errors",
+    "payouts/loops/events.ts":
+      "the signed events' loop, one class: queue, tries, backoff, a 410's stop",
   };
 
   it("names every file in src/ over 300 lines with the idea it holds, and has none over 500", () => {

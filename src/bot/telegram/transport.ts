@@ -12,6 +12,7 @@ import { Telegram, TelegramError } from "telegraf";
 import type { Telegram as ApiMethods, Opts } from "telegraf/types";
 import { Pool } from "undici";
 import { z } from "zod";
+import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
 import { TelegramPacer } from "./pacing.js";
 
 /** Every Bot API call but the long poll is answered within this, or fails. */
@@ -119,6 +120,8 @@ export interface TelegramPacing {
   pacer?: TelegramPacer;
   /** Held to the rate across chats: the client of notices sent to many people. */
   broadcast?: boolean;
+  /** Failed calls are counted here, by method and error code. Default: none. */
+  metrics?: Metrics;
 }
 
 class UndiciTelegram extends Telegram {
@@ -127,6 +130,7 @@ class UndiciTelegram extends Telegram {
   readonly #timeoutMs: number;
   readonly #pacer: TelegramPacer;
   readonly #broadcast: boolean;
+  readonly #metrics: Metrics;
 
   constructor(token: string, apiRoot: string, timeoutMs: number, pacing: TelegramPacing) {
     super(token, { apiRoot, webhookReply: false });
@@ -136,6 +140,7 @@ class UndiciTelegram extends Telegram {
     this.#timeoutMs = timeoutMs;
     this.#pacer = pacing.pacer ?? new TelegramPacer();
     this.#broadcast = pacing.broadcast ?? false;
+    this.#metrics = pacing.metrics ?? NO_METRICS;
   }
 
   /**
@@ -153,6 +158,7 @@ class UndiciTelegram extends Telegram {
     try {
       return await this.#call(method, payload, options, signal);
     } catch (error) {
+      this.#metrics.telegramError(method, errorCode(error));
       const retryAfter = error instanceof TelegramError ? error.parameters?.retry_after : undefined;
       if (error instanceof TelegramError && error.code === 429 && retryAfter !== undefined) {
         this.#pacer.refused(payload, retryAfter);
@@ -204,6 +210,15 @@ class UndiciTelegram extends Telegram {
     // The Bot API answers each method with its own result type, as Telegraf trusts it too.
     return answer.data.result as ReturnType<ApiMethods[M]>;
   }
+}
+
+/** A failed call's code for the metrics: Telegram's error code, or how it failed without one. */
+function errorCode(error: unknown): string {
+  if (error instanceof TelegramError) return String(error.code);
+  if (error instanceof BotApiAnswerError) return error.kind;
+  if (error instanceof Error && error.name === "TelegramTimeoutError") return "timeout";
+  if (error instanceof Error && error.name === "AbortError") return "aborted";
+  return "network";
 }
 
 /** `{ ok: true, … }`: what BotApiAnswerSchema's first branch accepts, whatever `result` is. */
@@ -293,6 +308,13 @@ export function boundedTelegram(
  * A client for long polling: a `getUpdates` waits up to `pollTimeoutSeconds` by design, so
  * its deadline is that plus a margin.
  */
-export function longPollTelegram(token: string, apiRoot: string, pollTimeoutSeconds: number) {
-  return boundedTelegram(token, apiRoot, (pollTimeoutSeconds + 10) * 1000);
+export function longPollTelegram(
+  token: string,
+  apiRoot: string,
+  pollTimeoutSeconds: number,
+  metrics?: Metrics,
+) {
+  return boundedTelegram(token, apiRoot, (pollTimeoutSeconds + 10) * 1000, {
+    ...(metrics ? { metrics } : {}),
+  });
 }

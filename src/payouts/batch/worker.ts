@@ -12,7 +12,9 @@
  *   PAYOUT_STUCK_AFTER_HOURS) sends the summary, once.
  * Every step resumes from the batch's cursors after a restart.
  */
+
 import { randomBytes, randomUUID } from "node:crypto";
+import type { Metrics } from "../../metrics/metrics.js";
 import { type Actor, SYSTEM_ACTOR } from "../../model/audit.js";
 import {
   type Batch,
@@ -38,6 +40,8 @@ import { RowRepeats } from "./repeats.js";
 import { allRows, inPool, lookUpRow, rowPayoutOf, takeBatchSlot } from "./rows.js";
 
 export interface BatchWorkerOptions {
+  /** Each round's lag and failures (loops' runner). Default: none. */
+  metrics?: Metrics;
   context: StepContext;
   lookups: Lookups;
   submission: Submission;
@@ -94,6 +98,7 @@ export class BatchWorker {
   constructor(options: BatchWorkerOptions) {
     this.#options = options;
     this.#runner = new BackgroundRunner({
+      metrics: options.metrics,
       name: "batch round",
       logger: options.context.log,
       tickMs: options.tickMs ?? DEFAULT_TICK_MS,

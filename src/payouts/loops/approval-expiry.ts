@@ -3,12 +3,16 @@
  * background runner, under a lease: one replica sweeps at a time (a second one would only
  * lose the compare-and-set, but need not try).
  */
+
 import type { Logger } from "../../logger.js";
+import type { Metrics } from "../../metrics/metrics.js";
 import type { LeaseStore } from "../../store/types.js";
 import type { Approval } from "../approval.js";
 import { BackgroundRunner } from "./runner.js";
 
 export interface ApprovalExpiryOptions {
+  /** Each round's lag and failures (loops' runner). Default: none. */
+  metrics?: Metrics;
   approval: Approval;
   leases: LeaseStore;
   logger: Logger;
@@ -25,6 +29,7 @@ export class ApprovalExpiry {
 
   constructor(options: ApprovalExpiryOptions) {
     this.#runner = new BackgroundRunner({
+      metrics: options.metrics,
       name: "approval expiry sweep",
       logger: options.logger,
       tickMs: options.tickMs ?? 30_000,

@@ -13,7 +13,9 @@
  * hour, with jitter, for 3 days, then dropped, logged and counted; 410 Gone disables the
  * endpoint and tells the admins (through the outbox). The chat never waits on any of it.
  */
+
 import { type Logger, redactUrlCredentials } from "../../logger.js";
+import type { Metrics } from "../../metrics/metrics.js";
 import { type Actor, actorFields } from "../../model/audit.js";
 import { retryDelayMs } from "../../model/events.js";
 import { noticeKey } from "../../model/notice.js";
@@ -72,6 +74,8 @@ export const DEFAULT_EVENT_RETRY: EventRetryPolicy = {
 };
 
 export interface EventDispatchOptions {
+  /** Each round's lag and failures (loops' runner). Default: none. */
+  metrics?: Metrics;
   queue: EventQueue;
   sender: EventSending;
   stores: Pick<Stores, "audit" | "payouts" | "batches" | "leases">;
@@ -106,6 +110,7 @@ export class EventDispatch {
     this.#log = options.logger.child({ loop: "events" });
     const tickMs = options.tickMs ?? 250;
     this.#runner = new BackgroundRunner({
+      metrics: options.metrics,
       name: "events round",
       logger: this.#log,
       tickMs,

@@ -5,8 +5,10 @@
  * messenger, retries what Telegram refused for a while (429 with retry_after, 5xx,
  * network), and gives up on users who blocked the bot.
  */
+
 import type { Logger } from "../../logger.js";
 import { silentLogger } from "../../logger.js";
+import type { Metrics } from "../../metrics/metrics.js";
 import type { Batch } from "../../model/batch.js";
 import {
   type ApprovalNoticeKind,
@@ -125,6 +127,8 @@ export interface Messenger {
 }
 
 export interface NotifierOptions {
+  /** Each round's lag and failures (loops' runner). Default: none. */
+  metrics?: Metrics;
   stores: Stores;
   messenger: Messenger;
   logger?: Logger;
@@ -151,7 +155,7 @@ const CALLS_PER_DELIVERY = 2;
 const LEASE_MARGIN_MS = 1000;
 
 export class Notifier {
-  readonly #options: Required<Omit<NotifierOptions, "logger">>;
+  readonly #options: Required<Omit<NotifierOptions, "logger" | "metrics">>;
   readonly #log: Logger;
   readonly #attempts = new Map<string, number>();
   readonly #runner: BackgroundRunner;
@@ -177,6 +181,7 @@ export class Notifier {
       );
     }
     this.#runner = new BackgroundRunner({
+      metrics: options.metrics,
       name: "notification round",
       logger: this.#log,
       tickMs: this.#options.tickMs,

@@ -10,7 +10,9 @@
  *   refreshes the cache /pay reads) and hands each operation to the store, which compares
  *   it with what was last seen and queues an alert only when it went down or came back.
  */
+
 import type { Logger } from "../../logger.js";
+import type { Metrics } from "../../metrics/metrics.js";
 import { NOT_LISTED, type OperationState, WATCHED_OPERATIONS } from "../../model/availability.js";
 import type { AvailabilityEntry } from "../../payments/schemas.js";
 import type { LeaseStore, ReportsStore } from "../../store/types.js";
@@ -23,6 +25,8 @@ function leaseFor(store: LeaseStore, name: string, tickMs: number) {
 }
 
 export interface DigestScheduleOptions {
+  /** Each round's lag and failures (loops' runner). Default: none. */
+  metrics?: Metrics;
   reports: ReportsStore;
   leases: LeaseStore;
   logger: Logger;
@@ -44,6 +48,7 @@ export class DigestSchedule {
     this.#options = options;
     const tickMs = options.tickMs ?? 30_000;
     this.#runner = new BackgroundRunner({
+      metrics: options.metrics,
       name: "digest round",
       logger: options.logger,
       tickMs,
@@ -76,6 +81,8 @@ export class DigestSchedule {
 }
 
 export interface AvailabilityWatchOptions {
+  /** Each round's lag and failures (loops' runner). Default: none. */
+  metrics?: Metrics;
   /** A fresh read of GET /availability (Lookups.availability({ fresh: true })). */
   read: () => Promise<AvailabilityEntry[]>;
   reports: ReportsStore;
@@ -95,6 +102,7 @@ export class AvailabilityWatch {
   constructor(options: AvailabilityWatchOptions) {
     this.#options = options;
     this.#runner = new BackgroundRunner({
+      metrics: options.metrics,
       name: "availability check",
       logger: options.logger,
       tickMs: options.checkMs,

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../../logger.js";
+import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
 import type { LeaseStore } from "../../store/types.js";
 
 export interface RunnerLease {
@@ -38,6 +39,8 @@ export interface BackgroundRunnerOptions {
   lease?: RunnerLease;
   /** Longest pause after failed rounds (the pause doubles per failure). Default 5 s. */
   maxBackoffMs?: number;
+  /** Each round's lag (how late it started after it was due) and failure. Default: none. */
+  metrics?: Metrics;
 }
 
 export class BackgroundRunner {
@@ -49,6 +52,8 @@ export class BackgroundRunner {
   #failures = 0;
   #leaseRenewedAtMs = 0;
   #holdsLease = false;
+  /** When the round scheduled last is due (performance.now() time). */
+  #dueAtMs = 0;
 
   constructor(options: BackgroundRunnerOptions) {
     this.#options = options;
@@ -87,6 +92,7 @@ export class BackgroundRunner {
 
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
+    this.#dueAtMs = performance.now() + delayMs;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#running = this.#running.then(() => this.#runRound());
@@ -95,6 +101,8 @@ export class BackgroundRunner {
 
   async #runRound(): Promise<void> {
     let pauseMs = this.#options.tickMs;
+    const lagMs = performance.now() - this.#dueAtMs;
+    let failed = false;
     try {
       const answer = (await this.#mayRun()) ? await this.#options.round() : undefined;
       if (answer === IDLE_ROUND) pauseMs = this.#options.idleTickMs ?? pauseMs;
@@ -106,6 +114,7 @@ export class BackgroundRunner {
       }
       this.#failures = 0;
     } catch (error) {
+      failed = true;
       this.#failures += 1;
       const { logger, name } = this.#options;
       if (this.#failures === 1) logger.error({ err: error }, `${name} failed`);
@@ -115,6 +124,7 @@ export class BackgroundRunner {
         this.#options.tickMs * 2 ** this.#failures,
       );
     }
+    (this.#options.metrics ?? NO_METRICS).loopRound(this.#options.name, lagMs / 1000, failed);
     // A wake() during the round already set the next one.
     if (!this.#timer) this.#schedule(pauseMs);
   }

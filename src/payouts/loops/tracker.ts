@@ -4,8 +4,10 @@
  * final status. Replicas share the schedule; a claim is a lease, so a payout is polled
  * by one replica at a time and a dead replica's claims come back by themselves.
  */
+
 import type { Logger } from "../../logger.js";
 import { silentLogger } from "../../logger.js";
+import type { Metrics } from "../../metrics/metrics.js";
 import { noticeKey } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
 import { PaymentApiError, PaymentClientError } from "../../payments/errors.js";
@@ -14,6 +16,8 @@ import type { Settlement } from "../settlement.js";
 import { BackgroundRunner } from "./runner.js";
 
 export interface TrackerOptions {
+  /** Each round's lag and failures (loops' runner). Default: none. */
+  metrics?: Metrics;
   settlement: Settlement;
   stores: Stores;
   logger?: Logger;
@@ -67,7 +71,7 @@ export function nextPollDelayMs(
 }
 
 export class PayoutTracker {
-  readonly #options: Required<Omit<TrackerOptions, "logger">>;
+  readonly #options: Required<Omit<TrackerOptions, "logger" | "metrics">>;
   readonly #log: Logger;
   readonly #runner: BackgroundRunner;
   /** Set by stop(): a tracker never started still polls when `tick` is called by hand. */
@@ -90,6 +94,7 @@ export class PayoutTracker {
       onNoticeQueued: options.onNoticeQueued ?? (() => {}),
     };
     this.#runner = new BackgroundRunner({
+      metrics: options.metrics,
       name: "tracking tick",
       logger: this.#log,
       tickMs: this.#options.tickMs,

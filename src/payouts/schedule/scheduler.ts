@@ -1,3 +1,4 @@
+import type { Metrics } from "../../metrics/metrics.js";
 import { SYSTEM_ACTOR } from "../../model/audit.js";
 import type { Notice } from "../../model/notice.js";
 import {
@@ -25,6 +26,8 @@ import { type ScheduleSettings, type Schedules, scheduleAudit } from "./schedule
 import { nextRunAfter } from "./when.js";
 
 export interface SchedulerOptions {
+  /** Each round's lag and failures (loops' runner). Default: none. */
+  metrics?: Metrics;
   context: StepContext;
   lookups: Lookups;
   /** What happens to one run (shared with the owner's presses). */
@@ -66,6 +69,7 @@ export class Scheduler {
     this.#interrupted = new InterruptedRuns(options);
     const tickMs = options.tickMs ?? 1_000;
     this.#runner = new BackgroundRunner({
+      metrics: options.metrics,
       name: "schedule round",
       logger: options.context.log,
       tickMs,

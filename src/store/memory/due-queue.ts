@@ -45,4 +45,12 @@ export class MemoryDueQueue implements DueQueue {
   async size(): Promise<number> {
     return this.#dueAt.size;
   }
+
+  async earliestDueAtMs(): Promise<number | null> {
+    let earliest: number | null = null;
+    for (const dueAtMs of this.#dueAt.values()) {
+      if (earliest === null || dueAtMs < earliest) earliest = dueAtMs;
+    }
+    return earliest;
+  }
 }

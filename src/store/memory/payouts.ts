@@ -12,6 +12,7 @@ import {
   nextState,
   type PayoutEvent,
   type PayoutState,
+  TRACKED_STATES,
   type TrackedState,
   targetOf,
 } from "../../model/lifecycle.js";
@@ -310,6 +311,13 @@ export class MemoryPayoutStore implements PayoutStore {
 
   async idsInState(state: TrackedState): Promise<string[]> {
     return (await this.listInState(state)).map((payout) => payout.id);
+  }
+
+  async countInStates(): Promise<Map<TrackedState, number>> {
+    const payouts = this.#payouts();
+    return new Map(
+      TRACKED_STATES.map((state) => [state, payouts.filter((p) => p.state === state).length]),
+    );
   }
 
   /** The live payouts (not copies): those expired are forgotten first. */

@@ -55,4 +55,9 @@ export class RedisDueQueue implements DueQueue {
   async size(): Promise<number> {
     return this.#redis.zcard(this.#key);
   }
+
+  async earliestDueAtMs(): Promise<number | null> {
+    const [, score] = IdsSchema.parse(await this.#redis.zrange(this.#key, 0, 0, "WITHSCORES"));
+    return score === undefined ? null : Number(score);
+  }
 }

@@ -17,6 +17,7 @@ import {
   PAYOUT_STATES,
   type PayoutEvent,
   type PayoutState,
+  TRACKED_STATES,
   type TrackedState,
   targetOf,
 } from "../../model/lifecycle.js";
@@ -448,6 +449,14 @@ export class RedisPayoutStore implements PayoutStore {
   async idsInState(state: TrackedState): Promise<string[]> {
     // May include an id whose record just moved on: callers re-read before acting.
     return this.#redis.smembers(this.#keys.stateSet(state));
+  }
+
+  async countInStates(): Promise<Map<TrackedState, number>> {
+    const pipeline = this.#redis.pipeline();
+    for (const state of TRACKED_STATES) pipeline.scard(this.#keys.stateSet(state));
+    const replies = await pipeline.exec();
+    const count = (index: number) => z.number().int().parse(replyAt(replies, index));
+    return new Map(TRACKED_STATES.map((state, index) => [state, count(index)]));
   }
 
   /** HGETALL of each id in one round trip; ids whose record is gone come back in `missing`. */

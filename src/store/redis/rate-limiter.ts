@@ -77,6 +77,15 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /**
+   * Grants in the last window by every process, counted on this process's clock (the
+   * script's is Redis's: they differ by the clocks' skew, which is fine for a gauge).
+   */
+  async usage(): Promise<{ used: number; limit: number }> {
+    const used = await this.redis.zcount(this.key, Date.now() - this.windowMs, "+inf");
+    return { used, limit: this.limit };
+  }
+
+  /**
    * Grants when fewer than `limit` grants (by any process) happened in the last `windowMs`
    * of Redis time (with `leave`, background work's, as grantLimits says); else says how long
    * until the grant in the way leaves the window. Redis errors are thrown as they are.

@@ -89,6 +89,7 @@ describe("loadConfig", () => {
           timeZone: "Africa/Douala",
         },
         webApp: { url: undefined, authMaxAgeSeconds: 3600 },
+        metrics: { serve: undefined },
         logLevel: "info",
       });
     },
