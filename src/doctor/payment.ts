@@ -83,7 +83,7 @@ async function availability(
   } catch (error) {
     return {
       key: startupFailure("payment api", error, "Check PAYMENT_API_BASE_URL."),
-      operators: warn("payment operators", "not checked: the Payment API did not answer"),
+      operators: warn("payment operators", "not checked: GET /availability failed"),
       error,
     };
   } finally {
@@ -105,7 +105,7 @@ function signaturesCheck(config: Config, error: unknown): CheckResult {
         : "Check that the public half of PAYMENT_REQUEST_SIGNING_KEY is the key uploaded in the portal.",
     );
   }
-  if (error !== undefined) return warn(name, "not checked: the Payment API did not answer");
+  if (error !== undefined) return warn(name, "not checked: GET /availability failed");
   const parts = [
     signaturePublicKey ? "answers verified with PAYMENT_SIGNATURE_PUBLIC_KEY" : undefined,
     requestSigningKey ? "signed requests accepted" : undefined,

@@ -104,19 +104,19 @@ function topologyCheck(config: Config, fields: Map<string, string>, address: str
 function durabilityCheck(config: Config, info: string): CheckResult {
   const name = "redis durability";
   const facts = parseServerFacts(info);
-  const aof = facts.aofEnabled ? `AOF on (appendfsync ${facts.appendfsync || "?"})` : "AOF off";
-  const persistence = aof;
+  const fsync = facts.appendfsync ? ` (appendfsync ${facts.appendfsync})` : "";
+  const aof = facts.aofEnabled ? `AOF on${fsync}` : "AOF off";
   const production = config.payment.env === "production";
   const fix =
     "Turn the AOF on (appendonly yes, with appendfsync everysec or always; Redis 7.2+ for WAITAOF) or add a replica, then keep REDIS_DURABILITY=auto.";
   if (config.redis.durability === "off") {
-    const fact = `${persistence}; REDIS_DURABILITY=off: money writes are not waited for`;
+    const fact = `${aof}; REDIS_DURABILITY=off: money writes are not waited for`;
     return production
       ? fail(name, fact, "Unset REDIS_DURABILITY (auto) in production.")
       : warn(name, fact);
   }
   const plan = planDurability(facts, { mode: config.redis.durability });
-  const fact = `${persistence}; money writes wait for ${plan.summary}`;
+  const fact = `${aof}; money writes wait for ${plan.summary}`;
   if (!plan.unprotected) return ok(name, fact);
   return production ? fail(name, fact, fix) : warn(name, fact, fix);
 }

@@ -137,7 +137,7 @@ async function webhookUrlCheck(config: Config): Promise<CheckResult> {
       "Route TELEGRAM_WEBHOOK_URL's path to the bot's HTTP server (the bot answers it with 405 to a GET).",
     );
   }
-  return ok(name, `${shown} answers (${answer.status} to a GET, as the bot does)`);
+  return ok(name, `${shown} answers (${answer.status} to a GET; the bot itself answers 405)`);
 }
 
 /** Telegram's menu against this version's, in English and in French. */

@@ -157,6 +157,28 @@ describe("npm run doctor", { timeout: 60_000 }, () => {
     expect(code).toBe(1);
   });
 
+  it("fails on an events URL with no receiver (404), and passes one that refuses an unsigned event", async () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const nobody = await answering(404);
+    const missing = await doctor(
+      await goodEnv({ EVENTS_URL: `${nobody}/hooks`, EVENTS_SECRET: secret }),
+    );
+    expect(lineOf(missing.output, "events url")).toMatch(
+      /^✗ events url +http:\/\/127\.0\.0\.1:\d+\/hooks answered 404 to an unsigned test POST fix: /,
+    );
+    expect(missing.code).toBe(1);
+
+    const receiver = await answering(401);
+    const present = await doctor(
+      await goodEnv({ EVENTS_URL: `${receiver}/hooks`, EVENTS_SECRET: secret }),
+    );
+    expect(lineOf(present.output, "events url")).toMatch(
+      /^✓ events url .*refused an unsigned test POST \(401\)/,
+    );
+    expect(present.output).not.toContain(secret.slice(6));
+    expect(present.code).toBe(0);
+  });
+
   it("fails on a Redis that does not answer, and does not hang", async () => {
     const closed = await answering(200);
     const port = new URL(closed).port;
