@@ -33,6 +33,11 @@ export async function redisChecks(config: Config): Promise<CheckResult[]> {
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     commandTimeoutMs: CONNECT_TIMEOUT_MS,
   });
+  // "not ready after 5000 ms" says less than the refusal behind it.
+  let lastError: Error | undefined;
+  redis.on("error", (error: Error) => {
+    lastError = error;
+  });
   try {
     let info: string;
     try {
@@ -45,7 +50,7 @@ export async function redisChecks(config: Config): Promise<CheckResult[]> {
           : "Check REDIS_SENTINELS, REDIS_SENTINEL_NAME and the passwords.";
       const skipped = "not checked: Redis is not reachable";
       return [
-        fail("redis", `${where} is not reachable (${reasonOf(error)})`, fix),
+        fail("redis", `${where} is not reachable (${reasonOf(lastError ?? error)})`, fix),
         warn("redis topology", skipped),
         warn("redis durability", skipped),
         warn("redis memory policy", skipped),

@@ -13,6 +13,7 @@ import { harnessEnv, startServices } from "../../support/harness.js";
 import { PipedProcess } from "../../support/piped-process.js";
 import { PrivateRedis } from "../../support/processes.js";
 import { testPrefix } from "../../support/redis.js";
+import { SentinelCluster } from "../../support/sentinel.js";
 
 let services: { sandbox: SandboxHandle; emulator: TelegramEmulator };
 let servers: Server[] = [];
@@ -189,6 +190,70 @@ describe("npm run doctor", { timeout: 60_000 }, () => {
 
     expect(lineOf(output, "redis")).toMatch(
       /^✗ redis +redis:\/\/127\.0\.0\.1:\d+ is not reachable .* fix: /,
+    );
+    expect(code).toBe(1);
+  });
+
+  it("fails on a REDIS_URL that names a replica, which refuses writes", async () => {
+    privateRedis = await PrivateRedis.start();
+    const replica = await PrivateRedis.start({
+      args: ["--replicaof", "127.0.0.1", String(privateRedis.port)],
+    });
+    try {
+      const { code, output } = await doctor(await goodEnv({ REDIS_URL: replica.url }));
+
+      expect(lineOf(output, "redis topology")).toMatch(
+        /^✗ redis topology +the server is a slave, which refuses writes fix: Point REDIS_URL at the primary/,
+      );
+      expect(code).toBe(1);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it("names the primary Sentinel found, with its replicas", { timeout: 120_000 }, async () => {
+    const cluster = await SentinelCluster.start();
+    try {
+      const { code, output } = await doctor(await goodEnv({ REDIS_URL: "", ...cluster.env() }));
+
+      expect(lineOf(output, "redis")).toMatch(/^✓ redis +sentinel mymaster via /);
+      expect(lineOf(output, "redis topology")).toMatch(
+        new RegExp(
+          `^✓ redis topology +Sentinel "mymaster" names the primary 127\\.0\\.0\\.1:${cluster.primary.port}, 2 replicas$`,
+        ),
+      );
+      expect(code, output).toBe(0);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it("fails on a clock more than a minute from the Payment API's Date", async () => {
+    // A Payment API whose clock is two minutes behind ours: ours is two minutes ahead.
+    const behind = createServer((_request, response) => {
+      response.sendDate = false;
+      response.writeHead(200, {
+        "content-type": "application/json",
+        date: new Date(Date.now() - 120_000).toUTCString(),
+      });
+      response.end(
+        JSON.stringify([
+          { operator: "mtn", operation: { type: "disbursement", status: "OPERATIONAL" } },
+        ]),
+      );
+    });
+    servers.push(behind);
+    await new Promise<void>((resolve) => behind.listen(0, "127.0.0.1", resolve));
+    const { code, output } = await doctor(
+      await goodEnv({
+        PAYMENT_API_BASE_URL: `http://127.0.0.1:${(behind.address() as AddressInfo).port}`,
+        PAYMENT_SIGNATURE_PUBLIC_KEY: "",
+      }),
+    );
+
+    expect(lineOf(output, "payment api")).toMatch(/^✓ payment api +key accepted/);
+    expect(lineOf(output, "clock")).toMatch(
+      /^✗ clock +1\d\d\.\d s ahead of the Payment API's Date fix: Run NTP/,
     );
     expect(code).toBe(1);
   });
