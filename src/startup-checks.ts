@@ -46,6 +46,18 @@ function rootCause(error: Error): string {
   return current.message;
 }
 
+const SIGNATURE_PROBLEMS: Readonly<Record<string, string>> = {
+  missing: "without a signature (no X-Sig)",
+  "bad-timestamp": "with an unreadable X-Sig-Timestamp",
+  stale: "with a signature timestamp too far from this machine's clock",
+  mismatch: "with a signature PAYMENT_SIGNATURE_PUBLIC_KEY does not verify",
+};
+
+/** "with a signature PAYMENT_SIGNATURE_PUBLIC_KEY does not verify", from SignatureError's problem. */
+export function signatureInWords(problem: string): string {
+  return SIGNATURE_PROBLEMS[problem] ?? `with a signature that is ${problem}`;
+}
+
 /** What the Payment API did with a request, in words. */
 function paymentAnswer(error: PaymentClientError): string {
   if (error instanceof PaymentApiError) {
@@ -55,7 +67,7 @@ function paymentAnswer(error: PaymentClientError): string {
     const problems = excerpt(error.problems.join("; "));
     return `answered ${error.statusCode} with a body that is not an availability list (${problems})`;
   }
-  if (error instanceof SignatureError) return `answered with a signature that ${error.problem}`;
+  if (error instanceof SignatureError) return `answered ${signatureInWords(error.problem)}`;
   if (error instanceof PaymentTimeoutError) return `did not answer within ${error.timeoutMs} ms`;
   if (error instanceof PaymentNetworkError) return `did not answer (${rootCause(error)})`;
   return `failed: ${error.message}`;

@@ -5,10 +5,11 @@
  */
 import type { Config } from "../config/index.js";
 import { PaymentClient } from "../payments/client.js";
+import { SignatureError } from "../payments/errors.js";
 import { OPERATIONAL } from "../payments/schemas.js";
-import { checkPaymentApi, StartupError } from "../startup-checks.js";
+import { checkPaymentApi, StartupError, signatureInWords } from "../startup-checks.js";
 import { probe, shownUrl } from "./http-probe.js";
-import { type CheckResult, fail, ok, reasonOf, warn, withinDeadline } from "./report.js";
+import { type CheckResult, fail, ok, warn, withinDeadline } from "./report.js";
 import { startupFailure } from "./telegram.js";
 
 const REQUEST_TIMEOUT_MS = 5000;
@@ -95,14 +96,12 @@ async function availability(
 function signaturesCheck(config: Config, error: unknown): CheckResult {
   const name = "payment signatures";
   const { signaturePublicKey, requestSigningKey, webhookUnsigned } = config.payment;
-  const problem = error instanceof StartupError ? error.problem : reasonOf(error);
-  if (error !== undefined && /signature/i.test(problem)) {
+  // The answer came, but its X-Sig did not verify with our key.
+  if (error instanceof StartupError && error.cause instanceof SignatureError) {
     return fail(
       name,
-      problem,
-      signaturePublicKey
-        ? "Check PAYMENT_SIGNATURE_PUBLIC_KEY against the verification key in the merchant portal."
-        : "Check that the public half of PAYMENT_REQUEST_SIGNING_KEY is the key uploaded in the portal.",
+      `the API answered GET /availability ${signatureInWords(error.cause.problem)}`,
+      "Set PAYMENT_SIGNATURE_PUBLIC_KEY to the verification key of this environment, from the merchant portal.",
     );
   }
   if (error !== undefined) return warn(name, "not checked: GET /availability failed");

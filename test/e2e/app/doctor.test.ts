@@ -4,6 +4,7 @@
  * broken setup is exit 1 with its ✗ line and a fix; a configuration that does not parse is
  * exit 2 with every problem listed.
  */
+import { generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -118,6 +119,43 @@ describe("npm run doctor", { timeout: 60_000 }, () => {
       /^✗ payment api +The Payment API refused PAYMENT_API_KEY \(401\) on GET \/availability fix: Check the key in the merchant portal\.$/,
     );
     expect(output).not.toContain("not-our-key");
+    expect(code).toBe(1);
+  });
+
+  it("fails on a signature key that is not the API's", async () => {
+    const { publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const { code, output } = await doctor(
+      await goodEnv({
+        PAYMENT_SIGNATURE_PUBLIC_KEY: publicKey.export({ type: "spki", format: "pem" }).toString(),
+      }),
+    );
+
+    expect(lineOf(output, "payment signatures")).toMatch(
+      /^✗ payment signatures +the API answered GET \/availability with a signature PAYMENT_SIGNATURE_PUBLIC_KEY does not verify fix: Set PAYMENT_SIGNATURE_PUBLIC_KEY/,
+    );
+    expect(code).toBe(1);
+  });
+
+  it("fails on a request signing key whose public half is not the one the API holds", async () => {
+    const held = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const ours = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    await services.sandbox.close();
+    await services.emulator.close();
+    services = await startServices({
+      requestVerifyKeyPem: held.publicKey.export({ type: "spki", format: "pem" }).toString(),
+    });
+    const { code, output } = await doctor(
+      await goodEnv({
+        PAYMENT_REQUEST_SIGNING_KEY: ours.privateKey
+          .export({ type: "pkcs8", format: "pem" })
+          .toString(),
+      }),
+    );
+
+    expect(lineOf(output, "payment api")).toMatch(
+      /^✗ payment api +The Payment API refused GET \/availability \(401: unauthorized: bad request signature\) fix: Check PAYMENT_API_KEY, and that the public half of PAYMENT_REQUEST_SIGNING_KEY/,
+    );
+    expect(output).not.toContain("PRIVATE KEY");
     expect(code).toBe(1);
   });
 
