@@ -8,11 +8,12 @@ import { generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { TelegramEmulator } from "../../../src/dev/telegram-emulator/index.js";
 import type { SandboxHandle } from "../../../src/sandbox/index.js";
-import { harnessEnv, startServices } from "../../support/harness.js";
+import { harnessEnv, PAYER_ID, startServices } from "../../support/harness.js";
 import { PipedProcess } from "../../support/piped-process.js";
-import { PrivateRedis } from "../../support/processes.js";
+import { PrivateRedis, waitUntil } from "../../support/processes.js";
 import { testPrefix } from "../../support/redis.js";
 import { SentinelCluster } from "../../support/sentinel.js";
 
@@ -183,6 +184,40 @@ describe("npm run doctor", { timeout: 60_000 }, () => {
       /^✗ webhook url +http:\/\/127\.0\.0\.1:\d+\/telegram answered 404 to a GET fix: Route TELEGRAM_WEBHOOK_URL's path/,
     );
     expect(output).not.toContain("s3cret-token");
+    expect(code).toBe(1);
+  });
+
+  it("shows Telegram's last failed delivery to the webhook, beside the URL's own 404", async () => {
+    const proxy = await answering(404);
+    const url = `${proxy}/telegram`;
+    const { emulator } = services;
+    const call = async (method: string, body: object) => {
+      const response = await fetch(`${emulator.apiRoot}/bot${emulator.token}/${method}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return z.looseObject({ result: z.unknown() }).parse(await response.json()).result;
+    };
+    // The bot set its webhook earlier; since then a person wrote, and Telegram met a 404.
+    await call("setWebhook", { url, secret_token: "s3cret-token" });
+    await emulator.user({ id: PAYER_ID }).sendText("hello");
+    await waitUntil(
+      async () =>
+        z
+          .looseObject({ last_error_message: z.string() })
+          .safeParse(await call("getWebhookInfo", {})).success,
+      "a failed webhook delivery",
+    );
+
+    const { code, output } = await doctor(
+      await goodEnv({ TELEGRAM_WEBHOOK_URL: url, TELEGRAM_WEBHOOK_SECRET: "s3cret-token" }),
+    );
+
+    expect(lineOf(output, "telegram webhook")).toMatch(
+      /^! telegram webhook +last delivery failed \d+ s ago: Wrong response from the webhook: 404 Not Found; \d+ updates? waiting fix: Make TELEGRAM_WEBHOOK_URL reach the bot/,
+    );
+    expect(lineOf(output, "webhook url")).toMatch(/^✗ webhook url .* answered 404/);
     expect(code).toBe(1);
   });
 
