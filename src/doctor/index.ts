@@ -11,7 +11,7 @@ import { type Config, ConfigError, loadConfig } from "../config/index.js";
 import { withEnvFile } from "../env-file.js";
 import { paymentChecks } from "./payment.js";
 import { redisChecks } from "./redis.js";
-import { type CheckResult, exitCodeOf, formatResult, summarize } from "./report.js";
+import { type CheckResult, exitCodeOf, fail, formatResult, summarize } from "./report.js";
 import { configurationCheck, timeZoneCheck } from "./settings.js";
 import { telegramChecks } from "./telegram.js";
 import { eventsCheck, webAppCheck } from "./urls.js";
@@ -24,7 +24,11 @@ export interface DoctorIo {
 }
 
 /** Every check, in a fixed order; the network ones run at once, each under its deadline. */
-export async function runChecks(config: Config, envFile: string | undefined, nowMs: number) {
+export async function runChecks(
+  config: Config,
+  envFile: string | undefined,
+  nowMs: number,
+): Promise<CheckResult[]> {
   const [telegram, payment, redis, webApp, events] = await Promise.all([
     telegramChecks(config, nowMs),
     paymentChecks(config),
@@ -32,7 +36,7 @@ export async function runChecks(config: Config, envFile: string | undefined, now
     webAppCheck(config),
     eventsCheck(config),
   ]);
-  const results: CheckResult[] = [
+  return [
     configurationCheck(config, envFile),
     ...telegram,
     ...payment,
@@ -41,7 +45,6 @@ export async function runChecks(config: Config, envFile: string | undefined, now
     events,
     timeZoneCheck(config, nowMs),
   ];
-  return results;
 }
 
 /** Runs the doctor on `env` (and `.env`, as `start` reads it); resolves to the exit code. */
@@ -55,13 +58,10 @@ export async function runDoctor(env: NodeJS.ProcessEnv, io: DoctorIo): Promise<0
     config = loadConfig(read.env, "start");
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
+    const count = error.problems.length;
+    const fact = `${count} problem${count === 1 ? "" : "s"}; nothing else was checked`;
     io.write(
-      formatResult({
-        status: "fail",
-        name: "configuration",
-        fact: `${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}; nothing else was checked`,
-        fix: "see below, and .env.example for every variable",
-      }),
+      formatResult(fail("configuration", fact, "see below, and .env.example for every variable")),
     );
     for (const problem of error.problems) io.write(`    - ${problem}`);
     return 2;
