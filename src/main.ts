@@ -1,18 +1,22 @@
 /**
- * Command line: `start` (the bot, per the environment), `pin-reset <telegram user id>`
- * (a step-up PIN reset on the server's console; see pin-reset-command.ts), `demo`
- * (everything on this machine, in the terminal), `sandbox` (the local Payment API alone),
- * `emulator` (a local Telegram Bot API alone, with a terminal chat).
- * Exit codes: 0 clean stop, 1 start-up failure, 2 bad configuration or usage.
+ * Command line: `start` (the bot, per the environment), `doctor` (checks everything the bot
+ * depends on, one line each; src/doctor/), `pin-reset <telegram user id>` (a step-up PIN
+ * reset on the server's console; see pin-reset-command.ts), `demo` (everything on this
+ * machine, in the terminal), `sandbox` (the local Payment API alone), `emulator` (a local
+ * Telegram Bot API alone, with a terminal chat).
+ * Exit codes: 0 clean stop, 1 start-up failure, 2 bad configuration or usage; `doctor`: 0
+ * all checks held (warnings allowed), 1 one failed, 2 bad configuration.
  */
 import { StartupError, startApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config/index.js";
+import { runDoctor } from "./doctor/index.js";
 import { withEnvFile } from "./env-file.js";
 import { createLogger, type Logger } from "./logger.js";
 import { runPinReset } from "./pin-reset-command.js";
 import { describeTarget } from "./store/redis/target.js";
 
-const USAGE = "usage: main.js start | pin-reset <telegram user id> | demo | sandbox | emulator";
+const USAGE =
+  "usage: main.js start | doctor | pin-reset <telegram user id> | demo | sandbox | emulator";
 
 /** How long a stop may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 20_000;
@@ -73,6 +77,14 @@ async function start(): Promise<void> {
   );
 }
 
+/** Prints one line per check; exits when done, since clients' pools would keep it alive a while. */
+async function doctor(): Promise<never> {
+  const code = await runDoctor(process.env, {
+    write: (line) => process.stdout.write(`${line}\n`),
+  });
+  process.exit(code);
+}
+
 /**
  * The commands that run the repository's tools rather than the bot. Each is loaded only
  * when it runs, by a name the compiler does not follow, so the build (and the runtime
@@ -118,6 +130,7 @@ async function main(argv: string[]): Promise<void> {
   const command = argv[0] ?? "";
   try {
     if (command === "start") return await start();
+    if (command === "doctor") return await doctor();
     if (command === "pin-reset") {
       const { exitCode, message } = await runPinReset(process.env, argv.slice(1));
       if (exitCode !== 0) fail(message, exitCode);

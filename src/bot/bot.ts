@@ -169,8 +169,8 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   return bot;
 }
 
-/** The command menu, in English (default) and French. */
-function commandMenu(locale: Locale): BotCommand[] {
+/** The command menu, in English (default) and French (the doctor compares Telegram's with it). */
+export function commandMenu(locale: Locale): BotCommand[] {
   const t = translator(locale);
   const names = [
     "pay",

@@ -2,14 +2,18 @@
  * `npm start` builds first (`prestart`), but only what changed: a start with nothing
  * changed compiles and writes nothing (it used to cost a full `tsc` run every time). The
  * build holds the bot alone: the demo, the sandbox and the emulator are tools of the
- * repository, and the runtime image (which copies dist/) does not ship them.
+ * repository, and the runtime image (which copies dist/) does not ship them; the doctor is
+ * part of the bot, and runs from the build as `node dist/src/main.js doctor`.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { harnessEnv, startServices } from "../../support/harness.js";
+import { testPrefix } from "../../support/redis.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const PackageSchema = z.object({ scripts: z.object({ prestart: z.string() }) });
@@ -66,6 +70,42 @@ describe("the build", () => {
       expect(run.status).toBe(2);
       expect(run.stderr).toContain(`"${tool}" is a development tool and is not part of this build`);
       expect(run.stderr).toContain(`npm run ${tool}`);
+    }
+  });
+});
+
+describe("the doctor in the build", () => {
+  it("runs as node dist/src/main.js doctor, exit 0 against a setup that holds", {
+    timeout: 120_000,
+  }, async () => {
+    prestart("");
+    const { sandbox, emulator } = await startServices();
+    try {
+      // Asynchronous: the sandbox and the emulator answer from this process meanwhile.
+      const child = spawn(process.execPath, [join(ROOT, "dist/src/main.js"), "doctor"], {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? "",
+          ...harnessEnv(sandbox, emulator, testPrefix("doctor")),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        output += chunk;
+      });
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        output += chunk;
+      });
+      const [code] = await once(child, "exit");
+      expect(output).toMatch(/^✓ telegram bot +@emulated_bot/m);
+      expect(output).toMatch(/^✓ payment api +key accepted/m);
+      expect(output).toMatch(/^✓ redis memory policy +noeviction/m);
+      expect(output).toMatch(/0 failed \(ready\)\n$/);
+      expect(code, output).toBe(0);
+    } finally {
+      await emulator.close();
+      await sandbox.close();
     }
   });
 });
