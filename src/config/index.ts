@@ -3,6 +3,7 @@
  * (shared/DESIGN.md) is parsed here, once, with zod; a bad or missing value becomes one
  * line of a single `ConfigError` that lists every problem with how to fix it.
  */
+
 import { z } from "zod";
 import { isRole, ROLES } from "../model/roles.js";
 import type { StaffEntry } from "../model/staff.js";
@@ -23,6 +24,7 @@ import { type RedisConfig, redisConfig, redisEnvShape, redisProblems } from "./r
 import { type ReportsConfig, reportsConfig, reportsEnvShape } from "./reports.js";
 import { batchConfig, rulesConfig, rulesEnvShape, rulesProblems } from "./rules.js";
 import { type SchedulesConfig, schedulesConfig, schedulesEnvShape } from "./schedules.js";
+import { withSecretFiles } from "./secret-files.js";
 import { type StepUpConfig, stepUpConfig } from "./step-up.js";
 import { type WebAppConfig, webAppConfig } from "./webapp.js";
 
@@ -209,12 +211,14 @@ function isLoopbackHttp(url: string): boolean {
 }
 
 /**
- * Parses the environment. Throws a `ConfigError` listing every problem; `mode` decides
+ * Parses the environment (a secret X may come from the file X_FILE names: secret-files.ts).
+ * Throws a `ConfigError` listing every problem; `mode` decides
  * which variables are required (`start` needs the token and the Payment API; the demo and
  * the sandbox bring their own).
  */
-export function loadConfig(env: NodeJS.ProcessEnv, mode: RunMode): Config {
-  const problems: string[] = [];
+export function loadConfig(rawEnv: NodeJS.ProcessEnv, mode: RunMode): Config {
+  // Secrets given as files (X_FILE) are read first: everything below sees X.
+  const { env, problems } = withSecretFiles(rawEnv);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

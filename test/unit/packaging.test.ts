@@ -5,32 +5,67 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { SECRET_VARIABLES } from "../../src/config/secret-files.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), "utf8");
 
+const ComposeSchema = z.object({
+  services: z.object({
+    bot: z.object({
+      env_file: z.string(),
+      environment: z.record(z.string(), z.string()),
+      secrets: z.array(z.object({ source: z.string(), target: z.string() })),
+      ports: z.array(z.string()),
+    }),
+    redis: z.object({ image: z.string(), command: z.array(z.string()) }),
+  }),
+  secrets: z.record(z.string(), z.object({ file: z.string() })),
+});
+
+/** A compose interpolation, `${NAME:-default}`, as compose.yaml writes it. */
+const composeVar = (text: string) => `\${${text}}`;
+
 describe("compose.yaml", () => {
-  const compose = read("compose.yaml");
+  const compose = ComposeSchema.parse(parseYaml(read("compose.yaml")));
+  const { bot, redis } = compose.services;
 
   it("publishes the bot's port on 127.0.0.1 only, for the HTTPS proxy in front", () => {
-    const ports = [...compose.matchAll(/^ {6}- "([^"]+)"$/gm)].map((match) => match[1]);
-    expect(ports).toEqual(["127.0.0.1:8080:8080"]);
+    expect(bot.ports).toEqual([
+      `127.0.0.1:${composeVar("HTTP_PORT:-8080")}:${composeVar("HTTP_PORT:-8080")}`,
+    ]);
   });
 
-  it("mounts the Payment API's public key as a secret where PAYMENT_SIGNATURE_PUBLIC_KEY points", () => {
-    expect(compose).toMatch(
-      /^ {6}PAYMENT_SIGNATURE_PUBLIC_KEY: \/run\/secrets\/payment-public\.pem$/m,
+  it("gives every secret as a Docker secret file, through its X_FILE variable", () => {
+    const files = Object.entries(bot.environment).filter(([name]) => name.endsWith("_FILE"));
+    expect(files.map(([name]) => name.slice(0, -"_FILE".length)).sort()).toEqual(
+      SECRET_VARIABLES.filter((name) => !name.startsWith("REDIS_")).sort(),
     );
-    expect(compose).toMatch(
-      /^ {4}secrets:\n {6}- source: payment_public_key\n {8}target: payment-public\.pem$/m,
-    );
-    expect(compose).toMatch(
-      /^secrets:\n {2}payment_public_key:\n {4}file: \.\/secrets\/payment-public\.pem$/m,
-    );
-    // The key file stays out of git and of the build context.
+    for (const [name, path] of files) {
+      const mounted = bot.secrets.find((secret) => `/run/secrets/${secret.target}` === path);
+      expect(mounted, name).toBeDefined();
+      expect(compose.secrets[mounted?.source ?? ""]?.file, name).toMatch(/^\.\/secrets\//);
+    }
+    // The secret files stay out of git and of the build context.
     expect(read(".gitignore").split("\n")).toContain("secrets/");
     expect(read(".dockerignore").split("\n")).toContain("secrets");
+  });
+
+  it("overrides nothing .env sets: REDIS_URL only defaults to the redis service", () => {
+    expect(bot.env_file).toBe(".env");
+    expect(bot.environment.REDIS_URL).toBe(composeVar("REDIS_URL:-redis://redis:6379"));
+    expect(Object.keys(bot.environment).filter((name) => !name.endsWith("_FILE"))).toEqual([
+      "REDIS_URL",
+    ]);
+  });
+
+  it("pins Redis to one version, with the AOF and noeviction", () => {
+    expect(redis.image).toMatch(/^redis:7\.\d+\.\d+-alpine$/);
+    expect(redis.command).toEqual(
+      expect.arrayContaining(["--appendonly", "yes", "--maxmemory-policy", "noeviction"]),
+    );
   });
 });
 
