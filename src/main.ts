@@ -71,9 +71,10 @@ async function start(): Promise<void> {
       staff: config.staff.length,
       redis: describeTarget(config.redis.target),
       paymentWebhook: config.payment.webhookPath,
-      http: app.http?.url,
+      // The address bound (0.0.0.0: every interface), not a URL to reach it by.
+      listening: app.http?.listening,
     },
-    `payout bot running: ${app.mode}, ${config.payment.env}, @${app.botUsername}, ${config.staff.length} staff, webhook ${config.payment.webhookPath}`,
+    `payout bot running: ${app.mode}, ${config.payment.env}, @${app.botUsername}, ${config.staff.length} staff, webhook ${config.payment.webhookPath}, HTTP on ${app.http?.listening ?? "none"}`,
   );
 }
 

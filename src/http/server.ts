@@ -52,8 +52,10 @@ export interface HttpServerOptions {
 
 export interface HttpServerHandle {
   server: Server;
-  /** e.g. http://127.0.0.1:8080 */
+  /** e.g. http://127.0.0.1:8080: where a client on this machine reaches it. */
   url: string;
+  /** The address actually bound, e.g. `0.0.0.0:8080` (every interface) or `127.0.0.1:8080`. */
+  listening: string;
   close(): Promise<void>;
 }
 
@@ -208,6 +210,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   return {
     server,
     url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`,
+    listening: `${host}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

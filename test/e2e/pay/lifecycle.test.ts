@@ -77,13 +77,27 @@ describe("the bot process", () => {
         { cwd: dir },
       );
       const running = await child.waitForLog((line) => line.msg.startsWith("payout bot running"));
-      expect(running.http).toBe(`http://127.0.0.1:${port}`);
+      expect(running.listening).toBe(`127.0.0.1:${port}`);
       expect(child.hasLog((line) => line.msg.startsWith("read .env"))).toBe(true);
       expect(await healthStatus(`http://127.0.0.1:${port}`)).toBe(200);
       expect((await child.kill("SIGTERM")).code).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("logs the address it really listens on: 0.0.0.0 when HTTP_HOST says every interface", async () => {
+    const port = await freePort();
+    const child = new MainProcess(["start"], {
+      ...world.env,
+      LOG_LEVEL: "info",
+      HTTP_HOST: "0.0.0.0",
+      HTTP_PORT: String(port),
+    });
+    const running = await child.waitForLog((line) => line.msg.startsWith("payout bot running"));
+    expect(running.listening).toBe(`0.0.0.0:${port}`);
+    expect(running.msg).toContain(`HTTP on 0.0.0.0:${port}`);
+    expect((await child.kill("SIGTERM")).code).toBe(0);
   });
 
   /** Runs `main.ts start` with `env` and waits for it to give up. */
