@@ -5,8 +5,10 @@
  * terminal is an emulated Telegram user chatting with it. Settlements arrive the way they
  * do in production: the sandbox calls the bot's payment webhook.
  */
+
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { pino } from "pino";
 import { type App, StartupError, startApp } from "../app.js";
 import { type Config, loadConfig } from "../config/index.js";
@@ -164,6 +166,7 @@ async function startParts(plan: Plan, logger: Logger, cleanups: Cleanups): Promi
     "demo",
   );
   const webAppDir = await buildDevWebPage();
+  cleanups.push(() => rm(webAppDir, { recursive: true, force: true }));
   const clock = new DemoClock();
   const { stores } = storage;
   const app = await startApp({ config, logger, stores, webAppDir, now: clock.now });

@@ -2,7 +2,7 @@
  * `npm run demo` as a person runs it: the real command in a child process, typed into
  * through a pipe, its chat read from stdout (plain text, since stdout is not a terminal).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -147,6 +147,24 @@ describe("npm run demo", () => {
     demo.type(":quit");
     const exit = await demo.exited;
     expect(exit.code).toBe(0);
+  });
+
+  it("leaves nothing behind in the temporary directory when it stops", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "demo-tmp-"));
+    try {
+      const port = await freePort();
+      const demo = new PipedProcess(["demo"], {
+        DEMO_SETTLE_DELAY_MS: "300",
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        TMPDIR: tmp,
+      });
+      for (const line of ["/pay 670000001 5000", "1", ":quit"]) demo.type(line);
+      expect((await demo.exited).code).toBe(0);
+      // tsx's own compile cache (tsx-<uid>) is reused by every run, not the demo's.
+      expect(readdirSync(tmp).filter((name) => !name.startsWith("tsx-"))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it("removes its default log file on a clean exit, and says so at start", async () => {
