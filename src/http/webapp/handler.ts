@@ -11,7 +11,7 @@ import { may } from "../../payouts/policy.js";
 import { authenticateWebApp, staleForChange, type WebAppAuthDeps } from "./auth.js";
 import { SECURITY_HEADERS } from "./headers.js";
 import { matchPath, type WebAppReply, type WebAppRoute } from "./routes.js";
-import type { StaticFile } from "./static.js";
+import { chooseEncoding, type StaticFile } from "./static.js";
 
 export const APP_PREFIX = "/app/";
 export const API_PREFIX = "/app/api/";
@@ -149,8 +149,16 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
         write(response, 404, "text/plain; charset=utf-8", "not found");
         return true;
       }
-      write(response, 200, file.type, method === "HEAD" ? "" : file.body, {
-        "cache-control": name === "index.html" ? "no-cache" : "public, max-age=300",
+      const encoding = chooseEncoding(file, request.headers["accept-encoding"]);
+      const body = encoding === null ? file.body : (file.encoded[encoding] ?? file.body);
+      write(response, 200, file.type, method === "HEAD" ? "" : body, {
+        "cache-control": file.immutable
+          ? "public, max-age=31536000, immutable"
+          : name === "index.html"
+            ? "no-cache"
+            : "public, max-age=300",
+        vary: "Accept-Encoding",
+        ...(encoding === null ? {} : { "content-encoding": encoding }),
       });
       return true;
     },

@@ -3,15 +3,32 @@
  * limit (429), the route (404, 405), the role (403), then the route itself; every answer
  * with the strict headers and no cookie.
  */
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sign } from "@telegram-apps/init-data-node";
-import { afterEach, describe, expect, it } from "vitest";
+import { request } from "undici";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type HttpServerHandle, startHttpServer } from "../../../src/http/server.js";
 import { createWebAppHandler } from "../../../src/http/webapp/handler.js";
 import type { WebAppRoute } from "../../../src/http/webapp/routes.js";
+import { loadStaticFiles } from "../../../src/http/webapp/static.js";
 import { silentLogger } from "../../../src/logger.js";
 import type { Role } from "../../../src/model/roles.js";
 
 const TOKEN = "42:handler-test-token-abcdefghijklmnop";
+
+/** A page as `npm run build` writes it: the HTML shell, one script, one stylesheet. */
+const PAGE_DIR = mkdtempSync(join(tmpdir(), "webapp-page-"));
+const SCRIPT = `console.log(${JSON.stringify("x".repeat(4000))});`;
+writeFileSync(
+  join(PAGE_DIR, "index.html"),
+  '<!doctype html><link rel="stylesheet" href="app.css" /><script defer src="app.js"></script>',
+);
+writeFileSync(join(PAGE_DIR, "app.js"), SCRIPT);
+writeFileSync(join(PAGE_DIR, "app.css"), "body{margin:0}");
+afterAll(() => rmSync(PAGE_DIR, { recursive: true, force: true }));
 const ROLES: Record<number, Role> = { 1: "admin", 2: "payer", 3: "viewer" };
 
 let server: HttpServerHandle | undefined;
@@ -47,9 +64,7 @@ async function start(allowed: (userId: number) => boolean = () => true) {
       staff: { roleOf: async (id) => ROLES[id] ?? null, savedLocale: async () => null },
     },
     routes,
-    files: new Map([
-      ["index.html", { type: "text/html; charset=utf-8", body: Buffer.from("<!doctype html>") }],
-    ]),
+    files: loadStaticFiles(PAGE_DIR),
     takeRequest: async (userId) => allowed(userId),
     logger: silentLogger,
   });
@@ -145,5 +160,40 @@ describe("the Mini App's API", () => {
     expect((await fetch(`${url}/app/secret.txt`)).status).toBe(404);
     const redirect = await fetch(`${url}/app`, { redirect: "manual" });
     expect(redirect.status).toBe(308);
+  });
+
+  it("serves the page compressed as the client takes it, with hashed names cached for a year", async () => {
+    const { url } = await start();
+    const get = (path: string, acceptEncoding?: string) =>
+      request(`${url}${path}`, {
+        headers: acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding },
+      });
+    const page = await get("/app/", "gzip, deflate, br");
+    expect(page.headers["content-encoding"]).toBe("br");
+    expect(page.headers["cache-control"]).toBe("no-cache");
+    expect(page.headers.vary).toBe("Accept-Encoding");
+    const { brotliDecompressSync, gunzipSync } = await import("node:zlib");
+    const html = brotliDecompressSync(Buffer.from(await page.body.arrayBuffer())).toString();
+    const script = /src="(app\.[0-9a-f]{10}\.js)"/.exec(html)?.[1] ?? "";
+    expect(script).not.toBe("");
+    expect(html).toMatch(/href="app\.[0-9a-f]{10}\.css"/);
+
+    const gzipped = await get(`/app/${script}`, "gzip");
+    expect(gzipped.headers["content-encoding"]).toBe("gzip");
+    expect(gzipped.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    const zipped = Buffer.from(await gzipped.body.arrayBuffer());
+    expect(gunzipSync(zipped).toString()).toBe(SCRIPT);
+    expect(zipped.length).toBeLessThan(SCRIPT.length / 10);
+
+    const plain = await get(`/app/${script}`);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(await plain.body.text()).toBe(SCRIPT);
+    const refused = await get(`/app/${script}`, "br;q=0, gzip;q=0");
+    expect(refused.headers["content-encoding"]).toBeUndefined();
+    await refused.body.dump();
+    // The API is never cached.
+    const api = await get("/app/api/things/1");
+    expect(api.headers["cache-control"]).toBe("no-store");
+    await api.body.dump();
   });
 });
