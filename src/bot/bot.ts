@@ -198,7 +198,14 @@ export function commandMenu(locale: Locale): BotCommand[] {
 /** Sets the menu; a Bot API that refuses it costs the menu, not the bot (logged, not thrown). */
 export async function registerCommands(bot: Telegraf<BotContext>, logger: Logger): Promise<void> {
   const { telegram } = bot;
-  await cosmetic("setMyCommands", () => telegram.setMyCommands(commandMenu("en")), logger);
+  const set = await cosmetic(
+    "setMyCommands",
+    () => telegram.setMyCommands(commandMenu("en")),
+    logger,
+  );
+  // A Bot API that refused the menu once (some emulators do) refuses the French one too:
+  // one warning is enough.
+  if (!set) return;
   await cosmetic(
     "setMyCommands",
     () => telegram.setMyCommands(commandMenu("fr"), { language_code: "fr" }),

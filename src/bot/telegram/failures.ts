@@ -66,18 +66,22 @@ export function describeTelegramFailure(method: string, error: unknown): string 
 
 /**
  * Runs a call that only makes the bot nicer to use (the command menu, "typing…"): when it
- * fails, a warning is logged and the bot goes on without it.
+ * fails, one warning says what Telegram answered (the stack, which says nothing more about a
+ * refusal, only at debug level) and the bot goes on without it. Resolves false then.
  */
 export async function cosmetic(
   method: string,
   call: () => Promise<unknown>,
   logger: Logger,
-): Promise<void> {
+): Promise<boolean> {
   try {
     await call();
+    return true;
   } catch (error) {
     const answer = describeTelegramFailure(method, error);
-    logger.warn({ err: error, method, answer }, `${method} failed; going on without it: ${answer}`);
+    logger.warn({ method, answer }, `${method} failed; going on without it: ${answer}`);
+    logger.debug({ err: error, method }, `${method} failure in full`);
+    return false;
   }
 }
 
