@@ -23,6 +23,7 @@ import {
 } from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
+import type { WebAppHandler } from "./http/webapp/handler.js";
 import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
 import type { Logger } from "./logger.js";
 import { PaymentClient } from "./payments/client.js";
@@ -74,6 +75,8 @@ export interface App {
   readonly webhook: PaymentWebhook;
   readonly poller: UpdatePoller | undefined;
   readonly http: HttpServerHandle | undefined;
+  /** The Mini App's API routes as served (none when it is off). */
+  readonly webAppRoutes: WebAppHandler["routes"];
   readonly mode: "polling" | "webhook";
   readonly botUsername: string;
   stop(): Promise<void>;
@@ -268,6 +271,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const mode = webhookUrl && webhookSecret ? "webhook" : "polling";
     let running = true;
     let http: HttpServerHandle | undefined;
+    let webAppRoutes: WebAppHandler["routes"] = [];
     if (options.http !== false) {
       const stepUp = config.stepUp;
       const extraRoutes = stepUp
@@ -283,7 +287,6 @@ export async function startApp(options: AppOptions): Promise<App> {
               onBatchWork: () => batchWorker.wake(),
               prompts,
             }),
-            now,
           )
         : [];
       const webApp = createWebApp({
@@ -295,6 +298,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         dir: options.webAppDir,
         extraRoutes,
       });
+      webAppRoutes = webApp?.routes ?? [];
       http = await startHttpServer({
         ...(webApp ? { webApp } : {}),
         host: config.http.host,
@@ -358,6 +362,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       webhook,
       poller,
       http,
+      webAppRoutes,
       mode,
       botUsername,
       stop: stopAll,

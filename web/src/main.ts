@@ -34,7 +34,7 @@ function errorText(error: unknown): string {
       "error.from_the_future",
       "error.malformed",
       "error.no_user",
-      "error.pin_stale",
+      "error.stale",
     ];
     const key = `error.${reason}` as Key;
     return t(known.includes(key) ? key : "error.bad_signature");

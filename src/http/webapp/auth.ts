@@ -4,7 +4,8 @@
  * key derived from the bot token (HMAC-SHA256, Telegram's published rule, checked by
  * `@telegram-apps/init-data-node` rather than by hand). Refused (401) when the header is
  * missing, the hash is wrong or missing, a field is missing, or `auth_date` is older than
- * `maxAgeSeconds` or in the future; then the user id is given a role the same way the bot
+ * `maxAgeSeconds` (CHANGE_MAX_AGE_SECONDS, 10 minutes, for any request that changes
+ * something) or in the future; then the user id is given a role the same way the bot
  * gives one on every update (the staff store, read afresh), and someone who is not staff is
  * refused (403). What each role may do is `payouts/policy.ts`'s answer, asked per route.
  */
@@ -43,7 +44,9 @@ export type UnauthorizedReason =
   | "bad_signature"
   | "no_user"
   | "expired"
-  | "from_the_future";
+  | "from_the_future"
+  /** A request that changes something, with init data older than CHANGE_MAX_AGE_SECONDS. */
+  | "stale";
 
 export type WebAppAuthResult =
   /** `signedAtMs`: when Telegram signed the init data (`auth_date`), for steps that want it fresher. */
@@ -56,6 +59,21 @@ export type WebAppAuthResult =
  * by a second or two. Anything further ahead is refused as "in the future".
  */
 const CLOCK_SKEW_SECONDS = 30;
+
+/**
+ * How old init data may be for a request that changes anything (every method but GET and
+ * HEAD: approve, reject, pause, resume, delete, forget, a PIN set or tried, and any route
+ * added later). WEBAPP_AUTH_MAX_AGE_SECONDS (an hour by default) is for looking; whoever
+ * captured a copy of someone's init data (a screen recording, a proxy log) must not move
+ * money or change anything as them for that long. The page, reopened from the chat, gets
+ * fresh init data.
+ */
+export const CHANGE_MAX_AGE_SECONDS = 600;
+
+/** True when a request with this method changes nothing (it is only looked at). */
+export function isLooking(method: string): boolean {
+  return method === "GET" || method === "HEAD";
+}
 
 /** Init data is a query string of a few hundred bytes; a longer header is not Telegram's. */
 const MAX_INIT_DATA_CHARS = 8_192;
@@ -87,12 +105,13 @@ export function initDataOf(header: string | undefined): string | null {
 }
 
 /**
- * Checks `header` (`Authorization`) and gives the caller their role. Pure but for the
- * staff reads; never throws for anything a client sends.
+ * Checks `header` (`Authorization`) of a request with `method` and gives the caller their
+ * role. Pure but for the staff reads; never throws for anything a client sends.
  */
 export async function authenticateWebApp(
   header: string | undefined,
   deps: WebAppAuthDeps,
+  method = "GET",
 ): Promise<WebAppAuthResult> {
   const raw = initDataOf(header);
   if (raw === null) return { outcome: "unauthorized", reason: "missing" };
@@ -113,6 +132,9 @@ export async function authenticateWebApp(
   }
   if (nowSeconds - authSeconds > deps.maxAgeSeconds) {
     return { outcome: "unauthorized", reason: "expired" };
+  }
+  if (!isLooking(method) && nowSeconds - authSeconds > CHANGE_MAX_AGE_SECONDS) {
+    return { outcome: "unauthorized", reason: "stale" };
   }
   const user = userOf(fields.get("user"));
   if (user === null) return { outcome: "unauthorized", reason: "no_user" };

@@ -1,6 +1,7 @@
 /**
  * The Mini App on the bot's HTTP server: the page under `/app/`, the JSON API under
- * `/app/api/`. Every API request is checked in the same order: identity (401), the
+ * `/app/api/`. Every API request is checked in the same order: identity (401; init data
+ * signed within CHANGE_MAX_AGE_SECONDS for anything but GET and HEAD), the
  * person's rate limit (429), the route (404/405), the role's capability (403); then the
  * route runs. No cookies are ever set: identity travels in each request's header.
  */
@@ -28,6 +29,8 @@ export interface WebAppHandlerOptions {
 export type ReadBody = (request: IncomingMessage) => Promise<string>;
 
 export interface WebAppHandler {
+  /** The API's routes (method and path), as served. */
+  readonly routes: ReadonlyArray<Pick<WebAppRoute, "method" | "path">>;
   /** Answers `request` when its path is under `/app/`; false when it is not the Mini App's. */
   handle(
     request: IncomingMessage,
@@ -76,7 +79,9 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
     method: string,
     readBody: ReadBody,
   ): Promise<WebAppReply> => {
-    const auth = await authenticateWebApp(request.headers.authorization, options.auth);
+    // The freshness a change needs is checked here, for every method but GET and HEAD, before
+    // any route is even looked for: a route added later cannot forget it.
+    const auth = await authenticateWebApp(request.headers.authorization, options.auth, method);
     if (auth.outcome === "unauthorized") {
       logger.info({ reason: auth.reason }, "mini app request without valid init data refused");
       return { status: 401, json: { error: "unauthorized", reason: auth.reason } };
@@ -111,8 +116,7 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
           return { status: 400, json: { error: "body_not_json" } };
         }
       }
-      const signedAtMs = auth.signedAtMs;
-      return route.handle({ user, signedAtMs, params, query: url.searchParams, body });
+      return route.handle({ user, params, query: url.searchParams, body });
     }
     return pathMatched
       ? { status: 405, json: { error: "method_not_allowed" } }
@@ -120,6 +124,7 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
   };
 
   return {
+    routes: options.routes.map(({ method, path }) => ({ method, path })),
     async handle(request, response, url, readBody) {
       const path = url.pathname;
       if (path !== "/app" && !path.startsWith(APP_PREFIX)) return false;

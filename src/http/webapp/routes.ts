@@ -9,11 +9,6 @@ import type { WebAppUser } from "./auth.js";
 
 export interface WebAppCall {
   user: WebAppUser;
-  /**
-   * When Telegram signed the caller's init data (`auth_date`, in ms): within
-   * WEBAPP_AUTH_MAX_AGE_SECONDS of now, and a route may ask for it fresher (the PIN's do).
-   */
-  signedAtMs: number;
   /** The `:name` segments of the route's path. */
   params: Readonly<Record<string, string>>;
   query: URLSearchParams;

@@ -17,12 +17,11 @@
  *   back with the PIN to approve anyway) | 410 `expired` | 422 `wrong_pin`
  *   `{ left }` | 423 `pin_locked` `{ untilMs }`.
  *
- * Setting and trying a PIN also take init data signed within PIN_SIGN_IN_MAX_AGE_SECONDS
- * (10 minutes), else 401 `{ reason: "pin_stale" }` and nothing is counted: init data is
- * good for WEBAPP_AUTH_MAX_AGE_SECONDS (an hour by default) for looking, and whoever
- * captured a copy must not spend someone's tries (locking their PIN) or set the PIN of
- * someone who has none with it for that long. The page, reopened from the chat, gets
- * fresh init data.
+ * Setting and trying a PIN, like every request that changes anything, take init data signed
+ * within the last 10 minutes (CHANGE_MAX_AGE_SECONDS, checked by the handler before any
+ * route runs: 401 `{ reason: "stale" }`, nothing counted), so whoever captured a copy of
+ * someone's init data cannot spend their tries (locking their PIN) or set the PIN of
+ * someone who has none with it for long.
  */
 import { z } from "zod";
 import type { PinStatus } from "../../model/pin.js";
@@ -126,15 +125,6 @@ export interface StepUpSteps {
   ): Promise<StepUpConfirmOutcome>;
 }
 
-/** How old init data may be to set or try a PIN (the file's header says why). */
-export const PIN_SIGN_IN_MAX_AGE_SECONDS = 600;
-
-/** The 401 of a PIN step whose init data is older than PIN_SIGN_IN_MAX_AGE_SECONDS, or null. */
-function staleForPin(signedAtMs: number, nowMs: number): WebAppReply | null {
-  if (nowMs - signedAtMs <= PIN_SIGN_IN_MAX_AGE_SECONDS * 1000) return null;
-  return { status: 401, json: { error: "unauthorized", reason: "pin_stale" } };
-}
-
 const SetBody = z.object({ pin: z.string().max(64), repeat: z.string().max(64) });
 const ActBody = z.object({
   pin: z.string().max(64),
@@ -183,14 +173,12 @@ function itemRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
 }
 
 /** The PIN, then the action; answers as the file's header says. */
-function actRoute(steps: StepUpSteps, action: StepUpAction, now: () => number): WebAppRoute {
+function actRoute(steps: StepUpSteps, action: StepUpAction): WebAppRoute {
   return {
     method: "POST",
     path: `step-up/${action}/:id`,
     capability: action.endsWith("confirm") ? "pay" : "approve",
-    async handle({ user, signedAtMs, params, body }): Promise<WebAppReply> {
-      const stale = staleForPin(signedAtMs, now());
-      if (stale) return stale;
+    async handle({ user, params, body }): Promise<WebAppReply> {
       const id = params.id ?? "";
       const parsed = ActBody.safeParse(body);
       if (!parsed.success) return failure(400, "malformed");
@@ -225,17 +213,15 @@ function actRoute(steps: StepUpSteps, action: StepUpAction, now: () => number): 
   };
 }
 
-/** The step-up's routes; `now`: the clock init data's age is counted on (ms). */
-export function stepUpRoutes(steps: StepUpSteps, now: () => number = Date.now): WebAppRoute[] {
+/** The step-up's routes. */
+export function stepUpRoutes(steps: StepUpSteps): WebAppRoute[] {
   return [
     ...STEP_UP_ACTIONS.map((action) => itemRoute(steps, action)),
     {
       method: "POST",
       path: "step-up/pin",
       capability: "pay",
-      async handle({ user, signedAtMs, body }) {
-        const stale = staleForPin(signedAtMs, now());
-        if (stale) return stale;
+      async handle({ user, body }) {
         const parsed = SetBody.safeParse(body);
         if (!parsed.success) return failure(400, "malformed");
         const outcome = await steps.setPin(user, parsed.data.pin, parsed.data.repeat);
@@ -243,6 +229,6 @@ export function stepUpRoutes(steps: StepUpSteps, now: () => number = Date.now): 
         return failure(outcome === "already_set" ? 409 : 400, outcome);
       },
     },
-    ...STEP_UP_ACTIONS.map((action) => actRoute(steps, action, now)),
+    ...STEP_UP_ACTIONS.map((action) => actRoute(steps, action)),
   ];
 }

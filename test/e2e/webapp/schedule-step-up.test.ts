@@ -207,7 +207,7 @@ describe("the PIN before a big schedule", () => {
     // Replayed init data (still good for looking, an hour) sets no PIN for someone who has none.
     const set = { pin: "111111", repeat: "111111" };
     const staleSet = await call(h, PAYER_ID, "POST", "step-up/pin", set, elevenMinutes);
-    expect(staleSet).toEqual({ status: 401, json: { error: "unauthorized", reason: "pin_stale" } });
+    expect(staleSet).toEqual({ status: 401, json: { error: "unauthorized", reason: "stale" } });
     const looked = await call(
       h,
       PAYER_ID,
