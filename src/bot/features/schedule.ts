@@ -163,6 +163,9 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       case "no_runs":
         await ctx.answerCbQuery(ctx.t.plain("schedule.no_runs"), { show_alert: true });
         return;
+      case "paused_by_staff":
+        await ctx.answerCbQuery(ctx.t.plain("schedule.paused_by_staff"), { show_alert: true });
+        return;
       case "step_up_required":
         // A press of an older prompt's Confirm, or a forged one: the PIN is typed in the app.
         await ctx.answerCbQuery(ctx.t.plain("schedule.step_up_required"), { show_alert: true });
@@ -212,8 +215,10 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
   ] as const) {
     composer.action(pattern, async (ctx) => {
       const result = await schedules.change(ctx.match[1] ?? "", ctx.staff, step);
-      if (result.outcome === "done" && ctx.staff) {
-        await ctx.answerCbQuery(ctx.t.plain("schedule.changed"));
+      if ((result.outcome === "done" || result.outcome === "approval_requested") && ctx.staff) {
+        const said =
+          result.outcome === "approval_requested" ? "schedule.resume_approval" : "schedule.changed";
+        await ctx.answerCbQuery(ctx.t.plain(said), { show_alert: said !== "schedule.changed" });
         const mayChange = result.schedule.state !== "deleted";
         const view = scheduleListItem(ctx.t, result.schedule, nextRuns(result.schedule), mayChange);
         await editView(ctx, view);
