@@ -86,12 +86,8 @@ export type RunPress =
   | { outcome: "held_again" }
   /** Send anyway: the run's payout was cancelled (over the limit) or expired. */
   | { outcome: "not_sendable" }
-  /** Send anyway at or over the approval threshold: its payout now waits for an approver. */
+  /** Send anyway at or over a threshold: its payout waits for an approver, or the PIN. */
   | { outcome: "approval_requested" }
-  /**
-   * Send anyway at or over STEP_UP_THRESHOLD_XAF: its payout waits for its owner's Confirm
-   * with the PIN, in the Mini App, as a /pay prompt of that amount would.
-   */
   | { outcome: "confirm_with_pin"; payout: Payout };
 
 export class ScheduleRuns {
@@ -317,21 +313,18 @@ export class ScheduleRuns {
         ? { outcome: "not_sendable" }
         : { outcome: "already" };
     }
-    const actor = staffActor(asker);
     const nowMs = now();
-    const details = {
-      runKey: run.key,
-      payoutId: payout.id,
-      sentAnyway: "yes",
-      recipientName: shown,
-      ...(run.heldBecause ? { reason: run.heldBecause } : {}),
-    };
+    const reason: Record<string, string> = run.heldBecause ? { reason: run.heldBecause } : {};
+    const details = { runKey: run.key, payoutId: payout.id, sentAnyway: "yes", ...reason };
     const sent = await stores.schedules.writeRun(
       { ...run, state: "sent", payoutId: payout.id, updatedAtMs: nowMs },
       ["held"],
       {
         scheduleIn: SEND_ANYWAY_STATES,
-        audit: scheduleAudit(schedule, "run_sent", actor, nowMs, details),
+        audit: scheduleAudit(schedule, "run_sent", staffActor(asker), nowMs, {
+          ...details,
+          recipientName: shown,
+        }),
       },
     );
     if (!sent.ok) return { outcome: "already" };
@@ -347,9 +340,8 @@ export class ScheduleRuns {
       case "step_up_required":
         return { outcome: "confirm_with_pin", payout: confirmed.payout };
       case "forbidden":
-        return { outcome: "not_allowed" };
       case "already":
-        return { outcome: "already" };
+        return { outcome: confirmed.outcome === "already" ? "already" : "not_allowed" };
       default:
         // Over a cap, expired or gone: it never left and never will.
         await stores.payouts.transition(payout.id, "cancel", {}, { actor: SYSTEM_ACTOR });

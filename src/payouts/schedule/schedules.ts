@@ -12,7 +12,6 @@ import {
   type ScheduleAuditStep,
   staffActor,
 } from "../../model/audit.js";
-import type { Locale } from "../../model/locale.js";
 import { parseAmount } from "../../model/money.js";
 import type { Notice } from "../../model/notice.js";
 import { parsePhone } from "../../model/phone.js";
@@ -35,64 +34,15 @@ import type { Lookups } from "../lookups.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, may, needsApproval } from "../policy.js";
 import type { PrepareFailure, StepContext } from "../types.js";
+import type { ScheduleSettings } from "./settings.js";
+import type {
+  SchedulePrepareInput,
+  SchedulePrepareResult,
+  ScheduleStepResult,
+} from "./step-results.js";
 import { type RunTime, runsAfter } from "./when.js";
 
-/** What schedules are set up with (from the configuration). */
-export interface ScheduleSettings {
-  timeZone: string;
-  /** SCHEDULE_DEFAULT_TIME, `HH:MM`. */
-  defaultTime: string;
-  /** SCHEDULE_CATCH_UP_HOURS in ms: a run later than this after its time is missed. */
-  catchUpMs: number;
-  /** SCHEDULE_RETRY_HOURS in ms: how long a suspended operator is tried again. */
-  retryMs: number;
-  /** SCHEDULE_REMINDER_HOURS in ms (0: no reminders). */
-  reminderMs: number;
-  /** How long the prompt's Confirm stays valid (CONFIRMATION_TTL_SECONDS). */
-  confirmationTtlMs: number;
-  approvalThresholdXaf: number | undefined;
-  /**
-   * STEP_UP_THRESHOLD_XAF: a schedule at or over it (its amount per run) is confirmed, and
-   * approved, only with the person's PinProof (typed once, in the Mini App, for every run).
-   */
-  stepUpThresholdXaf?: number | undefined;
-  /** APPROVAL_TTL_HOURS in ms. */
-  approvalTtlMs: number;
-}
-
-export interface SchedulePrepareInput {
-  recurrence: Recurrence;
-  /** The recipient's number as typed (validated here). */
-  phone: string;
-  amount: string;
-  note?: string;
-  ownerId: number;
-  ownerRole: Role;
-  chatId: number;
-  locale: Locale;
-}
-
-export type SchedulePrepareResult =
-  | { outcome: "prepared"; schedule: Schedule; runs: RunTime[] }
-  | ({ outcome: "refused" } & PrepareFailure)
-  | { outcome: "refused"; reason: "no_runs" };
-
-export type ScheduleStepResult =
-  | { outcome: "done"; schedule: Schedule }
-  /** At or over the threshold: it now waits for an approver. */
-  | { outcome: "approval_requested"; schedule: Schedule }
-  | { outcome: "forbidden"; schedule: Schedule }
-  /** At or over STEP_UP_THRESHOLD_XAF without the asker's fresh PinProof: nothing moved. */
-  | { outcome: "step_up_required"; schedule: Schedule }
-  /** The approver got their role after the schedule was made: someone who had it then must. */
-  | { outcome: "too_new"; schedule: Schedule }
-  | { outcome: "expired"; schedule: Schedule }
-  /** Nothing left to run (a one-off whose time has passed). */
-  | { outcome: "no_runs"; schedule: Schedule }
-  /** Resume of a schedule an admin or an approver paused, by someone who is neither. */
-  | { outcome: "paused_by_staff"; schedule: Schedule }
-  | { outcome: "already"; schedule: Schedule }
-  | { outcome: "not_found" };
+export type { SchedulePrepareInput, SchedulePrepareResult, ScheduleSettings, ScheduleStepResult };
 
 /** What /schedules lists: the schedules that were made (not prompts left unconfirmed). */
 const LISTED_STATES: readonly ScheduleState[] = [
@@ -364,28 +314,22 @@ export class Schedules {
       return { outcome: "paused_by_staff", schedule };
     }
     const actor = staffActor(asker);
-    const { approvalThresholdXaf, stepUpThresholdXaf } = this.#settings;
-    if (
-      !needsApproval(schedule.amount, approvalThresholdXaf) &&
-      !needsApproval(schedule.amount, stepUpThresholdXaf)
-    ) {
+    const { amount } = schedule;
+    const { approvalThresholdXaf: approval, stepUpThresholdXaf: pin } = this.#settings;
+    if (!needsApproval(amount, approval) && !needsApproval(amount, pin)) {
       return this.#activate(schedule, "resume", actor, { changedBy: asker.userId });
     }
     if (this.nextRuns(schedule.recurrence, 1).length === 0) return { outcome: "no_runs", schedule };
     const nowMs = now();
-    const notices: Notice[] = [this.#notice(schedule, "approval_requested")];
+    const patch = { resuming: true, changedBy: asker.userId };
     const { from, to } = SCHEDULE_MOVES.request_resume;
     const moved = await stores.schedules.move(
       schedule.id,
       from,
       to,
+      { ...patch, expiresAtMs: nowMs + this.#settings.approvalTtlMs },
       {
-        resuming: true,
-        changedBy: asker.userId,
-        expiresAtMs: nowMs + this.#settings.approvalTtlMs,
-      },
-      {
-        notices,
+        notices: [this.#notice(schedule, "approval_requested")],
         audit: scheduleAudit(schedule, "request_approval", actor, nowMs, { resume: true }),
       },
     );
@@ -395,11 +339,7 @@ export class Schedules {
   }
 
   /** A Resume rejected or not approved in time: paused again, as it was; its owner told. */
-  async #refuseResume(
-    schedule: Schedule,
-    step: "reject" | "expire",
-    actor: Actor,
-  ): Promise<ScheduleStepResult> {
+  async #refuseResume(schedule: Schedule, step: "reject" | "expire", actor: Actor) {
     const { stores, now } = this.#context;
     const { from, to } = SCHEDULE_MOVES.refuse_resume;
     const moved = await stores.schedules.move(
@@ -408,16 +348,14 @@ export class Schedules {
       to,
       { changedBy: actor.id },
       {
-        notices: [
-          { kind: "schedule", what: "resume_refused", scheduleId: schedule.id, runKey: "-" },
-        ],
+        notices: [this.#notice(schedule, "resume_refused")],
         audit: scheduleAudit(schedule, step, actor, now(), { resume: true }),
         unset: ["resuming"],
       },
     );
     if (!moved.ok) return lost(moved.schedule);
     this.#onNoticeQueued();
-    return { outcome: "done", schedule: moved.schedule };
+    return { outcome: "done" as const, schedule: moved.schedule };
   }
 
   /**
@@ -511,7 +449,10 @@ export class Schedules {
     return moved.ok ? { outcome: "expired", schedule: moved.schedule } : lost(moved.schedule);
   }
 
-  #notice(schedule: Schedule, what: "approval_requested" | "approval_decided"): Notice {
+  #notice(
+    schedule: Schedule,
+    what: "approval_requested" | "approval_decided" | "resume_refused",
+  ): Notice {
     return { kind: "schedule", what, scheduleId: schedule.id, runKey: "-" };
   }
 
