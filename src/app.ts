@@ -24,6 +24,7 @@ import {
 import type { Config } from "./config/index.js";
 import { type MetricsServerHandle, startMetricsServer } from "./http/metrics-server.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
+import type { WebAppHandler } from "./http/webapp/handler.js";
 import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
 import type { Logger } from "./logger.js";
 import { CountedPayoutStore } from "./metrics/counted-payouts.js";
@@ -82,6 +83,8 @@ export interface App {
   readonly http: HttpServerHandle | undefined;
   /** `/metrics` on a server of its own (METRICS_PORT); undefined otherwise. */
   readonly metricsServer: MetricsServerHandle | undefined;
+  /** The Mini App's API routes as served (none when it is off). */
+  readonly webAppRoutes: WebAppHandler["routes"];
   readonly mode: "polling" | "webhook";
   readonly botUsername: string;
   stop(): Promise<void>;
@@ -307,6 +310,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const mode = webhookUrl && webhookSecret ? "webhook" : "polling";
     let running = true;
     let http: HttpServerHandle | undefined;
+    let webAppRoutes: WebAppHandler["routes"] = [];
     if (options.http !== false) {
       const stepUp = config.stepUp;
       const extraRoutes = stepUp
@@ -333,6 +337,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         dir: options.webAppDir,
         extraRoutes,
       });
+      webAppRoutes = webApp?.routes ?? [];
       http = await startHttpServer({
         ...(webApp ? { webApp } : {}),
         host: config.http.host,
@@ -406,6 +411,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       poller,
       http,
       metricsServer,
+      webAppRoutes,
       mode,
       botUsername,
       stop: stopAll,

@@ -8,8 +8,9 @@
  *   environment opens http Mini Apps); never for any other host.
  *   Unset: `/dashboard` and the menu button say how to set it up; the page is still served
  *   under `/app/`.
- * - WEBAPP_AUTH_MAX_AGE_SECONDS: how old the init data Telegram signed may be (60-86400,
- *   default 3600).
+ * - WEBAPP_AUTH_MAX_AGE_SECONDS: how old the init data Telegram signed may be to look
+ *   (60-86400, default 3600); a request that changes anything takes it signed within the
+ *   last 10 minutes whatever this says (http/webapp/auth.ts).
  */
 import { isLoopbackHost, textOf } from "./env-values.js";
 

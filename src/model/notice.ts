@@ -67,6 +67,8 @@ export const SCHEDULE_NOTICE_KINDS = [
   "approval_requested",
   /** Approved, rejected or expired: the owner is told, the cards say so. */
   "approval_decided",
+  /** A Resume rejected or not approved in time: paused again; the owner is told, the cards say so. */
+  "resume_refused",
 ] as const;
 export type ScheduleNoticeKind = (typeof SCHEDULE_NOTICE_KINDS)[number];
 

@@ -8,6 +8,8 @@
  *        │                                                  └──APPROVAL_TTL_HOURS──▶ expired
  *        └──Cancel / TTL──▶ cancelled / expired
  *   active ──last run done──▶ finished
+ *   paused ──Resume at or over a threshold──▶ awaiting_approval ──Approve──▶ active
+ *                                                  └──Reject / TTL──▶ paused
  *
  * Each run has a stable key (its local date and time, `202612240900`); its payout's id is
  * `{scheduleId}-{runKey}`, so a run can be created and claimed once only, whatever the
@@ -67,6 +69,10 @@ export const SCHEDULE_MOVES = {
   expire: { from: ["awaiting_confirmation", "awaiting_approval"], to: "expired" },
   pause: { from: ["active"], to: "paused" },
   resume: { from: ["paused"], to: "active" },
+  /** Resume at or over a threshold: a second person decides again. */
+  request_resume: { from: ["paused"], to: "awaiting_approval" },
+  /** A Resume refused, or not decided in time: it stays paused, as it was. */
+  refuse_resume: { from: ["awaiting_approval"], to: "paused" },
   delete: { from: ["active", "paused", "finished"], to: "deleted" },
   finish: { from: ["active"], to: "finished" },
 } as const satisfies Record<string, { from: readonly ScheduleState[]; to: ScheduleState }>;
@@ -134,8 +140,13 @@ export const ScheduleSchema = z.object({
   approvedBy: z.number().int().optional(),
   /** Who paused or deleted it last (0: the bot, e.g. its owner lost the standing to pay). */
   changedBy: z.number().int().optional(),
-  /** Why the bot paused it. */
-  pausedBecause: z.enum(["owner_not_allowed"]).optional(),
+  /**
+   * Why it is paused: the bot paused it (its owner may no longer pay), or an admin or an
+   * approver did (`staff`: only an admin or an approver may resume it).
+   */
+  pausedBecause: z.enum(["owner_not_allowed", "staff"]).optional(),
+  /** Waiting for approval to resume (rejected or expired: back to paused, not ended). */
+  resuming: z.boolean().optional(),
 });
 export type Schedule = z.infer<typeof ScheduleSchema>;
 export type SchedulePatch = Partial<Omit<Schedule, "id" | "state">>;

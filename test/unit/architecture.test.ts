@@ -254,6 +254,8 @@ describe("layers", () => {
    */
   const LOOKED_AT: Readonly<Record<string, string>> = {
     "app.ts": "the composition root: builds, starts and stops every part in order",
+    "bot/features/schedule.ts":
+      "the schedules feature, one Composer: /schedule, /schedules, and the buttons of its prompts, cards, list and runs",
     "store/redis/payouts.ts":
       "RedisPayoutStore, one class: creation, moves, reads, and their replies (a move's arguments are payout-move-args.ts)",
     "payouts/dashboard/history.ts":

@@ -106,11 +106,12 @@ function card(
       for (const button of buttons) button.disabled = true;
       status.textContent = t("schedules.working");
       try {
-        const answer = await postJson<{ schedule: ScheduleView }>(
+        const answer = await postJson<{ outcome: string; schedule: ScheduleView }>(
           `schedules/${encodeURIComponent(current.id)}/${change}`,
           {},
         );
-        fill(answer.schedule, t(DONE[change]));
+        const asked = answer.outcome === "approval_requested";
+        fill(answer.schedule, t(asked ? "schedules.resume_approval" : DONE[change]));
       } catch (error) {
         if (error instanceof ApiError && error.code === "already" && error.body.schedule) {
           fill(error.body.schedule as ScheduleView, t("schedules.already"));
@@ -118,6 +119,8 @@ function card(
         }
         if (error instanceof ApiError && error.code === "no_runs") {
           status.textContent = t("schedules.no_runs");
+        } else if (error instanceof ApiError && error.code === "paused_by_staff") {
+          status.textContent = t("schedules.paused_by_staff");
         } else if (error instanceof ApiError && error.status === 403) {
           status.textContent = t("schedules.forbidden");
         } else {
@@ -211,6 +214,9 @@ function card(
         ),
       current.pausedBecause === "owner_not_allowed" &&
         h("p", { class: "notice" }, t("schedules.paused_owner")),
+      current.pausedBecause === "staff" &&
+        current.state === "paused" &&
+        h("p", { class: "notice" }, t("schedules.paused_staff")),
       current.note && h("p", {}, current.note),
       h(
         "p",

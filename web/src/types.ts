@@ -120,7 +120,7 @@ export interface ScheduleView {
   runCount: number;
   /** The next runs: an active one's (the first the one stored), or one waiting for approval's from now. */
   nextRuns: number[];
-  pausedBecause?: "owner_not_allowed";
+  pausedBecause?: "owner_not_allowed" | "staff";
   /** Whether the caller may pause, resume or delete it (its owner, or an admin). */
   mayChange: boolean;
 }

@@ -18,7 +18,7 @@ import { dropGoneButtons } from "../telegram/best-effort.js";
 import { FlatComposer } from "../telegram/flat-composer.js";
 import { editView, pressIsOnItsMessage, replyHtml, replyView } from "../telegram/reply.js";
 import { money } from "../views/common.js";
-import { cannotPayText, prepareFailureText } from "../views/pay.js";
+import { cannotPayText, confirmationPrompt, prepareFailureText } from "../views/pay.js";
 import {
   SCHEDULE_CALLBACK_PATTERN,
   scheduleListItem,
@@ -27,7 +27,7 @@ import {
   scheduleUsage,
   whenProblemText,
 } from "../views/schedule.js";
-import { type StepUpSettings, withPinSchedule } from "../views/step-up.js";
+import { type StepUpSettings, withPinConfirm, withPinSchedule } from "../views/step-up.js";
 import { commandPayload, splitPaymentArgs } from "./shared/command-args.js";
 import { recipientProblemText } from "./shared/recipient-args.js";
 
@@ -163,6 +163,9 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       case "no_runs":
         await ctx.answerCbQuery(ctx.t.plain("schedule.no_runs"), { show_alert: true });
         return;
+      case "paused_by_staff":
+        await ctx.answerCbQuery(ctx.t.plain("schedule.paused_by_staff"), { show_alert: true });
+        return;
       case "step_up_required":
         // A press of an older prompt's Confirm, or a forged one: the PIN is typed in the app.
         await ctx.answerCbQuery(ctx.t.plain("schedule.step_up_required"), { show_alert: true });
@@ -212,8 +215,10 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
   ] as const) {
     composer.action(pattern, async (ctx) => {
       const result = await schedules.change(ctx.match[1] ?? "", ctx.staff, step);
-      if (result.outcome === "done" && ctx.staff) {
-        await ctx.answerCbQuery(ctx.t.plain("schedule.changed"));
+      if ((result.outcome === "done" || result.outcome === "approval_requested") && ctx.staff) {
+        const said =
+          result.outcome === "approval_requested" ? "schedule.resume_approval" : "schedule.changed";
+        await ctx.answerCbQuery(ctx.t.plain(said), { show_alert: said !== "schedule.changed" });
         const mayChange = result.schedule.state !== "deleted";
         const view = scheduleListItem(ctx.t, result.schedule, nextRuns(result.schedule), mayChange);
         await editView(ctx, view);
@@ -261,6 +266,25 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       case "held_again":
         await ctx.answerCbQuery(ctx.t.plain("schedule.run_held_again"), { show_alert: true });
         break;
+      case "approval_requested":
+        await ctx.answerCbQuery(ctx.t.plain("schedule.run_approval_requested"), {
+          show_alert: true,
+        });
+        break;
+      case "confirm_with_pin": {
+        // As a /pay prompt of this amount: Confirm opens the Mini App, where the PIN is typed.
+        await ctx.answerCbQuery(ctx.t.plain("pin.step_up_required"));
+        const prompt = confirmationPrompt(ctx.t, press.payout, deps.now());
+        const privateChat = ctx.chat?.type === "private";
+        const sent = await replyView(
+          ctx,
+          deps.stepUp
+            ? withPinConfirm(ctx.t, prompt, press.payout.id, deps.stepUp, privateChat)
+            : prompt,
+        );
+        await deps.payouts.preparation.attachMessage(press.payout.id, sent.message_id);
+        break;
+      }
       default:
         await ctx.answerCbQuery(ctx.t.plain("schedule.run_gone"));
         break;

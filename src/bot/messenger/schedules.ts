@@ -31,8 +31,10 @@ import { namesOf, translatorFor } from "./people.js";
 type ScheduleDelivery = Extract<Delivery, { kind: "schedule" }>;
 
 /** Where a schedule's approval cards are remembered (beside payouts' cards, which never hold ":"). */
-export function scheduleCardsKey(scheduleId: string): string {
-  return `schedule:${scheduleId}`;
+export function scheduleCardsKey(schedule: Pick<Schedule, "id" | "expiresAtMs">): string {
+  // One set of cards per request for approval (its expiry marks it): a Resume asked again
+  // later sends new cards rather than finding the first request's.
+  return `schedule:${schedule.id}:${schedule.expiresAtMs}`;
 }
 
 export interface ScheduleDeliveriesOptions {
@@ -88,6 +90,12 @@ export class ScheduleDeliveries {
         return this.#cards(delivery);
       case "approval_decided":
         return this.#decided(delivery, owner);
+      case "resume_refused":
+        await this.#editCards(delivery.schedule);
+        await this.#send(delivery.schedule.chatId, {
+          text: owner("schedule.decided_resume_refused", { ref: delivery.schedule.id }),
+        });
+        return;
     }
   }
 
@@ -125,7 +133,7 @@ export class ScheduleDeliveries {
     const deciders = (await stores.staff.list()).filter(
       (member) => may(member, "approve") && member.userId !== schedule.ownerId,
     );
-    const key = scheduleCardsKey(schedule.id);
+    const key = scheduleCardsKey(schedule);
     const done = new Set((await stores.cards.list(key)).map((card) => card.chatId));
     const names = await namesOf(stores.profiles, [schedule.ownerId]);
     const runs = runsAfter(schedule.recurrence, timeZone, Date.now(), 3);
@@ -167,7 +175,7 @@ export class ScheduleDeliveries {
     const decider = schedule.state === "rejected" ? schedule.changedBy : schedule.approvedBy;
     const names = await namesOf(stores.profiles, [schedule.ownerId]);
     const runs = runsAfter(schedule.recurrence, timeZone, Date.now(), 3);
-    for (const card of await stores.cards.list(scheduleCardsKey(schedule.id))) {
+    for (const card of await stores.cards.list(scheduleCardsKey(schedule))) {
       if (card.chatId === decider) continue;
       const t = await translatorFor(stores, card.chatId, timeZone);
       const view = scheduleApprovalCard(t, schedule, runs, personName(t, names, schedule.ownerId));

@@ -182,6 +182,9 @@ export function scheduleStateView(
     if (runs.length > 0) lines.push(t(title), ...runLines(t, runs));
   }
   if (schedule.pausedBecause === "owner_not_allowed") lines.push(t("schedule.paused_owner"));
+  if (schedule.pausedBecause === "staff" && schedule.state === "paused") {
+    lines.push(t("schedule.paused_staff"));
+  }
   return { text: lines.join("\n") };
 }
 

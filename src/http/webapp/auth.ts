@@ -4,7 +4,8 @@
  * key derived from the bot token (HMAC-SHA256, Telegram's published rule, checked by
  * `@telegram-apps/init-data-node` rather than by hand). Refused (401) when the header is
  * missing, the hash is wrong or missing, a field is missing, or `auth_date` is older than
- * `maxAgeSeconds` or in the future; then the user id is given a role the same way the bot
+ * `maxAgeSeconds` or in the future (and, for any request that changes something, older
+ * than FRESH_FOR_CHANGES_SECONDS: the handler asks `staleForChange`); then the user id is given a role the same way the bot
  * gives one on every update (the staff store, read afresh), and someone who is not staff is
  * refused (403). What each role may do is `payouts/policy.ts`'s answer, asked per route.
  */
@@ -108,8 +109,7 @@ export function initDataOf(header: string | undefined): string | null {
 }
 
 /**
- * Checks `header` (`Authorization`) and gives the caller their role. Pure but for the
- * staff reads; never throws for anything a client sends.
+ * Checks `header` (`Authorization`) and gives the caller their role. Pure but for the staff reads; never throws for anything a client sends.
  */
 export async function authenticateWebApp(
   header: string | undefined,

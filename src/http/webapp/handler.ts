@@ -29,6 +29,8 @@ export interface WebAppHandlerOptions {
 export type ReadBody = (request: IncomingMessage) => Promise<string>;
 
 export interface WebAppHandler {
+  /** The API's routes (method and path), as served. */
+  readonly routes: ReadonlyArray<Pick<WebAppRoute, "method" | "path">>;
   /** Answers `request` when its path is under `/app/`; false when it is not the Mini App's. */
   handle(
     request: IncomingMessage,
@@ -77,6 +79,8 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
     method: string,
     readBody: ReadBody,
   ): Promise<WebAppReply> => {
+    // The freshness a change needs is checked here, for every method but GET and HEAD, before
+    // any route is even looked for: a route added later cannot forget it.
     const auth = await authenticateWebApp(request.headers.authorization, options.auth);
     if (auth.outcome === "unauthorized") {
       logger.info({ reason: auth.reason }, "mini app request without valid init data refused");
@@ -127,6 +131,7 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
   };
 
   return {
+    routes: options.routes.map(({ method, path }) => ({ method, path })),
     async handle(request, response, url, readBody) {
       const path = url.pathname;
       if (path !== "/app" && !path.startsWith(APP_PREFIX)) return false;

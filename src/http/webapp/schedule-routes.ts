@@ -7,8 +7,10 @@
  *
  * - GET  `schedules` → 200 `{ items, names, timeZone }`, each item with `mayChange` (the
  *   policy's answer for the caller: the page shows buttons only then).
- * - POST `schedules/:id/pause|resume|delete` → 200 `{ outcome: "done", schedule }` | 403
- *   `forbidden` (a viewer, or a payer on someone else's) | 404 | 409 `already` `{ schedule }`
+ * - POST `schedules/:id/pause|resume|delete` → 200 `{ outcome: "done", schedule }` (or
+ *   `approval_requested`: a Resume at or over a threshold waits for an approver) | 403
+ *   `forbidden` (a viewer, or a payer on someone else's) | 403 `paused_by_staff` (a Resume
+ *   of what an admin or an approver paused, by neither) | 404 | 409 `already` `{ schedule }`
  *   (a second press: the schedule as it stands) | 409 `no_runs` (nothing left to resume).
  */
 import type { Schedule } from "../../model/schedule.js";
@@ -85,10 +87,16 @@ function changeReply(
 ): WebAppReply {
   switch (result.outcome) {
     case "done":
+    case "approval_requested":
       return {
         status: 200,
-        json: { outcome: "done", schedule: scheduleView(steps, result.schedule, asker, aliases) },
+        json: {
+          outcome: result.outcome,
+          schedule: scheduleView(steps, result.schedule, asker, aliases),
+        },
       };
+    case "paused_by_staff":
+      return failure(403, "paused_by_staff");
     case "forbidden":
       return failure(403, "forbidden");
     case "not_found":

@@ -10,7 +10,7 @@
  * never retried. A run left `sending` by a crash is settled by InterruptedRuns.
  */
 import { randomBytes } from "node:crypto";
-import { type Actor, SYSTEM_ACTOR } from "../../model/audit.js";
+import { type Actor, SYSTEM_ACTOR, staffActor } from "../../model/audit.js";
 import { type Notice, noticeKey, type ScheduleNoticeKind } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
 import {
@@ -27,7 +27,7 @@ import { PaymentApiError } from "../../payments/errors.js";
 import { PayoutExistsError } from "../../store/errors.js";
 import { namesMatch } from "../batch/checks.js";
 import type { Limits } from "../limits.js";
-import { type Asker, may, PAYING_ROLES } from "../policy.js";
+import { type Asker, may, needsApproval, PAYING_ROLES } from "../policy.js";
 import { retryPayoutWrite } from "../store-retry.js";
 import type { Submission } from "../submission.js";
 import type { StepContext } from "../types.js";
@@ -85,7 +85,10 @@ export type RunPress =
   /** Send anyway: the registered name changed again; the run held again with it. */
   | { outcome: "held_again" }
   /** Send anyway: the run's payout was cancelled (over the limit) or expired. */
-  | { outcome: "not_sendable" };
+  | { outcome: "not_sendable" }
+  /** Send anyway at or over a threshold: its payout waits for an approver, or the PIN. */
+  | { outcome: "approval_requested" }
+  | { outcome: "confirm_with_pin"; payout: Payout };
 
 export class ScheduleRuns {
   readonly #options: ScheduleRunsOptions;
@@ -270,6 +273,14 @@ export class ScheduleRuns {
     }
     const actor: Actor = { id: asker?.userId ?? 0, role: asker?.role ?? "payer" };
     const decided = { ...run, decidedBy: actor.id };
+    const { approvalThresholdXaf, stepUpThresholdXaf } = this.#options.settings;
+    if (
+      asker !== null &&
+      (needsApproval(schedule.amount, approvalThresholdXaf) ||
+        needsApproval(schedule.amount, stepUpThresholdXaf))
+    ) {
+      return this.#sendAsDecided(schedule, decided, asker, shown);
+    }
     const outcome = await this.send(schedule, decided, ["held"], actor, shown, {
       sentAnyway: "yes",
       recipientName: shown,
@@ -277,6 +288,65 @@ export class ScheduleRuns {
     if (outcome === "sent") return { outcome: "sent" };
     if (outcome === "not_sendable") return { outcome: "not_sendable" };
     return { outcome: "not_sent", why: outcome };
+  }
+
+  /**
+   * Send anyway at or over a threshold is a new decision, not the one approved for the
+   * schedule (perhaps for another name): the run's payout, made out to the name shown, goes
+   * through the very Confirm a /pay prompt does (payouts/submission.ts), so an approver
+   * sees the new name on their card at or over APPROVAL_THRESHOLD_XAF, the owner's PIN is
+   * asked at or over STEP_UP_THRESHOLD_XAF, and the day's caps and the owner's standing are
+   * checked in its claim. The run is recorded sent to that payout first (one press wins):
+   * from then on the payout follows the payout table (approved, rejected, expired, ...).
+   */
+  async #sendAsDecided(
+    schedule: Schedule,
+    run: ScheduleRun,
+    asker: NonNullable<Asker>,
+    shown: string,
+  ): Promise<RunPress> {
+    const { context, submission } = this.#options;
+    const { stores, now } = context;
+    const payout = await this.#runPayout(schedule, run, shown);
+    if (payout.state !== "awaiting_confirmation") {
+      return NEVER_SENT.includes(payout.state)
+        ? { outcome: "not_sendable" }
+        : { outcome: "already" };
+    }
+    const nowMs = now();
+    const reason: Record<string, string> = run.heldBecause ? { reason: run.heldBecause } : {};
+    const details = { runKey: run.key, payoutId: payout.id, sentAnyway: "yes", ...reason };
+    const sent = await stores.schedules.writeRun(
+      { ...run, state: "sent", payoutId: payout.id, updatedAtMs: nowMs },
+      ["held"],
+      {
+        scheduleIn: SEND_ANYWAY_STATES,
+        audit: scheduleAudit(schedule, "run_sent", staffActor(asker), nowMs, {
+          ...details,
+          recipientName: shown,
+        }),
+      },
+    );
+    if (!sent.ok) return { outcome: "already" };
+    const confirmed = await submission.confirm(payout.id, asker);
+    switch (confirmed.outcome) {
+      case "claimed": {
+        const result = await confirmed.submitted;
+        if (result.outcome !== "pending") await this.#notify(schedule, run.key, "run_not_sent");
+        return { outcome: "sent" };
+      }
+      case "approval_requested":
+        return { outcome: "approval_requested" };
+      case "step_up_required":
+        return { outcome: "confirm_with_pin", payout: confirmed.payout };
+      case "forbidden":
+      case "already":
+        return { outcome: confirmed.outcome === "already" ? "already" : "not_allowed" };
+      default:
+        // Over a cap, expired or gone: it never left and never will.
+        await stores.payouts.transition(payout.id, "cancel", {}, { actor: SYSTEM_ACTOR });
+        return { outcome: "not_sendable" };
+    }
   }
 
   /** The name registered for the schedule's number now ("": no account; "failed": unknown). */

@@ -12,7 +12,6 @@ import {
   type ScheduleAuditStep,
   staffActor,
 } from "../../model/audit.js";
-import type { Locale } from "../../model/locale.js";
 import { parseAmount } from "../../model/money.js";
 import type { Notice } from "../../model/notice.js";
 import { parsePhone } from "../../model/phone.js";
@@ -35,62 +34,15 @@ import type { Lookups } from "../lookups.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, may, needsApproval } from "../policy.js";
 import type { PrepareFailure, StepContext } from "../types.js";
+import type { ScheduleSettings } from "./settings.js";
+import type {
+  SchedulePrepareInput,
+  SchedulePrepareResult,
+  ScheduleStepResult,
+} from "./step-results.js";
 import { type RunTime, runsAfter } from "./when.js";
 
-/** What schedules are set up with (from the configuration). */
-export interface ScheduleSettings {
-  timeZone: string;
-  /** SCHEDULE_DEFAULT_TIME, `HH:MM`. */
-  defaultTime: string;
-  /** SCHEDULE_CATCH_UP_HOURS in ms: a run later than this after its time is missed. */
-  catchUpMs: number;
-  /** SCHEDULE_RETRY_HOURS in ms: how long a suspended operator is tried again. */
-  retryMs: number;
-  /** SCHEDULE_REMINDER_HOURS in ms (0: no reminders). */
-  reminderMs: number;
-  /** How long the prompt's Confirm stays valid (CONFIRMATION_TTL_SECONDS). */
-  confirmationTtlMs: number;
-  approvalThresholdXaf: number | undefined;
-  /**
-   * STEP_UP_THRESHOLD_XAF: a schedule at or over it (its amount per run) is confirmed, and
-   * approved, only with the person's PinProof (typed once, in the Mini App, for every run).
-   */
-  stepUpThresholdXaf?: number | undefined;
-  /** APPROVAL_TTL_HOURS in ms. */
-  approvalTtlMs: number;
-}
-
-export interface SchedulePrepareInput {
-  recurrence: Recurrence;
-  /** The recipient's number as typed (validated here). */
-  phone: string;
-  amount: string;
-  note?: string;
-  ownerId: number;
-  ownerRole: Role;
-  chatId: number;
-  locale: Locale;
-}
-
-export type SchedulePrepareResult =
-  | { outcome: "prepared"; schedule: Schedule; runs: RunTime[] }
-  | ({ outcome: "refused" } & PrepareFailure)
-  | { outcome: "refused"; reason: "no_runs" };
-
-export type ScheduleStepResult =
-  | { outcome: "done"; schedule: Schedule }
-  /** At or over the threshold: it now waits for an approver. */
-  | { outcome: "approval_requested"; schedule: Schedule }
-  | { outcome: "forbidden"; schedule: Schedule }
-  /** At or over STEP_UP_THRESHOLD_XAF without the asker's fresh PinProof: nothing moved. */
-  | { outcome: "step_up_required"; schedule: Schedule }
-  /** The approver got their role after the schedule was made: someone who had it then must. */
-  | { outcome: "too_new"; schedule: Schedule }
-  | { outcome: "expired"; schedule: Schedule }
-  /** Nothing left to run (a one-off whose time has passed). */
-  | { outcome: "no_runs"; schedule: Schedule }
-  | { outcome: "already"; schedule: Schedule }
-  | { outcome: "not_found" };
+export type { SchedulePrepareInput, SchedulePrepareResult, ScheduleSettings, ScheduleStepResult };
 
 /** What /schedules lists: the schedules that were made (not prompts left unconfirmed). */
 const LISTED_STATES: readonly ScheduleState[] = [
@@ -285,6 +237,10 @@ export class Schedules {
       return { outcome: "forbidden", schedule };
     }
     if (schedule.state !== "awaiting_approval") return { outcome: "already", schedule };
+    // A Resume waiting for approval: whoever pressed it is not the second person.
+    if (schedule.resuming && asker.userId === schedule.changedBy) {
+      return { outcome: "forbidden", schedule };
+    }
     // The same four-eyes rule as a payout's or a batch's: an approver made after the request
     // (perhaps by its own owner, an admin) cannot decide on it.
     const approver = (await stores.staff.list()).find((member) => member.userId === asker.userId);
@@ -296,6 +252,7 @@ export class Schedules {
     if (now() > schedule.expiresAtMs) return this.#expire(schedule);
     const actor = staffActor(asker);
     const notices: Notice[] = [this.#notice(schedule, "approval_decided")];
+    if (!approve && schedule.resuming) return this.#refuseResume(schedule, "reject", actor);
     if (approve) {
       return this.#activate(schedule, "approve", actor, {
         approvedBy: asker.userId,
@@ -329,19 +286,76 @@ export class Schedules {
     if (!schedule) return { outcome: "not_found" };
     if (!mayChange(asker, schedule) || asker === null) return { outcome: "forbidden", schedule };
     const actor = staffActor(asker);
-    if (step === "resume") {
-      return this.#activate(schedule, "resume", actor, { changedBy: asker.userId });
-    }
+    if (step === "resume") return this.#resume(schedule, asker);
     const { from, to } = SCHEDULE_MOVES[step];
-    const audit = scheduleAudit(schedule, step, actor, now());
+    // An admin's or an approver's pause stops money until one of them lifts it.
+    const byStaff = step === "pause" && STAFF_PAUSERS.includes(asker.role);
+    const audit = scheduleAudit(schedule, step, actor, now(), byStaff ? { byStaff: true } : {});
     const moved = await stores.schedules.move(
       id,
       from,
       to,
-      { changedBy: asker.userId },
-      { audit, unset: ["pausedBecause"] },
+      { changedBy: asker.userId, ...(byStaff ? { pausedBecause: "staff" as const } : {}) },
+      { audit, unset: byStaff ? [] : ["pausedBecause"] },
     );
     return moved.ok ? { outcome: "done", schedule: moved.schedule } : lost(moved.schedule);
+  }
+
+  /**
+   * Resume: a pause by an admin or an approver is lifted only by one of them; at or over
+   * APPROVAL_THRESHOLD_XAF or STEP_UP_THRESHOLD_XAF it is a decision to pay again, so a
+   * second person approves it (with their PIN at or over the PIN threshold), as they
+   * approved the schedule: a refusal or no decision in time leaves it paused.
+   */
+  async #resume(schedule: Schedule, asker: NonNullable<Asker>): Promise<ScheduleStepResult> {
+    const { stores, now } = this.#context;
+    if (schedule.state !== "paused") return { outcome: "already", schedule };
+    if (schedule.pausedBecause === "staff" && !STAFF_PAUSERS.includes(asker.role)) {
+      return { outcome: "paused_by_staff", schedule };
+    }
+    const actor = staffActor(asker);
+    const { amount } = schedule;
+    const { approvalThresholdXaf: approval, stepUpThresholdXaf: pin } = this.#settings;
+    if (!needsApproval(amount, approval) && !needsApproval(amount, pin)) {
+      return this.#activate(schedule, "resume", actor, { changedBy: asker.userId });
+    }
+    if (this.nextRuns(schedule.recurrence, 1).length === 0) return { outcome: "no_runs", schedule };
+    const nowMs = now();
+    const patch = { resuming: true, changedBy: asker.userId };
+    const { from, to } = SCHEDULE_MOVES.request_resume;
+    const moved = await stores.schedules.move(
+      schedule.id,
+      from,
+      to,
+      { ...patch, expiresAtMs: nowMs + this.#settings.approvalTtlMs },
+      {
+        notices: [this.#notice(schedule, "approval_requested")],
+        audit: scheduleAudit(schedule, "request_approval", actor, nowMs, { resume: true }),
+      },
+    );
+    if (!moved.ok) return lost(moved.schedule);
+    this.#onNoticeQueued();
+    return { outcome: "approval_requested", schedule: moved.schedule };
+  }
+
+  /** A Resume rejected or not approved in time: paused again, as it was; its owner told. */
+  async #refuseResume(schedule: Schedule, step: "reject" | "expire", actor: Actor) {
+    const { stores, now } = this.#context;
+    const { from, to } = SCHEDULE_MOVES.refuse_resume;
+    const moved = await stores.schedules.move(
+      schedule.id,
+      from,
+      to,
+      { changedBy: actor.id },
+      {
+        notices: [this.#notice(schedule, "resume_refused")],
+        audit: scheduleAudit(schedule, step, actor, now(), { resume: true }),
+        unset: ["resuming"],
+      },
+    );
+    if (!moved.ok) return lost(moved.schedule);
+    this.#onNoticeQueued();
+    return { outcome: "done" as const, schedule: moved.schedule };
   }
 
   /**
@@ -367,6 +381,11 @@ export class Schedules {
     let expired = 0;
     for (const schedule of await stores.schedules.list(500)) {
       if (schedule.state !== "awaiting_approval" || schedule.expiresAtMs >= nowMs) continue;
+      if (schedule.resuming) {
+        const refused = await this.#refuseResume(schedule, "expire", SYSTEM);
+        if (refused.outcome === "done") expired += 1;
+        continue;
+      }
       const audit = scheduleAudit(schedule, "expire", { id: 0, role: "system" }, nowMs);
       const notices: Notice[] = [this.#notice(schedule, "approval_decided")];
       const moved = await stores.schedules.move(
@@ -408,7 +427,7 @@ export class Schedules {
       {
         audit: scheduleAudit(schedule, step, actor, nowMs, { nextRun: next.key }),
         notices,
-        unset: ["pausedBecause"],
+        unset: ["pausedBecause", "resuming"],
       },
     );
     if (!moved.ok) return lost(moved.schedule);
@@ -418,6 +437,7 @@ export class Schedules {
 
   async #expire(schedule: Schedule): Promise<ScheduleStepResult> {
     const { stores, now } = this.#context;
+    if (schedule.resuming) return this.#refuseResume(schedule, "expire", SYSTEM);
     const audit = scheduleAudit(schedule, "expire", { id: 0, role: "system" }, now());
     const moved = await stores.schedules.move(
       schedule.id,
@@ -429,7 +449,10 @@ export class Schedules {
     return moved.ok ? { outcome: "expired", schedule: moved.schedule } : lost(moved.schedule);
   }
 
-  #notice(schedule: Schedule, what: "approval_requested" | "approval_decided"): Notice {
+  #notice(
+    schedule: Schedule,
+    what: "approval_requested" | "approval_decided" | "resume_refused",
+  ): Notice {
     return { kind: "schedule", what, scheduleId: schedule.id, runKey: "-" };
   }
 
@@ -454,6 +477,12 @@ export class Schedules {
     }
   }
 }
+
+/** Roles whose pause only they lift (an admin, an approver). */
+const STAFF_PAUSERS: readonly Role[] = ["admin", "approver"];
+
+/** The bot, as the actor of what it does on its own (an approval nobody gave in time). */
+const SYSTEM: Actor = { id: 0, role: "system" };
 
 /** Pause, Resume, Delete: the schedule's owner, or whoever may manage staff (admins). */
 export function mayChange(asker: Asker, schedule: Pick<Schedule, "ownerId">): boolean {

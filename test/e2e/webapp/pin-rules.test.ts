@@ -154,11 +154,21 @@ describe("a PIN reset", () => {
     expect(answers.map((answer) => answer.status)).toEqual([422, 422, 422, 422, 423, 423]);
     const lockedAtMs = clock.now();
 
-    const ownFr = await sendAndWait(w.emulator, awa, `/pin reset ${ADMIN_ID}`);
+    const ownFr = await sendAndWait(
+      w.emulator,
+      awa,
+      `/pin reset ${ADMIN_ID}`,
+      isNewReplyWith(ADMIN_ID, "Vous ne pouvez pas"),
+    );
     expect(plainText(ownFr)).toBe(
       `Vous ne pouvez pas réinitialiser votre propre code PIN\u202f: un autre administrateur le fait avec /pin reset ${ADMIN_ID}. Si vous êtes le seul administrateur, réinitialisez-le depuis la console du serveur\u202f: npm run pin-reset ${ADMIN_ID}.`,
     );
-    const ownEn = await sendAndWait(w.emulator, bob, `/pin reset ${SECOND_ADMIN_ID}`);
+    const ownEn = await sendAndWait(
+      w.emulator,
+      bob,
+      `/pin reset ${SECOND_ADMIN_ID}`,
+      isNewReplyWith(SECOND_ADMIN_ID, "You cannot reset"),
+    );
     expect(plainText(ownEn)).toBe(
       `You cannot reset your own PIN: another admin resets it with /pin reset ${SECOND_ADMIN_ID}. If you are the only admin, reset it on the server's console: npm run pin-reset ${SECOND_ADMIN_ID}.`,
     );
@@ -177,7 +187,12 @@ describe("a PIN reset", () => {
     const toAwa = next(w, ADMIN_ID, "Votre code PIN a été réinitialisé");
     const toChloe = next(w, THIRD_ADMIN_ID, "Code PIN réinitialisé");
     const toBob = next(w, SECOND_ADMIN_ID, "PIN reset:");
-    const reply = await sendAndWait(w.emulator, bob, `/pin reset ${ADMIN_ID}`);
+    const reply = await sendAndWait(
+      w.emulator,
+      bob,
+      `/pin reset ${ADMIN_ID}`,
+      isNewReplyWith(SECOND_ADMIN_ID, "PIN of Awa reset"),
+    );
     expect(plainText(reply)).toMatch(
       /^PIN of Awa reset: they set a new one the next time a Confirm asks for it\.\nTheir PIN stays locked until .+: a reset does not lift a lock\.$/,
     );
@@ -199,7 +214,12 @@ describe("a PIN reset", () => {
     // The lock holds on through the reset.
     const whileLocked = await call(w, ADMIN_ID, "step-up/pin", { pin: "246810", repeat: "246810" });
     expect(whileLocked).toMatchObject({ status: 423, json: { error: "pin_locked" } });
-    const status = await sendAndWait(w.emulator, awa, "/pin");
+    const status = await sendAndWait(
+      w.emulator,
+      awa,
+      "/pin",
+      isNewReplyWith(ADMIN_ID, "Votre code PIN est"),
+    );
     expect(plainText(status)).toMatch(
       /^Votre code PIN est bloqué jusqu’au .+ \(trop d’essais erronés\)\./,
     );
@@ -247,7 +267,12 @@ describe("a PIN reset on the server's console", () => {
     await call(w, ADMIN_ID, "step-up/pin", { pin: "123456", repeat: "123456" });
     await call(w, PAYER_ID, "step-up/pin", { pin: "123456", repeat: "123456" });
     // In the chat, the sole admin has no one to reset theirs.
-    const own = await sendAndWait(w.emulator, awa, `/pin reset ${ADMIN_ID}`);
+    const own = await sendAndWait(
+      w.emulator,
+      awa,
+      `/pin reset ${ADMIN_ID}`,
+      isNewReplyWith(ADMIN_ID, "own PIN"),
+    );
     expect(plainText(own)).toContain("You cannot reset your own PIN");
 
     const toAwa = next(w, ADMIN_ID, "Your PIN was reset");

@@ -1,0 +1,23 @@
+/** What schedules are run with: the configuration's part for them, resolved once. */
+
+export interface ScheduleSettings {
+  timeZone: string;
+  /** SCHEDULE_DEFAULT_TIME, `HH:MM`. */
+  defaultTime: string;
+  /** SCHEDULE_CATCH_UP_HOURS in ms: a run later than this after its time is missed. */
+  catchUpMs: number;
+  /** SCHEDULE_RETRY_HOURS in ms: how long a suspended operator is tried again. */
+  retryMs: number;
+  /** SCHEDULE_REMINDER_HOURS in ms (0: no reminders). */
+  reminderMs: number;
+  /** How long the prompt's Confirm stays valid (CONFIRMATION_TTL_SECONDS). */
+  confirmationTtlMs: number;
+  approvalThresholdXaf: number | undefined;
+  /**
+   * STEP_UP_THRESHOLD_XAF: a schedule at or over it (its amount per run) is confirmed, and
+   * approved, only with the person's PinProof (typed once, in the Mini App, for every run).
+   */
+  stepUpThresholdXaf?: number | undefined;
+  /** APPROVAL_TTL_HOURS in ms. */
+  approvalTtlMs: number;
+}
