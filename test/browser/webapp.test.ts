@@ -414,9 +414,9 @@ describe("the Mini App in a browser", () => {
     await page.locator("[data-testid=batch-rows]").first().waitFor();
     await page.screenshot({ path: join(ARTIFACTS_DIR, "batches-fr-dark-360.png"), fullPage: true });
 
-    await page.getByRole("tab", { name: "Validations" }).click();
+    await page.getByRole("tab", { name: "Approbations" }).click();
     await page.locator("[data-testid=approval]").first().waitFor();
-    expect(await page.locator("[data-testid=approval]").first().innerText()).toContain("Valider");
+    expect(await page.locator("[data-testid=approval]").first().innerText()).toContain("Approuver");
     await page.screenshot({
       path: join(ARTIFACTS_DIR, "approvals-fr-dark-360.png"),
       fullPage: true,

@@ -3,6 +3,7 @@ import { ApiError, getFile, getJson } from "./api.js";
 import { clear, h } from "./dom.js";
 import { money, phone, t, when } from "./i18n.js";
 import { pager } from "./pager.js";
+import { setBack } from "./telegram.js";
 import type { DetailAnswer, HistoryAnswer, Names, PayoutView, Status } from "./types.js";
 
 const STATUSES: Status[] = ["paid", "failed", "pending", "unknown", "waiting", "other"];
@@ -221,10 +222,14 @@ export async function renderDetail(
       : userId === 0
         ? t("detail.actor_system")
         : (names[String(userId)] ?? String(userId));
-  const back = h("button", { type: "button", class: "secondary back" }, `← ${t("detail.back")}`);
-  back.addEventListener("click", onBack);
+  // Inside Telegram its own Back button leads back; in a plain browser, a button of ours.
+  const native = setBack(onBack);
+  const back = native
+    ? null
+    : h("button", { type: "button", class: "secondary back" }, `← ${t("detail.back")}`);
+  back?.addEventListener("click", onBack);
   root.replaceChildren(
-    back,
+    ...(back ? [back] : []),
     h(
       "section",
       { class: "card", "aria-labelledby": "detail-title", "data-testid": "payout-detail" },
@@ -270,5 +275,5 @@ export async function renderDetail(
       !answer.trailComplete && h("p", { class: "muted" }, t("detail.trail_incomplete")),
     ),
   );
-  back.focus();
+  back?.focus();
 }

@@ -86,3 +86,11 @@ export function percent(ratio: number): string {
   }).format(ratio);
   return lang === "fr" ? text.replace(/\s%/, "\u202F%") : text;
 }
+
+/** A time of day, `14:05`, in the reader's language (the device's zone). */
+export function clock(ms: number): string {
+  return new Intl.DateTimeFormat(lang === "fr" ? "fr-FR" : "en-GB", {
+    hour: "2-digit",
+    minute: "2-digit",
+  }).format(ms);
+}
