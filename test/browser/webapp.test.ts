@@ -189,6 +189,12 @@ describe("the Mini App in a browser", () => {
     expect(await bars.count()).toBe(4);
     const label = await bars.first().getAttribute("aria-label");
     expect(label).toMatch(/MTN|Orange/);
+    // A tap reads the day below the chart (a phone cannot hover); the scale has amounts.
+    await bars.first().click();
+    expect(await page.getByTestId("day-readout").innerText()).toBe(label);
+    expect(await page.locator(".chart .axis").allTextContents()).toEqual(
+      expect.arrayContaining(["0", "50K"]),
+    );
     const text = await page.locator(".stats").innerText();
     expect(text).toContain("137,500 FCFA");
     expect(text).toContain("80%");
