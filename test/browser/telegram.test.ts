@@ -305,6 +305,37 @@ describe("the dashboard inside Telegram", () => {
   });
 });
 
+describe("every page at 390×844, in both languages and themes", () => {
+  it("keeps a screenshot of each tab and nothing wider than the screen", async () => {
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    onTestFinished(async () => {
+      await sendAndWait(h.emulator, admin, "/lang en");
+    });
+    for (const lang of ["en", "fr"] as const) {
+      await sendAndWait(h.emulator, admin, `/lang ${lang}`);
+      for (const dark of [false, true]) {
+        const page = await open({ ...ADMIN, languageCode: lang }, { dark });
+        const tabs = page.getByRole("tab");
+        await tabs.first().waitFor();
+        for (let index = 0; index < (await tabs.count()); index += 1) {
+          const tab = tabs.nth(index);
+          await tab.click();
+          const name = await tab.getAttribute("data-tab");
+          // Loaded: the view's "…" placeholder is gone.
+          await page.waitForFunction(
+            "!document.querySelector('#panel > div > p.muted:not(.card):only-child')",
+          );
+          const width = await page.evaluate("document.documentElement.scrollWidth");
+          expect(width, `${name} ${lang}`).toBeLessThanOrEqual(390);
+          const file = `tg-${name}-${lang}-${dark ? "dark" : "light"}-390.png`;
+          await page.screenshot({ path: join(ARTIFACTS_DIR, file) });
+        }
+        await page.context().close();
+      }
+    }
+  });
+});
+
 it("records the first render's time (reported, not asserted)", async () => {
   const page = await open(ADMIN, { telegram: false });
   await page.getByRole("tab", { name: /Overview/ }).waitFor();
