@@ -321,10 +321,8 @@ describe("every page at 390×844, in both languages and themes", () => {
           const tab = tabs.nth(index);
           await tab.click();
           const name = await tab.getAttribute("data-tab");
-          // Loaded: the view's "…" placeholder is gone.
-          await page.waitForFunction(
-            "!document.querySelector('#panel > div > p.muted:not(.card):only-child')",
-          );
+          // Loaded: the view's placeholder blocks are gone.
+          await page.waitForFunction("!document.querySelector('#panel .placeholder')");
           const width = await page.evaluate("document.documentElement.scrollWidth");
           expect(width, `${name} ${lang}`).toBeLessThanOrEqual(390);
           const file = `tg-${name}-${lang}-${dark ? "dark" : "light"}-390.png`;

@@ -46,10 +46,24 @@ function errorText(error: unknown): string {
   return t("error.generic");
 }
 
+/** Shows the current tab again (set by the shell): an error's Retry. */
+let reshow: (() => void) | null = null;
+
 function showError(error: unknown, where: HTMLElement): void {
+  const retry =
+    reshow && !(error instanceof ApiError && [401, 403].includes(error.status))
+      ? h(
+          "button",
+          { type: "button", class: "secondary", "data-testid": "retry" },
+          t("error.retry"),
+        )
+      : null;
+  const again = reshow;
+  if (retry && again) retry.addEventListener("click", () => again());
   clear(
     where,
     h("span", { class: "error", role: "alert", "data-testid": "error" }, errorText(error)),
+    retry,
   );
 }
 
@@ -80,7 +94,18 @@ function shell(me: Me): void {
   // Each view renders into a fresh container: a slow answer for a view left since lands in
   // a detached one and never overwrites the view on screen.
   const freshView = (): HTMLElement => {
-    const view = h("div", {}, h("p", { class: "muted" }, t("app.loading")));
+    // Grey blocks where the view will be, read out as "Loading".
+    const view = h(
+      "div",
+      {},
+      h(
+        "div",
+        { class: "placeholder", role: "status", "aria-label": t("app.loading") },
+        h("div", { class: "skeleton tall" }),
+        h("div", { class: "skeleton" }),
+        h("div", { class: "skeleton" }),
+      ),
+    );
     clear(panel, view);
     return view;
   };
@@ -101,6 +126,7 @@ function shell(me: Me): void {
     buttons.get(tab)?.scrollIntoView({ block: "nearest", inline: "nearest" });
     panel.setAttribute("aria-labelledby", `tab-${tab}`);
     const view = freshView();
+    reshow = () => select(tab);
     const render = {
       overview: () => renderOverview(view, openPayout),
       history: () => renderHistory(view, openPayout, showError, canExport),
