@@ -204,6 +204,12 @@ describe("the Mini App in a browser", () => {
   it("finds a payout by number and by payment id, and shows its audit trail", async () => {
     const page = await open(ADMIN);
     await page.getByRole("tab", { name: "History" }).click();
+    // The rows under their day's title: the seeded payouts span several days.
+    const days = page.getByTestId("history-day");
+    await days.first().waitFor();
+    expect(await days.count()).toBeGreaterThan(3);
+    const titles = await page.locator(".day-title").allInnerTexts();
+    expect(new Set(titles).size).toBe(titles.length);
     const search = page.getByLabel("Search", { exact: true });
     // The results are replaced at once: once the row shows, the list is the answer.
     const onlyRow = async (name: string) => {

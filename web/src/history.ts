@@ -1,7 +1,7 @@
 /** History: search and filters, pages, a payout's detail with its audit trail, CSV export. */
 import { ApiError, getFile, getJson } from "./api.js";
 import { clear, h } from "./dom.js";
-import { money, phone, t, when } from "./i18n.js";
+import { clock, dayTitle, money, phone, t, when } from "./i18n.js";
 import { pager } from "./pager.js";
 import { setBack } from "./telegram.js";
 import type { DetailAnswer, HistoryAnswer, Names, PayoutView, Status } from "./types.js";
@@ -45,12 +45,13 @@ function payoutRow(payout: PayoutView, names: Names, onOpen: (id: string) => voi
       "span",
       { class: "row-main" },
       payout.recipientName || phone(payout.phone),
-      h("small", {}, `${phone(payout.phone)} · ${when(payout.createdAtMs)}`),
+      h("small", {}, `${phone(payout.phone)} · ${clock(payout.createdAtMs)}`),
       h(
         "small",
         {},
         `${t(`kind.${payout.kind}`)} · ${names[String(payout.initiatorId)] ?? payout.initiatorId}`,
       ),
+      payout.note ? h("small", { class: "row-note" }, payout.note) : null,
     ),
     h(
       "span",
@@ -72,6 +73,18 @@ function select(options: Array<[string, string]>, value: string): HTMLSelectElem
   const element = h("select", {}, ...options.map(([v, label]) => h("option", { value: v }, label)));
   element.value = value;
   return element;
+}
+
+/** The payouts (newest first) in runs of the same day, each with the day's title. */
+function byDay(items: PayoutView[]): Array<[string, PayoutView[]]> {
+  const days: Array<[string, PayoutView[]]> = [];
+  for (const payout of items) {
+    const title = dayTitle(payout.createdAtMs);
+    const last = days.at(-1);
+    if (last && last[0] === title) last[1].push(payout);
+    else days.push([title, [payout]]);
+  }
+  return days;
 }
 
 export async function renderHistory(
@@ -129,9 +142,21 @@ export async function renderHistory(
         answer.items.length === 0
           ? h("p", { class: "muted card" }, t("history.empty"))
           : h(
-              "ul",
-              { class: "list card" },
-              ...answer.items.map((payout) => payoutRow(payout, answer.names, onOpen)),
+              "div",
+              {},
+              // The rows grouped by day (the device's), each day under its own title.
+              ...byDay(answer.items).map(([title, items]) =>
+                h(
+                  "section",
+                  { class: "day", "data-testid": "history-day" },
+                  h("h3", { class: "day-title" }, title),
+                  h(
+                    "ul",
+                    { class: "list card" },
+                    ...items.map((payout) => payoutRow(payout, answer.names, onOpen)),
+                  ),
+                ),
+              ),
             ),
         bar,
       );

@@ -94,3 +94,12 @@ export function clock(ms: number): string {
     minute: "2-digit",
   }).format(ms);
 }
+
+/** A day's title in a list: `Friday 28 November` / `vendredi 28 novembre` (the device's zone). */
+export function dayTitle(ms: number): string {
+  return new Intl.DateTimeFormat(lang === "fr" ? "fr-FR" : "en-GB", {
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+  }).format(ms);
+}
