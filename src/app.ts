@@ -294,6 +294,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         now,
         dir: options.webAppDir,
         extraRoutes,
+        telegram: bot.telegram,
       });
       http = await startHttpServer({
         ...(webApp ? { webApp } : {}),

@@ -21,6 +21,7 @@ import { buildWebPage } from "../../web/build.js";
 import { ARTIFACTS_DIR, launchBrowser, type MiniAppUser } from "../support/browser.js";
 import { isPromptIn, sendAndWait } from "../support/flows.js";
 import { ADMIN_ID, type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { acceptedPayout } from "../support/payouts.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 const PAYER: MiniAppUser = { id: PAYER_ID, firstName: "Paul", languageCode: "en" };
@@ -292,6 +293,42 @@ describe("the dashboard inside Telegram", () => {
       String(await page.evaluate("getComputedStyle(document.getElementById('app')).paddingBottom")),
     );
     expect(bottom).toBeGreaterThanOrEqual(34);
+    await page.context().close();
+  });
+
+  it("has the bot send the CSV export to the person's chat, audited as an export", async () => {
+    const settled = Date.now() - 60_000;
+    await h.app.stores.payouts.create(
+      acceptedPayout(settled, {
+        state: "success",
+        phone: "237670000001",
+        recipientName: "Jean-Paul Mbarga",
+        initiatorId: PAYER_ID,
+        chatId: PAYER_ID,
+        paymentId: "pay-tg-csv-1",
+        settledAtMs: settled,
+      }),
+    );
+    // The admin has a chat with the bot (as whoever opens the Mini App from it has).
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    await sendAndWait(h.emulator, admin, "/help");
+    const page = await open(ADMIN);
+    await page.getByRole("tab", { name: /History/ }).click();
+    await page.locator("[data-testid=history-row]").first().waitFor();
+    const document = h.emulator.waitForMessage(
+      (message) => message.chatId === ADMIN_ID && message.document !== undefined,
+    );
+    await page.getByRole("button", { name: "Export CSV" }).click();
+    const sent = await document;
+    expect(sent.document?.fileName).toBe("payouts-filtered.csv");
+    const text = sent.document?.bytes.toString("utf8").replace(/^\uFEFF/, "") ?? "";
+    expect(text.split("\r\n")[0]).toMatch(/^created,kind,initiator,approver,/);
+    expect(text).toContain("pay-tg-csv-1");
+    await page.getByText("Sent payouts-filtered.csv to your chat with the bot.").waitFor();
+    expect(await haptics(page)).toEqual(["success"]);
+    const [entry] = await h.app.stores.audit.recent(1);
+    expect(entry).toMatchObject({ action: "export", actorId: ADMIN_ID });
+    expect(entry?.details).toMatchObject({ via: "mini_app" });
     await page.context().close();
   });
 

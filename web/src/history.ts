@@ -1,9 +1,9 @@
 /** History: search and filters, pages, a payout's detail with its audit trail, CSV export. */
-import { ApiError, getFile, getJson } from "./api.js";
+import { ApiError, getFile, getJson, postJson } from "./api.js";
 import { clear, h } from "./dom.js";
 import { clock, dayTitle, money, phone, t, when } from "./i18n.js";
 import { pager } from "./pager.js";
-import { setBack } from "./telegram.js";
+import { haptic, setBack, webApp } from "./telegram.js";
 import type { DetailAnswer, HistoryAnswer, Names, PayoutView, Status } from "./types.js";
 
 const STATUSES: Status[] = ["paid", "failed", "pending", "unknown", "waiting", "other"];
@@ -211,6 +211,13 @@ export async function renderHistory(
     filters.from = from.value;
     filters.to = to.value;
     try {
+      if (webApp()) {
+        // Inside Telegram a web view may ignore a download: the bot sends the file to the chat.
+        const sent = await postJson<{ name: string }>(`history/csv/send?${queryString(false)}`, {});
+        notice.textContent = t("history.sent_to_chat", { name: sent.name });
+        haptic("success");
+        return;
+      }
       const { blob, name } = await getFile(`history/csv?${queryString(false)}`);
       const url = URL.createObjectURL(blob);
       const link = h("a", { href: url, download: name });
@@ -222,6 +229,8 @@ export async function renderHistory(
     } catch (error) {
       if (error instanceof ApiError && error.status === 404)
         notice.textContent = t("history.export_empty");
+      else if (error instanceof ApiError && error.code === "no_chat")
+        notice.textContent = t("history.no_chat");
       else showError(error, notice);
     }
   });
