@@ -359,7 +359,7 @@ describe("every page at 390×844, in both languages and themes", () => {
           await tab.click();
           const name = await tab.getAttribute("data-tab");
           // Loaded: the view's placeholder blocks are gone.
-          await page.waitForFunction("!document.querySelector('#panel .placeholder')");
+          await page.locator("#panel .placeholder").waitFor({ state: "detached" });
           const width = await page.evaluate("document.documentElement.scrollWidth");
           expect(width, `${name} ${lang}`).toBeLessThanOrEqual(390);
           const file = `tg-${name}-${lang}-${dark ? "dark" : "light"}-390.png`;
