@@ -4,8 +4,10 @@
  * Part of the composition root, like app-reports.ts: the HTTP layer itself sees only the
  * steps, never a store.
  */
+import { Buffer } from "node:buffer";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { Input, type Telegram, TelegramError } from "telegraf";
 import { setStaffMenuButtons } from "./bot/features/dashboard.js";
 import type { Config } from "./config/index.js";
 import { historyCsv } from "./csv/history-csv.js";
@@ -54,6 +56,8 @@ export interface WebAppWiring {
   dir?: string | undefined;
   /** Route files of other parts (the PIN), added after the dashboard's. */
   extraRoutes?: readonly WebAppRoute[];
+  /** The bot's Telegram client: sends an export to a person's chat. */
+  telegram?: Pick<Telegram, "sendDocument">;
 }
 
 function historyFileName(query: HistoryQuery): string {
@@ -64,7 +68,7 @@ function historyFileName(query: HistoryQuery): string {
 export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
   const { config, stores, payouts, now } = wiring;
   const history = { stores, timeZone: config.timeZone, now };
-  return {
+  const steps: DashboardSteps = {
     overview: (asker) =>
       overviewFor(
         { stores, timeZone: config.timeZone, stuckAfterMs: config.stuckAfterMs, now },
@@ -100,6 +104,24 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
       });
       return file === null ? null : { name, text: file.text };
     },
+    async sendHistoryCsv(user, query) {
+      const file = await steps.historyCsv(user, query);
+      if (file === null) return null;
+      if (!wiring.telegram) throw new Error("the Mini App has no Telegram client to send with");
+      try {
+        await wiring.telegram.sendDocument(
+          user.id,
+          Input.fromBuffer(Buffer.from(file.text, "utf8"), file.name),
+        );
+      } catch (error) {
+        // No chat to send to (never started, or the bot blocked): the page says so.
+        if (error instanceof TelegramError && [400, 403].includes(error.code)) {
+          return { outcome: "no_chat" as const };
+        }
+        throw error;
+      }
+      return { outcome: "sent" as const, name: file.name };
+    },
     payout: (asker, id) => payoutDetail(stores, asker, id),
     batches: (asker) => batchList(stores, asker),
     batch: (asker, id, only) => batchDetail(stores, asker, id, only),
@@ -114,6 +136,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
     reject: (asker, id) => payouts.approval.reject(id, asker),
     names: (userIds) => staffNames(stores, userIds),
   };
+  return steps;
 }
 
 async function staffNames(stores: Stores, userIds: readonly number[]) {

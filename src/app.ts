@@ -336,6 +336,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         now,
         dir: options.webAppDir,
         extraRoutes,
+        telegram: bot.telegram,
       });
       webAppRoutes = webApp?.routes ?? [];
       http = await startHttpServer({

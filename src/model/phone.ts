@@ -76,3 +76,14 @@ export function formatPhone(phone: string): string {
   if (!/^\d{9}$/.test(national)) return phone;
   return `+237 ${national.slice(0, 3)} ${national.slice(3, 5)} ${national.slice(5, 7)} ${national.slice(7)}`;
 }
+
+/**
+ * A number in a list: the same digits as the logs' mask (23767••••001), grouped as people
+ * read them: `67• •• •0 01`. The operator's prefix and the last three digits tell
+ * 670000001, 650000001 and 690000001 apart; the four digits between stay hidden. The bot's
+ * lists (/recipients, /history) and the Mini App's Recipients write it this one way.
+ */
+export function maskedPhone(phone: string): string {
+  const national = phone.slice(-9);
+  return `${national.slice(0, 2)}• •• •${national.slice(6, 7)} ${national.slice(7)}`;
+}

@@ -189,6 +189,12 @@ describe("the Mini App in a browser", () => {
     expect(await bars.count()).toBe(4);
     const label = await bars.first().getAttribute("aria-label");
     expect(label).toMatch(/MTN|Orange/);
+    // A tap reads the day below the chart (a phone cannot hover); the scale has amounts.
+    await bars.first().click();
+    expect(await page.getByTestId("day-readout").innerText()).toBe(label);
+    expect(await page.locator(".chart .axis").allTextContents()).toEqual(
+      expect.arrayContaining(["0", "50K"]),
+    );
     const text = await page.locator(".stats").innerText();
     expect(text).toContain("137,500 FCFA");
     expect(text).toContain("80%");
@@ -198,6 +204,12 @@ describe("the Mini App in a browser", () => {
   it("finds a payout by number and by payment id, and shows its audit trail", async () => {
     const page = await open(ADMIN);
     await page.getByRole("tab", { name: "History" }).click();
+    // The rows under their day's title: the seeded payouts span several days.
+    const days = page.getByTestId("history-day");
+    await days.first().waitFor();
+    expect(await days.count()).toBeGreaterThan(3);
+    const titles = await page.locator(".day-title").allInnerTexts();
+    expect(new Set(titles).size).toBe(titles.length);
     const search = page.getByLabel("Search", { exact: true });
     // The results are replaced at once: once the row shows, the list is the answer.
     const onlyRow = async (name: string) => {
@@ -414,9 +426,9 @@ describe("the Mini App in a browser", () => {
     await page.locator("[data-testid=batch-rows]").first().waitFor();
     await page.screenshot({ path: join(ARTIFACTS_DIR, "batches-fr-dark-360.png"), fullPage: true });
 
-    await page.getByRole("tab", { name: "Validations" }).click();
+    await page.getByRole("tab", { name: "Approbations" }).click();
     await page.locator("[data-testid=approval]").first().waitFor();
-    expect(await page.locator("[data-testid=approval]").first().innerText()).toContain("Valider");
+    expect(await page.locator("[data-testid=approval]").first().innerText()).toContain("Approuver");
     await page.screenshot({
       path: join(ARTIFACTS_DIR, "approvals-fr-dark-360.png"),
       fullPage: true,

@@ -258,6 +258,8 @@ describe("layers", () => {
       "the schedules feature, one Composer: /schedule, /schedules, and the buttons of its prompts, cards, list and runs",
     "store/redis/payouts.ts":
       "RedisPayoutStore, one class: creation, moves, reads, and their replies (a move's arguments are payout-move-args.ts)",
+    "http/webapp/dashboard-routes.ts":
+      "the Mini App's dashboard API: each route's check of the query and its answer, with the steps it calls",
     "payouts/dashboard/history.ts":
       "the Mini App's History search: which index answers each kind of query, its filters and pages",
     "store/payout-store.ts":

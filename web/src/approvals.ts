@@ -6,6 +6,7 @@
 import { ApiError, getJson, postJson } from "./api.js";
 import { h } from "./dom.js";
 import { type Key, money, phone, t, when } from "./i18n.js";
+import { haptic } from "./telegram.js";
 import type { Names, PayoutView } from "./types.js";
 
 const OUTCOME: Record<string, Key> = {
@@ -67,10 +68,12 @@ function card(
       );
       status.textContent = t(OUTCOME[answer.outcome] ?? "approvals.pending");
       item.classList.add("decided");
+      haptic(action === "approve" ? "success" : "warning");
     } catch (error) {
       if (error instanceof ApiError && error.status === 409 && error.code === "duplicate") {
         duplicateSeenAtMs = Number(error.body.duplicateSeenAtMs);
         status.textContent = t("approvals.duplicate");
+        haptic("warning");
         approve.disabled = false;
         reject.disabled = false;
         return;
@@ -78,9 +81,11 @@ function card(
       if (error instanceof ApiError && REFUSAL[error.code] !== undefined && error.status !== 401) {
         status.textContent = t(REFUSAL[error.code] ?? "approvals.already");
         item.classList.add("decided");
+        haptic("error");
         return;
       }
       showError(error, status);
+      haptic("error");
       approve.disabled = false;
       reject.disabled = false;
     }

@@ -1,8 +1,9 @@
 /** History: search and filters, pages, a payout's detail with its audit trail, CSV export. */
-import { ApiError, getFile, getJson } from "./api.js";
+import { ApiError, getFile, getJson, postJson } from "./api.js";
 import { clear, h } from "./dom.js";
-import { money, phone, t, when } from "./i18n.js";
+import { clock, dayTitle, money, phone, t, when } from "./i18n.js";
 import { pager } from "./pager.js";
+import { haptic, setBack, webApp } from "./telegram.js";
 import type { DetailAnswer, HistoryAnswer, Names, PayoutView, Status } from "./types.js";
 
 const STATUSES: Status[] = ["paid", "failed", "pending", "unknown", "waiting", "other"];
@@ -44,12 +45,13 @@ function payoutRow(payout: PayoutView, names: Names, onOpen: (id: string) => voi
       "span",
       { class: "row-main" },
       payout.recipientName || phone(payout.phone),
-      h("small", {}, `${phone(payout.phone)} · ${when(payout.createdAtMs)}`),
+      h("small", {}, `${phone(payout.phone)} · ${clock(payout.createdAtMs)}`),
       h(
         "small",
         {},
         `${t(`kind.${payout.kind}`)} · ${names[String(payout.initiatorId)] ?? payout.initiatorId}`,
       ),
+      payout.note ? h("small", { class: "row-note" }, payout.note) : null,
     ),
     h(
       "span",
@@ -71,6 +73,18 @@ function select(options: Array<[string, string]>, value: string): HTMLSelectElem
   const element = h("select", {}, ...options.map(([v, label]) => h("option", { value: v }, label)));
   element.value = value;
   return element;
+}
+
+/** The payouts (newest first) in runs of the same day, each with the day's title. */
+function byDay(items: PayoutView[]): Array<[string, PayoutView[]]> {
+  const days: Array<[string, PayoutView[]]> = [];
+  for (const payout of items) {
+    const title = dayTitle(payout.createdAtMs);
+    const last = days.at(-1);
+    if (last && last[0] === title) last[1].push(payout);
+    else days.push([title, [payout]]);
+  }
+  return days;
 }
 
 export async function renderHistory(
@@ -128,9 +142,21 @@ export async function renderHistory(
         answer.items.length === 0
           ? h("p", { class: "muted card" }, t("history.empty"))
           : h(
-              "ul",
-              { class: "list card" },
-              ...answer.items.map((payout) => payoutRow(payout, answer.names, onOpen)),
+              "div",
+              {},
+              // The rows grouped by day (the device's), each day under its own title.
+              ...byDay(answer.items).map(([title, items]) =>
+                h(
+                  "section",
+                  { class: "day", "data-testid": "history-day" },
+                  h("h3", { class: "day-title" }, title),
+                  h(
+                    "ul",
+                    { class: "list card" },
+                    ...items.map((payout) => payoutRow(payout, answer.names, onOpen)),
+                  ),
+                ),
+              ),
             ),
         bar,
       );
@@ -185,6 +211,13 @@ export async function renderHistory(
     filters.from = from.value;
     filters.to = to.value;
     try {
+      if (webApp()) {
+        // Inside Telegram a web view may ignore a download: the bot sends the file to the chat.
+        const sent = await postJson<{ name: string }>(`history/csv/send?${queryString(false)}`, {});
+        notice.textContent = t("history.sent_to_chat", { name: sent.name });
+        haptic("success");
+        return;
+      }
       const { blob, name } = await getFile(`history/csv?${queryString(false)}`);
       const url = URL.createObjectURL(blob);
       const link = h("a", { href: url, download: name });
@@ -196,6 +229,8 @@ export async function renderHistory(
     } catch (error) {
       if (error instanceof ApiError && error.status === 404)
         notice.textContent = t("history.export_empty");
+      else if (error instanceof ApiError && error.code === "no_chat")
+        notice.textContent = t("history.no_chat");
       else showError(error, notice);
     }
   });
@@ -221,10 +256,14 @@ export async function renderDetail(
       : userId === 0
         ? t("detail.actor_system")
         : (names[String(userId)] ?? String(userId));
-  const back = h("button", { type: "button", class: "secondary back" }, `← ${t("detail.back")}`);
-  back.addEventListener("click", onBack);
+  // Inside Telegram its own Back button leads back; in a plain browser, a button of ours.
+  const native = setBack(onBack);
+  const back = native
+    ? null
+    : h("button", { type: "button", class: "secondary back" }, `← ${t("detail.back")}`);
+  back?.addEventListener("click", onBack);
   root.replaceChildren(
-    back,
+    ...(back ? [back] : []),
     h(
       "section",
       { class: "card", "aria-labelledby": "detail-title", "data-testid": "payout-detail" },
@@ -270,5 +309,5 @@ export async function renderDetail(
       !answer.trailComplete && h("p", { class: "muted" }, t("detail.trail_incomplete")),
     ),
   );
-  back.focus();
+  back?.focus();
 }

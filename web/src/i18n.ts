@@ -86,3 +86,20 @@ export function percent(ratio: number): string {
   }).format(ratio);
   return lang === "fr" ? text.replace(/\s%/, "\u202F%") : text;
 }
+
+/** A time of day, `14:05`, in the reader's language (the device's zone). */
+export function clock(ms: number): string {
+  return new Intl.DateTimeFormat(lang === "fr" ? "fr-FR" : "en-GB", {
+    hour: "2-digit",
+    minute: "2-digit",
+  }).format(ms);
+}
+
+/** A day's title in a list: `Friday 28 November` / `vendredi 28 novembre` (the device's zone). */
+export function dayTitle(ms: number): string {
+  return new Intl.DateTimeFormat(lang === "fr" ? "fr-FR" : "en-GB", {
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+  }).format(ms);
+}

@@ -10,12 +10,13 @@ import { renderApprovals } from "./approvals.js";
 import { renderBatches } from "./batches.js";
 import { clear, h } from "./dom.js";
 import { renderDetail, renderHistory } from "./history.js";
-import { type Key, setLang, t } from "./i18n.js";
+import { count, type Key, setLang, t } from "./i18n.js";
 import { applyTheme, readLaunch } from "./launch.js";
 import { renderOverview } from "./overview.js";
 import { renderRecipients } from "./recipients.js";
 import { renderSchedules } from "./schedules.js";
 import { renderStepUp, stepUpTarget } from "./step-up.js";
+import { setBack, startTelegram } from "./telegram.js";
 import type { Me } from "./types.js";
 
 type Tab = "overview" | "history" | "batches" | "approvals" | "schedules" | "recipients";
@@ -43,13 +44,27 @@ function errorText(error: unknown): string {
   if (error.status === 403)
     return t(error.reason === "not_staff" ? "error.not_staff" : "error.role");
   if (error.status === 429) return t("error.rate");
-  return t("error.generic", { status: error.status });
+  return t("error.generic");
 }
 
+/** Shows the current tab again (set by the shell): an error's Retry. */
+let reshow: (() => void) | null = null;
+
 function showError(error: unknown, where: HTMLElement): void {
+  const retry =
+    reshow && !(error instanceof ApiError && [401, 403].includes(error.status))
+      ? h(
+          "button",
+          { type: "button", class: "secondary", "data-testid": "retry" },
+          t("error.retry"),
+        )
+      : null;
+  const again = reshow;
+  if (retry && again) retry.addEventListener("click", () => again());
   clear(
     where,
     h("span", { class: "error", role: "alert", "data-testid": "error" }, errorText(error)),
+    retry,
   );
 }
 
@@ -80,7 +95,18 @@ function shell(me: Me): void {
   // Each view renders into a fresh container: a slow answer for a view left since lands in
   // a detached one and never overwrites the view on screen.
   const freshView = (): HTMLElement => {
-    const view = h("div", {}, h("p", { class: "muted" }, t("app.loading")));
+    // Grey blocks where the view will be, read out as "Loading".
+    const view = h(
+      "div",
+      {},
+      h(
+        "div",
+        { class: "placeholder", role: "status", "aria-label": t("app.loading") },
+        h("div", { class: "skeleton tall" }),
+        h("div", { class: "skeleton" }),
+        h("div", { class: "skeleton" }),
+      ),
+    );
     clear(panel, view);
     return view;
   };
@@ -92,13 +118,16 @@ function shell(me: Me): void {
 
   const select = (tab: Tab, focus = false) => {
     current = tab;
+    setBack(null);
     for (const [name, button] of buttons) {
       button.setAttribute("aria-selected", String(name === tab));
       button.tabIndex = name === tab ? 0 : -1;
     }
     if (focus) buttons.get(tab)?.focus();
+    buttons.get(tab)?.scrollIntoView({ block: "nearest", inline: "nearest" });
     panel.setAttribute("aria-labelledby", `tab-${tab}`);
     const view = freshView();
+    reshow = () => select(tab);
     const render = {
       overview: () => renderOverview(view, openPayout),
       history: () => renderHistory(view, openPayout, showError, canExport),
@@ -110,12 +139,15 @@ function shell(me: Me): void {
     render().catch((error: unknown) => showError(error, view));
   };
 
+  // How many wait for a decision, on the Approvals tab.
+  const waiting = h("span", { class: "tab-count", "data-testid": "approvals-count" });
   const tablist = h("nav", { class: "tabs", role: "tablist", "aria-label": t("nav.label") });
   for (const tab of tabs) {
     const button = h(
       "button",
       { type: "button", role: "tab", id: `tab-${tab}`, "aria-controls": "panel", "data-tab": tab },
       t(`tab.${tab}`),
+      tab === "approvals" ? waiting : null,
     );
     button.addEventListener("click", () => select(tab));
     button.addEventListener("keydown", (event) => {
@@ -144,11 +176,21 @@ function shell(me: Me): void {
     panel,
   );
   select("overview");
+  if (tabs.includes("approvals")) {
+    getJson<{ items: unknown[] }>("approvals")
+      .then((answer) => {
+        waiting.textContent = answer.items.length > 0 ? count(answer.items.length) : "";
+        waiting.setAttribute("aria-label", t("tab.waiting", { n: answer.items.length }));
+      })
+      // Only a hint: the tab itself says why, should the list not load.
+      .catch(() => undefined);
+  }
 }
 
 async function start(): Promise<void> {
   const launch = readLaunch();
   applyTheme(launch.theme);
+  startTelegram();
   setLang(launch.languageCode?.toLowerCase().startsWith("fr") ? "fr" : "en");
   document.title = t("app.title");
   setInitData(launch.initData);

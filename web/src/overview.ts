@@ -1,20 +1,48 @@
 /** Overview: the 30 days' paid volume as a bar chart by operator, rates, and what waits. */
 import { getJson } from "./api.js";
 import { h, svg } from "./dom.js";
-import { count, money, percent, phone, shortDay, t } from "./i18n.js";
+import { count, currentLang, money, percent, phone, shortDay, t } from "./i18n.js";
 import type { AttentionList, Overview } from "./types.js";
 
 const WIDTH = 320;
 const HEIGHT = 150;
 const AXIS = 18;
+/** Room on the left for the scale's labels. */
+const SCALE = 34;
 
-function chart(days: Overview["days"]): SVGElement {
-  const max = Math.max(1, ...days.map((day) => day.mtn + day.orange));
-  const slot = WIDTH / Math.max(1, days.length);
+/** `60000` → `60k` / `60 k`: the scale's labels, short. */
+function compact(value: number): string {
+  return new Intl.NumberFormat(currentLang() === "fr" ? "fr-FR" : "en-US", {
+    notation: "compact",
+    maximumFractionDigits: 1,
+  }).format(value);
+}
+
+/** A round top for the scale: 1, 2 or 5 times a power of ten, at least `max`. */
+function niceTop(max: number): number {
+  const power = 10 ** Math.floor(Math.log10(max));
+  return ([1, 2, 5, 10].find((step) => step * power >= max) ?? 10) * power;
+}
+
+function chart(days: Overview["days"], onPick: (label: string, index: number) => void): SVGElement {
+  const max = niceTop(Math.max(1, ...days.map((day) => day.mtn + day.orange)));
+  const slot = (WIDTH - SCALE) / Math.max(1, days.length);
   const bar = Math.max(2, slot * 0.7);
   const plot = HEIGHT - AXIS;
+  // The scale: 0, half and the top, each a faint line with its amount.
+  const scale = [0, max / 2, max].flatMap((value) => {
+    const y = plot - (value / max) * plot;
+    return [
+      svg("line", { class: "grid", x1: SCALE, x2: WIDTH, y1: y, y2: y }),
+      svg(
+        "text",
+        { class: "axis", x: SCALE - 4, y: Math.max(8, y + 3), "text-anchor": "end" },
+        compact(value),
+      ),
+    ];
+  });
   const bars = days.flatMap((day, index) => {
-    const x = index * slot + (slot - bar) / 2;
+    const x = SCALE + index * slot + (slot - bar) / 2;
     const mtnHeight = (day.mtn / max) * plot;
     const orangeHeight = (day.orange / max) * plot;
     const label = t("overview.bar_label", {
@@ -26,11 +54,14 @@ function chart(days: Overview["days"]): SVGElement {
       "g",
       {
         "data-testid": day.mtn + day.orange > 0 ? "bar" : "empty-day",
-        role: "img",
+        "data-index": index,
+        role: "button",
+        tabindex: 0,
         "aria-label": label,
       },
       svg("title", {}, label),
-      svg("rect", { class: "bar-bg", x, y: 0, width: bar, height: plot, rx: 2 }),
+      // The whole slot answers a tap, not only the coloured part.
+      svg("rect", { class: "bar-bg", x: x - (slot - bar) / 2, y: 0, width: slot, height: plot }),
       day.orange > 0 &&
         svg("rect", {
           class: "bar-orange",
@@ -50,6 +81,13 @@ function chart(days: Overview["days"]): SVGElement {
           rx: 2,
         }),
     );
+    group.addEventListener("click", () => onPick(label, index));
+    group.addEventListener("keydown", (event) => {
+      if (event instanceof KeyboardEvent && (event.key === "Enter" || event.key === " ")) {
+        event.preventDefault();
+        onPick(label, index);
+      }
+    });
     const last = index === days.length - 1;
     const tick =
       last || (index % 7 === (days.length - 1) % 7 && index < days.length - 4)
@@ -75,6 +113,24 @@ function chart(days: Overview["days"]): SVGElement {
       "aria-label": t("overview.chart_label"),
       preserveAspectRatio: "none",
     },
+    // Orange's bars are striped: told from MTN's by more than a hue.
+    svg(
+      "defs",
+      {},
+      svg(
+        "pattern",
+        {
+          id: "stripes",
+          width: 4,
+          height: 4,
+          patternUnits: "userSpaceOnUse",
+          patternTransform: "rotate(45)",
+        },
+        svg("rect", { class: "stripe-bg", width: 4, height: 4 }),
+        svg("rect", { class: "stripe", width: 2, height: 4 }),
+      ),
+    ),
+    ...scale,
     ...bars,
   );
 }
@@ -133,6 +189,19 @@ export async function renderOverview(
     attention(t("attention.unknown"), overview.attention.unknown, onOpen),
     attention(t("attention.stuck"), overview.attention.stuck, onOpen),
   ].filter((block): block is HTMLElement => block !== null);
+  // A tap on a bar reads its day here (a phone cannot hover a title).
+  const readout = h(
+    "p",
+    { class: "readout", "aria-live": "polite", "data-testid": "day-readout" },
+    t("overview.tap_hint"),
+  );
+  const picked = (label: string, index: number) => {
+    readout.textContent = label;
+    for (const bar of root.querySelectorAll("[data-index]")) {
+      bar.classList.toggle("picked", bar.getAttribute("data-index") === String(index));
+    }
+  };
+  const today = overview.days.at(-1);
   root.replaceChildren(
     h(
       "section",
@@ -144,12 +213,15 @@ export async function renderOverview(
         stat(
           t("overview.paid"),
           money(overview.paidXaf),
-          t("overview.paid_count", { count: overview.paidCount }),
+          `${t("overview.paid_count", { count: overview.paidCount })} · ${t("overview.today", {
+            amount: money(today ? today.mtn + today.orange : 0),
+          })}`,
         ),
         stat(t("overview.success_rate"), rate),
         stat(t("overview.fees"), money(overview.feesXaf)),
       ),
-      chart(overview.days),
+      chart(overview.days, picked),
+      readout,
       h(
         "div",
         { class: "legend", "aria-hidden": "true" },

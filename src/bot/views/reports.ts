@@ -8,7 +8,7 @@ import { html, type MessageKey, type Param, type Translate } from "../../i18n.js
 import type { OperationState } from "../../model/availability.js";
 import { knownOperator, knownStatus, type PaymentStatus } from "../../model/payment-terms.js";
 import type { Payout } from "../../model/payout.js";
-import { formatPhone } from "../../model/phone.js";
+import { formatPhone, maskedPhone } from "../../model/phone.js";
 import type { AvailabilityEntry, Payment } from "../../payments/schemas.js";
 import { CALLBACK, money, operatorName, personName, STATE_TITLE, type View } from "./common.js";
 
@@ -119,15 +119,8 @@ export function paymentView(t: Translate, payment: Payment): View {
   return { text: lines.join("\n") };
 }
 
-/**
- * A number in a list: the same digits as the logs' mask (23767••••001), grouped as people
- * read them: `67• •• •0 01`. The operator's prefix and the last three digits tell
- * 670000001, 650000001 and 690000001 apart; the four digits between stay hidden.
- */
-export function maskedPhone(phone: string): string {
-  const national = phone.slice(-9);
-  return `${national.slice(0, 2)}• •• •${national.slice(6, 7)} ${national.slice(7)}`;
-}
+/** A number in a list, masked (model/phone's `maskedPhone`; here for the views' imports). */
+export { maskedPhone };
 
 /**
  * One line per payout for /history and /unknown: its state, payout or collection, how

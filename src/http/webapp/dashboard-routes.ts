@@ -32,6 +32,14 @@ export interface DashboardSteps {
   history(asker: Member, query: HistoryQuery): Promise<HistoryPage>;
   /** The filtered view as /export writes it (audited); null when it is empty. */
   historyCsv(user: WebAppUser, query: HistoryQuery): Promise<{ name: string; text: string } | null>;
+  /**
+   * The same file (same permission, same audit), sent by the bot as a document to the
+   * person's own chat: inside Telegram, where a web view may ignore a browser download.
+   */
+  sendHistoryCsv(
+    user: WebAppUser,
+    query: HistoryQuery,
+  ): Promise<{ outcome: "sent"; name: string } | { outcome: "no_chat" } | null>;
   payout(asker: Member, id: string): Promise<PayoutDetail>;
   batches(asker: Member): Promise<Batch[]>;
   batch(asker: Member, id: string, only?: ReadonlySet<RowStanding>): Promise<BatchDetail>;
@@ -173,6 +181,20 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
         file: { name: file.name, type: "text/csv; charset=utf-8", text: file.text },
       };
     }),
+    {
+      method: "POST",
+      path: "history/csv/send",
+      capability: "export",
+      async handle({ user, query }) {
+        const parsed = queryOf(query);
+        if (parsed === null) return failure(400, "bad_query");
+        const sent = await steps.sendHistoryCsv(user, parsed);
+        if (sent === null) return failure(404, "empty");
+        // Telegram would not deliver to this person's chat (never started, or the bot blocked).
+        if (sent.outcome === "no_chat") return failure(409, "no_chat");
+        return { status: 200, json: sent };
+      },
+    },
     get("payouts/:id", "read", async ({ user, params }) => {
       const detail = await steps.payout(askerOf(user), params.id ?? "");
       if (detail.outcome === "not_found") return failure(404, "not_found");

@@ -1,6 +1,6 @@
 /**
  * The Mini App's Saved recipients page: the address book searched by alias or registered
- * name (the words of /recipients), a page at a time, each entry with its number masked and
+ * name (the words of /recipients), a page at a time, each entry with its number masked as the bot's lists mask it (`67• •• •0 01`) and
  * when it was last paid; and Forget through the very step /forget calls
  * (payouts/recipients.ts `forget`: its saver while they may pay, or an admin; audited).
  *
@@ -10,7 +10,7 @@
  *   403 `forbidden` | 404 `not_found` (unknown, or forgotten already) | 409 `changed`.
  */
 import { z } from "zod";
-import { maskPhone } from "../../logger.js";
+import { maskedPhone } from "../../model/phone.js";
 import type { ListedRecipient } from "../../model/recipient.js";
 import type { Asker } from "../../payouts/policy.js";
 import { type ForgetResult, mayChange as mayForget } from "../../payouts/recipients.js";
@@ -66,7 +66,7 @@ export function recipientRoutes(steps: RecipientSteps): WebAppRoute[] {
             items: shown.map((entry) => ({
               alias: entry.alias,
               registeredName: entry.registeredName,
-              phone: maskPhone(entry.phone),
+              phone: maskedPhone(entry.phone),
               operator: entry.operator,
               savedBy: entry.savedBy,
               savedAtMs: entry.savedAtMs,

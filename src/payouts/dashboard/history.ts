@@ -1,6 +1,7 @@
 /**
  * The Mini App's History: one search box (a number, a payment or payout id, a staff member
- * by id or name, or words of the recipient's name, the note or the alias), filters by
+ * by id, a staff member's first name and words of the recipient's name, the note or the alias
+ * both at once), filters by
  * status, kind and dates, and pages. Each kind of query goes to the index that answers it:
  * the number index (`listByPhone`), the payment id index, a person's own list, a status
  * group's index (everyone's or a person's: `listByStatus`), the index of words
@@ -210,30 +211,70 @@ export async function searchHistory(
     }
   }
   const people = await staffMatching(stores, text);
-  if (people.length > 0) {
-    const status = query.status;
-    const lists = await Promise.all(
-      people.map((userId) =>
-        status === undefined
-          ? stores.payouts.list({ userId, offset: 0, limit: INDEX_LIMIT })
-          : stores.payouts.listByStatus({
-              userId,
-              status,
-              ...window,
-              offset: 0,
-              limit: INDEX_LIMIT,
-            }),
-      ),
-    );
-    const items = lists
-      .flatMap((list) => list.items)
-      .filter(visible)
-      .sort((a, b) => b.createdAtMs - a.createdAtMs);
-    if (items.length > 0 || /^\d+$/.test(text)) {
-      const partial = lists.some((list) => list.total > INDEX_LIMIT);
-      return { items, via: "staff", partial };
-    }
+  const byStaff = people.length > 0 ? await staffPayouts(stores, people, query, window) : null;
+  if (byStaff !== null && /^\d+$/.test(text)) {
+    return { items: byStaff.items.filter(visible), via: "staff", partial: byStaff.partial };
   }
+  const byName = await byWordsOf(
+    deps,
+    asker,
+    query,
+    text,
+    window,
+    visible,
+    byStaff ? undefined : paging,
+  );
+  if (byStaff === null) return byName;
+  // One word is a staff member's first name and a recipient's both: both answer, newest first.
+  const items = new Map<string, Payout>();
+  for (const payout of [...byStaff.items.filter(visible), ...byName.items]) {
+    items.set(payout.id, payout);
+  }
+  return {
+    items: [...items.values()].sort((a, b) => b.createdAtMs - a.createdAtMs),
+    via: "staff",
+    partial: byStaff.partial || byName.partial,
+  };
+}
+
+/** The payouts `people` made (of the status asked, if any), before any other filter. */
+async function staffPayouts(
+  stores: Stores,
+  people: number[],
+  query: HistoryQuery,
+  window: { fromMs: number; toMs: number },
+): Promise<{ items: Payout[]; partial: boolean }> {
+  const status = query.status;
+  const lists = await Promise.all(
+    people.map((userId) =>
+      status === undefined
+        ? stores.payouts.list({ userId, offset: 0, limit: INDEX_LIMIT })
+        : stores.payouts.listByStatus({
+            userId,
+            status,
+            ...window,
+            offset: 0,
+            limit: INDEX_LIMIT,
+          }),
+    ),
+  );
+  return {
+    items: lists.flatMap((list) => list.items),
+    partial: lists.some((list) => list.total > INDEX_LIMIT),
+  };
+}
+
+/** The payouts whose recipient's name, note or alias holds every word of `text`. */
+async function byWordsOf(
+  deps: HistoryDeps,
+  asker: NonNullable<Asker>,
+  query: HistoryQuery,
+  text: string,
+  window: { fromMs: number; toMs: number },
+  visible: (payout: Payout) => boolean,
+  paging?: { offset: number; limit: number },
+): Promise<Found> {
+  const { stores } = deps;
   const words = wordsOf(text);
   if (words.length === 0) return { items: [], via: "words", partial: false };
   if (

@@ -239,7 +239,8 @@ describe("the Mini App's saved recipients", () => {
     const items = all.json.items as RecipientItem[];
     expect(items.map((item) => item.alias)).toEqual(["Aïcha", "boss", "Jean"]);
     expect(items[2]).toMatchObject({ registeredName: "Jean-Paul Mbarga", mayForget: false });
-    for (const item of items) expect(item.phone).toMatch(/^237\d\d•{4}\d{3}$/);
+    // Masked as the bot's /recipients masks a number: the prefix and the last three digits.
+    for (const item of items) expect(item.phone).toMatch(/^\d\d• •• •\d \d\d$/);
     expect(JSON.stringify(all.json)).not.toContain("670000001");
 
     // By a word of the registered name, and by an alias without its accent.

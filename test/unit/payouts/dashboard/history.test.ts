@@ -72,6 +72,23 @@ describe("History search", () => {
     expect(byRecipient.items.map((p) => p.id)).toEqual([odile.id]);
   });
 
+  it("takes one word for a staff member's first name and a recipient's name both", async () => {
+    const byOdile = await add({
+      initiatorId: OTHER,
+      recipientName: "Marie Ngo",
+      createdAtMs: NOW - DAY,
+    });
+    const toOdile = await add({ initiatorId: 2, recipientName: "Odile Mbarga" });
+    await add({ initiatorId: 2, recipientName: "Samuel Eto" });
+    const found = await searchHistory(deps(), ADMIN, query({ q: "Odile" }));
+    expect(found.items.map((p) => p.id)).toEqual([toOdile.id, byOdile.id]);
+    const page = await historyPage(deps(), ADMIN, query({ q: "odile" }));
+    expect(page.total).toBe(2);
+    // A payer sees only their own, whichever way the word matched.
+    const mine = await searchHistory(deps(), PAYER, query({ q: "Odile" }));
+    expect(mine.items.map((p) => p.id)).toEqual([toOdile.id]);
+  });
+
   it("finds a recipient by words of the name, note or alias, accents and case aside", async () => {
     const aicha = await add({ recipientName: "Aïcha Bello", note: "Loyer décembre" });
     const saved = await add({ recipientName: "Paul Mbarga", recipientAlias: "électricien" });
