@@ -19,7 +19,11 @@ export type AliasProblem =
   /** A character outside letters (accents included), digits, `_`, `-`, `.`. */
   | "characters"
   /** No letter at all (`12-34`): it could be mistaken for a number. */
-  | "no_letter";
+  | "no_letter"
+  /** Letters of more than one script (`jеan` with a Cyrillic `е`): a look-alike of another. */
+  | "mixed_scripts"
+  /** A number once O, o, I, l, i are read as digits (`67O000001`). */
+  | "looks_like_number";
 
 export type AliasParseResult =
   | { ok: true; alias: string; key: string }
@@ -27,6 +31,35 @@ export type AliasParseResult =
 
 const ALIAS_CHARS = /^[\p{L}\p{M}\p{Nd}_.-]+$/u;
 const LETTER = /\p{L}/u;
+const DIGIT = /\p{Nd}/u;
+
+/**
+ * The scripts an alias's letters may come from, one at a time. A letter of none of these
+ * counts as a script of its own, so it cannot be mixed with them either.
+ */
+const SCRIPTS = [
+  /\p{Script=Latin}/u,
+  /\p{Script=Cyrillic}/u,
+  /\p{Script=Greek}/u,
+  /\p{Script=Arabic}/u,
+  /\p{Script=Han}/u,
+];
+
+/** How many scripts the letters of `alias` come from. */
+function scriptsOf(alias: string): number {
+  const found = new Set<number>();
+  for (const char of alias) {
+    if (!LETTER.test(char)) continue;
+    const index = SCRIPTS.findIndex((script) => script.test(char));
+    found.add(index);
+  }
+  return found.size;
+}
+
+/** Letters read as digits by eye: O and o as 0, I, l and i as 1. */
+function asDigits(alias: string): string {
+  return alias.replace(/[Oo]/g, "0").replace(/[Ili]/g, "1");
+}
 
 /**
  * The key an alias is matched by: decomposed (NFD), combining marks dropped, lower case.
@@ -38,15 +71,22 @@ export function aliasKey(alias: string): string {
 
 /**
  * Checks what someone typed as an alias: 2–32 letters (accents included), digits, `_`, `-`
- * or `.`, with at least one letter (an alias never reads as a number). Answers the alias
- * as written (NFC) and its key.
+ * or `.`, with at least one letter (an alias never reads as a number). Look-alikes are
+ * folded or refused: compatibility forms are folded (NFKC: fullwidth `ｊｅａｎ` is `jean`);
+ * letters of two scripts (`jеan` with a Cyrillic `е`) and an alias that reads as a number
+ * once O, o, I, l, i are read as digits (`67O000001`) are refused. Answers the alias as
+ * written (NFKC) and its key.
  */
 export function parseAlias(input: string): AliasParseResult {
-  const alias = input.trim().normalize("NFC");
+  const alias = input.trim().normalize("NFKC");
   const length = [...alias].length;
   if (length < ALIAS_MIN_CHARS || length > ALIAS_MAX_CHARS) return { ok: false, problem: "length" };
   if (!ALIAS_CHARS.test(alias)) return { ok: false, problem: "characters" };
   if (!LETTER.test(alias)) return { ok: false, problem: "no_letter" };
+  if (scriptsOf(alias) > 1) return { ok: false, problem: "mixed_scripts" };
+  if (DIGIT.test(alias) && !LETTER.test(asDigits(alias))) {
+    return { ok: false, problem: "looks_like_number" };
+  }
   return { ok: true, alias, key: aliasKey(alias) };
 }
 

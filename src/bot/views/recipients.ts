@@ -34,6 +34,8 @@ const ALIAS_PROBLEM_KEY: Record<AliasProblem, MessageKey> = {
   length: "recipients.bad_alias.length",
   characters: "recipients.bad_alias.characters",
   no_letter: "recipients.bad_alias.no_letter",
+  mixed_scripts: "recipients.bad_alias.mixed_scripts",
+  looks_like_number: "recipients.bad_alias.looks_like_number",
 };
 
 export function aliasProblemText(t: Translate, problem: AliasProblem): string {

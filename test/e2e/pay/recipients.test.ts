@@ -86,6 +86,28 @@ describe("saved recipients, end to end", () => {
     expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
   });
 
+  it.each([
+    ["en", "j\u0435an", "one alphabet only", "67O000001", "reads as a phone number"],
+    ["fr", "j\u0435an", "d’un seul alphabet", "67O000001", "se lit comme un numéro"],
+  ])(
+    "refuses look-alike aliases with a reason, saving nothing (%s)",
+    async (lang, mixed, why, numberish, because) => {
+      const person = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: lang });
+      await save(person, "/save jean 670000001");
+      const refused = plainText(await sendAndWait(h.emulator, person, `/save ${mixed} 690000001`));
+      expect(refused).toContain(why);
+      const number = plainText(
+        await sendAndWait(h.emulator, person, `/save ${numberish} 690000001`),
+      );
+      expect(number).toContain(because);
+      // Paying "by" them does not reach the saved jean, nor the look-alike number.
+      expect(plainText(await sendAndWait(h.emulator, person, `/pay ${mixed} 5000`))).toContain(why);
+      const list = await h.app.stores.recipients.list();
+      expect(list.map((entry) => entry.alias)).toEqual(["jean"]);
+      expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
+    },
+  );
+
   it("speaks French to a French payer", async () => {
     const fr = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "fr" });
     const { prompt, after } = await save(fr, "/save jean 670000001");

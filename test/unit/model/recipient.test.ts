@@ -33,3 +33,27 @@ describe("aliases", () => {
     expect(looksLikeAlias("<b>670000001</b>")).toBe(false);
   });
 });
+
+describe("parseAlias and look-alikes", () => {
+  it("refuses an alias that mixes scripts: jеan with a Cyrillic е is not jean", () => {
+    expect(parseAlias("j\u0435an")).toEqual({ ok: false, problem: "mixed_scripts" });
+    expect(parseAlias("p\u03bfl")).toEqual({ ok: false, problem: "mixed_scripts" });
+    // One script is fine, whichever it is.
+    expect(parseAlias("жан")).toMatchObject({ ok: true, alias: "жан" });
+    expect(parseAlias("jean")).toMatchObject({ ok: true, key: "jean" });
+  });
+
+  it("refuses an alias that reads as a number once O, o, I, l, i are read as digits", () => {
+    expect(parseAlias("67O000001")).toEqual({ ok: false, problem: "looks_like_number" });
+    expect(parseAlias("6700000l1")).toEqual({ ok: false, problem: "looks_like_number" });
+    expect(parseAlias("237-67O-000-001")).toEqual({ ok: false, problem: "looks_like_number" });
+    // Letters that are letters, or no digit at all, are aliases.
+    expect(parseAlias("lol")).toMatchObject({ ok: true });
+    expect(parseAlias("jean2")).toMatchObject({ ok: true });
+    expect(parseAlias("bob-10")).toMatchObject({ ok: true });
+  });
+
+  it("folds compatibility forms: fullwidth ｊｅａｎ is jean", () => {
+    expect(parseAlias("ｊｅａｎ")).toEqual({ ok: true, alias: "jean", key: "jean" });
+  });
+});
