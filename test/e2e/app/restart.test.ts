@@ -85,8 +85,10 @@ describe("a bot process killed and started again", () => {
     await waitUntil(() => world.sandbox.snapshot().payments.length === 1, "the payment to exist");
     const [stranded] = await world.stores.payouts.listInState("submitting");
     expect(stranded?.amount).toBe(7000);
+    // Generous waits: a process starting beside a loaded test run may take seconds.
     const history = world.emulator.waitForMessage(
       (m) => m.chatId === PAYER_ID && plainText(m).includes("Your payouts"),
+      20_000,
     );
     await payer.sendText("/history");
     expect(plainText(await history)).toContain("Sending");
@@ -102,15 +104,17 @@ describe("a bot process killed and started again", () => {
     });
     const told = world.emulator.waitForMessage(
       (m) => m.chatId === PAYER_ID && plainText(m).includes("Outcome unknown"),
+      20_000,
     );
     const toldAdmin = world.emulator.waitForMessage(
       (m) => m.chatId === ADMIN_ID && plainText(m).includes("Outcome unknown"),
+      20_000,
     );
     await startBot(world.env);
     await Promise.all([told, toldAdmin]);
     expect((await world.stores.payouts.get(stranded.id))?.state).toBe("unknown");
     expect(world.sandbox.countRequests(DISBURSE)).toBe(1);
-  });
+  }, 60_000);
 
   it("answers at once when restarted after a crash: it takes back its own polling lease", async () => {
     // The same host and HTTP port, as a process restarted in place by its supervisor.
