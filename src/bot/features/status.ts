@@ -30,8 +30,11 @@ export function statusFeature(deps: { payouts: Payouts; stores: Stores }): Compo
     const payout =
       (await deps.stores.payouts.get(reference)) ??
       (await deps.stores.payouts.findByPaymentId(reference));
-    if (payout && maySee(ctx.staff, payout)) {
-      await replyView(ctx, payoutStateView(ctx.t, payout));
+    if (payout) {
+      // One of ours that this person may not see is not shown from the API either: the
+      // API's answer holds the same amount and number.
+      if (maySee(ctx.staff, payout)) await replyView(ctx, payoutStateView(ctx.t, payout));
+      else await replyHtml(ctx, ctx.t("status.not_found", { id: reference }));
       return;
     }
     try {

@@ -26,11 +26,15 @@ describe("review: /status and another payer's payout", () => {
     const paymentId = items[0]?.paymentId ?? "";
     expect(paymentId).not.toBe("");
 
+    // The bot's own reads of it (the callback's re-read, a poll) came before: none more.
+    const reads = () => h.sandbox.countRequests({ method: "GET", path: `/payments/${paymentId}` });
+    const readsBefore = reads();
     const reply = plainText(
       await sendAndWait(h.emulator, payer, `/status ${paymentId}`, (m) => m.chatId === payer.id),
     );
     expect(reply).not.toContain("5,000");
     expect(reply).not.toContain("670 00 00 01");
-    expect(h.sandbox.countRequests({ method: "GET", path: `/payments/${paymentId}` })).toBe(0);
+    expect(reply).toBe(`No payment with id ${paymentId}.`);
+    expect(reads()).toBe(readsBefore);
   });
 });
