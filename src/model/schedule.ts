@@ -66,6 +66,8 @@ export const SCHEDULE_MOVES = {
   approve: { from: ["awaiting_approval"], to: "active" },
   reject: { from: ["awaiting_approval"], to: "rejected" },
   cancel: { from: ["awaiting_confirmation"], to: "cancelled" },
+  /** Its owner lost the standing to pay (removed, or a role that may not pay). */
+  owner_stopped: { from: ["awaiting_confirmation", "awaiting_approval"], to: "cancelled" },
   expire: { from: ["awaiting_confirmation", "awaiting_approval"], to: "expired" },
   pause: { from: ["active"], to: "paused" },
   resume: { from: ["paused"], to: "active" },
@@ -145,6 +147,11 @@ export const ScheduleSchema = z.object({
    * approver did (`staff`: only an admin or an approver may resume it).
    */
   pausedBecause: z.enum(["owner_not_allowed", "staff"]).optional(),
+  /**
+   * When the bot cancelled or paused it because its owner lost the standing to pay: the
+   * staff change's time, so the change's summary finds it (payouts/schedule/standing.ts).
+   */
+  stoppedAtMs: z.number().int().optional(),
   /** Waiting for approval to resume (rejected or expired: back to paused, not ended). */
   resuming: z.boolean().optional(),
 });

@@ -4,7 +4,8 @@
  * someone's standing to pay (removed, or a role that may not pay) also ends what they had
  * open: each prompt and each request waiting for approval is cancelled (`initiator_removed`,
  * its held amount given back, its approvers' cards told, in the move's own atomic step),
- * their batches not yet done are stopped, and the person and the admins are told (one
+ * their batches not yet done are stopped, their schedules cancelled (waiting for Confirm or
+ * approval) or paused (active: schedule/standing.ts), and the person and the admins are told (one
  * `standing_lost` notice, queued before the first move to be due a while later, and made
  * due at the end).
  */
@@ -15,6 +16,7 @@ import type { Role } from "../model/roles.js";
 import type { StaffMember, StaffOrigin } from "../model/staff.js";
 import type { Batches } from "./batch/batch.js";
 import { PAYING_ROLES } from "./policy.js";
+import { stopSchedulesOf } from "./schedule/standing.js";
 import type { StepContext } from "./types.js";
 
 /** Who makes a staff change: an admin, or null for the `STAFF` setting at start. */
@@ -27,7 +29,11 @@ export interface StaffChangeResult {
   cancelled: number;
   /** Their batches stopped (or cancelled before they ran) for the same reason. */
   batchesStopped: number;
+  /** Their schedules cancelled or paused for the same reason. */
+  schedulesStopped: number;
 }
+
+const NOTHING_STOPPED = { cancelled: 0, batchesStopped: 0, schedulesStopped: 0 } as const;
 
 /**
  * How long the notice of a change waits, queued before its first move, should the change
@@ -66,7 +72,7 @@ export class StaffChanges {
       : { source: "env" };
     // The store keeps the first grant time when the role is restated.
     await stores.staff.set(userId, role, origin, by ? atMs : undefined);
-    if (before === role) return { outcome: "unchanged", cancelled: 0, batchesStopped: 0 };
+    if (before === role) return { outcome: "unchanged", ...NOTHING_STOPPED };
     // STAFF bringing in a new member is configuration read at start, not a change of
     // anyone's standing: only its changes to a member's role are audited.
     if (by !== null || before !== null) {
@@ -86,7 +92,7 @@ export class StaffChanges {
       ? { source: "runtime", byUserId: by.userId, atMs }
       : undefined;
     const removed = await stores.staff.remove(userId, origin);
-    if (!removed) return { outcome: "unchanged", cancelled: 0, batchesStopped: 0 };
+    if (!removed) return { outcome: "unchanged", ...NOTHING_STOPPED };
     await this.#audit(by, "staff_removed", { userId, oldRole: before });
     return { outcome: "changed", ...(await this.#afterChange(userId, before, null, by, atMs)) };
   }
@@ -101,7 +107,7 @@ export class StaffChanges {
   ): Promise<Omit<StaffChangeResult, "outcome">> {
     const couldPay = before !== null && PAYING_ROLES.includes(before);
     const canPay = after !== null && PAYING_ROLES.includes(after);
-    if (!couldPay || canPay) return { cancelled: 0, batchesStopped: 0 };
+    if (!couldPay || canPay) return NOTHING_STOPPED;
     const { stores, log } = this.#context;
     const byUserId = by?.userId ?? 0;
     const actor: Actor = by ? staffActor(by) : SYSTEM_ACTOR;
@@ -126,11 +132,16 @@ export class StaffChanges {
       if (result.ok && result.applied) cancelled += 1;
     }
     const batchesStopped = await this.#batches.stopAllOf(userId, actor, []);
+    const reason = after === null ? "removed" : "demoted";
+    const schedulesStopped = await stopSchedulesOf(stores, { userId, actor, atMs, reason });
     // Due now that all is done (told even when nothing was open: the admins' summary).
     await stores.outbox.schedule(noticeKey(standing), atMs);
-    log.info({ userId, cancelled, batchesStopped }, "staff member lost the standing to pay");
+    log.info(
+      { userId, cancelled, batchesStopped, schedulesStopped },
+      "staff member lost the standing to pay",
+    );
     this.#onNoticeQueued();
-    return { cancelled, batchesStopped };
+    return { cancelled, batchesStopped, schedulesStopped };
   }
 
   /**

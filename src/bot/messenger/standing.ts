@@ -38,6 +38,25 @@ function cancelledLines(t: Translate, delivery: StandingDelivery): string[] {
   );
 }
 
+/** The person's schedules the change stopped: a heading and one line each (none: nothing). */
+function scheduleLines(t: Translate, delivery: StandingDelivery): string[] {
+  const { schedules } = delivery;
+  if (schedules.length === 0) return [];
+  return [
+    t("standing.schedules_stopped", { count: schedules.length }),
+    ...schedules.map((schedule) =>
+      t("standing.schedule_item", {
+        ref: schedule.id,
+        amount: money(t, schedule.amount),
+        phone: formatPhone(schedule.phone),
+        what: t(
+          schedule.state === "paused" ? "standing.schedule_paused" : "standing.schedule_cancelled",
+        ),
+      }),
+    ),
+  ];
+}
+
 export class StandingDeliveries {
   readonly #options: StandingDeliveriesOptions;
 
@@ -72,8 +91,13 @@ export class StandingDeliveries {
       delivery.role === null
         ? own("standing.removed_you", { by: byName(own) })
         : own("standing.demoted_you", { by: byName(own), role: role(own) }),
-      items.length > 0 ? `\n${own("standing.cancelled_yours")}` : own("standing.nothing_open"),
+      items.length > 0
+        ? `\n${own("standing.cancelled_yours")}`
+        : delivery.schedules.length > 0
+          ? ""
+          : own("standing.nothing_open"),
       ...items,
+      ...scheduleLines(own, delivery),
     ];
     try {
       await sendView(telegram, change.userId, { text: toPerson.join("\n") });
@@ -101,6 +125,7 @@ export class StandingDeliveries {
         lines.push(t("standing.admins_cancelled", { count: delivery.cancelled.length }));
         lines.push(...cancelledLines(t, delivery));
       }
+      lines.push(...scheduleLines(t, delivery));
       try {
         await sendView(telegram, admin.userId, { text: lines.join("\n") });
       } catch (error) {

@@ -22,6 +22,7 @@ import type { Payout } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
 import type { Schedule, ScheduleRun } from "../../model/schedule.js";
 import type { ClaimedNotice, Stores } from "../../store/types.js";
+import { schedulesStoppedBy } from "../schedule/standing.js";
 import { BackgroundRunner } from "./runner.js";
 
 /** Why a message could not be delivered, and whether trying again can help. */
@@ -60,7 +61,14 @@ export type Delivery =
    * Someone lost the standing to pay: the change, their role now (null: not staff), and
    * what of theirs that change cancelled.
    */
-  | { kind: "standing_lost"; change: StandingLost; role: Role | null; cancelled: Payout[] }
+  | {
+      kind: "standing_lost";
+      change: StandingLost;
+      role: Role | null;
+      cancelled: Payout[];
+      /** Their schedules the change cancelled or paused. */
+      schedules: Schedule[];
+    }
   /** A schedule and one of its runs (null: about the schedule), as they are now. */
   | {
       kind: "schedule";
@@ -279,9 +287,10 @@ export class Notifier {
   /** The staff change, and the payouts it cancelled (its person's latest ones, read now). */
   async #standing(change: StandingLost): Promise<Delivery> {
     const { stores } = this.#options;
-    const [role, { items }] = await Promise.all([
+    const [role, { items }, schedules] = await Promise.all([
       stores.staff.get(change.userId),
       stores.payouts.list({ userId: change.userId, offset: 0, limit: STANDING_READ_LIMIT }),
+      schedulesStoppedBy(stores, change),
     ]);
     const cancelled = items.filter(
       (payout) =>
@@ -289,7 +298,7 @@ export class Notifier {
         payout.cancelledBy === change.byUserId &&
         payout.decidedAtMs === change.atMs,
     );
-    return { kind: "standing_lost", change, role, cancelled };
+    return { kind: "standing_lost", change, role, cancelled, schedules };
   }
 
   /**
