@@ -136,6 +136,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     submission,
     limits,
     settings: scheduleSettings,
+    leave: batch.leave,
     onNoticeQueued,
   });
   const schedules = new Schedules(context, lookups, scheduleSettings, onNoticeQueued);
@@ -168,6 +169,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
         schedules,
         leases: options.stores.leases,
         settings: scheduleSettings,
+        leave: batch.leave,
         onNoticeQueued,
         ...scheduler,
       }),

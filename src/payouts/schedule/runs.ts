@@ -26,6 +26,8 @@ import { cleanName } from "../../model/text.js";
 import { PaymentApiError } from "../../payments/errors.js";
 import { PayoutExistsError } from "../../store/errors.js";
 import { namesMatch } from "../batch/checks.js";
+import type { KeepAlive } from "../batch/lease.js";
+import { takeBatchSlot } from "../batch/rows.js";
 import type { Limits } from "../limits.js";
 import { type Asker, may, needsApproval, PAYING_ROLES } from "../policy.js";
 import { retryPayoutWrite } from "../store-retry.js";
@@ -38,6 +40,11 @@ export interface ScheduleRunsOptions {
   submission: Submission;
   limits: Limits;
   settings: ScheduleSettings;
+  /**
+   * Slots of each rate-limit window a run leaves to interactive /pay (the batch's share:
+   * runs are background work, like batch rows).
+   */
+  leave: number;
   onNoticeQueued?: () => void;
 }
 
@@ -92,10 +99,27 @@ export type RunPress =
 
 export class ScheduleRuns {
   readonly #options: ScheduleRunsOptions;
+  /** The scheduler is stopping: waits for a rate-limit slot give up (see `keepAlive`). */
+  #stopping = false;
 
   constructor(options: ScheduleRunsOptions) {
     this.#options = options;
   }
+
+  /** The scheduler stopping (true) or started (false). */
+  stopping(stopping: boolean): void {
+    this.#stopping = stopping;
+  }
+
+  /**
+   * Called every second while a run waits for a rate-limit slot: once the scheduler stops it
+   * throws, and the wait ends (a run recorded `sending` and not claimed is sent later by
+   * InterruptedRuns; a look-up not made leaves the run due), so a stop never waits for the
+   * window.
+   */
+  readonly keepAlive: KeepAlive = async () => {
+    if (this.#stopping) throw new Error("the scheduler is stopping: no longer waiting for a slot");
+  };
 
   /**
    * Sends a run: the run recorded `sending` (compare-and-set from `from`, while its schedule
@@ -169,6 +193,12 @@ export class ScheduleRuns {
       );
       return "already";
     }
+    // Our own rate limit is never a refusal: the run waits for a slot (leaving /pay its
+    // share) as long as the window needs, before its claim, so the request leaves at once.
+    // Only the client closing ends the wait (RateLimitedError): the run stays `sending`,
+    // unclaimed, and InterruptedRuns sends it later.
+    const { leave } = this.#options;
+    const checked = await takeBatchSlot(context.gateway, "disburse", leave, this.keepAlive);
     const claimId = randomBytes(8).toString("hex");
     const options = {
       claimId,
@@ -176,7 +206,7 @@ export class ScheduleRuns {
       // The owner's role now, in the claim's own step: removed or demoted since, refused.
       expect: { initiatorId: schedule.ownerId, initiatorRoles: PAYING_ROLES },
       reserve: limits.reservation("disbursement"),
-      stampSentAtMs: false,
+      stampSentAtMs: checked,
       durable: true,
     };
     const claim = await retryPayoutWrite(log, payout.id, "claim", () =>
@@ -207,7 +237,10 @@ export class ScheduleRuns {
     }
     const sent = { ...run, state: "sent" as const, payoutId: payout.id, updatedAtMs: now() };
     await this.record(schedule, sent, ["sending"], "run_sent", actor, sentDetails, tell);
-    const result = await submission.submit({ payout: claim.payout, claimId, actor });
+    const result = await submission.submit(
+      { payout: claim.payout, claimId, actor },
+      { checked: checked && claim.durable },
+    );
     log.info(
       { scheduleId: schedule.id, runKey: run.key, payoutId: payout.id, outcome: result.outcome },
       "scheduled run sent",

@@ -15,6 +15,7 @@ import {
 } from "../../payments/errors.js";
 import type { LeaseStore } from "../../store/types.js";
 import { namesMatch } from "../batch/checks.js";
+import { takeBatchSlot } from "../batch/rows.js";
 import type { Lookups } from "../lookups.js";
 import { BackgroundRunner } from "../loops/runner.js";
 import { PAYING_ROLES } from "../policy.js";
@@ -38,6 +39,8 @@ export interface SchedulerOptions {
   schedules?: Schedules;
   leases: LeaseStore;
   settings: ScheduleSettings;
+  /** Slots of each rate-limit window left to interactive /pay (the batch's share). */
+  leave: number;
   /** Pause between rounds. Default 1 s. */
   tickMs?: number;
   /** Who holds the lease (default: random per process). */
@@ -84,10 +87,12 @@ export class Scheduler {
   }
 
   start(): void {
+    this.#runs.stopping(false);
     this.#runner.start();
   }
 
   stop(): Promise<void> {
+    this.#runs.stopping(true);
     return this.#runner.stop();
   }
 
@@ -208,7 +213,11 @@ export class Scheduler {
         background: true,
       });
       if (!up) return { outcome: "retry", reason: "operator_unavailable" };
-      const name = cleanName(await context.gateway.getUserInfo(schedule.phone));
+      // A slot waited for as a batch row's look-up is: our own limit is never a reason.
+      const { leave } = this.#options;
+      const waiting = this.#runs.keepAlive;
+      const slotTaken = await takeBatchSlot(context.gateway, "getUserInfo", leave, waiting);
+      const name = cleanName(await context.gateway.getUserInfo(schedule.phone, { slotTaken }));
       if (name === "") return { outcome: "hold", reason: "no_account" };
       if (!namesMatch(schedule.recipientName, name)) {
         return { outcome: "hold", reason: "name_changed", currentName: name };
