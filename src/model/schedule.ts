@@ -18,6 +18,7 @@
  * beyond SCHEDULE_CATCH_UP_HOURS while no replica ran: never sent).
  */
 import { z } from "zod";
+import { PAYOUT_STATES } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
 import { ROLES } from "./roles.js";
@@ -169,6 +170,8 @@ export const HOLD_REASONS = [
   "operator_unavailable",
   "over_limit",
   "lookup_failed",
+  /** A payout of the same amount to the number within DUPLICATE_WINDOW_MINUTES. */
+  "duplicate",
 ] as const;
 export type HoldReason = (typeof HOLD_REASONS)[number];
 
@@ -185,6 +188,9 @@ export const ScheduleRunSchema = z.object({
   heldBecause: z.enum(HOLD_REASONS).optional(),
   /** For `name_changed`: the name registered at run time. */
   currentName: z.string().optional(),
+  /** For `duplicate`: when the payout it repeats was made, and its state then. */
+  repeatsAtMs: z.number().int().optional(),
+  repeatsState: z.enum(PAYOUT_STATES).optional(),
   /** When a suspended operator was first seen for this run (retried until RETRY_HOURS). */
   retryingSinceMs: z.number().int().optional(),
   /** The owner was reminded of it. */

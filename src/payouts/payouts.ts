@@ -129,6 +129,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     approvalThresholdXaf: rules.approvalThresholdXaf,
     stepUpThresholdXaf: rules.stepUpThresholdXaf,
     approvalTtlMs: rules.approvalTtlMs,
+    duplicateWindowMs: rules.duplicateWindowMs,
     ...options.schedules,
   };
   const scheduleRuns = new ScheduleRuns({

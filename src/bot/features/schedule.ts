@@ -117,6 +117,7 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       nowMs: deps.now(),
       needsApproval: needsApproval(result.schedule.amount, approvalThresholdXaf),
       thresholdText: money(ctx.t, approvalThresholdXaf ?? 0),
+      repeats: result.repeats,
     });
     // At or over STEP_UP_THRESHOLD_XAF its Confirm opens the Mini App, where the PIN is typed.
     const privateChat = ctx.chat.type === "private";

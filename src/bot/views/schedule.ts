@@ -10,8 +10,10 @@ import type { MessageKey, Translate } from "../../i18n.js";
 import type { Locale } from "../../model/locale.js";
 import { formatPhone } from "../../model/phone.js";
 import type { Recurrence, Schedule, ScheduleRun, ScheduleState } from "../../model/schedule.js";
+import type { ScheduleRepeats } from "../../payouts/schedule/repeats.js";
 import type { WhenProblem } from "../../payouts/schedule/when.js";
-import { money, operatorName, type View } from "./common.js";
+import { money, operatorName, personName, STATE_TITLE, type View } from "./common.js";
+import { duplicateWarning } from "./pay.js";
 
 /** Callback data of the schedules' buttons. */
 export const SCHEDULE_CALLBACK = {
@@ -127,15 +129,44 @@ function runLines(t: Translate, runs: ReadonlyArray<{ atMs: number }>): string[]
   return runs.map((run) => `• ${runTimeText(t, run.atMs)}`);
 }
 
+/**
+ * The warnings at the top of a /schedule prompt that repeats a payout (within the window) or
+ * another schedule: when and by whom, as /pay's; each followed by a blank line.
+ */
+function repeatWarnings(t: Translate, repeats: ScheduleRepeats | undefined): string[] {
+  if (!repeats) return [];
+  const lines: string[] = [];
+  if (repeats.payout) lines.push(duplicateWarning(t, repeats.payout, repeats.names), "");
+  const other = repeats.schedule;
+  if (other) {
+    lines.push(
+      t("schedule.duplicate_schedule", {
+        ref: other.id,
+        who: personName(t, repeats.names, other.ownerId),
+        plan: recurrenceText(t, other.recurrence),
+        state: t(STATE_KEYS[other.state]),
+      }),
+      "",
+    );
+  }
+  return lines;
+}
+
 /** The /schedule prompt: who, how much, the plan and the next runs; Confirm / Cancel. */
 export function schedulePrompt(
   t: Translate,
   schedule: Schedule,
   runs: ReadonlyArray<{ atMs: number }>,
-  options: { nowMs: number; needsApproval: boolean; thresholdText: string },
+  options: {
+    nowMs: number;
+    needsApproval: boolean;
+    thresholdText: string;
+    repeats?: ScheduleRepeats | undefined;
+  },
 ): View {
   const minutes = Math.max(1, Math.round((schedule.expiresAtMs - options.nowMs) / 60_000));
   const text = [
+    ...repeatWarnings(t, options.repeats),
     t("schedule.prompt_title"),
     "",
     ...details(t, schedule),
@@ -243,6 +274,7 @@ const HOLD_KEYS = {
   operator_unavailable: "schedule.held_operator",
   over_limit: "schedule.held_over_limit",
   lookup_failed: "schedule.held_lookup_failed",
+  duplicate: "schedule.held_duplicate",
 } as const satisfies Record<NonNullable<ScheduleRun["heldBecause"]>, MessageKey>;
 
 /** A held run: why, and Send anyway / Skip (a run over a daily cap is only told). */
@@ -253,6 +285,8 @@ export function heldRunView(t: Translate, schedule: Schedule, run: ScheduleRun):
     t(HOLD_KEYS[reason], {
       saved: schedule.recipientName,
       current: run.currentName ?? "",
+      when: run.repeatsAtMs === undefined ? "?" : t.time(run.repeatsAtMs),
+      state: run.repeatsState === undefined ? "?" : t(STATE_TITLE[run.repeatsState]),
     }),
     "",
     ...details(t, schedule),

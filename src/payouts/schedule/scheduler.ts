@@ -22,6 +22,7 @@ import { PAYING_ROLES } from "../policy.js";
 import type { StepContext } from "../types.js";
 import type { BatchSchedules } from "./batch-schedules.js";
 import { InterruptedRuns } from "./interrupted.js";
+import { runRepeats } from "./repeats.js";
 import { actorOf, type RunOutcome, type ScheduleRuns } from "./runs.js";
 import { type ScheduleSettings, type Schedules, scheduleAudit } from "./schedules.js";
 import { nextRunAfter } from "./when.js";
@@ -195,6 +196,14 @@ export class Scheduler {
     }
     if (check.outcome === "hold") {
       return this.#runs.hold(schedule, base, ["none", "due"], check.reason, check.currentName);
+    }
+    // A repeat of a payout in the window (not one of this schedule's own runs) waits for its
+    // owner's Send anyway or Skip, as a batch's repeated row waits for its payer.
+    const windowMs = settings.duplicateWindowMs ?? 0;
+    const repeated = await runRepeats(this.#options.context, windowMs, schedule);
+    if (repeated) {
+      const repeats = { repeatsAtMs: repeated.createdAtMs, repeatsState: repeated.state };
+      return this.#runs.hold(schedule, { ...base, ...repeats }, ["none", "due"], "duplicate");
     }
     return this.#runs.send(schedule, base, ["none", "due"], actorOf(schedule));
   }

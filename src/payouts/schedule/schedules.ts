@@ -34,6 +34,7 @@ import type { Lookups } from "../lookups.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, may, needsApproval } from "../policy.js";
 import type { PrepareFailure, StepContext } from "../types.js";
+import { scheduleRepeats } from "./repeats.js";
 import type { ScheduleSettings } from "./settings.js";
 import type {
   SchedulePrepareInput,
@@ -154,8 +155,12 @@ export class Schedules {
       runCount: 0,
     };
     const actor = staffActor({ userId: input.ownerId, role: input.ownerRole });
-    await stores.schedules.create(schedule, scheduleAudit(schedule, "prompt", actor, nowMs));
-    return { outcome: "prepared", schedule, runs };
+    const query = { phone: schedule.phone, amount: schedule.amount, id: schedule.id };
+    const [repeats] = await Promise.all([
+      scheduleRepeats(this.#context, this.#settings.duplicateWindowMs ?? 0, query),
+      stores.schedules.create(schedule, scheduleAudit(schedule, "prompt", actor, nowMs)),
+    ]);
+    return { outcome: "prepared", schedule, runs, ...(repeats ? { repeats } : {}) };
   }
 
   /** Remembers which message shows the prompt. */

@@ -20,4 +20,9 @@ export interface ScheduleSettings {
   stepUpThresholdXaf?: number | undefined;
   /** APPROVAL_TTL_HOURS in ms. */
   approvalTtlMs: number;
+  /**
+   * DUPLICATE_WINDOW_MINUTES in ms (0: off): a prompt warns of a payout of the same amount to
+   * the same number within it, and a run that repeats one is held.
+   */
+  duplicateWindowMs?: number;
 }

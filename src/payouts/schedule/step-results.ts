@@ -6,6 +6,7 @@ import type { Locale } from "../../model/locale.js";
 import type { Role } from "../../model/roles.js";
 import type { Recurrence, Schedule } from "../../model/schedule.js";
 import type { PrepareFailure } from "../types.js";
+import type { ScheduleRepeats } from "./repeats.js";
 import type { RunTime } from "./when.js";
 
 export interface SchedulePrepareInput {
@@ -21,7 +22,7 @@ export interface SchedulePrepareInput {
 }
 
 export type SchedulePrepareResult =
-  | { outcome: "prepared"; schedule: Schedule; runs: RunTime[] }
+  | { outcome: "prepared"; schedule: Schedule; runs: RunTime[]; repeats?: ScheduleRepeats }
   | ({ outcome: "refused" } & PrepareFailure)
   | { outcome: "refused"; reason: "no_runs" };
 
