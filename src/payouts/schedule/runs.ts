@@ -33,7 +33,10 @@ import { type Asker, may, needsApproval, PAYING_ROLES } from "../policy.js";
 import { retryPayoutWrite } from "../store-retry.js";
 import type { Submission } from "../submission.js";
 import type { StepContext } from "../types.js";
+import type { RunOutcome, RunPress } from "./run-results.js";
 import { type ScheduleSettings, scheduleAudit } from "./schedules.js";
+
+export type { RunOutcome, RunPress };
 
 export interface ScheduleRunsOptions {
   context: StepContext;
@@ -59,43 +62,6 @@ export const SEND_ANYWAY_STATES: readonly ScheduleState[] = ["active", "finished
 
 /** A run payout not claimed (the scheduler died first) stays claimable this long. */
 const RUN_CLAIMABLE_MS = 3_600_000;
-
-/** What handling one run came to. */
-export type RunOutcome =
-  | "sent"
-  | "held"
-  | "missed"
-  | "skipped"
-  | "retrying"
-  | "paused"
-  | "not_due"
-  | "already"
-  /** Its payout was cancelled (held over the limit) or expired: it can never be sent. */
-  | "not_sendable";
-
-/** What a press on a run's button came to. */
-export type RunPress =
-  | { outcome: "sent" }
-  | { outcome: "skipped" }
-  | { outcome: "not_sent"; why: RunOutcome }
-  | { outcome: "too_late" }
-  | { outcome: "already" }
-  | { outcome: "forbidden" }
-  | { outcome: "not_allowed" }
-  | { outcome: "not_found" }
-  /** Send anyway: the schedule is paused, deleted or finished. */
-  | { outcome: "inactive" }
-  /** Send anyway: the number has no account now. */
-  | { outcome: "no_account" }
-  /** Send anyway: the name could not be looked up; nothing sent, the run still held. */
-  | { outcome: "lookup_failed" }
-  /** Send anyway: the registered name changed again; the run held again with it. */
-  | { outcome: "held_again" }
-  /** Send anyway: the run's payout was cancelled (over the limit) or expired. */
-  | { outcome: "not_sendable" }
-  /** Send anyway at or over a threshold: its payout waits for an approver, or the PIN. */
-  | { outcome: "approval_requested" }
-  | { outcome: "confirm_with_pin"; payout: Payout };
 
 export class ScheduleRuns {
   readonly #options: ScheduleRunsOptions;
