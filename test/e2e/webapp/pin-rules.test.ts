@@ -1,36 +1,17 @@
-/**
- * Who may reset a step-up PIN and what a reset tells, and how wrong tries add up, end to
- * end (issue 38): an admin never resets their own PIN in the chat, locked or not; another
- * admin does, the person and every admin are told (naming who, escaped), a lock holds on,
- * and the first PIN after it takes init data signed since and is announced to the admins.
- * A sole admin resets on the server's console (`pin-reset`), told and audited alike. Ten
- * wrong tries within 24 hours lock even with right ones in between, and a right one tells
- * the person of the wrong ones before it. English and French wherever a person reads.
- */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sign } from "@telegram-apps/init-data-node";
 import { describe, expect, it } from "vitest";
-import { type App, startApp } from "../../../src/app.js";
-import { loadConfig } from "../../../src/config/index.js";
 import {
   type EmulatedUser,
   plainText,
   type SentMessage,
-  type TelegramEmulator,
 } from "../../../src/dev/telegram-emulator/index.js";
-import { silentLogger } from "../../../src/logger.js";
 import { PIN_LOCK_MS } from "../../../src/model/pin.js";
 import { runPinReset } from "../../../src/pin-reset-command.js";
-import type { SandboxHandle } from "../../../src/sandbox/index.js";
+import { type ApiWorld, apiWorldPerTest } from "../../support/api-world.js";
 import { isNewReplyWith, isPromptIn, sendAndWait } from "../../support/flows.js";
-import { ADMIN_ID, harnessEnv, PAYER_ID, startServices } from "../../support/harness.js";
-import { perTest } from "../../support/per-test.js";
-import { dropTestPrefix, testPrefix } from "../../support/redis.js";
+import { ADMIN_ID, PAYER_ID } from "../../support/harness.js";
 import { movedClock } from "../../support/schedules.js";
 
-const WEBAPP_URL = "https://pay.example.test/app/";
 /** A second admin (English, with markup in their name) and a third (French). */
 const SECOND_ADMIN_ID = 1005;
 const THIRD_ADMIN_ID = 1006;
@@ -38,52 +19,15 @@ const SECOND_ADMIN_NAME = "Bob <i>&";
 
 const clock = movedClock();
 
-interface World {
-  sandbox: SandboxHandle;
-  emulator: TelegramEmulator;
-  app: App;
-  api: string;
-  env: Record<string, string>;
-}
+type World = ApiWorld;
 
 /** The bot with STAFF from `admins` (ids) beside the payer. */
 function worldWith(admins: number[]) {
-  return perTest<World & { close(): Promise<void> }>(
-    async () => {
-      const { sandbox, emulator } = await startServices();
-      const prefix = testPrefix("pin-rules");
-      const pageDir = mkdtempSync(join(tmpdir(), "pin-rules-page-"));
-      writeFileSync(join(pageDir, "index.html"), "<!doctype html><title>app</title>");
-      const staff = [...admins.map((id) => `${id}:admin`), `${PAYER_ID}:payer`].join(",");
-      const env = harnessEnv(sandbox, emulator, prefix, {
-        STEP_UP_THRESHOLD_XAF: "100000",
-        WEBAPP_URL,
-        STAFF: staff,
-      });
-      const app = await startApp({
-        config: loadConfig(env, "start"),
-        logger: silentLogger,
-        pollTimeoutSeconds: 1,
-        loopTickMs: 50,
-        webAppDir: pageDir,
-        now: clock.now,
-      });
-      return {
-        sandbox,
-        emulator,
-        app,
-        env,
-        api: `${app.http?.url}/app/api/`,
-        async close() {
-          await app.stop();
-          await emulator.close();
-          await sandbox.close();
-          await dropTestPrefix(prefix);
-          rmSync(pageDir, { recursive: true, force: true });
-        },
-      };
-    },
-    (running) => running.close(),
+  const staff = [...admins.map((id) => `${id}:admin`), `${PAYER_ID}:payer`].join(",");
+  return apiWorldPerTest(
+    "pin-rules",
+    { STEP_UP_THRESHOLD_XAF: "100000", STAFF: staff },
+    { now: clock.now },
   );
 }
 

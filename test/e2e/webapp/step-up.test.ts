@@ -1,84 +1,22 @@
-/**
- * The PIN before big money moves, end to end: a payout at or over STEP_UP_THRESHOLD_XAF
- * shows a Mini App button instead of a chat Confirm; the Mini App API (init data signed
- * with the bot token, as Telegram does) sets the PIN on first use, refuses a wrong one
- * and sends the one POST after the right one, through the chat's own Confirm step. A
- * chat Confirm (forged: the prompt has none) is refused; five wrong PINs lock it and
- * alert the admins; `/pin reset` by an admin keeps the lock (pin-rules.test.ts: the rest).
- */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sign } from "@telegram-apps/init-data-node";
 import { describe, expect, it } from "vitest";
-import { type App, startApp } from "../../../src/app.js";
-import { loadConfig } from "../../../src/config/index.js";
 import {
   type InlineKeyboard,
   plainText,
   type SentMessage,
-  type TelegramEmulator,
 } from "../../../src/dev/telegram-emulator/index.js";
-import { silentLogger } from "../../../src/logger.js";
-import type { SandboxHandle } from "../../../src/sandbox/index.js";
+import { apiWorldPerTest, WEBAPP_URL } from "../../support/api-world.js";
 import { isPromptIn, isPromptReading, sendAndWait } from "../../support/flows.js";
-import {
-  ADMIN_ID,
-  APPROVER_ID,
-  harnessEnv,
-  PAYER_ID,
-  startServices,
-} from "../../support/harness.js";
-import { perTest } from "../../support/per-test.js";
-import { dropTestPrefix, testPrefix } from "../../support/redis.js";
+import { ADMIN_ID, APPROVER_ID, PAYER_ID } from "../../support/harness.js";
 
 const flatButtons = (keyboard: InlineKeyboard | undefined) => (keyboard ?? []).flat();
 
-const WEBAPP_URL = "https://pay.example.test/app/";
 const THRESHOLD = 100_000;
 
-interface World {
-  sandbox: SandboxHandle;
-  emulator: TelegramEmulator;
-  app: App;
-  api: string;
-}
-
-const world = perTest<World & { close(): Promise<void> }>(
-  async () => {
-    const { sandbox, emulator } = await startServices();
-    const prefix = testPrefix("step-up");
-    // The page itself is the Mini App's (its own tests); the API needs only that one exists.
-    const pageDir = mkdtempSync(join(tmpdir(), "step-up-page-"));
-    writeFileSync(join(pageDir, "index.html"), "<!doctype html><title>app</title>");
-    const env = harnessEnv(sandbox, emulator, prefix, {
-      STEP_UP_THRESHOLD_XAF: String(THRESHOLD),
-      APPROVAL_THRESHOLD_XAF: "200000",
-      WEBAPP_URL,
-    });
-    const app = await startApp({
-      config: loadConfig(env, "start"),
-      logger: silentLogger,
-      pollTimeoutSeconds: 1,
-      loopTickMs: 50,
-      webAppDir: pageDir,
-    });
-    return {
-      sandbox,
-      emulator,
-      app,
-      api: `${app.http?.url}/app/api/`,
-      async close() {
-        await app.stop();
-        await emulator.close();
-        await sandbox.close();
-        await dropTestPrefix(prefix);
-        rmSync(pageDir, { recursive: true, force: true });
-      },
-    };
-  },
-  (running) => running.close(),
-);
+const world = apiWorldPerTest("step-up", {
+  STEP_UP_THRESHOLD_XAF: String(THRESHOLD),
+  APPROVAL_THRESHOLD_XAF: "200000",
+});
 
 /** A Mini App API call as `userId`, with init data signed by the bot token. */
 async function call(userId: number, method: "GET" | "POST", path: string, body?: unknown) {
