@@ -42,7 +42,13 @@
  *   p user:{userId}:batches    ZSET   batch ids by createdAtMs (per initiator)
  *   p batches                  ZSET   batch ids by createdAtMs (everyone's)
  *   p batches:active           SET    batches the worker has something to do for
- *   p schedule:{id}…, schedules… the schedules and their runs (redis-schedules.ts lists them)
+ *   p schedule:{id}            STRING one schedule, JSON (redis/schedules.ts: its lifetime)
+ *   p schedule:{id}:runs       HASH   run key (YYYYMMDDHHMM) → ScheduleRun JSON
+ *   p schedule:{id}:rows       STRING a scheduled batch's rows, one JSON array
+ *   p schedules                ZSET   schedule ids by createdAtMs
+ *   p schedules:due            ZSET   active schedules by their next run's time
+ *   p schedules:held           SET    `{scheduleId}:{runKey}` of every run held
+ *   p schedules:sending        ZSET   `{scheduleId}:{runKey}` of every run sending, by when
  *   p lease:{name}             STRING owner, with a TTL
  *   p throttle:{name}          STRING actions counted in the window, expiring with it
  *   p pin:{userId}             HASH   hash (argon2id, PHC string), setAtMs, tries, window,
@@ -103,6 +109,13 @@ export interface Keys {
   userBatches(userId: number): string;
   allBatches(): string;
   activeBatches(): string;
+  schedule(id: string): string;
+  scheduleRuns(id: string): string;
+  scheduleRows(id: string): string;
+  allSchedules(): string;
+  schedulesDue(): string;
+  schedulesHeld(): string;
+  schedulesSending(): string;
   lease(name: string): string;
   throttle(name: string): string;
   pin(userId: number): string;
@@ -153,6 +166,13 @@ export function keys(prefix: string): Keys {
     userBatches: (userId) => `${prefix}user:${userId}:batches`,
     allBatches: () => `${prefix}batches`,
     activeBatches: () => `${prefix}batches:active`,
+    schedule: (id) => `${prefix}schedule:${id}`,
+    scheduleRuns: (id) => `${prefix}schedule:${id}:runs`,
+    scheduleRows: (id) => `${prefix}schedule:${id}:rows`,
+    allSchedules: () => `${prefix}schedules`,
+    schedulesDue: () => `${prefix}schedules:due`,
+    schedulesHeld: () => `${prefix}schedules:held`,
+    schedulesSending: () => `${prefix}schedules:sending`,
     lease: (name) => `${prefix}lease:${name}`,
     throttle: (name) => `${prefix}throttle:${name}`,
     pin: (userId) => `${prefix}pin:${userId}`,

@@ -78,9 +78,7 @@ export function createRedisStores(redis: Redis, options: RedisStoresOptions): St
     }),
     recipients: new RedisRecipientStore(redis, options.prefix, { logger }),
     schedules: new RedisScheduleStore(redis, {
-      prefix: k.prefix,
-      outboxKey: k.outbox(),
-      auditKey: k.auditLog(),
+      keys: k,
       retentionMs: options.retentionMs,
     }),
     leases: new RedisLeaseStore(redis, k.lease),

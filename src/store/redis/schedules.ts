@@ -5,7 +5,7 @@
  * appends its audit entry, in one atomic step. Its runs are a hash (`p schedule:{id}:runs`,
  * run key → JSON) written by a second script on the same terms.
  *
- * Keys (p = prefix):
+ * Keys (p = prefix; named in store/keys.ts):
  *   p schedule:{id}        STRING one schedule, JSON; kept while it may still run, for the
  *                                 retention once ended (a prompt never confirmed: the same)
  *   p schedule:{id}:runs   HASH   run key (YYYYMMDDHHMM) → ScheduleRun JSON; goes with it
@@ -35,6 +35,7 @@ import {
   type ScheduleState,
 } from "../../model/schedule.js";
 import { auditMinId, draftJson } from "../audit-codec.js";
+import type { Keys } from "../keys.js";
 import type {
   RunWriteOptions,
   RunWriteResult,
@@ -48,11 +49,8 @@ import { runScript, SCRIPTS } from "./scripts.js";
 const ReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
 
 export interface RedisScheduleStoreOptions {
-  /** The key prefix (Keys.prefix). */
-  prefix: string;
-  /** The outbox and audit stream keys (Keys.outbox(), Keys.auditLog()). */
-  outboxKey: string;
-  auditKey: string;
+  /** The keys of the schedules, and the outbox and audit stream written with them. */
+  keys: Keys;
   /** How long audit entries are kept (the stream is trimmed past it). */
   retentionMs: number;
   now?: () => number;
@@ -69,8 +67,8 @@ export class RedisScheduleStore implements ScheduleStore {
     this.#now = options.now ?? Date.now;
   }
 
-  #key(part: string): string {
-    return `${this.#options.prefix}${part}`;
+  get #keys(): Keys {
+    return this.#options.keys;
   }
 
   async create(
@@ -82,7 +80,7 @@ export class RedisScheduleStore implements ScheduleStore {
     const rowsJson = JSON.stringify(rows.map((row) => checkInput(ScheduledRowSchema, row, "row")));
     // A prompt never confirmed goes after the retention; Confirm keeps it (see lua/schedule-move.lua).
     const stored = await this.#redis.set(
-      this.#key(`schedule:${record.id}`),
+      this.#keys.schedule(record.id),
       JSON.stringify(record),
       "PX",
       this.#options.retentionMs,
@@ -93,12 +91,12 @@ export class RedisScheduleStore implements ScheduleStore {
     const multi = this.#redis.multi();
     if (rows.length > 0) {
       // Kept as the schedule is: for the retention until Confirm keeps both (schedule-move).
-      multi.set(this.#key(`schedule:${record.id}:rows`), rowsJson, "PX", this.#options.retentionMs);
+      multi.set(this.#keys.scheduleRows(record.id), rowsJson, "PX", this.#options.retentionMs);
     }
     await multi
-      .zadd(this.#key("schedules"), record.createdAtMs, record.id)
+      .zadd(this.#keys.allSchedules(), record.createdAtMs, record.id)
       .xadd(
-        this.#options.auditKey,
+        this.#keys.auditLog(),
         "MINID",
         "~",
         auditMinId(nowMs, this.#options.retentionMs),
@@ -111,7 +109,7 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async get(id: string): Promise<Schedule | null> {
-    return readSchedule(await this.#redis.get(this.#key(`schedule:${id}`)));
+    return readSchedule(await this.#redis.get(this.#keys.schedule(id)));
   }
 
   async move(
@@ -126,12 +124,12 @@ export class RedisScheduleStore implements ScheduleStore {
       this.#redis,
       SCRIPTS["schedule-move"],
       [
-        this.#key(`schedule:${id}`),
-        this.#key("schedules:due"),
-        this.#options.outboxKey,
-        this.#options.auditKey,
-        this.#key(`schedule:${id}:runs`),
-        this.#key(`schedule:${id}:rows`),
+        this.#keys.schedule(id),
+        this.#keys.schedulesDue(),
+        this.#keys.outbox(),
+        this.#keys.auditLog(),
+        this.#keys.scheduleRuns(id),
+        this.#keys.scheduleRows(id),
       ],
       [
         JSON.stringify({
@@ -156,12 +154,12 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async list(limit: number): Promise<Schedule[]> {
-    const ids = await this.#redis.zrevrange(this.#key("schedules"), 0, limit * 2 - 1);
+    const ids = await this.#redis.zrevrange(this.#keys.allSchedules(), 0, limit * 2 - 1);
     if (ids.length === 0) return [];
-    const records = await this.#redis.mget(ids.map((id) => this.#key(`schedule:${id}`)));
+    const records = await this.#redis.mget(ids.map((id) => this.#keys.schedule(id)));
     // Gone after the retention: its index entry goes too, now.
     const gone = ids.filter((_, index) => records[index] === null);
-    if (gone.length > 0) await this.#redis.zrem(this.#key("schedules"), ...gone);
+    if (gone.length > 0) await this.#redis.zrem(this.#keys.allSchedules(), ...gone);
     return records
       .map(readSchedule)
       .filter((schedule): schedule is Schedule => schedule !== null && schedule.state !== "deleted")
@@ -169,7 +167,7 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async due(atMs: number, limit: number): Promise<string[]> {
-    return this.#redis.zrangebyscore(this.#key("schedules:due"), "-inf", atMs, "LIMIT", 0, limit);
+    return this.#redis.zrangebyscore(this.#keys.schedulesDue(), "-inf", atMs, "LIMIT", 0, limit);
   }
 
   async upcoming(
@@ -178,7 +176,7 @@ export class RedisScheduleStore implements ScheduleStore {
     limit: number,
   ): Promise<Array<{ id: string; atMs: number }>> {
     const reply = await this.#redis.zrangebyscore(
-      this.#key("schedules:due"),
+      this.#keys.schedulesDue(),
       `(${fromMs}`,
       toMs,
       "WITHSCORES",
@@ -194,13 +192,13 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async rows(id: string): Promise<ScheduledRow[]> {
-    const json = await this.#redis.get(this.#key(`schedule:${id}:rows`));
+    const json = await this.#redis.get(this.#keys.scheduleRows(id));
     if (json === null) return [];
     return z.array(ScheduledRowSchema).parse(parseJsonOrUndefined(json));
   }
 
   async run(scheduleId: string, key: string): Promise<ScheduleRun | null> {
-    return readRun(await this.#redis.hget(this.#key(`schedule:${scheduleId}:runs`), key));
+    return readRun(await this.#redis.hget(this.#keys.scheduleRuns(scheduleId), key));
   }
 
   async writeRun(
@@ -214,12 +212,12 @@ export class RedisScheduleStore implements ScheduleStore {
       this.#redis,
       SCRIPTS["schedule-run"],
       [
-        this.#key(`schedule:${record.scheduleId}:runs`),
-        this.#key("schedules:held"),
-        this.#options.outboxKey,
-        this.#options.auditKey,
-        this.#key(`schedule:${record.scheduleId}`),
-        this.#key("schedules:sending"),
+        this.#keys.scheduleRuns(record.scheduleId),
+        this.#keys.schedulesHeld(),
+        this.#keys.outbox(),
+        this.#keys.auditLog(),
+        this.#keys.schedule(record.scheduleId),
+        this.#keys.schedulesSending(),
       ],
       [
         record.key,
@@ -239,13 +237,13 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async sendingRuns(beforeMs: number, limit: number): Promise<ScheduleRun[]> {
-    const index = this.#key("schedules:sending");
+    const index = this.#keys.schedulesSending();
     const members = await this.#redis.zrangebyscore(index, "-inf", beforeMs, "LIMIT", 0, limit);
     if (members.length === 0) return [];
     const pipeline = this.#redis.pipeline();
     for (const member of members) {
       const [scheduleId = "", key = ""] = member.split(":");
-      pipeline.hget(this.#key(`schedule:${scheduleId}:runs`), key);
+      pipeline.hget(this.#keys.scheduleRuns(scheduleId), key);
     }
     const replies = (await pipeline.exec()) ?? [];
     const runs = replies.map(([, value]) => readRun(typeof value === "string" ? value : null));
@@ -256,11 +254,11 @@ export class RedisScheduleStore implements ScheduleStore {
   }
 
   async heldRuns(): Promise<ScheduleRun[]> {
-    const members = await this.#redis.smembers(this.#key("schedules:held"));
+    const members = await this.#redis.smembers(this.#keys.schedulesHeld());
     const pipeline = this.#redis.pipeline();
     for (const member of members) {
       const [scheduleId = "", key = ""] = member.split(":");
-      pipeline.hget(this.#key(`schedule:${scheduleId}:runs`), key);
+      pipeline.hget(this.#keys.scheduleRuns(scheduleId), key);
     }
     const replies = (await pipeline.exec()) ?? [];
     return replies
