@@ -99,6 +99,8 @@ export interface MerchantConfig {
   language: MerchantLanguage | undefined;
   /** The whole configuration, the shared parts from the environment; `redis.keyPrefix` is the merchant's. */
   config: Config;
+  /** REDIS_KEY_PREFIX itself: the few keys of no merchant live under it (store/keys.ts globalKeys). */
+  sharedKeyPrefix: string;
   /** What the file said (secret files' text included): a reload restarts a merchant only when it changed. */
   fingerprint: string;
 }
@@ -215,12 +217,14 @@ export function parseMerchants(
     if (!known) return;
     try {
       const config = loadConfig(overlay, mode);
-      config.redis.keyPrefix = merchantKeyPrefix(config.redis.keyPrefix, id);
+      const sharedKeyPrefix = config.redis.keyPrefix;
+      config.redis.keyPrefix = merchantKeyPrefix(sharedKeyPrefix, id);
       merchants.push({
         id,
         name,
         language,
         config,
+        sharedKeyPrefix,
         fingerprint: JSON.stringify({ entry: parsed.data, config }),
       });
     } catch (error) {
