@@ -14,7 +14,7 @@ import { type MerchantsApp, startMerchantsApp } from "../../../src/app-merchants
 import { loadMerchants } from "../../../src/config/merchants.js";
 import type { TelegramEmulator } from "../../../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../../../src/logger.js";
-import type { SandboxHandle } from "../../../src/sandbox/index.js";
+import type { SandboxHandle, SandboxOptions } from "../../../src/sandbox/index.js";
 import { harnessEnv, startServices } from "../../support/harness.js";
 import { dropTestPrefix, testPrefix } from "../../support/redis.js";
 
@@ -26,6 +26,8 @@ export const MO = 1005;
 
 export const KEY_A = "sandbox-key-alpha";
 export const KEY_B = "sandbox-key-bravo";
+/** Alpha's key after a rotation: the same account at the API. */
+export const KEY_A2 = "sandbox-key-alpha-rotated";
 
 /** The variables a merchant owns: the file gives them, not the environment. */
 const MERCHANT_OWN = [
@@ -80,9 +82,13 @@ export async function startMerchantsHarness(
     extra?: Parameters<typeof merchantEntries>[1];
     env?: Record<string, string>;
     webAppDir?: string;
+    sandbox?: SandboxOptions;
   } = {},
 ): Promise<MerchantsHarness> {
-  const { sandbox, emulator } = await startServices({ apiKeys: [KEY_A, KEY_B] });
+  const { sandbox, emulator } = await startServices({
+    accounts: [[KEY_A, KEY_A2], [KEY_B]],
+    ...options.sandbox,
+  });
   const prefix = testPrefix("merchants");
   const dir = mkdtempSync(join(tmpdir(), "merchants-file-"));
   const file = join(dir, "merchants.json");
