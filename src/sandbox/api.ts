@@ -159,7 +159,10 @@ const ROUTES: readonly Route<Handler>[] = [
     pattern: /^\/disburse$/,
     methods: { POST: (s, _p, body, account) => createPayment(s, "disbursement", body, account) },
   },
-  { pattern: /^\/payments\/([^/]+)$/, methods: { GET: (s, id, _body, account) => getPayment(s, id, account) } },
+  {
+    pattern: /^\/payments\/([^/]+)$/,
+    methods: { GET: (s, id, _body, account) => getPayment(s, id, account) },
+  },
   { pattern: /^\/availability$/, methods: { GET: (s) => ok(s.availabilityEntries()) } },
   { pattern: /^\/data\/userinfo\/([^/]+)$/, methods: { GET: (s, phone) => getUserInfo(s, phone) } },
 ];

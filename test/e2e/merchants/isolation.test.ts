@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../../src/model/payout.js";
 import { type MiniAppUser, tmaHeader } from "../../support/browser.js";
-import { isNewReplyIn, isPromptIn, isPromptReading, sendAndWait } from "../../support/flows.js";
+import { isPromptIn, isPromptReading, sendAndWait } from "../../support/flows.js";
 import {
   ADA,
   BEA,
