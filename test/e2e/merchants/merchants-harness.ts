@@ -28,6 +28,8 @@ export const KEY_A = "sandbox-key-alpha";
 export const KEY_B = "sandbox-key-bravo";
 /** Alpha's key after a rotation: the same account at the API. */
 export const KEY_A2 = "sandbox-key-alpha-rotated";
+/** A third business's key, for one added by a reload. */
+export const KEY_C = "sandbox-key-charlie";
 
 /** The variables a merchant owns: the file gives them, not the environment. */
 const MERCHANT_OWN = [
@@ -86,7 +88,7 @@ export async function startMerchantsHarness(
   } = {},
 ): Promise<MerchantsHarness> {
   const { sandbox, emulator } = await startServices({
-    accounts: [[KEY_A, KEY_A2], [KEY_B]],
+    accounts: [[KEY_A, KEY_A2], [KEY_B], [KEY_C]],
     ...options.sandbox,
   });
   const prefix = testPrefix("merchants");
