@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -127,6 +128,36 @@ describe("parseMerchants", () => {
   it("refuses what is not a non-empty list", () => {
     expect(problemsOf({ merchants: [] })[0]).toMatch(/^MERCHANTS_FILE: must be a JSON list/);
     expect(problemsOf([])[0]).toMatch(/^MERCHANTS_FILE: must be a JSON list/);
+  });
+});
+
+describe("merchants.example.json", () => {
+  it("passes the checks once its secret files exist", () => {
+    const { publicKey } = generateKeyPairSync("ed25519");
+    const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
+    const files: Record<string, string> = {
+      paymentApiKeyFile: "key-from-a-file",
+      paymentSignaturePublicKeyFile: pem,
+      eventsSecretFile: `whsec_${Buffer.alloc(32, 7).toString("base64")}`,
+    };
+    const example: Array<Record<string, unknown>> = JSON.parse(
+      readFileSync("merchants.example.json", "utf8"),
+    );
+    const entries = example.map((entry) =>
+      Object.fromEntries(
+        Object.entries(entry).map(([field, value]) => {
+          const text = files[field];
+          if (text === undefined) return [field, value];
+          const path = join(dir, `${String(entry.id)}-${field}`);
+          writeFileSync(path, text);
+          return [field, path];
+        }),
+      ),
+    );
+    const merchants = parseMerchants(entries, ENV);
+    expect(merchants.map((merchant) => merchant.id)).toEqual(["acme-logistics", "bakery-2"]);
+    expect(merchants[0]?.config.payment.apiKey).toBe("key-from-a-file");
+    expect(merchants[0]?.language).toBe("fr");
   });
 });
 
