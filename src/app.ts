@@ -218,7 +218,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...(options.merchant?.defaultLocale ? { defaultLocale: options.merchant.defaultLocale } : {}),
     });
     const botUsername = await botIdentity(bot, logger);
-    await registerCommands(bot, logger);
+    await registerCommands(bot, logger, { merchants: Boolean(options.merchant) });
 
     // Notices go to many people in a row (cards to every approver, alerts to every admin):
     // their client is also held to Telegram's rate across chats.

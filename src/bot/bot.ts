@@ -179,8 +179,11 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   return bot;
 }
 
-/** The command menu, in English (default) and French (the doctor compares Telegram's with it). */
-export function commandMenu(locale: Locale): BotCommand[] {
+/**
+ * The command menu, in English (default) and French (the doctor compares Telegram's with it);
+ * with `merchants` (MERCHANTS_FILE), /merchant too.
+ */
+export function commandMenu(locale: Locale, options: { merchants?: boolean } = {}): BotCommand[] {
   const t = translator(locale);
   const names = [
     "pay",
@@ -199,6 +202,7 @@ export function commandMenu(locale: Locale): BotCommand[] {
     "cancel",
     "dashboard",
     "pin",
+    ...(options.merchants ? (["merchant"] as const) : []),
     "lang",
     "help",
   ] as const;
@@ -206,11 +210,15 @@ export function commandMenu(locale: Locale): BotCommand[] {
 }
 
 /** Sets the menu; a Bot API that refuses it costs the menu, not the bot (logged, not thrown). */
-export async function registerCommands(bot: Telegraf<BotContext>, logger: Logger): Promise<void> {
+export async function registerCommands(
+  bot: Telegraf<BotContext>,
+  logger: Logger,
+  options: { merchants?: boolean } = {},
+): Promise<void> {
   const { telegram } = bot;
   const set = await cosmetic(
     "setMyCommands",
-    () => telegram.setMyCommands(commandMenu("en")),
+    () => telegram.setMyCommands(commandMenu("en", options)),
     logger,
   );
   // A Bot API that refused the menu once (some emulators do) refuses the French one too:
@@ -218,7 +226,7 @@ export async function registerCommands(bot: Telegraf<BotContext>, logger: Logger
   if (!set) return;
   await cosmetic(
     "setMyCommands",
-    () => telegram.setMyCommands(commandMenu("fr"), { language_code: "fr" }),
+    () => telegram.setMyCommands(commandMenu("fr", options), { language_code: "fr" }),
     logger,
   );
 }

@@ -65,6 +65,13 @@ describe("many merchants, one bot", () => {
     expect(bravo.items.map((payout) => payout.amount)).toEqual([7000]);
   });
 
+  it("offers /merchant in the command menu, in English and French", () => {
+    const names = (language?: string) =>
+      (h.emulator.commands(language) ?? []).map((command) => command.command);
+    expect(names()).toContain("merchant");
+    expect(names("fr")).toContain("merchant");
+  });
+
   it("says so when the person works for one merchant only, without naming it in every message", async () => {
     const ada = h.emulator.user({ id: ADA, firstName: "Ada", languageCode: "en" });
     const answer = await sendAndWait(h.emulator, ada, "/merchant", isNewReplyIn(ADA));
