@@ -104,7 +104,7 @@ async function startMerchants(env: NodeJS.ProcessEnv, envFile: string | undefine
       merchants: [...app.runtimes.keys()],
       listening: app.http?.listening,
     },
-    `payout bot running for ${app.runtimes.size} merchants: ${app.mode}, @${app.botUsername}, HTTP on ${app.http?.listening ?? "none"}`,
+    `payout bot running for ${app.runtimes.size} merchant${app.runtimes.size === 1 ? "" : "s"}: ${app.mode}, @${app.botUsername}, HTTP on ${app.http?.listening ?? "none"}`,
   );
 }
 
