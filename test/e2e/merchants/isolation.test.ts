@@ -118,6 +118,32 @@ describe("isolation between merchants", () => {
     expect((await miniApp(mo, "me")).json.merchant).toBe("Alpha Couriers");
   });
 
+  it("exports the merchant's own payouts only, and names the merchant on the file of a person of several", async () => {
+    const exported = async (userId: number) => {
+      const user = h.emulator.user({ id: userId, firstName: `U${userId}`, languageCode: "en" });
+      const sent = h.emulator.waitForMessage(
+        (message) => message.chatId === userId && message.document !== undefined,
+      );
+      await user.sendText("/export");
+      const message = await sent;
+      const document = h.emulator.documents(userId).find((d) => d.messageId === message.messageId);
+      if (!document) throw new Error("no document");
+      return document;
+    };
+    const alphaPaymentId = (await storesOf(h, "alpha").payouts.get(alphaPayout.id))?.paymentId;
+    const bravoPaymentId = (await storesOf(h, "bravo").payouts.get(bravoPayout.id))?.paymentId;
+    if (!alphaPaymentId || !bravoPaymentId) throw new Error("payouts not sent");
+    const vics = await exported(VIC);
+    const text = vics.bytes.toString("utf8");
+    expect(text).toContain(alphaPaymentId);
+    expect(text).not.toContain(bravoPaymentId);
+    expect(vics.caption ?? "").not.toContain("Alpha Couriers");
+    const mos = await exported(MO);
+    expect(mos.caption).toContain("Alpha Couriers");
+    expect(mos.bytes.toString("utf8")).toContain(alphaPaymentId);
+    expect(mos.bytes.toString("utf8")).not.toContain(bravoPaymentId);
+  });
+
   it("acts in Alpha on a press on Alpha's approval card after the approver switched to Bravo", async () => {
     const paul = h.emulator.user({ id: PAUL, firstName: "Paul", languageCode: "en" });
     const mo = h.emulator.user({ id: MO, firstName: "Mo", languageCode: "en" });
