@@ -150,7 +150,12 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
       });
     });
 
-    const startRuntime = async (merchant: MerchantConfig): Promise<Running> => {
+    // A stable lease owner (this host and port) takes its own leases back at once on a restart.
+    const listens = options.http !== false && shared.http.port !== 0;
+    const owner: { owner?: string } = listens ? { owner: `${hostname()}:${shared.http.port}` } : {};
+    // A runtime started by a reload runs beside the one it replaces for a moment: its own
+    // random owner keeps the two from both holding one lease.
+    const startRuntime = async (merchant: MerchantConfig, reloaded = false): Promise<Running> => {
       const tag = merchantTag({
         name: merchant.name,
         named: async (chatId) =>
@@ -176,6 +181,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           tag,
           pacer,
           defaultLocale: merchant.language,
+          owner: reloaded ? undefined : owner.owner,
           webAppLabel: async (userId) =>
             (await merchantsOf(userId)).length > 1 ? merchant.name : undefined,
         },
@@ -212,11 +218,18 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
       return running;
     };
 
+    /** The person's language: their /lang choice in the merchant they act for, else Telegram's. */
+    const localeOf = async (userId: number, languageCode: string | undefined) => {
+      const current = await currentOf(userId);
+      const saved = await current?.app.stores.sessions.getLocale(userId);
+      return saved ?? localeFromLanguageCode(languageCode, current?.merchant.language);
+    };
+
     const telegram = boundedTelegram(token, apiRoot, TELEGRAM_CALL_TIMEOUT_MS, { pacer });
 
     /** `/merchant`: the person's merchants as buttons, or why there is nothing to choose. */
     const listMerchants = async (userId: number, chatId: number, languageCode?: string) => {
-      const t = translator(localeFromLanguageCode(languageCode));
+      const t = translator(await localeOf(userId, languageCode));
       const mine = await merchantsOf(userId);
       const current = await currentOf(userId);
       if (runtimes.size === 1 && current) {
@@ -252,7 +265,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
 
     /** A press on one of /merchant's buttons: the person's commands act there from now on. */
     const choose = async (query: Update.CallbackQueryUpdate["callback_query"], id: string) => {
-      const t = translator(localeFromLanguageCode(query.from.language_code));
+      const t = translator(await localeOf(query.from.id, query.from.language_code));
       const mine = await merchantsOf(query.from.id);
       const running = runtimes.get(id);
       if (!running || !mine.includes(id)) {
@@ -317,8 +330,6 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
     const mode =
       shared.telegram.webhookUrl && shared.telegram.webhookSecret ? "webhook" : "polling";
     let http: HttpServerHandle | undefined;
-    const listens = options.http !== false && shared.http.port !== 0;
-    const owner = listens ? { owner: `${hostname()}:${shared.http.port}` } : {};
     if (options.http !== false) {
       const webApp: WebAppHandler = {
         get routes() {
@@ -422,7 +433,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
         if (running && running.merchant.fingerprint === merchant.fingerprint) continue;
         let started: Running;
         try {
-          started = await startRuntime(merchant);
+          started = await startRuntime(merchant, true);
         } catch (error) {
           logger.error(
             { err: error, merchant: merchant.id },

@@ -86,6 +86,8 @@ export interface MerchantRuntimeOptions {
   webAppLabel: (userId: number) => Promise<string | undefined>;
   /** The merchant's language for people whose Telegram app speaks neither English nor French. */
   defaultLocale: Locale | undefined;
+  /** The front's stable lease owner (host and port), when it listens; else a random one. */
+  owner: string | undefined;
 }
 
 export interface App {
@@ -298,7 +300,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     // Two processes cannot listen on one host and port: a stable name for this instance,
     // which takes its own leases back at once when restarted in place.
     const listens = options.http !== false && config.http.port !== 0;
-    const owner = listens ? { owner: `${hostname()}:${config.http.port}` } : {};
+    const owner = options.merchant?.owner
+      ? { owner: options.merchant.owner }
+      : listens
+        ? { owner: `${hostname()}:${config.http.port}` }
+        : {};
     const approvalExpiry = new ApprovalExpiry({
       approval: payouts.approval,
       leases: stores.leases,
