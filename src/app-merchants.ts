@@ -77,6 +77,7 @@ export interface MerchantsApp {
 
 /** How long who-works-where is remembered for naming merchants in messages. */
 const MEMBERSHIP_CACHE_MS = 2_000;
+const MEMBERSHIP_CACHE_SIZE = 10_000;
 
 const CHOOSE_PREFIX = "merchant:";
 
@@ -136,6 +137,8 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
     const ids = Promise.all(all.map((running) => running.app.stores.staff.get(userId))).then(
       (roles) => all.filter((_, index) => roles[index] !== null).map((r) => r.merchant.id),
     );
+    // Only recent senders are worth keeping: a bounded map, emptied when it grows past that.
+    if (membership.size >= MEMBERSHIP_CACHE_SIZE) membership.clear();
     membership.set(userId, { atMs: Date.now(), ids });
     ids.catch(() => membership.delete(userId));
     return ids;
@@ -232,12 +235,6 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
       const t = translator(await localeOf(userId, languageCode));
       const mine = await merchantsOf(userId);
       const current = await currentOf(userId);
-      if (runtimes.size === 1 && current) {
-        await telegram.sendMessage(chatId, t("merchant.single", { name: current.merchant.name }), {
-          parse_mode: "HTML",
-        });
-        return;
-      }
       if (!current || mine.length === 0) {
         await telegram.sendMessage(chatId, t("merchant.none"), { parse_mode: "HTML" });
         return;
