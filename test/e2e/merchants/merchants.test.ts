@@ -101,4 +101,10 @@ describe("many merchants, one bot", () => {
     expect(await storesOf(h, "alpha").staff.get(PAUL)).toBe("payer");
     expect(await storesOf(h, "alpha").staff.get(bea.id)).toBeNull();
   });
+
+  it("answers /merchant in French to a French speaker, here one who works for none", async () => {
+    const ana = h.emulator.user({ id: 4242, firstName: "Ana", languageCode: "fr" });
+    const list = await sendAndWait(h.emulator, ana, "/merchant", isNewReplyIn(4242));
+    expect(plainText(list)).toContain("Vous ne faites partie du personnel");
+  });
 });
