@@ -86,7 +86,7 @@ describe("isolation between merchants", () => {
     expect(disburses.map((r) => r.apiKey)).toEqual([KEY_A, KEY_B]);
   });
 
-  it("answers a viewer of Alpha given a payout id or payment id of Bravo with not found, asking the API nothing with Bravo's key", async () => {
+  it("answers a viewer of Alpha given a payout id or payment id of Bravo with not found, and shows Alpha's history only", async () => {
     const vic = h.emulator.user({ id: VIC, firstName: "Vic", languageCode: "en" });
     const byId = await sendAndWait(h.emulator, vic, `/status ${bravoPayout.id}`);
     expect(plainText(byId)).toContain("No payment with id");
