@@ -36,7 +36,11 @@ import { FlatComposer } from "./telegram/flat-composer.js";
 import type { TelegramPacer } from "./telegram/pacing.js";
 import { PromptWatch } from "./telegram/prompt-watch.js";
 import { replyHtml } from "./telegram/reply.js";
-import { boundedTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./telegram/transport.js";
+import {
+  boundedTelegram,
+  TELEGRAM_CALL_TIMEOUT_MS,
+  type TelegramCallTag,
+} from "./telegram/transport.js";
 import type { StepUpSettings } from "./views/step-up.js";
 
 export interface BotDeps {
@@ -66,6 +70,10 @@ export interface BotDeps {
   prompts?: PromptWatch;
   /** Failed Bot API calls are counted here. Default: none. */
   metrics?: Metrics;
+  /** Sees every call (the merchant this bot speaks for: telegram/merchant-tag.ts). */
+  tag?: TelegramCallTag;
+  /** The language of people whose Telegram app speaks neither English nor French. */
+  defaultLocale?: Locale;
 }
 
 /**
@@ -86,6 +94,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.telegram = boundedTelegram(deps.token, deps.apiRoot, TELEGRAM_CALL_TIMEOUT_MS, {
     ...(deps.pacer ? { pacer: deps.pacer } : {}),
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    ...(deps.tag ? { tag: deps.tag } : {}),
   });
   Object.assign(bot.context, { telegram: bot.telegram });
 
@@ -104,6 +113,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       logger: deps.logger,
       timeZone: deps.timeZone,
       pressesPerMinute: deps.pressesPerMinute,
+      defaultLocale: deps.defaultLocale,
     }),
   );
   chain.use(helpFeature({ payouts: deps.payouts }));
@@ -169,8 +179,11 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   return bot;
 }
 
-/** The command menu, in English (default) and French (the doctor compares Telegram's with it). */
-export function commandMenu(locale: Locale): BotCommand[] {
+/**
+ * The command menu, in English (default) and French (the doctor compares Telegram's with it);
+ * with `merchants` (MERCHANTS_FILE), /merchant too.
+ */
+export function commandMenu(locale: Locale, options: { merchants?: boolean } = {}): BotCommand[] {
   const t = translator(locale);
   const names = [
     "pay",
@@ -189,6 +202,7 @@ export function commandMenu(locale: Locale): BotCommand[] {
     "cancel",
     "dashboard",
     "pin",
+    ...(options.merchants ? (["merchant"] as const) : []),
     "lang",
     "help",
   ] as const;
@@ -196,11 +210,15 @@ export function commandMenu(locale: Locale): BotCommand[] {
 }
 
 /** Sets the menu; a Bot API that refuses it costs the menu, not the bot (logged, not thrown). */
-export async function registerCommands(bot: Telegraf<BotContext>, logger: Logger): Promise<void> {
+export async function registerCommands(
+  bot: Telegraf<BotContext>,
+  logger: Logger,
+  options: { merchants?: boolean } = {},
+): Promise<void> {
   const { telegram } = bot;
   const set = await cosmetic(
     "setMyCommands",
-    () => telegram.setMyCommands(commandMenu("en")),
+    () => telegram.setMyCommands(commandMenu("en", options)),
     logger,
   );
   // A Bot API that refused the menu once (some emulators do) refuses the French one too:
@@ -208,7 +226,7 @@ export async function registerCommands(bot: Telegraf<BotContext>, logger: Logger
   if (!set) return;
   await cosmetic(
     "setMyCommands",
-    () => telegram.setMyCommands(commandMenu("fr"), { language_code: "fr" }),
+    () => telegram.setMyCommands(commandMenu("fr", options), { language_code: "fr" }),
     logger,
   );
 }

@@ -7,7 +7,9 @@
  * Exit codes: 0 when no check failed (warnings allowed), 1 when one did, 2 when the
  * configuration itself does not parse (every problem listed, as `start` lists them).
  */
+import { textOf } from "../config/env-values.js";
 import { type Config, ConfigError, loadConfig } from "../config/index.js";
+import { loadMerchants } from "../config/merchants.js";
 import { withEnvFile } from "../env-file.js";
 import { paymentChecks } from "./payment.js";
 import { redisChecks } from "./redis.js";
@@ -50,12 +52,18 @@ export async function runChecks(
 /** Runs the doctor on `env` (and `.env`, as `start` reads it); resolves to the exit code. */
 export async function runDoctor(env: NodeJS.ProcessEnv, io: DoctorIo): Promise<0 | 1 | 2> {
   const now = io.now ?? Date.now;
-  let config: Config;
+  // With MERCHANTS_FILE, every merchant is checked with its own settings, one after the other.
+  let configs: Array<{ config: Config; merchant?: string }>;
   let file: string | undefined;
   try {
     const read = withEnvFile(env);
     file = read.file;
-    config = loadConfig(read.env, "start");
+    configs = textOf(read.env.MERCHANTS_FILE)
+      ? loadMerchants(read.env, "start").merchants.map((merchant) => ({
+          config: merchant.config,
+          merchant: `merchant "${merchant.id}" (${merchant.name})`,
+        }))
+      : [{ config: loadConfig(read.env, "start") }];
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const count = error.problems.length;
@@ -66,8 +74,13 @@ export async function runDoctor(env: NodeJS.ProcessEnv, io: DoctorIo): Promise<0
     for (const problem of error.problems) io.write(`    - ${problem}`);
     return 2;
   }
-  const results = await runChecks(config, file, now());
-  for (const result of results) io.write(formatResult(result));
+  const results: CheckResult[] = [];
+  for (const { config, merchant } of configs) {
+    if (merchant) io.write(`${merchant}:`);
+    const checked = await runChecks(config, file, now());
+    for (const result of checked) io.write(formatResult(result));
+    results.push(...checked);
+  }
   io.write(summarize(results));
   return exitCodeOf(results);
 }
