@@ -1,0 +1,164 @@
+/**
+ * The dashboard a person reads inside Telegram, at 390×844 in both languages and themes,
+ * against real Redis: the Overview's today and last 30 days with each figure's change
+ * against the 30 days before ("no earlier data" when there is none) and the failed volume.
+ * Telegram's object is the recording stub (test/support/telegram-stub.ts). Screenshots go to
+ * test-artifacts/webapp/.
+ */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import {
+  DARK_THEME,
+  LIGHT_THEME,
+  signWebAppInitData,
+  webAppLaunchUrl,
+} from "../../src/dev/telegram-emulator/index.js";
+import type { Payout } from "../../src/model/payout.js";
+import { buildWebPage } from "../../web/build.js";
+import { ARTIFACTS_DIR, launchBrowser, type MiniAppUser } from "../support/browser.js";
+import { sendAndWait } from "../support/flows.js";
+import { ADMIN_ID, type Harness, PAYER_ID, startHarness } from "../support/harness.js";
+import { acceptedPayout } from "../support/payouts.js";
+import { telegramStub } from "../support/telegram-stub.js";
+
+const DAY_MS = 86_400_000;
+const ADMIN: MiniAppUser = { id: ADMIN_ID, firstName: "Awa", languageCode: "en" };
+const PAYER: MiniAppUser = { id: PAYER_ID, firstName: "Paul", languageCode: "en" };
+
+let h: Harness;
+let browser: Browser;
+
+/** A settled payout, `daysAgo` days back (its creation a minute before it settled). */
+async function settled(daysAgo: number, overrides: Partial<Payout>): Promise<Payout> {
+  const settledAtMs = Date.now() - daysAgo * DAY_MS - 60_000;
+  const payout = acceptedPayout(settledAtMs - 60_000, {
+    initiatorId: ADMIN_ID,
+    chatId: ADMIN_ID,
+    updatedAtMs: settledAtMs,
+    settledAtMs,
+    ...overrides,
+  });
+  await h.app.stores.payouts.create(payout);
+  return payout;
+}
+
+beforeAll(async () => {
+  const webAppDir = await buildWebPage(join(tmpdir(), `payout-dashboard-test-${process.pid}`));
+  h = await startHarness({ webAppDir });
+  browser = await launchBrowser();
+  for (const [id, firstName] of [
+    [ADMIN_ID, "Awa"],
+    [PAYER_ID, "Paul"],
+  ] as const) {
+    await sendAndWait(h.emulator, h.emulator.user({ id, firstName, languageCode: "en" }), "/help");
+  }
+  // The last 30 days: 3 paid (one today), one failed; the 30 before: 2 paid, one failed.
+  await settled(0, {
+    state: "success",
+    amount: 30_000,
+    fee: 300,
+    recipientName: "Jean-Paul Mbarga",
+  });
+  await settled(3, { state: "success", amount: 50_000, operator: "orange", phone: "237690000022" });
+  await settled(9, { state: "success", amount: 20_000, recipientName: "Marie Ngo" });
+  await settled(4, { state: "failed", amount: 15_000, recipientName: "Samuel Eto" });
+  await settled(35, { state: "success", amount: 60_000 });
+  await settled(40, { state: "success", amount: 20_000 });
+  await settled(45, { state: "failed", amount: 5_000 });
+  // The payer's own: one today, nothing in the 30 days before.
+  await settled(0, { state: "success", amount: 4_000, initiatorId: PAYER_ID, chatId: PAYER_ID });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+async function open(
+  user: MiniAppUser,
+  options: { dark?: boolean; downloadFile?: boolean; telegram?: boolean } = {},
+): Promise<Page> {
+  const context = await browser.newContext({
+    locale: user.languageCode === "fr" ? "fr-FR" : "en-GB",
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    acceptDownloads: true,
+  });
+  context.setDefaultTimeout(10_000);
+  if (options.telegram !== false) {
+    await context.addInitScript(telegramStub({ downloadFile: options.downloadFile ?? false }));
+  }
+  const page = await context.newPage();
+  const initData = signWebAppInitData(h.emulator.token, user, new Date());
+  await page.goto(
+    webAppLaunchUrl(`${h.app.http?.url}/app/`, initData, options.dark ? DARK_THEME : LIGHT_THEME),
+  );
+  return page;
+}
+
+/** Runs `check` in each language and theme, the admin's bot language set to match. */
+async function inEachLookAndLanguage(
+  check: (page: Page, lang: "en" | "fr", look: "light" | "dark") => Promise<void>,
+): Promise<void> {
+  const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+  onTestFinished(async () => {
+    await sendAndWait(h.emulator, admin, "/lang en");
+  });
+  for (const lang of ["en", "fr"] as const) {
+    await sendAndWait(h.emulator, admin, `/lang ${lang}`);
+    for (const look of ["light", "dark"] as const) {
+      const page = await open({ ...ADMIN, languageCode: lang }, { dark: look === "dark" });
+      try {
+        await check(page, lang, look);
+        const width = await page.evaluate("document.documentElement.scrollWidth");
+        expect(width, `${lang} ${look}`).toBeLessThanOrEqual(390);
+      } finally {
+        await page.context().close();
+      }
+    }
+  }
+}
+
+describe("the Overview", () => {
+  it("shows today, the last 30 days against the 30 before, and the failed volume", async () => {
+    await inEachLookAndLanguage(async (page, lang, look) => {
+      await page.getByTestId("today").waitFor();
+      const today = await page.getByTestId("today").innerText();
+      const paid = await page.getByTestId("paid").innerText();
+      const counted = await page.getByTestId("count").innerText();
+      const rate = await page.getByTestId("rate").innerText();
+      const failed = await page.getByTestId("failed").innerText();
+      if (lang === "en") {
+        expect(today).toContain("34,000 FCFA");
+        expect(today).toContain("2 payouts");
+        // 104,000 against 80,000: +30%; 4 payouts against 2: +100%.
+        expect(paid).toContain("104,000 FCFA");
+        expect(paid).toContain("▲ +30%");
+        expect(counted).toContain("▲ +100%");
+        // 4 of 5 against 2 of 3: 80% against 66.7%, 13.3 points up.
+        expect(rate).toContain("80%");
+        expect(rate).toContain("+13.3 pts");
+        expect(failed).toContain("15,000 FCFA");
+        expect(failed).toContain("1 payout");
+      } else {
+        expect(today).toContain("34\u202F000\u00A0FCFA");
+        expect(paid).toContain("+30\u202F%");
+        expect(rate).toContain("+13,3\u00A0pts");
+        expect(failed).toContain("Échoués");
+        expect(failed).toContain("15\u202F000\u00A0FCFA");
+      }
+      await page.screenshot({ path: join(ARTIFACTS_DIR, `dash-overview-${lang}-${look}-390.png`) });
+    });
+  });
+
+  it("says 'no earlier data' when nothing settled in the 30 days before", async () => {
+    const page = await open(PAYER);
+    await page.getByTestId("today").waitFor();
+    expect(await page.getByTestId("paid").innerText()).toContain("4,000 FCFA");
+    expect(await page.getByTestId("paid").innerText()).toContain("no earlier data");
+    expect(await page.getByTestId("rate").innerText()).toContain("no earlier data");
+    await page.context().close();
+  });
+});
