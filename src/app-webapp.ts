@@ -97,6 +97,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
           ...(query.q ? { search: query.q } : {}),
           ...(query.status ? { status: query.status } : {}),
           ...(query.kind ? { kind: query.kind } : {}),
+          ...(query.operator ? { operator: query.operator } : {}),
           ...(query.from ? { from: query.from } : {}),
           ...(query.to ? { to: query.to } : {}),
           rows: file?.rows ?? 0,

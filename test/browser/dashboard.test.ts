@@ -1,7 +1,9 @@
 /**
  * The dashboard a person reads inside Telegram, at 390×844 in both languages and themes,
  * against real Redis: the Overview's today and last 30 days with each figure's change
- * against the 30 days before ("no earlier data" when there is none) and the failed volume.
+ * against the 30 days before ("no earlier data" when there is none) and the failed volume;
+ * History's search bar with its chips (status, operator, dates, kind), each removable, every
+ * target at least 44 px.
  * Telegram's object is the recording stub (test/support/telegram-stub.ts). Screenshots go to
  * test-artifacts/webapp/.
  */
@@ -160,5 +162,72 @@ describe("the Overview", () => {
     expect(await page.getByTestId("paid").innerText()).toContain("no earlier data");
     expect(await page.getByTestId("rate").innerText()).toContain("no earlier data");
     await page.context().close();
+  });
+});
+
+/** The rows' recipient names, once the results hold exactly `expected` rows. */
+async function rowNames(page: Page, expected: number): Promise<string[]> {
+  const rows = page.locator("[data-testid=history-row] .row-main");
+  await expect.poll(() => rows.count()).toBe(expected);
+  return (await rows.allInnerTexts()).map((text) => text.split("\n")[0] ?? "");
+}
+
+describe("History's search bar", () => {
+  it("filters with removable chips mapped onto the API's parameters, by day, in both looks", async () => {
+    await inEachLookAndLanguage(async (page, lang, look) => {
+      const en = lang === "en";
+      await page.getByRole("tab", { name: en ? /History/ : /Historique/ }).click();
+      await page.getByTestId("history-day").first().waitFor();
+      // Every chip and the search button are at least 44 px tall and wide.
+      const targets = page.locator(".chips button, .search-go");
+      for (const box of await targets.evaluateAll((all) =>
+        all.map((element) => element.getBoundingClientRect().toJSON()),
+      )) {
+        expect(box.height).toBeGreaterThanOrEqual(44);
+        expect(box.width).toBeGreaterThanOrEqual(44);
+      }
+      const requests: string[] = [];
+      page.on("request", (request) => {
+        if (request.url().includes("/app/api/history?")) requests.push(request.url());
+      });
+      // Status: Failed (two of them in the 90 days History searches by default).
+      await page.locator("[data-chip=status]").click();
+      await page.getByRole("button", { name: en ? "Failed" : "Échec", exact: true }).click();
+      expect(await rowNames(page, 2)).toContain("Samuel Eto");
+      expect(requests.at(-1)).toContain("status=failed");
+      // Removed: everything again; then Orange, then the last 7 days.
+      await page.getByTestId("chip-status").locator(".chip-x").click();
+      await page.locator("[data-chip=operator]").click();
+      await page.getByRole("button", { name: "Orange", exact: true }).click();
+      await page.getByTestId("chip-operator").waitFor();
+      expect(requests.at(-1)).toContain("operator=orange");
+      await page.locator("[data-chip=dates]").click();
+      await page.getByRole("button", { name: en ? "7 days" : "7\u00a0jours", exact: true }).click();
+      // The one Orange payout, three days ago.
+      expect(await rowNames(page, 1)).toHaveLength(1);
+      const url = new URL(requests.at(-1) ?? "http://x.invalid/");
+      expect(url.searchParams.get("operator")).toBe("orange");
+      expect(url.searchParams.get("from")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(url.searchParams.get("to")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(await page.getByTestId("chip-dates").innerText()).toContain(
+        en ? "7 days" : "7\u00a0jours",
+      );
+      // The words box with the chips: "Marie" with no operator and no dates.
+      await page.getByTestId("chip-operator").locator(".chip-x").click();
+      await page.getByTestId("chip-dates").locator(".chip-x").click();
+      await page.getByRole("searchbox").fill("Marie");
+      await page.keyboard.press("Enter");
+      expect(await rowNames(page, 1)).toEqual(["Marie Ngo"]);
+      await page.getByRole("searchbox").fill("");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.getByTestId("history-day").count()).toBeGreaterThan(2);
+      // The dates chip open, for the screenshot: its ranges and the custom days.
+      await page.locator("[data-chip=status]").click();
+      await page.getByRole("button", { name: en ? "Paid" : "Payé", exact: true }).click();
+      await page.getByTestId("chip-status").waitFor();
+      await page.locator("[data-chip=dates]").click();
+      await page.locator(".custom-dates").waitFor();
+      await page.screenshot({ path: join(ARTIFACTS_DIR, `dash-history-${lang}-${look}-390.png`) });
+    });
   });
 });

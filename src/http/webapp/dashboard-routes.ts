@@ -107,7 +107,7 @@ function problemLabel(row: BatchRowView, locale: Locale): string | undefined {
 
 function queryOf(params: URLSearchParams): HistoryQuery | null {
   const raw: Record<string, string> = {};
-  for (const key of ["q", "status", "kind", "from", "to", "page"]) {
+  for (const key of ["q", "status", "kind", "operator", "from", "to", "page"]) {
     const value = params.get(key);
     if (value !== null && value !== "") raw[key] = value;
   }
