@@ -4,7 +4,7 @@ import { clear, h } from "./dom.js";
 import { emptyFilters, queryString, searchBar } from "./history-filters.js";
 import { clock, dayTitle, money, phone, t, when } from "./i18n.js";
 import { pager } from "./pager.js";
-import { haptic, setBack, webApp } from "./telegram.js";
+import { canDownload, downloadFile, haptic, setBack, webApp } from "./telegram.js";
 import type { DetailAnswer, HistoryAnswer, Names, PayoutView, Status } from "./types.js";
 
 /** Kept while the page is open: back from a payout's detail finds the same search. */
@@ -128,6 +128,20 @@ export async function renderHistory(
   ]);
   (exportButton || null)?.addEventListener("click", async () => {
     try {
+      if (canDownload()) {
+        // Telegram downloads it itself, from a link of a few minutes signed for this person.
+        const link = await postJson<{ path: string; name: string }>(
+          `history/csv/link?${queryString(filters, false)}`,
+          {},
+        );
+        const url = new URL(link.path, window.location.href).toString();
+        const accepted = await downloadFile(url, link.name);
+        notice.textContent = t(accepted ? "history.downloading" : "history.download_declined", {
+          name: link.name,
+        });
+        if (accepted) haptic("success");
+        return;
+      }
       if (webApp()) {
         // Inside Telegram a web view may ignore a download: the bot sends the file to the chat.
         const sent = await postJson<{ name: string }>(
