@@ -3,7 +3,8 @@
  * against real Redis: the Overview's today and last 30 days with each figure's change
  * against the 30 days before ("no earlier data" when there is none) and the failed volume;
  * History's search bar with its chips (status, operator, dates, kind), each removable, every
- * target at least 44 px.
+ * target at least 44 px; Export CSV through Telegram's `downloadFile` with a signed link
+ * where the client has it, the bot's chat where it has not.
  * Telegram's object is the recording stub (test/support/telegram-stub.ts). Screenshots go to
  * test-artifacts/webapp/.
  */
@@ -229,5 +230,58 @@ describe("History's search bar", () => {
       await page.locator(".custom-dates").waitFor();
       await page.screenshot({ path: join(ARTIFACTS_DIR, `dash-history-${lang}-${look}-390.png`) });
     });
+  });
+});
+
+describe("Export CSV inside Telegram", () => {
+  it("hands Telegram's downloadFile a signed link of the filtered CSV, in both languages", async () => {
+    const admin = h.emulator.user({ id: ADMIN_ID, firstName: "Awa", languageCode: "en" });
+    onTestFinished(async () => {
+      await sendAndWait(h.emulator, admin, "/lang en");
+    });
+    for (const [lang, look] of [
+      ["en", "light"],
+      ["fr", "dark"],
+    ] as const) {
+      await sendAndWait(h.emulator, admin, `/lang ${lang}`);
+      const page = await open(
+        { ...ADMIN, languageCode: lang },
+        { dark: look === "dark", downloadFile: true },
+      );
+      await page.getByRole("tab", { name: lang === "en" ? /History/ : /Historique/ }).click();
+      await page.getByTestId("history-day").first().waitFor();
+      await page.locator("[data-chip=status]").click();
+      await page
+        .getByRole("button", { name: lang === "en" ? "Failed" : "Échec", exact: true })
+        .click();
+      await page.getByTestId("chip-status").waitFor();
+      const sentBefore = h.emulator.messages(ADMIN_ID).length;
+      await page.locator("[data-action=export]").click();
+      await page
+        .getByText(
+          lang === "en"
+            ? "Telegram is downloading payouts-filtered.csv."
+            : "Telegram télécharge payouts-filtered.csv.",
+        )
+        .waitFor();
+      const calls = (await page.evaluate("window.__tgCalls")) as Array<[string, ...unknown[]]>;
+      const download = calls.find((call) => call[0] === "downloadFile");
+      const params = download?.[1] as { url: string; file_name: string };
+      expect(params.file_name).toBe("payouts-filtered.csv");
+      const url = new URL(params.url);
+      expect(url.pathname).toBe("/app/file/history.csv");
+      expect(url.searchParams.get("status")).toBe("failed");
+      expect(url.searchParams.get("u")).toBe(String(ADMIN_ID));
+      // What Telegram fetches: the failed payouts only, with no header at all.
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(text).toContain("Samuel Eto");
+      expect(text).not.toContain("Marie Ngo");
+      // No document in the chat: Telegram downloaded it.
+      expect(h.emulator.messages(ADMIN_ID).length).toBe(sentBefore);
+      await page.screenshot({ path: join(ARTIFACTS_DIR, `dash-download-${lang}-${look}-390.png`) });
+      await page.context().close();
+    }
   });
 });
