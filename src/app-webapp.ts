@@ -74,7 +74,7 @@ function historyFileName(query: HistoryQuery): string {
 /** The History's CSV through a signed link: the same file, permission and audit as the API's. */
 function historyCsvFile(steps: DashboardSteps): LinkedFile {
   return {
-    name: "history.csv",
+    name: "history-csv",
     capability: "export",
     async serve(user, params) {
       const query = queryOf(params);
@@ -156,7 +156,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
       const name = historyFileName(query);
       const link = signFileLink({
         botToken: token,
-        name: "history.csv",
+        name: "history-csv",
         query: historyParamsOf(query),
         userId: user.id,
         language: user.language,

@@ -269,7 +269,7 @@ describe("Export CSV inside Telegram", () => {
       const params = download?.[1] as { url: string; file_name: string };
       expect(params.file_name).toBe("payouts-filtered.csv");
       const url = new URL(params.url);
-      expect(url.pathname).toBe("/app/file/history.csv");
+      expect(url.pathname).toBe("/app/file/history-csv");
       expect(url.searchParams.get("status")).toBe("failed");
       expect(url.searchParams.get("u")).toBe(String(ADMIN_ID));
       // What Telegram fetches: the failed payouts only, with no header at all.

@@ -43,7 +43,7 @@ export interface DashboardSteps {
   /**
    * A short-lived signed link to the same file (file-links.ts), for Telegram's
    * `downloadFile`: its path, name and end; null when the view is empty. The file is made,
-   * checked and audited when the link is used (`history.csv`, served by app-webapp.ts).
+   * checked and audited when the link is used (`history-csv`, served by app-webapp.ts).
    */
   historyCsvLink(
     user: WebAppUser,

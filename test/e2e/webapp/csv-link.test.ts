@@ -108,7 +108,7 @@ describe("the CSV's signed link", () => {
   it("serves the filtered CSV without any header, for a few minutes, and audits it", async () => {
     const made = await link(ADMIN);
     expect(made.name).toBe("payouts-filtered.csv");
-    expect(made.path).toMatch(/^\/app\/file\/history\.csv\?/);
+    expect(made.path).toMatch(/^\/app\/file\/history-csv\?/);
     expect(made.expiresAtMs - Date.now()).toBeLessThanOrEqual(FILE_LINK_TTL_SECONDS * 1000);
     expect(made.expiresAtMs - Date.now()).toBeGreaterThan((FILE_LINK_TTL_SECONDS - 10) * 1000);
     const response = await fetch(`${base()}${made.path}`);
@@ -145,7 +145,7 @@ describe("the CSV's signed link", () => {
     // Signed with another token: not ours.
     const foreign = signFileLink({
       botToken: "123:another-bot",
-      name: "history.csv",
+      name: "history-csv",
       query: new URLSearchParams("status=paid"),
       userId: VIEWER_ID,
       language: "en",
@@ -155,7 +155,7 @@ describe("the CSV's signed link", () => {
     // Ours, but made six minutes ago: gone.
     const old = signFileLink({
       botToken: h.emulator.token,
-      name: "history.csv",
+      name: "history-csv",
       query: new URLSearchParams("status=paid"),
       userId: VIEWER_ID,
       language: "en",
@@ -171,7 +171,7 @@ describe("the CSV's signed link", () => {
     // A link signed for a payer (as if made before a role change) is refused when used.
     const forPayer = signFileLink({
       botToken: h.emulator.token,
-      name: "history.csv",
+      name: "history-csv",
       query: new URLSearchParams(),
       userId: PAYER_ID,
       language: "en",
@@ -180,7 +180,7 @@ describe("the CSV's signed link", () => {
     expect((await fetch(`${base()}${forPayer.path}`)).status).toBe(403);
     const forStranger = signFileLink({
       botToken: h.emulator.token,
-      name: "history.csv",
+      name: "history-csv",
       query: new URLSearchParams(),
       userId: 999_999,
       language: "en",

@@ -16,7 +16,7 @@ const NOW = Date.UTC(2026, 10, 28, 12);
 function made(query = "status=paid&q=Mbarga%20Jean") {
   const { path, expiresAtMs } = signFileLink({
     botToken: TOKEN,
-    name: "history.csv",
+    name: "history-csv",
     query: new URLSearchParams(query),
     userId: 42,
     language: "fr",
@@ -36,7 +36,7 @@ describe("signed file links", () => {
     const { url, expiresAtMs } = made();
     expect(expiresAtMs).toBe(NOW + FILE_LINK_TTL_SECONDS * 1000);
     const check = checkFileLink(url, TOKEN, NOW + 60_000);
-    expect(check).toMatchObject({ outcome: "ok", name: "history.csv", userId: 42, language: "fr" });
+    expect(check).toMatchObject({ outcome: "ok", name: "history-csv", userId: 42, language: "fr" });
     if (check.outcome !== "ok") return;
     expect(Object.fromEntries(check.query)).toEqual({ status: "paid", q: "Mbarga Jean" });
     // The parameters in another order are the same link.
