@@ -210,7 +210,7 @@ describe("the Mini App in a browser", () => {
     expect(await days.count()).toBeGreaterThan(3);
     const titles = await page.locator(".day-title").allInnerTexts();
     expect(new Set(titles).size).toBe(titles.length);
-    const search = page.getByLabel("Search", { exact: true });
+    const search = page.getByRole("searchbox");
     // The results are replaced at once: once the row shows, the list is the answer.
     const onlyRow = async (name: string) => {
       const rows = page.locator("[data-testid=history-row]");
