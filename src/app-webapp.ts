@@ -122,6 +122,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
           ...(query.status ? { status: query.status } : {}),
           ...(query.kind ? { kind: query.kind } : {}),
           ...(query.operator ? { operator: query.operator } : {}),
+          ...(query.amount ? { amount: query.amount } : {}),
           ...(query.from ? { from: query.from } : {}),
           ...(query.to ? { to: query.to } : {}),
           rows: file?.rows ?? 0,

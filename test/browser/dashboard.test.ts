@@ -219,8 +219,16 @@ describe("History's search bar", () => {
       await page.getByRole("searchbox").fill("Marie");
       await page.keyboard.press("Enter");
       expect(await rowNames(page, 1)).toEqual(["Marie Ngo"]);
-      await page.getByRole("searchbox").fill("");
+      // An amount with its currency: the amount parameter, shown as a chip of its own.
+      await page.getByRole("searchbox").fill(en ? "50,000 FCFA" : "50 000 FCFA");
       await page.keyboard.press("Enter");
+      expect(await rowNames(page, 1)).toHaveLength(1);
+      expect(requests.at(-1)).toContain("amount=50000");
+      expect(requests.at(-1)).not.toContain("q=");
+      expect(await page.getByTestId("chip-amount").innerText()).toContain(
+        en ? "50,000 FCFA" : "50\u202F000\u00A0FCFA",
+      );
+      await page.getByTestId("chip-amount").locator(".chip-x").click();
       await expect.poll(() => page.getByTestId("history-day").count()).toBeGreaterThan(2);
       // The dates chip open, for the screenshot: its ranges and the custom days.
       await page.locator("[data-chip=status]").click();

@@ -1,11 +1,12 @@
 /**
  * History's search bar: one text box (a number, words of a name or note, a payment id, a
- * staff member) and a row of chips for status, operator, dates and kind. A chip opens its
+ * staff member, or an amount written with its currency: `5000 FCFA`) and a row of chips for
+ * status, operator, dates and kind (and the amount, once searched). A chip opens its
  * choices below the row; a chosen one shows its value with ✕ to remove it. Each maps onto
- * the History API's own query parameters (q, status, operator, kind, from, to).
+ * the History API's own query parameters (q, amount, status, operator, kind, from, to).
  */
 import { h, svg } from "./dom.js";
-import { type Key, shortDay, t } from "./i18n.js";
+import { type Key, money, shortDay, t } from "./i18n.js";
 import type { Status } from "./types.js";
 
 const STATUSES: Status[] = ["paid", "failed", "pending", "unknown", "waiting", "other"];
@@ -17,6 +18,8 @@ export interface Filters {
   status: string;
   kind: string;
   operator: string;
+  /** An amount in XAF, from the box: `5000 FCFA`, `5 000 XAF`. */
+  amount: string;
   from: string;
   to: string;
   /** Which date chip was chosen (from and to follow from it). */
@@ -25,13 +28,23 @@ export interface Filters {
 }
 
 export function emptyFilters(): Filters {
-  return { q: "", status: "", kind: "", operator: "", from: "", to: "", range: "", page: 0 };
+  return {
+    q: "",
+    status: "",
+    kind: "",
+    operator: "",
+    amount: "",
+    from: "",
+    to: "",
+    range: "",
+    page: 0,
+  };
 }
 
 /** The API's query string for `filters` (the page number only when asked). */
 export function queryString(filters: Filters, withPage: boolean): string {
   const params = new URLSearchParams();
-  for (const key of ["q", "status", "kind", "operator", "from", "to"] as const) {
+  for (const key of ["q", "amount", "status", "kind", "operator", "from", "to"] as const) {
     if (filters[key] !== "") params.set(key, filters[key]);
   }
   if (withPage && filters.page > 0) params.set("page", String(filters.page));
@@ -44,6 +57,17 @@ function dayBack(daysBack: number): string {
   date.setDate(date.getDate() - daysBack);
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/**
+ * The amount in a box's text written with its currency (`5000 FCFA`, `5 000 XAF`, `5,000 F`),
+ * as digits; "" otherwise. A bare number is not taken for one: it is a phone number or a
+ * staff member's id.
+ */
+export function amountIn(text: string): string {
+  const match = /^(\d[\d\s.,\u00A0\u202F]*)\s*(?:fcfa|xaf|cfa|f)$/i.exec(text.trim());
+  const digits = match?.[1]?.replace(/\D/g, "") ?? "";
+  return /^[1-9]\d{0,9}$/.test(digits) ? digits : "";
 }
 
 type Chip = "status" | "operator" | "dates" | "kind";
@@ -157,9 +181,38 @@ export function searchBar(
     );
   };
 
+  /** The amount searched, as a chip of its own with ✕ (it has no choices). */
+  const amountChip = (): HTMLElement | null => {
+    if (filters.amount === "") return null;
+    const value = money(Number(filters.amount));
+    const name = t("history.chip_amount");
+    const remove = h(
+      "button",
+      {
+        type: "button",
+        class: "chip-x",
+        "aria-label": t("history.remove_filter", { name, value }),
+      },
+      "✕",
+    );
+    remove.addEventListener("click", () => {
+      filters.amount = "";
+      input.value = "";
+      changed();
+    });
+    return h(
+      "span",
+      { class: "chip on", "data-testid": "chip-amount" },
+      h("span", { class: "chip-main chip-text" }, value),
+      remove,
+    );
+  };
+
   const draw = () => {
     const all: Chip[] = ["status", "operator", "dates", "kind"];
-    chips.replaceChildren(
+    const amount = amountChip();
+    chips.replaceChildren(...(amount ? [amount] : []));
+    chips.append(
       ...all.map((chip) => {
         const name = t(`history.chip_${chip}`);
         const value = chosenLabel(chip);
@@ -238,13 +291,16 @@ export function searchBar(
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    filters.q = input.value.trim();
+    const text = input.value.trim();
+    filters.amount = amountIn(text);
+    filters.q = filters.amount === "" ? text : "";
     changed();
   });
   // A cleared box (its ✕, or emptied) searches again without Enter.
   input.addEventListener("search", () => {
-    if (input.value === "" && filters.q !== "") {
+    if (input.value === "" && (filters.q !== "" || filters.amount !== "")) {
       filters.q = "";
+      filters.amount = "";
       changed();
     }
   });

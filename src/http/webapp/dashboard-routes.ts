@@ -117,16 +117,16 @@ function problemLabel(row: BatchRowView, locale: Locale): string | undefined {
 /** The History's own parameters of `params` (a link's query keeps only these). */
 export function historyParamsOf(query: HistoryQuery): URLSearchParams {
   const params = new URLSearchParams();
-  for (const key of ["q", "status", "kind", "operator", "from", "to"] as const) {
+  for (const key of ["q", "status", "kind", "operator", "amount", "from", "to"] as const) {
     const value = query[key];
-    if (value !== undefined && value !== "") params.set(key, value);
+    if (value !== undefined && value !== "") params.set(key, String(value));
   }
   return params;
 }
 
 export function queryOf(params: URLSearchParams): HistoryQuery | null {
   const raw: Record<string, string> = {};
-  for (const key of ["q", "status", "kind", "operator", "from", "to", "page"]) {
+  for (const key of ["q", "status", "kind", "operator", "amount", "from", "to", "page"]) {
     const value = params.get(key);
     if (value !== null && value !== "") raw[key] = value;
   }

@@ -2,7 +2,7 @@
  * The Mini App's History: one search box (a number, a payment or payout id, a staff member
  * by id, a staff member's first name and words of the recipient's name, the note or the alias
  * both at once), filters by
- * status, kind, operator and dates, and pages. Each kind of query goes to the index that answers it:
+ * status, kind, operator, amount and dates, and pages. Each kind of query goes to the index that answers it:
  * the number index (`listByPhone`), the payment id index, a person's own list, a status
  * group's index (everyone's or a person's: `listByStatus`), the index of words
  * (`findByWords`). Only what no index answers (no search and no status, but a kind or dates;
@@ -56,6 +56,8 @@ export const HistoryQuerySchema = z.object({
   kind: z.enum(["disbursement", "collection"]).optional(),
   /** Added for the page's operator chip: filters as `kind` does (no index of its own). */
   operator: z.enum(["mtn", "orange"]).optional(),
+  /** An exact amount in XAF (the page's box with `5000 FCFA`): filters as `kind` does. */
+  amount: z.coerce.number().int().positive().max(1_000_000_000).optional(),
   from: DayText.optional(),
   to: DayText.optional(),
   page: z.coerce.number().int().min(0).max(10_000).default(0),
@@ -109,6 +111,7 @@ function passesFilters(
   if (query.status !== undefined && statusFilterOf(payout.state) !== query.status) return false;
   if (query.kind !== undefined && payout.kind !== query.kind) return false;
   if (query.operator !== undefined && payout.operator !== query.operator) return false;
+  if (query.amount !== undefined && payout.amount !== query.amount) return false;
   return payout.createdAtMs >= window.fromMs && payout.createdAtMs <= window.toMs;
 }
 
@@ -285,6 +288,7 @@ async function byWordsOf(
     query.status === undefined &&
     query.kind === undefined &&
     query.operator === undefined &&
+    query.amount === undefined &&
     may(asker, "see_everyone")
   ) {
     // Nothing to filter: when the index answers every word, one page of it is the answer.
@@ -329,8 +333,9 @@ export async function historyPage(
   const everyone = may(asker, "see_everyone");
   const own = everyone ? {} : { userId: asker.userId };
   const undated = query.from === undefined && query.to === undefined;
-  // Kind and operator have no index of their own: a query with either is filtered.
-  const byFilterOnly = query.kind !== undefined || query.operator !== undefined;
+  // Kind, operator and amount have no index of their own: a query with one is filtered.
+  const byFilterOnly =
+    query.kind !== undefined || query.operator !== undefined || query.amount !== undefined;
   const unfiltered = query.status === undefined && !byFilterOnly && undated;
   // A staff member's id (not a number): their own lists answer it.
   const staffId = everyone && /^\d{1,15}$/.test(text) && !parsePhone(text).ok;

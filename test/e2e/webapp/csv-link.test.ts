@@ -88,8 +88,12 @@ describe("the Overview's API", () => {
   });
 });
 
-describe("History's operator parameter", () => {
-  it("filters by operator, alone or with a status", async () => {
+describe("History's operator and amount parameters", () => {
+  it("filters by operator, alone or with a status, and by an exact amount", async () => {
+    expect((await api(ADMIN, "GET", "history?amount=3000")).json.total).toBe(1);
+    expect((await api(ADMIN, "GET", "history?amount=3000&status=paid")).json.total).toBe(0);
+    expect((await api(ADMIN, "GET", "history?amount=5000&operator=mtn")).json.total).toBe(1);
+    expect((await api(ADMIN, "GET", "history?amount=-5")).status).toBe(400);
     const orange = await api(ADMIN, "GET", "history?operator=orange");
     expect(orange.json.total).toBe(1);
     const mtnFailed = await api(ADMIN, "GET", "history?operator=mtn&status=failed");
