@@ -87,8 +87,9 @@ export function searchBar(
   let open: Chip | null = null;
   const input = h("input", {
     type: "search",
-    placeholder: t("history.placeholder"),
+    placeholder: t("history.search"),
     "aria-label": t("history.search"),
+    "aria-describedby": "history-hint",
     value: filters.q,
     autocomplete: "off",
     enterkeyhint: "search",
@@ -285,6 +286,8 @@ export function searchBar(
         ),
       ),
     ),
+    // What the box takes, in full below it (a placeholder this long would be cut at 390 px).
+    h("p", { class: "muted search-hint", id: "history-hint" }, t("history.placeholder")),
     chips,
     panel,
     ...below,
