@@ -156,13 +156,28 @@ describe("the Overview", () => {
     });
   });
 
-  it("says 'no earlier data' when nothing settled in the 30 days before", async () => {
-    const page = await open(PAYER);
-    await page.getByTestId("today").waitFor();
-    expect(await page.getByTestId("paid").innerText()).toContain("4,000 FCFA");
-    expect(await page.getByTestId("paid").innerText()).toContain("no earlier data");
-    expect(await page.getByTestId("rate").innerText()).toContain("no earlier data");
-    await page.context().close();
+  it("says 'no earlier data' when nothing settled in the 30 days before, at 360 px too", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    onTestFinished(async () => {
+      await sendAndWait(h.emulator, payer, "/lang en");
+    });
+    for (const lang of ["en", "fr"] as const) {
+      await sendAndWait(h.emulator, payer, `/lang ${lang}`);
+      const page = await open({ ...PAYER, languageCode: lang }, { dark: lang === "fr" });
+      await page.setViewportSize({ width: 360, height: 844 });
+      await page.getByTestId("today").waitFor();
+      const none = lang === "en" ? "no earlier data" : "aucune donnée avant";
+      expect(await page.getByTestId("paid").innerText()).toContain(none);
+      expect(await page.getByTestId("count").innerText()).toContain(none);
+      expect(await page.getByTestId("rate").innerText()).toContain(none);
+      // Nothing is cut: each stat's text stays inside its box.
+      const cut = await page
+        .locator(".stat")
+        .evaluateAll((stats) => stats.filter((stat) => stat.scrollWidth > stat.clientWidth).length);
+      expect(cut).toBe(0);
+      await page.screenshot({ path: join(ARTIFACTS_DIR, `dash-overview-none-${lang}-360.png`) });
+      await page.context().close();
+    }
   });
 });
 
