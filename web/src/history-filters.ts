@@ -6,10 +6,12 @@
  * the History API's own query parameters (q, amount, status, operator, kind, from, to).
  */
 import { h, svg } from "./dom.js";
-import { type Key, money, shortDay, t } from "./i18n.js";
+import { money, shortDay, t } from "./i18n.js";
 import type { Status } from "./types.js";
 
 const STATUSES: Status[] = ["paid", "failed", "pending", "unknown", "waiting", "other"];
+const OPERATORS = ["mtn", "orange"] as const;
+const KINDS = ["disbursement", "collection"] as const;
 
 export type Range = "" | "today" | "7" | "30" | "custom";
 
@@ -104,9 +106,18 @@ export function searchBar(
     onSearch();
   };
   const chosenLabel = (chip: Chip): string => {
-    if (chip === "status") return filters.status && t(`status.${filters.status}` as Key);
-    if (chip === "operator") return filters.operator && t(`operator.${filters.operator}` as Key);
-    if (chip === "kind") return filters.kind && t(`kind.${filters.kind}` as Key);
+    if (chip === "status") {
+      const status = STATUSES.find((s) => s === filters.status);
+      return status ? t(`status.${status}`) : "";
+    }
+    if (chip === "operator") {
+      const operator = OPERATORS.find((o) => o === filters.operator);
+      return operator ? t(`operator.${operator}`) : "";
+    }
+    if (chip === "kind") {
+      const kind = KINDS.find((k) => k === filters.kind);
+      return kind ? t(`kind.${kind}`) : "";
+    }
     if (filters.range === "today") return t("history.range_today");
     if (filters.range === "7" || filters.range === "30") {
       return t("history.range_days", { days: filters.range });
@@ -134,14 +145,14 @@ export function searchBar(
       }));
     }
     if (chip === "operator") {
-      return (["mtn", "orange"] as const).map((o) => ({
+      return OPERATORS.map((o) => ({
         label: t(`operator.${o}`),
         chosen: filters.operator === o,
         pick: set("operator", o),
       }));
     }
     if (chip === "kind") {
-      return (["disbursement", "collection"] as const).map((k) => ({
+      return KINDS.map((k) => ({
         label: t(`kind.${k}`),
         chosen: filters.kind === k,
         pick: set("kind", k),
