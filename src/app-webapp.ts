@@ -12,8 +12,14 @@ import { setStaffMenuButtons } from "./bot/features/dashboard.js";
 import type { Config } from "./config/index.js";
 import { historyCsv } from "./csv/history-csv.js";
 import type { WebAppUser } from "./http/webapp/auth.js";
-import { type DashboardSteps, dashboardRoutes } from "./http/webapp/dashboard-routes.js";
-import { createWebAppHandler, type WebAppHandler } from "./http/webapp/handler.js";
+import {
+  type DashboardSteps,
+  dashboardRoutes,
+  historyParamsOf,
+  queryOf,
+} from "./http/webapp/dashboard-routes.js";
+import { signFileLink } from "./http/webapp/file-links.js";
+import { createWebAppHandler, type LinkedFile, type WebAppHandler } from "./http/webapp/handler.js";
 import { type RecipientSteps, recipientRoutes } from "./http/webapp/recipient-routes.js";
 import type { WebAppRoute } from "./http/webapp/routes.js";
 import {
@@ -67,6 +73,24 @@ function historyFileName(query: HistoryQuery): string {
   return `payouts${period ? `-${period}` : ""}-filtered.csv`;
 }
 
+/** The History's CSV through a signed link: the same file, permission and audit as the API's. */
+function historyCsvFile(steps: DashboardSteps): LinkedFile {
+  return {
+    name: "history-csv",
+    capability: "export",
+    async serve(user, params) {
+      const query = queryOf(params);
+      if (query === null) return { status: 400, json: { error: "bad_query" } };
+      const file = await steps.historyCsv(user, query);
+      if (file === null) return { status: 404, json: { error: "empty" } };
+      return {
+        status: 200,
+        file: { name: file.name, type: "text/csv; charset=utf-8", text: file.text },
+      };
+    },
+  };
+}
+
 export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
   const { config, stores, payouts, now } = wiring;
   const history = { stores, timeZone: config.timeZone, now };
@@ -99,6 +123,8 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
           ...(query.q ? { search: query.q } : {}),
           ...(query.status ? { status: query.status } : {}),
           ...(query.kind ? { kind: query.kind } : {}),
+          ...(query.operator ? { operator: query.operator } : {}),
+          ...(query.amount ? { amount: query.amount } : {}),
           ...(query.from ? { from: query.from } : {}),
           ...(query.to ? { to: query.to } : {}),
           rows: file?.rows ?? 0,
@@ -123,6 +149,23 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
         throw error;
       }
       return { outcome: "sent" as const, name: file.name };
+    },
+    async historyCsvLink(user, query) {
+      const token = config.telegram.token;
+      if (!token) throw new Error("the Mini App has no bot token to sign links with");
+      const asker = { userId: user.id, role: user.role };
+      const found = await searchHistory(history, asker, { ...query, page: 0 });
+      if (found.items.length === 0) return null;
+      const name = historyFileName(query);
+      const link = signFileLink({
+        botToken: token,
+        name: "history-csv",
+        query: historyParamsOf(query),
+        userId: user.id,
+        language: user.language,
+        nowMs: now(),
+      });
+      return { ...link, name };
     },
     payout: (asker, id) => payoutDetail(stores, asker, id),
     batches: (asker) => batchList(stores, asker),
@@ -191,6 +234,7 @@ export function createWebApp(wiring: WebAppWiring): WebAppHandler | undefined {
   }
   const token = config.telegram.token;
   if (!token) return undefined;
+  const steps = dashboardSteps(wiring);
   return createWebAppHandler({
     auth: {
       botToken: token,
@@ -203,11 +247,12 @@ export function createWebApp(wiring: WebAppWiring): WebAppHandler | undefined {
       },
     },
     routes: [
-      ...dashboardRoutes(dashboardSteps(wiring)),
+      ...dashboardRoutes(steps),
       ...scheduleRoutes(scheduleSteps(wiring)),
       ...recipientRoutes(recipientSteps(wiring)),
       ...(wiring.extraRoutes ?? []),
     ],
+    linkedFiles: [historyCsvFile(steps)],
     files: loadStaticFiles(dir),
     takeRequest: (userId) =>
       stores.throttles.take(`webapp:${userId}`, WEBAPP_REQUESTS_PER_MINUTE, 60_000),

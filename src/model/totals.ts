@@ -16,13 +16,22 @@ export const COUNTED_STATES: ReadonlySet<PayoutState> = new Set<PayoutState>([
   "rejected_by_api",
 ]);
 
-/** Totals are kept at least this long (the Overview's 30 days and a day to spare). */
-export const TOTALS_KEPT_MIN_MS = 32 * 86_400_000;
+/**
+ * Totals are kept at least this long: the Overview's 30 days, the 30 before them it compares
+ * with, and two days to spare.
+ */
+export const TOTALS_KEPT_MIN_MS = 62 * 86_400_000;
 
 /** What one day's totals hold: `{operator}:{kind}:{measure}` → a sum. */
 export type DayTotals = Readonly<Record<string, number>>;
 
-export const TOTAL_MEASURES = ["paid_xaf", "paid_count", "failed_count", "fees_xaf"] as const;
+export const TOTAL_MEASURES = [
+  "paid_xaf",
+  "paid_count",
+  "failed_xaf",
+  "failed_count",
+  "fees_xaf",
+] as const;
 export type TotalMeasure = (typeof TOTAL_MEASURES)[number];
 
 export function totalsField(
@@ -36,7 +45,12 @@ export function totalsField(
 export function totalsOf(
   payout: Pick<Payout, "operator" | "kind" | "state" | "amount" | "fee">,
 ): Record<string, number> {
-  if (payout.state !== "success") return { [totalsField(payout, "failed_count")]: 1 };
+  if (payout.state !== "success") {
+    return {
+      [totalsField(payout, "failed_xaf")]: payout.amount,
+      [totalsField(payout, "failed_count")]: 1,
+    };
+  }
   return {
     [totalsField(payout, "paid_xaf")]: payout.amount,
     [totalsField(payout, "paid_count")]: 1,

@@ -22,51 +22,11 @@ import { ARTIFACTS_DIR, launchBrowser, type MiniAppUser } from "../support/brows
 import { isPromptIn, sendAndWait } from "../support/flows.js";
 import { ADMIN_ID, type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 import { acceptedPayout } from "../support/payouts.js";
+import { telegramStub } from "../support/telegram-stub.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 const PAYER: MiniAppUser = { id: PAYER_ID, firstName: "Paul", languageCode: "en" };
 const ADMIN: MiniAppUser = { id: ADMIN_ID, firstName: "Awa", languageCode: "en" };
-
-/** Telegram's object as its script defines it, every call recorded in `__tgCalls`. */
-const STUB = `(() => {
-  const calls = [];
-  const handlers = { main: [], back: [], events: {} };
-  const record = (name) => (...args) => { calls.push([name, ...args]); };
-  window.__tgCalls = calls;
-  window.__tg = {
-    pressMain: () => handlers.main.slice().forEach((f) => f()),
-    pressBack: () => handlers.back.slice().forEach((f) => f()),
-    fire: (event) => (handlers.events[event] || []).forEach((f) => f()),
-  };
-  window.Telegram = { WebApp: {
-    version: "8.0",
-    themeParams: {},
-    safeAreaInset: { top: 0, bottom: 34, left: 0, right: 0 },
-    contentSafeAreaInset: { top: 0, bottom: 0, left: 0, right: 0 },
-    ready: record("ready"),
-    expand: record("expand"),
-    isVersionAtLeast: (v) => Number(v) <= 8,
-    onEvent: (event, f) => { calls.push(["onEvent", event]); (handlers.events[event] ||= []).push(f); },
-    BackButton: {
-      show: record("BackButton.show"),
-      hide: record("BackButton.hide"),
-      onClick: (f) => { calls.push(["BackButton.onClick"]); handlers.back.push(f); },
-      offClick: (f) => { handlers.back = handlers.back.filter((g) => g !== f); },
-    },
-    MainButton: {
-      setText: record("MainButton.setText"),
-      show: record("MainButton.show"),
-      hide: record("MainButton.hide"),
-      enable: record("MainButton.enable"),
-      disable: record("MainButton.disable"),
-      showProgress: record("MainButton.showProgress"),
-      hideProgress: record("MainButton.hideProgress"),
-      onClick: (f) => { calls.push(["MainButton.onClick"]); handlers.main.push(f); },
-      offClick: (f) => { handlers.main = handlers.main.filter((g) => g !== f); },
-    },
-    HapticFeedback: { notificationOccurred: record("HapticFeedback.notificationOccurred") },
-  } };
-})();`;
 
 type Call = [string, ...unknown[]];
 
@@ -101,7 +61,7 @@ async function open(
     deviceScaleFactor: 2,
   });
   context.setDefaultTimeout(10_000);
-  if (options.telegram !== false) await context.addInitScript(STUB);
+  if (options.telegram !== false) await context.addInitScript(telegramStub());
   const page = await context.newPage();
   const initData = signWebAppInitData(h.emulator.token, user, new Date());
   const url = `${h.app.http?.url}/app/${options.query ?? ""}`;

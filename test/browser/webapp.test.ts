@@ -210,7 +210,7 @@ describe("the Mini App in a browser", () => {
     expect(await days.count()).toBeGreaterThan(3);
     const titles = await page.locator(".day-title").allInnerTexts();
     expect(new Set(titles).size).toBe(titles.length);
-    const search = page.getByLabel("Search", { exact: true });
+    const search = page.getByRole("searchbox");
     // The results are replaced at once: once the row shows, the list is the answer.
     const onlyRow = async (name: string) => {
       const rows = page.locator("[data-testid=history-row]");
@@ -235,8 +235,12 @@ describe("the Mini App in a browser", () => {
   it("exports the filtered view as CSV with /export's columns, and audits it", async () => {
     const page = await open(ADMIN);
     await page.getByRole("tab", { name: "History" }).click();
-    await page.getByLabel("Status").selectOption("paid");
-    await page.getByLabel("Kind").selectOption("disbursement");
+    // The filters are chips: one opens its choices, a choice closes them.
+    await page.locator("[data-chip=status]").click();
+    await page.getByRole("button", { name: "Paid", exact: true }).click();
+    await page.locator("[data-chip=kind]").click();
+    await page.getByRole("button", { name: "Payout", exact: true }).click();
+    await page.getByTestId("chip-kind").waitFor();
     const download = page.waitForEvent("download");
     await page.getByRole("button", { name: "Export CSV" }).click();
     const file = await download;

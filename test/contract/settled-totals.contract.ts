@@ -69,10 +69,10 @@ export function describeSettledTotalsContract(makeStores: MakeStores): void {
       await settle(paid, "settle_success");
       const paidEarlier = await payoutIn(stores, "pending", { operator: "orange", amount: 3000 });
       await settle(paidEarlier, "settle_success", nowMs - 2 * DAY);
-      const failed = await payoutIn(stores, "pending", { initiatorId: 222 });
+      const failed = await payoutIn(stores, "pending", { initiatorId: 222, amount: 8000 });
       await settle(failed, "settle_failed");
-      await payoutIn(stores, "canceled");
-      await payoutIn(stores, "rejected_by_api");
+      const canceled = await payoutIn(stores, "canceled", { amount: 2500 });
+      const refused = await payoutIn(stores, "rejected_by_api", { amount: 1200 });
       // Not counted: not final, or final without a request the API answered.
       for (const state of ["pending", "unknown", "cancelled", "rejected", "expired"] as const) {
         await payoutIn(stores, state);
@@ -93,6 +93,10 @@ export function describeSettledTotalsContract(makeStores: MakeStores): void {
       expect(today["mtn:disbursement:paid_xaf"]).toBe(7000);
       expect(today["mtn:disbursement:fees_xaf"]).toBe(40);
       expect(today["mtn:disbursement:failed_count"]).toBe(3);
+      // Failed volume: the amounts of the three that failed, canceled or were refused.
+      expect(today["mtn:disbursement:failed_xaf"]).toBe(
+        failed.amount + canceled.amount + refused.amount,
+      );
       expect(totals[1]).toEqual({
         "orange:disbursement:paid_xaf": 3000,
         "orange:disbursement:paid_count": 1,
@@ -104,6 +108,7 @@ export function describeSettledTotalsContract(makeStores: MakeStores): void {
         await recount(stores, days, 222),
       );
       expect((await stores.payouts.settledTotals(days, 222))[3]).toEqual({
+        "mtn:disbursement:failed_xaf": 8000,
         "mtn:disbursement:failed_count": 1,
       });
       expect(await stores.payouts.settledTotals(days, 999)).toEqual([{}, {}, {}, {}]);
@@ -132,6 +137,7 @@ export function describeSettledTotalsContract(makeStores: MakeStores): void {
         "mtn:disbursement:paid_xaf": 9000,
         "mtn:disbursement:paid_count": 1,
         "mtn:disbursement:fees_xaf": 40,
+        "mtn:disbursement:failed_xaf": 4000,
         "mtn:disbursement:failed_count": 1,
       });
     });

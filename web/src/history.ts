@@ -1,32 +1,14 @@
-/** History: search and filters, pages, a payout's detail with its audit trail, CSV export. */
+/** History: a search bar with chips, pages by day, a payout's detail with its trail, CSV export. */
 import { ApiError, getFile, getJson, postJson } from "./api.js";
 import { clear, h } from "./dom.js";
+import { emptyFilters, queryString, searchBar } from "./history-filters.js";
 import { clock, dayTitle, money, phone, t, when } from "./i18n.js";
 import { pager } from "./pager.js";
-import { haptic, setBack, webApp } from "./telegram.js";
+import { canDownload, downloadFile, haptic, setBack, webApp } from "./telegram.js";
 import type { DetailAnswer, HistoryAnswer, Names, PayoutView, Status } from "./types.js";
 
-const STATUSES: Status[] = ["paid", "failed", "pending", "unknown", "waiting", "other"];
-
-interface Filters {
-  q: string;
-  status: string;
-  kind: string;
-  from: string;
-  to: string;
-  page: number;
-}
-
-const filters: Filters = { q: "", status: "", kind: "", from: "", to: "", page: 0 };
-
-function queryString(withPage: boolean): string {
-  const params = new URLSearchParams();
-  for (const key of ["q", "status", "kind", "from", "to"] as const) {
-    if (filters[key] !== "") params.set(key, filters[key]);
-  }
-  if (withPage && filters.page > 0) params.set("page", String(filters.page));
-  return params.toString();
-}
+/** Kept while the page is open: back from a payout's detail finds the same search. */
+const filters = emptyFilters();
 
 export function statusBadge(status: Status): HTMLElement {
   return h("span", { class: `badge status-${status}` }, t(`status.${status}`));
@@ -64,17 +46,6 @@ function payoutRow(payout: PayoutView, names: Names, onOpen: (id: string) => voi
   return h("li", {}, button);
 }
 
-function field(label: string, id: string, control: HTMLElement): HTMLElement {
-  control.id = id;
-  return h("div", { class: "field" }, h("label", { for: id }, label), control);
-}
-
-function select(options: Array<[string, string]>, value: string): HTMLSelectElement {
-  const element = h("select", {}, ...options.map(([v, label]) => h("option", { value: v }, label)));
-  element.value = value;
-  return element;
-}
-
 /** The payouts (newest first) in runs of the same day, each with the day's title. */
 function byDay(items: PayoutView[]): Array<[string, PayoutView[]]> {
   const days: Array<[string, PayoutView[]]> = [];
@@ -93,27 +64,6 @@ export async function renderHistory(
   showError: (error: unknown, where: HTMLElement) => void,
   canExport: boolean,
 ): Promise<void> {
-  const search = h("input", {
-    type: "search",
-    placeholder: t("history.placeholder"),
-    value: filters.q,
-    autocomplete: "off",
-    enterkeyhint: "search",
-  });
-  const status = select(
-    [["", t("history.any")], ...STATUSES.map((s): [string, string] => [s, t(`status.${s}`)])],
-    filters.status,
-  );
-  const kind = select(
-    [
-      ["", t("history.any")],
-      ["disbursement", t("kind.disbursement")],
-      ["collection", t("kind.collection")],
-    ],
-    filters.kind,
-  );
-  const from = h("input", { type: "date", value: filters.from });
-  const to = h("input", { type: "date", value: filters.to });
   const results = h("div", {
     class: "results",
     "aria-live": "polite",
@@ -124,7 +74,7 @@ export async function renderHistory(
   const load = async () => {
     clear(results, h("p", { class: "muted" }, t("app.loading")));
     try {
-      const answer = await getJson<HistoryAnswer>(`history?${queryString(true)}`);
+      const answer = await getJson<HistoryAnswer>(`history?${queryString(filters, true)}`);
       const pages = Math.max(1, Math.ceil(answer.total / answer.pageSize));
       const label = t("history.page", { page: answer.page + 1, pages });
       const bar = pager(answer, label, (delta) => {
@@ -165,60 +115,44 @@ export async function renderHistory(
     }
   };
 
-  const form = h(
-    "form",
-    { class: "card filters", role: "search" },
-    field(t("history.search"), "history-q", search),
+  const exportButton =
+    canExport &&
     h(
-      "div",
-      { class: "field-row" },
-      field(t("history.status"), "history-status", status),
-      field(t("history.kind"), "history-kind", kind),
-    ),
-    h(
-      "div",
-      { class: "field-row" },
-      field(t("history.from"), "history-from", from),
-      field(t("history.to"), "history-to", to),
-    ),
-    h(
-      "div",
-      { class: "actions" },
-      h("button", { type: "submit" }, t("history.apply")),
-      canExport &&
-        h(
-          "button",
-          { type: "button", class: "secondary", "data-action": "export" },
-          t("history.export"),
-        ),
-    ),
+      "button",
+      { type: "button", class: "secondary export", "data-action": "export" },
+      t("history.export"),
+    );
+  const form = searchBar(filters, () => void load(), [
+    exportButton && h("div", { class: "actions" }, exportButton),
     notice,
-  );
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    filters.q = search.value.trim();
-    filters.status = status.value;
-    filters.kind = kind.value;
-    filters.from = from.value;
-    filters.to = to.value;
-    filters.page = 0;
-    void load();
-  });
-  form.querySelector("[data-action=export]")?.addEventListener("click", async () => {
-    filters.q = search.value.trim();
-    filters.status = status.value;
-    filters.kind = kind.value;
-    filters.from = from.value;
-    filters.to = to.value;
+  ]);
+  (exportButton || null)?.addEventListener("click", async () => {
     try {
+      if (canDownload()) {
+        // Telegram downloads it itself, from a link of a few minutes signed for this person.
+        const link = await postJson<{ path: string; name: string }>(
+          `history/csv/link?${queryString(filters, false)}`,
+          {},
+        );
+        const url = new URL(link.path, window.location.href).toString();
+        const accepted = await downloadFile(url, link.name);
+        notice.textContent = t(accepted ? "history.downloading" : "history.download_declined", {
+          name: link.name,
+        });
+        if (accepted) haptic("success");
+        return;
+      }
       if (webApp()) {
         // Inside Telegram a web view may ignore a download: the bot sends the file to the chat.
-        const sent = await postJson<{ name: string }>(`history/csv/send?${queryString(false)}`, {});
+        const sent = await postJson<{ name: string }>(
+          `history/csv/send?${queryString(filters, false)}`,
+          {},
+        );
         notice.textContent = t("history.sent_to_chat", { name: sent.name });
         haptic("success");
         return;
       }
-      const { blob, name } = await getFile(`history/csv?${queryString(false)}`);
+      const { blob, name } = await getFile(`history/csv?${queryString(filters, false)}`);
       const url = URL.createObjectURL(blob);
       const link = h("a", { href: url, download: name });
       document.body.append(link);

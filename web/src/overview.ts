@@ -1,4 +1,8 @@
-/** Overview: the 30 days' paid volume as a bar chart by operator, rates, and what waits. */
+/**
+ * Overview: today's paid volume; the last 30 days' paid volume, count, success rate and
+ * failed volume, each paid figure with its change against the 30 days before; the paid
+ * volume as a bar chart by operator; and what waits.
+ */
 import { getJson } from "./api.js";
 import { h, svg } from "./dom.js";
 import { count, currentLang, money, percent, phone, shortDay, t } from "./i18n.js";
@@ -135,13 +139,65 @@ function chart(days: Overview["days"], onPick: (label: string, index: number) =>
   );
 }
 
-function stat(label: string, value: string, sub?: string): HTMLElement {
+/** A signed figure with a true minus sign: `+12%` / `−8 %` (U+202F before % in French). */
+function signed(value: number, format: (magnitude: number) => string): string {
+  const rounded = Math.round(Math.abs(value) * 1000) / 1000;
+  const sign = rounded === 0 ? "±" : value > 0 ? "+" : "\u2212";
+  return `${sign}${format(rounded)}`;
+}
+
+/**
+ * A figure's change against the 30 days before, as a chip: relative for amounts and counts,
+ * in percentage points for a rate; "no earlier data" when the 30 days before had nothing.
+ */
+function delta(current: number | null, before: number | null | undefined, rate = false) {
+  if (before === undefined) {
+    return h("span", { class: "delta none", "data-testid": "delta" }, t("overview.no_earlier"));
+  }
+  if (current === null || before === null) return null;
+  if (!rate && before === 0) {
+    const text = current === 0 ? signed(0, percent) : t("overview.none_before");
+    return h("span", { class: "delta none", "data-testid": "delta" }, text);
+  }
+  const change = rate ? current - before : (current - before) / before;
+  const text = rate
+    ? t("overview.points", { value: signed(change * 100, (n) => count1(n)) })
+    : signed(change, percent);
+  const direction = change > 0.0005 ? "up" : change < -0.0005 ? "down" : "flat";
+  return h(
+    "span",
+    {
+      class: `delta ${direction}`,
+      "data-testid": "delta",
+      "aria-label": t("overview.change_label", { change: text }),
+    },
+    direction === "up" ? "\u25B2 " : direction === "down" ? "\u25BC " : "",
+    text,
+  );
+}
+
+/** `2.5` → `2.5` / `2,5`: one decimal at most. */
+function count1(value: number): string {
+  return new Intl.NumberFormat(currentLang() === "fr" ? "fr-FR" : "en-US", {
+    maximumFractionDigits: 1,
+  }).format(value);
+}
+
+function stat(
+  label: string,
+  value: string,
+  sub?: string | null,
+  change?: HTMLElement | null,
+  testId?: string,
+): HTMLElement {
   return h(
     "div",
-    { class: "stat" },
+    { class: "stat", ...(testId ? { "data-testid": testId } : {}) },
     h("div", { class: "stat-label" }, label),
     h("div", { class: "stat-value" }, value),
-    sub ? h("div", { class: "stat-sub" }, sub) : null,
+    change || sub
+      ? h("div", { class: "stat-sub" }, change ?? null, change && sub ? " " : "", sub ?? "")
+      : null,
   );
 }
 
@@ -201,8 +257,21 @@ export async function renderOverview(
       bar.classList.toggle("picked", bar.getAttribute("data-index") === String(index));
     }
   };
-  const today = overview.days.at(-1);
+  const before = overview.previous;
+  const was = <K extends keyof NonNullable<Overview["previous"]>>(key: K) =>
+    before === null ? undefined : before[key];
   root.replaceChildren(
+    h(
+      "section",
+      { class: "card today", "data-testid": "today" },
+      h("h2", {}, t("overview.today_title")),
+      h("div", { class: "today-value" }, money(overview.today.paidXaf)),
+      h(
+        "div",
+        { class: "stat-sub" },
+        t("overview.paid_count", { count: overview.today.paidCount }),
+      ),
+    ),
     h(
       "section",
       { class: "card" },
@@ -213,13 +282,34 @@ export async function renderOverview(
         stat(
           t("overview.paid"),
           money(overview.paidXaf),
-          `${t("overview.paid_count", { count: overview.paidCount })} · ${t("overview.today", {
-            amount: money(today ? today.mtn + today.orange : 0),
-          })}`,
+          null,
+          delta(overview.paidXaf, was("paidXaf")),
+          "paid",
         ),
-        stat(t("overview.success_rate"), rate),
+        stat(
+          t("overview.count"),
+          count(overview.paidCount),
+          null,
+          delta(overview.paidCount, was("paidCount")),
+          "count",
+        ),
+        stat(
+          t("overview.success_rate"),
+          rate,
+          null,
+          delta(overview.successRate, was("successRate"), true),
+          "rate",
+        ),
+        stat(
+          t("overview.failed"),
+          money(overview.failedXaf),
+          t("overview.paid_count", { count: overview.failedCount }),
+          null,
+          "failed",
+        ),
         stat(t("overview.fees"), money(overview.feesXaf)),
       ),
+      h("p", { class: "muted compare" }, t("overview.compare_hint")),
       chart(overview.days, picked),
       readout,
       h(

@@ -47,6 +47,11 @@ export interface WebAppApi {
   BackButton?: BackButtonApi;
   MainButton?: BottomButton;
   HapticFeedback?: { notificationOccurred(kind: "success" | "error" | "warning"): unknown };
+  /** Bot API 8.0: Telegram's own download sheet; the callback says whether it was accepted. */
+  downloadFile?(
+    params: { url: string; file_name: string },
+    callback?: (ok: boolean) => void,
+  ): unknown;
 }
 
 declare global {
@@ -156,4 +161,29 @@ export function mainAction(text: string, onPress: () => void): MainAction | null
 /** A success or a refusal felt in the hand (where the device can). */
 export function haptic(kind: "success" | "error" | "warning"): void {
   webApp()?.HapticFeedback?.notificationOccurred(kind);
+}
+
+/**
+ * Whether Telegram can download a file itself (`downloadFile`, Bot API 8.0): some 8.0
+ * clients lack the method, so both the version and the method are asked.
+ */
+export function canDownload(): boolean {
+  const api = webApp();
+  return (
+    api !== null &&
+    typeof api.downloadFile === "function" &&
+    (api.isVersionAtLeast?.("8.0") ?? false)
+  );
+}
+
+/** Telegram's download sheet for `url` (absolute, https): whether the person accepted it. */
+export function downloadFile(url: string, fileName: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const api = webApp();
+    if (!api?.downloadFile) {
+      resolve(false);
+      return;
+    }
+    api.downloadFile({ url, file_name: fileName }, (ok) => resolve(ok));
+  });
 }

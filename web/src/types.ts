@@ -40,12 +40,26 @@ export interface AttentionList {
   >;
 }
 
+/** A period's figures (disbursements; the success rate counts every kind). */
+export interface PeriodFigures {
+  paidXaf: number;
+  paidCount: number;
+  successRate: number | null;
+  failedXaf: number;
+  failedCount: number;
+}
+
 export interface Overview {
   days: Array<{ day: string; mtn: number; orange: number }>;
   paidXaf: number;
   paidCount: number;
   successRate: number | null;
   feesXaf: number;
+  failedXaf: number;
+  failedCount: number;
+  today: { paidXaf: number; paidCount: number };
+  /** The 30 days before the last 30; null when nothing settled in them. */
+  previous: PeriodFigures | null;
   attention: { stuck: AttentionList; unknown: AttentionList; awaitingApproval: AttentionList };
 }
 

@@ -40,6 +40,15 @@ export interface DashboardSteps {
     user: WebAppUser,
     query: HistoryQuery,
   ): Promise<{ outcome: "sent"; name: string } | { outcome: "no_chat" } | null>;
+  /**
+   * A short-lived signed link to the same file (file-links.ts), for Telegram's
+   * `downloadFile`: its path, name and end; null when the view is empty. The file is made,
+   * checked and audited when the link is used (`history-csv`, served by app-webapp.ts).
+   */
+  historyCsvLink(
+    user: WebAppUser,
+    query: HistoryQuery,
+  ): Promise<{ path: string; name: string; expiresAtMs: number } | null>;
   payout(asker: Member, id: string): Promise<PayoutDetail>;
   batches(asker: Member): Promise<Batch[]>;
   batch(asker: Member, id: string, only?: ReadonlySet<RowStanding>): Promise<BatchDetail>;
@@ -105,9 +114,19 @@ function problemLabel(row: BatchRowView, locale: Locale): string | undefined {
   return row.problemDetail ?? row.problem;
 }
 
-function queryOf(params: URLSearchParams): HistoryQuery | null {
+/** The History's own parameters of `params` (a link's query keeps only these). */
+export function historyParamsOf(query: HistoryQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of ["q", "status", "kind", "operator", "amount", "from", "to"] as const) {
+    const value = query[key];
+    if (value !== undefined && value !== "") params.set(key, String(value));
+  }
+  return params;
+}
+
+export function queryOf(params: URLSearchParams): HistoryQuery | null {
   const raw: Record<string, string> = {};
-  for (const key of ["q", "status", "kind", "from", "to", "page"]) {
+  for (const key of ["q", "status", "kind", "operator", "amount", "from", "to", "page"]) {
     const value = params.get(key);
     if (value !== null && value !== "") raw[key] = value;
   }
@@ -193,6 +212,18 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
         // Telegram would not deliver to this person's chat (never started, or the bot blocked).
         if (sent.outcome === "no_chat") return failure(409, "no_chat");
         return { status: 200, json: sent };
+      },
+    },
+    {
+      method: "POST",
+      path: "history/csv/link",
+      capability: "export",
+      async handle({ user, query }) {
+        const parsed = queryOf(query);
+        if (parsed === null) return failure(400, "bad_query");
+        const link = await steps.historyCsvLink(user, parsed);
+        if (link === null) return failure(404, "empty");
+        return { status: 200, json: link };
       },
     },
     get("payouts/:id", "read", async ({ user, params }) => {

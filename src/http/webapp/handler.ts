@@ -3,12 +3,21 @@
  * `/app/api/`. Every API request is checked in the same order: identity (401), for a
  * change (any method but GET) init data signed in the last 10 minutes (401), the
  * person's rate limit (429), the route (404/405), the role's capability (403); then the
- * route runs. No cookies are ever set: identity travels in each request's header.
+ * route runs. No cookies are ever set: identity travels in each request's header, or for
+ * a file fetched by Telegram's own downloader (`/app/file/`), in the link's signature
+ * (file-links.ts), checked in the same order but for freshness.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../logger.js";
+import type { Capability } from "../../payouts/policy.js";
 import { may } from "../../payouts/policy.js";
-import { authenticateWebApp, staleForChange, type WebAppAuthDeps } from "./auth.js";
+import {
+  authenticateWebApp,
+  staleForChange,
+  type WebAppAuthDeps,
+  type WebAppUser,
+} from "./auth.js";
+import { checkFileLink, FILE_PREFIX } from "./file-links.js";
 import { SECURITY_HEADERS } from "./headers.js";
 import { matchPath, type WebAppReply, type WebAppRoute } from "./routes.js";
 import { chooseEncoding, type StaticFile } from "./static.js";
@@ -16,9 +25,20 @@ import { chooseEncoding, type StaticFile } from "./static.js";
 export const APP_PREFIX = "/app/";
 export const API_PREFIX = "/app/api/";
 
+/** A file served to a signed link (file-links.ts) instead of to a request with init data. */
+export interface LinkedFile {
+  /** The file's name in the link: `/app/file/{name}`. */
+  name: string;
+  /** What the link's person must still be allowed (read afresh when the link is used). */
+  capability: Capability;
+  serve(user: WebAppUser, query: URLSearchParams): Promise<WebAppReply>;
+}
+
 export interface WebAppHandlerOptions {
   auth: WebAppAuthDeps;
   routes: readonly WebAppRoute[];
+  /** Files fetched through signed links (Telegram's `downloadFile`); none by default. */
+  linkedFiles?: readonly LinkedFile[];
   /** The built page by file name (see static.ts). */
   files: ReadonlyMap<string, StaticFile>;
   /** Counts one request of `userId`; false when over their limit (across replicas). */
@@ -130,6 +150,28 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
       : { status: 404, json: { error: "not_found" } };
   };
 
+  const linked = async (url: URL): Promise<WebAppReply> => {
+    const { auth } = options;
+    const link = checkFileLink(url, auth.botToken, auth.now());
+    if (link.outcome === "forged") {
+      logger.warn("mini app file link with a wrong signature refused");
+      return { status: 403, json: { error: "forbidden", reason: "bad_link" } };
+    }
+    if (link.outcome === "expired") return { status: 410, json: { error: "link_expired" } };
+    const file = options.linkedFiles?.find((candidate) => candidate.name === link.name);
+    if (file === undefined) return { status: 404, json: { error: "not_found" } };
+    const role = await auth.staff.roleOf(link.userId);
+    if (role === null) return { status: 403, json: { error: "forbidden", reason: "not_staff" } };
+    if (!may(role, file.capability)) {
+      return { status: 403, json: { error: "forbidden", reason: "role" } };
+    }
+    if (!(await options.takeRequest(link.userId))) {
+      return { status: 429, json: { error: "too_many_requests" } };
+    }
+    const user = { id: link.userId, role, name: "", language: link.language };
+    return file.serve(user, link.query);
+  };
+
   return {
     routes: options.routes.map(({ method, path }) => ({ method, path })),
     async handle(request, response, url, readBody) {
@@ -142,6 +184,10 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
       }
       if (method !== "GET" && method !== "HEAD") {
         write(response, 405, "text/plain; charset=utf-8", "method not allowed");
+        return true;
+      }
+      if (path.startsWith(FILE_PREFIX)) {
+        writeReply(response, await linked(url));
         return true;
       }
       if (path === "/app") {

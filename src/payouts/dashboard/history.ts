@@ -2,7 +2,7 @@
  * The Mini App's History: one search box (a number, a payment or payout id, a staff member
  * by id, a staff member's first name and words of the recipient's name, the note or the alias
  * both at once), filters by
- * status, kind and dates, and pages. Each kind of query goes to the index that answers it:
+ * status, kind, operator, amount and dates, and pages. Each kind of query goes to the index that answers it:
  * the number index (`listByPhone`), the payment id index, a person's own list, a status
  * group's index (everyone's or a person's: `listByStatus`), the index of words
  * (`findByWords`). Only what no index answers (no search and no status, but a kind or dates;
@@ -54,6 +54,10 @@ export const HistoryQuerySchema = z.object({
   q: z.string().trim().max(100).optional(),
   status: z.enum(STATUS_FILTERS).optional(),
   kind: z.enum(["disbursement", "collection"]).optional(),
+  /** Added for the page's operator chip: filters as `kind` does (no index of its own). */
+  operator: z.enum(["mtn", "orange"]).optional(),
+  /** An exact amount in XAF (the page's box with `5000 FCFA`): filters as `kind` does. */
+  amount: z.coerce.number().int().positive().max(1_000_000_000).optional(),
   from: DayText.optional(),
   to: DayText.optional(),
   page: z.coerce.number().int().min(0).max(10_000).default(0),
@@ -106,6 +110,8 @@ function passesFilters(
 ) {
   if (query.status !== undefined && statusFilterOf(payout.state) !== query.status) return false;
   if (query.kind !== undefined && payout.kind !== query.kind) return false;
+  if (query.operator !== undefined && payout.operator !== query.operator) return false;
+  if (query.amount !== undefined && payout.amount !== query.amount) return false;
   return payout.createdAtMs >= window.fromMs && payout.createdAtMs <= window.toMs;
 }
 
@@ -281,6 +287,8 @@ async function byWordsOf(
     paging &&
     query.status === undefined &&
     query.kind === undefined &&
+    query.operator === undefined &&
+    query.amount === undefined &&
     may(asker, "see_everyone")
   ) {
     // Nothing to filter: when the index answers every word, one page of it is the answer.
@@ -325,7 +333,10 @@ export async function historyPage(
   const everyone = may(asker, "see_everyone");
   const own = everyone ? {} : { userId: asker.userId };
   const undated = query.from === undefined && query.to === undefined;
-  const unfiltered = query.status === undefined && query.kind === undefined && undated;
+  // Kind, operator and amount have no index of their own: a query with one is filtered.
+  const byFilterOnly =
+    query.kind !== undefined || query.operator !== undefined || query.amount !== undefined;
+  const unfiltered = query.status === undefined && !byFilterOnly && undated;
   // A staff member's id (not a number): their own lists answer it.
   const staffId = everyone && /^\d{1,15}$/.test(text) && !parsePhone(text).ok;
   if (text === "" && unfiltered) {
@@ -335,7 +346,7 @@ export async function historyPage(
   if (staffId && unfiltered) {
     return indexPage(await payouts.list({ userId: Number(text), ...paging }), query, "staff");
   }
-  if (query.status !== undefined && query.kind === undefined && (text === "" || staffId)) {
+  if (query.status !== undefined && !byFilterOnly && (text === "" || staffId)) {
     // A status (and perhaps a staff member's id), dates or not: one page of the status
     // group's index, everyone's, the asker's own, or that member's.
     const list = await payouts.listByStatus({

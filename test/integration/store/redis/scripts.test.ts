@@ -677,6 +677,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     };
     expect(await run("payouts-count-settled", [], [JSON.stringify(options)])).toBe(2);
     const counted = {
+      "mtn:disbursement:failed_xaf": "5000",
       "mtn:disbursement:failed_count": "1",
       "mtn:disbursement:paid_xaf": "5000",
       "mtn:disbursement:paid_count": "1",

@@ -52,6 +52,8 @@ describe("countStoredPayouts", () => {
     expect(totals[0]?.["mtn:disbursement:paid_xaf"]).toBe(6000 + later.amount);
     expect(totals[0]?.["mtn:disbursement:paid_count"]).toBe(2);
     expect(totals[0]?.["mtn:disbursement:failed_count"]).toBe(1);
+    // The backfill counts the failed volume with the count, as a move does.
+    expect(totals[0]?.["mtn:disbursement:failed_xaf"]).toBe(failed.amount);
     expect(await stores.payouts.settledTotals(days, 222)).toEqual(expectedOwn);
     // Done once: a later start skips it, and nothing is counted twice.
     expect(await countStoredPayouts(redis, options)).toBe(0);

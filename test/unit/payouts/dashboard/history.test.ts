@@ -142,6 +142,26 @@ describe("History search", () => {
     expect(page.total).toBe(1);
   });
 
+  it("applies the operator and the amount, alone (no index of their own) or with others", async () => {
+    const orange = await add({ operator: "orange", phone: "237690000001", amount: 5000 });
+    const mtn = await add({ state: "success", amount: 5000, createdAtMs: NOW - DAY });
+    await add({ state: "success", amount: 7000, recipientName: "Odette Kamga" });
+    const ids = async (fields: Partial<HistoryQuery>) =>
+      (await historyPage(deps(), ADMIN, query(fields))).items.map((p) => p.id);
+    expect(await ids({ operator: "orange" })).toEqual([orange.id]);
+    expect(await ids({ amount: 5000 })).toEqual([orange.id, mtn.id]);
+    expect(await ids({ amount: 5000, operator: "mtn" })).toEqual([mtn.id]);
+    expect(await ids({ amount: 5000, status: "paid" })).toEqual([mtn.id]);
+    expect(await ids({ amount: 7000, q: "kamga" })).toHaveLength(1);
+    expect(await ids({ amount: 5000, q: "kamga" })).toEqual([]);
+    // A payer's own only, as everywhere.
+    expect(
+      (await historyPage(deps(), PAYER, query({ amount: 5000 }))).items.every(
+        (p) => p.initiatorId === PAYER.userId,
+      ),
+    ).toBe(true);
+  });
+
   it("never shows a payer someone else's payout, whatever they search", async () => {
     const theirs = await add({ initiatorId: OTHER, phone: "237690000077", paymentId: "pay-other" });
     const own = await add({ initiatorId: 2, phone: "237690000077" });

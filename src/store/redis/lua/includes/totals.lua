@@ -2,8 +2,9 @@
   The days' settled totals (model/totals.ts): a payout in a final state the API gave is
   counted once, on the hash of the day it settled and its initiator's hash of that day
   (`{prefix}{day}` and `{prefix}{day}:user:{initiatorId}`), fields
-  `{operator}:{kind}:paid_xaf|paid_count|fees_xaf` for a success, `…:failed_count` for the
-  others. The record keeps the day as `totalsDay`: a payout that has one is never counted
+  `{operator}:{kind}:paid_xaf|paid_count|fees_xaf` for a success, `…:failed_xaf|failed_count`
+  for the others (all written here, in the script that moves the payout: never one without
+  the other). The record keeps the day as `totalsDay`: a payout that has one is never counted
   again (the backfill of stored payouts, a resend).
 
   countSettled(record, prefix, day, keptMs): counts the record's payout on `day` (the caller
@@ -33,6 +34,7 @@ local function countSettled(record, prefix, day, keptMs)
       redis.call('HINCRBY', key, base .. 'paid_count', 1)
       redis.call('HINCRBY', key, base .. 'fees_xaf', string.format('%d', fee or 0))
     else
+      redis.call('HINCRBY', key, base .. 'failed_xaf', string.format('%d', amount))
       redis.call('HINCRBY', key, base .. 'failed_count', 1)
     end
     redis.call('PEXPIRE', key, keptMs)
