@@ -5,6 +5,7 @@
 
 import type { Logger } from "../logger.js";
 import type { Actor } from "../model/audit.js";
+import type { ApprovalBand } from "../model/approval-rules.js";
 import type { Locale } from "../model/locale.js";
 import type { AmountProblem } from "../model/money.js";
 import type { TelecomOperator } from "../model/payment-terms.js";
@@ -50,6 +51,12 @@ export interface PaymentGateway {
 export interface PayoutRules {
   /** Payouts and collections of this many XAF or more need an approver; undefined: none do. */
   approvalThresholdXaf: number | undefined;
+  /**
+   * APPROVAL_RULES (or APPROVAL_THRESHOLD_XAF=X as `X:1`): how many signatures, by whom,
+   * from which amount; the first band's `fromXaf` is `approvalThresholdXaf`. Empty or
+   * absent: one approver from the threshold, as before rules existed.
+   */
+  approvalBands?: readonly ApprovalBand[];
   /** How long a payout waits for an approver before it expires. */
   approvalTtlMs: number;
   /** The most one payer may send or collect in a day, in XAF; undefined: no cap. */

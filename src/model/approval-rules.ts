@@ -1,0 +1,26 @@
+/**
+ * Approval rules (APPROVAL_RULES): bands by amount, from the smallest. A payout (or a
+ * batch by its total, a schedule by one run) at or over a band's `fromXaf` needs
+ * `signatures` distinct people in one of `roles`, never its initiator. Under the first
+ * band nobody approves.
+ */
+import type { Role } from "./roles.js";
+
+export interface ApprovalBand {
+  /** Whole XAF from which the band applies. */
+  fromXaf: number;
+  /** How many distinct people must sign: 1, 2 or 3. */
+  signatures: 1 | 2 | 3;
+  /** Who may sign in this band (approvers and admins when the rule names none). */
+  roles: readonly Role[];
+}
+
+/** The band `amount` falls in (the highest whose `fromXaf` it reaches), or undefined. */
+export function bandOf(
+  bands: readonly ApprovalBand[],
+  amount: number,
+): ApprovalBand | undefined {
+  let found: ApprovalBand | undefined;
+  for (const band of bands) if (amount >= band.fromXaf) found = band;
+  return found;
+}
