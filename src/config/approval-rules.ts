@@ -30,7 +30,9 @@ export function parseApprovalRules(text: string): ParsedApprovalRules {
       continue;
     }
     if (previous !== undefined && band.fromXaf <= previous) {
-      problems.push(`band "${part}": bands must go from the smallest amount up (after ${previous})`);
+      problems.push(
+        `band "${part}": bands must go from the smallest amount up (after ${previous})`,
+      );
     }
     previous = band.fromXaf;
     bands.push(band);

@@ -74,7 +74,8 @@ export function rulesProblems(env: NodeJS.ProcessEnv): string[] {
 
 /** The rules part of the configuration, from values the schema accepted. */
 export function rulesConfig(values: RulesEnvValues, timeZone: string): PayoutRules {
-  const parsed = values.APPROVAL_RULES === undefined ? undefined : parseApprovalRules(values.APPROVAL_RULES);
+  const parsed =
+    values.APPROVAL_RULES === undefined ? undefined : parseApprovalRules(values.APPROVAL_RULES);
   const threshold = values.APPROVAL_THRESHOLD_XAF;
   // rulesProblems refused bad rules already: here they are good, or absent.
   const approvalBands =

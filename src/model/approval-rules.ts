@@ -16,10 +16,7 @@ export interface ApprovalBand {
 }
 
 /** The band `amount` falls in (the highest whose `fromXaf` it reaches), or undefined. */
-export function bandOf(
-  bands: readonly ApprovalBand[],
-  amount: number,
-): ApprovalBand | undefined {
+export function bandOf(bands: readonly ApprovalBand[], amount: number): ApprovalBand | undefined {
   let found: ApprovalBand | undefined;
   for (const band of bands) if (amount >= band.fromXaf) found = band;
   return found;

@@ -4,8 +4,8 @@
  */
 
 import type { Logger } from "../logger.js";
-import type { Actor } from "../model/audit.js";
 import type { ApprovalBand } from "../model/approval-rules.js";
+import type { Actor } from "../model/audit.js";
 import type { Locale } from "../model/locale.js";
 import type { AmountProblem } from "../model/money.js";
 import type { TelecomOperator } from "../model/payment-terms.js";

@@ -53,7 +53,10 @@ describe("parseApprovalRules (APPROVAL_RULES)", () => {
       "1000000:2; 100000:1",
       'band "100000:1": bands must go from the smallest amount up (after 1000000)',
     ],
-    ["100000:1; 100000:2", 'band "100000:2": bands must go from the smallest amount up (after 100000)'],
+    [
+      "100000:1; 100000:2",
+      'band "100000:2": bands must go from the smallest amount up (after 100000)',
+    ],
   ])("refuses %j, naming the bad part", (text, message) => {
     expect(parseApprovalRules(text)).toEqual({ problems: [message] });
   });
