@@ -94,6 +94,8 @@ export const AUDIT_ACTIONS = [
   ...PAYOUT_EVENTS,
   "prompt",
   "submit",
+  /** A signature that was not the last one its approval rule needs (the payout still waits). */
+  "sign",
   "rejection_reason",
   "limit_refused",
   "staff_set",

@@ -37,6 +37,11 @@ export type ApprovalNoticeKind =
   | "approval_requested"
   /** Approved, rejected or expired: the cards say so; a rejection or expiry tells the payer. */
   | "approval_decided"
+  /**
+   * A signature that is not the last one the rule needs (APPROVAL_RULES): every card shows
+   * who signed and who is awaited; the payer's prompt too.
+   */
+  | "approval_signed"
   /** An approved payout's request was answered (or not): its payer is told what came of it. */
   | "approved_outcome"
   /** The approver who rejected it gave a reason: the payer reads it. */
@@ -45,6 +50,7 @@ export type ApprovalNoticeKind =
 export const APPROVAL_NOTICE_KINDS: readonly ApprovalNoticeKind[] = [
   "approval_requested",
   "approval_decided",
+  "approval_signed",
   "approved_outcome",
   "rejection_reason",
 ];

@@ -32,6 +32,7 @@ const ACTION_KEY = {
   cancel: "audit.action.cancel",
   expire: "audit.action.expire",
   approve: "audit.action.approve",
+  sign: "audit.action.sign",
   reject: "audit.action.reject",
   withdraw: "audit.action.withdraw",
   initiator_removed: "audit.action.initiator_removed",

@@ -16,6 +16,7 @@ import {
   type TrackedState,
   targetOf,
 } from "../../model/lifecycle.js";
+import { noticeKey } from "../../model/notice.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
 import type { Role } from "../../model/roles.js";
 import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
@@ -146,6 +147,39 @@ export class MemoryPayoutStore implements PayoutStore {
     if (owner !== undefined && owner !== id && this.#live(owner)) {
       return { ok: false, reason: "payment_taken", payout: structuredClone(current) };
     }
+    // An approval by signatures, counted as payout-transition.lua counts them.
+    let signatures: Payout["signatures"];
+    if (options.signature !== undefined && expect?.decider !== undefined) {
+      const decider = expect.decider;
+      signatures = (current.signatures ?? []).filter((signature) => {
+        const standing = this.#options.reads.standing(signature.userId);
+        return (
+          standing !== null &&
+          decider.roles.includes(standing.role) &&
+          (standing.grantedAtMs ?? 0) <= current.createdAtMs
+        );
+      });
+      if (signatures.some((signature) => signature.userId === decider.userId)) {
+        return { ok: false, reason: "already_signed", payout: structuredClone(current) };
+      }
+      const nowMs = this.#options.now();
+      signatures.push({ userId: decider.userId, atMs: nowMs });
+      if (signatures.length < options.signature.needed) {
+        const signed: Payout = { ...current, signatures, updatedAtMs: nowMs };
+        this.#store(signed);
+        for (const notice of options.signature.signedNotices ?? []) {
+          this.#options.enqueueNotice(noticeKey(notice), nowMs);
+        }
+        this.#audit(signed, "sign", nowMs, options.actor, options.auditDetails);
+        return {
+          ok: true,
+          payout: structuredClone(signed),
+          applied: false,
+          durable: true,
+          signed: true,
+        };
+      }
+    }
     const { spending } = this.#options;
     const held = current.limitDay;
     // A hold on another day moves to the reservation's day; one on that day stays as it is.
@@ -165,6 +199,7 @@ export class MemoryPayoutStore implements PayoutStore {
       ...(claim === undefined ? {} : { claimId: claim }),
       ...(options.stampSentAtMs ? { sentAtMs: nowMs } : {}),
       ...(reserve === undefined ? {} : { limitDay: reserve.day }),
+      ...(signatures === undefined ? {} : { signatures }),
     };
     this.#store(moved);
     if (options.trackAtMs !== undefined) this.#options.track(id, options.trackAtMs);

@@ -13,6 +13,7 @@ import {
   TRACKED_STATES,
   targetOf,
 } from "../../model/lifecycle.js";
+import { noticeKey } from "../../model/notice.js";
 import type { PayoutPatch } from "../../model/payout.js";
 import { STATUS_GROUPS, statusGroupOf } from "../../model/search.js";
 import { COUNTED_STATES, TOTALS_KEPT_MIN_MS } from "../../model/totals.js";
@@ -154,6 +155,7 @@ export function transitionArgs(call: {
         ),
         paidPhone: notePaid?.phone ?? "",
         paidAtMs: notePaid === undefined ? "" : String(Math.trunc(notePaid.atMs)),
+        ...signatureArgs(id, nowMs, options),
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
@@ -161,6 +163,17 @@ export function transitionArgs(call: {
       ...notices,
       ...encodeFields(fields),
     ],
+  };
+}
+
+/** An approval by signatures (TransitionOptions.signature), as the script takes it. */
+function signatureArgs(id: string, nowMs: number, options: TransitionOptions) {
+  const { signature } = options;
+  if (signature === undefined) return { sigNeeded: "", signDraft: "", signNotices: [] };
+  return {
+    sigNeeded: String(signature.needed),
+    signDraft: payoutDraftJson(id, "sign", nowMs, options.actor, options.auditDetails),
+    signNotices: (signature.signedNotices ?? []).map(noticeKey),
   };
 }
 

@@ -100,6 +100,8 @@ const TransitionReplySchema = z.union([
         "initiator_not_allowed",
         "decider_not_allowed",
         "decider_too_new",
+        "already_signed",
+        "signed",
         "applied",
       ]),
       z.array(z.string()),
@@ -274,6 +276,8 @@ export class RedisPayoutStore implements PayoutStore {
     }
     const payout = this.#decode(id, pairsToRecord(parsed.fields));
     if (parsed.over) return { ok: false, reason: "over_limit", payout, ...parsed.over };
+    if (parsed.status === "signed")
+      return { ok: true, payout, applied: false, durable, signed: true };
     if (parsed.status !== "applied" && parsed.status !== "unchanged") {
       return { ok: false, reason: parsed.status, payout };
     }
