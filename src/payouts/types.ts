@@ -51,11 +51,7 @@ export interface PaymentGateway {
 export interface PayoutRules {
   /** Payouts and collections of this many XAF or more need an approver; undefined: none do. */
   approvalThresholdXaf: number | undefined;
-  /**
-   * APPROVAL_RULES (or APPROVAL_THRESHOLD_XAF=X as `X:1`): how many signatures, by whom,
-   * from which amount; the first band's `fromXaf` is `approvalThresholdXaf`. Empty or
-   * absent: one approver from the threshold, as before rules existed.
-   */
+  /** APPROVAL_RULES (X:1 for a bare threshold); absent: one approver from the threshold. */
   approvalBands?: readonly ApprovalBand[];
   /** How long a payout waits for an approver before it expires. */
   approvalTtlMs: number;
@@ -227,7 +223,11 @@ export type ApproveResult =
    */
   | { outcome: "duplicate"; payout: Payout; duplicate: Payout }
   /** At or over STEP_UP_THRESHOLD_XAF without the approver's PIN: nothing was decided. */
-  | { outcome: "step_up_required"; payout: Payout };
+  | { outcome: "step_up_required"; payout: Payout }
+  /** A signature short of its rule (APPROVAL_RULES) recorded: it waits on, nothing sent. */
+  | { outcome: "signed"; payout: Payout; given: number; needed: number }
+  /** This approver signed it already; nothing changed. */
+  | { outcome: "already_signed"; payout: Payout };
 
 export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
 
