@@ -33,8 +33,7 @@ type Language = "en" | "fr";
 
 /** The people of these tests, each of whom wrote to the bot once (names, chats). */
 async function people(h: Harness, languageCode: Language = "en") {
-  const user = (id: number, firstName: string) =>
-    h.emulator.user({ id, firstName, languageCode });
+  const user = (id: number, firstName: string) => h.emulator.user({ id, firstName, languageCode });
   const payer = user(PAYER_ID, "Paul");
   const approver = user(APPROVER_ID, "Ama");
   const admin = user(ADMIN_ID, "Awa");
@@ -46,8 +45,7 @@ async function people(h: Harness, languageCode: Language = "en") {
 const CARD_TITLE: Record<Language, string> = { en: "Approval needed", fr: "Approbation" };
 
 function isCardIn(chatId: number, language: Language = "en") {
-  return (m: SentMessage) =>
-    isPromptIn(chatId)(m) && plainText(m).includes(CARD_TITLE[language]);
+  return (m: SentMessage) => isPromptIn(chatId)(m) && plainText(m).includes(CARD_TITLE[language]);
 }
 
 /** `payer` asks for `command` and confirms; resolves with the payout's id and the cards. */
