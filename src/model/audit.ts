@@ -49,6 +49,8 @@ export const BATCH_AUDIT_STEPS = [
   "confirm",
   /** Confirmed at or over the threshold: it waits for an approver. */
   "request_approval",
+  /** A signature short of its approval rule (APPROVAL_RULES): it still waits. */
+  "sign",
   "approve",
   "reject",
   /** Nobody approved it within APPROVAL_TTL_HOURS. */

@@ -91,7 +91,9 @@ export type BatchNoticeKind =
   /** Confirmed at or over the threshold: every approver but the initiator gets a card. */
   | "batch_approval_requested"
   /** Approved, rejected or expired: the cards say so, and the initiator is told. */
-  | "batch_approval_decided";
+  | "batch_approval_decided"
+  /** A signature short of its rule (APPROVAL_RULES): every card shows who signed. */
+  | "batch_approval_signed";
 
 export const BATCH_NOTICE_KINDS: readonly BatchNoticeKind[] = [
   "batch_preview",
@@ -100,6 +102,7 @@ export const BATCH_NOTICE_KINDS: readonly BatchNoticeKind[] = [
   "batch_decided",
   "batch_approval_requested",
   "batch_approval_decided",
+  "batch_approval_signed",
 ];
 
 export type Notice =
@@ -165,6 +168,7 @@ export function noticeKey(notice: Notice): string {
     case "batch_decided":
     case "batch_approval_requested":
     case "batch_approval_decided":
+    case "batch_approval_signed":
       return `${notice.kind}:${notice.batchId}`;
     case "events_disabled":
       return `events_disabled:${notice.atMs}`;

@@ -3,10 +3,10 @@
  * to make. Stored by the stores, validated with this schema on every read.
  */
 import { z } from "zod";
+import { ApprovalRuleSchema, SignaturesSchema } from "./approval-rules.js";
 import { PAYOUT_STATES } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { PaymentStatusSchema, TelecomOperatorSchema } from "./payment-terms.js";
-import { RoleSchema } from "./roles.js";
 
 export const PayoutKindSchema = z.enum(["disbursement", "collection"]);
 export type PayoutKind = z.infer<typeof PayoutKindSchema>;
@@ -68,14 +68,12 @@ export const PayoutSchema = z.object({
    * The approval rule's band this payout fell in when it was asked for (APPROVAL_RULES):
    * how many distinct people must sign, in which roles. Absent: one approver or admin.
    */
-  approvalRule: z
-    .object({ signatures: z.number().int().min(1).max(3), roles: z.array(RoleSchema).min(1) })
-    .optional(),
+  approvalRule: ApprovalRuleSchema.optional(),
   /**
    * The signatures given so far, oldest first (the last one, which sent it, included once
    * approved). A signer who lost their standing since is dropped at the next signature.
    */
-  signatures: z.array(z.object({ userId: z.number().int(), atMs: z.number().int() })).optional(),
+  signatures: SignaturesSchema.optional(),
   /** The approver or admin who approved it (never its initiator): the last signature. */
   approvedBy: z.number().int().optional(),
   /** The approver or admin who rejected it, and the reason they gave (if any). */

@@ -147,6 +147,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
       file: { maxRows: batch.maxRows, maxBytes: batch.maxBytes },
       previewTtlMs: batch.previewTtlMs,
       approvalThresholdXaf: rules.approvalThresholdXaf,
+      approvalBands: rules.approvalBands,
       approvalTtlMs: rules.approvalTtlMs,
       stepUpThresholdXaf: rules.stepUpThresholdXaf,
       scheduling: batchSchedules,

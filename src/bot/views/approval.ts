@@ -59,7 +59,11 @@ function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
  * The rule of a payout that needs more than one signature (APPROVAL_RULES) and the
  * signatures given so far, by whom and when; nothing for a rule of one.
  */
-export function signatureLines(t: Translate, payout: Payout, names: Names): string[] {
+export function signatureLines(
+  t: Translate,
+  payout: Pick<Payout, "approvalRule" | "signatures">,
+  names: Names,
+): string[] {
   const needed = payout.approvalRule?.signatures ?? 1;
   if (needed <= 1) return [];
   const given = payout.signatures ?? [];

@@ -56,6 +56,7 @@ const ACTION_KEY = {
   batch_confirm: "audit.action.batch_confirm",
   batch_request_approval: "audit.action.batch_request_approval",
   batch_approve: "audit.action.batch_approve",
+  batch_sign: "audit.action.batch_sign",
   batch_reject: "audit.action.batch_reject",
   batch_approval_expire: "audit.action.batch_approval_expire",
   batch_cancel: "audit.action.batch_cancel",

@@ -256,3 +256,50 @@ describe("approval rules, end to end", () => {
     );
   });
 });
+
+describe("approval rules for a batch, by its total", () => {
+  const h = harnessPerTest({ env: { ...RULES, APPROVAL_RULES: "3000:1; 5000:2" } });
+
+  /** Three rows of 2,000: 6,000 in all, in the top band (two signatures). */
+  const FILE = Buffer.from("phone,amount\n670000110,2000\n670000111,2000\n670000112,2000\n");
+
+  it("needs two signatures for a batch over the top band, and pays it once, after the second", async () => {
+    const { payer, approver, admin } = await people(h);
+    const preview = h.emulator.waitForMessage((m) => plainText(m).includes("is checked"), 20_000);
+    await payer.uploadDocument("couriers.csv", "text/csv", FILE);
+    const shown = await preview;
+    expect(plainText(shown)).toContain(
+      "once you confirm, 2 different people sign the batch as one, and it is paid after the last signature.",
+    );
+    const isBatchCard = (chatId: number) => (m: SentMessage) =>
+      m.chatId === chatId &&
+      plainText(m).includes("Approval needed") &&
+      (m.replyMarkup ?? []).length > 0;
+    const cards = Promise.all(
+      [APPROVER_ID, ADMIN_ID].map((id) => h.emulator.waitForMessage(isBatchCard(id))),
+    );
+    await payer.pressButton(shown, 0);
+    const [card, adminCard] = (await cards) as [SentMessage, SentMessage];
+    expect(plainText(card)).toContain("2 signatures: none given yet.");
+
+    const adminSees = cardReading(h, adminCard, "2 signatures: 1 given, by Ama on");
+    expect(await approveAs(h, approver, card)).toBe(
+      "🖊 Signed: 1 of 2 signatures. The batch is paid once the last one is given.",
+    );
+    await adminSees;
+    const again = h.emulator.message(APPROVER_ID, card.messageId) ?? card;
+    expect(await approveAs(h, approver, again)).toBe(
+      "You already signed this request: another approver or admin must sign it. Nothing changed.",
+    );
+    const [waiting] = await h.app.stores.batches.list({ limit: 1 });
+    expect(waiting?.state).toBe("awaiting_approval");
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
+
+    const adminNow = h.emulator.message(ADMIN_ID, adminCard.messageId) ?? adminCard;
+    expect(await approveAs(h, admin, adminNow)).toBe("Approved: the batch is being paid.");
+    await expect.poll(() => h.sandbox.countRequests(DISBURSE), { timeout: 15_000 }).toBe(3);
+    const [paid] = await h.app.stores.batches.list({ limit: 1 });
+    expect(paid?.signatures?.map((s) => s.userId)).toEqual([APPROVER_ID, ADMIN_ID]);
+    expect(paid?.approvedBy).toBe(ADMIN_ID);
+  });
+});
