@@ -71,6 +71,8 @@ export const SCHEDULE_AUDIT_STEPS = [
   "prompt",
   "confirm",
   "request_approval",
+  /** A signature short of its approval rule (APPROVAL_RULES): it still waits. */
+  "sign",
   "approve",
   "reject",
   "cancel",

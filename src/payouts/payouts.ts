@@ -127,6 +127,7 @@ export function createPayouts(options: PayoutsOptions): Payouts {
     reminderMs: 24 * 3_600_000,
     confirmationTtlMs: confirmationTtlSeconds * 1000,
     approvalThresholdXaf: rules.approvalThresholdXaf,
+    approvalBands: rules.approvalBands,
     stepUpThresholdXaf: rules.stepUpThresholdXaf,
     approvalTtlMs: rules.approvalTtlMs,
     ...options.schedules,

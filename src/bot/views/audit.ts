@@ -57,6 +57,7 @@ const ACTION_KEY = {
   batch_request_approval: "audit.action.batch_request_approval",
   batch_approve: "audit.action.batch_approve",
   batch_sign: "audit.action.batch_sign",
+  schedule_sign: "audit.action.schedule_sign",
   batch_reject: "audit.action.batch_reject",
   batch_approval_expire: "audit.action.batch_approval_expire",
   batch_cancel: "audit.action.batch_cancel",
