@@ -75,6 +75,8 @@ export const SCHEDULE_NOTICE_KINDS = [
   "approval_decided",
   /** A Resume rejected or not approved in time: paused again; the owner is told, the cards say so. */
   "resume_refused",
+  /** A signature short of its rule (APPROVAL_RULES): the cards show who signed. */
+  "approval_signed",
 ] as const;
 export type ScheduleNoticeKind = (typeof SCHEDULE_NOTICE_KINDS)[number];
 

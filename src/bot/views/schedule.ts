@@ -11,7 +11,8 @@ import type { Locale } from "../../model/locale.js";
 import { formatPhone } from "../../model/phone.js";
 import type { Recurrence, Schedule, ScheduleRun, ScheduleState } from "../../model/schedule.js";
 import type { WhenProblem } from "../../payouts/schedule/when.js";
-import { money, operatorName, type View } from "./common.js";
+import { signatureLines } from "./approval.js";
+import { money, type Names, operatorName, type View } from "./common.js";
 
 /** Callback data of the schedules' buttons. */
 export const SCHEDULE_CALLBACK = {
@@ -326,7 +327,10 @@ export function scheduleApprovalCard(
   schedule: Schedule,
   runs: ReadonlyArray<{ atMs: number }>,
   ownerName: string,
+  /** The signers' names, for a rule of several signatures (APPROVAL_RULES). */
+  names: Names = new Map(),
 ): View {
+  const waiting = schedule.state === "awaiting_approval";
   const text = [
     t("schedule.approval_title", { who: ownerName }),
     "",
@@ -334,6 +338,7 @@ export function scheduleApprovalCard(
     "",
     t("schedule.next_runs"),
     ...runLines(t, runs),
+    ...(waiting ? signatureLines(t, schedule, names) : []),
   ].join("\n");
   if (schedule.state !== "awaiting_approval") {
     return { text: `${text}\n\n${t(STATE_KEYS[schedule.state])}` };

@@ -67,7 +67,12 @@ export async function signSchedule(
     ["awaiting_approval"],
     "awaiting_approval",
     { signatures },
-    { audit },
+    {
+      audit,
+      notices: [
+        { kind: "schedule", what: "approval_signed", scheduleId: schedule.id, runKey: "-" },
+      ],
+    },
   );
   if (!moved.ok) return { outcome: "already", schedule: moved.schedule ?? schedule };
   notice();

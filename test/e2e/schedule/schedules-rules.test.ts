@@ -43,10 +43,18 @@ describe("a schedule under approval rules", () => {
     const [schedule] = await h.app.stores.schedules.list(1);
     expect(schedule?.approvalRule?.signatures).toBe(2);
 
+    expect(plainText(adminCard)).toContain("2 signatures: none given yet.");
+    const adminSees = h.emulator.waitForMessage(
+      (m) =>
+        m.chatId === ADMIN_ID &&
+        m.messageId === adminCard.messageId &&
+        plainText(m).includes("2 signatures: 1 given, by Ama on"),
+    );
     const first = await approver.pressButton(approverCard, 0);
     expect((await h.emulator.waitForCallbackAnswer(first.callbackQueryId)).text).toBe(
       "🖊 Signed: 1 of 2 signatures. The schedule starts once the last one is given.",
     );
+    await adminSees;
     const again = await approver.pressButton(approverCard, 0);
     expect((await h.emulator.waitForCallbackAnswer(again.callbackQueryId)).text).toBe(
       "You already signed this request: another approver or admin must sign it. Nothing changed.",
