@@ -179,6 +179,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
       return { decision, submitted: await payouts.submission.submit(decision) };
     },
     reject: (asker, id) => payouts.approval.reject(id, asker),
+    deciders: (payout) => payouts.approval.approversOf(payout),
     names: (userIds) => staffNames(stores, userIds),
   };
   return steps;

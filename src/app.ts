@@ -239,6 +239,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       batches: {
         limits: payouts.limits,
         approvalThresholdXaf: config.rules.approvalThresholdXaf,
+        approvalBands: config.rules.approvalBands,
         stuckAfterHours: Math.round(config.stuckAfterMs / 3_600_000),
       },
     });

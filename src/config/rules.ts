@@ -1,6 +1,7 @@
 /**
  * The rules a payout must pass beyond its own checks (part of config/index.ts's schema):
- * a second person at or over APPROVAL_THRESHOLD_XAF, who has APPROVAL_TTL_HOURS to decide;
+ * one or more people at or over APPROVAL_THRESHOLD_XAF, or by the bands of APPROVAL_RULES
+ * (config/approval-rules.ts), who have APPROVAL_TTL_HOURS to decide;
  * daily caps per payer and for everyone (PAYER_DAILY_LIMIT_XAF, MERCHANT_DAILY_LIMIT_XAF),
  * counted per calendar day in TIME_ZONE; and the window of the duplicate warning
  * (DUPLICATE_WINDOW_MINUTES). A threshold or cap left unset is off.
@@ -8,7 +9,8 @@
 import { z } from "zod";
 import { MAX_AMOUNT_XAF } from "../model/money.js";
 import type { BatchSettings, PayoutRules } from "../payouts/types.js";
-import { intInRange, optionalIntInRange, textOf } from "./env-values.js";
+import { parseApprovalRules, singleApproverBand } from "./approval-rules.js";
+import { intInRange, optionalIntInRange, optionalText, textOf } from "./env-values.js";
 
 /** A day's cap can be large, but not beyond what a JavaScript number counts exactly. */
 const MAX_DAILY_LIMIT_XAF = 1_000_000_000_000;
@@ -16,6 +18,7 @@ const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
 export const rulesEnvShape = {
+  APPROVAL_RULES: optionalText(),
   APPROVAL_THRESHOLD_XAF: optionalIntInRange(1, MAX_AMOUNT_XAF),
   APPROVAL_TTL_HOURS: intInRange(24, 1, 24 * 30),
   PAYER_DAILY_LIMIT_XAF: optionalIntInRange(1, MAX_DAILY_LIMIT_XAF),
@@ -44,7 +47,17 @@ export function rulesProblems(env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
   const retentionDays = wholeNumber(env.PAYOUT_RETENTION_DAYS) ?? 90;
   const ttlHours = wholeNumber(env.APPROVAL_TTL_HOURS) ?? 24;
-  const approvals = textOf(env.APPROVAL_THRESHOLD_XAF) !== undefined;
+  const threshold = textOf(env.APPROVAL_THRESHOLD_XAF);
+  const rules = textOf(env.APPROVAL_RULES);
+  if (rules !== undefined && threshold !== undefined) {
+    problems.push(
+      "APPROVAL_RULES and APPROVAL_THRESHOLD_XAF: set one of them, not both (APPROVAL_THRESHOLD_XAF=X means APPROVAL_RULES=X:1)",
+    );
+  } else if (rules !== undefined) {
+    const parsed = parseApprovalRules(rules);
+    if ("problems" in parsed) problems.push(...parsed.problems.map((p) => `APPROVAL_RULES: ${p}`));
+  }
+  const approvals = threshold !== undefined || rules !== undefined;
   if (approvals && ttlHours >= retentionDays * 24) {
     problems.push(
       `APPROVAL_TTL_HOURS: must be shorter than PAYOUT_RETENTION_DAYS (${retentionDays} days), which is how long a payout awaiting approval is kept`,
@@ -61,8 +74,19 @@ export function rulesProblems(env: NodeJS.ProcessEnv): string[] {
 
 /** The rules part of the configuration, from values the schema accepted. */
 export function rulesConfig(values: RulesEnvValues, timeZone: string): PayoutRules {
+  const parsed =
+    values.APPROVAL_RULES === undefined ? undefined : parseApprovalRules(values.APPROVAL_RULES);
+  const threshold = values.APPROVAL_THRESHOLD_XAF;
+  // rulesProblems refused bad rules already: here they are good, or absent.
+  const approvalBands =
+    parsed !== undefined && "bands" in parsed
+      ? parsed.bands
+      : threshold === undefined
+        ? []
+        : [singleApproverBand(threshold)];
   return {
-    approvalThresholdXaf: values.APPROVAL_THRESHOLD_XAF,
+    approvalThresholdXaf: approvalBands[0]?.fromXaf,
+    approvalBands,
     approvalTtlMs: values.APPROVAL_TTL_HOURS * HOUR_MS,
     payerDailyLimitXaf: values.PAYER_DAILY_LIMIT_XAF,
     merchantDailyLimitXaf: values.MERCHANT_DAILY_LIMIT_XAF,

@@ -49,6 +49,8 @@ export const BATCH_AUDIT_STEPS = [
   "confirm",
   /** Confirmed at or over the threshold: it waits for an approver. */
   "request_approval",
+  /** A signature short of its approval rule (APPROVAL_RULES): it still waits. */
+  "sign",
   "approve",
   "reject",
   /** Nobody approved it within APPROVAL_TTL_HOURS. */
@@ -69,6 +71,8 @@ export const SCHEDULE_AUDIT_STEPS = [
   "prompt",
   "confirm",
   "request_approval",
+  /** A signature short of its approval rule (APPROVAL_RULES): it still waits. */
+  "sign",
   "approve",
   "reject",
   "cancel",
@@ -94,6 +98,8 @@ export const AUDIT_ACTIONS = [
   ...PAYOUT_EVENTS,
   "prompt",
   "submit",
+  /** A signature that was not the last one its approval rule needs (the payout still waits). */
+  "sign",
   "rejection_reason",
   "limit_refused",
   "staff_set",

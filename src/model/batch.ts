@@ -18,6 +18,7 @@
  * to running: the schedule's Confirm (and approval) covers it.
  */
 import { z } from "zod";
+import { ApprovalRuleSchema, SignaturesSchema } from "./approval-rules.js";
 import { PAYOUT_STATES, type PayoutState } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
@@ -201,6 +202,9 @@ export const BatchSchema = z.object({
   approvalRequestedAtMs: z.number().int().optional(),
   /** Awaiting approval: nobody deciding by then expires it. */
   approvalExpiresAtMs: z.number().int().optional(),
+  /** APPROVAL_RULES: the band of its total when it was sent for approval, and who signed. */
+  approvalRule: ApprovalRuleSchema.optional(),
+  signatures: SignaturesSchema.optional(),
   /** Who approved or rejected it (not its initiator), and when. */
   approvedBy: z.number().int().optional(),
   rejectedBy: z.number().int().optional(),

@@ -31,7 +31,7 @@ function typeName<S extends string, T extends string>(subject: S, step: T): `${S
 export const EVENT_TYPES = [
   ...PAYOUT_EVENT_STEPS.map((step) => typeName("payout", step)),
   ...PAYOUT_EVENT_STEPS.map((step) => typeName("collection", step)),
-  ...(["requested", "approved", "rejected", "expired"] as const).map((step) =>
+  ...(["requested", "signed", "approved", "rejected", "expired"] as const).map((step) =>
     typeName("approval", step),
   ),
   ...(["confirmed", "completed", "stopped"] as const).map((step) => typeName("batch", step)),
@@ -63,6 +63,8 @@ const PAYOUT_STEP_OF: Readonly<Record<string, PayoutEventStep>> = {
 
 const APPROVAL_TYPE_OF: Readonly<Record<string, EventType>> = {
   request_approval: typeName("approval", "requested"),
+  /** A signature short of its approval rule (APPROVAL_RULES); the last one is `approve`. */
+  sign: typeName("approval", "signed"),
   approve: typeName("approval", "approved"),
   reject: typeName("approval", "rejected"),
 };
@@ -144,6 +146,10 @@ export function payoutEventData(payout: Payout) {
     remark: payout.apiRemark ?? null,
     initiatedBy: payout.initiatorId,
     approvedBy: payout.approvedBy ?? null,
+    /** APPROVAL_RULES: how many signatures it needs (null: one approver, or none). */
+    signaturesNeeded: payout.approvalRule?.signatures ?? null,
+    /** Who signed so far, oldest first (the last one is `approvedBy` once approved). */
+    signedBy: (payout.signatures ?? []).map((signature) => signature.userId),
     rejectedBy: payout.rejectedBy ?? null,
     rejectionReason: payout.rejectionReason ?? null,
     resolvedBy: payout.resolvedBy ?? null,

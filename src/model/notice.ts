@@ -37,6 +37,11 @@ export type ApprovalNoticeKind =
   | "approval_requested"
   /** Approved, rejected or expired: the cards say so; a rejection or expiry tells the payer. */
   | "approval_decided"
+  /**
+   * A signature that is not the last one the rule needs (APPROVAL_RULES): every card shows
+   * who signed and who is awaited; the payer's prompt too.
+   */
+  | "approval_signed"
   /** An approved payout's request was answered (or not): its payer is told what came of it. */
   | "approved_outcome"
   /** The approver who rejected it gave a reason: the payer reads it. */
@@ -45,6 +50,7 @@ export type ApprovalNoticeKind =
 export const APPROVAL_NOTICE_KINDS: readonly ApprovalNoticeKind[] = [
   "approval_requested",
   "approval_decided",
+  "approval_signed",
   "approved_outcome",
   "rejection_reason",
 ];
@@ -69,6 +75,8 @@ export const SCHEDULE_NOTICE_KINDS = [
   "approval_decided",
   /** A Resume rejected or not approved in time: paused again; the owner is told, the cards say so. */
   "resume_refused",
+  /** A signature short of its rule (APPROVAL_RULES): the cards show who signed. */
+  "approval_signed",
 ] as const;
 export type ScheduleNoticeKind = (typeof SCHEDULE_NOTICE_KINDS)[number];
 
@@ -85,7 +93,9 @@ export type BatchNoticeKind =
   /** Confirmed at or over the threshold: every approver but the initiator gets a card. */
   | "batch_approval_requested"
   /** Approved, rejected or expired: the cards say so, and the initiator is told. */
-  | "batch_approval_decided";
+  | "batch_approval_decided"
+  /** A signature short of its rule (APPROVAL_RULES): every card shows who signed. */
+  | "batch_approval_signed";
 
 export const BATCH_NOTICE_KINDS: readonly BatchNoticeKind[] = [
   "batch_preview",
@@ -94,6 +104,7 @@ export const BATCH_NOTICE_KINDS: readonly BatchNoticeKind[] = [
   "batch_decided",
   "batch_approval_requested",
   "batch_approval_decided",
+  "batch_approval_signed",
 ];
 
 export type Notice =
@@ -159,6 +170,7 @@ export function noticeKey(notice: Notice): string {
     case "batch_decided":
     case "batch_approval_requested":
     case "batch_approval_decided":
+    case "batch_approval_signed":
       return `${notice.kind}:${notice.batchId}`;
     case "events_disabled":
       return `events_disabled:${notice.atMs}`;

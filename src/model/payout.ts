@@ -3,6 +3,7 @@
  * to make. Stored by the stores, validated with this schema on every read.
  */
 import { z } from "zod";
+import { ApprovalRuleSchema, SignaturesSchema } from "./approval-rules.js";
 import { PAYOUT_STATES } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { PaymentStatusSchema, TelecomOperatorSchema } from "./payment-terms.js";
@@ -63,7 +64,17 @@ export const PayoutSchema = z.object({
   resolvedBy: z.number().int().optional(),
   /** Four-eyes approval: after this, a payout awaiting approval expires (APPROVAL_TTL_HOURS). */
   approvalExpiresAtMs: z.number().int().optional(),
-  /** The approver or admin who approved it (never its initiator). */
+  /**
+   * The approval rule's band this payout fell in when it was asked for (APPROVAL_RULES):
+   * how many distinct people must sign, in which roles. Absent: one approver or admin.
+   */
+  approvalRule: ApprovalRuleSchema.optional(),
+  /**
+   * The signatures given so far, oldest first (the last one, which sent it, included once
+   * approved). A signer who lost their standing since is dropped at the next signature.
+   */
+  signatures: SignaturesSchema.optional(),
+  /** The approver or admin who approved it (never its initiator): the last signature. */
   approvedBy: z.number().int().optional(),
   /** The approver or admin who rejected it, and the reason they gave (if any). */
   rejectedBy: z.number().int().optional(),

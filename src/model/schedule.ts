@@ -18,6 +18,7 @@
  * beyond SCHEDULE_CATCH_UP_HOURS while no replica ran: never sent).
  */
 import { z } from "zod";
+import { ApprovalRuleSchema, SignaturesSchema } from "./approval-rules.js";
 import { PAYOUT_STATES } from "./lifecycle.js";
 import { LocaleSchema } from "./locale.js";
 import { TelecomOperatorSchema } from "./payment-terms.js";
@@ -141,6 +142,9 @@ export const ScheduleSchema = z.object({
   /** Runs handled so far (sent, held, skipped or missed). */
   runCount: z.number().int().nonnegative(),
   approvedBy: z.number().int().optional(),
+  /** APPROVAL_RULES: the band of one run's amount when sent for approval, and who signed. */
+  approvalRule: ApprovalRuleSchema.optional(),
+  signatures: SignaturesSchema.optional(),
   /** Who paused or deleted it last (0: the bot, e.g. its owner lost the standing to pay). */
   changedBy: z.number().int().optional(),
   /**

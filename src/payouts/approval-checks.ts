@@ -3,6 +3,7 @@
  * atomically with its move, and how the store's refusals read as a press's answer.
  */
 
+import type { Role } from "../model/roles.js";
 import type { StaffMember } from "../model/staff.js";
 import type { TransitionOptions, TransitionResult } from "../store/types.js";
 import { DECIDING_ROLES, PAYING_ROLES } from "./policy.js";
@@ -15,15 +16,16 @@ export type Approver = Pick<StaffMember, "userId" | "role">;
 /**
  * From the staff record now: the decider may decide and got that role no later than the
  * payout was asked for (so nobody approves their own payout with an account made approver
- * afterwards); for an approval (`initiatorToo`), the initiator may still pay (removed or
+ * afterwards), in one of `roles` (its approval rule's band); for an approval (`initiatorToo`), the initiator may still pay (removed or
  * demoted since: nothing is sent).
  */
 export function standingExpected(
   approver: Approver,
   initiatorToo: boolean,
+  roles: readonly Role[] = DECIDING_ROLES,
 ): NonNullable<TransitionOptions["expect"]> {
   return {
-    decider: { userId: approver.userId, roles: DECIDING_ROLES },
+    decider: { userId: approver.userId, roles },
     ...(initiatorToo ? { initiatorRoles: PAYING_ROLES } : {}),
   };
 }

@@ -6,9 +6,11 @@
  * deciding within APPROVAL_TTL_HOURS expires it. Who is told what goes through the outbox.
  */
 import { randomBytes } from "node:crypto";
+import { type ApprovalBand, bandOf } from "../model/approval-rules.js";
 import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { type ApprovalNoticeKind, noticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
+import type { Role } from "../model/roles.js";
 import { cleanRemark } from "../model/text.js";
 import type {
   ApprovalCard,
@@ -20,7 +22,7 @@ import { type Approver, decideRefusal, standingExpected } from "./approval-check
 import type { Duplicates } from "./duplicates.js";
 import type { Limits } from "./limits.js";
 import { approvalNeedsPin, type PinProof } from "./pin.js";
-import { decidersOf, mayDecide } from "./policy.js";
+import { DECIDING_ROLES, decidersOf, mayDecide } from "./policy.js";
 import { retryPayoutWrite } from "./store-retry.js";
 import type {
   ApproveResult,
@@ -37,6 +39,14 @@ export type { Approver };
 
 function notice(kind: ApprovalNoticeKind, payoutId: string) {
   return [{ kind, payoutId }] as const;
+}
+
+/** What a payout waiting for approval needs: its band's rule, else one approver or admin. */
+export function ruleOf(payout: Pick<Payout, "approvalRule">): {
+  signatures: number;
+  roles: readonly Role[];
+} {
+  return payout.approvalRule ?? { signatures: 1, roles: DECIDING_ROLES };
 }
 
 export class Approval {
@@ -75,6 +85,11 @@ export class Approval {
     return this.#duplicates.latest(payout);
   }
 
+  /** The approval rule's band `amountXaf` falls in (APPROVAL_RULES), or undefined. */
+  bandOf(amountXaf: number): ApprovalBand | undefined {
+    return bandOf(this.#rules.approvalBands ?? [], amountXaf);
+  }
+
   /** APPROVAL_THRESHOLD_XAF: from this amount a second person approves (undefined: never). */
   get thresholdXaf(): number | undefined {
     return this.#rules.approvalThresholdXaf;
@@ -94,7 +109,13 @@ export class Approval {
     },
   ): Promise<TransitionResult> {
     const { stores, log, now } = this.#context;
-    const patch = { approvalExpiresAtMs: now() + this.#rules.approvalTtlMs };
+    const band = bandOf(this.#rules.approvalBands ?? [], payout.amount);
+    // The band is kept on the payout: a change of APPROVAL_RULES later does not change what
+    // an open request needs.
+    const patch = {
+      approvalExpiresAtMs: now() + this.#rules.approvalTtlMs,
+      ...(band ? { approvalRule: { signatures: band.signatures, roles: [...band.roles] } } : {}),
+    };
     const moveOptions = { ...options, notices: notice("approval_requested", payout.id) };
     const result = await retryPayoutWrite(log, payout.id, "request approval", () =>
       stores.payouts.transition(payout.id, "request_approval", patch, moveOptions),
@@ -106,8 +127,11 @@ export class Approval {
     return result;
   }
 
-  /** The staff who may decide on `payout` now: approvers and admins, its initiator not. */
-  async approversOf(payout: Pick<Payout, "initiatorId">): Promise<number[]> {
+  /**
+   * The staff who may decide on `payout` now: approvers and admins (or its band's roles),
+   * its initiator not.
+   */
+  async approversOf(payout: Pick<Payout, "initiatorId" | "approvalRule">): Promise<number[]> {
     const staff = await this.#context.stores.staff.list();
     return decidersOf(staff, payout).map((member) => member.userId);
   }
@@ -141,11 +165,15 @@ export class Approval {
     const actor = staffActor(approver);
     const patch = { approvedBy: approver.userId, decidedAtMs: now(), submittedAtMs: now() };
     const slot = this.#context.gateway.sharedSlot?.();
+    const rule = ruleOf(checked);
     const moveOptions = {
       claimId,
       actor,
-      expect: standingExpected(approver, true),
+      expect: standingExpected(approver, true, rule.roles),
       notices: notice("approval_decided", payoutId),
+      // Every approval counts signatures (one, without a rule): the last one needed makes
+      // the move, in the same step as the rest of the claim's checks.
+      signature: { needed: rule.signatures, signedNotices: notice("approval_signed", payoutId) },
       reserve: this.#limits.reservation(checked.kind),
       // As a Confirm's claim, with a limit shared in the store: the request's slot is taken
       // in the move, only when it is made, and the move stamps the send time durably; with
@@ -168,7 +196,16 @@ export class Approval {
       await this.#limits.audit({ ...refusal, payoutId, step: "approve" }, over);
       return { outcome: "over_limit", payout, over };
     }
+    if (!result.ok && result.reason === "already_signed") {
+      return { outcome: "already_signed", payout: result.payout };
+    }
     if (!result.ok) return decideRefusal(result);
+    if (result.signed) {
+      const given = result.payout.signatures?.length ?? 1;
+      log.info({ payoutId, signedBy: approver.userId, given }, "approval signed");
+      this.#onNoticeQueued();
+      return { outcome: "signed", payout: result.payout, given, needed: rule.signatures };
+    }
     log.info({ payoutId, approvedBy: approver.userId }, "payout approved");
     this.#onNoticeQueued();
     const ready = result.slotTaken === true && result.durable;
@@ -188,7 +225,7 @@ export class Approval {
         actor: staffActor(approver),
         notices: notice("approval_decided", payoutId),
         // Rejecting a request of someone removed since is fine; deciding late-made is not.
-        expect: standingExpected(approver, false),
+        expect: standingExpected(approver, false, ruleOf(checked).roles),
       },
     );
     if (!result.ok) return decideRefusal(result);

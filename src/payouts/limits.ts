@@ -8,10 +8,12 @@
  * makes, the read-only check of a new prompt, what a refusal says, and /limits.
  */
 import { maskPhone } from "../logger.js";
+import type { ApprovalBand } from "../model/approval-rules.js";
 import type { Actor } from "../model/audit.js";
 import type { PayoutKind } from "../model/payout.js";
 import type { Reservation } from "../store/types.js";
 import { dayOf } from "../time.js";
+import { DECIDING_ROLES } from "./policy.js";
 import type { LimitName, OverLimit, PayoutRules, StepContext } from "./types.js";
 
 /** One day's caps and what they counted (/limits). */
@@ -22,6 +24,8 @@ export interface LimitsReport {
   merchantUsedXaf: number;
   /** User id → XAF counted today, for those who spent anything. */
   byUser: ReadonlyMap<number, number>;
+  /** The approval rules (APPROVAL_RULES, or the threshold as one band); empty: none. */
+  approvalBands: readonly ApprovalBand[];
 }
 
 /** What was refused, for the audit log. */
@@ -153,6 +157,14 @@ export class Limits {
       merchantCapXaf: this.#rules.merchantDailyLimitXaf,
       merchantUsedXaf: usage.merchantXaf,
       byUser: usage.byUser,
+      approvalBands: this.#rules.approvalBands ?? approvalBandsOf(this.#rules.approvalThresholdXaf),
     };
   }
+}
+
+/** The bands a bare threshold stands for (rules built without APPROVAL_RULES): X:1. */
+function approvalBandsOf(thresholdXaf: number | undefined): ApprovalBand[] {
+  return thresholdXaf === undefined
+    ? []
+    : [{ fromXaf: thresholdXaf, signatures: 1, roles: DECIDING_ROLES }];
 }

@@ -100,15 +100,23 @@ export type DecideVerdict = "allowed" | "not_allowed" | "own_payout";
  * the moment of the press (the caller reads it afresh), and never its initiator, even an
  * admin or an approver: four eyes, not two.
  */
-export function mayDecide(who: Asker, payout: Pick<Payout, "initiatorId">): DecideVerdict {
+export function mayDecide(
+  who: Asker,
+  payout: Pick<Payout, "initiatorId" | "approvalRule">,
+): DecideVerdict {
   if (who === null || !may(who, "approve")) return "not_allowed";
+  // A band of APPROVAL_RULES may name fewer roles (admins only): the others may not sign.
+  if (payout.approvalRule && !payout.approvalRule.roles.includes(who.role)) return "not_allowed";
   return payout.initiatorId === who.userId ? "own_payout" : "allowed";
 }
 
-/** Those among `staff` who may decide on `payout` now (approvers and admins, never its initiator). */
+/**
+ * Those among `staff` who may decide on `payout` now (approvers and admins, or the roles
+ * of its approval rule's band; never its initiator).
+ */
 export function decidersOf<T extends NonNullable<Asker>>(
   staff: readonly T[],
-  payout: Pick<Payout, "initiatorId">,
+  payout: Pick<Payout, "initiatorId" | "approvalRule">,
 ): T[] {
   return staff.filter((member) => mayDecide(member, payout) === "allowed");
 }

@@ -4,6 +4,7 @@
  */
 
 import type { Logger } from "../logger.js";
+import type { ApprovalBand } from "../model/approval-rules.js";
 import type { Actor } from "../model/audit.js";
 import type { Locale } from "../model/locale.js";
 import type { AmountProblem } from "../model/money.js";
@@ -50,6 +51,8 @@ export interface PaymentGateway {
 export interface PayoutRules {
   /** Payouts and collections of this many XAF or more need an approver; undefined: none do. */
   approvalThresholdXaf: number | undefined;
+  /** APPROVAL_RULES (X:1 for a bare threshold); absent: one approver from the threshold. */
+  approvalBands?: readonly ApprovalBand[];
   /** How long a payout waits for an approver before it expires. */
   approvalTtlMs: number;
   /** The most one payer may send or collect in a day, in XAF; undefined: no cap. */
@@ -220,7 +223,11 @@ export type ApproveResult =
    */
   | { outcome: "duplicate"; payout: Payout; duplicate: Payout }
   /** At or over STEP_UP_THRESHOLD_XAF without the approver's PIN: nothing was decided. */
-  | { outcome: "step_up_required"; payout: Payout };
+  | { outcome: "step_up_required"; payout: Payout }
+  /** A signature short of its rule (APPROVAL_RULES) recorded: it waits on, nothing sent. */
+  | { outcome: "signed"; payout: Payout; given: number; needed: number }
+  /** This approver signed it already; nothing changed. */
+  | { outcome: "already_signed"; payout: Payout };
 
 export type RejectResult = { outcome: "rejected"; payout: Payout } | DecideRefusal;
 

@@ -28,7 +28,14 @@ export type TransitionResult =
        * none, and says undefined); without it, undefined.
        */
       slotTaken?: boolean;
+      /**
+       * With `signature`: true when this call recorded a signature that is not the last one
+       * the rule needs; the payout was not moved (`applied` false) and keeps waiting.
+       */
+      signed?: boolean;
     }
+  /** With `signature`: the decider has already signed this payout; nothing was changed. */
+  | { ok: false; reason: "already_signed"; payout: Payout }
   | { ok: false; reason: "not_found" }
   | { ok: false; reason: "wrong_state"; payout: Payout }
   /** The patch's paymentId already belongs to another payout; nothing was changed. */
@@ -243,6 +250,15 @@ export interface TransitionOptions extends DurableOption {
    * trip of its own.
    */
   notePaid?: { phone: string; atMs: number };
+  /**
+   * An approval by signatures (with `expect.decider`, whose roles are the band's): in the
+   * same step, the earlier signatures (`Payout.signatures`) whose signer is no longer on
+   * staff in one of those roles, or got it after the payout was asked for, are dropped;
+   * the decider already among the rest is `already_signed`; with the decider's signature
+   * still under `needed`, it is recorded (audited as `sign`, `signedNotices` queued) and the
+   * payout is not moved (`signed`); else the move is made with every signature kept.
+   */
+  signature?: { needed: number; signedNotices?: readonly Notice[] };
 }
 
 export interface PayoutStore {

@@ -187,6 +187,91 @@ export function describeRulesContract(makeStores: MakeStores): void {
       expect(await approveAs(222)).toMatchObject({ ok: true, applied: true });
     });
 
+    describe("an approval by signatures", () => {
+      const paying = ["admin", "approver", "payer"] as const;
+      const deciding = ["admin", "approver"] as const;
+      const signed = { kind: "approval_signed", payoutId: "" } as const;
+
+      async function waiting(amount = 5000) {
+        const payout = await prompt(111, amount);
+        await stores.staff.set(111, "payer", undefined, 1);
+        for (const userId of [222, 333, 444])
+          await stores.staff.set(userId, "approver", undefined, 1);
+        await stores.payouts.transition(
+          payout.id,
+          "request_approval",
+          {},
+          { reserve: reservation() },
+        );
+        return payout;
+      }
+
+      const signAs = (payoutId: string, userId: number, needed = 2, claimId = `c${userId}`) =>
+        stores.payouts.transition(
+          payoutId,
+          "approve",
+          { approvedBy: userId },
+          {
+            claimId,
+            actor: { id: userId, role: "approver" },
+            expect: { initiatorRoles: paying, decider: { userId, roles: deciding } },
+            notices: [{ kind: "approval_decided", payoutId }],
+            signature: { needed, signedNotices: [{ ...signed, payoutId }] },
+          },
+        );
+
+      it("records a signature short of the rule without moving, and moves on the last", async () => {
+        const payout = await waiting();
+        const first = await signAs(payout.id, 222);
+        expect(first).toMatchObject({ ok: true, applied: false, signed: true });
+        const afterFirst = await stores.payouts.get(payout.id);
+        expect(afterFirst?.state).toBe("awaiting_approval");
+        expect(afterFirst?.signatures?.map((s) => s.userId)).toEqual([222]);
+        expect(afterFirst?.approvedBy).toBeUndefined();
+        expect(await stores.outbox.dueAt(`approval_signed:${payout.id}`)).not.toBeNull();
+        const last = await signAs(payout.id, 333);
+        expect(last).toMatchObject({ ok: true, applied: true, payout: { state: "submitting" } });
+        if (last.ok) expect(last.payout.signatures?.map((s) => s.userId)).toEqual([222, 333]);
+        const actions = (await stores.audit.page({ limit: 10 })).entries.map((e) => e.action);
+        expect(actions.filter((a) => a === "sign" || a === "approve")).toEqual(["approve", "sign"]);
+      });
+
+      it("refuses the same person signing twice, changing nothing", async () => {
+        const payout = await waiting();
+        await signAs(payout.id, 222);
+        const before = await stores.payouts.get(payout.id);
+        expect(await signAs(payout.id, 222)).toMatchObject({ ok: false, reason: "already_signed" });
+        expect(await stores.payouts.get(payout.id)).toEqual(before);
+      });
+
+      it("no longer counts a signer removed before the last signature", async () => {
+        const payout = await waiting();
+        await signAs(payout.id, 222);
+        await stores.staff.remove(222);
+        expect(await signAs(payout.id, 333)).toMatchObject({ ok: true, signed: true });
+        expect((await stores.payouts.get(payout.id))?.signatures?.map((s) => s.userId)).toEqual([
+          333,
+        ]);
+        expect(await signAs(payout.id, 444)).toMatchObject({ ok: true, applied: true });
+      });
+
+      it("makes exactly one last signature of two racing", async () => {
+        const payout = await waiting();
+        await signAs(payout.id, 222);
+        const results = await Promise.all([signAs(payout.id, 333), signAs(payout.id, 444)]);
+        const moved = results.filter((r) => r.ok && r.applied);
+        expect(moved).toHaveLength(1);
+        expect(results.filter((r) => !r.ok).map((r) => !r.ok && r.reason)).toEqual(["wrong_state"]);
+      });
+
+      it("needs three distinct people for a rule of three", async () => {
+        const payout = await waiting();
+        expect(await signAs(payout.id, 222, 3)).toMatchObject({ signed: true });
+        expect(await signAs(payout.id, 333, 3)).toMatchObject({ signed: true });
+        expect(await signAs(payout.id, 444, 3)).toMatchObject({ applied: true });
+      });
+    });
+
     it("lets exactly one of two Confirms racing at the cap through", async () => {
       const payouts = await Promise.all([prompt(111, 6000), prompt(222, 6000)]);
       const caps = reservation({ merchantCapXaf: 10_000 });

@@ -267,7 +267,11 @@ describe("layers", () => {
     "store/memory/payouts.ts":
       "MemoryPayoutStore, one class, with the pure checks and listings that mirror the Redis scripts and indexes",
     "payouts/approval.ts":
-      "four-eyes approval, one class: request, approve, reject, withdraw, a reason, expiry, the cards shown",
+      "four-eyes approval, one class: request, approve (each a signature of its rule), reject, withdraw, a reason, expiry, the cards shown",
+    "model/notice.ts":
+      "every notice the outbox carries: its kinds, its key, and reading a key back",
+    "bot/messenger/batches.ts":
+      "a batch's messages on Telegram, one class: preview, progress, summary, approval cards and their signatures",
     "payouts/batch/worker.ts":
       "the batch worker, one class: rounds of name look-ups, row payments and approval expiry",
     "payouts/schedule/schedules.ts":

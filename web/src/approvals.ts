@@ -16,6 +16,7 @@ const OUTCOME: Record<string, Key> = {
   not_sent: "approvals.not_sent",
   claimed: "approvals.pending",
   rejected: "approvals.rejected",
+  signed: "approvals.signed",
 };
 
 const REFUSAL: Record<string, Key> = {
@@ -24,8 +25,37 @@ const REFUSAL: Record<string, Key> = {
   duplicate: "approvals.duplicate",
   over_limit: "approvals.over_limit",
   forbidden: "approvals.forbidden",
+  already_signed: "approvals.already_signed",
   not_found: "approvals.already",
 };
+
+/**
+ * A payout that needs several signatures (APPROVAL_RULES): the rule, who signed and when,
+ * who may still sign. Nothing for a rule of one.
+ */
+function signatureLines(payout: PayoutView, names: Names): HTMLElement[] {
+  const needed = payout.signaturesNeeded ?? 1;
+  if (needed <= 1) return [];
+  const nameOf = (id: number) => names[String(id)] ?? String(id);
+  const given = payout.signatures ?? [];
+  const lines = [
+    h(
+      "p",
+      { "data-testid": "signatures" },
+      t("approvals.signatures", { needed, given: given.length }),
+    ),
+  ];
+  if (given.length > 0) {
+    const signers = given.map((s) => `${nameOf(s.userId)} (${when(s.atMs)})`).join(", ");
+    lines.push(h("p", { class: "muted" }, t("approvals.signed_by", { names: signers })));
+  }
+  const awaited = payout.awaited ?? [];
+  if (awaited.length > 0) {
+    const waitingFor = awaited.map(nameOf).join(", ");
+    lines.push(h("p", { class: "muted" }, t("approvals.awaited", { names: waitingFor })));
+  }
+  return lines;
+}
 
 function card(
   payout: PayoutView,
@@ -62,11 +92,12 @@ function card(
     try {
       const body =
         action === "approve" && duplicateSeenAtMs !== undefined ? { duplicateSeenAtMs } : {};
-      const answer = await postJson<{ outcome: string }>(
+      const answer = await postJson<{ outcome: string; given?: number; needed?: number }>(
         `approvals/${encodeURIComponent(payout.id)}/${action}`,
         body,
       );
-      status.textContent = t(OUTCOME[answer.outcome] ?? "approvals.pending");
+      const counts = { given: answer.given ?? 0, needed: answer.needed ?? 0 };
+      status.textContent = t(OUTCOME[answer.outcome] ?? "approvals.pending", counts);
       item.classList.add("decided");
       haptic(action === "approve" ? "success" : "warning");
     } catch (error) {
@@ -112,6 +143,7 @@ function card(
       `${t("approvals.asked_by", { name: names[String(payout.initiatorId)] ?? String(payout.initiatorId) })} · ${when(payout.createdAtMs)}`,
     ),
     payout.note && h("p", {}, payout.note),
+    ...signatureLines(payout, names),
     h("div", { class: "actions" }, approve, reject),
     status,
   );

@@ -155,6 +155,7 @@ const REFUSED: Record<string, { kind: "expired" | "decided" | "error"; key: Key 
   no_runs: { kind: "error", key: "stepup.no_runs" },
   too_new: { kind: "error", key: "stepup.too_new" },
   forbidden: { kind: "error", key: "error.role" },
+  already_signed: { kind: "decided", key: "stepup.already_signed" },
 };
 
 /** The page when its item cannot be read: an expired or decided link says so, in words. */
@@ -321,11 +322,13 @@ export async function renderStepUp(
             const key: Key =
               done.outcome === "approval_requested"
                 ? "stepup.approval_requested"
-                : schedule || done.outcome === "scheduled"
-                  ? "stepup.schedule_active"
-                  : batch
-                    ? "stepup.batch_started"
-                    : "stepup.sent";
+                : done.outcome === "signed"
+                  ? "stepup.signed"
+                  : schedule || done.outcome === "scheduled"
+                    ? "stepup.schedule_active"
+                    : batch
+                      ? "stepup.batch_started"
+                      : "stepup.sent";
             end(finalState("done", t(key)));
             haptic("success");
           })

@@ -29,6 +29,11 @@ export interface PayoutView {
   approvedBy?: number;
   createdAtMs: number;
   settledAtMs?: number;
+  /** APPROVAL_RULES: how many must sign, and who signed when. */
+  signaturesNeeded?: number;
+  signatures?: Array<{ userId: number; atMs: number }>;
+  /** On the Approvals page: who may still sign. */
+  awaited?: number[];
 }
 
 export type Names = Record<string, string>;

@@ -122,6 +122,18 @@ export function approvalFeature(deps: ApprovalDeps): Composer<BotContext> {
       await ctx.answerCbQuery(ctx.t.plain("pin.approve_in_app"), { show_alert: true });
       return;
     }
+    if (result.outcome === "already_signed") {
+      await ctx.answerCbQuery(ctx.t.plain("approve.already_signed"), { show_alert: true });
+      return;
+    }
+    if (result.outcome === "signed") {
+      // Recorded, not the last: the card shows who signed; the others follow (outbox).
+      const { given, needed } = result;
+      await ctx.answerCbQuery(ctx.t.plain("approve.signed", { given, needed }));
+      const { names, duplicate } = await factsOf(result.payout);
+      await editView(ctx, approvalCard(ctx.t, result.payout, names, { duplicate }));
+      return;
+    }
     if (result.outcome !== "claimed") return refused(ctx, result);
     // Claimed: the request leaves at once, Telegram is told alongside (as for a Confirm).
     const submitted = deps.payouts.submission.submit(result);

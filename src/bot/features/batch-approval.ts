@@ -54,6 +54,12 @@ export function batchApprovalFeature(deps: BatchApprovalDeps): Composer<BotConte
         // Only the Mini App, with the PIN, approves this one (step-up/batch-approve/:id).
         ctx.log.warn({ batchId: result.batch.id }, "batch approve without the PIN refused");
         return ctx.answerCbQuery(t.plain("pin.batch_in_app"), { show_alert: true });
+      case "already_signed":
+        return ctx.answerCbQuery(t.plain("approve.already_signed"), { show_alert: true });
+      case "signed": {
+        const { given, needed } = result;
+        return ctx.answerCbQuery(t.plain("batch.approve_signed", { given, needed }));
+      }
       case "already":
       case "expired":
       case "done": {

@@ -120,7 +120,12 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const extras = withAliasNotes(
       ctx.t,
       result.payout,
-      promptExtras(ctx.t, result.payout, { duplicate, names, threshold }),
+      promptExtras(ctx.t, result.payout, {
+        duplicate,
+        names,
+        threshold,
+        band: deps.payouts.approval.bandOf(result.payout.amount),
+      }),
     );
     const prompt = confirmationPrompt(ctx.t, result.payout, deps.now(), extras);
     const { stepUp } = deps;

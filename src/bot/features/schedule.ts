@@ -174,6 +174,14 @@ export function scheduleFeature(deps: ScheduleDeps): Composer<BotContext> {
       case "too_new":
         await ctx.answerCbQuery(ctx.t.plain("approve.too_new"), { show_alert: true });
         return;
+      case "already_signed":
+        await ctx.answerCbQuery(ctx.t.plain("approve.already_signed"), { show_alert: true });
+        return;
+      case "signed": {
+        const { given, needed } = result;
+        await ctx.answerCbQuery(ctx.t.plain("schedule.signed", { given, needed }));
+        return;
+      }
       case "already":
         await ctx.answerCbQuery(ctx.t.plain("schedule.already"));
         break;

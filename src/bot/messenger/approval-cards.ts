@@ -25,7 +25,14 @@ export async function cardFacts(
   payout: Payout,
 ): Promise<CardFacts> {
   const duplicate = payout.state === "awaiting_approval" ? await duplicateOf(payout) : undefined;
-  const people = [payout.initiatorId, payout.approvedBy, payout.rejectedBy, duplicate?.initiatorId];
+  const signers = (payout.signatures ?? []).map((signature) => signature.userId);
+  const people = [
+    payout.initiatorId,
+    payout.approvedBy,
+    payout.rejectedBy,
+    duplicate?.initiatorId,
+    ...signers,
+  ];
   const names = await namesOf(
     profiles,
     people.filter((id): id is number => id !== undefined),

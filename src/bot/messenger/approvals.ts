@@ -18,10 +18,11 @@ import {
   decidedPromptView,
   payerDecisionNotice,
   rejectionReasonNotice,
+  signatureLines,
 } from "../views/approval.js";
 import type { Names, View } from "../views/common.js";
 import { type StepUpSettings, withPinApprove } from "../views/step-up.js";
-import { cardFacts, type DuplicateFinder } from "./approval-cards.js";
+import { cardFacts, type DuplicateFinder, payerWaitingView } from "./approval-cards.js";
 import { payoutPeopleNames, translatorFor } from "./people.js";
 
 export interface ApprovalDeliveriesOptions {
@@ -62,6 +63,8 @@ export class ApprovalDeliveries {
         if (payout.approvedBy !== undefined || payout.state === "cancelled") return;
         return this.#tellPayer(payout, names, payerDecisionNotice);
       }
+      case "approval_signed":
+        return this.#showSignatures(payout);
       case "approved_outcome": {
         // The request was answered: the cards' "Now: …" follows (Sending… → Pending).
         const names = await this.#names(payout);
@@ -116,6 +119,39 @@ export class ApprovalDeliveries {
       }
     }
     if (retry) throw retry;
+  }
+
+  /**
+   * A signature that is not the last: every card (the signer's too, which may be in the
+   * Mini App) and the payer's prompt show the rule, who signed and when. Best effort; a
+   * payout decided since shows its decision through its own notice.
+   */
+  async #showSignatures(payout: Payout): Promise<void> {
+    if (payout.state !== "awaiting_approval") return;
+    const { stores, telegram, logger, timeZone } = this.#options;
+    const duplicateOf = this.#options.duplicateOf ?? (async () => undefined);
+    const { names, duplicate } = await cardFacts(stores.profiles, duplicateOf, payout);
+    for (const card of await stores.cards.list(payout.id)) {
+      const t = await this.#translator(card.chatId);
+      const view = withPinApprove(
+        t,
+        approvalCard(t, payout, names, { duplicate }),
+        payout,
+        this.#options.stepUp,
+      );
+      await editMessageView(telegram, card.chatId, card.messageId, view).catch((error: unknown) =>
+        logger.debug({ err: error, payoutId: payout.id }, "could not edit an approval card"),
+      );
+    }
+    if (payout.messageId === undefined) return;
+    const t = translator(payout.locale, timeZone);
+    const approvers = decidersOf(await stores.staff.list(), payout).map((m) => m.userId);
+    const waiting = await payerWaitingView(t, stores.profiles, payout, approvers);
+    const text = [waiting.text, ...signatureLines(t, payout, names)].join("\n");
+    await editMessageView(telegram, payout.chatId, payout.messageId, { ...waiting, text }).catch(
+      (error: unknown) =>
+        logger.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
+    );
   }
 
   /** Every card of `payout` shows what became of it (but `skipChatId`'s). Best effort. */

@@ -12,6 +12,7 @@ import { type RowResult, writePreview, writeResults } from "../../csv/batch.js";
 import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
 import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
+import { type ApprovalBand, bandOf } from "../../model/approval-rules.js";
 import type { Batch, BatchRow } from "../../model/batch.js";
 import type { BatchNoticeKind } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
@@ -35,6 +36,8 @@ export interface BatchDeliveryOptions {
   timeZone: string;
   limits?: Limits;
   approvalThresholdXaf?: number;
+  /** APPROVAL_RULES: the preview says how many sign a batch of its total. */
+  approvalBands?: readonly ApprovalBand[] | undefined;
   stuckAfterHours: number;
   /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: a big batch's Confirm and Approve open the Mini App. */
   stepUp?: StepUpSettings | undefined;
@@ -69,6 +72,8 @@ export class BatchDeliveries {
           return await this.#sendCards(batch);
         case "batch_approval_decided":
           return await this.#approvalDecided(batch);
+        case "batch_approval_signed":
+          return await this.#showSignatures(batch);
         default:
           this.#options.logger.warn({ batchId: batch.id, kind }, "batch notice not delivered");
       }
@@ -144,6 +149,8 @@ export class BatchDeliveries {
       ...(await this.#feeEstimate(batch.totalXaf ?? 0)),
       ...(leftXaf === undefined ? {} : { leftXaf }),
       ...(approvalThresholdXaf === undefined ? {} : { approvalThresholdXaf }),
+      signaturesNeeded:
+        bandOf(this.#options.approvalBands ?? [], batch.totalXaf ?? 0)?.signatures ?? 1,
       ...(batch.plan
         ? { runs: runsAfter(batch.plan, this.#options.timeZone, this.#now(), 3) }
         : {}),
@@ -247,6 +254,35 @@ export class BatchDeliveries {
       );
     }
     await sendView(telegram, batch.chatId, batchDecisionNotice(this.#t(batch), batch, names));
+  }
+
+  /**
+   * A signature short of the rule (APPROVAL_RULES): every card, redrawn with the skipped
+   * rows it showed, says who signed and when. Best effort.
+   */
+  async #showSignatures(batch: Batch): Promise<void> {
+    const { stores, telegram, logger, timeZone } = this.#options;
+    if (batch.state !== "awaiting_approval") return;
+    const skipped: BatchRow[] = [];
+    for await (const page of rowPages(stores, batch.id)) {
+      skipped.push(...page.filter((row) => row.problem !== undefined));
+    }
+    const names = await this.#staffNames();
+    const facts = { skipped, count: skipped.length, names };
+    for (const card of await stores.cards.list(batchCardsKey(batch.id))) {
+      const t = await translatorFor(stores, card.chatId, timeZone);
+      const view = withPinBatch(
+        t,
+        batchApprovalCard(t, batch, names, facts),
+        batch,
+        "batch-approve",
+        this.#options.stepUp,
+        true,
+      );
+      await editMessageView(telegram, card.chatId, card.messageId, view).catch((error: unknown) =>
+        logger.debug({ err: error, batchId: batch.id }, "could not edit a batch card"),
+      );
+    }
   }
 
   /** The preview's buttons are taken away once it was decided (cancelled, expired). */

@@ -38,7 +38,10 @@ export interface TelegramMessengerOptions {
   /** The payout a payout waiting for approval repeats, for its cards (Approval.duplicateOf). */
   duplicateOf?: DuplicateFinder;
   /** What batch previews and summaries say about limits, approval and stuck rows. */
-  batches?: Pick<BatchDeliveryOptions, "limits" | "approvalThresholdXaf" | "stuckAfterHours">;
+  batches?: Pick<
+    BatchDeliveryOptions,
+    "limits" | "approvalThresholdXaf" | "approvalBands" | "stuckAfterHours"
+  >;
   /** STEP_UP_THRESHOLD_XAF and WEBAPP_URL: big payouts' approval cards open the Mini App. */
   stepUp?: StepUpSettings | undefined;
   /** The bot's Confirms editing prompts now (one shared object); default: none known. */
@@ -128,6 +131,7 @@ export class TelegramMessenger implements Messenger {
       case "batch_decided":
       case "batch_approval_requested":
       case "batch_approval_decided":
+      case "batch_approval_signed":
         return this.#batches.deliver(delivery.kind, delivery.batch);
       case "standing_lost":
         return this.#standing.deliver(delivery);

@@ -19,9 +19,10 @@ export async function namesOf(
 /** The names of a payout's initiator and of whoever decided on it (approved or rejected). */
 export function payoutPeopleNames(
   store: ProfileStore,
-  payout: Pick<Payout, "initiatorId" | "approvedBy" | "rejectedBy">,
+  payout: Pick<Payout, "initiatorId" | "approvedBy" | "rejectedBy" | "signatures">,
 ): Promise<Map<number, string>> {
-  const people = [payout.initiatorId, payout.approvedBy, payout.rejectedBy];
+  const signers = (payout.signatures ?? []).map((signature) => signature.userId);
+  const people = [payout.initiatorId, payout.approvedBy, payout.rejectedBy, ...signers];
   return namesOf(
     store,
     people.filter((id): id is number => id !== undefined),

@@ -90,6 +90,8 @@ export class ScheduleDeliveries {
         return this.#cards(delivery);
       case "approval_decided":
         return this.#decided(delivery, owner);
+      case "approval_signed":
+        return this.#editCards(delivery.schedule);
       case "resume_refused":
         await this.#editCards(delivery.schedule);
         await this.#send(delivery.schedule.chatId, {
@@ -173,12 +175,14 @@ export class ScheduleDeliveries {
   async #editCards(schedule: Schedule): Promise<void> {
     const { stores, timeZone, logger, telegram } = this.#options;
     const decider = schedule.state === "rejected" ? schedule.changedBy : schedule.approvedBy;
-    const names = await namesOf(stores.profiles, [schedule.ownerId]);
+    const signers = (schedule.signatures ?? []).map((signature) => signature.userId);
+    const names = await namesOf(stores.profiles, [schedule.ownerId, ...signers]);
     const runs = runsAfter(schedule.recurrence, timeZone, Date.now(), 3);
     for (const card of await stores.cards.list(scheduleCardsKey(schedule))) {
       if (card.chatId === decider) continue;
       const t = await translatorFor(stores, card.chatId, timeZone);
-      const view = scheduleApprovalCard(t, schedule, runs, personName(t, names, schedule.ownerId));
+      const owner = personName(t, names, schedule.ownerId);
+      const view = scheduleApprovalCard(t, schedule, runs, owner, names);
       await editMessageView(telegram, card.chatId, card.messageId, view).catch((error: unknown) =>
         logger.debug({ err: error, scheduleId: schedule.id }, "could not edit a schedule card"),
       );

@@ -27,7 +27,12 @@ function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
   const at = t.time(payout.decidedAtMs ?? payout.updatedAtMs);
   if (payout.approvedBy !== undefined) {
     const name = personName(t, names, payout.approvedBy);
-    return [t("approval.approved_by", { name, time: at })];
+    const lines = [t("approval.approved_by", { name, time: at })];
+    // The signatures before the last one, when its rule needed several.
+    const signatures = payout.signatures ?? [];
+    if (signatures.length > 1)
+      lines.push(t("approval.signed_by", { signers: signerList(t, signatures, names) }));
+    return lines;
   }
   if (payout.state === "rejected" && payout.rejectedBy !== undefined) {
     const name = personName(t, names, payout.rejectedBy);
@@ -48,6 +53,38 @@ function decisionLines(t: Translate, payout: Payout, names: Names): string[] {
     return [t("approval.expired", { time: t.time(payout.approvalExpiresAtMs) })];
   }
   return [];
+}
+
+/**
+ * The rule of a payout that needs more than one signature (APPROVAL_RULES) and the
+ * signatures given so far, by whom and when; nothing for a rule of one.
+ */
+export function signatureLines(
+  t: Translate,
+  payout: Pick<Payout, "approvalRule" | "signatures">,
+  names: Names,
+): string[] {
+  const needed = payout.approvalRule?.signatures ?? 1;
+  if (needed <= 1) return [];
+  const given = payout.signatures ?? [];
+  if (given.length === 0) return [t("approval.signatures_none", { needed })];
+  const signers = signerList(t, given, names);
+  return [t("approval.signatures_given", { needed, given: given.length, signers })];
+}
+
+/** "Ama on 29 Nov, 10:42 UTC+1, Kofi on …": each name escaped by t(), the list as HTML. */
+function signerList(
+  t: Translate,
+  signatures: NonNullable<Payout["signatures"]>,
+  names: Names,
+): ReturnType<typeof html> {
+  const each = signatures.map((signature) =>
+    t("approval.signer", {
+      name: personName(t, names, signature.userId),
+      time: t.time(signature.atMs),
+    }),
+  );
+  return html(each.join(", "));
 }
 
 /**
@@ -77,6 +114,7 @@ export function approvalCard(
       ...details,
       // The approver sees a saved name that changed as plainly as the payer did.
       ...aliasPromptNotes(t, payout).slice(0, 1),
+      ...signatureLines(t, payout, names),
       t("approval.expires", { time: t.time(expiresAtMs) }),
     ];
     const { duplicate } = options;

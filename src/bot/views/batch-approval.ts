@@ -8,6 +8,7 @@ import { rowReason } from "../../csv/batch.js";
 import { BATCH_STATE_KEY } from "../../csv/batch-keys.js";
 import type { Translate } from "../../i18n.js";
 import type { Batch, BatchRow } from "../../model/batch.js";
+import { signatureLines } from "./approval.js";
 import { BATCH_CALLBACK, decisionLines, SKIPPED_SHOWN } from "./batch.js";
 import { money, type Names, personName, type View } from "./common.js";
 import { recurrenceText } from "./schedule.js";
@@ -15,7 +16,8 @@ import { recurrenceText } from "./schedule.js";
 /** Everyone a batch's views may name: its initiator, who decided it, who stopped it. */
 export function batchPeople(batch: Batch): number[] {
   const { initiatorId, approvedBy, rejectedBy, stoppedBy } = batch;
-  return [initiatorId, approvedBy, rejectedBy, stoppedBy].filter(
+  const signers = (batch.signatures ?? []).map((signature) => signature.userId);
+  return [initiatorId, approvedBy, rejectedBy, stoppedBy, ...signers].filter(
     (id): id is number => id !== undefined,
   );
 }
@@ -68,7 +70,8 @@ export function batchApprovalCard(
     }
   }
   const expiresAtMs = batch.approvalExpiresAtMs ?? batch.updatedAtMs;
-  lines.push("", asked, t("batch.card_expires", { time: t.time(expiresAtMs) }));
+  lines.push("", asked, ...signatureLines(t, batch, names));
+  lines.push(t("batch.card_expires", { time: t.time(expiresAtMs) }));
   const keyboard = Markup.inlineKeyboard([
     Markup.button.callback(t.plain("button.approve"), BATCH_CALLBACK.approve(batch.id)),
     Markup.button.callback(t.plain("button.reject"), BATCH_CALLBACK.reject(batch.id)),

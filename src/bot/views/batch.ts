@@ -132,6 +132,8 @@ export interface PreviewFacts {
   /** What is left today under the payer's caps, when one applies. */
   leftXaf?: number;
   approvalThresholdXaf?: number;
+  /** APPROVAL_RULES: the band of the batch's total, when it needs several signatures. */
+  signaturesNeeded?: number;
   /** A scheduled batch's next run times (its plan is the batch's). */
   runs?: ReadonlyArray<{ atMs: number }>;
 }
@@ -192,7 +194,13 @@ export function previewView(t: Translate, batch: Batch, facts: PreviewFacts): Vi
     lines.push(t(key, { left: money(t, facts.leftXaf) }));
   }
   if (facts.approvalThresholdXaf !== undefined && total >= facts.approvalThresholdXaf) {
-    lines.push(t("batch.preview_approval", { threshold: money(t, facts.approvalThresholdXaf) }));
+    const threshold = money(t, facts.approvalThresholdXaf);
+    const needed = facts.signaturesNeeded ?? 1;
+    lines.push(
+      needed > 1
+        ? t("batch.preview_signatures", { threshold, needed })
+        : t("batch.preview_approval", { threshold }),
+    );
   }
   lines.push(t("batch.preview_expires", { time: t.time(batch.expiresAtMs ?? batch.updatedAtMs) }));
   const keyboard = Markup.inlineKeyboard([

@@ -22,13 +22,14 @@ function kindLines(t: Translate, kind: PayoutKind, totals: KindTotals): string[]
   return [
     "",
     t(KIND_TITLE[kind]),
-    ...totals.states.map((total) =>
+    ...totals.states.flatMap((total) => [
       t("digest.state_line", {
         state: html(t(STATE_TITLE[total.state])),
         count: formatCount(total.count, t.locale),
         amount: money(t, total.amount),
       }),
-    ),
+      ...(total.partlySigned ? [t("digest.partly_signed", { count: total.partlySigned })] : []),
+    ]),
     ...(totals.fees > 0 ? [t("digest.fees", { fee: money(t, totals.fees) })] : []),
   ];
 }

@@ -3,6 +3,8 @@
  * today. Same rules as common.ts: everything from a user or the API is escaped by `t()`.
  */
 import type { Translate } from "../../i18n.js";
+import type { ApprovalBand } from "../../model/approval-rules.js";
+import type { Role } from "../../model/roles.js";
 import type { LimitsReport } from "../../payouts/limits.js";
 import { dayInWords } from "../../time.js";
 import { money, type Names, personName, type View } from "./common.js";
@@ -25,6 +27,30 @@ function usageLine(t: Translate, keys: UsageKeys, usedXaf: number, lefts: number
   const used = money(t, usedXaf);
   if (lefts.length === 0) return t(keys.uncapped, { used });
   return t(keys.capped, { used, left: money(t, Math.max(0, Math.min(...lefts))) });
+}
+
+/** Who signs in a band, in words. */
+function rolesInWords(t: Translate, roles: readonly Role[]): string {
+  if (roles.length === 1 && roles[0] === "admin") return t.plain("limits.roles_admin");
+  if (roles.length === 1 && roles[0] === "approver") return t.plain("limits.roles_approver");
+  return t.plain("limits.roles_deciders");
+}
+
+/** The approval rules (APPROVAL_RULES) in words: nothing under the first band, then each. */
+function approvalLines(t: Translate, bands: readonly ApprovalBand[]): string[] {
+  const first = bands[0];
+  if (first === undefined) return [t("limits.approvals"), t("limits.approvals_none")];
+  return [
+    t("limits.approvals"),
+    t("limits.approvals_below", { from: money(t, first.fromXaf) }),
+    ...bands.map((band) =>
+      t("limits.approvals_band", {
+        from: money(t, band.fromXaf),
+        needed: band.signatures,
+        roles: rolesInWords(t, band.roles),
+      }),
+    ),
+  ];
 }
 
 /** /limits: the caps, what the reader and everyone used and have left today, and the rule. */
@@ -63,6 +89,7 @@ export function limitsView(
       lines.push(t("limits.by_payer_line", { name, used: money(t, usedXaf) }));
     }
   }
+  lines.push("", ...approvalLines(t, report.approvalBands));
   lines.push("", t("limits.rule", { zone: t.zoneName }));
   return { text: lines.join("\n") };
 }

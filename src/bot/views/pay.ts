@@ -5,6 +5,7 @@
  */
 import { Markup } from "telegraf";
 import { html, type MessageKey, type Translate } from "../../i18n.js";
+import type { ApprovalBand } from "../../model/approval-rules.js";
 import type { AmountProblem } from "../../model/money.js";
 import type { Payout } from "../../model/payout.js";
 import { formatPhone, type OperatorHint, type PhoneProblem } from "../../model/phone.js";
@@ -147,17 +148,27 @@ export function duplicateWarning(t: Translate, earlier: Payout, names: Names): s
 /**
  * What a new prompt says besides the payout: a warning of the payout it repeats
  * (`duplicate`, its initiator among `names`), and that a second person will approve it
- * when its amount is at or over `threshold` (APPROVAL_THRESHOLD_XAF).
+ * when its amount is at or over `threshold` (APPROVAL_THRESHOLD_XAF), or that several will
+ * sign when its `band` of APPROVAL_RULES needs more than one.
  */
 export function promptExtras(
   t: Translate,
   payout: Payout,
-  facts: { duplicate?: Payout; names: Names | null; threshold: number | undefined },
+  facts: {
+    duplicate?: Payout;
+    names: Names | null;
+    threshold: number | undefined;
+    /** The approval rule's band its amount falls in (APPROVAL_RULES), if any. */
+    band?: ApprovalBand | undefined;
+  },
 ): PromptExtras {
-  const { duplicate, threshold } = facts;
+  const { duplicate, threshold, band } = facts;
   const extras: PromptExtras = {};
   if (duplicate) extras.duplicateWarning = duplicateWarning(t, duplicate, facts.names ?? new Map());
-  if (threshold !== undefined && needsApproval(payout.amount, threshold)) {
+  if (band !== undefined && band.signatures > 1) {
+    const needed = band.signatures;
+    extras.notes = [t("prompt.needs_signatures", { threshold: money(t, band.fromXaf), needed })];
+  } else if (threshold !== undefined && needsApproval(payout.amount, threshold)) {
     extras.notes = [t("prompt.needs_approval", { threshold: money(t, threshold) })];
   }
   return extras;

@@ -12,7 +12,8 @@ import { formatPhone } from "../../model/phone.js";
 import type { Recurrence, Schedule, ScheduleRun, ScheduleState } from "../../model/schedule.js";
 import type { ScheduleRepeats } from "../../payouts/schedule/repeats.js";
 import type { WhenProblem } from "../../payouts/schedule/when.js";
-import { money, operatorName, personName, STATE_TITLE, type View } from "./common.js";
+import { signatureLines } from "./approval.js";
+import { money, type Names, operatorName, personName, STATE_TITLE, type View } from "./common.js";
 import { duplicateWarning } from "./pay.js";
 
 /** Callback data of the schedules' buttons. */
@@ -360,7 +361,10 @@ export function scheduleApprovalCard(
   schedule: Schedule,
   runs: ReadonlyArray<{ atMs: number }>,
   ownerName: string,
+  /** The signers' names, for a rule of several signatures (APPROVAL_RULES). */
+  names: Names = new Map(),
 ): View {
+  const waiting = schedule.state === "awaiting_approval";
   const text = [
     t("schedule.approval_title", { who: ownerName }),
     "",
@@ -368,6 +372,7 @@ export function scheduleApprovalCard(
     "",
     t("schedule.next_runs"),
     ...runLines(t, runs),
+    ...(waiting ? signatureLines(t, schedule, names) : []),
   ].join("\n");
   if (schedule.state !== "awaiting_approval") {
     return { text: `${text}\n\n${t(STATE_KEYS[schedule.state])}` };

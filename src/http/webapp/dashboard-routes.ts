@@ -60,6 +60,8 @@ export interface DashboardSteps {
     duplicateSeenAtMs?: number,
   ): Promise<{ decision: ApproveResult; submitted?: SubmitResult }>;
   reject(asker: Member, id: string): Promise<RejectResult>;
+  /** Who may decide on `payout` now (Approval.approversOf). */
+  deciders(payout: Payout): Promise<number[]>;
   /** Telegram names of these users (those without one are left out). */
   names(userIds: readonly number[]): Promise<Map<number, string>>;
 }
@@ -87,6 +89,9 @@ export function payoutView(payout: Payout) {
     createdAtMs: payout.createdAtMs,
     settledAtMs: payout.settledAtMs,
     approvalExpiresAtMs: payout.approvalExpiresAtMs,
+    /** APPROVAL_RULES: how many must sign (1 without a rule) and who signed, when. */
+    signaturesNeeded: payout.approvalRule?.signatures ?? 1,
+    signatures: payout.signatures ?? [],
   };
 }
 
@@ -151,6 +156,17 @@ function decisionReply(decision: ApproveResult | RejectResult): WebAppReply | nu
       };
     case "over_limit":
       return { status: 409, json: { error: "over_limit", limit: decision.over.limit } };
+    case "already_signed":
+      return {
+        status: 409,
+        json: { error: "already_signed", payout: payoutView(decision.payout) },
+      };
+    case "signed": {
+      // APPROVAL_RULES: a signature short of the rule; the payout waits for the rest.
+      const { given, needed } = decision;
+      const json = { outcome: "signed", given, needed, payout: payoutView(decision.payout) };
+      return { status: 200, json };
+    }
     case "step_up_required":
       // At or over STEP_UP_THRESHOLD_XAF: approved only with the PIN (step-up/approve/:id).
       return { status: 403, json: { error: "step_up_required" } };
@@ -298,16 +314,20 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
     }),
     get("approvals", "approve", async ({ user }) => {
       const waiting = await steps.waiting(askerOf(user));
-      return {
-        status: 200,
-        json: {
-          items: waiting.map(payoutView),
-          names: await namesOf(
-            steps,
-            waiting.map((payout) => payout.initiatorId),
-          ),
-        },
-      };
+      // Each with who may still sign it (its deciders but those who signed).
+      const items = await Promise.all(
+        waiting.map(async (payout) => {
+          const signed = new Set((payout.signatures ?? []).map((s) => s.userId));
+          const deciders = await steps.deciders(payout);
+          return { ...payoutView(payout), awaited: deciders.filter((id) => !signed.has(id)) };
+        }),
+      );
+      const people = items.flatMap((item) => [
+        item.initiatorId,
+        ...item.signatures.map((s) => s.userId),
+        ...item.awaited,
+      ]);
+      return { status: 200, json: { items, names: await namesOf(steps, people) } };
     }),
     {
       method: "POST",

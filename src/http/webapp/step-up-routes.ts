@@ -168,6 +168,9 @@ const CONFIRMED_STATUS: Record<string, number> = {
   not_found: 404,
   step_up_required: 403,
   duplicate: 409,
+  /** APPROVAL_RULES: a signature short of the rule was recorded; it waits on. */
+  signed: 200,
+  already_signed: 409,
 };
 
 /** The item's facts and where the caller's PIN stands. */

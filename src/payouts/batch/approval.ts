@@ -5,13 +5,15 @@
  * nobody deciding within APPROVAL_TTL_HOURS cancels it (the worker's sweep, or a late
  * press). Approved, it runs through the worker exactly as a confirmed batch.
  */
+
+import type { Signatures } from "../../model/approval-rules.js";
 import { type Actor, type BatchAuditStep, SYSTEM_ACTOR, staffActor } from "../../model/audit.js";
 import type { Batch, BatchPatch, BatchState } from "../../model/batch.js";
 import type { Notice } from "../../model/notice.js";
 import type { BatchMoveResult } from "../../store/batch-store.js";
 import type { Limits } from "../limits.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
-import { type Asker, type DecideVerdict, may, mayDecide } from "../policy.js";
+import { type Asker, DECIDING_ROLES, type DecideVerdict, may, mayDecide } from "../policy.js";
 import type { OverLimit, StepContext } from "../types.js";
 import type { BatchScheduling } from "./batch.js";
 
@@ -32,7 +34,11 @@ export type BatchDecisionResult =
   /** Approve refused: the total no longer fits its initiator's caps today. */
   | { outcome: "over_limit"; batch: Batch; over: OverLimit }
   /** A scheduled batch at or over STEP_UP_THRESHOLD_XAF: never scheduled; nothing decided. */
-  | { outcome: "done"; batch: Batch };
+  | { outcome: "done"; batch: Batch }
+  /** APPROVAL_RULES: a signature short of the rule recorded; it waits on. */
+  | { outcome: "signed"; batch: Batch; given: number; needed: number }
+  /** This approver signed it already; nothing changed. */
+  | { outcome: "already_signed"; batch: Batch };
 
 export class BatchApproval {
   readonly #context: StepContext;
@@ -59,10 +65,25 @@ export class BatchApproval {
    * audited and leaves it waiting); `awaiting_approval → running` is a compare-and-set, so
    * the first decision wins, and the worker pays it as a confirmed batch.
    */
-  async approve(batchId: string, approver: Asker, pin?: PinProof): Promise<BatchDecisionResult> {
+  async approve(
+    batchId: string,
+    approver: Asker,
+    pin?: PinProof,
+    tries = 2,
+  ): Promise<BatchDecisionResult> {
     const pending = await this.#pending(batchId, approver, "approve");
     if ("outcome" in pending) return pending;
     const { batch, decider } = pending;
+    const signed = await this.#sign(batch, decider);
+    // Another signature landed between the read and the write: counted again from it.
+    if (signed === "moved") {
+      const now = await this.#context.stores.batches.get(batchId);
+      if (tries > 1 && now?.state === "awaiting_approval") {
+        return this.approve(batchId, approver, pin, tries - 1);
+      }
+      return now ? { outcome: "already", batch: now } : { outcome: "not_found" };
+    }
+    if (signed.outcome !== "last") return signed;
     const total = batch.totalXaf ?? 0;
     const pinFrom = this.stepUpThresholdXaf;
     if (approvalNeedsPin(pinFrom, { amount: total }, decider, pin, this.#context.now())) {
@@ -80,8 +101,63 @@ export class BatchApproval {
       batch,
       "running",
       { actor: staffActor(decider), action: "approve" },
-      { approvedBy: decider.userId, decidedAtMs: now(), confirmedAtMs: now() },
+      {
+        approvedBy: decider.userId,
+        decidedAtMs: now(),
+        confirmedAtMs: now(),
+        signatures: signed.signatures,
+      },
+      batch.version ?? 0,
     );
+  }
+
+  /**
+   * A signature on `batch` (APPROVAL_RULES; one without a rule): the earlier ones still
+   * count while their signer stands in the band's roles (and did when the batch was made);
+   * the same person twice is refused; short of the rule it is recorded (audited as
+   * `batch_sign`) under the batch's version, so two signatures at once never lose one; the
+   * last is for the caller to move with (same version). `moved`: the version changed.
+   */
+  async #sign(
+    batch: Batch,
+    decider: NonNullable<Asker>,
+  ): Promise<
+    | { outcome: "last"; signatures: Signatures }
+    | Extract<BatchDecisionResult, { outcome: "signed" | "already_signed" }>
+    | "moved"
+  > {
+    const { stores, now } = this.#context;
+    const rule = batch.approvalRule ?? { signatures: 1, roles: DECIDING_ROLES };
+    const staff = new Map((await stores.staff.list()).map((m) => [m.userId, m]));
+    const kept = (batch.signatures ?? []).filter((signature) => {
+      const member = staff.get(signature.userId);
+      return (
+        member !== undefined &&
+        rule.roles.includes(member.role) &&
+        (member.grantedAtMs ?? 0) <= batch.createdAtMs
+      );
+    });
+    if (kept.some((signature) => signature.userId === decider.userId)) {
+      return { outcome: "already_signed", batch };
+    }
+    const signatures = [...kept, { userId: decider.userId, atMs: now() }];
+    if (signatures.length >= rule.signatures) return { outcome: "last", signatures };
+    const moved = await stores.batches.move(
+      batch.id,
+      ["awaiting_approval"],
+      "awaiting_approval",
+      { signatures },
+      {
+        notices: [{ kind: "batch_approval_signed", batchId: batch.id }],
+        audit: { actor: staffActor(decider), action: "sign" },
+        expectVersion: batch.version ?? 0,
+      },
+    );
+    if (!moved.ok) return "moved";
+    this.#context.log.info({ batchId: batch.id, given: signatures.length }, "batch signed");
+    this.#onNoticeQueued();
+    const given = signatures.length;
+    return { outcome: "signed", batch: moved.batch, given, needed: rule.signatures };
   }
 
   /**
@@ -155,6 +231,7 @@ export class BatchApproval {
     to: BatchState,
     audit: { actor: Actor; action: BatchAuditStep },
     patch: BatchPatch,
+    expectVersion?: number,
   ): Promise<BatchDecisionResult> {
     const notices: Notice[] = [
       { kind: "batch_progress", batchId: batch.id },
@@ -165,7 +242,7 @@ export class BatchApproval {
       ["awaiting_approval"],
       to,
       patch,
-      { notices, audit },
+      { notices, audit, ...(expectVersion === undefined ? {} : { expectVersion }) },
     );
     if (!moved.ok) {
       return moved.batch ? { outcome: "already", batch: moved.batch } : { outcome: "not_found" };

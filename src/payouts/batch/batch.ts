@@ -6,6 +6,7 @@
  * (worker.ts) does the slow part: the name look-ups and the payments.
  */
 import { createHash } from "node:crypto";
+import { type ApprovalBand, bandOf, ruleOfBand } from "../../model/approval-rules.js";
 import {
   type Actor,
   type AuditDetails,
@@ -77,6 +78,8 @@ export interface BatchOptions {
   /** How long a preview can be confirmed. */
   previewTtlMs: number;
   approvalThresholdXaf: number | undefined;
+  /** APPROVAL_RULES: a batch follows the band of its total (kept on it when sent). */
+  approvalBands?: readonly ApprovalBand[] | undefined;
   /** APPROVAL_TTL_HOURS: how long a batch waits for an approver. */
   approvalTtlMs: number;
   /** STEP_UP_THRESHOLD_XAF: a batch of this total or more is confirmed with the PIN. */
@@ -101,6 +104,17 @@ export class Batches {
     this.#limits = limits;
     this.#options = options;
     this.#onNoticeQueued = onNoticeQueued;
+  }
+
+  /** What a batch sent for approval records: when, until when, and its band's rule. */
+  #approvalPatch(totalXaf: number): BatchPatch {
+    const { now } = this.#context;
+    const band = bandOf(this.#options.approvalBands ?? [], totalXaf);
+    return {
+      approvalRequestedAtMs: now(),
+      approvalExpiresAtMs: now() + this.#options.approvalTtlMs,
+      ...ruleOfBand(band),
+    };
   }
 
   get maxRows(): number {
@@ -229,7 +243,7 @@ export class Batches {
         ["ready"],
         "awaiting_approval",
         { actor: staffActor(presser), action: "request_approval" },
-        { approvalRequestedAtMs: now(), approvalExpiresAtMs: now() + this.#options.approvalTtlMs },
+        this.#approvalPatch(total),
         batch.version ?? 0,
         // The preview's buttons are taken away by the press that answers this.
         [{ kind: "batch_approval_requested", batchId }],
@@ -271,7 +285,7 @@ export class Batches {
         ["ready"],
         "awaiting_approval",
         { actor, action: "request_approval" },
-        { approvalRequestedAtMs: now(), approvalExpiresAtMs: now() + this.#options.approvalTtlMs },
+        this.#approvalPatch(total),
         batch.version ?? 0,
         [{ kind: "batch_approval_requested", batchId: batch.id }],
       );

@@ -19,6 +19,8 @@ export interface StateTotal {
   count: number;
   /** Whole XAF. */
   amount: number;
+  /** Waiting for approval with some signatures given, more needed (APPROVAL_RULES). */
+  partlySigned?: number;
 }
 
 export interface KindTotals {
@@ -191,10 +193,12 @@ export class DailyDigest {
       for (const payout of page.items) {
         const byState = sums[payout.kind];
         const total = byState.get(payout.state) ?? { state: payout.state, count: 0, amount: 0 };
+        const signed = payout.state === "awaiting_approval" && (payout.signatures ?? []).length > 0;
         byState.set(payout.state, {
           ...total,
           count: total.count + 1,
           amount: total.amount + payout.amount,
+          ...(signed ? { partlySigned: (total.partlySigned ?? 0) + 1 } : {}),
         });
         fees[payout.kind] += chargedFee(payout) ?? 0;
       }

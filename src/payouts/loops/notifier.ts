@@ -111,6 +111,7 @@ function subjectOf(delivery: Delivery): Record<string, string | number> {
     case "batch_decided":
     case "batch_approval_requested":
     case "batch_approval_decided":
+    case "batch_approval_signed":
       return { batchId: delivery.batch.id, state: delivery.batch.state };
     case "standing_lost":
       return { userId: delivery.change.userId, cancelled: delivery.cancelled.length };

@@ -36,6 +36,7 @@ import { type Asker, may, needsApproval } from "../policy.js";
 import type { PrepareFailure, StepContext } from "../types.js";
 import { scheduleRepeats } from "./repeats.js";
 import type { ScheduleSettings } from "./settings.js";
+import { approvalRequestPatch, signSchedule } from "./signing.js";
 import type {
   SchedulePrepareInput,
   SchedulePrepareResult,
@@ -195,7 +196,7 @@ export class Schedules {
         id,
         SCHEDULE_MOVES.request_approval.from,
         SCHEDULE_MOVES.request_approval.to,
-        { expiresAtMs: nowMs + this.#settings.approvalTtlMs, ownerRole: asker.role },
+        { ownerRole: asker.role, ...approvalRequestPatch(this.#settings, schedule.amount, nowMs) },
         { notices, audit: scheduleAudit(schedule, "request_approval", actor, nowMs) },
       );
       if (!moved.ok) return lost(moved.schedule);
@@ -259,9 +260,10 @@ export class Schedules {
     const notices: Notice[] = [this.#notice(schedule, "approval_decided")];
     if (!approve && schedule.resuming) return this.#refuseResume(schedule, "reject", actor);
     if (approve) {
-      return this.#activate(schedule, "approve", actor, {
-        approvedBy: asker.userId,
-      });
+      const signed = await signSchedule(this.#context, schedule, asker, this.#onNoticeQueued);
+      if (signed.outcome !== "last") return signed;
+      const { signatures } = signed;
+      return this.#activate(schedule, "approve", actor, { approvedBy: asker.userId, signatures });
     }
     const audit = scheduleAudit(schedule, "reject", actor, now());
     const moved = await stores.schedules.move(
@@ -332,10 +334,11 @@ export class Schedules {
       schedule.id,
       from,
       to,
-      { ...patch, expiresAtMs: nowMs + this.#settings.approvalTtlMs },
+      { ...patch, ...approvalRequestPatch(this.#settings, schedule.amount, nowMs) },
       {
         notices: [this.#notice(schedule, "approval_requested")],
         audit: scheduleAudit(schedule, "request_approval", actor, nowMs, { resume: true }),
+        unset: ["signatures"],
       },
     );
     if (!moved.ok) return lost(moved.schedule);

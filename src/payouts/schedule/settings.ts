@@ -1,4 +1,5 @@
 /** What schedules are run with: the configuration's part for them, resolved once. */
+import type { ApprovalBand } from "../../model/approval-rules.js";
 
 export interface ScheduleSettings {
   timeZone: string;
@@ -13,6 +14,8 @@ export interface ScheduleSettings {
   /** How long the prompt's Confirm stays valid (CONFIRMATION_TTL_SECONDS). */
   confirmationTtlMs: number;
   approvalThresholdXaf: number | undefined;
+  /** APPROVAL_RULES: a schedule follows the band of one run's amount. */
+  approvalBands?: readonly ApprovalBand[] | undefined;
   /**
    * STEP_UP_THRESHOLD_XAF: a schedule at or over it (its amount per run) is confirmed, and
    * approved, only with the person's PinProof (typed once, in the Mini App, for every run).

@@ -41,4 +41,7 @@ export type ScheduleStepResult =
   /** Resume of a schedule an admin or an approver paused, by someone who is neither. */
   | { outcome: "paused_by_staff"; schedule: Schedule }
   | { outcome: "already"; schedule: Schedule }
+  /** APPROVAL_RULES: a signature short of the rule recorded; it waits on. */
+  | { outcome: "signed"; schedule: Schedule; given: number; needed: number }
+  | { outcome: "already_signed"; schedule: Schedule }
   | { outcome: "not_found" };

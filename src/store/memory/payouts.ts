@@ -6,18 +6,16 @@
  * Records go in and out as deep copies, so callers cannot change what is stored.
  */
 import type { Actor, AuditAction, AuditDetails, AuditEntry } from "../../model/audit.js";
-import type { BatchState } from "../../model/batch.js";
 import {
   givesBack,
-  nextState,
   type PayoutEvent,
   type PayoutState,
   TRACKED_STATES,
   type TrackedState,
   targetOf,
 } from "../../model/lifecycle.js";
+import { noticeKey } from "../../model/notice.js";
 import type { Payout, PayoutPatch } from "../../model/payout.js";
-import type { Role } from "../../model/roles.js";
 import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
 import { payoutDraft, payoutFacts } from "../audit-codec.js";
 import { PayoutExistsError } from "../errors.js";
@@ -38,6 +36,7 @@ import type {
   WordMatches,
   WordQuery,
 } from "../types.js";
+import { countSignatures, type MoveReads, moveRefusal } from "./move-checks.js";
 import { statusGroupPage, wordMatches } from "./payout-search.js";
 import type { MemorySettledTotals } from "./settled-totals.js";
 import type { MemorySlotLogs } from "./slot-logs.js";
@@ -146,6 +145,31 @@ export class MemoryPayoutStore implements PayoutStore {
     if (owner !== undefined && owner !== id && this.#live(owner)) {
       return { ok: false, reason: "payment_taken", payout: structuredClone(current) };
     }
+    // An approval by signatures, counted as payout-transition.lua counts them.
+    const counted = countSignatures(current, options, this.#options.reads, this.#options.now());
+    if (counted === "already_signed") {
+      return { ok: false, reason: "already_signed", payout: structuredClone(current) };
+    }
+    const signatures = counted?.signatures;
+    if (counted && !counted.last) {
+      const signed: Payout = {
+        ...current,
+        signatures: counted.signatures,
+        updatedAtMs: this.#options.now(),
+      };
+      this.#store(signed);
+      for (const notice of options.signature?.signedNotices ?? []) {
+        this.#options.enqueueNotice(noticeKey(notice), signed.updatedAtMs);
+      }
+      this.#audit(signed, "sign", signed.updatedAtMs, options.actor, options.auditDetails);
+      return {
+        ok: true,
+        payout: structuredClone(signed),
+        applied: false,
+        durable: true,
+        signed: true,
+      };
+    }
     const { spending } = this.#options;
     const held = current.limitDay;
     // A hold on another day moves to the reservation's day; one on that day stays as it is.
@@ -165,6 +189,7 @@ export class MemoryPayoutStore implements PayoutStore {
       ...(claim === undefined ? {} : { claimId: claim }),
       ...(options.stampSentAtMs ? { sentAtMs: nowMs } : {}),
       ...(reserve === undefined ? {} : { limitDay: reserve.day }),
+      ...(signatures === undefined ? {} : { signatures }),
     };
     this.#store(moved);
     if (options.trackAtMs !== undefined) this.#options.track(id, options.trackAtMs);
@@ -364,55 +389,6 @@ export class MemoryPayoutStore implements PayoutStore {
       this.#byPaymentId.delete(payout.paymentId);
     }
   }
-}
-
-/**
- * The checks of a payout move in memory that the Redis script makes before its first write
- * (after the initiator's and a resend's): the lifecycle allows the event, a batch's row is
- * claimed only while its batch runs, the initiator and the decider stand as asked, the
- * prompt has not expired, and no second person is needed. Pure: the memory store runs them inside its own synchronous step.
- */
-export type MoveRefusal =
-  | "wrong_state"
-  | "batch_stopped"
-  | "initiator_not_allowed"
-  | "decider_not_allowed"
-  | "decider_too_new"
-  | "expired"
-  | "needs_approval";
-
-/** What the move reads besides the payout: a batch's state, a member's standing now. */
-export interface MoveReads {
-  batchState: (batchId: string) => BatchState | null;
-  standing: (userId: number) => { role: Role; grantedAtMs?: number } | null;
-}
-
-/** Why `event` may not move `current` now, or null when it may. */
-export function moveRefusal(
-  current: Payout,
-  event: PayoutEvent,
-  expect: TransitionOptions["expect"],
-  reads: MoveReads,
-): MoveRefusal | null {
-  if (nextState(current.state, event) === null) return "wrong_state";
-  const claimsRow = targetOf(event) === "submitting" && current.batchId !== undefined;
-  if (claimsRow && reads.batchState(current.batchId ?? "") !== "running") return "batch_stopped";
-  if (expect?.initiatorRoles !== undefined) {
-    const role = reads.standing(current.initiatorId)?.role;
-    if (role === undefined || !expect.initiatorRoles.includes(role)) return "initiator_not_allowed";
-  }
-  if (expect?.decider !== undefined) {
-    const standing = reads.standing(expect.decider.userId);
-    if (!standing || !expect.decider.roles.includes(standing.role)) return "decider_not_allowed";
-    if ((standing.grantedAtMs ?? 0) > current.createdAtMs) return "decider_too_new";
-  }
-  if (expect?.notExpiredAtMs !== undefined && current.expiresAtMs < expect.notExpiredAtMs) {
-    return "expired";
-  }
-  if (expect?.amountBelowXaf !== undefined && current.amount >= expect.amountBelowXaf) {
-    return "needs_approval";
-  }
-  return null;
 }
 
 /**

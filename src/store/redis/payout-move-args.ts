@@ -1,9 +1,10 @@
 /**
  * The keys and arguments of a payout move (lua/payout-transition.lua describes them), built
  * from the move's event, patch and options: everything the script checks and writes in its
- * one atomic step.
+ * one atomic step; and its reply, read strictly.
  */
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
 import {
   expiresInState,
   givesBack,
@@ -13,6 +14,7 @@ import {
   TRACKED_STATES,
   targetOf,
 } from "../../model/lifecycle.js";
+import { noticeKey } from "../../model/notice.js";
 import type { PayoutPatch } from "../../model/payout.js";
 import { STATUS_GROUPS, statusGroupOf } from "../../model/search.js";
 import { COUNTED_STATES, TOTALS_KEPT_MIN_MS } from "../../model/totals.js";
@@ -154,6 +156,7 @@ export function transitionArgs(call: {
         ),
         paidPhone: notePaid?.phone ?? "",
         paidAtMs: notePaid === undefined ? "" : String(Math.trunc(notePaid.atMs)),
+        ...signatureArgs(id, nowMs, options),
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
@@ -161,6 +164,17 @@ export function transitionArgs(call: {
       ...notices,
       ...encodeFields(fields),
     ],
+  };
+}
+
+/** An approval by signatures (TransitionOptions.signature), as the script takes it. */
+function signatureArgs(id: string, nowMs: number, options: TransitionOptions) {
+  const { signature } = options;
+  if (signature === undefined) return { sigNeeded: "", signDraft: "", signNotices: [] };
+  return {
+    sigNeeded: String(signature.needed),
+    signDraft: payoutDraftJson(id, "sign", nowMs, options.actor, options.auditDetails),
+    signNotices: (signature.signedNotices ?? []).map(noticeKey),
   };
 }
 
@@ -194,3 +208,46 @@ function totalsKept(k: Keys, retentionMs: number) {
 function optional(value: number | null | undefined): string {
   return value === undefined || value === null ? "" : String(value);
 }
+
+/** The replies of payout-transition.lua, read strictly. */
+export const TransitionReplySchema = z.union([
+  z
+    .tuple([z.enum(["not_found", "corrupt"])])
+    .transform(([status]) => ({ status, fields: null, over: null, slot: undefined })),
+  z
+    .tuple([
+      z.enum([
+        "unchanged",
+        "wrong_state",
+        "payment_taken",
+        "not_initiator",
+        "expired",
+        "needs_approval",
+        "batch_stopped",
+        "initiator_not_allowed",
+        "decider_not_allowed",
+        "decider_too_new",
+        "already_signed",
+        "signed",
+        "applied",
+      ]),
+      z.array(z.string()),
+    ])
+    .transform(([status, fields]) => ({ status, fields, over: null, slot: undefined })),
+  z
+    .tuple([z.literal("applied"), z.array(z.string()), z.union([z.literal(0), z.literal(1)])])
+    .transform(([status, fields, slot]) => ({ status, fields, over: null, slot: slot === 1 })),
+  z
+    .tuple([
+      z.literal("over_limit"),
+      z.array(z.string()),
+      z.enum(["payer", "merchant"]),
+      z.string().regex(/^-?\d+$/),
+    ])
+    .transform(([status, fields, limit, used]) => ({
+      status,
+      fields,
+      over: { limit, usedXaf: Number(used) },
+      slot: undefined,
+    })),
+]);

@@ -56,7 +56,7 @@ import type {
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
 import { readByPaymentId } from "./payout-by-payment.js";
-import { flag, totalsArgs, transitionArgs } from "./payout-move-args.js";
+import { flag, TransitionReplySchema, totalsArgs, transitionArgs } from "./payout-move-args.js";
 import { readLatestRepeat } from "./payout-repeats.js";
 import { RedisPayoutSearch } from "./payout-search.js";
 import { replyAt } from "./reply.js";
@@ -76,51 +76,11 @@ const CreateReplySchema = z.union([
   z.tuple([z.literal(1), z.string(), z.string()]),
 ]);
 
-/** The replies of payout-transition.lua and payout-mark-sending.lua, read strictly. */
+/** The replies of payout-mark-sending.lua, read strictly. */
 const MarkSendingReplySchema = z.union([
   z.tuple([z.literal("not_found")]),
   z.tuple([z.literal("sending"), z.string().regex(/^\d+$/)]),
   z.tuple([z.literal("moved"), z.array(z.string())]),
-]);
-
-const TransitionReplySchema = z.union([
-  z
-    .tuple([z.enum(["not_found", "corrupt"])])
-    .transform(([status]) => ({ status, fields: null, over: null, slot: undefined })),
-  z
-    .tuple([
-      z.enum([
-        "unchanged",
-        "wrong_state",
-        "payment_taken",
-        "not_initiator",
-        "expired",
-        "needs_approval",
-        "batch_stopped",
-        "initiator_not_allowed",
-        "decider_not_allowed",
-        "decider_too_new",
-        "applied",
-      ]),
-      z.array(z.string()),
-    ])
-    .transform(([status, fields]) => ({ status, fields, over: null, slot: undefined })),
-  z
-    .tuple([z.literal("applied"), z.array(z.string()), z.union([z.literal(0), z.literal(1)])])
-    .transform(([status, fields, slot]) => ({ status, fields, over: null, slot: slot === 1 })),
-  z
-    .tuple([
-      z.literal("over_limit"),
-      z.array(z.string()),
-      z.enum(["payer", "merchant"]),
-      z.string().regex(/^-?\d+$/),
-    ])
-    .transform(([status, fields, limit, used]) => ({
-      status,
-      fields,
-      over: { limit, usedXaf: Number(used) },
-      slot: undefined,
-    })),
 ]);
 
 /** payouts-by-phone.lua: {id, HGETALL, id, HGETALL, …}. */
@@ -274,6 +234,8 @@ export class RedisPayoutStore implements PayoutStore {
     }
     const payout = this.#decode(id, pairsToRecord(parsed.fields));
     if (parsed.over) return { ok: false, reason: "over_limit", payout, ...parsed.over };
+    if (parsed.status === "signed")
+      return { ok: true, payout, applied: false, durable, signed: true };
     if (parsed.status !== "applied" && parsed.status !== "unchanged") {
       return { ok: false, reason: parsed.status, payout };
     }

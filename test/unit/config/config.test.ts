@@ -82,6 +82,7 @@ describe("loadConfig", () => {
         timeZone: "Africa/Douala",
         rules: {
           approvalThresholdXaf: undefined,
+          approvalBands: [],
           approvalTtlMs: 24 * 3_600_000,
           payerDailyLimitXaf: undefined,
           merchantDailyLimitXaf: undefined,

@@ -19,6 +19,7 @@ describe("the rules configuration (approvals, daily limits, duplicates)", () => 
       loadConfig({ APPROVAL_THRESHOLD_XAF: " ", PAYER_DAILY_LIMIT_XAF: "" }, "demo").rules,
     ).toEqual({
       approvalThresholdXaf: undefined,
+      approvalBands: [],
       approvalTtlMs: 86_400_000,
       payerDailyLimitXaf: undefined,
       merchantDailyLimitXaf: undefined,
@@ -41,6 +42,7 @@ describe("the rules configuration (approvals, daily limits, duplicates)", () => 
     );
     expect(config.rules).toEqual({
       approvalThresholdXaf: 100_000,
+      approvalBands: [{ fromXaf: 100_000, signatures: 1, roles: ["admin", "approver"] }],
       approvalTtlMs: 48 * 3_600_000,
       payerDailyLimitXaf: 250_000,
       merchantDailyLimitXaf: 2_000_000,

@@ -122,6 +122,7 @@ describe("daily limits", () => {
         [PAYER.userId, 4000],
         [ADMIN.userId, 7000],
       ]),
+      approvalBands: [],
     });
   });
 });

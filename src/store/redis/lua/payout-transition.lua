@@ -39,7 +39,10 @@
                 slotBackgroundLimit (background work's limit, rate-limit.lua; '' none),
                 totalsDay (the day a move into a counted final state is counted on,
                 totals.lua; '' none), totalsPrefix (day totals key prefix), totalsKeptMs,
-                paidPhone, paidAtMs (the number's last-paid time; '' both: not noted)
+                paidPhone, paidAtMs (the number's last-paid time; '' both: not noted),
+                sigNeeded (an approval by signatures: how many the rule needs; '' none),
+                signDraft (JSON audit draft of a signature that is not the last, ''),
+                signNotices (outbox keys queued with such a signature)
     ARGV[2]   the patch's paymentId (raw, '' none)
     ARGV[3]   the audit draft (JSON)
     ARGV[4]   the audit draft of the submission when the move stamps sentAtMs (JSON, '')
@@ -49,7 +52,8 @@
 
   Output:
     {'not_found'} | {'corrupt'} | {'over_limit', HGETALL, 'payer'|'merchant', used} |
-    {'unchanged'|'wrong_state'|'payment_taken'|'not_initiator'|'initiator_not_allowed'|
+    {'signed', HGETALL} (a signature recorded, the payout not moved) |
+    {'unchanged'|'wrong_state'|'payment_taken'|'already_signed'|'not_initiator'|'initiator_not_allowed'|
      'decider_not_allowed'|'decider_too_new'|'expired'|'needs_approval'|'batch_stopped'|
      'applied', HGETALL}, and with a slot asked, 'applied' has a third element: 1 when the
     slot was granted, 0 when the limit was full (the move is made either way)
@@ -71,6 +75,7 @@
 --!include spending.lua
 --!include rate-limit.lua
 --!include totals.lua
+--!include signatures.lua
 
 local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then return {'not_found'} end
@@ -153,6 +158,26 @@ local amount = tonumber(redis.call('HGET', record, 'amount'))
 if amountBelow ~= '' and amount and amount >= tonumber(amountBelow) then
   return {'needs_approval', redis.call('HGETALL', record)}
 end
+-- An approval by signatures: the earlier signatures still count only while their signer is
+-- on staff in the band's roles (deciderRoles) and was so when the payout was asked for; the
+-- same person never counts twice. Short of the rule, this signature is recorded and the
+-- payout keeps waiting; the last one makes the move below, in this same step.
+local signatures
+if (o.sigNeeded or '') ~= '' then
+  signatures = keptSignatures(record, staffKey, grantedKey, deciderRoles)
+  for _, signature in ipairs(signatures) do
+    if string.format('%d', signature.userId) == deciderId then
+      return {'already_signed', redis.call('HGETALL', record)}
+    end
+  end
+  signatures[#signatures + 1] = {userId = tonumber(deciderId), atMs = tonumber(now)}
+  if #signatures < tonumber(o.sigNeeded) then
+    redis.call('HSET', record, 'signatures', cjson.encode(signatures), 'updatedAtMs', now)
+    for _, notice in ipairs(o.signNotices) do redis.call('ZADD', KEYS[2], now, notice) end
+    audit(KEYS[3], auditMinId, o.signDraft, false, false, record)
+    return {'signed', redis.call('HGETALL', record)}
+  end
+end
 if reserveKind ~= '' and redis.call('HGET', record, 'kind') ~= reserveKind then reserveDay = '' end
 -- A payout that already holds its amount on a day (asked for approval yesterday, approved
 -- today) moves the hold to the day of this move: checked against that day's caps, and the
@@ -180,6 +205,7 @@ end
 local releasedDay = (givingBack or reserveDay ~= '') and heldDay
 
 redis.call('HSET', record, unpack(ARGV, cursor))
+if signatures then redis.call('HSET', record, 'signatures', cjson.encode(signatures)) end
 if reserveDay ~= '' then
   spend(spendPrefix .. reserveDay, spender, amount, spendKept)
   redis.call('HSET', record, 'limitDay', cjson.encode(reserveDay))

@@ -170,6 +170,31 @@ describe("the rules in a prompt", () => {
   });
 });
 
+describe("an approval card of a rule of two signatures", () => {
+  const ruled: Partial<Payout> = {
+    approvalRule: { signatures: 2, roles: ["admin", "approver"] },
+  };
+
+  it("says none was given yet", () => {
+    const text = read(approvalCard(en, payout(ruled), NAMES));
+    expect(text).toContain("2 signatures: none given yet.");
+  });
+
+  it("names who signed and when, escaped, in both languages", () => {
+    const signed = payout({ ...ruled, signatures: [{ userId: 1004, atMs: NOW }] });
+    expect(read(approvalCard(en, signed, NAMES))).toContain(
+      `2 signatures: 1 given, by ${HOSTILE} on ${en.time(NOW)}.`,
+    );
+    expect(read(approvalCard(fr, signed, NAMES))).toContain(
+      `2 signatures\u202F: 1 donnée, par ${HOSTILE} le ${fr.time(NOW)}.`,
+    );
+  });
+
+  it("says nothing of signatures for a rule of one", () => {
+    expect(read(approvalCard(en, payout(), NAMES))).not.toContain("signature");
+  });
+});
+
 describe("limitsView", () => {
   const report = {
     day: "2024-11-23",
@@ -180,7 +205,29 @@ describe("limitsView", () => {
       [1002, 40_000],
       [1004, 80_000],
     ]),
+    approvalBands: [],
   };
+
+  it("says the approval rules in words, in both languages", () => {
+    const bands = [
+      { fromXaf: 100_000, signatures: 1, roles: ["admin", "approver"] },
+      { fromXaf: 1_000_000, signatures: 2, roles: ["admin"] },
+    ] as const;
+    const ruled = { ...report, approvalBands: bands };
+    const reader = { userId: 1002, pays: true, everyone: false };
+    expect(read(limitsView(en, ruled, reader, NAMES))).toContain(
+      "Approvals\nUnder 100,000 FCFA: no approval.\n" +
+        "From 100,000 FCFA: 1 signature, approvers or admins; never the person who asked.\n" +
+        "From 1,000,000 FCFA: 2 different people sign, admins only; never the person who asked.",
+    );
+    const french = read(limitsView(fr, ruled, reader, NAMES));
+    expect(french).toContain(
+      "À partir de 1\u202F000\u202F000\u00A0FCFA\u202F: 2 personnes différentes signent, admins seulement",
+    );
+    expect(read(limitsView(en, report, reader, NAMES))).toContain(
+      "No approval is needed, whatever the amount.",
+    );
+  });
 
   it("gives a payer their use and what is left under every cap, not everyone's by payer", () => {
     const text = read(limitsView(en, report, { userId: 1002, pays: true, everyone: false }, NAMES));

@@ -29,6 +29,27 @@ function facts(overrides: Partial<DigestFacts> = {}): DigestFacts {
 }
 
 describe("digestView", () => {
+  it("says how many waiting payouts have some signatures and wait for more, in both languages", () => {
+    const waiting = {
+      state: "awaiting_approval",
+      count: 3,
+      amount: 900_000,
+      partlySigned: 2,
+    } as const;
+    const day = facts({
+      totals: {
+        disbursement: { states: [waiting], fees: 0 },
+        collection: { states: [], fees: 0 },
+      },
+    });
+    expect(digestView(en, day).text).toContain(
+      "  of which 2 have some signatures and wait for more",
+    );
+    expect(digestView(fr, day).text).toContain(
+      "  dont 2 déjà signés en partie, qui attendent d’autres signatures",
+    );
+  });
+
   it("says a quiet day was quiet, and that nothing needs a person", () => {
     expect(digestView(en, facts()).text).toBe(
       [

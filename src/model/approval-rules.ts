@@ -1,0 +1,41 @@
+/**
+ * Approval rules (APPROVAL_RULES): bands by amount, from the smallest. A payout (or a
+ * batch by its total, a schedule by one run) at or over a band's `fromXaf` needs
+ * `signatures` distinct people in one of `roles`, never its initiator. Under the first
+ * band nobody approves.
+ */
+import { z } from "zod";
+import { type Role, RoleSchema } from "./roles.js";
+
+export interface ApprovalBand {
+  /** Whole XAF from which the band applies. */
+  fromXaf: number;
+  /** How many distinct people must sign: 1, 2 or 3. */
+  signatures: 1 | 2 | 3;
+  /** Who may sign in this band (approvers and admins when the rule names none). */
+  roles: readonly Role[];
+}
+
+/** The band `amount` falls in (the highest whose `fromXaf` it reaches), or undefined. */
+export function bandOf(bands: readonly ApprovalBand[], amount: number): ApprovalBand | undefined {
+  let found: ApprovalBand | undefined;
+  for (const band of bands) if (amount >= band.fromXaf) found = band;
+  return found;
+}
+
+/** The band a payout or batch fell in when it was asked for, kept with it. */
+export const ApprovalRuleSchema = z.object({
+  signatures: z.number().int().min(1).max(3),
+  roles: z.array(RoleSchema).min(1),
+});
+
+/** The signatures given so far, oldest first: who and when. */
+export const SignaturesSchema = z.array(
+  z.object({ userId: z.number().int(), atMs: z.number().int() }),
+);
+export type Signatures = z.infer<typeof SignaturesSchema>;
+
+/** The rule kept for a band (absent: no band, one approver as before rules). */
+export function ruleOfBand(band: ApprovalBand | undefined) {
+  return band ? { approvalRule: { signatures: band.signatures, roles: [...band.roles] } } : {};
+}
