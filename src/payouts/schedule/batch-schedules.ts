@@ -22,8 +22,9 @@ import {
 import { isPayable } from "../batch/checks.js";
 import { allRows } from "../batch/rows.js";
 import type { StepContext } from "../types.js";
+import { scheduleAudit } from "./audit.js";
 import type { RunOutcome } from "./runs.js";
-import { type Schedules, scheduleAudit } from "./schedules.js";
+import type { Schedules } from "./schedules.js";
 
 /** What making the schedule of a confirmed (or approved) scheduled batch came to. */
 export type ActivateResult =

@@ -33,8 +33,9 @@ import { type Asker, may, needsApproval, PAYING_ROLES } from "../policy.js";
 import { retryPayoutWrite } from "../store-retry.js";
 import type { Submission } from "../submission.js";
 import type { StepContext } from "../types.js";
+import { scheduleAudit } from "./audit.js";
 import type { RunOutcome, RunPress } from "./run-results.js";
-import { type ScheduleSettings, scheduleAudit } from "./schedules.js";
+import type { ScheduleSettings } from "./schedules.js";
 
 export type { RunOutcome, RunPress };
 

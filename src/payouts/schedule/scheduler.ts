@@ -20,11 +20,12 @@ import type { Lookups } from "../lookups.js";
 import { BackgroundRunner } from "../loops/runner.js";
 import { PAYING_ROLES } from "../policy.js";
 import type { StepContext } from "../types.js";
+import { scheduleAudit } from "./audit.js";
 import type { BatchSchedules } from "./batch-schedules.js";
 import { InterruptedRuns } from "./interrupted.js";
 import { runRepeats } from "./repeats.js";
 import { actorOf, type RunOutcome, type ScheduleRuns } from "./runs.js";
-import { type ScheduleSettings, type Schedules, scheduleAudit } from "./schedules.js";
+import type { ScheduleSettings, Schedules } from "./schedules.js";
 import { nextRunAfter } from "./when.js";
 
 export interface SchedulerOptions {

@@ -6,12 +6,7 @@
  * one compare-and-set in the store, audited in the same step. The runs themselves are the
  * scheduler's (scheduler.ts); a run sent by Send anyway goes through the same path.
  */
-import {
-  type Actor,
-  type AuditDraft,
-  type ScheduleAuditStep,
-  staffActor,
-} from "../../model/audit.js";
+import { type Actor, staffActor } from "../../model/audit.js";
 import { parseAmount } from "../../model/money.js";
 import type { Notice } from "../../model/notice.js";
 import { parsePhone } from "../../model/phone.js";
@@ -34,6 +29,7 @@ import type { Lookups } from "../lookups.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, may, needsApproval } from "../policy.js";
 import type { PrepareFailure, StepContext } from "../types.js";
+import { scheduleAudit } from "./audit.js";
 import { scheduleRepeats } from "./repeats.js";
 import type { ScheduleSettings } from "./settings.js";
 import { approvalRequestPatch, signSchedule } from "./signing.js";
@@ -60,24 +56,6 @@ export const RUNS_SHOWN = 3;
 /** A schedule's id: 10 characters, short enough to read in a list. */
 export function newScheduleId(): string {
   return randomId(8).slice(0, 10);
-}
-
-/** The audit draft of a schedule step. */
-export function scheduleAudit(
-  schedule: Schedule,
-  step: ScheduleAuditStep,
-  actor: Actor,
-  atMs: number,
-  details: Record<string, string | number | boolean | null> = {},
-): AuditDraft {
-  return {
-    atMs,
-    actorId: actor.id,
-    actorRole: actor.role,
-    action: `schedule_${step}` as const,
-    amount: schedule.amount,
-    details: { scheduleId: schedule.id, ...details },
-  };
 }
 
 export class Schedules {

@@ -12,7 +12,7 @@ import type { Actor } from "../../model/audit.js";
 import type { Notice } from "../../model/notice.js";
 import { SCHEDULE_MOVES, type Schedule } from "../../model/schedule.js";
 import type { Stores } from "../../store/types.js";
-import { scheduleAudit } from "./schedules.js";
+import { scheduleAudit } from "./audit.js";
 
 /**
  * The latest schedules read (everyone's, newest first) for a person's: a staff change is
