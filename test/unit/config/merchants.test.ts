@@ -68,6 +68,17 @@ describe("parseMerchants", () => {
     expect(second?.config.telegram.token).toBe(TOKEN);
   });
 
+  it("takes each merchant's approval rules (approvalRules) as APPROVAL_RULES, and names a bad band", () => {
+    const [first] = parseMerchants(
+      [{ ...acme, approvalRules: "100000:1; 1000000:2(approver,admin)" }],
+      ENV,
+    );
+    expect(first?.config.rules.approvalThresholdXaf).toBe(100_000);
+    expect(first?.config.rules.approvalBands?.map((band) => band.signatures)).toEqual([1, 2]);
+    const problems = problemsOf([{ ...acme, approvalRules: "100000:4" }]);
+    expect(problems).toEqual([expect.stringMatching(/^merchant "acme" approvalRules: .*100000:4/)]);
+  });
+
   it("never takes a merchant's own variables from the environment", () => {
     const problems = problemsOf([{ id: "acme", name: "Acme", staff: "1:admin" }], {
       ...ENV,
