@@ -58,6 +58,8 @@ export interface WebAppWiring {
   extraRoutes?: readonly WebAppRoute[];
   /** The bot's Telegram client: sends an export to a person's chat. */
   telegram?: Pick<Telegram, "sendDocument">;
+  /** The merchant named in the page's header for this person (MERCHANTS_FILE); none: no header. */
+  label?: (userId: number) => Promise<string | undefined>;
 }
 
 function historyFileName(query: HistoryQuery): string {
@@ -197,6 +199,7 @@ export function createWebApp(wiring: WebAppWiring): WebAppHandler | undefined {
       staff: {
         roleOf: (userId) => stores.staff.get(userId),
         savedLocale: (userId) => stores.sessions.getLocale(userId),
+        ...(wiring.label ? { merchantLabel: wiring.label } : {}),
       },
     },
     routes: [

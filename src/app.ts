@@ -20,6 +20,7 @@ import {
   boundedTelegram,
   longPollTelegram,
   TELEGRAM_CALL_TIMEOUT_MS,
+  type TelegramCallTag,
 } from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
 import { type MetricsServerHandle, startMetricsServer } from "./http/metrics-server.js";
@@ -32,6 +33,7 @@ import { gaugeReader } from "./metrics/gauges.js";
 import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import { PrometheusMetrics } from "./metrics/prometheus.js";
 import { timeRedisCommands } from "./metrics/redis-timing.js";
+import type { Locale } from "./model/locale.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
 import { ApprovalExpiry } from "./payouts/loops/approval-expiry.js";
@@ -67,6 +69,23 @@ export interface AppOptions {
   eventRetry?: EventRetryPolicy;
   /** The Mini App's built page (tests build their own); default dist/web/. */
   webAppDir?: string;
+  /**
+   * One merchant of several (MERCHANTS_FILE, app-merchants.ts): no Telegram transport and no
+   * HTTP server of its own; the front feeds `bot.handleUpdate`, serves `webhook` and `webApp`.
+   */
+  merchant?: MerchantRuntimeOptions;
+}
+
+/** What a merchant's runtime takes from the front that runs it (app-merchants.ts). */
+export interface MerchantRuntimeOptions {
+  /** Sees every Telegram call of this merchant's clients (merchant-tag.ts). */
+  tag: TelegramCallTag;
+  /** Telegram's limits are the bot token's: one pacer for every merchant. */
+  pacer: TelegramPacer;
+  /** The merchant the Mini App shows in its header to this person, when they have several. */
+  webAppLabel: (userId: number) => Promise<string | undefined>;
+  /** The merchant's language for people whose Telegram app speaks neither English nor French. */
+  defaultLocale: Locale | undefined;
 }
 
 export interface App {
@@ -85,6 +104,8 @@ export interface App {
   readonly metricsServer: MetricsServerHandle | undefined;
   /** The Mini App's API routes as served (none when it is off). */
   readonly webAppRoutes: WebAppHandler["routes"];
+  /** The Mini App's handler, for a front to serve (merchant runtimes only). */
+  readonly webApp: WebAppHandler | undefined;
   readonly mode: "polling" | "webhook";
   readonly botUsername: string;
   stop(): Promise<void>;
@@ -172,7 +193,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       }),
     );
     // One pacer for every Telegram client: a group's replies and its notices share a minute.
-    const pacer = new TelegramPacer();
+    const pacer = options.merchant?.pacer ?? new TelegramPacer();
+    const tag = options.merchant ? { tag: options.merchant.tag } : {};
     // Confirms editing their prompts, known to the notices' messenger of this process.
     const prompts = new PromptWatch(now);
     const bot = createBot({
@@ -192,6 +214,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       stepUp: config.stepUp,
       webAppUrl: config.webApp.url,
       metrics,
+      ...tag,
+      ...(options.merchant?.defaultLocale ? { defaultLocale: options.merchant.defaultLocale } : {}),
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger);
@@ -202,6 +226,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       pacer,
       broadcast: true,
       metrics,
+      ...tag,
     });
     const messenger = new TelegramMessenger(notices, stores, logger, {
       timeZone: config.timeZone,
@@ -311,7 +336,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     let running = true;
     let http: HttpServerHandle | undefined;
     let webAppRoutes: WebAppHandler["routes"] = [];
-    if (options.http !== false) {
+    let webApp: WebAppHandler | undefined;
+    if (options.http !== false || options.merchant) {
       const stepUp = config.stepUp;
       const extraRoutes = stepUp
         ? stepUpRoutes(
@@ -328,7 +354,7 @@ export async function startApp(options: AppOptions): Promise<App> {
             }),
           )
         : [];
-      const webApp = createWebApp({
+      webApp = createWebApp({
         config,
         stores,
         payouts,
@@ -337,8 +363,11 @@ export async function startApp(options: AppOptions): Promise<App> {
         dir: options.webAppDir,
         extraRoutes,
         telegram: bot.telegram,
+        ...(options.merchant ? { label: options.merchant.webAppLabel } : {}),
       });
       webAppRoutes = webApp?.routes ?? [];
+    }
+    if (options.http !== false && !options.merchant) {
       http = await startHttpServer({
         ...(webApp ? { webApp } : {}),
         host: config.http.host,
@@ -373,7 +402,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     }
 
     let poller: UpdatePoller | undefined;
-    if (webhookUrl && webhookSecret) {
+    if (options.merchant) {
+      // The front reads updates and hands this merchant's to `bot.handleUpdate`.
+    } else if (webhookUrl && webhookSecret) {
       await requiredTelegramCall("setWebhook", () =>
         bot.telegram.setWebhook(webhookUrl, {
           secret_token: webhookSecret,
@@ -413,6 +444,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       http,
       metricsServer,
       webAppRoutes,
+      webApp,
       mode,
       botUsername,
       stop: stopAll,

@@ -8,7 +8,10 @@
  * all checks held (warnings allowed), 1 one failed, 2 bad configuration.
  */
 import { StartupError, startApp } from "./app.js";
+import { startMerchantsApp } from "./app-merchants.js";
+import { textOf } from "./config/env-values.js";
 import { ConfigError, loadConfig } from "./config/index.js";
+import { loadMerchants } from "./config/merchants.js";
 import { runDoctor } from "./doctor/index.js";
 import { withEnvFile } from "./env-file.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -58,6 +61,7 @@ function onShutdown(logger: Logger, stop: () => Promise<void>): void {
 
 async function start(): Promise<void> {
   const { env, file: envFile } = withEnvFile(process.env);
+  if (textOf(env.MERCHANTS_FILE)) return startMerchants(env, envFile);
   const config = loadConfig(env, "start");
   const logger = createLogger({ level: config.logLevel });
   if (envFile) logger.info({ envFile }, "read .env (the real environment wins over it)");
@@ -75,6 +79,32 @@ async function start(): Promise<void> {
       listening: app.http?.listening,
     },
     `payout bot running: ${app.mode}, ${config.payment.env}, @${app.botUsername}, ${config.staff.length} staff, webhook ${config.payment.webhookPath}, HTTP on ${app.http?.listening ?? "none"}`,
+  );
+}
+
+/**
+ * Many businesses (MERCHANTS_FILE): one runtime per merchant behind one Telegram front;
+ * SIGHUP re-reads the file (a bad one keeps the merchants as they were, and says why).
+ */
+async function startMerchants(env: NodeJS.ProcessEnv, envFile: string | undefined): Promise<void> {
+  const { merchants } = loadMerchants(env, "start");
+  const [first] = merchants;
+  const logger = createLogger({ level: first?.config.logLevel ?? "info" });
+  if (envFile) logger.info({ envFile }, "read .env (the real environment wins over it)");
+  const app = await startMerchantsApp({ env, merchants, logger });
+  onShutdown(logger, () => app.stop());
+  process.on("SIGHUP", () => {
+    logger.info("SIGHUP: reloading MERCHANTS_FILE");
+    app.reload().catch((error: unknown) => logger.error({ err: error }, "reload failed"));
+  });
+  logger.info(
+    {
+      mode: app.mode,
+      bot: `@${app.botUsername}`,
+      merchants: [...app.runtimes.keys()],
+      listening: app.http?.listening,
+    },
+    `payout bot running for ${app.runtimes.size} merchants: ${app.mode}, @${app.botUsername}, HTTP on ${app.http?.listening ?? "none"}`,
   );
 }
 

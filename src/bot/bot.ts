@@ -36,7 +36,11 @@ import { FlatComposer } from "./telegram/flat-composer.js";
 import type { TelegramPacer } from "./telegram/pacing.js";
 import { PromptWatch } from "./telegram/prompt-watch.js";
 import { replyHtml } from "./telegram/reply.js";
-import { boundedTelegram, TELEGRAM_CALL_TIMEOUT_MS } from "./telegram/transport.js";
+import {
+  boundedTelegram,
+  TELEGRAM_CALL_TIMEOUT_MS,
+  type TelegramCallTag,
+} from "./telegram/transport.js";
 import type { StepUpSettings } from "./views/step-up.js";
 
 export interface BotDeps {
@@ -66,6 +70,10 @@ export interface BotDeps {
   prompts?: PromptWatch;
   /** Failed Bot API calls are counted here. Default: none. */
   metrics?: Metrics;
+  /** Sees every call (the merchant this bot speaks for: telegram/merchant-tag.ts). */
+  tag?: TelegramCallTag;
+  /** The language of people whose Telegram app speaks neither English nor French. */
+  defaultLocale?: Locale;
 }
 
 /**
@@ -86,6 +94,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   bot.telegram = boundedTelegram(deps.token, deps.apiRoot, TELEGRAM_CALL_TIMEOUT_MS, {
     ...(deps.pacer ? { pacer: deps.pacer } : {}),
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    ...(deps.tag ? { tag: deps.tag } : {}),
   });
   Object.assign(bot.context, { telegram: bot.telegram });
 
@@ -104,6 +113,7 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       logger: deps.logger,
       timeZone: deps.timeZone,
       pressesPerMinute: deps.pressesPerMinute,
+      defaultLocale: deps.defaultLocale,
     }),
   );
   chain.use(helpFeature({ payouts: deps.payouts }));

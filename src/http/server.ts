@@ -36,7 +36,12 @@ export interface HttpServerOptions {
   health: () => Promise<boolean>;
   paymentWebhook?: {
     path: string;
-    receive: (request: CallbackRequest) => Promise<CallbackResponse>;
+    /** The callbacks on `path` itself; undefined: none there (several merchants). */
+    receive?: (request: CallbackRequest) => Promise<CallbackResponse>;
+    /** The callbacks of one merchant, on `path/<merchant id>` (MERCHANTS_FILE); undefined: unknown. */
+    merchant?: (
+      merchantId: string,
+    ) => ((request: CallbackRequest) => Promise<CallbackResponse>) | undefined;
   };
   telegramWebhook?: {
     path: string;
@@ -118,6 +123,22 @@ function secretMatches(given: string | undefined, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * Who takes a callback to `pathname`: the single merchant's on the path itself, one
+ * merchant's on `path/<id>`; null: a merchant's path naming no merchant we serve;
+ * undefined: not a callback path.
+ */
+function paymentReceiver(
+  payment: NonNullable<HttpServerOptions["paymentWebhook"]>,
+  pathname: string,
+): ((request: CallbackRequest) => Promise<CallbackResponse>) | null | undefined {
+  if (pathname === payment.path) return payment.receive ?? null;
+  const base = payment.path.endsWith("/") ? payment.path : `${payment.path}/`;
+  if (!payment.merchant || !pathname.startsWith(base)) return undefined;
+  const id = pathname.slice(base.length);
+  return (/^[a-z0-9-]{2,32}$/.test(id) ? payment.merchant(id) : undefined) ?? null;
+}
+
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const { logger } = options;
 
@@ -133,10 +154,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return answerMetrics(request, response, options.metrics);
     }
     const payment = options.paymentWebhook;
-    if (payment && url.pathname === payment.path) {
+    const receive = payment && paymentReceiver(payment, url.pathname);
+    if (receive === null) return send(response, 404, { ok: false, error: "no such merchant" });
+    if (receive) {
       if (method !== "POST") return send(response, 405, { ok: false, error: "use POST" });
       const body = await readBody(request);
-      const result = await payment.receive({
+      const result = await receive({
         body,
         pathAndQuery: `${url.pathname}${url.search}`,
         signature: headerValue(request.headers[SIGNATURE_HEADER]),

@@ -9,7 +9,13 @@ export function isLocale(value: string): value is Locale {
   return (LOCALES as readonly string[]).includes(value);
 }
 
-/** French for a Telegram `language_code` starting with "fr", English otherwise. */
-export function localeFromLanguageCode(code: string | undefined): Locale {
-  return code?.toLowerCase().startsWith("fr") ? "fr" : "en";
+/**
+ * French for a Telegram `language_code` starting with "fr", English for "en"; otherwise
+ * `fallback` (a merchant's default language; English unless set).
+ */
+export function localeFromLanguageCode(code: string | undefined, fallback: Locale = "en"): Locale {
+  const lower = code?.toLowerCase();
+  if (lower?.startsWith("fr")) return "fr";
+  if (lower?.startsWith("en")) return "en";
+  return fallback;
 }

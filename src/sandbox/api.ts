@@ -75,7 +75,15 @@ const REFUSED_BY_MERCHANT: Record<PaymentType, { message: string; reason: string
   disbursement: { message: "disbursement disabled", reason: "DISBURSEMENT_DISABLED" },
 };
 
-function createPayment(state: SandboxState, paymentType: PaymentType, raw: string): ApiResponse {
+/** The account of a key not grouped in `accounts`: every key, by default. */
+export const DEFAULT_ACCOUNT = "default";
+
+function createPayment(
+  state: SandboxState,
+  paymentType: PaymentType,
+  raw: string,
+  account: string,
+): ApiResponse {
   if (raw.trim() === "") return invalid("body", "is required");
   const json = parseJson(raw);
   if (json === undefined) return invalid("body", "must be valid JSON");
@@ -99,18 +107,22 @@ function createPayment(state: SandboxState, paymentType: PaymentType, raw: strin
       { field: "phoneNumber", problem: "has no registered mobile money account" },
     ]);
   }
-  const payment = state.createPayment({
-    paymentType,
-    amount,
-    phoneNumber: phoneNumber.phone,
-    telecomOperator: phoneNumber.operator,
-  });
+  const payment = state.createPayment(
+    {
+      paymentType,
+      amount,
+      phoneNumber: phoneNumber.phone,
+      telecomOperator: phoneNumber.operator,
+    },
+    account,
+  );
   return ok(payment, 201);
 }
 
-function getPayment(state: SandboxState, id: string): ApiResponse {
+/** Another account's payment is not found, as on the real API. */
+function getPayment(state: SandboxState, id: string, account: string): ApiResponse {
   const payment = state.getPayment(id);
-  if (payment) return ok(payment);
+  if (payment && state.accountOfPayment(id) === account) return ok(payment);
   return httpError(404, "payment not found", [{ field: "id", problem: "no payment has this id" }]);
 }
 
@@ -136,18 +148,21 @@ function decodeSegment(segment: string): string | undefined {
   }
 }
 
-type Handler = (state: SandboxState, param: string, body: string) => ApiResponse;
+type Handler = (state: SandboxState, param: string, body: string, account: string) => ApiResponse;
 
 const ROUTES: readonly Route<Handler>[] = [
   {
     pattern: /^\/collect$/,
-    methods: { POST: (s, _p, body) => createPayment(s, "collection", body) },
+    methods: { POST: (s, _p, body, account) => createPayment(s, "collection", body, account) },
   },
   {
     pattern: /^\/disburse$/,
-    methods: { POST: (s, _p, body) => createPayment(s, "disbursement", body) },
+    methods: { POST: (s, _p, body, account) => createPayment(s, "disbursement", body, account) },
   },
-  { pattern: /^\/payments\/([^/]+)$/, methods: { GET: (s, id) => getPayment(s, id) } },
+  {
+    pattern: /^\/payments\/([^/]+)$/,
+    methods: { GET: (s, id, _body, account) => getPayment(s, id, account) },
+  },
   { pattern: /^\/availability$/, methods: { GET: (s) => ok(s.availabilityEntries()) } },
   { pattern: /^\/data\/userinfo\/([^/]+)$/, methods: { GET: (s, phone) => getUserInfo(s, phone) } },
 ];
@@ -158,10 +173,11 @@ export function routeApi(
   method: string,
   path: string,
   body: string,
+  account: string = DEFAULT_ACCOUNT,
 ): ApiResponse {
   const found = findRoute(ROUTES, method, path);
   if (found.refusal) return found.refusal;
   const param = decodeSegment(found.param);
   if (param === undefined) return invalid("path", "has a malformed %-escape");
-  return found.handler(state, param, body);
+  return found.handler(state, param, body, account);
 }

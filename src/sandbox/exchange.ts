@@ -9,7 +9,7 @@ import type { KeyObject } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import { maskPhonesIn } from "../logger.js";
 import { ADMIN_PREFIX, routeAdmin } from "./admin.js";
-import { routeApi } from "./api.js";
+import { DEFAULT_ACCOUNT, routeApi } from "./api.js";
 import type { SandboxControls, SandboxParts } from "./controls.js";
 import type { Fault } from "./faults.js";
 import {
@@ -32,6 +32,8 @@ export interface ExchangeContext {
   /** Set when requests must be signed. */
   requestVerifyKey: KeyObject | undefined;
   apiKeys: ReadonlySet<string>;
+  /** The merchant account of each key (options.ts `accounts`). */
+  accountOf: ReadonlyMap<string, string>;
   /** A wait that `close()` cancels (the promise then never settles). */
   sleep: (ms: number) => Promise<void>;
 }
@@ -178,7 +180,8 @@ function answer(
       "retry-after": String(retryAfterSeconds),
     });
   }
-  return routeApi(context.parts.state, target.method, target.path, body.text);
+  const account = context.accountOf.get(apiKey) ?? DEFAULT_ACCOUNT;
+  return routeApi(context.parts.state, target.method, target.path, body.text, account);
 }
 
 function tooLarge(): ApiResponse {

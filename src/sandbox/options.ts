@@ -29,8 +29,14 @@ export interface SandboxOptions {
   host?: string;
   /** Port to listen on. Default 0: a free port chosen by the system. */
   port?: number;
-  /** Accepted `X-API-Key` values. Default `[DEFAULT_SANDBOX_API_KEY]`. */
+  /** Accepted `X-API-Key` values. Default `[DEFAULT_SANDBOX_API_KEY]`, or every key of `accounts`. */
   apiKeys?: string[];
+  /**
+   * Keys grouped by merchant account, as the real API keeps them: a payment made with a key
+   * of one account is not found with a key of another (a rotated key's old and new values
+   * are one account). Default: every key is of one account.
+   */
+  accounts?: string[][];
   /** Sliding 60 s window per API key over all API endpoints. Default 100; 0 = no limit. */
   rateLimitPerMinute?: number;
   /** How long a payment stays `pending` before its scripted final status. Default 3000. */
@@ -67,6 +73,8 @@ export interface ResolvedSandboxOptions {
   host: string;
   port: number;
   apiKeys: readonly string[];
+  /** The account of each key of `accounts`; a key not there is of the default account. */
+  accountOf: ReadonlyMap<string, string>;
   rateLimitPerMinute: number;
   settleDelayMs: number;
   callbackUrl: string | undefined;
@@ -102,7 +110,11 @@ function nonNegative(name: string, value: number): number {
 
 /** Fills in defaults and refuses values that would make the sandbox misbehave. */
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
-  const apiKeys = options.apiKeys ?? [DEFAULT_SANDBOX_API_KEY];
+  const apiKeys = options.apiKeys ?? options.accounts?.flat() ?? [DEFAULT_SANDBOX_API_KEY];
+  const accountOf = new Map<string, string>();
+  options.accounts?.forEach((keys, index) => {
+    for (const key of keys) accountOf.set(key, String(index));
+  });
   if (apiKeys.length === 0 || apiKeys.some((key) => key === "")) {
     throw new RangeError("sandbox option apiKeys must hold at least one non-empty key");
   }
@@ -113,6 +125,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     host: options.host ?? DEFAULT_SANDBOX_HOST,
     port: nonNegative("port", options.port ?? 0),
     apiKeys,
+    accountOf,
     rateLimitPerMinute: nonNegative(
       "rateLimitPerMinute",
       options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,

@@ -148,6 +148,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         ? undefined
         : publicKeyOf(resolved.requestVerifyKeyPem),
     apiKeys: new Set(resolved.apiKeys),
+    accountOf: resolved.accountOf,
     sleep: waits.sleep,
   };
   const server = createServer((req, res) => {

@@ -76,6 +76,8 @@ function availabilityKey(operator: TelecomOperator, type: PaymentType): string {
 export class SandboxState {
   readonly #init: SandboxStateInit;
   readonly #payments = new Map<string, SandboxPayment>();
+  /** The merchant account each payment was made with (api.ts: another's is not found). */
+  readonly #accounts = new Map<string, string>();
   readonly #settleTimers = new Map<string, NodeJS.Timeout>();
   readonly #availability = new Map<string, AvailabilityStatus>();
   /** Registered names changed by a test (null: the account is gone), over the scripted ones. */
@@ -96,6 +98,7 @@ export class SandboxState {
   reset(): void {
     this.stopTimers();
     this.#payments.clear();
+    this.#accounts.clear();
     this.#names.clear();
     this.#balance = this.#init.initialBalance;
     this.#collectionsEnabled = true;
@@ -191,12 +194,17 @@ export class SandboxState {
     return payment ? { ...payment } : undefined;
   }
 
+  /** The account a payment was made with; undefined for an id never made. */
+  accountOfPayment(id: string): string | undefined {
+    return this.#accounts.get(id);
+  }
+
   payments(): SandboxPayment[] {
     return [...this.#payments.values()].map((payment) => ({ ...payment }));
   }
 
   /** Stores a new `pending` payment and schedules its scripted ending. Returns a copy. */
-  createPayment(request: NewPayment): SandboxPayment {
+  createPayment(request: NewPayment, account = "default"): SandboxPayment {
     const now = new Date().toISOString();
     const payment: SandboxPayment = {
       amount: request.amount,
@@ -213,6 +221,7 @@ export class SandboxState {
       updatedAt: now,
     };
     this.#payments.set(payment.id, payment);
+    this.#accounts.set(payment.id, account);
     if (outcomeOf(payment.phoneNumber) !== "pending") {
       const timer = setTimeout(() => this.#settle(payment.id), this.#settleDelayMs);
       this.#settleTimers.set(payment.id, timer);

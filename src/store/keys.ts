@@ -180,3 +180,25 @@ export function keys(prefix: string): Keys {
     events: (part) => `${prefix}events:${part}`,
   };
 }
+
+/** The key prefix of one merchant: every key of it carries the hash tag {m:<id>}, so it sits on one cluster slot. */
+export function merchantKeyPrefix(prefix: string, merchantId: string): string {
+  return `${prefix}{m:${merchantId}}:`;
+}
+export const DEFAULT_MERCHANT_ID = "default";
+
+/**
+ * The few keys that belong to no merchant (MERCHANTS_FILE): which merchant each person's
+ * commands act on, and which merchant sent a message with buttons (so a press on it acts
+ * there, whichever merchant the person switched to since). Under the bare prefix, never
+ * inside a merchant's hash tag.
+ */
+export const globalKeys = (prefix: string) => ({
+  /** STRING: the merchant id a user's commands act on. */
+  currentMerchant: (userId: number) => `${prefix}current-merchant:${userId}`,
+  /** STRING: the merchant id that sent this message (one with inline buttons). */
+  messageMerchant: (chatId: number, messageId: number) =>
+    `${prefix}message-merchant:${chatId}:${messageId}`,
+  /** The Telegram poller's lease: one consumer of updates for every merchant. */
+  pollerLease: () => `${prefix}lease:telegram-poller`,
+});

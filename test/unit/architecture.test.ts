@@ -294,6 +294,8 @@ describe("layers", () => {
       "saved recipients: resolveRecipientArg and the address book's steps (save, forget, list, paid), one class",
     "payments/client.ts":
       "the Payment API client: each endpoint, and the attempt loop with its slots and retries",
+    "app-merchants.ts":
+      "the many-merchants front: a runtime per merchant, each update and callback routed to its merchant, /merchant, the SIGHUP reload",
     "app-step-up.ts":
       "the step-up's wiring: the item a PIN confirms, the PIN, the Confirm or Approve step, and the chat prompt shown after it",
     "dev/demo-chat.ts":

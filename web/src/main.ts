@@ -166,6 +166,8 @@ function shell(me: Me): void {
       "header",
       { class: "top" },
       h("h1", {}, t("app.title")),
+      // A person who works for several businesses sees which one this page is about.
+      me.merchant ? h("span", { class: "who", "data-testid": "merchant" }, me.merchant) : null,
       h(
         "span",
         { class: "who", "data-testid": "who" },

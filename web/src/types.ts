@@ -8,6 +8,8 @@ export interface Me {
   role: Role;
   name: string;
   language: "en" | "fr";
+  /** The business this page is about, for a person who works for several. */
+  merchant?: string;
 }
 
 export interface PayoutView {

@@ -10,7 +10,7 @@
 import type { Middleware } from "telegraf";
 import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
-import { localeFromLanguageCode } from "../../model/locale.js";
+import { type Locale, localeFromLanguageCode } from "../../model/locale.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
@@ -31,6 +31,8 @@ export interface AccessDeps {
   early?: ((ctx: BotContext) => void) | undefined;
   /** Called with the id of a sender found not to be staff (their update goes no further). */
   stranger?: ((userId: number) => void) | undefined;
+  /** The language of someone whose Telegram app speaks neither English nor French; default en. */
+  defaultLocale?: Locale | undefined;
 }
 
 const GROUP_ALLOWED = /^\/(start|help)(@\w+)?(\s|$)/;
@@ -66,7 +68,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
     const [role, savedLocale, dialog, pressAllowed] = await reads;
     ctx.dialog = dialog;
     ctx.staff = role ? { userId: from.id, role } : null;
-    ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code);
+    ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code, deps.defaultLocale);
     ctx.t = translator(ctx.locale, deps.timeZone);
     ctx.log = deps.logger.child({ updateId: ctx.update.update_id, userId: from.id });
     if (!pressAllowed) {

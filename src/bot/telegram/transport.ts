@@ -122,6 +122,17 @@ export interface TelegramPacing {
   broadcast?: boolean;
   /** Failed calls are counted here, by method and error code. Default: none. */
   metrics?: Metrics;
+  /** Sees every call of this client (the merchant it speaks for: telegram/merchant-tag.ts). */
+  tag?: TelegramCallTag;
+}
+
+/**
+ * A client's calls as one merchant's (MERCHANTS_FILE): `before` may give the payload to send
+ * instead (its text naming the merchant), `after` sees what Telegram answered.
+ */
+export interface TelegramCallTag {
+  before(method: string, payload: object): Promise<object | undefined>;
+  after(method: string, payload: object, result: unknown): Promise<void>;
 }
 
 class UndiciTelegram extends Telegram {
@@ -131,6 +142,7 @@ class UndiciTelegram extends Telegram {
   readonly #pacer: TelegramPacer;
   readonly #broadcast: boolean;
   readonly #metrics: Metrics;
+  readonly #tag: TelegramCallTag | undefined;
 
   constructor(token: string, apiRoot: string, timeoutMs: number, pacing: TelegramPacing) {
     super(token, { apiRoot, webhookReply: false });
@@ -141,6 +153,7 @@ class UndiciTelegram extends Telegram {
     this.#pacer = pacing.pacer ?? new TelegramPacer();
     this.#broadcast = pacing.broadcast ?? false;
     this.#metrics = pacing.metrics ?? NO_METRICS;
+    this.#tag = pacing.tag;
   }
 
   /**
@@ -154,9 +167,16 @@ class UndiciTelegram extends Telegram {
   ): Promise<ReturnType<ApiMethods[M]>> {
     // Telegraf types its signal as a polyfill's; at run time it is Node's own.
     const signal = options.signal instanceof AbortSignal ? options.signal : undefined;
+    const tag = this.#tag;
+    if (tag) {
+      const tagged = await tag.before(method, payload);
+      if (tagged) payload = { ...payload, ...tagged };
+    }
     await this.#pacer.before(method, payload, this.#broadcast, signal);
     try {
-      return await this.#call(method, payload, options, signal);
+      const result = await this.#call(method, payload, options, signal);
+      if (tag) await tag.after(method, payload, result);
+      return result;
     } catch (error) {
       this.#metrics.telegramError(method, errorCode(error));
       const retryAfter = error instanceof TelegramError ? error.parameters?.retry_after : undefined;

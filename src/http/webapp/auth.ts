@@ -22,6 +22,8 @@ export interface WebAppUser {
   name: string;
   /** The language chosen with /lang, else the Telegram app's. */
   language: Locale;
+  /** The merchant this page is about, for a person who works for several (MERCHANTS_FILE). */
+  merchant?: string;
 }
 
 export interface WebAppAuthDeps {
@@ -34,6 +36,8 @@ export interface WebAppAuthDeps {
   staff: {
     roleOf(userId: number): Promise<Role | null>;
     savedLocale(userId: number): Promise<Locale | null>;
+    /** The merchant to name in the page's header (MERCHANTS_FILE); undefined: none. */
+    merchantLabel?(userId: number): Promise<string | undefined>;
   };
 }
 
@@ -137,9 +141,10 @@ export async function authenticateWebApp(
   }
   const user = userOf(fields.get("user"));
   if (user === null) return { outcome: "unauthorized", reason: "no_user" };
-  const [role, saved] = await Promise.all([
+  const [role, saved, merchant] = await Promise.all([
     deps.staff.roleOf(user.id),
     deps.staff.savedLocale(user.id),
+    deps.staff.merchantLabel?.(user.id),
   ]);
   if (role === null) return { outcome: "forbidden", reason: "not_staff" };
   const name = [user.first_name, user.last_name].filter(Boolean).join(" ").slice(0, 129);
@@ -151,6 +156,7 @@ export async function authenticateWebApp(
       role,
       name,
       language: saved ?? localeFromLanguageCode(user.language_code),
+      ...(merchant === undefined ? {} : { merchant }),
     },
   };
 }

@@ -1,0 +1,195 @@
+/**
+ * Isolation between merchants is a non-negotiable like exactly-once: a person, a button, a
+ * payment callback or a Mini App request acting for Alpha never reads or moves Bravo's data.
+ * One sandbox holds both businesses' accounts (a payment of one is not found with the
+ * other's key, as on the real API).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
+import type { Payout } from "../../../src/model/payout.js";
+import { type MiniAppUser, tmaHeader } from "../../support/browser.js";
+import { isPromptIn, isPromptReading, sendAndWait } from "../../support/flows.js";
+import {
+  ADA,
+  BEA,
+  KEY_A,
+  KEY_B,
+  type MerchantsHarness,
+  MO,
+  PAUL,
+  startMerchantsHarness,
+  storesOf,
+  VIC,
+} from "./merchants-harness.js";
+
+let h: MerchantsHarness;
+let pageDir: string;
+
+beforeAll(async () => {
+  pageDir = mkdtempSync(join(tmpdir(), "merchants-page-"));
+  writeFileSync(join(pageDir, "index.html"), "<!doctype html><title>app</title>");
+  h = await startMerchantsHarness({
+    webAppDir: pageDir,
+    extra: { alpha: { approvalThresholdXaf: 100_000 } },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+  rmSync(pageDir, { recursive: true, force: true });
+});
+
+/** `userId` pays `command` in the merchant they act for, and resolves with the stored payout. */
+async function payFor(userId: number, command: string, merchant: string): Promise<Payout> {
+  const user = h.emulator.user({ id: userId, firstName: `U${userId}`, languageCode: "en" });
+  const prompt = await sendAndWait(h.emulator, user, command, isPromptIn(userId));
+  const pending = h.emulator.waitForMessage(isPromptReading(prompt, "Pending"), 10_000);
+  await user.pressButton(prompt, 0);
+  await pending;
+  const { items } = await storesOf(h, merchant).payouts.list({ userId, offset: 0, limit: 1 });
+  const payout = items[0];
+  if (!payout) throw new Error("no payout stored");
+  return payout;
+}
+
+async function switchTo(userId: number, index: number, name: string): Promise<void> {
+  const user = h.emulator.user({ id: userId, firstName: `U${userId}`, languageCode: "en" });
+  const list = await sendAndWait(h.emulator, user, "/merchant", isPromptIn(userId));
+  const switched = h.emulator.waitForMessage(isPromptReading(list, `now act for ${name}`));
+  await user.pressButton(list, index);
+  await switched;
+}
+
+async function miniApp(user: MiniAppUser, path: string) {
+  const response = await fetch(`${h.app.http?.url}/app/api/${path}`, {
+    headers: { authorization: tmaHeader(h.emulator.token, user) },
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+describe("isolation between merchants", () => {
+  let alphaPayout: Payout;
+  let bravoPayout: Payout;
+
+  beforeAll(async () => {
+    alphaPayout = await payFor(ADA, "/pay 237670000001 5000", "alpha");
+    bravoPayout = await payFor(BEA, "/pay 237670000002 7777", "bravo");
+  }, 30_000);
+
+  it("keeps each merchant's payouts under its own keys, made with its own API key", async () => {
+    expect(await storesOf(h, "bravo").payouts.get(alphaPayout.id)).toBeNull();
+    expect(await storesOf(h, "alpha").payouts.get(bravoPayout.id)).toBeNull();
+    const disburses = h.sandbox.requests.filter((r) => r.path === "/disburse");
+    expect(disburses.map((r) => r.apiKey)).toEqual([KEY_A, KEY_B]);
+  });
+
+  it("answers a viewer of Alpha given a payout id or payment id of Bravo with not found, asking the API nothing with Bravo's key", async () => {
+    const vic = h.emulator.user({ id: VIC, firstName: "Vic", languageCode: "en" });
+    const byId = await sendAndWait(h.emulator, vic, `/status ${bravoPayout.id}`);
+    expect(plainText(byId)).toContain("No payment with id");
+    const paymentId = (await storesOf(h, "bravo").payouts.get(bravoPayout.id))?.paymentId;
+    expect(paymentId).toBeTruthy();
+    const byPayment = await sendAndWait(h.emulator, vic, `/status ${paymentId}`);
+    expect(plainText(byPayment)).toContain("No payment with id");
+    expect(plainText(byPayment)).not.toContain("7,777");
+    const history = await sendAndWait(h.emulator, vic, "/history");
+    expect(plainText(history)).toContain("5,000");
+    expect(plainText(history)).not.toContain("7,777");
+  });
+
+  it("shows the Mini App of the merchant the person acts for only: another's payout is not found", async () => {
+    const vic: MiniAppUser = { id: VIC, firstName: "Vic", languageCode: "en" };
+    expect((await miniApp(vic, `payouts/${bravoPayout.id}`)).status).toBe(404);
+    expect((await miniApp(vic, `payouts/${alphaPayout.id}`)).status).toBe(200);
+    const history = await miniApp(vic, "history");
+    const ids = (history.json.items as Array<{ id: string }>).map((item) => item.id);
+    expect(ids).toContain(alphaPayout.id);
+    expect(ids).not.toContain(bravoPayout.id);
+    const word = bravoPayout.recipientName.split(" ")[0] ?? "";
+    const search = await miniApp(vic, `history?q=${encodeURIComponent(word)}`);
+    const found = (search.json.items as Array<{ id: string }>).map((item) => item.id);
+    expect(found).not.toContain(bravoPayout.id);
+    // One merchant: no header. Two: the one the page is about.
+    expect((await miniApp(vic, "me")).json.merchant).toBeUndefined();
+    const mo: MiniAppUser = { id: MO, firstName: "Mo", languageCode: "en" };
+    expect((await miniApp(mo, "me")).json.merchant).toBe("Alpha Couriers");
+  });
+
+  it("acts in Alpha on a press on Alpha's approval card after the approver switched to Bravo", async () => {
+    const paul = h.emulator.user({ id: PAUL, firstName: "Paul", languageCode: "en" });
+    const mo = h.emulator.user({ id: MO, firstName: "Mo", languageCode: "en" });
+    const prompt = await sendAndWait(
+      h.emulator,
+      paul,
+      "/pay 237670000003 150000",
+      isPromptIn(PAUL),
+    );
+    const card = h.emulator.waitForMessage(
+      (m) => isPromptIn(MO)(m) && plainText(m).includes("Approval needed"),
+    );
+    await paul.pressButton(prompt, 0);
+    const shown: SentMessage = await card;
+    expect(plainText(shown)).toContain("Alpha Couriers");
+    await switchTo(MO, 1, "Bravo");
+    const decided = h.emulator.waitForMessage(
+      (m) =>
+        m.messageId === shown.messageId &&
+        m.chatId === MO &&
+        !plainText(m).includes("Approval needed"),
+      10_000,
+    );
+    await mo.pressButton(shown, "✅ Approve");
+    await decided;
+    const { items } = await storesOf(h, "alpha").payouts.list({
+      userId: PAUL,
+      offset: 0,
+      limit: 1,
+    });
+    expect(items[0]?.amount).toBe(150_000);
+    expect(["submitting", "pending", "success"]).toContain(items[0]?.state);
+    const inBravo = await storesOf(h, "bravo").payouts.list({ offset: 0, limit: 10 });
+    expect(inBravo.items.map((payout) => payout.amount)).toEqual([7777]);
+  });
+
+  it("never settles or re-reads Alpha's payout from a callback on Bravo's path", async () => {
+    h.sandbox.setSettleDelayMs(60_000);
+    const payout = await payFor(ADA, "/pay 237670000001 4321", "alpha");
+    const stored = await storesOf(h, "alpha").payouts.get(payout.id);
+    const paymentId = stored?.paymentId ?? "";
+    // The API's own answer, signed as a callback would be: only its path is wrong.
+    h.sandbox.setCallbackUrl(`${h.app.http?.url}/webhooks/payments/bravo`);
+    h.sandbox.forceStatus(paymentId, "success");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const readsByB = h.sandbox.requests.filter(
+      (r) => r.path === `/payments/${paymentId}` && r.apiKey === KEY_B,
+    );
+    expect(readsByB).toHaveLength(0);
+    expect(await storesOf(h, "bravo").payouts.get(payout.id)).toBeNull();
+    // Two merchants: the old path names none.
+    const old = await fetch(`${h.app.http?.url}/webhooks/payments`, { method: "POST", body: "{}" });
+    expect(old.status).toBe(404);
+    const unknown = await fetch(`${h.app.http?.url}/webhooks/payments/nobody`, {
+      method: "POST",
+      body: "{}",
+    });
+    expect(unknown.status).toBe(404);
+    h.sandbox.setCallbackUrl(undefined);
+  });
+
+  it("settles Alpha's payout from a callback on Alpha's own path", async () => {
+    h.sandbox.setSettleDelayMs(60_000);
+    const payout = await payFor(ADA, "/pay 237670000001 1234", "alpha");
+    const paymentId = (await storesOf(h, "alpha").payouts.get(payout.id))?.paymentId ?? "";
+    h.sandbox.setCallbackUrl(`${h.app.http?.url}/webhooks/payments/alpha`);
+    const paid = h.emulator.waitForMessage(
+      (m) => m.chatId === ADA && plainText(m).includes("Paid") && plainText(m).includes("1,234"),
+      10_000,
+    );
+    h.sandbox.forceStatus(paymentId, "success");
+    await paid;
+    h.sandbox.setCallbackUrl(undefined);
+  });
+});
