@@ -3,7 +3,7 @@
  * payout found by its payment id, the re-read's spacing counted, the re-reads' cap, its
  * lease taken and its request's rate-limit slot, in one round trip where they were five.
  */
-import type { Redis } from "ioredis";
+
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { decodePayout, pairsToRecord } from "../payout-codec.js";
@@ -13,6 +13,7 @@ import {
   type CallbackGate,
   callbackRereadName,
 } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const ReplySchema = z.union([
@@ -26,10 +27,10 @@ const ReplySchema = z.union([
 ]);
 
 export class RedisCallbackGate implements CallbackGate {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
 
-  constructor(redis: Redis, keys: Keys) {
+  constructor(redis: RedisClient, keys: Keys) {
     this.#redis = redis;
     this.#keys = keys;
   }

@@ -19,10 +19,11 @@
  * recorded whatever happens) is made and reported not durable, until a replica is back.
  * Mode `local` never waits for a replica: the local AOF is all the operator asks for.
  */
-import type { Redis } from "ioredis";
+
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import { StoreUnavailableError } from "../errors.js";
+import { primaries, type RedisClient } from "./connection.js";
 import { isNoScript, type LuaScript, runScript } from "./scripts.js";
 
 /** What INFO tells about the server that decides how to wait. */
@@ -70,6 +71,28 @@ export function parseServerFacts(info: string): ServerFacts {
     aofEnabled: fields.get("aof_enabled") === "1",
     appendfsync: fields.get("appendfsync") ?? "",
   };
+}
+
+/**
+ * A Redis Cluster's facts as one server's: the weakest primary's. Every shard holds some
+ * merchants' payouts, so a wait is only as good as the worst shard allows (a shard whose
+ * replica is gone makes the plan lose its replica, as a single primary's would).
+ */
+export function weakestFacts(facts: readonly ServerFacts[]): ServerFacts {
+  const [first, ...rest] = facts;
+  if (!first) return parseServerFacts("");
+  return rest.reduce(
+    (weakest, next) => ({
+      version: atLeast(next.version, weakest.version[0] ?? 0, weakest.version[1] ?? 0)
+        ? weakest.version
+        : next.version,
+      role: next.role === weakest.role ? weakest.role : "mixed",
+      onlineReplicas: Math.min(weakest.onlineReplicas, next.onlineReplicas),
+      aofEnabled: weakest.aofEnabled && next.aofEnabled,
+      appendfsync: weakest.appendfsync === "always" ? next.appendfsync : weakest.appendfsync,
+    }),
+    first,
+  );
 }
 
 function atLeast(version: readonly number[], major: number, minor: number): boolean {
@@ -141,9 +164,16 @@ export interface RedisDurabilityOptions {
  * until the replicas answer, so it must not hold up every other command of the bot.
  * A wait covers every write made before it on any connection (the replication stream is
  * one), so the script and its wait go out together on this one.
+ *
+ * On a Redis Cluster, WAIT and WAITAOF count the replication of the node they run on, so
+ * the wait must reach the primary that made the write: the script and its waits go out in
+ * one pipeline, which the cluster client sends to the node of the script's keys (keyless
+ * commands ride with the keyed one). A MOVED answer (a slot migrated, a failover) sends
+ * the whole pipeline again to the new owner; the script is a compare-and-set, so running
+ * it there again is harmless. The plan is read from every primary (`weakestFacts`).
  */
 export class RedisDurability {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #options: Required<Omit<RedisDurabilityOptions, "logger">>;
   readonly #log: Logger;
   #plan: DurabilityPlan = {
@@ -156,7 +186,7 @@ export class RedisDurability {
   #expectReplica = false;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(redis: Redis, options: RedisDurabilityOptions) {
+  constructor(redis: RedisClient, options: RedisDurabilityOptions) {
     this.#redis = redis;
     this.#options = { refreshMs: 30_000, mode: "auto", ...options };
     this.#log = options.logger ?? silentLogger;
@@ -184,12 +214,17 @@ export class RedisDurability {
 
   /** Reads INFO and sets the plan; logs when it changes. */
   async refresh(): Promise<DurabilityPlan> {
-    const [server, replication, persistence] = await Promise.all([
-      this.#redis.info("server"),
-      this.#redis.info("replication"),
-      this.#redis.info("persistence"),
-    ]);
-    const plan = planDurability(parseServerFacts(`${server}\n${replication}\n${persistence}`), {
+    const facts = await Promise.all(
+      primaries(this.#redis).map(async (node) => {
+        const [server, replication, persistence] = await Promise.all([
+          node.info("server"),
+          node.info("replication"),
+          node.info("persistence"),
+        ]);
+        return parseServerFacts(`${server}\n${replication}\n${persistence}`);
+      }),
+    );
+    const plan = planDurability(weakestFacts(facts), {
       mode: this.#options.mode,
       expectReplica: this.#expectReplica,
     });
@@ -245,7 +280,10 @@ export class RedisDurability {
     return { reply, durable: await this.#waitAgainIfPlanChanged(steps) };
   }
 
-  #addWaits<P extends ReturnType<Redis["pipeline"]>>(pipeline: P, steps: readonly WaitStep[]): P {
+  #addWaits<P extends ReturnType<RedisClient["pipeline"]>>(
+    pipeline: P,
+    steps: readonly WaitStep[],
+  ): P {
     const timeout = this.#options.timeoutMs;
     for (const step of steps) {
       if (step === "WAIT") pipeline.call("WAIT", 1, timeout);

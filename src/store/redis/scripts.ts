@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 
 /** Every script, by the name of its file in `lua/` (without `.lua`). */
 export const SCRIPT_NAMES = [
@@ -127,7 +127,7 @@ export function isNoScript(error: unknown): boolean {
  * so sending its source instead cannot apply anything twice.
  */
 export async function runScript(
-  redis: Redis,
+  redis: RedisClient,
   script: LuaScript,
   keys: readonly string[],
   args: readonly (string | number)[],
