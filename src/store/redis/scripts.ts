@@ -132,6 +132,9 @@ export async function runScript(
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<unknown> {
+  // A script given no key runs on any node of a cluster, and fails on those that do not
+  // own its merchant's slot: every script is given at least one key of its merchant.
+  if (keys.length === 0) throw new Error(`Lua script ${script.name} called without a key`);
   try {
     return await redis.evalsha(script.sha1, keys.length, ...keys, ...args);
   } catch (error) {

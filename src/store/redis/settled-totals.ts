@@ -111,7 +111,8 @@ export async function countStoredPayouts(
       const reply = await runScript(
         redis,
         SCRIPTS["payouts-count-settled"],
-        [],
+        // Not read: the merchant's slot, where a cluster must run it (the records are there).
+        [k.allPayouts()],
         [
           JSON.stringify({
             payouts,
