@@ -181,7 +181,11 @@ export class RedisCluster {
       .number()
       .parse(await ask(running.port, (redis) => redis.cluster("KEYSLOT", key)));
     const slots = z
-      .array(z.tuple([z.number(), z.number(), z.tuple([z.string(), z.number()])]).rest(z.unknown()))
+      .array(
+        z
+          .tuple([z.number(), z.number(), z.tuple([z.string(), z.number()]).rest(z.unknown())])
+          .rest(z.unknown()),
+      )
       .parse(await ask(running.port, (redis) => redis.cluster("SLOTS")));
     const owner = slots.find(([from, to]) => slot >= from && slot <= to);
     const node = this.nodes.find((candidate) => candidate.port === owner?.[2][1]);

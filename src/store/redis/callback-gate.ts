@@ -42,7 +42,13 @@ export class RedisCallbackGate implements CallbackGate {
       await runScript(
         this.#redis,
         SCRIPTS["callback-admit"],
-        [k.paymentIndex(paymentId), cap?.key ?? "", request?.key ?? ""],
+        // A limit not asked for is not read; its key is still one of the merchant's (the
+        // index again): on a cluster every key given must be in the merchant's slot.
+        [
+          k.paymentIndex(paymentId),
+          cap?.key ?? k.paymentIndex(paymentId),
+          request?.key ?? k.paymentIndex(paymentId),
+        ],
         [
           JSON.stringify(paymentId),
           k.payout(""),
