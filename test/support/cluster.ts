@@ -102,6 +102,11 @@ export class RedisCluster {
             "nodes.conf",
             "--cluster-node-timeout",
             String(NODE_TIMEOUT_MS),
+            // A replica that never finished its first sync does not stand for election: the
+            // default 5 s delay before a diskless sync would leave a fresh cluster without
+            // failover for its first seconds.
+            "--repl-diskless-sync-delay",
+            "0",
           ],
         }),
       ),
@@ -142,7 +147,11 @@ export class RedisCluster {
     return { REDIS_CLUSTER_NODES: this.nodes.map((node) => `127.0.0.1:${node.port}`).join(",") };
   }
 
-  /** Resolves once every running node says `cluster_state:ok` and knows three primaries up. */
+  /**
+   * Resolves once every running node says `cluster_state:ok` and knows three primaries up,
+   * and every replica's link to its primary is up (a replica that never synced would not
+   * take over from a primary that dies).
+   */
   async waitForOk(timeoutMs = 30_000): Promise<void> {
     await waitUntil(
       async () => {
@@ -152,7 +161,9 @@ export class RedisCluster {
             const info = await redis.cluster("INFO");
             if (!/cluster_state:ok/.test(String(info))) return false;
             const lines = parseNodes(NodesTextSchema.parse(await redis.cluster("NODES")));
-            return lines.filter((line) => line.primary && !line.failed).length === 3;
+            if (lines.filter((line) => line.primary && !line.failed).length !== 3) return false;
+            const replication = await redis.info("replication");
+            return /role:master/.test(replication) || /master_link_status:up/.test(replication);
           }).catch(() => false);
           if (!ok) return false;
         }

@@ -20,6 +20,7 @@
  * Mode `local` never waits for a replica: the local AOF is all the operator asks for.
  */
 
+import { Cluster } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import { StoreUnavailableError } from "../errors.js";
@@ -138,6 +139,14 @@ export function planDurability(
     unprotected,
     replicaLost: false,
   };
+}
+
+/** How often a script redirected by a cluster (MOVED, ASK, TRYAGAIN) is sent again. */
+const REDIRECTED_TRIES = 8;
+
+/** A cluster's answer that a command ran nowhere: its slot is elsewhere, moving, or unserved. */
+export function isRedirection(error: unknown): boolean {
+  return error instanceof Error && /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(error.message);
 }
 
 const WaitReplySchema = z.number().int();
@@ -265,19 +274,47 @@ export class RedisDurability {
     const steps = this.#plan.steps;
     if (steps.length === 0)
       return { reply: await runScript(this.#redis, script, keys, args), durable: true };
-    let pipeline = this.#redis.pipeline().evalsha(script.sha1, keys.length, ...keys, ...args);
-    pipeline = this.#addWaits(pipeline, steps);
-    let replies = (await pipeline.exec()) ?? [];
-    const [scriptError] = replies[0] ?? [];
-    if (isNoScript(scriptError)) {
-      // The script did not run (nor write): send its source, then wait again.
-      pipeline = this.#redis.pipeline().eval(script.source, keys.length, ...keys, ...args);
-      replies = (await this.#addWaits(pipeline, steps).exec()) ?? [];
+    let replies = await this.#scriptWithWaits(script, keys, args, steps);
+    // On a cluster, a pipeline whose script is redirected (its slot now served by another
+    // primary after a failover, or moving) is not followed by the client: the script ran
+    // nowhere. Read the slot map again and send script and waits to the new owner.
+    for (
+      let attempt = 1;
+      attempt <= REDIRECTED_TRIES && isRedirection(replies[0]?.[0]);
+      attempt++
+    ) {
+      await this.#reloadSlots();
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      replies = await this.#scriptWithWaits(script, keys, args, steps);
     }
     const [error, reply] = replies[0] ?? [new Error("no reply from Redis"), undefined];
     if (error) throw error;
     if (this.#met(steps, replies.slice(1))) return { reply, durable: true };
     return { reply, durable: await this.#waitAgainIfPlanChanged(steps) };
+  }
+
+  /** The script (its source on NOSCRIPT) and the waits, in one pipeline to one node. */
+  async #scriptWithWaits(
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+    steps: readonly WaitStep[],
+  ): Promise<[Error | null, unknown][]> {
+    let pipeline = this.#redis.pipeline().evalsha(script.sha1, keys.length, ...keys, ...args);
+    let replies = (await this.#addWaits(pipeline, steps).exec()) ?? [];
+    if (isNoScript(replies[0]?.[0])) {
+      // The script did not run (nor write): send its source, then wait again.
+      pipeline = this.#redis.pipeline().eval(script.source, keys.length, ...keys, ...args);
+      replies = (await this.#addWaits(pipeline, steps).exec()) ?? [];
+    }
+    return replies;
+  }
+
+  /** On a cluster, reads the slot map again (resolves even when that fails: the next try tells). */
+  async #reloadSlots(): Promise<void> {
+    const cluster = this.#redis;
+    if (!(cluster instanceof Cluster)) return;
+    await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
   }
 
   #addWaits<P extends ReturnType<RedisClient["pipeline"]>>(
