@@ -2,7 +2,6 @@
  * The composition root's storage: the Redis connection (with its durable-writes plan) and
  * the rate limiters, shared by every replica through that Redis.
  */
-
 import type { Config } from "./config/index.js";
 import type { Logger } from "./logger.js";
 import { LocalRateLimiter } from "./payments/local-rate-limiter.js";

@@ -2,7 +2,6 @@
  * Every store on one Redis connection, under one key prefix: the Redis implementations of
  * the store interfaces, put together (the connection itself: redis/connection.ts).
  */
-
 import { type Logger, silentLogger } from "../logger.js";
 import { keys } from "./keys.js";
 import { RedisAuditLog } from "./redis/audit.js";

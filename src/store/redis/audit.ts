@@ -3,7 +3,6 @@
  * trimmed to the retention. A payout's moves are appended by the payout scripts themselves
  * (lua/payout-*.lua), in the same atomic step as the move.
  */
-
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import type { AuditDraft, AuditEntry } from "../../model/audit.js";

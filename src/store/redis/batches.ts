@@ -6,7 +6,6 @@
  * `p batches:active` holds the ones the worker has something to do for. A batch that ends
  * is kept for the retention, like a payout.
  */
-
 import { z } from "zod";
 import { type Actor, actorFields } from "../../model/audit.js";
 import {

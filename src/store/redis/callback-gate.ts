@@ -3,7 +3,6 @@
  * payout found by its payment id, the re-read's spacing counted, the re-reads' cap, its
  * lease taken and its request's rate-limit slot, in one round trip where they were five.
  */
-
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { decodePayout, pairsToRecord } from "../payout-codec.js";

@@ -4,7 +4,6 @@
  * (`p card:{chatId}:{messageId}`) to find the payout an approver's reply is about. Both
  * expire: a card is only worth editing while its payout is recent.
  */
-
 import type { Keys } from "../keys.js";
 import type { ApprovalCard, ApprovalCardStore } from "../types.js";
 import type { RedisClient } from "./connection.js";

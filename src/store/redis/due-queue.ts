@@ -3,7 +3,6 @@
  * sorted set. A claim re-scores what it takes in one script (lua/due-claim.lua), so two
  * replicas never take the same id.
  */
-
 import { z } from "zod";
 import type { DueQueue } from "../types.js";
 import type { RedisClient } from "./connection.js";

@@ -19,7 +19,6 @@
  * recorded whatever happens) is made and reported not durable, until a replica is back.
  * Mode `local` never waits for a replica: the local AOF is all the operator asks for.
  */
-
 import { Cluster } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";

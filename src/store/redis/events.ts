@@ -19,7 +19,6 @@
  * Each step that moves an event is one script (lua/event-*.lua), so an event is never lost
  * nor queued twice between two of its keys.
  */
-
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { parseJsonOrUndefined } from "../schemas.js";

@@ -2,7 +2,6 @@
  * A creation index (a sorted set scored by createdAtMs) read page by page, oldest first, with
  * a `{score}:{id}` cursor: exports and the digest walk it without ever holding all of it.
  */
-
 import { z } from "zod";
 import type { RedisClient } from "./connection.js";
 import { replyAt } from "./reply.js";

@@ -2,7 +2,6 @@
  * Named leases on Redis (who runs a background loop): taken, renewed and given up in one
  * script each (lua/lease-*.lua), so an owner never extends or deletes another's lease.
  */
-
 import { z } from "zod";
 import type { LeaseStore } from "../types.js";
 import type { RedisClient } from "./connection.js";

@@ -3,7 +3,6 @@
  * notice also reads, in the same script (lua/outbox-claim.lua), the payout a payer's
  * settled notice is about and whether its number is saved.
  */
-
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { decodePayout, pairsToRecord, SETTLED_NOTICE_PREFIX } from "../payout-codec.js";

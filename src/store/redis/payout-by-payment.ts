@@ -2,7 +2,6 @@
  * The payout a payment id is indexed to, read with the index in one script
  * (lua/payout-by-payment.lua): a payment callback's first look-up in one round trip.
  */
-
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { pairsToRecord } from "../payout-codec.js";

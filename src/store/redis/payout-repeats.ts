@@ -3,7 +3,6 @@
  * (lua/payout-latest-repeat.lua): the payouts to the number are compared in Redis and only
  * the one found comes back, so a number paid often costs one round trip and one record.
  */
-
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { pairsToRecord } from "../payout-codec.js";

@@ -4,7 +4,6 @@
  * (lua/payouts-by-words.lua) and the status group indexes (lua/payouts-by-status.lua), both
  * written by payout-create.lua and the latter moved by payout-transition.lua.
  */
-
 import { z } from "zod";
 import type { Payout } from "../../model/payout.js";
 import {

@@ -7,7 +7,6 @@
  * fails is reported as CorruptRecordError, never patched up. Many records are read in one
  * round trip, and the creation index page by page (exports, the digest), never at once.
  */
-
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import type { Actor } from "../../model/audit.js";

@@ -1,5 +1,4 @@
 /** PinStore on Redis: one hash per person, every step one script (lua/pin-*.lua). */
-
 import { z } from "zod";
 import { noticeKey } from "../../model/notice.js";
 import type { PinStatus } from "../../model/pin.js";

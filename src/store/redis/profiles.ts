@@ -2,7 +2,6 @@
  * Staff members' names in one Redis hash, userId → JSON profile. A value that does not
  * read as a profile is logged and left out: the lists then show that member's id.
  */
-
 import { type Logger, silentLogger } from "../../logger.js";
 import type { UserProfile } from "../../model/staff.js";
 import { UserProfileSchema } from "../../model/staff.js";

@@ -7,7 +7,6 @@
  * Changes of an entry go through one compare-and-set script (redis/lua/recipient-write.lua),
  * so two people saving or forgetting the same alias at once cannot overwrite each other.
  */
-
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import {

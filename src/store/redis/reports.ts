@@ -3,7 +3,6 @@
  * entry in one script, lua/digest-once.lua), and a hash of each operation's last seen state, compared and
  * changed in one script with the alert it calls for (lua/availability-observe.lua).
  */
-
 import { z } from "zod";
 import type { OperationObservation, OperationState } from "../../model/availability.js";
 import type { Keys } from "../keys.js";

@@ -17,7 +17,6 @@
  *   p schedules:sending    ZSET   `{scheduleId}:{runKey}` of every run sending, by when it
  *                                 went sending (a crash leaves one there: see sendingRuns)
  */
-
 import { z } from "zod";
 import type { AuditDraft } from "../../model/audit.js";
 import { noticeKey } from "../../model/notice.js";

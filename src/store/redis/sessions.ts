@@ -2,7 +2,6 @@
  * Who is talking to the bot: dialogs in progress (expiring) and each user's language. Every
  * read is validated; a value that fails is logged and read as absent.
  */
-
 import { type Logger, silentLogger } from "../../logger.js";
 import type { DialogState } from "../../model/dialog.js";
 import { DialogStateSchema } from "../../model/dialog.js";

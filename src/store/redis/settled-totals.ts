@@ -3,7 +3,6 @@
  * pipeline, and written for the payouts stored before they existed by a backfill at start.
  * The moves themselves count in their own script (lua/includes/totals.lua).
  */
-
 import { z } from "zod";
 import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
 import type { Keys } from "../keys.js";

@@ -3,7 +3,6 @@
  * and one `user:{id}` per initiator, in whole XAF. The payout scripts reserve and give back
  * in the same atomic step as the move (lua/includes/spending.lua); this reads what they counted.
  */
-
 import { z } from "zod";
 import type { DayUsage, SpendingLedger } from "../types.js";
 import type { RedisClient } from "./connection.js";

@@ -4,7 +4,6 @@
  * is validated; a value that fails is logged and read as absent, which for a role means
  * "no access" (fail closed).
  */
-
 import { type Logger, silentLogger } from "../../logger.js";
 import type { Role } from "../../model/roles.js";
 import { RoleSchema } from "../../model/roles.js";

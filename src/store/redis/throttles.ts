@@ -2,7 +2,6 @@
  * Fixed-window counters by name on Redis, counted and given their expiry in one script
  * (lua/throttle-take.lua).
  */
-
 import { z } from "zod";
 import type { ThrottleStore } from "../types.js";
 import type { RedisClient } from "./connection.js";
