@@ -119,6 +119,8 @@ async function clusterChecks(config: Config, where: string, cluster: Cluster) {
       checks.find(({ check }) => check.status === "warn") ??
       checks[0];
     if (!found) return warn("redis", "no primary found");
+    if (found.check.status === "ok")
+      return { ...found.check, fact: `${found.check.fact} (every primary)` };
     return { ...found.check, fact: `${found.address}: ${found.check.fact}` };
   };
   return [
