@@ -5,7 +5,6 @@
  */
 
 import { hostname } from "node:os";
-import type { Redis } from "ioredis";
 import type { Config } from "./config/index.js";
 import { EventSender } from "./events/sender.js";
 import { type Logger, redactUrlCredentials } from "./logger.js";
@@ -13,13 +12,14 @@ import type { Metrics } from "./metrics/metrics.js";
 import { EventDispatch, type EventRetryPolicy } from "./payouts/loops/events.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
+import type { RedisClient } from "./store/redis/connection.js";
 import { RedisEventsStore } from "./store/redis/events.js";
 import type { Stores } from "./store/types.js";
 
 export interface EventsSetup {
   config: Config;
   /** The bot's Redis connection; undefined with in-memory stores (the demo). */
-  redis: Redis | undefined;
+  redis: RedisClient | undefined;
   stores: Stores;
   logger: Logger;
   now: () => number;

@@ -18,7 +18,6 @@
  * once its updates in hand are done. A bad file keeps everything as it was, and says why.
  */
 import { hostname } from "node:os";
-import type { Redis } from "ioredis";
 import { Markup } from "telegraf";
 import type { Update } from "telegraf/types";
 import { type App, type AppOptions, StartupError, startApp } from "./app.js";
@@ -39,6 +38,7 @@ import { translator } from "./i18n.js";
 import { localeFromLanguageCode } from "./model/locale.js";
 import { requiredTelegramCall } from "./startup-checks.js";
 import { globalKeys } from "./store/keys.js";
+import type { RedisClient } from "./store/redis/connection.js";
 import { createRedisConnection, waitForReady } from "./store/redis/connection.js";
 import { RedisLeaseStore } from "./store/redis/leases.js";
 
@@ -145,7 +145,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
   };
 
   try {
-    const connection: Redis = createRedisConnection(shared.redis.target, { logger });
+    const connection: RedisClient = createRedisConnection(shared.redis.target, { logger });
     cleanups.push(async () => connection.quit());
     await waitForReady(connection, 10_000).catch((error: unknown) => {
       throw new StartupError("Redis is not reachable; start Redis or fix REDIS_URL.", {

@@ -2,13 +2,13 @@
  * The composition root's storage: the Redis connection (with its durable-writes plan) and
  * the rate limiters, shared by every replica through that Redis.
  */
-import type { Redis } from "ioredis";
 import type { Config } from "./config/index.js";
 import type { Logger } from "./logger.js";
 import { LocalRateLimiter } from "./payments/local-rate-limiter.js";
 import type { RateLimiter } from "./payments/rate-limiter.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
+import type { RedisClient } from "./store/redis/connection.js";
 import { createRedisConnection, waitForReady } from "./store/redis/connection.js";
 import { type DurabilityPlan, RedisDurability } from "./store/redis/durability.js";
 import { indexStoredPayouts } from "./store/redis/payout-search.js";
@@ -30,7 +30,7 @@ export async function connectStores(
   logger: Logger,
 ): Promise<{
   stores: Stores;
-  redis: Redis;
+  redis: RedisClient;
   backfill: () => void;
   /** The durable-writes plan now (for the metrics); undefined when REDIS_DURABILITY is off. */
   durability: (() => DurabilityPlan) | undefined;
@@ -41,7 +41,12 @@ export async function connectStores(
     await waitForReady(redis, 10_000);
   } catch (error) {
     redis.disconnect();
-    const fix = target.kind === "url" ? "fix REDIS_URL" : "check REDIS_SENTINELS";
+    const fix =
+      target.kind === "url"
+        ? "fix REDIS_URL"
+        : target.kind === "cluster"
+          ? "check REDIS_CLUSTER_NODES"
+          : "check REDIS_SENTINELS";
     throw new StartupError(
       `Redis at ${describeTarget(target)} is not reachable; start Redis or ${fix}.`,
       { cause: error },
@@ -70,7 +75,7 @@ export async function connectStores(
  * The durable-write plan on a connection of its own (REDIS_DURABILITY=auto or local), read from the
  * server now; a server that cannot make writes durable is named in a warning.
  */
-async function startDurability(config: Config, redis: Redis, logger: Logger) {
+async function startDurability(config: Config, redis: RedisClient, logger: Logger) {
   if (config.redis.durability === "off") return undefined;
   // The same options (target, fail-fast, Sentinel), on a connection of its own.
   const connection = redis.duplicate();
@@ -95,7 +100,7 @@ async function startDurability(config: Config, redis: Redis, logger: Logger) {
 
 export function rateLimiter(
   config: Config,
-  redis: Redis | undefined,
+  redis: RedisClient | undefined,
   name = "payment-api",
   limit = config.payment.rateLimitPerMinute,
 ): RateLimiter {
@@ -117,7 +122,7 @@ export function rateLimiter(
  * RSS by about 45 MB with 10,000 payouts (bench `footprint`). Searches and the Overview show
  * older payouts as soon as their page is done.
  */
-function backfill(redis: Redis, config: Config, logger: Logger): void {
+function backfill(redis: RedisClient, config: Config, logger: Logger): void {
   const k = keys(config.redis.keyPrefix);
   const common = { keys: k, retentionMs: config.retentionMs, now: Date.now, pageSize: 50 };
   void (async () => {

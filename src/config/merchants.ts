@@ -218,7 +218,7 @@ export function parseMerchants(
     if (!known) return;
     try {
       const config = loadConfig(overlay, mode);
-      const sharedKeyPrefix = config.redis.keyPrefix;
+      const { sharedKeyPrefix } = config.redis;
       config.redis.keyPrefix = merchantKeyPrefix(sharedKeyPrefix, id);
       merchants.push({
         id,

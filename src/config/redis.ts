@@ -3,6 +3,11 @@
  * primary found through Redis Sentinel (REDIS_SENTINELS), with passwords and TLS.
  *
  * - URL mode: `redis://` or `rediss://` (TLS); the password in the URL or in REDIS_PASSWORD.
+ * - Cluster mode (REDIS_CLUSTER_NODES set): some of the cluster's nodes; REDIS_PASSWORD for
+ *   every node, REDIS_TLS=on for TLS. Not with REDIS_SENTINELS, nor with a REDIS_URL other
+ *   than the default (either would name another Redis). The single merchant of the
+ *   environment keeps its keys under `merchantKeyPrefix(REDIS_KEY_PREFIX, "default")`, so
+ *   they share one hash tag as every merchant's do.
  * - Sentinel mode (REDIS_SENTINELS set): REDIS_SENTINEL_NAME (default `mymaster`),
  *   REDIS_PASSWORD for the servers, REDIS_SENTINEL_PASSWORD for the sentinels, REDIS_TLS=on
  *   for TLS to both. REDIS_URL then names nothing: a plain one (compose.yaml sets one) is
@@ -10,6 +15,7 @@
  *   says would silently not apply.
  */
 import { z } from "zod";
+import { DEFAULT_MERCHANT_ID, merchantKeyPrefix } from "../store/keys.js";
 import { type HostPort, type RedisTarget, UNIX_SOCKET_URL } from "../store/redis/target.js";
 import { intInRange, optionalText, textOf } from "./env-values.js";
 
@@ -24,6 +30,27 @@ const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
  * twice. Returns the addresses, or the problems.
  */
 export function parseSentinels(raw: string): { sentinels: HostPort[]; problems: string[] } {
+  const { addresses, problems } = parseHostPorts(raw, "10.0.0.5:26379");
+  if (addresses.length === 0 && problems.length === 0)
+    problems.push("lists no sentinel; e.g. REDIS_SENTINELS=10.0.0.5:26379,10.0.0.6:26379");
+  return { sentinels: addresses, problems };
+}
+
+/**
+ * `REDIS_CLUSTER_NODES=10.0.0.1:6379,10.0.0.2:6379`: some of the cluster's nodes (the
+ * client learns the others), every entry a host and a port, none twice.
+ */
+export function parseClusterNodes(raw: string): { nodes: HostPort[]; problems: string[] } {
+  const { addresses, problems } = parseHostPorts(raw, "10.0.0.5:6379");
+  if (addresses.length === 0 && problems.length === 0)
+    problems.push("lists no node; e.g. REDIS_CLUSTER_NODES=10.0.0.5:6379,10.0.0.6:6379");
+  return { nodes: addresses, problems };
+}
+
+function parseHostPorts(
+  raw: string,
+  example: string,
+): { addresses: HostPort[]; problems: string[] } {
   const sentinels: HostPort[] = [];
   const problems: string[] = [];
   for (const item of raw.split(",")) {
@@ -32,7 +59,9 @@ export function parseSentinels(raw: string): { sentinels: HostPort[]; problems: 
     const match = HOST_PORT.exec(entry);
     const port = Number(match?.[2]);
     if (!match?.[1] || !(port >= 1 && port <= 65535)) {
-      problems.push(`"${entry}" is not host:port (e.g. 10.0.0.5:26379 or [::1]:26379)`);
+      problems.push(
+        `"${entry}" is not host:port (e.g. ${example} or [::1]:${example.split(":")[1]})`,
+      );
       continue;
     }
     const host = match[1].replace(/^\[(.*)\]$/, "$1");
@@ -42,9 +71,7 @@ export function parseSentinels(raw: string): { sentinels: HostPort[]; problems: 
     }
     sentinels.push({ host, port });
   }
-  if (sentinels.length === 0 && problems.length === 0)
-    problems.push("lists no sentinel; e.g. REDIS_SENTINELS=10.0.0.5:26379,10.0.0.6:26379");
-  return { sentinels, problems };
+  return { addresses: sentinels, problems };
 }
 
 export const redisEnvShape = {
@@ -60,6 +87,12 @@ export const redisEnvShape = {
     const { sentinels, problems } = parseSentinels(value);
     for (const problem of problems) ctx.addIssue({ code: "custom", message: problem });
     return sentinels;
+  }),
+  REDIS_CLUSTER_NODES: optionalText().transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const { nodes, problems } = parseClusterNodes(value);
+    for (const problem of problems) ctx.addIssue({ code: "custom", message: problem });
+    return nodes;
   }),
   REDIS_SENTINEL_NAME: optionalText().refine(
     (value) => value === undefined || /^\S{1,128}$/.test(value),
@@ -94,7 +127,10 @@ export type RedisEnvValues = z.output<typeof redisEnvSchema>;
 
 export interface RedisConfig {
   target: RedisTarget;
+  /** The prefix of this merchant's keys (on a cluster, hash-tagged: store/keys.ts). */
   keyPrefix: string;
+  /** REDIS_KEY_PREFIX itself: the keys of no merchant (store/keys.ts globalKeys). */
+  sharedKeyPrefix: string;
   /** Wait until money writes are persisted (store/redis/durability.ts). Default: on in production. */
   durability: "auto" | "local" | "off";
   durabilityTimeoutMs: number;
@@ -124,8 +160,22 @@ function urlExtras(
 export function redisProblems(env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
   const sentinelMode = textOf(env.REDIS_SENTINELS) !== undefined;
+  const clusterMode = textOf(env.REDIS_CLUSTER_NODES) !== undefined;
   const url = textOf(env.REDIS_URL);
   const extras = url === undefined ? undefined : urlExtras(url);
+  if (clusterMode) {
+    // Each of these names another Redis than the cluster: which one was meant is not ours to guess.
+    if (url !== undefined) {
+      problems.push(
+        "REDIS_CLUSTER_NODES, REDIS_URL: both name a Redis; keep one (a cluster takes its password in REDIS_PASSWORD and TLS with REDIS_TLS=on)",
+      );
+    }
+    for (const name of ["REDIS_SENTINELS", "REDIS_SENTINEL_NAME", "REDIS_SENTINEL_PASSWORD"]) {
+      if (textOf(env[name]) !== undefined)
+        problems.push(`REDIS_CLUSTER_NODES, ${name}: a cluster has no sentinels; keep one of them`);
+    }
+    return problems;
+  }
   if (sentinelMode) {
     if (extras?.password || extras?.database || extras?.tls) {
       problems.push(
@@ -139,7 +189,7 @@ export function redisProblems(env: NodeJS.ProcessEnv): string[] {
   }
   if (textOf(env.REDIS_TLS) !== undefined) {
     problems.push(
-      "REDIS_TLS: only used with REDIS_SENTINELS; with REDIS_URL write rediss:// for TLS",
+      "REDIS_TLS: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES; with REDIS_URL write rediss:// for TLS",
     );
   }
   if (textOf(env.REDIS_PASSWORD) !== undefined && extras?.password) {
@@ -150,19 +200,32 @@ export function redisProblems(env: NodeJS.ProcessEnv): string[] {
 
 /** The Redis part of the configuration, from values the schema accepted. */
 export function redisConfig(values: RedisEnvValues, production: boolean): RedisConfig {
-  const target: RedisTarget = values.REDIS_SENTINELS
+  const target: RedisTarget = values.REDIS_CLUSTER_NODES
     ? {
-        kind: "sentinel",
-        sentinels: values.REDIS_SENTINELS,
-        name: values.REDIS_SENTINEL_NAME ?? DEFAULT_SENTINEL_NAME,
+        kind: "cluster",
+        nodes: values.REDIS_CLUSTER_NODES,
         password: values.REDIS_PASSWORD,
-        sentinelPassword: values.REDIS_SENTINEL_PASSWORD,
         tls: values.REDIS_TLS === "on",
       }
-    : { kind: "url", url: values.REDIS_URL, password: values.REDIS_PASSWORD };
+    : values.REDIS_SENTINELS
+      ? {
+          kind: "sentinel",
+          sentinels: values.REDIS_SENTINELS,
+          name: values.REDIS_SENTINEL_NAME ?? DEFAULT_SENTINEL_NAME,
+          password: values.REDIS_PASSWORD,
+          sentinelPassword: values.REDIS_SENTINEL_PASSWORD,
+          tls: values.REDIS_TLS === "on",
+        }
+      : { kind: "url", url: values.REDIS_URL, password: values.REDIS_PASSWORD };
   return {
     target,
-    keyPrefix: values.REDIS_KEY_PREFIX,
+    // A cluster deployment is new (no old data under the bare prefix): its one merchant's
+    // keys carry a hash tag like every merchant's, so each script touches one slot.
+    keyPrefix:
+      target.kind === "cluster"
+        ? merchantKeyPrefix(values.REDIS_KEY_PREFIX, DEFAULT_MERCHANT_ID)
+        : values.REDIS_KEY_PREFIX,
+    sharedKeyPrefix: values.REDIS_KEY_PREFIX,
     durability: values.REDIS_DURABILITY ?? (production ? "auto" : "off"),
     durabilityTimeoutMs: values.REDIS_DURABILITY_TIMEOUT_MS,
   };

@@ -1,13 +1,20 @@
 /**
  * Redis as the bot will find it: reachable, a primary (found through Sentinel when so
- * configured; Cluster is not something this build speaks), writes that can be made durable
- * as REDIS_DURABILITY asks, and `maxmemory-policy noeviction`: under any other policy a
- * full Redis deletes keys, a payout's claim or its outbox entry among them.
- * All from INFO (managed Redis often refuses CONFIG), on a connection of its own.
+ * configured), writes that can be made durable as REDIS_DURABILITY asks, and
+ * `maxmemory-policy noeviction`: under any other policy a full Redis deletes keys, a
+ * payout's claim or its outbox entry among them. On a Redis Cluster (REDIS_CLUSTER_NODES):
+ * `cluster_state:ok`, and the durability and the memory policy of every primary (each
+ * shard keeps its own merchants' payouts). All from INFO and CLUSTER INFO (managed Redis
+ * often refuses CONFIG), on a connection of its own.
  */
-import type { Redis } from "ioredis";
+import { Cluster } from "ioredis";
 import type { Config } from "../config/index.js";
-import { closeConnection, createRedisConnection, waitForReady } from "../store/redis/connection.js";
+import {
+  closeConnection,
+  createRedisConnection,
+  type RedisClient,
+  waitForReady,
+} from "../store/redis/connection.js";
 import { parseServerFacts, planDurability } from "../store/redis/durability.js";
 import { describeTarget } from "../store/redis/target.js";
 import { type CheckResult, fail, ok, reasonOf, warn, withinDeadline } from "./report.js";
@@ -47,7 +54,9 @@ export async function redisChecks(config: Config): Promise<CheckResult[]> {
       const fix =
         target.kind === "url"
           ? "Start Redis, or fix REDIS_URL (and REDIS_PASSWORD)."
-          : "Check REDIS_SENTINELS, REDIS_SENTINEL_NAME and the passwords.";
+          : target.kind === "cluster"
+            ? "Check REDIS_CLUSTER_NODES, REDIS_PASSWORD and REDIS_TLS."
+            : "Check REDIS_SENTINELS, REDIS_SENTINEL_NAME and the passwords.";
       const skipped = "not checked: Redis is not reachable";
       return [
         fail("redis", `${where} is not reachable (${reasonOf(lastError ?? error)})`, fix),
@@ -56,6 +65,7 @@ export async function redisChecks(config: Config): Promise<CheckResult[]> {
         warn("redis memory policy", skipped),
       ];
     }
+    if (redis instanceof Cluster) return await clusterChecks(config, where, redis);
     const fields = infoFields(info);
     return [
       ok("redis", `${where} answers, Redis ${fields.get("redis_version") ?? "(version unknown)"}`),
@@ -68,8 +78,62 @@ export async function redisChecks(config: Config): Promise<CheckResult[]> {
   }
 }
 
+/**
+ * A cluster: every node agrees the cluster is ok, and each primary's durability and memory
+ * policy pass as a single server's would (the worst one is reported, naming the node).
+ */
+async function clusterChecks(config: Config, where: string, cluster: Cluster) {
+  const primaries = cluster.nodes("master");
+  const facts = await Promise.all(
+    primaries.map(async (node) => {
+      const address = `${node.options.host}:${node.options.port}`;
+      const [info, clusterInfo] = await withinDeadline(
+        `Redis ${address} (INFO)`,
+        CONNECT_TIMEOUT_MS,
+        Promise.all([node.info("everything"), node.cluster("INFO")]),
+      );
+      return { address, info, fields: infoFields(`${info}\n${clusterInfo}`) };
+    }),
+  );
+  const version = facts[0]?.fields.get("redis_version") ?? "(version unknown)";
+  const notOk = facts.filter(({ fields }) => fields.get("cluster_state") !== "ok");
+  const topology = notOk.length
+    ? fail(
+        "redis topology",
+        `cluster_state is not ok on ${notOk.map(({ address }) => address).join(", ")}`,
+        "Check `redis-cli --cluster check <node>`: every slot must be served by a primary that answers.",
+      )
+    : ok(
+        "redis topology",
+        `Redis Cluster, ${primaries.length} primaries (${facts
+          .map(
+            ({ address, fields }) =>
+              `${address} with ${fields.get("connected_slaves") ?? "0"} replicas`,
+          )
+          .join(", ")})`,
+      );
+  /** The first failing (else warning) check of the primaries, named by its node. */
+  const worst = (checks: Array<{ address: string; check: CheckResult }>): CheckResult => {
+    const found =
+      checks.find(({ check }) => check.status === "fail") ??
+      checks.find(({ check }) => check.status === "warn") ??
+      checks[0];
+    if (!found) return warn("redis", "no primary found");
+    if (found.check.status === "ok")
+      return { ...found.check, fact: `${found.check.fact} (every primary)` };
+    return { ...found.check, fact: `${found.address}: ${found.check.fact}` };
+  };
+  return [
+    ok("redis", `${where} answers, Redis ${version}`),
+    topology,
+    worst(facts.map(({ address, info }) => ({ address, check: durabilityCheck(config, info) }))),
+    worst(facts.map(({ address, fields }) => ({ address, check: memoryPolicyCheck(fields) }))),
+  ];
+}
+
 /** The host:port the connection reached (the primary a sentinel named). */
-function connectedAddress(redis: Redis): string {
+function connectedAddress(redis: RedisClient): string {
+  if (redis instanceof Cluster) return "?";
   const stream = redis.stream;
   return stream?.remoteAddress ? `${stream.remoteAddress}:${stream.remotePort}` : "?";
 }
@@ -83,7 +147,7 @@ function topologyCheck(config: Config, fields: Map<string, string>, address: str
     return fail(
       name,
       "the server is a Redis Cluster node",
-      "Point REDIS_URL at a standalone primary, or REDIS_SENTINELS at its sentinels: this build does not speak Cluster.",
+      "Give the cluster's nodes in REDIS_CLUSTER_NODES (and unset REDIS_URL): one node alone answers MOVED for most keys.",
     );
   }
   if (role !== "master") {

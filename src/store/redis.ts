@@ -2,13 +2,13 @@
  * Every store on one Redis connection, under one key prefix: the Redis implementations of
  * the store interfaces, put together (the connection itself: redis/connection.ts).
  */
-import type { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../logger.js";
 import { keys } from "./keys.js";
 import { RedisAuditLog } from "./redis/audit.js";
 import { RedisBatchStore } from "./redis/batches.js";
 import { RedisCallbackGate } from "./redis/callback-gate.js";
 import { RedisApprovalCards } from "./redis/cards.js";
+import type { RedisClient } from "./redis/connection.js";
 import { closeConnection, pingWithin } from "./redis/connection.js";
 import { RedisDueQueue } from "./redis/due-queue.js";
 import type { RedisDurability } from "./redis/durability.js";
@@ -39,11 +39,11 @@ export interface RedisStoresOptions {
   /** TIME_ZONE: the day a settled payout is counted on (model/totals.ts); default Douala. */
   timeZone?: string;
   /** Durable writes of the payout store (none: no write waits). Stopped by `close()`. */
-  durability?: { plan: RedisDurability; connection: Redis };
+  durability?: { plan: RedisDurability; connection: RedisClient };
 }
 
 /** Every store on `redis`, under `prefix`. `close()` quits the connection. */
-export function createRedisStores(redis: Redis, options: RedisStoresOptions): Stores {
+export function createRedisStores(redis: RedisClient, options: RedisStoresOptions): Stores {
   const k = keys(options.prefix);
   const logger = options.logger ?? silentLogger;
   return {

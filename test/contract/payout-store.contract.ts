@@ -104,6 +104,8 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
     beforeEach(() => {
       stores = harness.stores;
     });
+    /** A shared limit's key of this test's own, in the stores' slot. */
+    const limitKey = (name: string) => `${harness.keyPrefix ?? ""}${name}:${randomUUID()}`;
 
     it("audits a creation, each move made with its actor and states, and a submission", async () => {
       const payer = { id: 111, role: "payer" } as const;
@@ -205,7 +207,7 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
 
     it("takes a rate-limit slot with a claim, only when the claim is made", async () => {
       // Each run its own limit (a store's slots outlive it in a shared Redis for a window).
-      const slot = { key: `test-limit:${randomUUID()}`, limit: 1, windowMs: 60_000 };
+      const slot = { key: limitKey("test-limit"), limit: 1, windowMs: 60_000 };
       const first = await payoutIn(stores, "awaiting_confirmation");
       const second = await payoutIn(stores, "awaiting_confirmation");
       const claim = (id: string, claimId: string, expect = {}) =>
@@ -230,7 +232,7 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
 
     it("takes background work's slot within its own share and the whole limit", async () => {
       // Limit 2, background work's share 1: a person's grant does not count in that share.
-      const key = `test-limit:${randomUUID()}`;
+      const key = limitKey("test-limit");
       const person = { key, limit: 2, windowMs: 60_000 };
       const work = { ...person, backgroundLimit: 1 };
       const claim = async (slot: typeof person) => {
@@ -245,7 +247,7 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(await claim(person)).toMatchObject({ ok: true, slotTaken: false });
       // A callback's re-read as background work: refused once its share is taken, though
       // the whole limit has room.
-      const reread = { ...work, key: `test-limit:${randomUUID()}` };
+      const reread = { ...work, key: limitKey("test-limit") };
       expect(await claim(reread)).toMatchObject({ ok: true, slotTaken: true });
       const payout = await payoutIn(stores, "pending");
       await stores.payouts.update(payout.id, { paymentId: `pay-${payout.id}` });
@@ -503,8 +505,8 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
     });
 
     it("takes a callback re-read's cap and request slots with its admission, none when refused", async () => {
-      const cap = { key: `test-cap:${randomUUID()}`, limit: 1, windowMs: 60_000 };
-      const request = { key: `test-limit:${randomUUID()}`, limit: 1, windowMs: 60_000 };
+      const cap = { key: limitKey("test-cap"), limit: 1, windowMs: 60_000 };
+      const request = { key: limitKey("test-limit"), limit: 1, windowMs: 60_000 };
       const options = { spacingMs: 60_000, leaseMs: 60_000, cap, request };
       const pendingWithId = async () => {
         const payout = await payoutIn(stores, "pending");
@@ -524,7 +526,7 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(await stores.leases.acquire(callbackRereadName(second.id), "d", 1000)).toBe(true);
       // A free cap with a full request limit: admitted, without the request's slot.
       const third = await pendingWithId();
-      const freeCap = { ...cap, key: `test-cap:${randomUUID()}` };
+      const freeCap = { ...cap, key: limitKey("test-cap") };
       const late = await stores.callbacks.admit(`pay-${third.id}`, {
         ...options,
         cap: freeCap,

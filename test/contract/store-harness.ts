@@ -8,6 +8,11 @@ export interface StoreHarness {
   cleanup: () => Promise<void>;
   /** Lets `ms` pass for the stores' expiries: a real wait for Redis, a clock step for memory. */
   elapse: (ms: number) => Promise<void>;
+  /**
+   * Where a test may name keys of its own (a shared limit's): the stores' key prefix, so that
+   * on a Redis Cluster they share the merchant's slot as the bot's limits do. Default "".
+   */
+  keyPrefix?: string;
 }
 
 export type MakeStores = (options: {
@@ -34,5 +39,8 @@ export function storesPerTest(
     },
     cleanup: () => harness().cleanup(),
     elapse: (ms) => harness().elapse(ms),
+    get keyPrefix() {
+      return harness().keyPrefix;
+    },
   };
 }

@@ -194,6 +194,11 @@ export interface PrivateRedisOptions {
   configFile?: string;
   /** Default: a free port. */
   port?: number;
+  /**
+   * Default true: `stopAllProcesses` (a World's close) stops it too. False for a server
+   * that outlives one test (a cluster started once per file stops its own).
+   */
+  tracked?: boolean;
 }
 
 /** A redis-server of the test's own, on a free port, that it may stop and start again. */
@@ -214,7 +219,12 @@ export class PrivateRedis {
     this.#persist = options.persist ?? false;
     this.#args = options.args ?? [];
     this.#configFile = options.configFile;
-    running.add(this.#tracked);
+    if (options.tracked ?? true) running.add(this.#tracked);
+  }
+
+  /** True while its process runs (not stopped, not crashed). */
+  get running(): boolean {
+    return this.#child !== undefined;
   }
 
   /**

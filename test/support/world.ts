@@ -4,8 +4,12 @@
  */
 import type { TelegramEmulator } from "../../src/dev/telegram-emulator/index.js";
 import type { SandboxHandle, SandboxOptions } from "../../src/sandbox/index.js";
-import { keys } from "../../src/store/keys.js";
-import { createRedisConnection, waitForReady } from "../../src/store/redis/connection.js";
+import { DEFAULT_MERCHANT_ID, keys, merchantKeyPrefix } from "../../src/store/keys.js";
+import {
+  createRedisConnection,
+  dropPrefix,
+  waitForReady,
+} from "../../src/store/redis/connection.js";
 import type { RedisTarget } from "../../src/store/redis/target.js";
 import { createRedisStores } from "../../src/store/redis.js";
 import type { Stores } from "../../src/store/types.js";
@@ -18,7 +22,10 @@ import { dropTestPrefix, testPrefix, testRedis, testRedisUrl } from "./redis.js"
 export interface World {
   sandbox: SandboxHandle;
   emulator: TelegramEmulator;
+  /** REDIS_KEY_PREFIX. */
   prefix: string;
+  /** The prefix of the bot's keys: `prefix`, or on a cluster its default merchant's. */
+  storePrefix: string;
   /** The bot's environment (harnessEnv) with this world's Redis and prefix. */
   env: Record<string, string>;
   /** The bot's stores (same Redis, same prefix), for the test to read. */
@@ -35,7 +42,8 @@ export interface WorldOptions {
   redisUrl?: string;
   /**
    * Where the test's own stores connect, when not at `redisUrl` (e.g. through Sentinel;
-   * give the bots the same place in `env`).
+   * give the bots the same place in `env`). A cluster's target takes REDIS_URL out of the
+   * bots' environment, and the keys are dropped there.
    */
   redisTarget?: RedisTarget;
 }
@@ -49,15 +57,24 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   // Sentinel names the server: a REDIS_URL beside REDIS_SENTINELS is refused when it names a
   // database (REDIS_URL=redis://127.0.0.1:6379/7 for the run), so a Sentinel bot gets none.
   if (env.REDIS_SENTINELS) delete env.REDIS_URL;
+  const onCluster = options.redisTarget?.kind === "cluster";
+  // A cluster names its nodes in REDIS_CLUSTER_NODES; a REDIS_URL beside it is refused.
+  if (onCluster) delete env.REDIS_URL;
   const connection = createRedisConnection(options.redisTarget ?? redisUrl);
   await waitForReady(connection, 5000);
-  const stores = createRedisStores(connection, { prefix, retentionMs: 86_400_000 });
+  // On a cluster the one merchant of the environment keeps its keys under its hash tag.
+  const storePrefix = onCluster ? merchantKeyPrefix(prefix, DEFAULT_MERCHANT_ID) : prefix;
+  const stores = createRedisStores(connection, {
+    prefix: storePrefix,
+    retentionMs: 86_400_000,
+  });
   const close = async () => {
     await stopAllProcesses();
+    if (onCluster) await dropPrefix(connection, prefix);
     await Promise.all([emulator.close(), sandbox.close(), stores.close()]);
-    await dropTestPrefix(prefix);
+    if (!onCluster) await dropTestPrefix(prefix);
   };
-  return { sandbox, emulator, prefix, env, stores, close };
+  return { sandbox, emulator, prefix, storePrefix, env, stores, close };
 }
 
 /**
@@ -78,6 +95,9 @@ export function worldPerTest(options: WorldOptions = {}): World {
     },
     get prefix() {
       return world().prefix;
+    },
+    get storePrefix() {
+      return world().storePrefix;
     },
     get env() {
       return world().env;

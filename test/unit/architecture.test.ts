@@ -256,6 +256,8 @@ describe("layers", () => {
     "app.ts": "the composition root: builds, starts and stops every part in order",
     "bot/features/schedule.ts":
       "the schedules feature, one Composer: /schedule, /schedules, and the buttons of its prompts, cards, list and runs",
+    "store/redis/durability.ts":
+      "durable writes: the plan read from the server (every primary of a cluster), and RedisDurability, one class, that runs a script with its wait on the write's node",
     "store/redis/payouts.ts":
       "RedisPayoutStore, one class: creation, moves, reads, and their replies (a move's arguments are payout-move-args.ts)",
     "http/webapp/dashboard-routes.ts":

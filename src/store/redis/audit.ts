@@ -3,12 +3,12 @@
  * trimmed to the retention. A payout's moves are appended by the payout scripts themselves
  * (lua/payout-*.lua), in the same atomic step as the move.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import type { AuditDraft, AuditEntry } from "../../model/audit.js";
 import { auditMinId, decodeAuditEntry, draftJson } from "../audit-codec.js";
 import type { AuditLog, AuditPage } from "../types.js";
+import type { RedisClient } from "./connection.js";
 
 const StreamReplySchema = z.array(z.tuple([z.string(), z.array(z.string())]));
 /** The largest sequence number of a stream id. */
@@ -22,10 +22,10 @@ export interface RedisAuditLogOptions {
 }
 
 export class RedisAuditLog implements AuditLog {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #options: Required<RedisAuditLogOptions>;
 
-  constructor(redis: Redis, options: RedisAuditLogOptions) {
+  constructor(redis: RedisClient, options: RedisAuditLogOptions) {
     this.#redis = redis;
     this.#options = { logger: silentLogger, now: Date.now, ...options };
   }

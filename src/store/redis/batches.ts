@@ -6,7 +6,6 @@
  * `p batches:active` holds the ones the worker has something to do for. A batch that ends
  * is kept for the retention, like a payout.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Actor, actorFields } from "../../model/audit.js";
 import {
@@ -29,6 +28,7 @@ import { auditMinId, draftJson } from "../audit-codec.js";
 import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
 import type { Keys } from "../keys.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const MoveReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
@@ -51,12 +51,12 @@ export interface RedisBatchStoreOptions {
 }
 
 export class RedisBatchStore implements BatchStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
   readonly #retentionMs: number;
   readonly #now: () => number;
 
-  constructor(redis: Redis, options: RedisBatchStoreOptions) {
+  constructor(redis: RedisClient, options: RedisBatchStoreOptions) {
     this.#redis = redis;
     this.#keys = options.keys;
     this.#retentionMs = options.retentionMs;

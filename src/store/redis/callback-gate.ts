@@ -3,7 +3,6 @@
  * payout found by its payment id, the re-read's spacing counted, the re-reads' cap, its
  * lease taken and its request's rate-limit slot, in one round trip where they were five.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { decodePayout, pairsToRecord } from "../payout-codec.js";
@@ -13,6 +12,7 @@ import {
   type CallbackGate,
   callbackRereadName,
 } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const ReplySchema = z.union([
@@ -26,10 +26,10 @@ const ReplySchema = z.union([
 ]);
 
 export class RedisCallbackGate implements CallbackGate {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
 
-  constructor(redis: Redis, keys: Keys) {
+  constructor(redis: RedisClient, keys: Keys) {
     this.#redis = redis;
     this.#keys = keys;
   }
@@ -41,7 +41,13 @@ export class RedisCallbackGate implements CallbackGate {
       await runScript(
         this.#redis,
         SCRIPTS["callback-admit"],
-        [k.paymentIndex(paymentId), cap?.key ?? "", request?.key ?? ""],
+        // A limit not asked for is not read; its key is still one of the merchant's (the
+        // index again): on a cluster every key given must be in the merchant's slot.
+        [
+          k.paymentIndex(paymentId),
+          cap?.key ?? k.paymentIndex(paymentId),
+          request?.key ?? k.paymentIndex(paymentId),
+        ],
         [
           JSON.stringify(paymentId),
           k.payout(""),

@@ -4,9 +4,9 @@
  * (`p card:{chatId}:{messageId}`) to find the payout an approver's reply is about. Both
  * expire: a card is only worth editing while its payout is recent.
  */
-import type { Redis } from "ioredis";
 import type { Keys } from "../keys.js";
 import type { ApprovalCard, ApprovalCardStore } from "../types.js";
+import type { RedisClient } from "./connection.js";
 
 /** `chatId:messageId` (ids may be negative: group chats) → the card, or null. */
 function parseMember(member: string): ApprovalCard | null {
@@ -16,11 +16,11 @@ function parseMember(member: string): ApprovalCard | null {
 }
 
 export class RedisApprovalCards implements ApprovalCardStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
   readonly #ttlMs: number;
 
-  constructor(redis: Redis, keys: Keys, ttlMs: number) {
+  constructor(redis: RedisClient, keys: Keys, ttlMs: number) {
     this.#redis = redis;
     this.#keys = keys;
     this.#ttlMs = ttlMs;

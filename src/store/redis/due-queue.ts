@@ -3,19 +3,19 @@
  * sorted set. A claim re-scores what it takes in one script (lua/due-claim.lua), so two
  * replicas never take the same id.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { DueQueue } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /** Built once: building a zod schema costs more than running it. */
 const IdsSchema = z.array(z.string());
 
 export class RedisDueQueue implements DueQueue {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #key: string;
 
-  constructor(redis: Redis, key: string) {
+  constructor(redis: RedisClient, key: string) {
     this.#redis = redis;
     this.#key = key;
   }

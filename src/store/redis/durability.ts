@@ -19,10 +19,11 @@
  * recorded whatever happens) is made and reported not durable, until a replica is back.
  * Mode `local` never waits for a replica: the local AOF is all the operator asks for.
  */
-import type { Redis } from "ioredis";
+import { Cluster } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import { StoreUnavailableError } from "../errors.js";
+import { primaries, type RedisClient } from "./connection.js";
 import { isNoScript, type LuaScript, runScript } from "./scripts.js";
 
 /** What INFO tells about the server that decides how to wait. */
@@ -72,6 +73,28 @@ export function parseServerFacts(info: string): ServerFacts {
   };
 }
 
+/**
+ * A Redis Cluster's facts as one server's: the weakest primary's. Every shard holds some
+ * merchants' payouts, so a wait is only as good as the worst shard allows (a shard whose
+ * replica is gone makes the plan lose its replica, as a single primary's would).
+ */
+export function weakestFacts(facts: readonly ServerFacts[]): ServerFacts {
+  const [first, ...rest] = facts;
+  if (!first) return parseServerFacts("");
+  return rest.reduce(
+    (weakest, next) => ({
+      version: atLeast(next.version, weakest.version[0] ?? 0, weakest.version[1] ?? 0)
+        ? weakest.version
+        : next.version,
+      role: next.role === weakest.role ? weakest.role : "mixed",
+      onlineReplicas: Math.min(weakest.onlineReplicas, next.onlineReplicas),
+      aofEnabled: weakest.aofEnabled && next.aofEnabled,
+      appendfsync: weakest.appendfsync === "always" ? next.appendfsync : weakest.appendfsync,
+    }),
+    first,
+  );
+}
+
 function atLeast(version: readonly number[], major: number, minor: number): boolean {
   const [have = 0, haveMinor = 0] = version;
   return have > major || (have === major && haveMinor >= minor);
@@ -117,6 +140,14 @@ export function planDurability(
   };
 }
 
+/** How often a script redirected by a cluster (MOVED, ASK, TRYAGAIN) is sent again. */
+const REDIRECTED_TRIES = 8;
+
+/** A cluster's answer that a command ran nowhere: its slot is elsewhere, moving, or unserved. */
+export function isRedirection(error: unknown): boolean {
+  return error instanceof Error && /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(error.message);
+}
+
 const WaitReplySchema = z.number().int();
 const WaitAofReplySchema = z.tuple([z.number().int(), z.number().int()]);
 
@@ -141,9 +172,16 @@ export interface RedisDurabilityOptions {
  * until the replicas answer, so it must not hold up every other command of the bot.
  * A wait covers every write made before it on any connection (the replication stream is
  * one), so the script and its wait go out together on this one.
+ *
+ * On a Redis Cluster, WAIT and WAITAOF count the replication of the node they run on, so
+ * the wait must reach the primary that made the write: the script and its waits go out in
+ * one pipeline, which the cluster client sends to the node of the script's keys (keyless
+ * commands ride with the keyed one). A MOVED answer (a slot migrated, a failover) sends
+ * the whole pipeline again to the new owner; the script is a compare-and-set, so running
+ * it there again is harmless. The plan is read from every primary (`weakestFacts`).
  */
 export class RedisDurability {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #options: Required<Omit<RedisDurabilityOptions, "logger">>;
   readonly #log: Logger;
   #plan: DurabilityPlan = {
@@ -156,7 +194,7 @@ export class RedisDurability {
   #expectReplica = false;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(redis: Redis, options: RedisDurabilityOptions) {
+  constructor(redis: RedisClient, options: RedisDurabilityOptions) {
     this.#redis = redis;
     this.#options = { refreshMs: 30_000, mode: "auto", ...options };
     this.#log = options.logger ?? silentLogger;
@@ -184,12 +222,17 @@ export class RedisDurability {
 
   /** Reads INFO and sets the plan; logs when it changes. */
   async refresh(): Promise<DurabilityPlan> {
-    const [server, replication, persistence] = await Promise.all([
-      this.#redis.info("server"),
-      this.#redis.info("replication"),
-      this.#redis.info("persistence"),
-    ]);
-    const plan = planDurability(parseServerFacts(`${server}\n${replication}\n${persistence}`), {
+    const facts = await Promise.all(
+      primaries(this.#redis).map(async (node) => {
+        const [server, replication, persistence] = await Promise.all([
+          node.info("server"),
+          node.info("replication"),
+          node.info("persistence"),
+        ]);
+        return parseServerFacts(`${server}\n${replication}\n${persistence}`);
+      }),
+    );
+    const plan = planDurability(weakestFacts(facts), {
       mode: this.#options.mode,
       expectReplica: this.#expectReplica,
     });
@@ -230,14 +273,18 @@ export class RedisDurability {
     const steps = this.#plan.steps;
     if (steps.length === 0)
       return { reply: await runScript(this.#redis, script, keys, args), durable: true };
-    let pipeline = this.#redis.pipeline().evalsha(script.sha1, keys.length, ...keys, ...args);
-    pipeline = this.#addWaits(pipeline, steps);
-    let replies = (await pipeline.exec()) ?? [];
-    const [scriptError] = replies[0] ?? [];
-    if (isNoScript(scriptError)) {
-      // The script did not run (nor write): send its source, then wait again.
-      pipeline = this.#redis.pipeline().eval(script.source, keys.length, ...keys, ...args);
-      replies = (await this.#addWaits(pipeline, steps).exec()) ?? [];
+    let replies = await this.#scriptWithWaits(script, keys, args, steps);
+    // On a cluster, a pipeline whose script is redirected (its slot now served by another
+    // primary after a failover, or moving) is not followed by the client: the script ran
+    // nowhere. Read the slot map again and send script and waits to the new owner.
+    for (
+      let attempt = 1;
+      attempt <= REDIRECTED_TRIES && isRedirection(replies[0]?.[0]);
+      attempt++
+    ) {
+      await this.#reloadSlots();
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      replies = await this.#scriptWithWaits(script, keys, args, steps);
     }
     const [error, reply] = replies[0] ?? [new Error("no reply from Redis"), undefined];
     if (error) throw error;
@@ -245,7 +292,34 @@ export class RedisDurability {
     return { reply, durable: await this.#waitAgainIfPlanChanged(steps) };
   }
 
-  #addWaits<P extends ReturnType<Redis["pipeline"]>>(pipeline: P, steps: readonly WaitStep[]): P {
+  /** The script (its source on NOSCRIPT) and the waits, in one pipeline to one node. */
+  async #scriptWithWaits(
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+    steps: readonly WaitStep[],
+  ): Promise<[Error | null, unknown][]> {
+    let pipeline = this.#redis.pipeline().evalsha(script.sha1, keys.length, ...keys, ...args);
+    let replies = (await this.#addWaits(pipeline, steps).exec()) ?? [];
+    if (isNoScript(replies[0]?.[0])) {
+      // The script did not run (nor write): send its source, then wait again.
+      pipeline = this.#redis.pipeline().eval(script.source, keys.length, ...keys, ...args);
+      replies = (await this.#addWaits(pipeline, steps).exec()) ?? [];
+    }
+    return replies;
+  }
+
+  /** On a cluster, reads the slot map again (resolves even when that fails: the next try tells). */
+  async #reloadSlots(): Promise<void> {
+    const cluster = this.#redis;
+    if (!(cluster instanceof Cluster)) return;
+    await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
+  }
+
+  #addWaits<P extends ReturnType<RedisClient["pipeline"]>>(
+    pipeline: P,
+    steps: readonly WaitStep[],
+  ): P {
     const timeout = this.#options.timeoutMs;
     for (const step of steps) {
       if (step === "WAIT") pipeline.call("WAIT", 1, timeout);

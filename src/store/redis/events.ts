@@ -19,10 +19,10 @@
  * Each step that moves an event is one script (lua/event-*.lua), so an event is never lost
  * nor queued twice between two of its keys.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { parseJsonOrUndefined } from "../schemas.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 export const ENDPOINT_STATES = ["active", "paused", "disabled"] as const;
@@ -76,10 +76,10 @@ const QueuedSchema = z.object({
 });
 
 export class RedisEventsStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
 
-  constructor(redis: Redis, keys: Keys) {
+  constructor(redis: RedisClient, keys: Keys) {
     this.#redis = redis;
     this.#keys = keys;
   }

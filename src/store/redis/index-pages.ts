@@ -2,8 +2,8 @@
  * A creation index (a sorted set scored by createdAtMs) read page by page, oldest first, with
  * a `{score}:{id}` cursor: exports and the digest walk it without ever holding all of it.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
+import type { RedisClient } from "./connection.js";
 import { replyAt } from "./reply.js";
 
 /** ZRANGEBYSCORE … WITHSCORES: member, score, member, score… */
@@ -40,7 +40,7 @@ function parseCursor(cursor: string): IndexEntry | undefined {
  * page boundary between two of them loses neither.
  */
 export async function createdPage(
-  redis: Redis,
+  redis: RedisClient,
   index: string,
   options: { fromMs: number; toMs: number; limit: number; after?: string },
 ): Promise<{ ids: string[]; next?: string }> {

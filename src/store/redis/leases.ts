@@ -2,16 +2,16 @@
  * Named leases on Redis (who runs a background loop): taken, renewed and given up in one
  * script each (lua/lease-*.lua), so an owner never extends or deletes another's lease.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { LeaseStore } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 export class RedisLeaseStore implements LeaseStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keyOf: (name: string) => string;
 
-  constructor(redis: Redis, keyOf: (name: string) => string) {
+  constructor(redis: RedisClient, keyOf: (name: string) => string) {
     this.#redis = redis;
     this.#keyOf = keyOf;
   }

@@ -3,11 +3,11 @@
  * notice also reads, in the same script (lua/outbox-claim.lua), the payout a payer's
  * settled notice is about and whether its number is saved.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { decodePayout, pairsToRecord, SETTLED_NOTICE_PREFIX } from "../payout-codec.js";
 import type { ClaimedNotice, Outbox } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { RedisDueQueue } from "./due-queue.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
@@ -18,12 +18,12 @@ const ClaimReplySchema = z.union([
 ]);
 
 export class RedisOutbox extends RedisDueQueue implements Outbox {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
   readonly #savedNumbers: string;
 
   /** `savedNumbers`: the address book's hash of numbers (redis/recipients.ts `phones`). */
-  constructor(redis: Redis, keys: Keys, savedNumbers: string) {
+  constructor(redis: RedisClient, keys: Keys, savedNumbers: string) {
     super(redis, keys.outbox());
     this.#redis = redis;
     this.#keys = keys;

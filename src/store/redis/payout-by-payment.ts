@@ -2,10 +2,10 @@
  * The payout a payment id is indexed to, read with the index in one script
  * (lua/payout-by-payment.lua): a payment callback's first look-up in one round trip.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { pairsToRecord } from "../payout-codec.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /** The script's reply: nothing, or the payout's id and its fields. */
@@ -13,7 +13,7 @@ const ReplySchema = z.union([z.tuple([]), z.tuple([z.string(), z.array(z.string(
 
 /** The id and the stored fields of the payout `paymentId` is indexed to, or null. */
 export async function readByPaymentId(
-  redis: Redis,
+  redis: RedisClient,
   keys: Keys,
   paymentId: string,
 ): Promise<{ id: string; hash: Record<string, string> } | null> {

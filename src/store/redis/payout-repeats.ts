@@ -3,11 +3,11 @@
  * (lua/payout-latest-repeat.lua): the payouts to the number are compared in Redis and only
  * the one found comes back, so a number paid often costs one round trip and one record.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Keys } from "../keys.js";
 import { pairsToRecord } from "../payout-codec.js";
 import type { RepeatQuery } from "../payout-store.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /** The script's reply: nothing, or the payout's id and its fields. */
@@ -15,7 +15,7 @@ const ReplySchema = z.union([z.tuple([]), z.tuple([z.string(), z.array(z.string(
 
 /** The id and stored fields of the payout `query` finds, or null. */
 export async function readLatestRepeat(
-  redis: Redis,
+  redis: RedisClient,
   keys: Keys,
   query: RepeatQuery,
 ): Promise<{ id: string; hash: Record<string, string> } | null> {

@@ -4,7 +4,6 @@
  * (lua/payouts-by-words.lua) and the status group indexes (lua/payouts-by-status.lua), both
  * written by payout-create.lua and the latter moved by payout-transition.lua.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Payout } from "../../model/payout.js";
 import {
@@ -16,6 +15,7 @@ import {
 import type { Keys } from "../keys.js";
 import { pairsToRecord } from "../payout-codec.js";
 import type { StatusListOptions, WordMatches, WordQuery } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { statusGroupArgs } from "./payout-move-args.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
@@ -49,10 +49,10 @@ export interface RedisPayoutSearchOptions {
 }
 
 export class RedisPayoutSearch {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #options: RedisPayoutSearchOptions;
 
-  constructor(redis: Redis, options: RedisPayoutSearchOptions) {
+  constructor(redis: RedisClient, options: RedisPayoutSearchOptions) {
     this.#redis = redis;
     this.#options = options;
   }
@@ -161,7 +161,7 @@ function storedText(raw: string): string {
  * Answers how many payouts it indexed (0 when it was done before).
  */
 export async function indexStoredPayouts(
-  redis: Redis,
+  redis: RedisClient,
   options: { keys: Keys; retentionMs: number; now: () => number; pageSize?: number },
 ): Promise<number> {
   const k = options.keys;

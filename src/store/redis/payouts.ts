@@ -7,7 +7,6 @@
  * fails is reported as CorruptRecordError, never patched up. Many records are read in one
  * round trip, and the creation index page by page (exports, the digest), never at once.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import type { Actor } from "../../model/audit.js";
@@ -53,6 +52,7 @@ import type {
   WordMatches,
   WordQuery,
 } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
 import { readByPaymentId } from "./payout-by-payment.js";
@@ -100,7 +100,7 @@ export interface RedisPayoutStoreOptions {
 }
 
 export class RedisPayoutStore implements PayoutStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
   readonly #retentionMs: number;
   readonly #logger: Logger;
@@ -109,7 +109,7 @@ export class RedisPayoutStore implements PayoutStore {
   readonly #search: RedisPayoutSearch;
   readonly #timeZone: string;
 
-  constructor(redis: Redis, options: RedisPayoutStoreOptions) {
+  constructor(redis: RedisClient, options: RedisPayoutStoreOptions) {
     this.#redis = redis;
     this.#keys = options.keys;
     this.#retentionMs = options.retentionMs;

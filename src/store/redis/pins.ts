@@ -1,5 +1,4 @@
 /** PinStore on Redis: one hash per person, every step one script (lua/pin-*.lua). */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { noticeKey } from "../../model/notice.js";
 import type { PinStatus } from "../../model/pin.js";
@@ -12,6 +11,7 @@ import type {
   PinTryBegun,
   PinTryResult,
 } from "../pin-store.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const Whole = z.coerce.number().int().nonnegative();
@@ -42,10 +42,10 @@ const StatusSchema = z.tuple([
 ]);
 
 export class RedisPinStore implements PinStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Pick<Keys, "pin" | "outbox">;
 
-  constructor(redis: Redis, keys: Pick<Keys, "pin" | "outbox">) {
+  constructor(redis: RedisClient, keys: Pick<Keys, "pin" | "outbox">) {
     this.#redis = redis;
     this.#keys = keys;
   }

@@ -2,19 +2,19 @@
  * Staff members' names in one Redis hash, userId → JSON profile. A value that does not
  * read as a profile is logged and left out: the lists then show that member's id.
  */
-import type { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../../logger.js";
 import type { UserProfile } from "../../model/staff.js";
 import { UserProfileSchema } from "../../model/staff.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
 import type { ProfileStore } from "../types.js";
+import type { RedisClient } from "./connection.js";
 
 export class RedisProfileStore implements ProfileStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #key: string;
   readonly #logger: Logger;
 
-  constructor(redis: Redis, key: string, logger: Logger = silentLogger) {
+  constructor(redis: RedisClient, key: string, logger: Logger = silentLogger) {
     this.#redis = redis;
     this.#key = key;
     this.#logger = logger;

@@ -5,7 +5,6 @@
  * with Redis's own `TIME`, so the replicas' clocks, however far apart, do not matter.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import {
   type Acquisition,
@@ -13,6 +12,7 @@ import {
   type RateLimiter,
   type SharedSlot,
 } from "../../payments/rate-limiter.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 /** The API's own window (spec section 8: requests per minute). */
@@ -37,7 +37,7 @@ const ScriptReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.numb
 export type TimedAcquisition = Acquisition & { atMs: number };
 
 export interface RedisRateLimiterOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** The sorted set; every process sharing the limit uses the same key. */
   key: string;
   /** Grants allowed in any window. */
@@ -50,7 +50,7 @@ export class RedisRateLimiter implements RateLimiter {
   readonly key: string;
   readonly limit: number;
   readonly windowMs: number;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly instanceId = randomUUID();
   private sequence = 0;
 

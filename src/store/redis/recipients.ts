@@ -7,7 +7,6 @@
  * Changes of an entry go through one compare-and-set script (redis/lua/recipient-write.lua),
  * so two people saving or forgetting the same alias at once cannot overwrite each other.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Logger, silentLogger } from "../../logger.js";
 import {
@@ -20,6 +19,7 @@ import {
 } from "../../model/recipient.js";
 import type { RecipientStore, RecipientWriteResult } from "../recipient-store.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const WriteReplySchema = z.union([
@@ -46,13 +46,13 @@ export function recipientKeys(prefix: string): RedisRecipientKeys {
 }
 
 export class RedisRecipientStore implements RecipientStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: RedisRecipientKeys;
   readonly #logger: Logger;
   readonly #maxEntries: number;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     prefix: string,
     options: { logger?: Logger; maxEntries?: number } = {},
   ) {

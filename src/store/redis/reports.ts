@@ -3,7 +3,6 @@
  * entry in one script, lua/digest-once.lua), and a hash of each operation's last seen state, compared and
  * changed in one script with the alert it calls for (lua/availability-observe.lua).
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { OperationObservation, OperationState } from "../../model/availability.js";
 import type { Keys } from "../keys.js";
@@ -17,6 +16,7 @@ import {
   operationField,
 } from "../reports-codec.js";
 import type { AvailabilityChange, ReportsStore } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const ObserveReplySchema = z.union([
@@ -25,10 +25,10 @@ const ObserveReplySchema = z.union([
 ]);
 
 export class RedisReportsStore implements ReportsStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
 
-  constructor(redis: Redis, keys: Keys) {
+  constructor(redis: RedisClient, keys: Keys) {
     this.#redis = redis;
     this.#keys = keys;
   }

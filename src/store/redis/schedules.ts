@@ -17,7 +17,6 @@
  *   p schedules:sending    ZSET   `{scheduleId}:{runKey}` of every run sending, by when it
  *                                 went sending (a crash leaves one there: see sendingRuns)
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { AuditDraft } from "../../model/audit.js";
 import { noticeKey } from "../../model/notice.js";
@@ -44,6 +43,7 @@ import type {
   ScheduleStore,
 } from "../schedule-store.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 const ReplySchema = z.tuple([z.union([z.literal(0), z.literal(1)]), z.string()]);
@@ -57,11 +57,11 @@ export interface RedisScheduleStoreOptions {
 }
 
 export class RedisScheduleStore implements ScheduleStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #options: RedisScheduleStoreOptions;
   readonly #now: () => number;
 
-  constructor(redis: Redis, options: RedisScheduleStoreOptions) {
+  constructor(redis: RedisClient, options: RedisScheduleStoreOptions) {
     this.#redis = redis;
     this.#options = options;
     this.#now = options.now ?? Date.now;

@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 
 /** Every script, by the name of its file in `lua/` (without `.lua`). */
 export const SCRIPT_NAMES = [
@@ -127,11 +127,14 @@ export function isNoScript(error: unknown): boolean {
  * so sending its source instead cannot apply anything twice.
  */
 export async function runScript(
-  redis: Redis,
+  redis: RedisClient,
   script: LuaScript,
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<unknown> {
+  // A script given no key runs on any node of a cluster, and fails on those that do not
+  // own its merchant's slot: every script is given at least one key of its merchant.
+  if (keys.length === 0) throw new Error(`Lua script ${script.name} called without a key`);
   try {
     return await redis.evalsha(script.sha1, keys.length, ...keys, ...args);
   } catch (error) {

@@ -2,7 +2,6 @@
  * Who is talking to the bot: dialogs in progress (expiring) and each user's language. Every
  * read is validated; a value that fails is logged and read as absent.
  */
-import type { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../../logger.js";
 import type { DialogState } from "../../model/dialog.js";
 import { DialogStateSchema } from "../../model/dialog.js";
@@ -10,13 +9,14 @@ import { type Locale, LocaleSchema } from "../../model/locale.js";
 import type { Keys } from "../keys.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
 import type { SessionStore } from "../types.js";
+import type { RedisClient } from "./connection.js";
 
 export class RedisSessionStore implements SessionStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: Keys;
   readonly #logger: Logger;
 
-  constructor(redis: Redis, keys: Keys, logger: Logger = silentLogger) {
+  constructor(redis: RedisClient, keys: Keys, logger: Logger = silentLogger) {
     this.#redis = redis;
     this.#keys = keys;
     this.#logger = logger;

@@ -3,10 +3,10 @@
  * pipeline, and written for the payouts stored before they existed by a backfill at start.
  * The moves themselves count in their own script (lua/includes/totals.lua).
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import { COUNTED_STATES, countedAtMs, type DayTotals } from "../../model/totals.js";
 import type { Keys } from "../keys.js";
+import type { RedisClient } from "./connection.js";
 import { totalsArgs } from "./payout-move-args.js";
 import { replyAt } from "./reply.js";
 import { runScript, SCRIPTS } from "./scripts.js";
@@ -15,7 +15,7 @@ const HashSchema = z.record(z.string(), z.string());
 
 /** Each day's totals (everyone's, or `userId`'s), in the order of `days`. */
 export async function readDayTotals(
-  redis: Redis,
+  redis: RedisClient,
   k: Keys,
   days: readonly string[],
   userId?: number,
@@ -55,7 +55,7 @@ function storedNumber(raw: string): number | undefined {
  * Answers how many payouts it counted (0 when it was done before).
  */
 export async function countStoredPayouts(
-  redis: Redis,
+  redis: RedisClient,
   options: {
     keys: Keys;
     retentionMs: number;
@@ -110,7 +110,8 @@ export async function countStoredPayouts(
       const reply = await runScript(
         redis,
         SCRIPTS["payouts-count-settled"],
-        [],
+        // Not read: the merchant's slot, where a cluster must run it (the records are there).
+        [k.allPayouts()],
         [
           JSON.stringify({
             payouts,

@@ -3,9 +3,9 @@
  * and one `user:{id}` per initiator, in whole XAF. The payout scripts reserve and give back
  * in the same atomic step as the move (lua/includes/spending.lua); this reads what they counted.
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { DayUsage, SpendingLedger } from "../types.js";
+import type { RedisClient } from "./connection.js";
 
 /**
  * How long a day's counts are kept after its last reservation: past the day's end (a day
@@ -17,10 +17,10 @@ export const SPENDING_KEPT_MS = 3 * 86_400_000;
 const UsageHashSchema = z.record(z.string(), z.string().regex(/^-?\d+$/));
 
 export class RedisSpendingLedger implements SpendingLedger {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keyOf: (day: string) => string;
 
-  constructor(redis: Redis, keyOf: (day: string) => string) {
+  constructor(redis: RedisClient, keyOf: (day: string) => string) {
     this.#redis = redis;
     this.#keyOf = keyOf;
   }

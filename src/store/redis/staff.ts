@@ -4,7 +4,6 @@
  * is validated; a value that fails is logged and read as absent, which for a role means
  * "no access" (fail closed).
  */
-import type { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../../logger.js";
 import type { Role } from "../../model/roles.js";
 import { RoleSchema } from "../../model/roles.js";
@@ -13,16 +12,17 @@ import { StaffOriginSchema } from "../../model/staff.js";
 import type { Keys } from "../keys.js";
 import { checkInput } from "../schemas.js";
 import type { StaffStore } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 export class RedisStaffStore implements StaffStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #key: string;
   readonly #originsKey: string;
   readonly #grantedKey: string;
   readonly #logger: Logger;
 
-  constructor(redis: Redis, keys: Keys, logger: Logger = silentLogger) {
+  constructor(redis: RedisClient, keys: Keys, logger: Logger = silentLogger) {
     this.#redis = redis;
     this.#key = keys.staff();
     this.#originsKey = keys.staffOrigins();

@@ -38,7 +38,17 @@ export interface SentinelTarget {
   tls: boolean;
 }
 
-export type RedisTarget = UrlTarget | SentinelTarget;
+export interface ClusterTarget {
+  kind: "cluster";
+  /** Some of the cluster's nodes (REDIS_CLUSTER_NODES): the rest is learnt from CLUSTER SLOTS. */
+  nodes: readonly HostPort[];
+  /** AUTH on every node. */
+  password?: string | undefined;
+  /** TLS to every node. */
+  tls: boolean;
+}
+
+export type RedisTarget = UrlTarget | SentinelTarget | ClusterTarget;
 
 /** `unix:///run/redis.sock?db=2` or `redis+unix://…`: a Unix socket's URL. */
 export const UNIX_SOCKET_URL = /^(redis\+)?unix:\/\/(\/[^?#]*)(\?[^#]*)?$/;
@@ -64,7 +74,7 @@ export function urlTarget(url: string): UrlTarget {
  * is a primary, and drops its connection as soon as a sentinel announces a failover
  * (`failoverDetector`), rather than waiting for the old primary's socket to fail.
  */
-export function targetOptions(target: RedisTarget): RedisOptions {
+export function targetOptions(target: UrlTarget | SentinelTarget): RedisOptions {
   if (target.kind === "url")
     return target.password === undefined ? {} : { password: target.password };
   return {
@@ -83,6 +93,10 @@ export function targetOptions(target: RedisTarget): RedisOptions {
 /** One line for logs and start-up errors, without a password. */
 export function describeTarget(target: RedisTarget): string {
   if (target.kind === "url") return redactUrlCredentials(target.url);
+  if (target.kind === "cluster") {
+    const nodes = target.nodes.map(({ host, port }) => `${host}:${port}`).join(",");
+    return `cluster via ${nodes}${target.tls ? " (TLS)" : ""}`;
+  }
   const sentinels = target.sentinels.map(({ host, port }) => `${host}:${port}`).join(",");
   return `sentinel ${target.name} via ${sentinels}${target.tls ? " (TLS)" : ""}`;
 }

@@ -2,16 +2,16 @@
  * Fixed-window counters by name on Redis, counted and given their expiry in one script
  * (lua/throttle-take.lua).
  */
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { ThrottleStore } from "../types.js";
+import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
 export class RedisThrottleStore implements ThrottleStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keyOf: (name: string) => string;
 
-  constructor(redis: Redis, keyOf: (name: string) => string) {
+  constructor(redis: RedisClient, keyOf: (name: string) => string) {
     this.#redis = redis;
     this.#keyOf = keyOf;
   }

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TelegramEmulator } from "../../../src/dev/telegram-emulator/index.js";
 import type { SandboxHandle } from "../../../src/sandbox/index.js";
+import { RedisCluster } from "../../support/cluster.js";
 import { harnessEnv, PAYER_ID, startServices } from "../../support/harness.js";
 import { PipedProcess } from "../../support/piped-process.js";
 import { PrivateRedis, waitUntil } from "../../support/processes.js";
@@ -296,6 +297,41 @@ describe("npm run doctor", { timeout: 60_000 }, () => {
         ),
       );
       expect(code, output).toBe(0);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it("checks a Redis Cluster: state ok, and every primary's memory policy", {
+    timeout: 120_000,
+  }, async () => {
+    const cluster = await RedisCluster.start();
+    try {
+      const env = await goodEnv({ REDIS_URL: "", ...cluster.env() });
+      const good = await doctor(env);
+      expect(lineOf(good.output, "redis")).toMatch(/^✓ redis +cluster via 127\.0\.0\.1:/);
+      expect(lineOf(good.output, "redis topology")).toMatch(
+        /^✓ redis topology +Redis Cluster, 3 primaries \(127\.0\.0\.1:\d+ with 1 replicas, /,
+      );
+      expect(lineOf(good.output, "redis memory policy")).toMatch(
+        /^✓ redis memory policy +noeviction/,
+      );
+      expect(good.code, good.output).toBe(0);
+
+      // One primary that evicts keys fails the check, named.
+      const lines = await cluster.nodeLines();
+      const primary = lines.find((line) => line.primary && !line.failed);
+      const node = cluster.nodes.find((candidate) => candidate.port === primary?.port);
+      if (!node) throw new Error("no primary");
+      const { Redis } = await import("ioredis");
+      const direct = new Redis(node.url);
+      await direct.config("SET", "maxmemory-policy", "allkeys-lru");
+      direct.disconnect();
+      const bad = await doctor(env);
+      expect(lineOf(bad.output, "redis memory policy")).toMatch(
+        new RegExp(`^✗ redis memory policy +127\\.0\\.0\\.1:${node.port}: allkeys-lru`),
+      );
+      expect(bad.code).toBe(1);
     } finally {
       await cluster.close();
     }

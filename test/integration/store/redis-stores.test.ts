@@ -35,6 +35,7 @@ describeStoreContract("redis stores", async ({ retentionMs, approvalCardTtlMs })
       await stores.close();
     },
     elapse: (ms) => sleep(ms),
+    keyPrefix: prefix,
   };
 });
 

@@ -53,6 +53,7 @@ describe("loadConfig", () => {
         redis: {
           target: { kind: "url", url: "redis://127.0.0.1:6379" },
           keyPrefix: "payout-bot:",
+          sharedKeyPrefix: "payout-bot:",
           durability: "off",
           durabilityTimeoutMs: 2000,
         },
@@ -141,6 +142,7 @@ describe("loadConfig", () => {
     expect(config.redis).toEqual({
       target: { kind: "url", url: "rediss://cache.example.com:6380/2" },
       keyPrefix: "bot:test.1-",
+      sharedKeyPrefix: "bot:test.1-",
       durability: "off",
       durabilityTimeoutMs: 2000,
     });

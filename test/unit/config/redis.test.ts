@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../../src/config/index.js";
 import { parseSentinels } from "../../../src/config/redis.js";
@@ -125,5 +128,78 @@ describe("Redis configuration", () => {
       "REDIS_SENTINEL_NAME",
       "REDIS_TLS",
     ]);
+  });
+
+  it("uses a Redis Cluster with REDIS_CLUSTER_NODES, its password and TLS, under a hash-tagged prefix", () => {
+    const config = loadConfig(
+      {
+        REDIS_CLUSTER_NODES: "10.0.0.5:6379, redis-b.internal:6380,[::1]:6381",
+        REDIS_PASSWORD: "data-secret",
+        REDIS_TLS: "on",
+        REDIS_KEY_PREFIX: "bot:",
+      },
+      "demo",
+    );
+    expect(config.redis.target).toEqual({
+      kind: "cluster",
+      nodes: [
+        { host: "10.0.0.5", port: 6379 },
+        { host: "redis-b.internal", port: 6380 },
+        { host: "::1", port: 6381 },
+      ],
+      password: "data-secret",
+      tls: true,
+    });
+    // The environment's one merchant: its keys share one slot, as every merchant's do.
+    expect(config.redis.keyPrefix).toBe("bot:{m:default}:");
+    expect(config.redis.sharedKeyPrefix).toBe("bot:");
+  });
+
+  it("keeps the bare prefix for one Redis (old data read as before)", () => {
+    const config = loadConfig({ REDIS_KEY_PREFIX: "bot:" }, "demo");
+    expect(config.redis.keyPrefix).toBe("bot:");
+    expect(config.redis.sharedKeyPrefix).toBe("bot:");
+  });
+
+  it.each([
+    ["REDIS_URL", "redis://127.0.0.1:6379", "REDIS_CLUSTER_NODES, REDIS_URL: both name a Redis"],
+    [
+      "REDIS_SENTINELS",
+      "10.0.0.5:26379",
+      "REDIS_CLUSTER_NODES, REDIS_SENTINELS: a cluster has no sentinels",
+    ],
+    [
+      "REDIS_SENTINEL_NAME",
+      "payouts",
+      "REDIS_CLUSTER_NODES, REDIS_SENTINEL_NAME: a cluster has no sentinels",
+    ],
+  ])("refuses REDIS_CLUSTER_NODES beside %s, naming both", (name, value, says) => {
+    const problems = problemsOf({ REDIS_CLUSTER_NODES: "10.0.0.5:6379", [name]: value });
+    expect(problems).toEqual([expect.stringContaining(says)]);
+  });
+
+  it("lists every bad cluster node address", () => {
+    expect(problemsOf({ REDIS_CLUSTER_NODES: "10.0.0.5,10.0.0.6:6379,10.0.0.6:6379" })).toEqual([
+      'REDIS_CLUSTER_NODES: "10.0.0.5" is not host:port (e.g. 10.0.0.5:6379 or [::1]:6379)',
+      'REDIS_CLUSTER_NODES: "10.0.0.6:6379" is listed twice',
+    ]);
+    expect(problemsOf({ REDIS_CLUSTER_NODES: " , " })).toEqual([
+      expect.stringMatching(/^REDIS_CLUSTER_NODES: lists no node/),
+    ]);
+  });
+
+  it("reads the cluster's password from REDIS_PASSWORD_FILE", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cluster-secret-"));
+    try {
+      const file = join(dir, "password");
+      writeFileSync(file, "from-file\n");
+      const config = loadConfig(
+        { REDIS_CLUSTER_NODES: "10.0.0.5:6379", REDIS_PASSWORD_FILE: file },
+        "demo",
+      );
+      expect(config.redis.target).toMatchObject({ kind: "cluster", password: "from-file" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

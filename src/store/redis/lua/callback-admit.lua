@@ -10,8 +10,9 @@
 
   Input:
     KEYS[1]   the payment index of the payment id
-    KEYS[2]   the re-reads' cap log ('' when ARGV[8] is '')
-    KEYS[3]   the request's rate-limit log ('' when ARGV[11] is '')
+    KEYS[2]   the re-reads' cap log (not read when ARGV[8] is ''; then KEYS[1] again, so that
+              every key given is in the merchant's cluster slot)
+    KEYS[3]   the request's rate-limit log (not read when ARGV[11] is ''; KEYS[1] again)
 
     ARGV[1]   the payment id, JSON-encoded (as the payout record stores it)
     ARGV[2]   the payout key prefix

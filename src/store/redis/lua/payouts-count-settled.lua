@@ -5,7 +5,9 @@
   was counted by its own move and is skipped: running it again changes nothing.
 
   Input:
-    (no KEYS: the records and day totals are named by their prefix, one per payout)
+    KEYS[1]   the creation index (everyone's history): not read; it names the merchant's
+              slot, so a cluster runs the script where the records and day totals are
+              (named here by their prefix, one per payout)
 
     ARGV[1]   options (JSON): payouts (an array of {id, day}), payoutPrefix, counted (JSON
               states that are counted, as stored), totalsPrefix, totalsKeptMs

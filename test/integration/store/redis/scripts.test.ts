@@ -10,6 +10,13 @@ import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { maskPhone } from "../../../../src/logger.js";
 import { MAX_SEARCH_WORDS, MAX_WORD_LENGTH, searchWordsOf } from "../../../../src/model/search.js";
+import { merchantKeyPrefix } from "../../../../src/store/keys.js";
+import {
+  createRedisConnection,
+  primaries,
+  type RedisClient,
+  waitForReady,
+} from "../../../../src/store/redis/connection.js";
 import {
   isNoScript,
   LUA_DIR,
@@ -19,6 +26,7 @@ import {
   SCRIPTS,
   type ScriptName,
 } from "../../../../src/store/redis/scripts.js";
+import { RedisCluster } from "../../../support/cluster.js";
 import { dropPrefix, testPrefix, testRedis } from "../../../support/redis.js";
 
 type Run = (name: ScriptName, keys: string[], args: Array<string | number>) => Promise<unknown>;
@@ -27,7 +35,7 @@ type Run = (name: ScriptName, keys: string[], args: Array<string | number>) => P
  * One call (or a few) per script: what it is given, and what it must answer and write.
  * A Record over ScriptName, so a script added without a case here does not typecheck.
  */
-const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<void>> = {
+const CASES: Record<ScriptName, (redis: RedisClient, p: string, run: Run) => Promise<void>> = {
   "availability-observe": async (redis, p, run) => {
     const keys = [`${p}availability`, `${p}outbox`, `${p}audit`];
     const args = (up: string) => [
@@ -652,7 +660,9 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     for (const id of ["plain", "long"]) {
       const words = searchWordsOf(texts[id] ?? { recipientName: "", note: "", recipientAlias: "" });
       const indexed: string[] = [];
-      for (const key of await redis.keys(`${p}word:*`)) {
+      // KEYS on every primary: on a cluster, one node holds the prefix's slot.
+      const found = await Promise.all(primaries(redis).map((node) => node.keys(`${p}word:*`)));
+      for (const key of found.flat()) {
         if ((await redis.zscore(key, id)) !== null) indexed.push(key.slice(`${p}word:`.length));
       }
       expect(indexed.sort(), id).toEqual([...words].sort());
@@ -675,7 +685,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
       totalsPrefix: `${p}totals:`,
       totalsKeptMs: "60000",
     };
-    expect(await run("payouts-count-settled", [], [JSON.stringify(options)])).toBe(2);
+    expect(await run("payouts-count-settled", [`${p}all`], [JSON.stringify(options)])).toBe(2);
     const counted = {
       "mtn:disbursement:failed_xaf": "5000",
       "mtn:disbursement:failed_count": "1",
@@ -686,7 +696,7 @@ const CASES: Record<ScriptName, (redis: Redis, p: string, run: Run) => Promise<v
     expect(await redis.hgetall(`${p}totals:2026-11-24`)).toEqual(counted);
     expect(await redis.hgetall(`${p}totals:2026-11-24:user:1`)).toEqual(counted);
     // Running it again counts nothing twice.
-    expect(await run("payouts-count-settled", [], [JSON.stringify(options)])).toBe(0);
+    expect(await run("payouts-count-settled", [`${p}all`], [JSON.stringify(options)])).toBe(0);
     expect(await redis.hgetall(`${p}totals:2026-11-24`)).toEqual(counted);
   },
 
@@ -1205,4 +1215,43 @@ describe("the Lua scripts", () => {
       await dropPrefix(redis, prefix);
     }
   });
+});
+
+/**
+ * The same cases on a Redis Cluster (three primaries): a merchant's prefix carries its hash
+ * tag, so every key a script is given or builds from a prefix sits on one slot, and the
+ * script runs on the node that owns it (ioredis routes EVALSHA by the first key). A script
+ * given no key would run on any node, and fail on those that do not own the slot.
+ */
+describe("the Lua scripts on a Redis Cluster", () => {
+  let cluster: RedisCluster;
+  let redis: RedisClient;
+  let prefix: string;
+
+  beforeAll(async () => {
+    cluster = await RedisCluster.start();
+    redis = createRedisConnection(cluster.target());
+    await waitForReady(redis, 10_000);
+  }, 60_000);
+
+  afterEach(async () => {
+    await dropPrefix(redis, prefix);
+  });
+
+  afterAll(async () => {
+    await redis.quit();
+    await cluster.close();
+  });
+
+  for (const name of SCRIPT_NAMES) {
+    it(`runs ${name} on the slot of its merchant`, async () => {
+      // Merchants on several slots (and so nodes): each case runs for three of them.
+      for (const merchant of ["alpha", "bravo", "charlie"]) {
+        prefix = merchantKeyPrefix(testPrefix(`lua-${name}`), merchant);
+        const run: Run = (script, keys, args) => runScript(redis, SCRIPTS[script], keys, args);
+        await CASES[name](redis, prefix, run);
+        await dropPrefix(redis, prefix);
+      }
+    });
+  }
 });

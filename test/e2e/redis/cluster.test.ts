@@ -1,0 +1,139 @@
+/**
+ * The bot on a real Redis Cluster (REDIS_CLUSTER_NODES; test/support/cluster.ts: three
+ * primaries with a replica each), end to end through the Telegram emulator and the
+ * sandbox: the environment's one merchant pays, its keys under the default merchant's hash
+ * tag; two merchants (MERCHANTS_FILE) pay, each on its own slot, with the global keys (a
+ * person's /merchant choice, a message's merchant) beside them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { plainText } from "../../../src/dev/telegram-emulator/index.js";
+import {
+  DEFAULT_MERCHANT_ID,
+  globalKeys,
+  keys,
+  merchantKeyPrefix,
+} from "../../../src/store/keys.js";
+import {
+  createRedisConnection,
+  dropPrefix,
+  primaries,
+  type RedisClient,
+  waitForReady,
+} from "../../../src/store/redis/connection.js";
+import { RedisCluster } from "../../support/cluster.js";
+import { isPromptIn, isPromptReading, sendAndWait, showPrompt } from "../../support/flows.js";
+import { PAYER_ID, startHarness } from "../../support/harness.js";
+import { BEA, MO, PAUL, startMerchantsHarness, storesOf } from "../merchants/merchants-harness.js";
+
+let cluster: RedisCluster;
+let redis: RedisClient;
+
+beforeAll(async () => {
+  cluster = await RedisCluster.start();
+  redis = createRedisConnection(cluster.target());
+  await waitForReady(redis, 10_000);
+}, 60_000);
+
+afterAll(async () => {
+  await redis?.quit();
+  await cluster?.close();
+});
+
+/** The bot's environment on the cluster: its nodes, and no REDIS_URL (refused beside them). */
+function clusterEnv(): Record<string, string> {
+  return { ...cluster.env(), REDIS_URL: "" };
+}
+
+/** Every key under `prefix`, on every primary. */
+async function keysUnder(prefix: string): Promise<string[]> {
+  const found = await Promise.all(primaries(redis).map((node) => node.keys(`${prefix}*`)));
+  return found.flat();
+}
+
+async function slotOf(key: string): Promise<number> {
+  const [node] = primaries(redis);
+  if (!node) throw new Error("no primary");
+  return Number(await node.cluster("KEYSLOT", key));
+}
+
+describe("the bot on a Redis Cluster", () => {
+  it("pays from /pay to Paid, its keys under the default merchant's hash tag", async () => {
+    const h = await startHarness({ env: clusterEnv() });
+    try {
+      const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+      const prompt = await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
+      const paid = h.emulator.waitForMessage(
+        (m) =>
+          m.chatId === PAYER_ID &&
+          m.messageId !== prompt.messageId &&
+          plainText(m).includes("Paid"),
+        20_000,
+      );
+      await payer.pressButton(prompt, 0);
+      expect(plainText(await paid)).toContain("5,000 FCFA");
+      expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
+
+      const tagged = merchantKeyPrefix(h.prefix, DEFAULT_MERCHANT_ID);
+      const found = await keysUnder(h.prefix);
+      expect(found.length).toBeGreaterThan(5);
+      // Every key of the bot carries the tag: one slot, whichever primary holds it.
+      expect(found.filter((key) => !key.startsWith(tagged))).toEqual([]);
+      const slots = new Set(await Promise.all(found.map((key) => slotOf(key))));
+      expect(slots.size).toBe(1);
+      const [payout] = (await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 5 }))
+        .items;
+      expect(payout?.state).toBe("success");
+      expect(found).toContain(keys(tagged).payout(payout?.id ?? ""));
+    } finally {
+      await h.close();
+      await dropPrefix(redis, h.prefix);
+    }
+  });
+
+  it("pays for two merchants, each on its own slot, with the global keys beside them", async () => {
+    const h = await startMerchantsHarness({ env: clusterEnv() });
+    try {
+      // Mo pays in Alpha (his first), then switches to Bravo and pays there; Bea pays in Bravo.
+      const mo = h.emulator.user({ id: MO, firstName: "Mo", languageCode: "en" });
+      const bea = h.emulator.user({ id: BEA, firstName: "Bea", languageCode: "en" });
+      const inAlpha = await sendAndWait(h.emulator, mo, "/pay 237670000001 5000", isPromptIn(MO));
+      expect(plainText(inAlpha)).toContain("Alpha Couriers");
+      await mo.pressButton(inAlpha, 0);
+      await h.emulator.waitForMessage(isPromptReading(inAlpha, "Pending"), 20_000);
+
+      const list = await sendAndWait(h.emulator, mo, "/merchant", isPromptIn(MO));
+      const switched = h.emulator.waitForMessage(isPromptReading(list, "now act for Bravo"));
+      await mo.pressButton(list, 1);
+      await switched;
+      const inBravo = await sendAndWait(h.emulator, mo, "/pay 237670000002 7000", isPromptIn(MO));
+      expect(plainText(inBravo)).toContain("Bravo & Sons");
+      await mo.pressButton(inBravo, 0);
+      await h.emulator.waitForMessage(isPromptReading(inBravo, "Pending"), 20_000);
+      const byBea = await sendAndWait(h.emulator, bea, "/pay 237670000003 9000", isPromptIn(BEA));
+      await bea.pressButton(byBea, 0);
+      await h.emulator.waitForMessage(isPromptReading(byBea, "Pending"), 20_000);
+
+      const amounts = async (id: string, userId: number) =>
+        (await storesOf(h, id).payouts.list({ userId, offset: 0, limit: 5 })).items.map(
+          (payout) => payout.amount,
+        );
+      expect(await amounts("alpha", MO)).toEqual([5000]);
+      expect(await amounts("bravo", MO)).toEqual([7000]);
+      expect(await amounts("bravo", BEA)).toEqual([9000]);
+      expect(await amounts("alpha", PAUL)).toEqual([]);
+
+      const alpha = merchantKeyPrefix(h.prefix, "alpha");
+      const bravo = merchantKeyPrefix(h.prefix, "bravo");
+      const alphaSlots = new Set(await Promise.all((await keysUnder(alpha)).map(slotOf)));
+      const bravoSlots = new Set(await Promise.all((await keysUnder(bravo)).map(slotOf)));
+      expect(alphaSlots.size).toBe(1);
+      expect(bravoSlots.size).toBe(1);
+      expect([...alphaSlots][0]).not.toBe([...bravoSlots][0]);
+      // The person's choice is a global key, read and written alone.
+      expect(await redis.get(globalKeys(h.prefix).currentMerchant(MO))).toBe("bravo");
+    } finally {
+      await h.close();
+      await dropPrefix(redis, h.prefix);
+    }
+  });
+});
