@@ -216,7 +216,7 @@ export function banner(facts: BannerFacts, style: Style): string {
     "",
     "Type what you would type in Telegram: /pay 670000001 5000, /help, /history, /export, /lang fr;",
     "save a recipient with /save jean 670000001, then pay by alias: /pay jean 5000 rent;",
-    "schedule one for the next minute (/schedule DD/MM HH:MM jean 5000), then :later to be there.",
+    "schedule one for the next minute (/schedule DD/MM HH:MM jean 2500), then :later to be there.",
     "Type a button's number to press it; :help for demo commands; :quit or Ctrl-C to leave.",
   ].join("\n");
 }
