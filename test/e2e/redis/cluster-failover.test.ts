@@ -21,15 +21,17 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type EmulatedUser,
-  plainText,
-  type SentMessage,
-} from "../../../src/dev/telegram-emulator/index.js";
+import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../../src/model/payout.js";
 import { keys } from "../../../src/store/keys.js";
 import { RedisCluster } from "../../support/cluster.js";
-import { isPromptIn, messagesWith, showPrompt } from "../../support/flows.js";
+import {
+  afterFailover,
+  disbursedAmounts,
+  moneyProblems,
+  type StartedPayout,
+} from "../../support/failover-checks.js";
+import { showPrompt } from "../../support/flows.js";
 import { ADMIN_ID } from "../../support/harness.js";
 import { healthStatus, startBot, waitUntil } from "../../support/processes.js";
 import { startWorld, type World } from "../../support/world.js";
@@ -43,12 +45,7 @@ const CRASH_AFTER_REQUESTS = 4;
 const STAFF = [`${ADMIN_ID}:admin`, ...PAYERS.map((id) => `${id}:payer`)].join(",");
 const SENDING = "Sending…";
 
-interface Started {
-  payer: EmulatedUser;
-  row: number;
-  prompt: SentMessage;
-  amount: number;
-}
+type Started = StartedPayout;
 
 let cluster: RedisCluster;
 let world: World;
@@ -169,51 +166,13 @@ describe("a Redis Cluster primary killed under a running bot", () => {
       await sleep(1000);
     }
 
-    // A new payout goes through from start to end.
+    // A new payout goes through from start to end; every payout ends, each paid one told.
     const [firstPayer] = payers;
     if (!firstPayer) throw new Error("no payer");
-    const paidAfter = world.emulator.waitForMessage(
-      (m) => m.chatId === firstPayer.id && plainText(m).includes("Paid: 2,000 FCFA"),
-      60_000,
-    );
-    paidAfter.catch(() => {});
-    const shown = world.emulator.waitForMessage(isPromptIn(firstPayer.id), 15_000);
-    await firstPayer.sendText("/pay 237670000001 2000");
-    const prompt = await shown;
-    let taken = false;
-    for (let press = 0; press < 20 && !taken; press++) {
-      const pressed = await firstPayer.pressButton(prompt, 0);
-      const answer = await world.emulator.waitForCallbackAnswer(pressed.callbackQueryId, 30_000);
-      taken = answer.text === SENDING;
-      if (!taken) await sleep(1_000);
-    }
-    expect(taken).toBe(true);
-    await paidAfter;
-
-    let payouts = new Map<Started, Payout>();
-    await waitUntil(
-      async () => {
-        payouts = await payoutsOf(started);
-        return [...payouts.values()].every(
-          (p) => p.state !== "submitting" && p.state !== "pending",
-        );
-      },
-      "every payout to end",
-      75_000,
-    );
-    expect(payouts.size).toBe(started.length);
-    await waitUntil(
-      () =>
-        [...payouts].every(
-          ([item, payout]) =>
-            payout.state !== "success" ||
-            messagesWith(world.emulator, item.payer.id, `Payment id: ${payout.paymentId}`).some(
-              (m) => plainText(m).includes("Paid"),
-            ),
-        ),
-      "every payer of a paid payout to be told",
-      30_000,
-    );
+    const payouts = await afterFailover(world, firstPayer, started, payoutsOf, {
+      paidMs: 60_000,
+      toldMs: 30_000,
+    });
     expect(moneyProblems(world, payouts)).toEqual([]);
     // A payout caught between its claim and its request (the claim's wait for the replica
     // failed with the primary) is `unknown`, never sent later: its payer is shown so (the
@@ -233,9 +192,7 @@ describe("a Redis Cluster primary killed under a running bot", () => {
     expect(unknownShown()).toEqual([]);
     // Exactly one request for each payout paid; none for a payout whose claim the bot could
     // not confirm kept (it is `unknown`: claimed, never sent, for an admin to resolve).
-    const sent = world.sandbox.requests
-      .filter((r) => r.method === DISBURSE.method && r.path === DISBURSE.path)
-      .map((r) => amountOf(r.body));
+    const sent = disbursedAmounts(world);
     for (const [item, payout] of payouts) {
       const times = sent.filter((amount) => amount === item.amount).length;
       if (payout.state === "success") expect(times, `${item.amount} FCFA`).toBe(1);
@@ -246,36 +203,3 @@ describe("a Redis Cluster primary killed under a running bot", () => {
     expect(bot.process.exitInfo).toBeUndefined();
   });
 });
-
-/**
- * What the API was asked against what the bot recorded: every amount sent once at most,
- * every payment on its payout (or its payout unknown), every payout sent ending paid or
- * unknown.
- */
-function moneyProblems(world: World, payouts: Map<Started, Payout>): string[] {
-  const problems: string[] = [];
-  const sent = world.sandbox.requests
-    .filter((r) => r.method === DISBURSE.method && r.path === DISBURSE.path)
-    .map((r) => amountOf(r.body));
-  for (const amount of new Set(sent)) {
-    const times = sent.filter((a) => a === amount).length;
-    if (times > 1) problems.push(`${amount} FCFA was sent ${times} times`);
-  }
-  const payments = world.sandbox.snapshot().payments;
-  for (const [item, payout] of payouts) {
-    const mine = payments.filter((payment) => payment.amount === item.amount);
-    const recorded = mine.some((payment) => payment.id === payout.paymentId);
-    if (mine.length === 0 && payout.paymentId !== undefined)
-      problems.push(`${item.amount} FCFA: ${payout.state} with a payment the API never made`);
-    else if (mine.length > 0 && payout.state === "success" && !recorded)
-      problems.push(`${item.amount} FCFA: paid, but under another payment id`);
-    else if (mine.length > 0 && payout.state !== "success" && payout.state !== "unknown")
-      problems.push(`${item.amount} FCFA: paid, but its payout is ${payout.state}`);
-  }
-  return problems;
-}
-
-function amountOf(body: unknown): number {
-  if (typeof body === "object" && body !== null && "amount" in body) return Number(body.amount);
-  return Number.NaN;
-}

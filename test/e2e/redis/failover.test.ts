@@ -1,37 +1,8 @@
-/**
- * A Redis Sentinel failover under a running bot process. Real servers on loopback
- * (test/support/sentinel.ts): a primary, two replicas whose link to it holds every byte
- * 100 ms (replication lag, as between two machines), and three sentinels. Thirty payers,
- * each with a prompt of their own (a person has one open prompt at a time), confirm in five
- * rows of six, one after another in each row; payment answers take 300 ms. Once ten
- * requests have reached the API, the primary's machine dies (SIGKILL, its link with it),
- * with claims, requests and answers in flight. The sentinels promote the replica; the bot, configured with
- * REDIS_SENTINELS, follows without a restart.
- *
- * What must hold: no payout is sent twice; every payment the API made is recorded on its
- * payout, or that payout is `unknown` (payer and admins see it); every payout ends final,
- * unknown, or never sent with nothing paid; and a new /pay goes through.
- *
- * The durability wait (REDIS_DURABILITY=auto, the default in production) is what makes
- * this hold: a request leaves only once its claim is on the replica. Run it without:
- * `FAILOVER_DURABILITY=off npx vitest run test/e2e/redis/failover.test.ts` fails, with payments
- * the promoted replica knows nothing of (their payouts back at "awaiting confirmation").
- */
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type EmulatedUser,
-  plainText,
-  type SentMessage,
-} from "../../../src/dev/telegram-emulator/index.js";
+import { type EmulatedUser, plainText } from "../../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../../src/model/payout.js";
-import {
-  isNewReplyWith,
-  isPromptIn,
-  messagesWith,
-  sendAndWait,
-  showPrompt,
-} from "../../support/flows.js";
+import { afterFailover, moneyProblems, type StartedPayout } from "../../support/failover-checks.js";
+import { isNewReplyWith, sendAndWait, showPrompt } from "../../support/flows.js";
 import { ADMIN_ID } from "../../support/harness.js";
 import { healthStatus, startBot, waitUntil } from "../../support/processes.js";
 import { SentinelCluster } from "../../support/sentinel.js";
@@ -50,13 +21,7 @@ const STAFF = [`${ADMIN_ID}:admin`, ...PAYERS.map((id) => `${id}:payer`)].join("
 const SENDING = "Sending…";
 
 /** One payout a payer started: its prompt, and its amount (unique, so a payment names it). */
-interface Started {
-  payer: EmulatedUser;
-  /** The row of payers it is confirmed in. */
-  row: number;
-  prompt: SentMessage;
-  amount: number;
-}
+type Started = StartedPayout;
 
 describe("a Redis Sentinel failover under a running bot", () => {
   let cluster: SentinelCluster;
@@ -199,59 +164,12 @@ describe("a Redis Sentinel failover under a running bot", () => {
       if (payout?.state === "awaiting_confirmation" && hasButtons(item))
         await confirm(item, () => false);
     }
-    // And a new payout goes through from start to end.
-    // Its deadline covers the presses below (up to 20, a second apart, while the bot has not
-    // yet seen the new replica keep its writes): with 15 s it ran out during them in some
-    // runs. Marked handled so that a try failing before it is awaited leaves no unhandled
-    // rejection behind (the await below still fails the try).
-    const paidAfter = world.emulator.waitForMessage(
-      (m) => m.chatId === PAYERS[0] && plainText(m).includes("Paid: 2,000 FCFA"),
-      90_000,
-    );
-    paidAfter.catch(() => {});
+    // And a new payout goes through from start to end; every payout ends, each paid one told.
     const [firstPayer] = payers;
     if (!firstPayer) throw new Error("no payer");
-    const shown = world.emulator.waitForMessage(isPromptIn(firstPayer.id), 15_000);
-    await firstPayer.sendText("/pay 237670000001 2000");
-    const prompt = await shown;
-    // As a payer would: told "cannot take payouts right now" while the bot has not yet seen
-    // the new replica keep its writes, they press Confirm again a moment later.
-    let taken = false;
-    for (let press = 0; press < 20 && !taken; press++) {
-      const pressed = await firstPayer.pressButton(prompt, 0);
-      const answer = await world.emulator.waitForCallbackAnswer(pressed.callbackQueryId, 30_000);
-      taken = answer.text === SENDING;
-      if (!taken) await sleep(1_000);
-    }
-    expect(taken).toBe(true);
-    await paidAfter;
-
-    // Every payout ends: final, unknown (stranded ones after 8 s), or never sent.
-    let payouts = new Map<Started, Payout>();
-    await waitUntil(
-      async () => {
-        payouts = await payoutsOf(started);
-        return [...payouts.values()].every(
-          (p) => p.state !== "submitting" && p.state !== "pending",
-        );
-      },
-      "every payout to end",
-      // A payment id recorded while the new primary had no replica yet is written again
-      // for up to a minute before it counts as kept: a loaded machine can need that long.
-      75_000,
-    );
-    expect(payouts.size).toBe(started.length);
-    await waitUntil(
-      () =>
-        [...payouts].every(
-          ([item, payout]) =>
-            payout.state !== "success" ||
-            messagesWith(world.emulator, item.payer.id, `Payment id: ${payout.paymentId}`).some(
-              (m) => plainText(m).includes("Paid"),
-            ),
-        ),
-      "every payer of a paid payout to be told",
-    );
+    const payouts = await afterFailover(world, firstPayer, started, payoutsOf, {
+      paidMs: 90_000,
+    });
 
     const problems = moneyProblems(world, payouts);
     const unknown = [...payouts].filter(([, payout]) => payout.state === "unknown");
@@ -279,39 +197,3 @@ describe("a Redis Sentinel failover under a running bot", () => {
     expect(bot.process.exitInfo).toBeUndefined();
   });
 });
-
-/**
- * What the API was asked against what the bot recorded: every amount sent once at most,
- * every payment on its payout (or its payout unknown), every payout sent ending paid or
- * unknown. A payout whose request never left may end anywhere a payout with nothing paid
- * can: refused, or back at "awaiting confirmation" when the failover lost its claim.
- */
-function moneyProblems(world: World, payouts: Map<Started, Payout>): string[] {
-  const problems: string[] = [];
-  const sent = world.sandbox.requests
-    .filter((r) => r.method === DISBURSE.method && r.path === DISBURSE.path)
-    .map((r) => amountOf(r.body));
-  for (const amount of new Set(sent)) {
-    const times = sent.filter((a) => a === amount).length;
-    if (times > 1) problems.push(`${amount} FCFA was sent ${times} times`);
-  }
-  const payments = world.sandbox.snapshot().payments;
-  for (const [item, payout] of payouts) {
-    const mine = payments.filter((payment) => payment.amount === item.amount);
-    const recorded = mine.some((payment) => payment.id === payout.paymentId);
-    if (mine.length === 0 && payout.paymentId !== undefined)
-      problems.push(`${item.amount} FCFA: ${payout.state} with a payment the API never made`);
-    else if (mine.length > 0 && payout.state === "success" && !recorded)
-      problems.push(`${item.amount} FCFA: paid, but under another payment id`);
-    else if (mine.length > 0 && payout.state !== "success" && payout.state !== "unknown")
-      problems.push(
-        `${item.amount} FCFA: paid, but its payout is ${payout.state} (recorded nowhere)`,
-      );
-  }
-  return problems;
-}
-
-function amountOf(body: unknown): number {
-  if (typeof body === "object" && body !== null && "amount" in body) return Number(body.amount);
-  return Number.NaN;
-}
