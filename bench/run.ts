@@ -16,6 +16,7 @@ import { benchClientOverhead } from "./client-overhead.js";
 import { benchEvents } from "./events.js";
 import { benchFootprint } from "./footprint.js";
 import { benchLatency } from "./latency.js";
+import { benchMerchants } from "./merchants.js";
 import { benchNotify } from "./notify.js";
 import { benchPayRoundTrip } from "./pay-roundtrip.js";
 import { benchRateLimit } from "./rate-limit.js";
@@ -66,6 +67,7 @@ const BENCHMARKS: readonly Benchmark[] = [
     run: benchWebappHistory,
     budgetMs: 600_000,
   },
+  { name: "merchants", title: "12 merchants at rest", run: benchMerchants, budgetMs: 240_000 },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));
