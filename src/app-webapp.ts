@@ -179,7 +179,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
       return { decision, submitted: await payouts.submission.submit(decision) };
     },
     reject: (asker, id) => payouts.approval.reject(id, asker),
-    deciders: (payout) => payouts.approval.approversOf(payout),
+    deciders: (waiting) => payouts.approval.approversOfEach(waiting),
     names: (userIds) => staffNames(stores, userIds),
   };
   return steps;

@@ -132,8 +132,16 @@ export class Approval {
    * its initiator not.
    */
   async approversOf(payout: Pick<Payout, "initiatorId" | "approvalRule">): Promise<number[]> {
+    const [deciders = []] = await this.approversOfEach([payout]);
+    return deciders;
+  }
+
+  /** `approversOf` for each of `payouts`, in order, from one read of the staff. */
+  async approversOfEach(
+    payouts: ReadonlyArray<Pick<Payout, "initiatorId" | "approvalRule">>,
+  ): Promise<number[][]> {
     const staff = await this.#context.stores.staff.list();
-    return decidersOf(staff, payout).map((member) => member.userId);
+    return payouts.map((payout) => decidersOf(staff, payout).map((member) => member.userId));
   }
 
   /**

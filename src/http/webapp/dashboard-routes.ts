@@ -60,8 +60,8 @@ export interface DashboardSteps {
     duplicateSeenAtMs?: number,
   ): Promise<{ decision: ApproveResult; submitted?: SubmitResult }>;
   reject(asker: Member, id: string): Promise<RejectResult>;
-  /** Who may decide on `payout` now (Approval.approversOf). */
-  deciders(payout: Payout): Promise<number[]>;
+  /** Who may decide on each of `payouts` now, in order (Approval.approversOfEach). */
+  deciders(payouts: readonly Payout[]): Promise<number[][]>;
   /** Telegram names of these users (those without one are left out). */
   names(userIds: readonly number[]): Promise<Map<number, string>>;
 }
@@ -119,10 +119,13 @@ function problemLabel(row: BatchRowView, locale: Locale): string | undefined {
   return row.problemDetail ?? row.problem;
 }
 
+/** The History's filters, as query parameters (a page's `page` besides). */
+const HISTORY_FILTERS = ["q", "status", "kind", "operator", "amount", "from", "to"] as const;
+
 /** The History's own parameters of `params` (a link's query keeps only these). */
 export function historyParamsOf(query: HistoryQuery): URLSearchParams {
   const params = new URLSearchParams();
-  for (const key of ["q", "status", "kind", "operator", "amount", "from", "to"] as const) {
+  for (const key of HISTORY_FILTERS) {
     const value = query[key];
     if (value !== undefined && value !== "") params.set(key, String(value));
   }
@@ -131,7 +134,7 @@ export function historyParamsOf(query: HistoryQuery): URLSearchParams {
 
 export function queryOf(params: URLSearchParams): HistoryQuery | null {
   const raw: Record<string, string> = {};
-  for (const key of ["q", "status", "kind", "operator", "amount", "from", "to", "page"]) {
+  for (const key of [...HISTORY_FILTERS, "page"]) {
     const value = params.get(key);
     if (value !== null && value !== "") raw[key] = value;
   }
@@ -315,13 +318,12 @@ export function dashboardRoutes(steps: DashboardSteps): WebAppRoute[] {
     get("approvals", "approve", async ({ user }) => {
       const waiting = await steps.waiting(askerOf(user));
       // Each with who may still sign it (its deciders but those who signed).
-      const items = await Promise.all(
-        waiting.map(async (payout) => {
-          const signed = new Set((payout.signatures ?? []).map((s) => s.userId));
-          const deciders = await steps.deciders(payout);
-          return { ...payoutView(payout), awaited: deciders.filter((id) => !signed.has(id)) };
-        }),
-      );
+      const deciders = await steps.deciders(waiting);
+      const items = waiting.map((payout, index) => {
+        const signed = new Set((payout.signatures ?? []).map((s) => s.userId));
+        const awaited = (deciders[index] ?? []).filter((id) => !signed.has(id));
+        return { ...payoutView(payout), awaited };
+      });
       const people = items.flatMap((item) => [
         item.initiatorId,
         ...item.signatures.map((s) => s.userId),
