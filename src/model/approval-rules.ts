@@ -39,3 +39,36 @@ export type Signatures = z.infer<typeof SignaturesSchema>;
 export function ruleOfBand(band: ApprovalBand | undefined) {
   return band ? { approvalRule: { signatures: band.signatures, roles: [...band.roles] } } : {};
 }
+
+/** Where a signer stands now: their role, and when it was granted (absent: before it was kept). */
+export interface SignerStanding {
+  role: Role;
+  grantedAtMs?: number | undefined;
+}
+
+/**
+ * `signer`'s signature added to those `given` on a request asked for at `askedAtMs`: the
+ * earlier ones count only while their signer stands in one of `rule.roles` and did when it
+ * was asked for (a signer removed or demoted since no longer counts); `last` when the rule
+ * is then met; `already_signed` when the signer is among those still counted. The payout
+ * store's scripts (lua/includes/signatures.lua) count the same way, in their own step.
+ */
+export function addSignature(
+  given: Signatures | undefined,
+  signer: { userId: number; atMs: number },
+  rule: { signatures: number; roles: readonly Role[] },
+  askedAtMs: number,
+  standing: (userId: number) => SignerStanding | null | undefined,
+): { outcome: "already_signed" } | { outcome: "signed" | "last"; signatures: Signatures } {
+  const kept = (given ?? []).filter((signature) => {
+    const member = standing(signature.userId);
+    return (
+      member != null && rule.roles.includes(member.role) && (member.grantedAtMs ?? 0) <= askedAtMs
+    );
+  });
+  if (kept.some((signature) => signature.userId === signer.userId)) {
+    return { outcome: "already_signed" };
+  }
+  const signatures = [...kept, signer];
+  return { outcome: signatures.length >= rule.signatures ? "last" : "signed", signatures };
+}

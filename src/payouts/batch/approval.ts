@@ -6,7 +6,7 @@
  * press). Approved, it runs through the worker exactly as a confirmed batch.
  */
 
-import type { Signatures } from "../../model/approval-rules.js";
+import { addSignature, type Signatures } from "../../model/approval-rules.js";
 import { type Actor, type BatchAuditStep, SYSTEM_ACTOR, staffActor } from "../../model/audit.js";
 import type { Batch, BatchPatch, BatchState } from "../../model/batch.js";
 import type { Notice } from "../../model/notice.js";
@@ -129,19 +129,13 @@ export class BatchApproval {
     const { stores, now } = this.#context;
     const rule = batch.approvalRule ?? { signatures: 1, roles: DECIDING_ROLES };
     const staff = new Map((await stores.staff.list()).map((m) => [m.userId, m]));
-    const kept = (batch.signatures ?? []).filter((signature) => {
-      const member = staff.get(signature.userId);
-      return (
-        member !== undefined &&
-        rule.roles.includes(member.role) &&
-        (member.grantedAtMs ?? 0) <= batch.createdAtMs
-      );
-    });
-    if (kept.some((signature) => signature.userId === decider.userId)) {
-      return { outcome: "already_signed", batch };
-    }
-    const signatures = [...kept, { userId: decider.userId, atMs: now() }];
-    if (signatures.length >= rule.signatures) return { outcome: "last", signatures };
+    const signer = { userId: decider.userId, atMs: now() };
+    const added = addSignature(batch.signatures, signer, rule, batch.createdAtMs, (id) =>
+      staff.get(id),
+    );
+    if (added.outcome === "already_signed") return { outcome: "already_signed", batch };
+    const { signatures } = added;
+    if (added.outcome === "last") return { outcome: "last", signatures };
     const moved = await stores.batches.move(
       batch.id,
       ["awaiting_approval"],

@@ -6,11 +6,12 @@
  * longer counts.
  */
 
-import { bandOf, ruleOfBand, type Signatures } from "../../model/approval-rules.js";
+import { addSignature, bandOf, ruleOfBand, type Signatures } from "../../model/approval-rules.js";
 import { staffActor } from "../../model/audit.js";
 import type { Schedule } from "../../model/schedule.js";
 import { type Asker, DECIDING_ROLES } from "../policy.js";
 import type { StepContext } from "../types.js";
+import { scheduleAudit } from "./audit.js";
 import type { ScheduleSettings } from "./settings.js";
 import type { ScheduleStepResult } from "./step-results.js";
 
@@ -40,28 +41,16 @@ export async function signSchedule(
   const rule = schedule.approvalRule ?? { signatures: 1, roles: DECIDING_ROLES };
   if (!rule.roles.includes(asker.role)) return { outcome: "forbidden", schedule };
   const staff = new Map((await stores.staff.list()).map((m) => [m.userId, m]));
-  const kept = (schedule.signatures ?? []).filter((signature) => {
-    const member = staff.get(signature.userId);
-    return (
-      member !== undefined &&
-      rule.roles.includes(member.role) &&
-      (member.grantedAtMs ?? 0) <= schedule.createdAtMs
-    );
+  const signer = { userId: asker.userId, atMs: now() };
+  const added = addSignature(schedule.signatures, signer, rule, schedule.createdAtMs, (id) =>
+    staff.get(id),
+  );
+  if (added.outcome === "already_signed") return { outcome: "already_signed", schedule };
+  const { signatures } = added;
+  if (added.outcome === "last") return { outcome: "last", signatures };
+  const audit = scheduleAudit(schedule, "sign", staffActor(asker), now(), {
+    given: signatures.length,
   });
-  if (kept.some((signature) => signature.userId === asker.userId)) {
-    return { outcome: "already_signed", schedule };
-  }
-  const signatures = [...kept, { userId: asker.userId, atMs: now() }];
-  if (signatures.length >= rule.signatures) return { outcome: "last", signatures };
-  const actor = staffActor(asker);
-  const audit = {
-    atMs: now(),
-    actorId: actor.id,
-    actorRole: actor.role,
-    action: "schedule_sign" as const,
-    amount: schedule.amount,
-    details: { scheduleId: schedule.id, given: signatures.length },
-  };
   const moved = await stores.schedules.move(
     schedule.id,
     ["awaiting_approval"],

@@ -3,6 +3,7 @@
  * makes them before its first write: pure functions the memory store runs inside its own
  * synchronous step.
  */
+import { addSignature } from "../../model/approval-rules.js";
 import type { BatchState } from "../../model/batch.js";
 import { nextState, type PayoutEvent, targetOf } from "../../model/lifecycle.js";
 import type { Payout } from "../../model/payout.js";
@@ -72,15 +73,11 @@ export function countSignatures(
 ): { signatures: NonNullable<Payout["signatures"]>; last: boolean } | "already_signed" | undefined {
   const decider = options.expect?.decider;
   if (options.signature === undefined || decider === undefined) return undefined;
-  const kept = (current.signatures ?? []).filter((signature) => {
-    const standing = reads.standing(signature.userId);
-    return (
-      standing !== null &&
-      decider.roles.includes(standing.role) &&
-      (standing.grantedAtMs ?? 0) <= current.createdAtMs
-    );
-  });
-  if (kept.some((signature) => signature.userId === decider.userId)) return "already_signed";
-  const signatures = [...kept, { userId: decider.userId, atMs: nowMs }];
-  return { signatures, last: signatures.length >= options.signature.needed };
+  const rule = { signatures: options.signature.needed, roles: decider.roles };
+  const signer = { userId: decider.userId, atMs: nowMs };
+  const added = addSignature(current.signatures, signer, rule, current.createdAtMs, (id) =>
+    reads.standing(id),
+  );
+  if (added.outcome === "already_signed") return "already_signed";
+  return { signatures: added.signatures, last: added.outcome === "last" };
 }
