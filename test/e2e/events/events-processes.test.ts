@@ -52,6 +52,8 @@ describe("signed events from bot processes", () => {
     const first = await startBot(env);
     const payout = await paid("/pay 237670000001 5000");
     await waitUntil(() => receiver.received.length > 0, "the first try");
+    // The failure is logged once the 500 is read: kill only after that, or the log is lost.
+    await first.process.waitForLog((line) => String(line.msg).startsWith("event try failed"));
     const firstId = receiver.received[0]?.id;
     await first.process.kill("SIGKILL");
     const killedAtMs = Date.now();
