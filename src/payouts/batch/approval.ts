@@ -74,6 +74,14 @@ export class BatchApproval {
     const pending = await this.#pending(batchId, approver, "approve");
     if ("outcome" in pending) return pending;
     const { batch, decider } = pending;
+    // Every signature at or over the PIN threshold takes the signer's PIN, not only the
+    // last: one short of the rule is a decision too (a chat press, forged or not, signs
+    // nothing).
+    const total = batch.totalXaf ?? 0;
+    const pinFrom = this.stepUpThresholdXaf;
+    if (approvalNeedsPin(pinFrom, { amount: total }, decider, pin, this.#context.now())) {
+      return { outcome: "step_up_required", batch };
+    }
     const signed = await this.#sign(batch, decider);
     // Another signature landed between the read and the write: counted again from it.
     if (signed === "moved") {
@@ -84,11 +92,6 @@ export class BatchApproval {
       return now ? { outcome: "already", batch: now } : { outcome: "not_found" };
     }
     if (signed.outcome !== "last") return signed;
-    const total = batch.totalXaf ?? 0;
-    const pinFrom = this.stepUpThresholdXaf;
-    if (approvalNeedsPin(pinFrom, { amount: total }, decider, pin, this.#context.now())) {
-      return { outcome: "step_up_required", batch };
-    }
     if (batch.plan) return this.#approvePlan(batch, decider);
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
