@@ -29,6 +29,12 @@ export interface RunWriteOptions extends ScheduleWriteOptions {
 export interface ScheduleMoveOptions extends ScheduleWriteOptions {
   /** Only while the schedule's next run is still this one (undefined: whatever it is). */
   expectRunKey?: string;
+  /**
+   * Only while the schedule's request for approval is still this one: its `expiresAtMs`,
+   * set anew by each request (undefined: whichever). A decision read on one request (a
+   * Resume rejected since) never lands on the next.
+   */
+  expectExpiresAtMs?: number;
   /** Fields to remove (e.g. the next run once none is left). */
   unset?: ReadonlyArray<keyof SchedulePatch>;
 }

@@ -200,6 +200,33 @@ export function describeScheduleStoreContract(makeStores: MakeStores): void {
       expect(results.filter((result) => result.ok)).toHaveLength(1);
     });
 
+    it("moves a schedule waiting for approval only while its request is still the one read", async () => {
+      const { schedules } = harness.stores;
+      const schedule = sampleSchedule({ state: "awaiting_approval", expiresAtMs: 5_000 });
+      await schedules.create(schedule, draft(schedule.id));
+      const stale = await schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        "active",
+        {},
+        {
+          expectExpiresAtMs: 4_000,
+        },
+      );
+      expect(stale.ok).toBe(false);
+      expect(stale.schedule?.state).toBe("awaiting_approval");
+      const current = await schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        "active",
+        {},
+        {
+          expectExpiresAtMs: 5_000,
+        },
+      );
+      expect(current.ok).toBe(true);
+    });
+
     it("writes a run once from each recorded state, queues its notice, and indexes it while held", async () => {
       const { schedules, outbox } = harness.stores;
       const run: ScheduleRun = {

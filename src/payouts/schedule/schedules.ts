@@ -241,7 +241,10 @@ export class Schedules {
       const signed = await signSchedule(this.#context, schedule, asker, this.#onNoticeQueued);
       if (signed.outcome !== "last") return signed;
       const { signatures } = signed;
-      return this.#activate(schedule, "approve", actor, { approvedBy: asker.userId, signatures });
+      // Counted on the request as read: a Resume rejected and asked again since is another
+      // request, whose signatures these are not.
+      const patch = { approvedBy: asker.userId, signatures };
+      return this.#activate(schedule, "approve", actor, patch, schedule.expiresAtMs);
     }
     const audit = scheduleAudit(schedule, "reject", actor, now());
     const moved = await stores.schedules.move(
@@ -392,12 +395,16 @@ export class Schedules {
     return this.#context.stores.schedules.run(scheduleId, key);
   }
 
-  /** Moves the schedule to active with its next run after now; none left: nothing to run. */
+  /**
+   * Moves the schedule to active with its next run after now; none left: nothing to run.
+   * `request`: only while its request for approval is still the one read (its expiresAtMs).
+   */
   async #activate(
     schedule: Schedule,
     step: "confirm" | "approve" | "resume",
     actor: Actor,
     patch: Partial<Schedule> = {},
+    request?: number,
   ): Promise<ScheduleStepResult> {
     const { stores, now } = this.#context;
     const nowMs = now();
@@ -414,6 +421,7 @@ export class Schedules {
         audit: scheduleAudit(schedule, step, actor, nowMs, { nextRun: next.key }),
         notices,
         unset: ["pausedBecause", "resuming"],
+        ...(request === undefined ? {} : { expectExpiresAtMs: request }),
       },
     );
     if (!moved.ok) return lost(moved.schedule);

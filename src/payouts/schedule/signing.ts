@@ -61,6 +61,8 @@ export async function signSchedule(
       notices: [
         { kind: "schedule", what: "approval_signed", scheduleId: schedule.id, runKey: "-" },
       ],
+      // The request as read: signatures read on a Resume rejected since never land on the next.
+      expectExpiresAtMs: schedule.expiresAtMs,
     },
   );
   if (!moved.ok) return { outcome: "already", schedule: moved.schedule ?? schedule };

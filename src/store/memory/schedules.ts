@@ -100,7 +100,9 @@ export class MemoryScheduleStore implements ScheduleStore {
     if (!current) return { ok: false, schedule: null };
     const keyMatches =
       options.expectRunKey === undefined || current.nextRunKey === options.expectRunKey;
-    if (!from.includes(current.state) || !keyMatches) {
+    const requestMatches =
+      options.expectExpiresAtMs === undefined || current.expiresAtMs === options.expectExpiresAtMs;
+    if (!from.includes(current.state) || !keyMatches || !requestMatches) {
       return { ok: false, schedule: structuredClone(current) };
     }
     const nowMs = this.#options.now();

@@ -139,6 +139,8 @@ export class RedisScheduleStore implements ScheduleStore {
           minId: auditMinId(nowMs, this.#options.retentionMs),
           running: RUNNING_SCHEDULE_STATES,
           expectRunKey: options.expectRunKey ?? "",
+          expectExpiresAtMs:
+            options.expectExpiresAtMs === undefined ? "" : String(options.expectExpiresAtMs),
           retentionMs: String(this.#options.retentionMs),
           ended: ENDED_SCHEDULE_STATES,
         }),

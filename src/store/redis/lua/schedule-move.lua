@@ -15,6 +15,8 @@
     ARGV[1] options (JSON): allowed (states it may leave), to (the new state), nowMs,
             minId (the audit stream's), running (states in which it is due), expectRunKey
             ('' = any: else the move happens only if its next run is still this one),
+            expectExpiresAtMs ('' = any: else only if its expiresAtMs is still this one,
+            the request for approval it was read on),
             retentionMs, ended (states it never leaves)
     ARGV[2] the patch (JSON object of fields)
     ARGV[3] fields to remove (JSON array)
@@ -36,6 +38,10 @@ for _, state in ipairs(options.allowed) do
 end
 if not allowed then return {0, raw} end
 if options.expectRunKey ~= '' and schedule.nextRunKey ~= options.expectRunKey then return {0, raw} end
+if (options.expectExpiresAtMs or '') ~= ''
+  and tonumber(schedule.expiresAtMs) ~= tonumber(options.expectExpiresAtMs) then
+  return {0, raw}
+end
 for field, value in pairs(cjson.decode(ARGV[2])) do schedule[field] = value end
 for _, field in ipairs(cjson.decode(ARGV[3])) do schedule[field] = nil end
 schedule.state = options.to
