@@ -6,6 +6,7 @@
 import type { Actor, AuditDetails, BatchAuditStep } from "../model/audit.js";
 import type { Batch, BatchPatch, BatchRow, BatchState, BatchTally } from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
+import type { Role } from "../model/roles.js";
 
 export type BatchMoveResult = { ok: true; batch: Batch } | { ok: false; batch: Batch | null };
 
@@ -19,6 +20,12 @@ export interface BatchMoveOptions {
    * atomic step: the move of a step that read the batch before someone else moved it fails.
    */
   expectVersion?: number;
+  /**
+   * Moves only if each of `userIds` is on staff now in one of `roles`, granted no later
+   * than `askedAtMs`, read in the same atomic step: signatures counted from an earlier read
+   * of the staff never land once one of their signers lost that standing.
+   */
+  signers?: { userIds: readonly number[]; roles: readonly Role[]; askedAtMs: number };
 }
 
 export interface BatchStore {

@@ -14,6 +14,7 @@ import {
 } from "../../model/batch.js";
 import { type Notice, noticeKey } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
+import type { Role } from "../../model/roles.js";
 import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
 import { checkInput } from "../schemas.js";
 
@@ -23,6 +24,8 @@ export interface MemoryBatchStoreOptions {
   audit: (entry: Omit<AuditEntry, "id">) => void;
   /** A payout as the payout store has it (a row's, for `tally`). */
   payout: (id: string) => Promise<Payout | null>;
+  /** A staff member's role and grant time now (`BatchMoveOptions.signers`); null: none. */
+  standing: (userId: number) => { role: Role; grantedAtMs?: number } | null;
 }
 
 export class MemoryBatchStore implements BatchStore {
@@ -97,7 +100,18 @@ export class MemoryBatchStore implements BatchStore {
     if (!batch) return { ok: false, batch: null };
     const stale =
       options.expectVersion !== undefined && (batch.version ?? 0) !== options.expectVersion;
-    if (!from.includes(batch.state) || stale) return { ok: false, batch: structuredClone(batch) };
+    const { signers } = options;
+    const signerGone = signers?.userIds.some((userId) => {
+      const member = this.#options.standing(userId);
+      return (
+        member === null ||
+        !signers.roles.includes(member.role) ||
+        (member.grantedAtMs ?? 0) > signers.askedAtMs
+      );
+    });
+    if (!from.includes(batch.state) || stale || signerGone) {
+      return { ok: false, batch: structuredClone(batch) };
+    }
     const before = batch.state;
     const version = (batch.version ?? 0) + 1;
     const moved = this.#apply(batch, { ...patch, version }, to, options.notices);

@@ -12,7 +12,10 @@
 
     ARGV[1] options (JSON): allowed (the states it may leave; absent = any), to (new state,
             '' = unchanged), nowMs, auditMinId, retentionMs, finalStates, workedStates,
-            version (expected version, '' = any); scalars as strings
+            version (expected version, '' = any), signers (absent = none: else
+            {ids, roles (',a,b,'), asked, staffKey, grantedKey}, each id on staff now in
+            one of roles, granted no later than asked, or nothing moves); scalars as
+            strings. The staff keys carry the batch's own prefix (one merchant's slot).
     ARGV[2] patch (JSON)
     ARGV[3] notices (JSON array of outbox keys)
     ARGV[4] audit draft (JSON, '' none)
@@ -35,6 +38,18 @@ if o.allowed then
 end
 if o.version ~= '' and (tonumber(batch.version) or 0) ~= tonumber(o.version) then
   return {0, raw}
+end
+-- The signatures being written count only while every signer still stands, read now.
+if o.signers then
+  local s = o.signers
+  for _, id in ipairs(s.ids) do
+    local role = redis.call('HGET', s.staffKey, id)
+    local granted = tonumber(redis.call('HGET', s.grantedKey, id) or '0') or 0
+    if not role or not string.find(s.roles, ',' .. role .. ',', 1, true)
+      or granted > tonumber(s.asked) then
+      return {0, raw}
+    end
+  end
 end
 for field, value in pairs(cjson.decode(ARGV[2])) do batch[field] = value end
 if o.to ~= '' then
