@@ -3,10 +3,11 @@
  * its notices and audit entry in the same atomic step) and its rows (in spreadsheet order,
  * each rewritten as it is checked or handled).
  */
+
+import type { SignersExpected } from "../model/approval-rules.js";
 import type { Actor, AuditDetails, BatchAuditStep } from "../model/audit.js";
 import type { Batch, BatchPatch, BatchRow, BatchState, BatchTally } from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
-import type { Role } from "../model/roles.js";
 
 export type BatchMoveResult = { ok: true; batch: Batch } | { ok: false; batch: Batch | null };
 
@@ -25,7 +26,7 @@ export interface BatchMoveOptions {
    * than `askedAtMs`, read in the same atomic step: signatures counted from an earlier read
    * of the staff never land once one of their signers lost that standing.
    */
-  signers?: { userIds: readonly number[]; roles: readonly Role[]; askedAtMs: number };
+  signers?: SignersExpected;
 }
 
 export interface BatchStore {

@@ -104,6 +104,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       retentionMs: options.retentionMs,
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),
       audit: (entry) => audit.append(entry),
+      standing: (userId) => staff.standing(userId),
     }),
     leases,
     throttles,

@@ -4,6 +4,7 @@
  * step, so two replicas that both see a run due cannot both record it, and nothing is
  * told that did not happen.
  */
+import type { SignersExpected } from "../model/approval-rules.js";
 import type { AuditDraft } from "../model/audit.js";
 import type { Notice } from "../model/notice.js";
 import type {
@@ -35,6 +36,8 @@ export interface ScheduleMoveOptions extends ScheduleWriteOptions {
    * Resume rejected since) never lands on the next.
    */
   expectExpiresAtMs?: number;
+  /** Only while every signer counted still stands, read in the same step (batch-store's `signers`). */
+  signers?: SignersExpected;
   /** Fields to remove (e.g. the next run once none is left). */
   unset?: ReadonlyArray<keyof SchedulePatch>;
 }

@@ -227,6 +227,41 @@ export function describeScheduleStoreContract(makeStores: MakeStores): void {
       expect(current.ok).toBe(true);
     });
 
+    it("moves a schedule only while the signers it counts still stand", async () => {
+      const { schedules, staff } = harness.stores;
+      const schedule = sampleSchedule({ state: "awaiting_approval" });
+      await schedules.create(schedule, draft(schedule.id));
+      await staff.set(7101, "approver", undefined, schedule.createdAtMs - 1);
+      await staff.set(7102, "admin", undefined, schedule.createdAtMs - 1);
+      const signers = {
+        userIds: [7101, 7102],
+        roles: ["approver", "admin"] as const,
+        askedAtMs: schedule.createdAtMs,
+      };
+      await staff.set(7101, "viewer");
+      const demoted = await schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        "active",
+        {},
+        {
+          signers,
+        },
+      );
+      expect(demoted).toMatchObject({ ok: false, schedule: { state: "awaiting_approval" } });
+      await staff.set(7101, "approver", undefined, schedule.createdAtMs - 1);
+      const moved = await schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        "active",
+        {},
+        {
+          signers,
+        },
+      );
+      expect(moved.ok).toBe(true);
+    });
+
     it("writes a run once from each recorded state, queues its notice, and indexes it while held", async () => {
       const { schedules, outbox } = harness.stores;
       const run: ScheduleRun = {

@@ -6,6 +6,7 @@
  * one compare-and-set in the store, audited in the same step. The runs themselves are the
  * scheduler's (scheduler.ts); a run sent by Send anyway goes through the same path.
  */
+import type { SignersExpected } from "../../model/approval-rules.js";
 import { type Actor, staffActor } from "../../model/audit.js";
 import { parseAmount } from "../../model/money.js";
 import type { Notice } from "../../model/notice.js";
@@ -32,7 +33,7 @@ import type { PrepareFailure, StepContext } from "../types.js";
 import { scheduleAudit } from "./audit.js";
 import { scheduleRepeats } from "./repeats.js";
 import type { ScheduleSettings } from "./settings.js";
-import { approvalRequestPatch, signSchedule } from "./signing.js";
+import { approvalRequestPatch, signersOf, signSchedule } from "./signing.js";
 import type {
   SchedulePrepareInput,
   SchedulePrepareResult,
@@ -244,7 +245,11 @@ export class Schedules {
       // Counted on the request as read: a Resume rejected and asked again since is another
       // request, whose signatures these are not.
       const patch = { approvedBy: asker.userId, signatures };
-      return this.#activate(schedule, "approve", actor, patch, schedule.expiresAtMs);
+      const request = {
+        expiresAtMs: schedule.expiresAtMs,
+        signers: signersOf(schedule, signatures),
+      };
+      return this.#activate(schedule, "approve", actor, patch, request);
     }
     const audit = scheduleAudit(schedule, "reject", actor, now());
     const moved = await stores.schedules.move(
@@ -397,14 +402,15 @@ export class Schedules {
 
   /**
    * Moves the schedule to active with its next run after now; none left: nothing to run.
-   * `request`: only while its request for approval is still the one read (its expiresAtMs).
+   * `request`: only while its request for approval is still the one read (its expiresAtMs)
+   * and every signer counted still stands.
    */
   async #activate(
     schedule: Schedule,
     step: "confirm" | "approve" | "resume",
     actor: Actor,
     patch: Partial<Schedule> = {},
-    request?: number,
+    request?: { expiresAtMs: number; signers: SignersExpected },
   ): Promise<ScheduleStepResult> {
     const { stores, now } = this.#context;
     const nowMs = now();
@@ -421,7 +427,9 @@ export class Schedules {
         audit: scheduleAudit(schedule, step, actor, nowMs, { nextRun: next.key }),
         notices,
         unset: ["pausedBecause", "resuming"],
-        ...(request === undefined ? {} : { expectExpiresAtMs: request }),
+        ...(request === undefined
+          ? {}
+          : { expectExpiresAtMs: request.expiresAtMs, signers: request.signers }),
       },
     );
     if (!moved.ok) return lost(moved.schedule);

@@ -1,4 +1,6 @@
 /** Batches in memory (unit tests): the same contract as redis/batches.ts. */
+
+import { type SignerStanding, signersStand } from "../../model/approval-rules.js";
 import { type Actor, type AuditEntry, actorFields } from "../../model/audit.js";
 import {
   type Batch,
@@ -14,7 +16,6 @@ import {
 } from "../../model/batch.js";
 import { type Notice, noticeKey } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
-import type { Role } from "../../model/roles.js";
 import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
 import { checkInput } from "../schemas.js";
 
@@ -25,7 +26,7 @@ export interface MemoryBatchStoreOptions {
   /** A payout as the payout store has it (a row's, for `tally`). */
   payout: (id: string) => Promise<Payout | null>;
   /** A staff member's role and grant time now (`BatchMoveOptions.signers`); null: none. */
-  standing: (userId: number) => { role: Role; grantedAtMs?: number } | null;
+  standing: (userId: number) => SignerStanding | null;
 }
 
 export class MemoryBatchStore implements BatchStore {
@@ -101,14 +102,7 @@ export class MemoryBatchStore implements BatchStore {
     const stale =
       options.expectVersion !== undefined && (batch.version ?? 0) !== options.expectVersion;
     const { signers } = options;
-    const signerGone = signers?.userIds.some((userId) => {
-      const member = this.#options.standing(userId);
-      return (
-        member === null ||
-        !signers.roles.includes(member.role) ||
-        (member.grantedAtMs ?? 0) > signers.askedAtMs
-      );
-    });
+    const signerGone = signers !== undefined && !signersStand(signers, this.#options.standing);
     if (!from.includes(batch.state) || stale || signerGone) {
       return { ok: false, batch: structuredClone(batch) };
     }

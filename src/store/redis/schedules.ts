@@ -141,6 +141,17 @@ export class RedisScheduleStore implements ScheduleStore {
           expectRunKey: options.expectRunKey ?? "",
           expectExpiresAtMs:
             options.expectExpiresAtMs === undefined ? "" : String(options.expectExpiresAtMs),
+          ...(options.signers === undefined
+            ? {}
+            : {
+                signers: {
+                  ids: options.signers.userIds.map((id) => String(id)),
+                  roles: `,${options.signers.roles.join(",")},`,
+                  asked: String(options.signers.askedAtMs),
+                  staffKey: this.#keys.staff(),
+                  grantedKey: this.#keys.staffGranted(),
+                },
+              }),
           retentionMs: String(this.#options.retentionMs),
           ended: ENDED_SCHEDULE_STATES,
         }),

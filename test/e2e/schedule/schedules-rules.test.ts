@@ -109,6 +109,37 @@ describe("a schedule under approval rules", () => {
     expect(now?.signatures ?? []).not.toContainEqual(
       expect.objectContaining({ userId: APPROVER_ID }),
     );
-    expect(late.outcome).not.toBe("done");
+    expect(late.outcome).toBe("already");
+  });
+
+  it("no longer counts a signer removed while the last signature is being counted", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await showPrompt(h.emulator, payer, "/schedule weekly fri 670000001 250000");
+    await pressAndWait(h.emulator, payer, prompt, "Waiting for approval");
+    const [made] = await h.app.stores.schedules.list(1);
+    const id = made?.id ?? "";
+    const steps = h.app.payouts.schedules;
+    const ama = { userId: APPROVER_ID, role: "approver" as const };
+    const awa = { userId: ADMIN_ID, role: "admin" as const };
+    expect((await steps.decide(id, ama, true)).outcome).toBe("signed");
+
+    // Awa's Approve reads who stands, then Ama is removed before the move: the moment
+    // between the two, made to happen here.
+    const staff = h.app.stores.staff;
+    const list = staff.list.bind(staff);
+    let reads = 0;
+    staff.list = async () => {
+      const members = await list();
+      reads += 1;
+      if (reads === 2) await staff.remove(APPROVER_ID);
+      return members;
+    };
+    const late = await steps.decide(id, awa, true).finally(() => {
+      staff.list = list;
+    });
+    expect(reads).toBe(2);
+    // Nothing decided: the card is drawn again as the schedule stands (still waiting).
+    expect(late.outcome).toBe("already");
+    expect((await h.app.stores.schedules.get(id))?.state).toBe("awaiting_approval");
   });
 });

@@ -23,6 +23,7 @@
   Output:
     {1, batch JSON} when moved, {0, batch JSON or ''} when not
 ]]
+--!include signatures.lua
 
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {0, ''} end
@@ -40,17 +41,7 @@ if o.version ~= '' and (tonumber(batch.version) or 0) ~= tonumber(o.version) the
   return {0, raw}
 end
 -- The signatures being written count only while every signer still stands, read now.
-if o.signers then
-  local s = o.signers
-  for _, id in ipairs(s.ids) do
-    local role = redis.call('HGET', s.staffKey, id)
-    local granted = tonumber(redis.call('HGET', s.grantedKey, id) or '0') or 0
-    if not role or not string.find(s.roles, ',' .. role .. ',', 1, true)
-      or granted > tonumber(s.asked) then
-      return {0, raw}
-    end
-  end
-end
+if o.signers and not signersStand(o.signers) then return {0, raw} end
 for field, value in pairs(cjson.decode(ARGV[2])) do batch[field] = value end
 if o.to ~= '' then
   batch.state = o.to
