@@ -33,6 +33,7 @@ import { ConfigError } from "./config/index.js";
 import { loadMerchants, type MerchantConfig } from "./config/merchants.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import { initDataOf } from "./http/webapp/auth.js";
+import { FILE_PREFIX, merchantOfFileLink } from "./http/webapp/file-links.js";
 import type { WebAppHandler } from "./http/webapp/handler.js";
 import { translator } from "./i18n.js";
 import { localeFromLanguageCode } from "./model/locale.js";
@@ -181,6 +182,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
         logger: logger.child({ merchant: merchant.id }),
         http: false,
         merchant: {
+          id: merchant.id,
           tag,
           pacer,
           defaultLocale: merchant.language,
@@ -333,6 +335,12 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           return firstRuntime().app.webApp?.routes ?? [];
         },
         async handle(request, response, url, readBody) {
+          // A signed link (fetched without init data) names the merchant it was made in.
+          if (url.pathname.startsWith(FILE_PREFIX)) {
+            const running = runtimes.get(merchantOfFileLink(url) ?? "");
+            if (running)
+              return running.app.webApp?.handle(request, response, url, readBody) ?? false;
+          }
           const userId = webAppUserId(request.headers.authorization);
           const running = (userId ? await currentOf(userId) : undefined) ?? firstRuntime();
           return running.app.webApp?.handle(request, response, url, readBody) ?? false;

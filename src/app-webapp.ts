@@ -66,6 +66,8 @@ export interface WebAppWiring {
   telegram?: Pick<Telegram, "sendDocument">;
   /** The merchant named in the page's header for this person (MERCHANTS_FILE); none: no header. */
   label?: (userId: number) => Promise<string | undefined>;
+  /** The merchant's id (MERCHANTS_FILE), named in its signed links; none: the only one. */
+  merchantId?: string | undefined;
 }
 
 function historyFileName(query: HistoryQuery): string {
@@ -164,6 +166,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
         userId: user.id,
         language: user.language,
         nowMs: now(),
+        merchant: wiring.merchantId,
       });
       return { ...link, name };
     },
@@ -254,6 +257,7 @@ export function createWebApp(wiring: WebAppWiring): WebAppHandler | undefined {
       ...(wiring.extraRoutes ?? []),
     ],
     linkedFiles: [historyCsvFile(steps)],
+    merchant: wiring.merchantId,
     files: loadStaticFiles(dir),
     takeRequest: (userId) =>
       stores.throttles.take(`webapp:${userId}`, WEBAPP_REQUESTS_PER_MINUTE, 60_000),

@@ -78,6 +78,8 @@ export interface AppOptions {
 
 /** What a merchant's runtime takes from the front that runs it (app-merchants.ts). */
 export interface MerchantRuntimeOptions {
+  /** The merchant's id: its Mini App's signed links name it. */
+  id: string;
   /** Sees every Telegram call of this merchant's clients (merchant-tag.ts). */
   tag: TelegramCallTag;
   /** Telegram's limits are the bot token's: one pacer for every merchant. */
@@ -370,7 +372,9 @@ export async function startApp(options: AppOptions): Promise<App> {
         dir: options.webAppDir,
         extraRoutes,
         telegram: bot.telegram,
-        ...(options.merchant ? { label: options.merchant.webAppLabel } : {}),
+        ...(options.merchant
+          ? { label: options.merchant.webAppLabel, merchantId: options.merchant.id }
+          : {}),
       });
       webAppRoutes = webApp?.routes ?? [];
     }

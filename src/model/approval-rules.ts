@@ -47,6 +47,31 @@ export interface SignerStanding {
 }
 
 /**
+ * Signers whose standing a store checks in the same atomic step as a move that counts their
+ * signatures: each on staff now in one of `roles`, granted no later than `askedAtMs`.
+ */
+export interface SignersExpected {
+  userIds: readonly number[];
+  roles: readonly Role[];
+  askedAtMs: number;
+}
+
+/** Whether every one of `signers` still stands (the memory stores' check; the scripts' is lua/includes/signatures.lua). */
+export function signersStand(
+  signers: SignersExpected,
+  standing: (userId: number) => SignerStanding | null | undefined,
+): boolean {
+  return signers.userIds.every((userId) => {
+    const member = standing(userId);
+    return (
+      member != null &&
+      signers.roles.includes(member.role) &&
+      (member.grantedAtMs ?? 0) <= signers.askedAtMs
+    );
+  });
+}
+
+/**
  * `signer`'s signature added to those `given` on a request asked for at `askedAtMs`: the
  * earlier ones count only while their signer stands in one of `rule.roles` and did when it
  * was asked for (a signer removed or demoted since no longer counts); `last` when the rule

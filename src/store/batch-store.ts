@@ -3,6 +3,8 @@
  * its notices and audit entry in the same atomic step) and its rows (in spreadsheet order,
  * each rewritten as it is checked or handled).
  */
+
+import type { SignersExpected } from "../model/approval-rules.js";
 import type { Actor, AuditDetails, BatchAuditStep } from "../model/audit.js";
 import type { Batch, BatchPatch, BatchRow, BatchState, BatchTally } from "../model/batch.js";
 import type { Notice } from "../model/notice.js";
@@ -19,6 +21,12 @@ export interface BatchMoveOptions {
    * atomic step: the move of a step that read the batch before someone else moved it fails.
    */
   expectVersion?: number;
+  /**
+   * Moves only if each of `userIds` is on staff now in one of `roles`, granted no later
+   * than `askedAtMs`, read in the same atomic step: signatures counted from an earlier read
+   * of the staff never land once one of their signers lost that standing.
+   */
+  signers?: SignersExpected;
 }
 
 export interface BatchStore {

@@ -56,6 +56,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     enqueueNotice: (key, atMs) => outbox.put(key, atMs),
     audit: (entry) => audit.append(entry),
     payout: (id) => payouts.get(id),
+    standing: (userId) => staff.standing(userId),
   });
   const recipients = new MemoryRecipientStore(now);
   const payouts: MemoryPayoutStore = new MemoryPayoutStore({
@@ -103,6 +104,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       retentionMs: options.retentionMs,
       enqueueNotice: (key, atMs) => outbox.put(key, atMs),
       audit: (entry) => audit.append(entry),
+      standing: (userId) => staff.standing(userId),
     }),
     leases,
     throttles,

@@ -4,6 +4,7 @@
  * step, so two replicas that both see a run due cannot both record it, and nothing is
  * told that did not happen.
  */
+import type { SignersExpected } from "../model/approval-rules.js";
 import type { AuditDraft } from "../model/audit.js";
 import type { Notice } from "../model/notice.js";
 import type {
@@ -29,6 +30,14 @@ export interface RunWriteOptions extends ScheduleWriteOptions {
 export interface ScheduleMoveOptions extends ScheduleWriteOptions {
   /** Only while the schedule's next run is still this one (undefined: whatever it is). */
   expectRunKey?: string;
+  /**
+   * Only while the schedule's request for approval is still this one: its `expiresAtMs`,
+   * set anew by each request (undefined: whichever). A decision read on one request (a
+   * Resume rejected since) never lands on the next.
+   */
+  expectExpiresAtMs?: number;
+  /** Only while every signer counted still stands, read in the same step (batch-store's `signers`). */
+  signers?: SignersExpected;
   /** Fields to remove (e.g. the next run once none is left). */
   unset?: ReadonlyArray<keyof SchedulePatch>;
 }

@@ -139,5 +139,24 @@ export function describeBatchStoreContract(makeStores: MakeStores): void {
       const fresh = await batches.move(batch.id, ["ready"], "running", {}, { expectVersion: 2 });
       expect(fresh).toMatchObject({ ok: true, batch: { state: "running", version: 3 } });
     });
+
+    it("refuses a move whose signers no longer all stand in the roles since the batch was made", async () => {
+      const { batches, staff } = harness.stores;
+      const batch = sampleBatch();
+      await batches.create(batch, [ROW], SYSTEM_ACTOR);
+      await staff.set(7001, "approver", undefined, batch.createdAtMs - 1);
+      await staff.set(7002, "admin", undefined, batch.createdAtMs - 1);
+      const askedAtMs = batch.createdAtMs;
+      const signers = { userIds: [7001, 7002], roles: ["approver", "admin"] as const, askedAtMs };
+      await staff.remove(7001);
+      const gone = await batches.move(batch.id, ["ready"], "running", {}, { signers });
+      expect(gone).toMatchObject({ ok: false, batch: { state: "ready" } });
+      // Back, but with a role granted after the batch was made: still not counted.
+      await staff.set(7001, "approver", undefined, batch.createdAtMs + 1);
+      expect((await batches.move(batch.id, ["ready"], "running", {}, { signers })).ok).toBe(false);
+      const adminsOnly = { ...signers, userIds: [7002], roles: ["admin"] as const };
+      const made = await batches.move(batch.id, ["ready"], "running", {}, { signers: adminsOnly });
+      expect(made).toMatchObject({ ok: true, batch: { state: "running" } });
+    });
   });
 }

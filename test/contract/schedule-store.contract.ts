@@ -200,6 +200,68 @@ export function describeScheduleStoreContract(makeStores: MakeStores): void {
       expect(results.filter((result) => result.ok)).toHaveLength(1);
     });
 
+    it("moves a schedule waiting for approval only while its request is still the one read", async () => {
+      const { schedules } = harness.stores;
+      const schedule = sampleSchedule({ state: "awaiting_approval", expiresAtMs: 5_000 });
+      await schedules.create(schedule, draft(schedule.id));
+      const stale = await schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        "active",
+        {},
+        {
+          expectExpiresAtMs: 4_000,
+        },
+      );
+      expect(stale.ok).toBe(false);
+      expect(stale.schedule?.state).toBe("awaiting_approval");
+      const current = await schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        "active",
+        {},
+        {
+          expectExpiresAtMs: 5_000,
+        },
+      );
+      expect(current.ok).toBe(true);
+    });
+
+    it("moves a schedule only while the signers it counts still stand", async () => {
+      const { schedules, staff } = harness.stores;
+      const schedule = sampleSchedule({ state: "awaiting_approval" });
+      await schedules.create(schedule, draft(schedule.id));
+      await staff.set(7101, "approver", undefined, schedule.createdAtMs - 1);
+      await staff.set(7102, "admin", undefined, schedule.createdAtMs - 1);
+      const signers = {
+        userIds: [7101, 7102],
+        roles: ["approver", "admin"] as const,
+        askedAtMs: schedule.createdAtMs,
+      };
+      await staff.set(7101, "viewer");
+      const demoted = await schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        "active",
+        {},
+        {
+          signers,
+        },
+      );
+      expect(demoted).toMatchObject({ ok: false, schedule: { state: "awaiting_approval" } });
+      await staff.set(7101, "approver", undefined, schedule.createdAtMs - 1);
+      const moved = await schedules.move(
+        schedule.id,
+        ["awaiting_approval"],
+        "active",
+        {},
+        {
+          signers,
+        },
+      );
+      expect(moved.ok).toBe(true);
+    });
+
     it("writes a run once from each recorded state, queues its notice, and indexes it while held", async () => {
       const { schedules, outbox } = harness.stores;
       const run: ScheduleRun = {

@@ -292,6 +292,8 @@ describe("layers", () => {
       "the outbox loop: every notice kind read back into what the messenger delivers, one class",
     "dev/telegram-emulator/index.ts":
       "the emulator's one handle for tests and tools: chats, users, presses, files, photos, flood control",
+    "payouts/batch/approval.ts":
+      "a batch's approval, one class: Approve (each a signature of its rule, the last one's move with its signers' standing), Reject, expiry",
     "payouts/batch/batch.ts":
       "the batch steps people take (upload, Confirm, Include, Cancel, Stop, a lost standing's stop), one class",
     "config/index.ts":

@@ -5,7 +5,10 @@
  * the query it was made for, the person it was made for (and their language), and when it
  * stops working; all of it is signed with HMAC-SHA256 under a key derived from the bot token
  * (a key of its own, so a link's signature can never stand in for init data's). The person's
- * role is read afresh when the link is used: a link outlives no removal.
+ * role is read afresh when the link is used: a link outlives no removal. With several
+ * merchants (MERCHANTS_FILE) the link names, and signs, the merchant it was made in: the
+ * bot token is theirs in common, and nothing else in a request without init data says
+ * whose file it is.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
@@ -18,7 +21,7 @@ export const FILE_PREFIX = "/app/file/";
 export const FILE_LINK_TTL_SECONDS = 300;
 
 /** The parameters the link itself uses; everything else is the file's query. */
-const OWN = ["u", "lang", "exp", "sig"] as const;
+const OWN = ["m", "u", "lang", "exp", "sig"] as const;
 
 function keyOf(botToken: string): Buffer {
   return createHmac("sha256", "MiniAppFileLink").update(botToken).digest();
@@ -38,7 +41,8 @@ function signatureOf(botToken: string, name: string, params: URLSearchParams): s
 
 /**
  * The path (from the server's root) of a link to file `name` made with `query` for
- * `userId`, working for FILE_LINK_TTL_SECONDS from `nowMs`; and when it stops.
+ * `userId`, working for FILE_LINK_TTL_SECONDS from `nowMs`; and when it stops. `merchant`:
+ * the merchant it is made in, when there are several.
  */
 export function signFileLink(options: {
   botToken: string;
@@ -47,12 +51,14 @@ export function signFileLink(options: {
   userId: number;
   language: Locale;
   nowMs: number;
+  merchant?: string | undefined;
 }): { path: string; expiresAtMs: number } {
   const expSeconds = Math.floor(options.nowMs / 1000) + FILE_LINK_TTL_SECONDS;
   const params = new URLSearchParams();
   for (const [key, value] of options.query) {
     if (!(OWN as readonly string[]).includes(key)) params.append(key, value);
   }
+  if (options.merchant !== undefined) params.set("m", options.merchant);
   params.set("u", String(options.userId));
   params.set("lang", options.language);
   params.set("exp", String(expSeconds));
@@ -64,6 +70,7 @@ export function signFileLink(options: {
 }
 
 const LinkSchema = z.object({
+  m: z.string().nullable(),
   u: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
   lang: z.enum(LOCALES),
   exp: z.coerce.number().int().positive(),
@@ -77,8 +84,21 @@ export type FileLinkCheck =
   /** Ours, but past its time (410). */
   | { outcome: "expired" };
 
-/** Checks a link's URL (under FILE_PREFIX) at `nowMs`. Never throws for what a client sends. */
-export function checkFileLink(url: URL, botToken: string, nowMs: number): FileLinkCheck {
+/** The merchant a link names (`m`), unchecked: where a front of several merchants sends it. */
+export function merchantOfFileLink(url: URL): string | null {
+  return url.searchParams.get("m");
+}
+
+/**
+ * Checks a link's URL (under FILE_PREFIX) at `nowMs`, made in `merchant` (undefined: the
+ * only one). Never throws for what a client sends.
+ */
+export function checkFileLink(
+  url: URL,
+  botToken: string,
+  nowMs: number,
+  merchant?: string,
+): FileLinkCheck {
   let name: string;
   try {
     name = decodeURIComponent(url.pathname.slice(FILE_PREFIX.length));
@@ -89,6 +109,9 @@ export function checkFileLink(url: URL, botToken: string, nowMs: number): FileLi
     Object.fromEntries(OWN.map((k) => [k, url.searchParams.get(k)])),
   );
   if (!own.success) return { outcome: "forged" };
+  // Another merchant's link (or one of a single merchant's bot in a file of several) is
+  // not this one's to serve, signed or not.
+  if (own.data.m !== (merchant ?? null)) return { outcome: "forged" };
   const expected = Buffer.from(signatureOf(botToken, name, url.searchParams));
   const given = Buffer.from(own.data.sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {

@@ -39,6 +39,8 @@ export interface WebAppHandlerOptions {
   routes: readonly WebAppRoute[];
   /** Files fetched through signed links (Telegram's `downloadFile`); none by default. */
   linkedFiles?: readonly LinkedFile[];
+  /** The merchant whose links these are (MERCHANTS_FILE); undefined: the only one. */
+  merchant?: string | undefined;
   /** The built page by file name (see static.ts). */
   files: ReadonlyMap<string, StaticFile>;
   /** Counts one request of `userId`; false when over their limit (across replicas). */
@@ -152,7 +154,7 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
 
   const linked = async (url: URL): Promise<WebAppReply> => {
     const { auth } = options;
-    const link = checkFileLink(url, auth.botToken, auth.now());
+    const link = checkFileLink(url, auth.botToken, auth.now(), options.merchant);
     if (link.outcome === "forged") {
       logger.warn("mini app file link with a wrong signature refused");
       return { status: 403, json: { error: "forbidden", reason: "bad_link" } };

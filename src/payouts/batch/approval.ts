@@ -10,7 +10,7 @@ import { addSignature, type Signatures } from "../../model/approval-rules.js";
 import { type Actor, type BatchAuditStep, SYSTEM_ACTOR, staffActor } from "../../model/audit.js";
 import type { Batch, BatchPatch, BatchState } from "../../model/batch.js";
 import type { Notice } from "../../model/notice.js";
-import type { BatchMoveResult } from "../../store/batch-store.js";
+import type { BatchMoveOptions, BatchMoveResult } from "../../store/batch-store.js";
 import type { Limits } from "../limits.js";
 import { approvalNeedsPin, type PinProof } from "../pin.js";
 import { type Asker, DECIDING_ROLES, type DecideVerdict, may, mayDecide } from "../policy.js";
@@ -74,6 +74,14 @@ export class BatchApproval {
     const pending = await this.#pending(batchId, approver, "approve");
     if ("outcome" in pending) return pending;
     const { batch, decider } = pending;
+    // Every signature at or over the PIN threshold takes the signer's PIN, not only the
+    // last: one short of the rule is a decision too (a chat press, forged or not, signs
+    // nothing).
+    const total = batch.totalXaf ?? 0;
+    const pinFrom = this.stepUpThresholdXaf;
+    if (approvalNeedsPin(pinFrom, { amount: total }, decider, pin, this.#context.now())) {
+      return { outcome: "step_up_required", batch };
+    }
     const signed = await this.#sign(batch, decider);
     // Another signature landed between the read and the write: counted again from it.
     if (signed === "moved") {
@@ -84,12 +92,14 @@ export class BatchApproval {
       return now ? { outcome: "already", batch: now } : { outcome: "not_found" };
     }
     if (signed.outcome !== "last") return signed;
-    const total = batch.totalXaf ?? 0;
-    const pinFrom = this.stepUpThresholdXaf;
-    if (approvalNeedsPin(pinFrom, { amount: total }, decider, pin, this.#context.now())) {
-      return { outcome: "step_up_required", batch };
-    }
-    if (batch.plan) return this.#approvePlan(batch, decider);
+    const signers = this.#signers(batch, signed.signatures);
+    // The last signature's move found the batch, or a signer's standing, changed since it
+    // was read: counted again from what is stored now.
+    const again = (result: BatchDecisionResult) =>
+      result.outcome === "already" && result.batch.state === "awaiting_approval" && tries > 1
+        ? this.approve(batchId, approver, pin, tries - 1)
+        : result;
+    if (batch.plan) return again(await this.#approvePlan(batch, decider, signers));
     const over = await this.#limits.check("disbursement", batch.initiatorId, total);
     if (over) {
       const refusal = { actor: staffActor(decider), kind: "disbursement", amount: total } as const;
@@ -97,7 +107,7 @@ export class BatchApproval {
       return { outcome: "over_limit", batch, over };
     }
     const { now } = this.#context;
-    return this.#decide(
+    const decided = await this.#decide(
       batch,
       "running",
       { actor: staffActor(decider), action: "approve" },
@@ -108,7 +118,16 @@ export class BatchApproval {
         signatures: signed.signatures,
       },
       batch.version ?? 0,
+      signers,
     );
+    return again(decided);
+  }
+
+  /** Who must still stand, in the same step as the move, for `signatures` to count. */
+  #signers(batch: Batch, signatures: Signatures) {
+    const rule = batch.approvalRule ?? { signatures: 1, roles: DECIDING_ROLES };
+    const userIds = signatures.map((signature) => signature.userId);
+    return { userIds, roles: rule.roles, askedAtMs: batch.createdAtMs };
   }
 
   /**
@@ -145,6 +164,7 @@ export class BatchApproval {
         notices: [{ kind: "batch_approval_signed", batchId: batch.id }],
         audit: { actor: staffActor(decider), action: "sign" },
         expectVersion: batch.version ?? 0,
+        signers: this.#signers(batch, signatures),
       },
     );
     if (!moved.ok) return "moved";
@@ -158,7 +178,11 @@ export class BatchApproval {
    * Approve of a scheduled batch: the same deciders and first-decision-wins as any batch's,
    * once for every run; it then becomes a schedule (today's caps are each run's business).
    */
-  async #approvePlan(batch: Batch, decider: NonNullable<Asker>): Promise<BatchDecisionResult> {
+  async #approvePlan(
+    batch: Batch,
+    decider: NonNullable<Asker>,
+    signers: NonNullable<BatchMoveOptions["signers"]>,
+  ): Promise<BatchDecisionResult> {
     const { now } = this.#context;
     const actor = staffActor(decider);
     const decided = await this.#decide(
@@ -166,6 +190,8 @@ export class BatchApproval {
       "scheduled",
       { actor, action: "approve" },
       { approvedBy: decider.userId, decidedAtMs: now(), confirmedAtMs: now() },
+      undefined,
+      signers,
     );
     if (decided.outcome === "done")
       await this.scheduling?.activate(decided.batch, actor, decider.userId);
@@ -226,6 +252,7 @@ export class BatchApproval {
     audit: { actor: Actor; action: BatchAuditStep },
     patch: BatchPatch,
     expectVersion?: number,
+    signers?: BatchMoveOptions["signers"],
   ): Promise<BatchDecisionResult> {
     const notices: Notice[] = [
       { kind: "batch_progress", batchId: batch.id },
@@ -236,7 +263,12 @@ export class BatchApproval {
       ["awaiting_approval"],
       to,
       patch,
-      { notices, audit, ...(expectVersion === undefined ? {} : { expectVersion }) },
+      {
+        notices,
+        audit,
+        ...(expectVersion === undefined ? {} : { expectVersion }),
+        ...(signers === undefined ? {} : { signers }),
+      },
     );
     if (!moved.ok) {
       return moved.batch ? { outcome: "already", batch: moved.batch } : { outcome: "not_found" };

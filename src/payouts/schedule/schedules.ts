@@ -6,6 +6,7 @@
  * one compare-and-set in the store, audited in the same step. The runs themselves are the
  * scheduler's (scheduler.ts); a run sent by Send anyway goes through the same path.
  */
+import type { SignersExpected } from "../../model/approval-rules.js";
 import { type Actor, staffActor } from "../../model/audit.js";
 import { parseAmount } from "../../model/money.js";
 import type { Notice } from "../../model/notice.js";
@@ -32,7 +33,7 @@ import type { PrepareFailure, StepContext } from "../types.js";
 import { scheduleAudit } from "./audit.js";
 import { scheduleRepeats } from "./repeats.js";
 import type { ScheduleSettings } from "./settings.js";
-import { approvalRequestPatch, signSchedule } from "./signing.js";
+import { approvalRequestPatch, signersOf, signSchedule } from "./signing.js";
 import type {
   SchedulePrepareInput,
   SchedulePrepareResult,
@@ -241,7 +242,14 @@ export class Schedules {
       const signed = await signSchedule(this.#context, schedule, asker, this.#onNoticeQueued);
       if (signed.outcome !== "last") return signed;
       const { signatures } = signed;
-      return this.#activate(schedule, "approve", actor, { approvedBy: asker.userId, signatures });
+      // Counted on the request as read: a Resume rejected and asked again since is another
+      // request, whose signatures these are not.
+      const patch = { approvedBy: asker.userId, signatures };
+      const request = {
+        expiresAtMs: schedule.expiresAtMs,
+        signers: signersOf(schedule, signatures),
+      };
+      return this.#activate(schedule, "approve", actor, patch, request);
     }
     const audit = scheduleAudit(schedule, "reject", actor, now());
     const moved = await stores.schedules.move(
@@ -392,12 +400,17 @@ export class Schedules {
     return this.#context.stores.schedules.run(scheduleId, key);
   }
 
-  /** Moves the schedule to active with its next run after now; none left: nothing to run. */
+  /**
+   * Moves the schedule to active with its next run after now; none left: nothing to run.
+   * `request`: only while its request for approval is still the one read (its expiresAtMs)
+   * and every signer counted still stands.
+   */
   async #activate(
     schedule: Schedule,
     step: "confirm" | "approve" | "resume",
     actor: Actor,
     patch: Partial<Schedule> = {},
+    request?: { expiresAtMs: number; signers: SignersExpected },
   ): Promise<ScheduleStepResult> {
     const { stores, now } = this.#context;
     const nowMs = now();
@@ -414,6 +427,9 @@ export class Schedules {
         audit: scheduleAudit(schedule, step, actor, nowMs, { nextRun: next.key }),
         notices,
         unset: ["pausedBecause", "resuming"],
+        ...(request === undefined
+          ? {}
+          : { expectExpiresAtMs: request.expiresAtMs, signers: request.signers }),
       },
     );
     if (!moved.ok) return lost(moved.schedule);

@@ -6,7 +6,13 @@
  * longer counts.
  */
 
-import { addSignature, bandOf, ruleOfBand, type Signatures } from "../../model/approval-rules.js";
+import {
+  addSignature,
+  bandOf,
+  ruleOfBand,
+  type Signatures,
+  type SignersExpected,
+} from "../../model/approval-rules.js";
 import { staffActor } from "../../model/audit.js";
 import type { Schedule } from "../../model/schedule.js";
 import { type Asker, DECIDING_ROLES } from "../policy.js";
@@ -24,6 +30,13 @@ export function approvalRequestPatch(settings: ScheduleSettings, amountXaf: numb
     expiresAtMs: nowMs + settings.approvalTtlMs,
     ...ruleOfBand(bandOf(settings.approvalBands ?? [], amountXaf)),
   };
+}
+
+/** Who must still stand, in the same step as the move, for `signatures` to count. */
+export function signersOf(schedule: Schedule, signatures: Signatures): SignersExpected {
+  const rule = schedule.approvalRule ?? { signatures: 1, roles: DECIDING_ROLES };
+  const userIds = signatures.map((signature) => signature.userId);
+  return { userIds, roles: rule.roles, askedAtMs: schedule.createdAtMs };
 }
 
 /**
@@ -61,6 +74,9 @@ export async function signSchedule(
       notices: [
         { kind: "schedule", what: "approval_signed", scheduleId: schedule.id, runKey: "-" },
       ],
+      // The request as read: signatures read on a Resume rejected since never land on the next.
+      expectExpiresAtMs: schedule.expiresAtMs,
+      signers: signersOf(schedule, signatures),
     },
   );
   if (!moved.ok) return { outcome: "already", schedule: moved.schedule ?? schedule };

@@ -1,4 +1,6 @@
 /** Batches in memory (unit tests): the same contract as redis/batches.ts. */
+
+import { type SignerStanding, signersStand } from "../../model/approval-rules.js";
 import { type Actor, type AuditEntry, actorFields } from "../../model/audit.js";
 import {
   type Batch,
@@ -23,6 +25,8 @@ export interface MemoryBatchStoreOptions {
   audit: (entry: Omit<AuditEntry, "id">) => void;
   /** A payout as the payout store has it (a row's, for `tally`). */
   payout: (id: string) => Promise<Payout | null>;
+  /** A staff member's role and grant time now (`BatchMoveOptions.signers`); null: none. */
+  standing: (userId: number) => SignerStanding | null;
 }
 
 export class MemoryBatchStore implements BatchStore {
@@ -97,7 +101,11 @@ export class MemoryBatchStore implements BatchStore {
     if (!batch) return { ok: false, batch: null };
     const stale =
       options.expectVersion !== undefined && (batch.version ?? 0) !== options.expectVersion;
-    if (!from.includes(batch.state) || stale) return { ok: false, batch: structuredClone(batch) };
+    const { signers } = options;
+    const signerGone = signers !== undefined && !signersStand(signers, this.#options.standing);
+    if (!from.includes(batch.state) || stale || signerGone) {
+      return { ok: false, batch: structuredClone(batch) };
+    }
     const before = batch.state;
     const version = (batch.version ?? 0) + 1;
     const moved = this.#apply(batch, { ...patch, version }, to, options.notices);

@@ -4,6 +4,7 @@
  * and for the retention once it ended (or after it was made, while never confirmed); then
  * it goes, with its runs.
  */
+import { type SignerStanding, signersStand } from "../../model/approval-rules.js";
 import type { AuditDraft, AuditEntry } from "../../model/audit.js";
 import { noticeKey } from "../../model/notice.js";
 import {
@@ -35,6 +36,8 @@ export interface MemoryScheduleStoreOptions {
   retentionMs: number;
   enqueueNotice: (key: string, atMs: number) => void;
   audit: (entry: Omit<AuditEntry, "id">) => void;
+  /** A staff member's role and grant time now (`ScheduleMoveOptions.signers`); null: none. */
+  standing: (userId: number) => SignerStanding | null;
 }
 
 export class MemoryScheduleStore implements ScheduleStore {
@@ -100,7 +103,11 @@ export class MemoryScheduleStore implements ScheduleStore {
     if (!current) return { ok: false, schedule: null };
     const keyMatches =
       options.expectRunKey === undefined || current.nextRunKey === options.expectRunKey;
-    if (!from.includes(current.state) || !keyMatches) {
+    const requestMatches =
+      options.expectExpiresAtMs === undefined || current.expiresAtMs === options.expectExpiresAtMs;
+    const signersStood =
+      options.signers === undefined || signersStand(options.signers, this.#options.standing);
+    if (!from.includes(current.state) || !keyMatches || !requestMatches || !signersStood) {
       return { ok: false, schedule: structuredClone(current) };
     }
     const nowMs = this.#options.now();

@@ -217,6 +217,7 @@ export class RedisBatchStore implements BatchStore {
           finalStates: FINAL_BATCH_STATES,
           workedStates: WORKED_BATCH_STATES,
           version: options.expectVersion === undefined ? "" : String(options.expectVersion),
+          ...(options.signers === undefined ? {} : { signers: this.#signers(options.signers) }),
         }),
         JSON.stringify(patch),
         JSON.stringify((options.notices ?? []).map(noticeKey)),
@@ -226,6 +227,17 @@ export class RedisBatchStore implements BatchStore {
     const [moved, json] = MoveReplySchema.parse(reply);
     const batch = readBatch(json === "" ? null : json);
     return moved === 1 && batch ? { ok: true, batch } : { ok: false, batch };
+  }
+
+  /** `BatchMoveOptions.signers` as the script takes them (lua/batch-move.lua). */
+  #signers(signers: NonNullable<BatchMoveOptions["signers"]>) {
+    return {
+      ids: signers.userIds.map((id) => String(id)),
+      roles: `,${signers.roles.join(",")},`,
+      asked: String(signers.askedAtMs),
+      staffKey: this.#keys.staff(),
+      grantedKey: this.#keys.staffGranted(),
+    };
   }
 
   async active(): Promise<string[]> {

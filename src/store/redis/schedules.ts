@@ -139,6 +139,19 @@ export class RedisScheduleStore implements ScheduleStore {
           minId: auditMinId(nowMs, this.#options.retentionMs),
           running: RUNNING_SCHEDULE_STATES,
           expectRunKey: options.expectRunKey ?? "",
+          expectExpiresAtMs:
+            options.expectExpiresAtMs === undefined ? "" : String(options.expectExpiresAtMs),
+          ...(options.signers === undefined
+            ? {}
+            : {
+                signers: {
+                  ids: options.signers.userIds.map((id) => String(id)),
+                  roles: `,${options.signers.roles.join(",")},`,
+                  asked: String(options.signers.askedAtMs),
+                  staffKey: this.#keys.staff(),
+                  grantedKey: this.#keys.staffGranted(),
+                },
+              }),
           retentionMs: String(this.#options.retentionMs),
           ended: ENDED_SCHEDULE_STATES,
         }),

@@ -302,4 +302,43 @@ describe("approval rules for a batch, by its total", () => {
     expect(paid?.signatures?.map((s) => s.userId)).toEqual([APPROVER_ID, ADMIN_ID]);
     expect(paid?.approvedBy).toBe(ADMIN_ID);
   });
+
+  it("no longer counts a signer removed while the last signature is being counted: one more is needed", async () => {
+    const { payer } = await people(h);
+    const preview = h.emulator.waitForMessage((m) => plainText(m).includes("is checked"), 20_000);
+    await payer.uploadDocument("couriers.csv", "text/csv", FILE);
+    const shown = await preview;
+    const sent = h.emulator.waitForMessage(
+      (m) => m.chatId === APPROVER_ID && plainText(m).includes("Approval needed"),
+    );
+    await payer.pressButton(shown, 0);
+    await sent;
+    const [batch] = await h.app.stores.batches.list({ limit: 1 });
+    const id = batch?.id ?? "";
+    const steps = h.app.payouts.batchApproval;
+    const ama = { userId: APPROVER_ID, role: "approver" as const };
+    const awa = { userId: ADMIN_ID, role: "admin" as const };
+    expect((await steps.approve(id, ama)).outcome).toBe("signed");
+
+    // Awa's Approve reads who stands, then Ama is removed before the signatures are
+    // counted into the move: the moment between the two, made to happen here.
+    const staff = h.app.stores.staff;
+    const list = staff.list.bind(staff);
+    let reads = 0;
+    staff.list = async () => {
+      const members = await list();
+      reads += 1;
+      if (reads === 2) await staff.remove(APPROVER_ID);
+      return members;
+    };
+    const late = await steps.approve(id, awa).finally(() => {
+      staff.list = list;
+    });
+    expect(reads).toBeGreaterThanOrEqual(2);
+    const now = await h.app.stores.batches.get(id);
+    expect(now?.state).toBe("awaiting_approval");
+    expect(late.outcome).toBe("signed");
+    expect(now?.signatures?.map((s) => s.userId)).toEqual([ADMIN_ID]);
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
+  });
 });

@@ -205,6 +205,42 @@ describe("isolation between merchants", () => {
     h.sandbox.setCallbackUrl(undefined);
   });
 
+  it("serves a CSV link made in Bravo with Bravo's payouts, wherever its person acts since, and never with another merchant's", async () => {
+    const csvLink = async (user: MiniAppUser) => {
+      const response = await fetch(`${h.app.http?.url}/app/api/history/csv/link`, {
+        method: "POST",
+        headers: { authorization: tmaHeader(h.emulator.token, user) },
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { path: string }).path;
+    };
+    const alphaPaymentId = (await storesOf(h, "alpha").payouts.get(alphaPayout.id))?.paymentId;
+    const bravoPaymentId = (await storesOf(h, "bravo").payouts.get(bravoPayout.id))?.paymentId;
+    if (!alphaPaymentId || !bravoPaymentId) throw new Error("payouts not sent");
+    // Telegram's downloader fetches the link without init data: nothing says whose it is
+    // but the link.
+    const bea: MiniAppUser = { id: BEA, firstName: "Bea", languageCode: "en" };
+    const beas = await fetch(`${h.app.http?.url}${await csvLink(bea)}`);
+    expect(beas.status).toBe(200);
+    const text = await beas.text();
+    expect(text).toContain(bravoPaymentId);
+    expect(text).not.toContain(alphaPaymentId);
+    // Paul views Bravo and pays for Alpha: a link he made in Bravo stays Bravo's after he
+    // switched back to Alpha.
+    await switchTo(PAUL, 1, "Bravo");
+    const pauls = await csvLink({ id: PAUL, firstName: "Paul", languageCode: "en" });
+    await switchTo(PAUL, 0, "Alpha");
+    const served = await fetch(`${h.app.http?.url}${pauls}`);
+    expect(served.status).toBe(200);
+    const paulsText = await served.text();
+    expect(paulsText).toContain(bravoPaymentId);
+    expect(paulsText).not.toContain(alphaPaymentId);
+    // The merchant is part of what is signed: pointed at Alpha, the link is refused.
+    const moved = new URL(pauls, h.app.http?.url);
+    moved.searchParams.set("m", "alpha");
+    expect((await fetch(moved)).status).toBe(403);
+  });
+
   it("settles Alpha's payout from a callback on Alpha's own path", async () => {
     h.sandbox.setSettleDelayMs(60_000);
     const payout = await payFor(ADA, "/pay 237670000001 1234", "alpha");

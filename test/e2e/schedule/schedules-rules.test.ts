@@ -69,4 +69,77 @@ describe("a schedule under approval rules", () => {
     expect(active?.signatures?.map((s) => s.userId)).toEqual([APPROVER_ID, ADMIN_ID]);
     expect(plainText(approverCard)).toContain("250");
   });
+
+  it("never counts a signature of a Resume rejected since for the next Resume: an Approve read before the Reject decides nothing", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await showPrompt(h.emulator, payer, "/schedule weekly fri 670000001 250000");
+    await pressAndWait(h.emulator, payer, prompt, "Waiting for approval");
+    const [made] = await h.app.stores.schedules.list(1);
+    const id = made?.id ?? "";
+    const steps = h.app.payouts.schedules;
+    const owner = { userId: PAYER_ID, role: "payer" as const };
+    const ama = { userId: APPROVER_ID, role: "approver" as const };
+    const awa = { userId: ADMIN_ID, role: "admin" as const };
+    await steps.decide(id, ama, true);
+    expect((await steps.decide(id, awa, true)).outcome).toBe("done");
+    expect((await steps.change(id, owner, "pause")).outcome).toBe("done");
+    expect((await steps.change(id, owner, "resume")).outcome).toBe("approval_requested");
+    expect((await steps.decide(id, ama, true)).outcome).toBe("signed");
+
+    // Awa presses Approve on that Resume; before her press is counted, Ama rejects the Resume
+    // and the owner asks to resume again (a new request, with no signature yet): the moment
+    // between her press's read and its write, made to happen here.
+    const staff = h.app.stores.staff;
+    const list = staff.list.bind(staff);
+    let between = false;
+    staff.list = async () => {
+      if (!between) {
+        between = true;
+        expect((await steps.decide(id, ama, false)).outcome).toBe("done");
+        expect((await steps.change(id, owner, "resume")).outcome).toBe("approval_requested");
+      }
+      return list();
+    };
+    const late = await steps.decide(id, awa, true).finally(() => {
+      staff.list = list;
+    });
+    expect(between).toBe(true);
+    const now = await h.app.stores.schedules.get(id);
+    expect(now?.state).toBe("awaiting_approval");
+    expect(now?.signatures ?? []).not.toContainEqual(
+      expect.objectContaining({ userId: APPROVER_ID }),
+    );
+    expect(late.outcome).toBe("already");
+  });
+
+  it("no longer counts a signer removed while the last signature is being counted", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await showPrompt(h.emulator, payer, "/schedule weekly fri 670000001 250000");
+    await pressAndWait(h.emulator, payer, prompt, "Waiting for approval");
+    const [made] = await h.app.stores.schedules.list(1);
+    const id = made?.id ?? "";
+    const steps = h.app.payouts.schedules;
+    const ama = { userId: APPROVER_ID, role: "approver" as const };
+    const awa = { userId: ADMIN_ID, role: "admin" as const };
+    expect((await steps.decide(id, ama, true)).outcome).toBe("signed");
+
+    // Awa's Approve reads who stands, then Ama is removed before the move: the moment
+    // between the two, made to happen here.
+    const staff = h.app.stores.staff;
+    const list = staff.list.bind(staff);
+    let reads = 0;
+    staff.list = async () => {
+      const members = await list();
+      reads += 1;
+      if (reads === 2) await staff.remove(APPROVER_ID);
+      return members;
+    };
+    const late = await steps.decide(id, awa, true).finally(() => {
+      staff.list = list;
+    });
+    expect(reads).toBe(2);
+    // Nothing decided: the card is drawn again as the schedule stands (still waiting).
+    expect(late.outcome).toBe("already");
+    expect((await h.app.stores.schedules.get(id))?.state).toBe("awaiting_approval");
+  });
 });

@@ -12,7 +12,10 @@
 
     ARGV[1] options (JSON): allowed (the states it may leave; absent = any), to (new state,
             '' = unchanged), nowMs, auditMinId, retentionMs, finalStates, workedStates,
-            version (expected version, '' = any); scalars as strings
+            version (expected version, '' = any), signers (absent = none: else
+            {ids, roles (',a,b,'), asked, staffKey, grantedKey}, each id on staff now in
+            one of roles, granted no later than asked, or nothing moves); scalars as
+            strings. The staff keys carry the batch's own prefix (one merchant's slot).
     ARGV[2] patch (JSON)
     ARGV[3] notices (JSON array of outbox keys)
     ARGV[4] audit draft (JSON, '' none)
@@ -20,6 +23,7 @@
   Output:
     {1, batch JSON} when moved, {0, batch JSON or ''} when not
 ]]
+--!include signatures.lua
 
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {0, ''} end
@@ -36,6 +40,8 @@ end
 if o.version ~= '' and (tonumber(batch.version) or 0) ~= tonumber(o.version) then
   return {0, raw}
 end
+-- The signatures being written count only while every signer still stands, read now.
+if o.signers and not signersStand(o.signers) then return {0, raw} end
 for field, value in pairs(cjson.decode(ARGV[2])) do batch[field] = value end
 if o.to ~= '' then
   batch.state = o.to

@@ -15,6 +15,10 @@
     ARGV[1] options (JSON): allowed (states it may leave), to (the new state), nowMs,
             minId (the audit stream's), running (states in which it is due), expectRunKey
             ('' = any: else the move happens only if its next run is still this one),
+            expectExpiresAtMs ('' = any: else only if its expiresAtMs is still this one,
+            the request for approval it was read on), signers (absent = none: else
+            {ids, roles, asked, staffKey, grantedKey}: every signer still stands, read
+            now: lua/includes/signatures.lua; the staff keys carry the schedule's prefix),
             retentionMs, ended (states it never leaves)
     ARGV[2] the patch (JSON object of fields)
     ARGV[3] fields to remove (JSON array)
@@ -25,6 +29,7 @@
     {1, schedule JSON} when moved, {0, schedule JSON or ''} when not
 ]]
 --!include schedule-written.lua
+--!include signatures.lua
 local options = cjson.decode(ARGV[1])
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {0, ''} end
@@ -36,6 +41,11 @@ for _, state in ipairs(options.allowed) do
 end
 if not allowed then return {0, raw} end
 if options.expectRunKey ~= '' and schedule.nextRunKey ~= options.expectRunKey then return {0, raw} end
+if (options.expectExpiresAtMs or '') ~= ''
+  and tonumber(schedule.expiresAtMs) ~= tonumber(options.expectExpiresAtMs) then
+  return {0, raw}
+end
+if options.signers and not signersStand(options.signers) then return {0, raw} end
 for field, value in pairs(cjson.decode(ARGV[2])) do schedule[field] = value end
 for _, field in ipairs(cjson.decode(ARGV[3])) do schedule[field] = nil end
 schedule.state = options.to

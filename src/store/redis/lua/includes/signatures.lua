@@ -8,6 +8,23 @@
     (`createdAtMs`): a signer removed or demoted since no longer counts. A list that does
     not read is an empty one (the rule then needs every signature again).
 ]]
+--[[
+  signersStand(s): whether every signer of `s` ({ids, roles (',a,b,'), asked, staffKey,
+    grantedKey}) is on staff now in one of `roles`, granted no later than `asked`: the
+    standing of signatures counted from an earlier read of the staff, checked in the move.
+]]
+local function signersStand(s)
+  for _, id in ipairs(s.ids) do
+    local role = redis.call('HGET', s.staffKey, id)
+    local granted = tonumber(redis.call('HGET', s.grantedKey, id) or '0') or 0
+    if not role or not string.find(s.roles, ',' .. role .. ',', 1, true)
+      or granted > tonumber(s.asked) then
+      return false
+    end
+  end
+  return true
+end
+
 local function keptSignatures(record, staffKey, grantedKey, roles)
   local kept = {}
   local raw = redis.call('HGET', record, 'signatures')
