@@ -8,7 +8,7 @@ import type { Telegraf } from "telegraf";
 import { createEvents } from "./app-events.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { stepUpSteps } from "./app-step-up.js";
-import { connectStores, rateLimiter } from "./app-storage.js";
+import { connectStores, type RedisConnections, rateLimiter } from "./app-storage.js";
 import { createWebApp, offerMiniApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
@@ -88,6 +88,8 @@ export interface MerchantRuntimeOptions {
   defaultLocale: Locale | undefined;
   /** The front's stable lease owner (host and port), when it listens; else a random one. */
   owner: string | undefined;
+  /** The front's Redis connections, lent to every merchant: stopping this runtime keeps them. */
+  redis: RedisConnections;
 }
 
 export interface App {
@@ -133,11 +135,18 @@ export async function startApp(options: AppOptions): Promise<App> {
     const prometheus = config.metrics.serve ? new PrometheusMetrics() : undefined;
     const metrics: Metrics = prometheus ?? NO_METRICS;
     const connected = options.stores
-      ? { stores: options.stores, redis: undefined, backfill: () => {}, durability: undefined }
-      : await connectStores(config, logger);
+      ? {
+          stores: options.stores,
+          redis: undefined,
+          borrowed: false,
+          backfill: () => {},
+          durability: undefined,
+        }
+      : await connectStores(config, logger, options.merchant?.redis);
     const { redis, backfill } = connected;
     cleanups.push(() => connected.stores.close());
-    if (redis) timeRedisCommands(redis, metrics);
+    // A lent connection is timed (if at all) by its owner, once, not once per merchant.
+    if (redis && !connected.borrowed) timeRedisCommands(redis, metrics);
     // Every payout move goes through the payout store's transition: counted there.
     const stores: Stores = prometheus
       ? { ...connected.stores, payouts: new CountedPayoutStore(connected.stores.payouts, metrics) }
