@@ -116,7 +116,7 @@ export async function benchMerchants(context: BenchContext): Promise<Row[]> {
   const perMerchantBytes = many.bytes / count;
   const how =
     `MERCHANTS_FILE with ${count} merchants (2 staff each) against 1, nothing due, the ` +
-    `loops at their production pace; INFO stats over ${restMs / 1000} s after 5 s to settle ` +
+    `loops at their production pace (resting 10 s when idle); INFO stats over ${restMs / 1000} s after 5 s to settle ` +
     `(this Redis serves nothing else during the bench).`;
   return [
     row({

@@ -49,6 +49,8 @@ export interface MerchantsAppOptions
   /** The file as read at start (`loadMerchants(env)`). */
   merchants: MerchantConfig[];
   webAppDir?: string;
+  /** How long an idle merchant's loops rest (default 20 loop ticks, at most 10 s). */
+  restMs?: number;
 }
 
 /** One merchant as it runs. */
@@ -80,6 +82,10 @@ const MEMBERSHIP_CACHE_MS = 2_000;
 const MEMBERSHIP_CACHE_SIZE = 10_000;
 
 const CHOOSE_PREFIX = "merchant:";
+
+/** A merchant's loops rest 20 ticks when idle (10 s at most; tests' short ticks rest less). */
+const restMsFor = (loopTickMs: number | undefined) =>
+  loopTickMs === undefined ? 10_000 : Math.min(10_000, 20 * loopTickMs);
 
 /** The Telegram user id in a Mini App request's init data, unchecked (the runtime checks it). */
 function webAppUserId(header: string | undefined): number | undefined {
@@ -184,6 +190,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           defaultLocale: merchant.language,
           owner: reloaded ? undefined : owner.owner,
           redis,
+          restMs: options.restMs ?? restMsFor(options.loopTickMs),
           webAppLabel: async (userId) =>
             (await merchantsOf(userId)).length > 1 ? merchant.name : undefined,
         },

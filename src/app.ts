@@ -34,6 +34,7 @@ import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import { PrometheusMetrics } from "./metrics/prometheus.js";
 import { timeRedisCommands } from "./metrics/redis-timing.js";
 import type { Locale } from "./model/locale.js";
+import type { Payout } from "./model/payout.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
 import { ApprovalExpiry } from "./payouts/loops/approval-expiry.js";
@@ -90,6 +91,8 @@ export interface MerchantRuntimeOptions {
   owner: string | undefined;
   /** The front's Redis connections, lent to every merchant: stopping this runtime keeps them. */
   redis: RedisConnections;
+  /** The loops' rest after a round that found nothing (docs/scaling.md); one merchant: none. */
+  restMs: number;
 }
 
 export interface App {
@@ -148,9 +151,18 @@ export async function startApp(options: AppOptions): Promise<App> {
     // A lent connection is timed (if at all) by its owner, once, not once per merchant.
     if (redis && !connected.borrowed) timeRedisCommands(redis, metrics);
     // Every payout move goes through the payout store's transition: counted there.
-    const stores: Stores = prometheus
-      ? { ...connected.stores, payouts: new CountedPayoutStore(connected.stores.payouts, metrics) }
-      : connected.stores;
+    // A merchant's tracker rests while nothing is due: a payout submitted here wakes it.
+    let wakeTracker = () => {};
+    const moved = options.merchant
+      ? (p: Payout) => p.state === "pending" && wakeTracker()
+      : undefined;
+    const stores: Stores =
+      prometheus || moved
+        ? {
+            ...connected.stores,
+            payouts: new CountedPayoutStore(connected.stores.payouts, metrics, moved),
+          }
+        : connected.stores;
 
     const limiter = rateLimiter(config, redis);
     const client = new PaymentClient({
@@ -256,6 +268,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
     const tick =
       options.loopTickMs === undefined ? { metrics } : { tickMs: options.loopTickMs, metrics };
+    const rest = options.merchant ? { restMs: options.merchant.restMs } : {};
     const notifier = new Notifier({
       stores,
       messenger,
@@ -264,6 +277,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       // A call may wait for its turn under Telegram's limits before its own deadline.
       callTimeoutMs: TELEGRAM_CALL_TIMEOUT_MS + pacer.maxWaitMs,
       ...tick,
+      ...rest,
     });
     notifier.start();
     cleanups.push(() => notifier.stop());
@@ -283,17 +297,19 @@ export async function startApp(options: AppOptions): Promise<App> {
       submittingLimitMs: Math.max(config.strandedAfterMs, config.payment.timeoutMs * 8),
       stopAfterMs: config.retentionMs,
       ...tick,
+      ...rest,
       now,
       onNoticeQueued: () => notifier.wake(),
     });
+    wakeTracker = () => tracker.wake();
     await tracker.start();
     cleanups.push(() => tracker.stop());
     // Once the resume is done: the two never hold start-up's memory at the same time.
     backfill();
-    const batchWorker = payouts.createBatchWorker(tick);
+    const batchWorker = payouts.createBatchWorker({ ...tick, ...rest });
     batchWorker.start();
     cleanups.push(() => batchWorker.stop());
-    const scheduler = payouts.createScheduler(tick);
+    const scheduler = payouts.createScheduler({ ...tick, ...rest });
     scheduler.start();
     cleanups.push(() => scheduler.stop());
     const reports = startReportLoops({
@@ -320,6 +336,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       leases: stores.leases,
       logger,
       ...tick,
+      // Approvals last hours: a merchant's sweep runs at most once a rest.
+      ...(options.merchant && options.loopTickMs !== undefined
+        ? { tickMs: Math.max(options.loopTickMs, options.merchant.restMs) }
+        : {}),
       ...owner,
     });
     approvalExpiry.start();
