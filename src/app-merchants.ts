@@ -21,6 +21,8 @@ import { hostname } from "node:os";
 import { Markup } from "telegraf";
 import type { Update } from "telegraf/types";
 import { type App, type AppOptions, StartupError, startApp } from "./app.js";
+import { startMerchants } from "./app-merchants-start.js";
+import { connectRedis } from "./app-storage.js";
 import { merchantTag } from "./bot/telegram/merchant-tag.js";
 import { TelegramPacer } from "./bot/telegram/pacing.js";
 import { DEFAULT_POLL_TIMEOUT_SECONDS, UpdatePoller } from "./bot/telegram/poller.js";
@@ -39,8 +41,6 @@ import { translator } from "./i18n.js";
 import { localeFromLanguageCode } from "./model/locale.js";
 import { requiredTelegramCall } from "./startup-checks.js";
 import { globalKeys } from "./store/keys.js";
-import type { RedisClient } from "./store/redis/connection.js";
-import { createRedisConnection, waitForReady } from "./store/redis/connection.js";
 import { RedisLeaseStore } from "./store/redis/leases.js";
 
 export interface MerchantsAppOptions
@@ -50,6 +50,8 @@ export interface MerchantsAppOptions
   /** The file as read at start (`loadMerchants(env)`). */
   merchants: MerchantConfig[];
   webAppDir?: string;
+  /** How long an idle merchant's loops rest (default 20 loop ticks, at most 10 s). */
+  restMs?: number;
 }
 
 /** One merchant as it runs. */
@@ -81,6 +83,10 @@ const MEMBERSHIP_CACHE_MS = 2_000;
 const MEMBERSHIP_CACHE_SIZE = 10_000;
 
 const CHOOSE_PREFIX = "merchant:";
+
+/** A merchant's loops rest 20 ticks when idle (10 s at most; tests' short ticks rest less). */
+const restMsFor = (loopTickMs: number | undefined) =>
+  loopTickMs === undefined ? 10_000 : Math.min(10_000, 20 * loopTickMs);
 
 /** The Telegram user id in a Mini App request's init data, unchecked (the runtime checks it). */
 function webAppUserId(header: string | undefined): number | undefined {
@@ -146,13 +152,11 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
   };
 
   try {
-    const connection: RedisClient = createRedisConnection(shared.redis.target, { logger });
-    cleanups.push(async () => connection.quit());
-    await waitForReady(connection, 10_000).catch((error: unknown) => {
-      throw new StartupError("Redis is not reachable; start Redis or fix REDIS_URL.", {
-        cause: error,
-      });
-    });
+    // One connection set for every merchant (keys differ by prefix, not by connection): closed
+    // last, after every runtime has stopped; a runtime stopped by a reload leaves it open.
+    const redis = await connectRedis(shared, logger);
+    cleanups.push(() => redis.close());
+    const connection = redis.redis;
 
     // A stable lease owner (this host and port) takes its own leases back at once on a restart.
     const listens = options.http !== false && shared.http.port !== 0;
@@ -187,6 +191,8 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           pacer,
           defaultLocale: merchant.language,
           owner: reloaded ? undefined : owner.owner,
+          redis,
+          restMs: options.restMs ?? restMsFor(options.loopTickMs),
           webAppLabel: async (userId) =>
             (await merchantsOf(userId)).length > 1 ? merchant.name : undefined,
         },
@@ -201,11 +207,9 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
     cleanups.push(async () => {
       await Promise.all([...runtimes.values()].map((running) => stopRuntime(running)));
     });
-    for (const merchant of options.merchants) {
-      const running = await startRuntime(merchant);
-      runtimes.set(merchant.id, running);
-      membership.clear();
-    }
+    // A few at a time; a merchant that fails is named, and those started are stopped above.
+    await startMerchants(options.merchants, (merchant) => startRuntime(merchant), runtimes);
+    membership.clear();
 
     /** The runtime of the merchant the person's commands act on. */
     const currentOf = async (userId: number): Promise<Running | undefined> => {

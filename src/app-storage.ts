@@ -9,7 +9,7 @@ import type { RateLimiter } from "./payments/rate-limiter.js";
 import { StartupError } from "./startup-checks.js";
 import { keys } from "./store/keys.js";
 import type { RedisClient } from "./store/redis/connection.js";
-import { createRedisConnection, waitForReady } from "./store/redis/connection.js";
+import { closeConnection, createRedisConnection, waitForReady } from "./store/redis/connection.js";
 import { type DurabilityPlan, RedisDurability } from "./store/redis/durability.js";
 import { indexStoredPayouts } from "./store/redis/payout-search.js";
 import { limiterWindowMs, RedisRateLimiter } from "./store/redis/rate-limiter.js";
@@ -22,19 +22,20 @@ import type { Stores } from "./store/types.js";
 const CARD_KEPT_AFTER_EXPIRY_MS = 2 * 86_400_000;
 
 /**
- * The stores on Redis, and `backfill`, which starts the one-time backfills in the
- * background: called once the tracker's resume is done, so the two never run together.
+ * One Redis connection set: the connection every store uses and, with REDIS_DURABILITY on,
+ * the durable-writes plan on a connection of its own. The merchants front opens one set and
+ * lends it to every merchant's runtime (their keys differ by prefix, not by connection), so a
+ * deployment holds one or two connections (per shard, on a cluster), whatever its merchants.
  */
-export async function connectStores(
-  config: Config,
-  logger: Logger,
-): Promise<{
-  stores: Stores;
-  redis: RedisClient;
-  backfill: () => void;
-  /** The durable-writes plan now (for the metrics); undefined when REDIS_DURABILITY is off. */
-  durability: (() => DurabilityPlan) | undefined;
-}> {
+export interface RedisConnections {
+  readonly redis: RedisClient;
+  readonly durability: { plan: RedisDurability; connection: RedisClient } | undefined;
+  /** Stops the plan and quits both connections. */
+  close(): Promise<void>;
+}
+
+/** Connects to `config.redis.target` (and starts the durable-writes plan); StartupError if not. */
+export async function connectRedis(config: Config, logger: Logger): Promise<RedisConnections> {
   const { target } = config.redis;
   const redis = createRedisConnection(target, { logger });
   try {
@@ -53,6 +54,38 @@ export async function connectStores(
     );
   }
   const durability = await startDurability(config, redis, logger);
+  return {
+    redis,
+    durability,
+    close: async () => {
+      if (durability) {
+        durability.plan.stop();
+        await closeConnection(durability.connection);
+      }
+      await closeConnection(redis);
+    },
+  };
+}
+
+/**
+ * The stores on Redis, and `backfill`, which starts the one-time backfills in the
+ * background: called once the tracker's resume is done, so the two never run together.
+ * On `borrowed` connections (a merchant's runtime), the stores' `close()` leaves them open.
+ */
+export async function connectStores(
+  config: Config,
+  logger: Logger,
+  borrowed?: RedisConnections,
+): Promise<{
+  stores: Stores;
+  redis: RedisClient;
+  /** True when the connections are lent by a front (they outlive these stores). */
+  borrowed: boolean;
+  backfill: () => void;
+  /** The durable-writes plan now (for the metrics); undefined when REDIS_DURABILITY is off. */
+  durability: (() => DurabilityPlan) | undefined;
+}> {
+  const { redis, durability } = borrowed ?? (await connectRedis(config, logger));
   const stores = createRedisStores(redis, {
     prefix: config.redis.keyPrefix,
     retentionMs: config.retentionMs,
@@ -61,11 +94,13 @@ export async function connectStores(
     approvalCardTtlMs: config.rules.approvalTtlMs + CARD_KEPT_AFTER_EXPIRY_MS,
     logger,
     durability,
+    borrowed: borrowed !== undefined,
   });
   const plan = durability?.plan;
   return {
     stores,
     redis,
+    borrowed: borrowed !== undefined,
     backfill: () => backfill(redis, config, logger),
     durability: plan ? () => plan.plan : undefined,
   };

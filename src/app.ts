@@ -8,7 +8,7 @@ import type { Telegraf } from "telegraf";
 import { createEvents } from "./app-events.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { stepUpSteps } from "./app-step-up.js";
-import { connectStores, rateLimiter } from "./app-storage.js";
+import { connectStores, type RedisConnections, rateLimiter } from "./app-storage.js";
 import { createWebApp, offerMiniApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
@@ -34,6 +34,7 @@ import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import { PrometheusMetrics } from "./metrics/prometheus.js";
 import { timeRedisCommands } from "./metrics/redis-timing.js";
 import type { Locale } from "./model/locale.js";
+import type { Payout } from "./model/payout.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
 import { ApprovalExpiry } from "./payouts/loops/approval-expiry.js";
@@ -90,6 +91,10 @@ export interface MerchantRuntimeOptions {
   defaultLocale: Locale | undefined;
   /** The front's stable lease owner (host and port), when it listens; else a random one. */
   owner: string | undefined;
+  /** The front's Redis connections, lent to every merchant: stopping this runtime keeps them. */
+  redis: RedisConnections;
+  /** The loops' rest after a round that found nothing (docs/scaling.md); one merchant: none. */
+  restMs: number;
 }
 
 export interface App {
@@ -135,15 +140,31 @@ export async function startApp(options: AppOptions): Promise<App> {
     const prometheus = config.metrics.serve ? new PrometheusMetrics() : undefined;
     const metrics: Metrics = prometheus ?? NO_METRICS;
     const connected = options.stores
-      ? { stores: options.stores, redis: undefined, backfill: () => {}, durability: undefined }
-      : await connectStores(config, logger);
+      ? {
+          stores: options.stores,
+          redis: undefined,
+          borrowed: false,
+          backfill: () => {},
+          durability: undefined,
+        }
+      : await connectStores(config, logger, options.merchant?.redis);
     const { redis, backfill } = connected;
     cleanups.push(() => connected.stores.close());
-    if (redis) timeRedisCommands(redis, metrics);
+    // A lent connection is timed (if at all) by its owner, once, not once per merchant.
+    if (redis && !connected.borrowed) timeRedisCommands(redis, metrics);
     // Every payout move goes through the payout store's transition: counted there.
-    const stores: Stores = prometheus
-      ? { ...connected.stores, payouts: new CountedPayoutStore(connected.stores.payouts, metrics) }
-      : connected.stores;
+    // A merchant's tracker rests while nothing is due: a payout submitted here wakes it.
+    let wakeTracker = () => {};
+    const moved = options.merchant
+      ? (p: Payout) => p.state === "pending" && wakeTracker()
+      : undefined;
+    const stores: Stores =
+      prometheus || moved
+        ? {
+            ...connected.stores,
+            payouts: new CountedPayoutStore(connected.stores.payouts, metrics, moved),
+          }
+        : connected.stores;
 
     const limiter = rateLimiter(config, redis);
     const client = new PaymentClient({
@@ -249,6 +270,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     // (`{ ...defaults, ...options }`) and make them spin with no pause at all.
     const tick =
       options.loopTickMs === undefined ? { metrics } : { tickMs: options.loopTickMs, metrics };
+    const rest = options.merchant ? { restMs: options.merchant.restMs } : {};
     const notifier = new Notifier({
       stores,
       messenger,
@@ -257,6 +279,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       // A call may wait for its turn under Telegram's limits before its own deadline.
       callTimeoutMs: TELEGRAM_CALL_TIMEOUT_MS + pacer.maxWaitMs,
       ...tick,
+      ...rest,
     });
     notifier.start();
     cleanups.push(() => notifier.stop());
@@ -276,17 +299,19 @@ export async function startApp(options: AppOptions): Promise<App> {
       submittingLimitMs: Math.max(config.strandedAfterMs, config.payment.timeoutMs * 8),
       stopAfterMs: config.retentionMs,
       ...tick,
+      ...rest,
       now,
       onNoticeQueued: () => notifier.wake(),
     });
+    wakeTracker = () => tracker.wake();
     await tracker.start();
     cleanups.push(() => tracker.stop());
     // Once the resume is done: the two never hold start-up's memory at the same time.
     backfill();
-    const batchWorker = payouts.createBatchWorker(tick);
+    const batchWorker = payouts.createBatchWorker({ ...tick, ...rest });
     batchWorker.start();
     cleanups.push(() => batchWorker.stop());
-    const scheduler = payouts.createScheduler(tick);
+    const scheduler = payouts.createScheduler({ ...tick, ...rest });
     scheduler.start();
     cleanups.push(() => scheduler.stop());
     const reports = startReportLoops({
@@ -313,6 +338,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       leases: stores.leases,
       logger,
       ...tick,
+      // Approvals last hours: a merchant's sweep runs at most once a rest.
+      ...(options.merchant && options.loopTickMs !== undefined
+        ? { tickMs: Math.max(options.loopTickMs, options.merchant.restMs) }
+        : {}),
       ...owner,
     });
     approvalExpiry.start();

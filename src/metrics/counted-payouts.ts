@@ -12,10 +12,13 @@ import type { Metrics } from "./metrics.js";
 export class CountedPayoutStore implements PayoutStore {
   readonly #store: PayoutStore;
   readonly #metrics: Metrics;
+  readonly #moved: ((payout: Payout) => void) | undefined;
 
-  constructor(store: PayoutStore, metrics: Metrics) {
+  /** `moved`: told of every move made, after it (a merchant's runtime wakes its tracker). */
+  constructor(store: PayoutStore, metrics: Metrics, moved?: (payout: Payout) => void) {
     this.#store = store;
     this.#metrics = metrics;
+    this.#moved = moved;
   }
 
   async create(...args: Parameters<PayoutStore["create"]>) {
@@ -26,7 +29,10 @@ export class CountedPayoutStore implements PayoutStore {
 
   async transition(...args: Parameters<PayoutStore["transition"]>) {
     const result = await this.#store.transition(...args);
-    if (result.ok && result.applied) this.#count(args[1], result.payout);
+    if (result.ok && result.applied) {
+      this.#count(args[1], result.payout);
+      this.#moved?.(result.payout);
+    }
     return result;
   }
 

@@ -69,12 +69,18 @@ export interface Payouts {
   /** Scheduled batches: a confirmed batch file made a schedule, and each run's batch. */
   readonly batchSchedules: BatchSchedules;
   /** The loop that sends each scheduled run once (started by the app). */
-  createScheduler(options?: { tickMs?: number; owner?: string; metrics?: Metrics }): Scheduler;
+  createScheduler(options?: {
+    tickMs?: number;
+    restMs?: number;
+    owner?: string;
+    metrics?: Metrics;
+  }): Scheduler;
   /** Step-up PINs: set, checked (a right one proves it for a big Confirm), reset. */
   readonly pins: Pins;
   /** The worker that checks and pays batches (started by the app, with the other loops). */
   createBatchWorker(options?: {
     tickMs?: number;
+    restMs?: number;
     concurrency?: number;
     metrics?: Metrics;
   }): BatchWorker;

@@ -40,9 +40,14 @@ export interface RedisStoresOptions {
   timeZone?: string;
   /** Durable writes of the payout store (none: no write waits). Stopped by `close()`. */
   durability?: { plan: RedisDurability; connection: RedisClient };
+  /**
+   * The connections belong to someone else (the merchants front shares one set between every
+   * merchant's stores): `close()` leaves them open. Default false.
+   */
+  borrowed?: boolean;
 }
 
-/** Every store on `redis`, under `prefix`. `close()` quits the connection. */
+/** Every store on `redis`, under `prefix`. `close()` quits the connection unless borrowed. */
 export function createRedisStores(redis: RedisClient, options: RedisStoresOptions): Stores {
   const k = keys(options.prefix);
   const logger = options.logger ?? silentLogger;
@@ -87,6 +92,7 @@ export function createRedisStores(redis: RedisClient, options: RedisStoresOption
     callbacks: new RedisCallbackGate(redis, k),
     ping: () => pingWithin(redis, options.pingTimeoutMs ?? 1000),
     close: async () => {
+      if (options.borrowed) return;
       if (options.durability) {
         options.durability.plan.stop();
         await closeConnection(options.durability.connection);

@@ -28,8 +28,18 @@ function unescapeMonitored(text: string): string {
   });
 }
 
-/** Calls `onCommand` with the arguments of every command Redis runs, from when it resolves. */
-export async function monitorRedis(onCommand: (args: string[]) => void): Promise<RedisMonitor> {
+/** Who sent a MONITOR line: `127.0.0.1:51234`, or `lua` for a command a script ran. */
+export function monitorClient(line: string): string {
+  return /^\S+ \[\d+ ([^\]]+)\]/.exec(line)?.[1] ?? "";
+}
+
+/**
+ * Calls `onCommand` with the arguments of every command Redis runs, and who sent it
+ * (`monitorClient`), from when it resolves.
+ */
+export async function monitorRedis(
+  onCommand: (args: string[], client: string) => void,
+): Promise<RedisMonitor> {
   const url = new URL(testRedisUrl());
   const socket: Socket = connect(Number(url.port || 6379), url.hostname);
   let buffered = "";
@@ -47,7 +57,7 @@ export async function monitorRedis(onCommand: (args: string[]) => void): Promise
           if (line !== "+OK") reject(new Error(`MONITOR refused: ${line}`));
           ready = true;
           resolve();
-        } else onCommand(monitorArgs(line));
+        } else onCommand(monitorArgs(line), monitorClient(line));
         end = buffered.indexOf("\r\n");
       }
     });

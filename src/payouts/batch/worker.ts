@@ -59,6 +59,11 @@ export interface BatchWorkerOptions {
   concurrency?: number;
   /** Pause between rounds. Default 500 ms. */
   tickMs?: number;
+  /**
+   * With no batch at all, a round this often (merchant runtimes; an upload, a Confirm or a
+   * scheduled run in this process wakes the worker). Default 10 ticks.
+   */
+  restMs?: number;
   /** Called after a notice was queued (to deliver it at once). */
   onNoticeQueued?: () => void;
 }
@@ -104,7 +109,7 @@ export class BatchWorker {
       tickMs: options.tickMs ?? DEFAULT_TICK_MS,
       // No batch at all: looked for less often (an upload, a Confirm or a scheduled run in
       // this process wakes the worker; another replica's batch waits at most this).
-      idleTickMs: IDLE_TICKS * (options.tickMs ?? DEFAULT_TICK_MS),
+      idleTickMs: options.restMs ?? IDLE_TICKS * (options.tickMs ?? DEFAULT_TICK_MS),
       round: () => this.round(),
     });
   }

@@ -23,7 +23,7 @@ import type { Role } from "../../model/roles.js";
 import type { Schedule, ScheduleRun } from "../../model/schedule.js";
 import type { ClaimedNotice, Stores } from "../../store/types.js";
 import { schedulesStoppedBy } from "../schedule/standing.js";
-import { BackgroundRunner } from "./runner.js";
+import { BackgroundRunner, IDLE_ROUND, restingPauseMs } from "./runner.js";
 
 /** Why a message could not be delivered, and whether trying again can help. */
 export class DeliveryError extends Error {
@@ -144,6 +144,12 @@ export interface NotifierOptions {
   /** How often the outbox is checked when nothing wakes the loop. Default 500 ms. */
   tickMs?: number;
   /**
+   * After a round that delivered nothing, rest this long instead of `tickMs`, or until the
+   * next notice (a retry) is due if sooner; a notice queued in this process wakes the loop at
+   * once (merchant runtimes). Default: no rest.
+   */
+  restMs?: number;
+  /**
    * How long a notice claimed by this notifier is hidden from the others. It must outlast
    * a delivery at its worst (two Telegram calls at `callTimeoutMs` each, and Redis), or a
    * slow Telegram would let another replica take the notice and send it twice. Default 60 s.
@@ -164,7 +170,7 @@ const CALLS_PER_DELIVERY = 2;
 const LEASE_MARGIN_MS = 1000;
 
 export class Notifier {
-  readonly #options: Required<Omit<NotifierOptions, "logger" | "metrics">>;
+  readonly #options: Required<Omit<NotifierOptions, "logger" | "metrics" | "restMs">>;
   readonly #log: Logger;
   readonly #attempts = new Map<string, number>();
   readonly #runner: BackgroundRunner;
@@ -183,7 +189,8 @@ export class Notifier {
       callTimeoutMs: options.callTimeoutMs ?? 10_000,
       now: options.now ?? Date.now,
     };
-    const { leaseMs, callTimeoutMs } = this.#options;
+    const { leaseMs, callTimeoutMs, now } = this.#options;
+    const { restMs: rest } = options;
     if (leaseMs <= CALLS_PER_DELIVERY * callTimeoutMs + LEASE_MARGIN_MS) {
       throw new RangeError(
         `notifier lease (${leaseMs} ms) must outlast a delivery at the Telegram call deadline (${CALLS_PER_DELIVERY} × ${callTimeoutMs} ms)`,
@@ -194,7 +201,18 @@ export class Notifier {
       name: "notification round",
       logger: this.#log,
       tickMs: this.#options.tickMs,
-      round: () => this.drain(),
+      round: async () => {
+        const handled = await this.drain();
+        return handled === 0 && rest ? IDLE_ROUND : handled;
+      },
+      ...(rest
+        ? {
+            idlePauseMs: () =>
+              restingPauseMs({ restMs: rest, tickMs: this.#options.tickMs, now }, () =>
+                options.stores.outbox.earliestDueAtMs(),
+              ),
+          }
+        : {}),
     });
   }
 

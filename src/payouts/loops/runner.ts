@@ -17,10 +17,26 @@ export interface RunnerLease {
   ttlMs: number;
   /** Who holds it (default: random per process). */
   owner?: string;
+  /** Pause between tries while another replica holds it (default `tickMs`). */
+  retryMs?: number;
 }
 
 /** What a round answers when it found nothing to do: the next waits `idleTickMs`. */
 export const IDLE_ROUND = "idle";
+
+/**
+ * A loop's rest after a round that found nothing: `restMs`, or less when its next work is due
+ * sooner (`nextDueAtMs`, null: none), never under `tickMs`. Work written by this process wakes
+ * the loop at once; work due later is read from the store, so a rest never makes it late.
+ */
+export async function restingPauseMs(
+  rest: { restMs: number; tickMs: number; now: () => number },
+  nextDueAtMs: () => Promise<number | null>,
+): Promise<number> {
+  const dueAtMs = await nextDueAtMs();
+  if (dueAtMs === null) return rest.restMs;
+  return Math.min(rest.restMs, Math.max(rest.tickMs, dueAtMs - rest.now()));
+}
 
 export interface BackgroundRunnerOptions {
   /** Named in the logs: "tracking round", "notification round"… */
@@ -33,6 +49,11 @@ export interface BackgroundRunnerOptions {
    * do asks the store less often; `wake()` still runs the next round at once.
    */
   idleTickMs?: number;
+  /**
+   * After a round that answered IDLE_ROUND, how long to rest instead of `idleTickMs` (a
+   * merchant's runtime rests until its next work is due: `restingPauseMs`).
+   */
+  idlePauseMs?: () => Promise<number>;
   /** One round of work. */
   round: () => Promise<unknown>;
   /** Run rounds only while this replica holds the lease. */
@@ -104,8 +125,13 @@ export class BackgroundRunner {
     const lagMs = performance.now() - this.#dueAtMs;
     let failed = false;
     try {
-      const answer = (await this.#mayRun()) ? await this.#options.round() : undefined;
-      if (answer === IDLE_ROUND) pauseMs = this.#options.idleTickMs ?? pauseMs;
+      const mayRun = await this.#mayRun();
+      const answer = mayRun ? await this.#options.round() : undefined;
+      if (!mayRun) pauseMs = this.#options.lease?.retryMs ?? pauseMs;
+      if (answer === IDLE_ROUND) {
+        const { idlePauseMs, idleTickMs } = this.#options;
+        pauseMs = idlePauseMs ? await idlePauseMs() : (idleTickMs ?? pauseMs);
+      }
       if (this.#failures > 0) {
         this.#options.logger.info(
           { failures: this.#failures },

@@ -13,7 +13,7 @@ import type { Payout } from "../../model/payout.js";
 import { PaymentApiError, PaymentClientError } from "../../payments/errors.js";
 import type { Stores } from "../../store/types.js";
 import type { Settlement } from "../settlement.js";
-import { BackgroundRunner } from "./runner.js";
+import { BackgroundRunner, IDLE_ROUND, restingPauseMs } from "./runner.js";
 
 export interface TrackerOptions {
   /** Each round's lag and failures (loops' runner). Default: none. */
@@ -38,6 +38,12 @@ export interface TrackerOptions {
   submittingLimitMs: number;
   /** How often the schedule is checked. Default: a quarter of the poll interval, at most 1 s. */
   tickMs?: number;
+  /**
+   * After a tick that polled nothing, rest this long instead of `tickMs`, or until the next
+   * poll is due if sooner (merchant runtimes: an idle merchant costs Redis next to nothing).
+   * Default: no rest, every tick reads the schedule.
+   */
+  restMs?: number;
   /** How long a claim on a payout lasts before another replica may take it. Default 60 s. */
   leaseMs?: number;
   batchSize?: number;
@@ -71,7 +77,7 @@ export function nextPollDelayMs(
 }
 
 export class PayoutTracker {
-  readonly #options: Required<Omit<TrackerOptions, "logger" | "metrics">>;
+  readonly #options: Required<Omit<TrackerOptions, "logger" | "metrics" | "restMs">>;
   readonly #log: Logger;
   readonly #runner: BackgroundRunner;
   /** Set by stop(): a tracker never started still polls when `tick` is called by hand. */
@@ -93,12 +99,25 @@ export class PayoutTracker {
       random: options.random ?? Math.random,
       onNoticeQueued: options.onNoticeQueued ?? (() => {}),
     };
+    const { restMs: rest } = options;
+    const { tickMs, now } = this.#options;
     this.#runner = new BackgroundRunner({
       metrics: options.metrics,
       name: "tracking tick",
       logger: this.#log,
       tickMs: this.#options.tickMs,
-      round: () => this.tick(),
+      round: async () => {
+        const polled = await this.tick();
+        return polled === 0 && rest ? IDLE_ROUND : polled;
+      },
+      ...(rest
+        ? {
+            idlePauseMs: () =>
+              restingPauseMs({ restMs: rest, tickMs, now }, () =>
+                options.stores.tracking.earliestDueAtMs(),
+              ),
+          }
+        : {}),
     });
   }
 
@@ -110,6 +129,11 @@ export class PayoutTracker {
   }
 
   /** Stops polling and waits for the poll in progress. Leases lapse by themselves. */
+  /** Runs the next tick now (a payout just went pending here: its rest ends). */
+  wake(): void {
+    this.#runner.wake();
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#runner.stop();

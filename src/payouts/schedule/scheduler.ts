@@ -17,7 +17,7 @@ import type { LeaseStore } from "../../store/types.js";
 import { namesMatch } from "../batch/checks.js";
 import { takeBatchSlot } from "../batch/rows.js";
 import type { Lookups } from "../lookups.js";
-import { BackgroundRunner } from "../loops/runner.js";
+import { BackgroundRunner, IDLE_ROUND } from "../loops/runner.js";
 import { PAYING_ROLES } from "../policy.js";
 import type { StepContext } from "../types.js";
 import { scheduleAudit } from "./audit.js";
@@ -45,6 +45,11 @@ export interface SchedulerOptions {
   leave: number;
   /** Pause between rounds. Default 1 s. */
   tickMs?: number;
+  /**
+   * After a round that ran nothing, rest this long instead of `tickMs`, unless a run is due
+   * within it (merchant runtimes; the lease then outlasts three rests). Default: no rest.
+   */
+  restMs?: number;
   /** Who holds the lease (default: random per process). */
   owner?: string;
   onNoticeQueued?: () => void;
@@ -73,19 +78,33 @@ export class Scheduler {
     this.#runs = options.runs;
     this.#interrupted = new InterruptedRuns(options);
     const tickMs = options.tickMs ?? 1_000;
+    const rest = options.restMs;
     this.#runner = new BackgroundRunner({
       metrics: options.metrics,
       name: "schedule round",
       logger: options.context.log,
       tickMs,
-      round: () => this.round(),
+      round: async () => {
+        const handled = await this.round();
+        return handled === 0 && rest ? IDLE_ROUND : handled;
+      },
+      ...(rest ? { idlePauseMs: () => this.#restingPauseMs(rest, tickMs) } : {}),
       lease: {
         store: options.leases,
         name: "scheduler",
-        ttlMs: Math.max(30_000, tickMs * 3),
+        ttlMs: Math.max(30_000, tickMs * 3, (rest ?? 0) * 3),
+        // Resting replicas ask for a lease held elsewhere once a rest, not every tick.
+        ...(rest ? { retryMs: rest } : {}),
         ...(options.owner ? { owner: options.owner } : {}),
       },
     });
+  }
+
+  /** A whole rest, or one tick when a run falls due within it (read from the due index). */
+  async #restingPauseMs(restMs: number, tickMs: number): Promise<number> {
+    const { stores, now } = this.#options.context;
+    const soon = await stores.schedules.due(now() + restMs, 1);
+    return soon.length > 0 ? tickMs : restMs;
   }
 
   start(): void {

@@ -85,6 +85,8 @@ export async function startMerchantsHarness(
     env?: Record<string, string>;
     webAppDir?: string;
     sandbox?: SandboxOptions;
+    /** How long idle loops rest (MerchantsAppOptions.restMs). */
+    restMs?: number;
   } = {},
 ): Promise<MerchantsHarness> {
   const { sandbox, emulator } = await startServices({
@@ -107,6 +109,7 @@ export async function startMerchantsHarness(
       pollTimeoutSeconds: 1,
       loopTickMs: 50,
       ...(options.webAppDir ? { webAppDir: options.webAppDir } : {}),
+      ...(options.restMs === undefined ? {} : { restMs: options.restMs }),
     });
   } catch (error) {
     await emulator.close();

@@ -65,6 +65,57 @@ describe("BackgroundRunner", () => {
     await waitUntil(() => rounds >= 10, "ten rounds");
   });
 
+  it("rests as long as its idle pause answers after a round with nothing to do", async () => {
+    let rounds = 0;
+    let restMs = 60_000;
+    const loop = runner({
+      name: "tracking tick",
+      logger: silentLogger,
+      tickMs: 5,
+      idlePauseMs: async () => restMs,
+      round: async () => {
+        rounds += 1;
+        return IDLE_ROUND;
+      },
+    });
+    loop.start();
+    await waitUntil(() => rounds >= 1, "the first round");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(rounds).toBe(1);
+
+    // Work due soon: the rest is that short, and rounds follow.
+    restMs = 5;
+    loop.wake();
+    await waitUntil(() => rounds >= 10, "ten rounds");
+  });
+
+  it("asks for a lease held elsewhere once per retry pause, not every tick", async () => {
+    let asked = 0;
+    const elsewhere = {
+      acquire: async () => {
+        asked += 1;
+        return false;
+      },
+      renew: async () => false,
+      release: async () => {},
+    };
+    let rounds = 0;
+    const loop = runner({
+      name: "schedule round",
+      logger: silentLogger,
+      tickMs: 5,
+      lease: { store: elsewhere, name: "scheduler", ttlMs: 30_000, retryMs: 60_000 },
+      round: async () => {
+        rounds += 1;
+      },
+    });
+    loop.start();
+    await waitUntil(() => asked >= 1, "the first try");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(asked).toBe(1);
+    expect(rounds).toBe(0);
+  });
+
   it("logs the first failure of a streak as an error, the repeats at debug, and the recovery", async () => {
     const { logger, lines } = capturedLogger("debug");
     let rounds = 0;
