@@ -17,10 +17,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { plainText } from "../src/dev/telegram-emulator/index.js";
 import { startSandbox } from "../src/sandbox/index.js";
-import { type BotUnderTest, type ReplicasUnderTest, startReplicas } from "./bots.js";
+import { type ReplicasUnderTest, startReplicas } from "./bots.js";
 import { compiledRoot } from "./build.js";
-import { drive, emptySamples, payFlowThinking, type Samples } from "./drive.js";
+import { PAY_COMMAND } from "./drive.js";
+import { payFlow, STEP_TIMEOUT_MS } from "./flows.js";
 import { BenchCluster } from "./redis-cluster.js";
 import type { BenchContext } from "./setup.js";
 import { percentile, type Row, row } from "./stats.js";
@@ -69,6 +71,8 @@ interface Measured extends Combination {
   updatesPerSecond: number;
   promptP99Ms: number;
   confirmP99Ms: number;
+  /** Flows left unanswered over the drive, and why. */
+  unanswered: string[];
   /** CPU time of every bot process over the drive, per second of it (1 = one core busy). */
   botCores: number;
   /** Per shard: its CPU time over the drive per second of it. */
@@ -105,24 +109,65 @@ function merchantsFile(count: number, sandboxUrl: string, publicKeyPem: string) 
   }));
 }
 
-/** The replicas seen as one bot by `drive`: their CPU time summed. */
-function asOneBot(replicas: ReplicasUnderTest): BotUnderTest {
-  const [first] = replicas.replicas;
-  if (!first) throw new Error("no replica started");
-  return {
-    ...replicas,
-    child: first.child,
-    httpUrl: first.httpUrl,
-    memory: first.memory,
-    usage: async () => {
-      const all = await Promise.all(replicas.replicas.map((replica) => replica.usage()));
-      return {
-        cpuMs: all.reduce((sum, usage) => sum + usage.cpuMs, 0),
-        readCalls: null,
-        writeCalls: null,
-      };
-    },
+/** What a closed-loop drive saw. */
+interface Driven {
+  /** Per step ("prompt", "confirm"), every sample in ms. */
+  steps: Map<string, number[]>;
+  /** Updates answered (each answered step is one). */
+  updates: number;
+  seconds: number;
+  /** Flows the bot left without the expected answer within STEP_TIMEOUT_MS, and why. */
+  unanswered: string[];
+}
+
+/** CPU time of every replica so far, in ms. */
+async function replicasCpuMs(replicas: ReplicasUnderTest): Promise<number> {
+  const all = await Promise.all(replicas.replicas.map((replica) => replica.usage()));
+  return all.reduce((sum, usage) => sum + usage.cpuMs, 0);
+}
+
+/**
+ * drive.ts's closed loop, except that a flow the bot leaves unanswered (past STEP_TIMEOUT_MS)
+ * is counted with the last message in that chat, and the payer goes on: with hundreds of
+ * payers on a machine past its capacity, one step over the deadline must not end the run.
+ */
+async function driveCounting(
+  replicas: ReplicasUnderTest,
+  scale: Scale,
+  durationMs: number,
+): Promise<Driven> {
+  const driven: Driven = { steps: new Map(), updates: 0, seconds: 0, unanswered: [] };
+  const record = (step: string, ms: number) => {
+    driven.updates += 1;
+    driven.steps.set(step, [...(driven.steps.get(step) ?? []), ms]);
   };
+  const startedAt = performance.now();
+  const stopAt = startedAt + durationMs;
+  await Promise.all(
+    replicas.users.slice(0, scale.users).map(async (user) => {
+      while (performance.now() < stopAt) {
+        try {
+          const timing = await payFlow(user, replicas.watcher, PAY_COMMAND, scale.thinkMs);
+          record("prompt", timing.promptMs);
+          record("confirm", timing.confirmMs);
+        } catch (error) {
+          const last = replicas.emulator.messages(user.privateChat.id).at(-1);
+          const said = last ? plainText(last).split("\n")[0] : "nothing";
+          const reason = error instanceof Error ? error.message : String(error);
+          driven.unanswered.push(`${reason}; the chat's last message: "${said}"`);
+        }
+      }
+    }),
+  );
+  driven.seconds = (performance.now() - startedAt) / 1000;
+  if (driven.unanswered.length > 0) {
+    // Whether updates queued at the "Bot API" (delivery is one at a time) or were lost.
+    const { pendingUpdateCount, lastErrorMessage } = replicas.emulator.webhook;
+    driven.unanswered[0] +=
+      ` (webhook at the end: ${pendingUpdateCount} updates queued, last delivery error: ` +
+      `${lastErrorMessage ?? "none"})`;
+  }
+  return driven;
 }
 
 async function measure(
@@ -160,25 +205,22 @@ async function measure(
         if (replica.httpUrl === null) throw new Error("a replica has no HTTP server");
         balancer.add(replica.httpUrl);
       }
-      const bot = asOneBot(replicas);
-      const flow = payFlowThinking(scale.thinkMs);
-      await drive(bot, flow, scale.users, scale.warmMs);
-      const samples: Samples = emptySamples();
+      await driveCounting(replicas, scale, scale.warmMs);
       const cpuBefore = await cluster.cpuSeconds();
       const commandsBefore = await cluster.commandsProcessed();
-      const fromMs = performance.now();
-      await drive(bot, flow, scale.users, scale.driveMs, samples);
-      const seconds = (performance.now() - fromMs) / 1000;
+      const botCpuBefore = await replicasCpuMs(replicas);
+      const driven = await driveCounting(replicas, scale, scale.driveMs);
+      const { seconds } = driven;
+      const botCpuMs = (await replicasCpuMs(replicas)) - botCpuBefore;
       const cpuAfter = await cluster.cpuSeconds();
       const commandsAfter = await cluster.commandsProcessed();
-      const perUpdateCpuMs = samples.cpuMsPerUpdate[0] ?? Number.NaN;
-      const updatesPerSecond = samples.updatesPerSecond[0] ?? Number.NaN;
       return {
         ...combination,
-        updatesPerSecond,
-        promptP99Ms: percentile(samples.steps.get("prompt") ?? [], 99),
-        confirmP99Ms: percentile(samples.steps.get("confirm") ?? [], 99),
-        botCores: (perUpdateCpuMs * updatesPerSecond) / 1000,
+        updatesPerSecond: driven.updates / seconds,
+        promptP99Ms: percentile(driven.steps.get("prompt") ?? [], 99),
+        confirmP99Ms: percentile(driven.steps.get("confirm") ?? [], 99),
+        unanswered: driven.unanswered,
+        botCores: botCpuMs / 1000 / seconds,
         shardCores: cpuAfter.map((after, n) => (after - (cpuBefore[n] ?? 0)) / seconds),
         shardCommandsPerSecond: commandsAfter.map(
           (after, n) => (after - (commandsBefore[n] ?? 0)) / seconds,
@@ -261,6 +303,18 @@ function rowsOf(scale: Scale, runs: readonly Measured[]): Row[] {
         baseline: base.confirmP99Ms,
         target: "",
         met: null,
+      }),
+      row({
+        bench: BENCH,
+        figure: `flows unanswered within ${STEP_TIMEOUT_MS / 1000} s, ${label(run)}`,
+        value: run.unanswered.length,
+        unit: "",
+        baseline: base.unanswered.length,
+        target: "0",
+        met: run.unanswered.length === 0,
+        ...(run.unanswered.length > 0
+          ? { note: `${run.unanswered.length} flows, first: ${run.unanswered[0]}` }
+          : {}),
       }),
       row({
         bench: BENCH,
