@@ -5,6 +5,8 @@
  * BENCH_BOT_MODE=app: the real app via `startApp`, configured from the environment as
  * `npm start` is; BENCH_RATE_LIMIT_PER_MINUTE, when set, replaces the Payment API limit
  * (so a throughput run measures the bot, not the limit; the Redis limiter still runs).
+ * BENCH_BOT_MODE=merchants: the many-businesses app via `startMerchantsApp`, configured from
+ * the environment and MERCHANTS_FILE as `npm start` is (benchmark 13).
  * BENCH_BOT_MODE=echo: the baseline, a bare Telegraf bot (`bot.launch()` long polling)
  * that answers every message with one sendMessage.
  * BENCH_BOT_MODE=floor: the floor, the same /pay job with nothing extra (floor-bot.ts), on
@@ -15,7 +17,9 @@
 import { readFileSync } from "node:fs";
 import { Telegraf } from "telegraf";
 import { startApp } from "../src/app.js";
+import { startMerchantsApp } from "../src/app-merchants.js";
 import { loadConfig } from "../src/config/index.js";
+import { loadMerchants } from "../src/config/merchants.js";
 import { silentLogger } from "../src/logger.js";
 import { failChild, tellParent } from "./child-io.js";
 import { startFloorBot } from "./floor-bot.js";
@@ -68,6 +72,16 @@ async function startBenchApp(): Promise<RunningBot> {
   return { httpUrl: app.http?.url ?? null, stop: () => app.stop() };
 }
 
+async function startBenchMerchantsApp(): Promise<RunningBot> {
+  const app = await startMerchantsApp({
+    env: process.env,
+    merchants: loadMerchants(process.env, "start").merchants,
+    logger: silentLogger,
+    pollTimeoutSeconds: 10,
+  });
+  return { httpUrl: app.http?.url ?? null, stop: () => app.stop() };
+}
+
 function memory(): MemoryReport {
   const gc = globalThis.gc;
   if (gc) {
@@ -102,15 +116,16 @@ function systemCalls(): { readCalls: number | null; writeCalls: number | null } 
 
 async function main(): Promise<void> {
   const mode = process.env.BENCH_BOT_MODE;
-  if (mode !== "app" && mode !== "echo" && mode !== "floor") {
-    throw new Error("BENCH_BOT_MODE must be app, floor or echo");
+  const starters = {
+    app: startBenchApp,
+    merchants: startBenchMerchantsApp,
+    floor: startBenchFloorBot,
+    echo: startEchoBot,
+  };
+  if (mode !== "app" && mode !== "merchants" && mode !== "echo" && mode !== "floor") {
+    throw new Error("BENCH_BOT_MODE must be app, merchants, floor or echo");
   }
-  const bot =
-    mode === "app"
-      ? await startBenchApp()
-      : mode === "floor"
-        ? await startBenchFloorBot()
-        : await startEchoBot();
+  const bot = await starters[mode]();
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -98,12 +98,14 @@ export function appEnv(options: AppEnvOptions): Record<string, string> {
 }
 
 export interface StartBotOptions {
-  mode: "app" | "floor" | "echo";
+  mode: "app" | "merchants" | "floor" | "echo";
   /** Emulated users (private chats) created before the bot starts. */
   userIds: readonly number[];
   /** Extra environment of the bot process (appEnv for the app). */
   env?: Record<string, string>;
   nodeArgs?: string[];
+  /** Start the replicas all at once rather than one after the other. Default false. */
+  startTogether?: boolean;
   /** The Bot API root the bot gets, from the emulator's (e.g. through a relay). */
   routeTelegram?: (apiRoot: string) => Promise<string>;
 }
@@ -177,8 +179,17 @@ export async function startReplicas(
     const apiRoot = options.routeTelegram
       ? await options.routeTelegram(emulator.apiRoot)
       : emulator.apiRoot;
-    for (let n = 0; n < count; n++) {
-      started.push(await startBotProcess(options, emulator.token, apiRoot));
+    if (options.startTogether) {
+      const all = await Promise.allSettled(
+        Array.from({ length: count }, () => startBotProcess(options, emulator.token, apiRoot)),
+      );
+      for (const result of all) if (result.status === "fulfilled") started.push(result.value);
+      const failed = all.find((result) => result.status === "rejected");
+      if (failed) throw failed.reason;
+    } else {
+      for (let n = 0; n < count; n++) {
+        started.push(await startBotProcess(options, emulator.token, apiRoot));
+      }
     }
   } catch (error) {
     await close();

@@ -17,6 +17,7 @@ import { benchEvents } from "./events.js";
 import { benchFootprint } from "./footprint.js";
 import { benchLatency } from "./latency.js";
 import { benchMerchants } from "./merchants.js";
+import { benchMerchantsScale } from "./merchants-scale.js";
 import { benchNotify } from "./notify.js";
 import { benchPayRoundTrip } from "./pay-roundtrip.js";
 import { benchRateLimit } from "./rate-limit.js";
@@ -68,6 +69,13 @@ const BENCHMARKS: readonly Benchmark[] = [
     budgetMs: 600_000,
   },
   { name: "merchants", title: "12 merchants at rest", run: benchMerchants, budgetMs: 240_000 },
+  // Full mode: 200 merchants started six times (once per bot process), four 40 s drives.
+  {
+    name: "merchants-scale",
+    title: "13 merchants paying",
+    run: benchMerchantsScale,
+    budgetMs: 1_800_000,
+  },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));
