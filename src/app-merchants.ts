@@ -22,6 +22,7 @@ import { Markup } from "telegraf";
 import type { Update } from "telegraf/types";
 import { type App, type AppOptions, StartupError, startApp } from "./app.js";
 import { startMerchants } from "./app-merchants-start.js";
+import { merchantsWebApp } from "./app-merchants-webapp.js";
 import { connectRedis } from "./app-storage.js";
 import { merchantTag } from "./bot/telegram/merchant-tag.js";
 import { TelegramPacer } from "./bot/telegram/pacing.js";
@@ -35,8 +36,6 @@ import { ConfigError } from "./config/index.js";
 import { loadMerchants, type MerchantConfig } from "./config/merchants.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import { initDataOf } from "./http/webapp/auth.js";
-import { FILE_PREFIX, merchantOfFileLink } from "./http/webapp/file-links.js";
-import type { WebAppHandler } from "./http/webapp/handler.js";
 import { translator } from "./i18n.js";
 import { localeFromLanguageCode } from "./model/locale.js";
 import { requiredTelegramCall } from "./startup-checks.js";
@@ -193,8 +192,14 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           owner: reloaded ? undefined : owner.owner,
           redis,
           restMs: options.restMs ?? restMsFor(options.loopTickMs),
-          webAppLabel: async (userId) =>
-            (await merchantsOf(userId)).length > 1 ? merchant.name : undefined,
+          webAppMerchant: async (userId) => ({
+            id: merchant.id,
+            name: merchant.name,
+            mine: (await merchantsOf(userId)).flatMap((id) => {
+              const other = runtimes.get(id)?.merchant;
+              return other ? [{ id, name: other.name }] : [];
+            }),
+          }),
         },
       });
       return { merchant, app, inFlight: new InFlight() };
@@ -334,22 +339,18 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
       shared.telegram.webhookUrl && shared.telegram.webhookSecret ? "webhook" : "polling";
     let http: HttpServerHandle | undefined;
     if (options.http !== false) {
-      const webApp: WebAppHandler = {
-        get routes() {
-          return firstRuntime().app.webApp?.routes ?? [];
+      const webApp = merchantsWebApp({
+        routes: () => firstRuntime().app.webApp?.routes ?? [],
+        byId: (id) => runtimes.get(id)?.app.webApp,
+        current: async (userId) =>
+          ((userId ? await currentOf(userId) : undefined) ?? firstRuntime()).app.webApp,
+        userIdOf: (request) => webAppUserId(request.headers.authorization),
+        auth: {
+          botToken: token,
+          maxAgeSeconds: shared.webApp.authMaxAgeSeconds,
+          now: options.now ?? Date.now,
         },
-        async handle(request, response, url, readBody) {
-          // A signed link (fetched without init data) names the merchant it was made in.
-          if (url.pathname.startsWith(FILE_PREFIX)) {
-            const running = runtimes.get(merchantOfFileLink(url) ?? "");
-            if (running)
-              return running.app.webApp?.handle(request, response, url, readBody) ?? false;
-          }
-          const userId = webAppUserId(request.headers.authorization);
-          const running = (userId ? await currentOf(userId) : undefined) ?? firstRuntime();
-          return running.app.webApp?.handle(request, response, url, readBody) ?? false;
-        },
-      };
+      });
       const { webhookUrl, webhookSecret } = shared.telegram;
       http = await startHttpServer({
         host: shared.http.host,

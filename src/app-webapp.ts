@@ -11,7 +11,7 @@ import { Input, type Telegram, TelegramError } from "telegraf";
 import { setStaffMenuButtons } from "./bot/features/dashboard.js";
 import type { Config } from "./config/index.js";
 import { historyCsv } from "./csv/history-csv.js";
-import type { WebAppUser } from "./http/webapp/auth.js";
+import type { WebAppMerchant, WebAppUser } from "./http/webapp/auth.js";
 import {
   type DashboardSteps,
   dashboardRoutes,
@@ -64,8 +64,8 @@ export interface WebAppWiring {
   extraRoutes?: readonly WebAppRoute[];
   /** The bot's Telegram client: sends an export to a person's chat. */
   telegram?: Pick<Telegram, "sendDocument">;
-  /** The merchant named in the page's header for this person (MERCHANTS_FILE); none: no header. */
-  label?: (userId: number) => Promise<string | undefined>;
+  /** This merchant and the person's others (MERCHANTS_FILE); none: one merchant, no header. */
+  merchantOf?: (userId: number) => Promise<WebAppMerchant>;
   /** The merchant's id (MERCHANTS_FILE), named in its signed links; none: the only one. */
   merchantId?: string | undefined;
 }
@@ -247,7 +247,7 @@ export function createWebApp(wiring: WebAppWiring): WebAppHandler | undefined {
       staff: {
         roleOf: (userId) => stores.staff.get(userId),
         savedLocale: (userId) => stores.sessions.getLocale(userId),
-        ...(wiring.label ? { merchantLabel: wiring.label } : {}),
+        ...(wiring.merchantOf ? { merchantOf: wiring.merchantOf } : {}),
       },
     },
     routes: [

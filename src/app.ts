@@ -25,6 +25,7 @@ import {
 import type { Config } from "./config/index.js";
 import { type MetricsServerHandle, startMetricsServer } from "./http/metrics-server.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
+import type { WebAppMerchant } from "./http/webapp/auth.js";
 import type { WebAppHandler } from "./http/webapp/handler.js";
 import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
 import type { Logger } from "./logger.js";
@@ -85,8 +86,8 @@ export interface MerchantRuntimeOptions {
   tag: TelegramCallTag;
   /** Telegram's limits are the bot token's: one pacer for every merchant. */
   pacer: TelegramPacer;
-  /** The merchant the Mini App shows in its header to this person, when they have several. */
-  webAppLabel: (userId: number) => Promise<string | undefined>;
+  /** This merchant and the others the person works for, for the Mini App's header. */
+  webAppMerchant: (userId: number) => Promise<WebAppMerchant>;
   /** The merchant's language for people whose Telegram app speaks neither English nor French. */
   defaultLocale: Locale | undefined;
   /** The front's stable lease owner (host and port), when it listens; else a random one. */
@@ -402,7 +403,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         extraRoutes,
         telegram: bot.telegram,
         ...(options.merchant
-          ? { label: options.merchant.webAppLabel, merchantId: options.merchant.id }
+          ? { merchantOf: options.merchant.webAppMerchant, merchantId: options.merchant.id }
           : {}),
       });
       webAppRoutes = webApp?.routes ?? [];

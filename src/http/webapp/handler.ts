@@ -78,7 +78,8 @@ function write(
   response.end(body);
 }
 
-function writeReply(response: ServerResponse, reply: WebAppReply): void {
+/** Writes an API answer (JSON, or a file to download), with the Mini App's headers. */
+export function writeReply(response: ServerResponse, reply: WebAppReply): void {
   if ("file" in reply) {
     const { name, type, text } = reply.file;
     write(response, 200, type, text, {
