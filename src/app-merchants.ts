@@ -192,6 +192,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           owner: reloaded ? undefined : owner.owner,
           redis,
           restMs: options.restMs ?? restMsFor(options.loopTickMs),
+          worksForSeveral: async (userId) => (await merchantsOf(userId)).length > 1,
           webAppMerchant: async (userId) => ({
             id: merchant.id,
             name: merchant.name,

@@ -88,6 +88,8 @@ export interface MerchantRuntimeOptions {
   pacer: TelegramPacer;
   /** This merchant and the others the person works for, for the Mini App's header. */
   webAppMerchant: (userId: number) => Promise<WebAppMerchant>;
+  /** Whether the person works for more than one merchant (their /help names /merchant). */
+  worksForSeveral: (userId: number) => Promise<boolean>;
   /** The merchant's language for people whose Telegram app speaks neither English nor French. */
   defaultLocale: Locale | undefined;
   /** The front's stable lease owner (host and port), when it listens; else a random one. */
@@ -242,6 +244,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       metrics,
       ...tag,
       ...(options.merchant?.defaultLocale ? { defaultLocale: options.merchant.defaultLocale } : {}),
+      ...(options.merchant ? { worksForSeveral: options.merchant.worksForSeveral } : {}),
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger, { merchants: Boolean(options.merchant) });
