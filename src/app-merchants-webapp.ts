@@ -10,7 +10,7 @@
  * checked as the runtimes check it, then "not staff"): which merchants exist is not told.
  */
 import type { IncomingMessage } from "node:http";
-import { authenticateWebApp } from "./http/webapp/auth.js";
+import { authenticateWebApp, initDataOf } from "./http/webapp/auth.js";
 import { FILE_PREFIX, merchantOfFileLink } from "./http/webapp/file-links.js";
 import { API_PREFIX, type WebAppHandler, writeReply } from "./http/webapp/handler.js";
 
@@ -25,8 +25,19 @@ export interface MerchantsWebAppOptions {
   /** The routes every runtime serves (the first's). */
   routes(): WebAppHandler["routes"];
   auth: { botToken: string; maxAgeSeconds: number; now: () => number };
-  /** The Telegram user id in a request's init data, unchecked. */
-  userIdOf(request: IncomingMessage): number | undefined;
+}
+
+/** The Telegram user id in a request's init data, unchecked (the runtime checks it). */
+function userIdOf(request: IncomingMessage): number | undefined {
+  const raw = initDataOf(request.headers.authorization);
+  if (raw === null) return undefined;
+  try {
+    const user: unknown = JSON.parse(new URLSearchParams(raw).get("user") ?? "null");
+    const id = typeof user === "object" && user !== null ? Reflect.get(user, "id") : undefined;
+    return typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function namedIn(request: IncomingMessage, url: URL): string | undefined {
@@ -47,7 +58,7 @@ export function merchantsWebApp(options: MerchantsWebAppOptions): WebAppHandler 
     async handle(request, response, url, readBody) {
       const named = namedIn(request, url);
       if (named === undefined) {
-        const handler = await options.current(options.userIdOf(request));
+        const handler = await options.current(userIdOf(request));
         return handler?.handle(request, response, url, readBody) ?? false;
       }
       const handler = options.byId(named);

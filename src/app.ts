@@ -88,6 +88,8 @@ export interface MerchantRuntimeOptions {
   pacer: TelegramPacer;
   /** This merchant and the others the person works for, for the Mini App's header. */
   webAppMerchant: (userId: number) => Promise<WebAppMerchant>;
+  /** Where this merchant's metrics go (the deployment's /metrics); undefined: metrics off. */
+  metrics: PrometheusMetrics | undefined;
   /** Whether the person works for more than one merchant (their /help names /merchant). */
   worksForSeveral: (userId: number) => Promise<boolean>;
   /** The merchant's language for people whose Telegram app speaks neither English nor French. */
@@ -140,7 +142,9 @@ export async function startApp(options: AppOptions): Promise<App> {
   };
   try {
     // Metrics off: every seam holds NO_METRICS, and nothing is recorded or served.
-    const prometheus = config.metrics.serve ? new PrometheusMetrics() : undefined;
+    // One merchant of several records into the front's metrics for it (metrics/deployment.ts).
+    const prometheus =
+      options.merchant?.metrics ?? (config.metrics.serve ? new PrometheusMetrics() : undefined);
     const metrics: Metrics = prometheus ?? NO_METRICS;
     const connected = options.stores
       ? {
