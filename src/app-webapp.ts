@@ -70,9 +70,11 @@ export interface WebAppWiring {
   merchantId?: string | undefined;
 }
 
-function historyFileName(query: HistoryQuery): string {
+/** The CSV's name; it names the merchant to a person who works for several (MERCHANTS_FILE). */
+function historyFileName(query: HistoryQuery, user: WebAppUser): string {
   const period = [query.from, query.to].filter(Boolean).join("-to-");
-  return `payouts${period ? `-${period}` : ""}-filtered.csv`;
+  const merchant = user.merchants && user.merchantId ? `-${user.merchantId}` : "";
+  return `payouts${merchant}${period ? `-${period}` : ""}-filtered.csv`;
 }
 
 /** The History's CSV through a signed link: the same file, permission and audit as the API's. */
@@ -106,7 +108,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
     async historyCsv(user: WebAppUser, query) {
       const asker = { userId: user.id, role: user.role };
       const found = await searchHistory(history, asker, { ...query, page: 0 });
-      const name = historyFileName(query);
+      const name = historyFileName(query, user);
       const file = await historyCsv({
         stores,
         items: found.items,
@@ -158,7 +160,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
       const asker = { userId: user.id, role: user.role };
       const found = await searchHistory(history, asker, { ...query, page: 0 });
       if (found.items.length === 0) return null;
-      const name = historyFileName(query);
+      const name = historyFileName(query, user);
       const link = signFileLink({
         botToken: token,
         name: "history-csv",

@@ -171,13 +171,18 @@ export async function authenticateWebApp(
       role,
       name,
       language: saved ?? localeFromLanguageCode(user.language_code),
-      ...(merchant === undefined ? {} : { merchantId: merchant.id }),
-      // Named, with the others to switch to, only to a person who works for several.
-      ...(merchant === undefined || merchant.mine.length < 2
-        ? {}
-        : { merchant: merchant.name, merchants: merchant.mine }),
+      ...merchantFields(merchant),
     },
   };
+}
+
+/** The merchant's fields of a WebAppUser: named, with the others, only to a person of several. */
+export function merchantFields(
+  merchant: WebAppMerchant | undefined,
+): Pick<WebAppUser, "merchant" | "merchantId" | "merchants"> {
+  if (merchant === undefined) return {};
+  if (merchant.mine.length < 2) return { merchantId: merchant.id };
+  return { merchantId: merchant.id, merchant: merchant.name, merchants: merchant.mine };
 }
 
 /** The caller as payouts/policy.ts asks about someone. */

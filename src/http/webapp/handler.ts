@@ -13,6 +13,7 @@ import type { Capability } from "../../payouts/policy.js";
 import { may } from "../../payouts/policy.js";
 import {
   authenticateWebApp,
+  merchantFields,
   staleForChange,
   type WebAppAuthDeps,
   type WebAppUser,
@@ -171,8 +172,9 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
     if (!(await options.takeRequest(link.userId))) {
       return { status: 429, json: { error: "too_many_requests" } };
     }
+    const merchant = await auth.staff.merchantOf?.(link.userId);
     const user = { id: link.userId, role, name: "", language: link.language };
-    return file.serve(user, link.query);
+    return file.serve({ ...user, ...merchantFields(merchant) }, link.query);
   };
 
   return {

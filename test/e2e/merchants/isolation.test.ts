@@ -199,14 +199,33 @@ describe("isolation between merchants", () => {
       expect(made.status).toBe(200);
       const response = await fetch(`${h.app.http?.url}${String(made.json.path)}`);
       expect(response.status).toBe(200);
-      return response.text();
+      const disposition = response.headers.get("content-disposition") ?? "";
+      return { name: String(made.json.name), disposition, text: await response.text() };
     };
     const bravos = await csvOf(paul, { "x-merchant": "bravo" });
-    expect(bravos).toContain(bravoPaymentId);
-    expect(bravos).not.toContain(alphaPaymentId);
+    expect(bravos.text).toContain(bravoPaymentId);
+    expect(bravos.text).not.toContain(alphaPaymentId);
     const alphas = await csvOf(mo, {});
-    expect(alphas).toContain(alphaPaymentId);
-    expect(alphas).not.toContain(bravoPaymentId);
+    expect(alphas.text).toContain(alphaPaymentId);
+    expect(alphas.text).not.toContain(bravoPaymentId);
+    // Both work for two merchants: the file's name says whose it is.
+    expect(bravos.name).toBe("payouts-bravo-filtered.csv");
+    expect(bravos.disposition).toContain('filename="payouts-bravo-filtered.csv"');
+    expect(alphas.disposition).toContain('filename="payouts-alpha-filtered.csv"');
+  });
+
+  it("names the merchant on the Mini App's CSV of a person of several only", async () => {
+    const nameOf = async (user: MiniAppUser, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${h.app.http?.url}/app/api/history/csv`, {
+        headers: { authorization: tmaHeader(h.emulator.token, user), ...headers },
+      });
+      expect(response.status).toBe(200);
+      return response.headers.get("content-disposition");
+    };
+    const paul: MiniAppUser = { id: PAUL, firstName: "Paul", languageCode: "en" };
+    expect(await nameOf(paul, { "x-merchant": "bravo" })).toContain('"payouts-bravo-filtered.csv"');
+    const vic: MiniAppUser = { id: VIC, firstName: "Vic", languageCode: "en" };
+    expect(await nameOf(vic)).toContain('"payouts-filtered.csv"');
   });
 
   it("acts in Alpha on a press on Alpha's approval card after the approver switched to Bravo", async () => {
