@@ -10,7 +10,12 @@
  * checked as the runtimes check it, then "not staff"): which merchants exist is not told.
  */
 import type { IncomingMessage } from "node:http";
-import { authenticateWebApp, initDataOf } from "./http/webapp/auth.js";
+import {
+  authenticateWebApp,
+  initDataOf,
+  type MerchantChoice,
+  type WebAppMerchant,
+} from "./http/webapp/auth.js";
 import { FILE_PREFIX, merchantOfFileLink } from "./http/webapp/file-links.js";
 import { API_PREFIX, type WebAppHandler, writeReply } from "./http/webapp/handler.js";
 
@@ -47,6 +52,19 @@ function namedIn(request: IncomingMessage, url: URL): string | undefined {
   if (!url.pathname.startsWith(API_PREFIX)) return undefined;
   const header = request.headers[MERCHANT_HEADER];
   return typeof header === "string" ? header : undefined;
+}
+
+/** `merchant` as its Mini App names it to a person who works for `mine` (ids, the file's order). */
+export function choiceOf(
+  merchant: MerchantChoice,
+  mine: readonly string[],
+  named: (id: string) => MerchantChoice | undefined,
+): WebAppMerchant {
+  const choices = mine.flatMap((id) => {
+    const other = named(id);
+    return other ? [{ id, name: other.name }] : [];
+  });
+  return { id: merchant.id, name: merchant.name, mine: choices };
 }
 
 /** One Mini App for every merchant, each request answered by its merchant's runtime. */

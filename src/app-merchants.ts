@@ -22,7 +22,7 @@ import { Markup } from "telegraf";
 import type { Update } from "telegraf/types";
 import { type App, type AppOptions, StartupError, startApp } from "./app.js";
 import { startMerchants } from "./app-merchants-start.js";
-import { merchantsWebApp } from "./app-merchants-webapp.js";
+import { choiceOf, merchantsWebApp } from "./app-merchants-webapp.js";
 import { connectRedis } from "./app-storage.js";
 import { merchantTag } from "./bot/telegram/merchant-tag.js";
 import { TelegramPacer } from "./bot/telegram/pacing.js";
@@ -187,14 +187,8 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           redis,
           restMs: options.restMs ?? restMsFor(options.loopTickMs),
           worksForSeveral: async (userId) => (await merchantsOf(userId)).length > 1,
-          webAppMerchant: async (userId) => ({
-            id: merchant.id,
-            name: merchant.name,
-            mine: (await merchantsOf(userId)).flatMap((id) => {
-              const other = runtimes.get(id)?.merchant;
-              return other ? [{ id, name: other.name }] : [];
-            }),
-          }),
+          webAppMerchant: async (userId) =>
+            choiceOf(merchant, await merchantsOf(userId), (id) => runtimes.get(id)?.merchant),
         },
       });
       return { merchant, app, inFlight: new InFlight(), metrics };

@@ -6,9 +6,10 @@
 import { hostname } from "node:os";
 import type { Telegraf } from "telegraf";
 import { createEvents } from "./app-events.js";
+import type { MerchantRuntimeOptions } from "./app-merchant-runtime.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { stepUpSteps } from "./app-step-up.js";
-import { connectStores, type RedisConnections, rateLimiter } from "./app-storage.js";
+import { connectStores, rateLimiter } from "./app-storage.js";
 import { createWebApp, offerMiniApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
@@ -20,12 +21,10 @@ import {
   boundedTelegram,
   longPollTelegram,
   TELEGRAM_CALL_TIMEOUT_MS,
-  type TelegramCallTag,
 } from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
 import { type MetricsServerHandle, startMetricsServer } from "./http/metrics-server.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
-import type { WebAppMerchant } from "./http/webapp/auth.js";
 import type { WebAppHandler } from "./http/webapp/handler.js";
 import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
 import type { Logger } from "./logger.js";
@@ -34,7 +33,6 @@ import { gaugeReader } from "./metrics/gauges.js";
 import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import { PrometheusMetrics } from "./metrics/prometheus.js";
 import { timeRedisCommands } from "./metrics/redis-timing.js";
-import type { Locale } from "./model/locale.js";
 import type { Payout } from "./model/payout.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
@@ -76,30 +74,6 @@ export interface AppOptions {
    * HTTP server of its own; the front feeds `bot.handleUpdate`, serves `webhook` and `webApp`.
    */
   merchant?: MerchantRuntimeOptions;
-}
-
-/** What a merchant's runtime takes from the front that runs it (app-merchants.ts). */
-export interface MerchantRuntimeOptions {
-  /** The merchant's id: its Mini App's signed links name it. */
-  id: string;
-  /** Sees every Telegram call of this merchant's clients (merchant-tag.ts). */
-  tag: TelegramCallTag;
-  /** Telegram's limits are the bot token's: one pacer for every merchant. */
-  pacer: TelegramPacer;
-  /** This merchant and the others the person works for, for the Mini App's header. */
-  webAppMerchant: (userId: number) => Promise<WebAppMerchant>;
-  /** Where this merchant's metrics go (the deployment's /metrics); undefined: metrics off. */
-  metrics: PrometheusMetrics | undefined;
-  /** Whether the person works for more than one merchant (their /help names /merchant). */
-  worksForSeveral: (userId: number) => Promise<boolean>;
-  /** The merchant's language for people whose Telegram app speaks neither English nor French. */
-  defaultLocale: Locale | undefined;
-  /** The front's stable lease owner (host and port), when it listens; else a random one. */
-  owner: string | undefined;
-  /** The front's Redis connections, lent to every merchant: stopping this runtime keeps them. */
-  redis: RedisConnections;
-  /** The loops' rest after a round that found nothing (docs/scaling.md); one merchant: none. */
-  restMs: number;
 }
 
 export interface App {
