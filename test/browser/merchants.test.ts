@@ -7,16 +7,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DARK_THEME } from "../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../src/model/payout.js";
 import { buildWebPage } from "../../web/build.js";
 import {
   BEA,
   type MerchantsHarness,
+  MO,
   PAUL,
   startMerchantsHarness,
   storesOf,
 } from "../e2e/merchants/merchants-harness.js";
-import { launchBrowser, type MiniAppUser, miniAppUrl, tmaHeader } from "../support/browser.js";
+import {
+  ARTIFACTS_DIR,
+  launchBrowser,
+  type MiniAppUser,
+  miniAppUrl,
+  tmaHeader,
+} from "../support/browser.js";
 import { isPromptIn, isPromptReading, sendAndWait } from "../support/flows.js";
 
 /** How each business's payout reads in a History row. */
@@ -84,5 +92,27 @@ describe("the Mini App of a person who works for two businesses", () => {
       headers: { authorization: tmaHeader(h.emulator.token, paul) },
     });
     expect(await me.json()).toMatchObject({ merchantId: "alpha", role: "payer" });
+  });
+
+  it("labels the switcher in French, and shows none to a person of one business", async () => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 720 } });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    const mo: MiniAppUser = { id: MO, firstName: "Mo", languageCode: "fr" };
+    await page.goto(miniAppUrl(h.app.http?.url ?? "", h.emulator.token, mo, { theme: DARK_THEME }));
+    const switcher = page.getByRole("combobox", { name: "Entreprise" });
+    await switcher.waitFor();
+    expect(await switcher.locator("option").allInnerTexts()).toEqual([
+      "Alpha Couriers",
+      "Bravo & Sons",
+    ]);
+    await page.screenshot({ path: join(ARTIFACTS_DIR, "merchant-switcher-fr-dark-360.png") });
+    const bea: MiniAppUser = { id: BEA, firstName: "Bea", languageCode: "en" };
+    // Launch parameters travel in the fragment: a page of its own, not a same-page goto.
+    const beas = await context.newPage();
+    await beas.goto(miniAppUrl(h.app.http?.url ?? "", h.emulator.token, bea));
+    await beas.getByTestId("who").waitFor();
+    expect(await beas.getByTestId("merchant").count()).toBe(0);
+    await context.close();
   });
 });
