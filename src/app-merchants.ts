@@ -22,6 +22,7 @@ import { Markup } from "telegraf";
 import type { Update } from "telegraf/types";
 import { type App, type AppOptions, StartupError, startApp } from "./app.js";
 import { startMerchants } from "./app-merchants-start.js";
+import { choiceOf, merchantsWebApp } from "./app-merchants-webapp.js";
 import { connectRedis } from "./app-storage.js";
 import { merchantTag } from "./bot/telegram/merchant-tag.js";
 import { TelegramPacer } from "./bot/telegram/pacing.js";
@@ -33,11 +34,11 @@ import {
 } from "./bot/telegram/transport.js";
 import { ConfigError } from "./config/index.js";
 import { loadMerchants, type MerchantConfig } from "./config/merchants.js";
+import { type MetricsServerHandle, startMetricsServer } from "./http/metrics-server.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
-import { initDataOf } from "./http/webapp/auth.js";
-import { FILE_PREFIX, merchantOfFileLink } from "./http/webapp/file-links.js";
-import type { WebAppHandler } from "./http/webapp/handler.js";
 import { translator } from "./i18n.js";
+import { DeploymentMetrics } from "./metrics/deployment.js";
+import type { PrometheusMetrics } from "./metrics/prometheus.js";
 import { localeFromLanguageCode } from "./model/locale.js";
 import { requiredTelegramCall } from "./startup-checks.js";
 import { globalKeys } from "./store/keys.js";
@@ -68,6 +69,8 @@ export interface MerchantsApp {
   /** The merchants running now, by id. */
   readonly runtimes: ReadonlyMap<string, MerchantRuntime>;
   readonly http: HttpServerHandle | undefined;
+  /** `/metrics` on a server of its own (METRICS_PORT); undefined otherwise. */
+  readonly metricsServer: MetricsServerHandle | undefined;
   readonly poller: UpdatePoller | undefined;
   readonly mode: "polling" | "webhook";
   readonly botUsername: string;
@@ -88,19 +91,6 @@ const CHOOSE_PREFIX = "merchant:";
 const restMsFor = (loopTickMs: number | undefined) =>
   loopTickMs === undefined ? 10_000 : Math.min(10_000, 20 * loopTickMs);
 
-/** The Telegram user id in a Mini App request's init data, unchecked (the runtime checks it). */
-function webAppUserId(header: string | undefined): number | undefined {
-  const raw = initDataOf(header);
-  if (raw === null) return undefined;
-  try {
-    const user: unknown = JSON.parse(new URLSearchParams(raw).get("user") ?? "null");
-    const id = typeof user === "object" && user !== null ? Reflect.get(user, "id") : undefined;
-    return typeof id === "number" ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A runtime's updates in hand: a runtime replaced by a reload stops once they are done. */
 class InFlight {
   readonly #work = new Set<Promise<unknown>>();
@@ -116,6 +106,7 @@ class InFlight {
 
 interface Running extends MerchantRuntime {
   inFlight: InFlight;
+  metrics: PrometheusMetrics | undefined;
 }
 
 export async function startMerchantsApp(options: MerchantsAppOptions): Promise<MerchantsApp> {
@@ -164,6 +155,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
     // A runtime started by a reload runs beside the one it replaces for a moment: its own
     // random owner keeps the two from both holding one lease.
     const startRuntime = async (merchant: MerchantConfig, reloaded = false): Promise<Running> => {
+      const metrics = shared.metrics.serve ? DeploymentMetrics.forMerchant(merchant.id) : undefined;
       const tag = merchantTag({
         name: merchant.name,
         named: async (chatId) =>
@@ -181,7 +173,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
       });
       const app = await startApp({
         ...options,
-        // Metrics are the deployment's, not yet one registry per merchant (docs/merchants.md).
+        // Its metrics go to the deployment's /metrics (`metrics` below), not a server of its own.
         config: { ...merchant.config, metrics: { ...merchant.config.metrics, serve: undefined } },
         logger: logger.child({ merchant: merchant.id }),
         http: false,
@@ -189,15 +181,17 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           id: merchant.id,
           tag,
           pacer,
+          metrics,
           defaultLocale: merchant.language,
           owner: reloaded ? undefined : owner.owner,
           redis,
           restMs: options.restMs ?? restMsFor(options.loopTickMs),
-          webAppLabel: async (userId) =>
-            (await merchantsOf(userId)).length > 1 ? merchant.name : undefined,
+          worksForSeveral: async (userId) => (await merchantsOf(userId)).length > 1,
+          webAppMerchant: async (userId) =>
+            choiceOf(merchant, await merchantsOf(userId), (id) => runtimes.get(id)?.merchant),
         },
       });
-      return { merchant, app, inFlight: new InFlight() };
+      return { merchant, app, inFlight: new InFlight(), metrics };
     };
 
     const stopRuntime = async (running: Running) => {
@@ -332,30 +326,30 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
 
     const mode =
       shared.telegram.webhookUrl && shared.telegram.webhookSecret ? "webhook" : "polling";
+    const serve = shared.metrics.serve;
+    const metrics = serve
+      ? new DeploymentMetrics(() => [...runtimes.values()].flatMap((r) => r.metrics ?? []))
+      : undefined;
     let http: HttpServerHandle | undefined;
     if (options.http !== false) {
-      const webApp: WebAppHandler = {
-        get routes() {
-          return firstRuntime().app.webApp?.routes ?? [];
+      const webApp = merchantsWebApp({
+        routes: () => firstRuntime().app.webApp?.routes ?? [],
+        byId: (id) => runtimes.get(id)?.app.webApp,
+        current: async (userId) =>
+          ((userId ? await currentOf(userId) : undefined) ?? firstRuntime()).app.webApp,
+        auth: {
+          botToken: token,
+          maxAgeSeconds: shared.webApp.authMaxAgeSeconds,
+          now: options.now ?? Date.now,
         },
-        async handle(request, response, url, readBody) {
-          // A signed link (fetched without init data) names the merchant it was made in.
-          if (url.pathname.startsWith(FILE_PREFIX)) {
-            const running = runtimes.get(merchantOfFileLink(url) ?? "");
-            if (running)
-              return running.app.webApp?.handle(request, response, url, readBody) ?? false;
-          }
-          const userId = webAppUserId(request.headers.authorization);
-          const running = (userId ? await currentOf(userId) : undefined) ?? firstRuntime();
-          return running.app.webApp?.handle(request, response, url, readBody) ?? false;
-        },
-      };
+      });
       const { webhookUrl, webhookSecret } = shared.telegram;
       http = await startHttpServer({
         host: shared.http.host,
         port: shared.http.port,
         logger,
         webApp,
+        ...(metrics && serve?.on === "main" ? { metrics } : {}),
         health: async () => {
           const checks = await Promise.all(
             [...runtimes.values()].map((running) => running.app.stores.ping()),
@@ -389,6 +383,13 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
       });
       const server = http;
       cleanups.push(() => server.close());
+    }
+
+    let metricsServer: MetricsServerHandle | undefined;
+    if (metrics && serve?.on === "own") {
+      const started = await startMetricsServer({ ...serve, source: metrics, logger });
+      metricsServer = started;
+      cleanups.push(() => started.close());
     }
 
     let poller: UpdatePoller | undefined;
@@ -477,6 +478,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
     return {
       runtimes,
       http,
+      metricsServer,
       poller,
       mode,
       botUsername: firstRuntime().app.botUsername,

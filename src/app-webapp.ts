@@ -11,7 +11,7 @@ import { Input, type Telegram, TelegramError } from "telegraf";
 import { setStaffMenuButtons } from "./bot/features/dashboard.js";
 import type { Config } from "./config/index.js";
 import { historyCsv } from "./csv/history-csv.js";
-import type { WebAppUser } from "./http/webapp/auth.js";
+import type { WebAppMerchant, WebAppUser } from "./http/webapp/auth.js";
 import {
   type DashboardSteps,
   dashboardRoutes,
@@ -64,15 +64,17 @@ export interface WebAppWiring {
   extraRoutes?: readonly WebAppRoute[];
   /** The bot's Telegram client: sends an export to a person's chat. */
   telegram?: Pick<Telegram, "sendDocument">;
-  /** The merchant named in the page's header for this person (MERCHANTS_FILE); none: no header. */
-  label?: (userId: number) => Promise<string | undefined>;
+  /** This merchant and the person's others (MERCHANTS_FILE); none: one merchant, no header. */
+  merchantOf?: (userId: number) => Promise<WebAppMerchant>;
   /** The merchant's id (MERCHANTS_FILE), named in its signed links; none: the only one. */
   merchantId?: string | undefined;
 }
 
-function historyFileName(query: HistoryQuery): string {
+/** The CSV's name; it names the merchant to a person who works for several (MERCHANTS_FILE). */
+function historyFileName(query: HistoryQuery, user: WebAppUser): string {
   const period = [query.from, query.to].filter(Boolean).join("-to-");
-  return `payouts${period ? `-${period}` : ""}-filtered.csv`;
+  const merchant = user.merchants && user.merchantId ? `-${user.merchantId}` : "";
+  return `payouts${merchant}${period ? `-${period}` : ""}-filtered.csv`;
 }
 
 /** The History's CSV through a signed link: the same file, permission and audit as the API's. */
@@ -106,7 +108,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
     async historyCsv(user: WebAppUser, query) {
       const asker = { userId: user.id, role: user.role };
       const found = await searchHistory(history, asker, { ...query, page: 0 });
-      const name = historyFileName(query);
+      const name = historyFileName(query, user);
       const file = await historyCsv({
         stores,
         items: found.items,
@@ -158,7 +160,7 @@ export function dashboardSteps(wiring: WebAppWiring): DashboardSteps {
       const asker = { userId: user.id, role: user.role };
       const found = await searchHistory(history, asker, { ...query, page: 0 });
       if (found.items.length === 0) return null;
-      const name = historyFileName(query);
+      const name = historyFileName(query, user);
       const link = signFileLink({
         botToken: token,
         name: "history-csv",
@@ -247,7 +249,7 @@ export function createWebApp(wiring: WebAppWiring): WebAppHandler | undefined {
       staff: {
         roleOf: (userId) => stores.staff.get(userId),
         savedLocale: (userId) => stores.sessions.getLocale(userId),
-        ...(wiring.label ? { merchantLabel: wiring.label } : {}),
+        ...(wiring.merchantOf ? { merchantOf: wiring.merchantOf } : {}),
       },
     },
     routes: [

@@ -6,9 +6,10 @@
 import { hostname } from "node:os";
 import type { Telegraf } from "telegraf";
 import { createEvents } from "./app-events.js";
+import type { MerchantRuntimeOptions } from "./app-merchant-runtime.js";
 import { type ReportLoops, reportDelivery, startReportLoops } from "./app-reports.js";
 import { stepUpSteps } from "./app-step-up.js";
-import { connectStores, type RedisConnections, rateLimiter } from "./app-storage.js";
+import { connectStores, rateLimiter } from "./app-storage.js";
 import { createWebApp, offerMiniApp } from "./app-webapp.js";
 import { createBot, registerCommands } from "./bot/bot.js";
 import type { BotContext } from "./bot/context.js";
@@ -20,7 +21,6 @@ import {
   boundedTelegram,
   longPollTelegram,
   TELEGRAM_CALL_TIMEOUT_MS,
-  type TelegramCallTag,
 } from "./bot/telegram/transport.js";
 import type { Config } from "./config/index.js";
 import { type MetricsServerHandle, startMetricsServer } from "./http/metrics-server.js";
@@ -33,7 +33,6 @@ import { gaugeReader } from "./metrics/gauges.js";
 import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import { PrometheusMetrics } from "./metrics/prometheus.js";
 import { timeRedisCommands } from "./metrics/redis-timing.js";
-import type { Locale } from "./model/locale.js";
 import type { Payout } from "./model/payout.js";
 import { PaymentClient } from "./payments/client.js";
 import { loadPublicKey } from "./payments/signature.js";
@@ -77,26 +76,6 @@ export interface AppOptions {
   merchant?: MerchantRuntimeOptions;
 }
 
-/** What a merchant's runtime takes from the front that runs it (app-merchants.ts). */
-export interface MerchantRuntimeOptions {
-  /** The merchant's id: its Mini App's signed links name it. */
-  id: string;
-  /** Sees every Telegram call of this merchant's clients (merchant-tag.ts). */
-  tag: TelegramCallTag;
-  /** Telegram's limits are the bot token's: one pacer for every merchant. */
-  pacer: TelegramPacer;
-  /** The merchant the Mini App shows in its header to this person, when they have several. */
-  webAppLabel: (userId: number) => Promise<string | undefined>;
-  /** The merchant's language for people whose Telegram app speaks neither English nor French. */
-  defaultLocale: Locale | undefined;
-  /** The front's stable lease owner (host and port), when it listens; else a random one. */
-  owner: string | undefined;
-  /** The front's Redis connections, lent to every merchant: stopping this runtime keeps them. */
-  redis: RedisConnections;
-  /** The loops' rest after a round that found nothing (docs/scaling.md); one merchant: none. */
-  restMs: number;
-}
-
 export interface App {
   readonly config: Config;
   readonly stores: Stores;
@@ -137,7 +116,9 @@ export async function startApp(options: AppOptions): Promise<App> {
   };
   try {
     // Metrics off: every seam holds NO_METRICS, and nothing is recorded or served.
-    const prometheus = config.metrics.serve ? new PrometheusMetrics() : undefined;
+    // One merchant of several records into the front's metrics for it (metrics/deployment.ts).
+    const prometheus =
+      options.merchant?.metrics ?? (config.metrics.serve ? new PrometheusMetrics() : undefined);
     const metrics: Metrics = prometheus ?? NO_METRICS;
     const connected = options.stores
       ? {
@@ -241,6 +222,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       metrics,
       ...tag,
       ...(options.merchant?.defaultLocale ? { defaultLocale: options.merchant.defaultLocale } : {}),
+      ...(options.merchant ? { worksForSeveral: options.merchant.worksForSeveral } : {}),
     });
     const botUsername = await botIdentity(bot, logger);
     await registerCommands(bot, logger, { merchants: Boolean(options.merchant) });
@@ -402,7 +384,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         extraRoutes,
         telegram: bot.telegram,
         ...(options.merchant
-          ? { label: options.merchant.webAppLabel, merchantId: options.merchant.id }
+          ? { merchantOf: options.merchant.webAppMerchant, merchantId: options.merchant.id }
           : {}),
       });
       webAppRoutes = webApp?.routes ?? [];

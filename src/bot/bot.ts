@@ -74,6 +74,8 @@ export interface BotDeps {
   tag?: TelegramCallTag;
   /** The language of people whose Telegram app speaks neither English nor French. */
   defaultLocale?: Locale;
+  /** Whether a person works for several merchants (MERCHANTS_FILE): /help names /merchant. */
+  worksForSeveral?: (userId: number) => Promise<boolean>;
 }
 
 /**
@@ -116,7 +118,12 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
       defaultLocale: deps.defaultLocale,
     }),
   );
-  chain.use(helpFeature({ payouts: deps.payouts }));
+  chain.use(
+    helpFeature({
+      payouts: deps.payouts,
+      ...(deps.worksForSeveral ? { worksForSeveral: deps.worksForSeveral } : {}),
+    }),
+  );
   // Before /pay's dialog: a reply to an approval card is a reason, not a dialog's answer.
   chain.use(approvalFeature({ payouts: deps.payouts, stores: deps.stores, stepUp: deps.stepUp }));
   // Before /pay's dialog too: a reply to the question for an alias is the alias.

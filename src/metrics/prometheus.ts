@@ -6,7 +6,15 @@
  * per scrape, in one go and under a deadline, from indexes that already exist: a handful
  * of O(1) Redis reads, never a scan.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import {
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from "prom-client";
 import type { Metrics, PaymentAttempt, PayoutMove } from "./metrics.js";
 
 /** What the gauges show, as read at a scrape (see gauges.ts). */
@@ -34,10 +42,12 @@ export interface PrometheusMetricsOptions {
   gaugeDeadlineMs?: number;
   /** Node's own metrics (CPU, memory, event loop, GC). Default true. */
   processMetrics?: boolean;
+  /** Labels on every series (one merchant's metrics in a deployment: `{ merchant: id }`). */
+  labels?: Readonly<Record<string, string>>;
   now?: () => number;
 }
 
-const P = "payout_bot_";
+export const P = "payout_bot_";
 
 /** A labelled child per label value, made once: prom-client hashes the labels per call. */
 class Children<T> {
@@ -195,6 +205,7 @@ export class PrometheusMetrics implements Metrics {
   constructor(options: PrometheusMetricsOptions = {}) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    if (options.labels) this.registry.setDefaultLabels({ ...options.labels });
     if (options.processMetrics !== false) {
       collectDefaultMetrics({ register: this.registry, prefix: P });
     }
@@ -238,13 +249,23 @@ export class PrometheusMetrics implements Metrics {
 
   /** The text a scrape answers: the gauges read afresh (within the deadline), then all. */
   async scrape(): Promise<string> {
+    await this.#refresh();
+    return this.registry.metrics();
+  }
+
+  /** The same as `scrape`, as prom-client's JSON (to be merged with other merchants'). */
+  async snapshot(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
+    await this.#refresh();
+    return this.registry.getMetricsAsJSON();
+  }
+
+  async #refresh(): Promise<void> {
     const read = this.#readGauges;
     if (read) {
       const reading = await withDeadline(read(), this.#options.gaugeDeadlineMs ?? 2_000);
       if (reading) this.#show(reading);
       this.#gaugesRead.set(reading ? 1 : 0);
     }
-    return this.registry.metrics();
   }
 
   #show(reading: GaugeReading): void {

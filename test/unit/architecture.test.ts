@@ -304,6 +304,8 @@ describe("layers", () => {
       "the Payment API client: each endpoint, and the attempt loop with its slots and retries",
     "app-merchants.ts":
       "the many-merchants front: a runtime per merchant, each update and callback routed to its merchant, /merchant, the SIGHUP reload",
+    "metrics/prometheus.ts":
+      "the Prometheus recorder: every series declared once, recorded at the seams, the gauges read at a scrape, one class",
     "app-step-up.ts":
       "the step-up's wiring: the item a PIN confirms, the PIN, the Confirm or Approve step, and the chat prompt shown after it",
     "dev/demo-chat.ts":

@@ -14,9 +14,16 @@ export class ApiError extends Error {
 }
 
 let initData = "";
+/** The merchant the page shows, once the person switched (MERCHANTS_FILE); none: the server's choice. */
+let merchant: string | undefined;
 
 export function setInitData(value: string): void {
   initData = value;
+}
+
+/** Every request from now on names `id` (checked by the server: its staff only). */
+export function setMerchant(id: string): void {
+  merchant = id;
 }
 
 const BASE = new URL("api/", document.baseURI || location.href);
@@ -27,7 +34,11 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
     response = await fetch(new URL(path, BASE), {
       ...init,
       credentials: "omit",
-      headers: { ...(init.headers ?? {}), authorization: `tma ${initData}` },
+      headers: {
+        ...(init.headers ?? {}),
+        authorization: `tma ${initData}`,
+        ...(merchant === undefined ? {} : { "x-merchant": merchant }),
+      },
     });
   } catch {
     throw new ApiError(0, "network", undefined, {});

@@ -5,7 +5,7 @@
  * on staff, a role that may not.
  */
 
-import { ApiError, getJson, setInitData } from "./api.js";
+import { ApiError, getJson, setInitData, setMerchant } from "./api.js";
 import { renderApprovals } from "./approvals.js";
 import { renderBatches } from "./batches.js";
 import { clear, h } from "./dom.js";
@@ -81,6 +81,29 @@ function fatal(error: unknown): void {
       error instanceof ApiError && error.status >= 500 ? retry : null,
     ),
   );
+}
+
+/**
+ * Which business the page shows, as a selector of the person's businesses. Switching shows
+ * the other one's pages; it does not change the business the chat's commands act on
+ * (/merchant does that).
+ */
+function merchantSwitcher(me: Me): HTMLElement {
+  const select = h("select", {
+    class: "merchant",
+    "data-testid": "merchant",
+    "aria-label": t("merchant.label"),
+  }) as HTMLSelectElement;
+  for (const merchant of me.merchants ?? []) {
+    const option = h("option", { value: merchant.id }, merchant.name) as HTMLOptionElement;
+    option.selected = merchant.id === me.merchantId;
+    select.append(option);
+  }
+  select.addEventListener("change", () => {
+    setMerchant(select.value);
+    void open();
+  });
+  return select;
 }
 
 function shell(me: Me): void {
@@ -167,7 +190,7 @@ function shell(me: Me): void {
       { class: "top" },
       h("h1", {}, t("app.title")),
       // A person who works for several businesses sees which one this page is about.
-      me.merchant ? h("span", { class: "who", "data-testid": "merchant" }, me.merchant) : null,
+      me.merchant ? merchantSwitcher(me) : null,
       h(
         "span",
         { class: "who", "data-testid": "who" },
@@ -196,6 +219,11 @@ async function start(): Promise<void> {
   setLang(launch.languageCode?.toLowerCase().startsWith("fr") ? "fr" : "en");
   document.title = t("app.title");
   setInitData(launch.initData);
+  await open();
+}
+
+/** Asks who this is (for the merchant chosen, if any) and shows the page. */
+async function open(): Promise<void> {
   try {
     const me = await getJson<Me>("me");
     setLang(me.language);

@@ -10,6 +10,10 @@ export interface Me {
   language: "en" | "fr";
   /** The business this page is about, for a person who works for several. */
   merchant?: string;
+  /** That business's id (a bot serving several businesses). */
+  merchantId?: string;
+  /** The businesses the person works for, when several: the header's switcher. */
+  merchants?: Array<{ id: string; name: string }>;
 }
 
 export interface PayoutView {

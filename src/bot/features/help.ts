@@ -28,18 +28,30 @@ const SECTIONS: ReadonlyArray<{ key: MessageKey; shown: (ctx: BotContext) => boo
   { key: "help.notices", shown: (ctx) => may(ctx.staff, "pay") },
 ];
 
-function helpText(ctx: BotContext): string {
+export interface HelpDeps {
+  payouts: Pick<Payouts, "sessions">;
+  /** Whether `userId` works for more than one merchant (MERCHANTS_FILE); default: never. */
+  worksForSeveral?: (userId: number) => Promise<boolean>;
+}
+
+async function helpText(ctx: BotContext, deps: HelpDeps): Promise<string> {
   const role = ctx.staff?.role ?? "viewer";
   const lines = [ctx.t("help.title", { role: ctx.t(`role.${role}`) })];
-  for (const section of SECTIONS) if (section.shown(ctx)) lines.push("", ctx.t(section.key));
+  for (const section of SECTIONS) {
+    // /merchant is only worth a line to someone who has a choice to make.
+    if (section.key === "help.general" && ctx.from && (await deps.worksForSeveral?.(ctx.from.id))) {
+      lines.push("", ctx.t("help.merchant"));
+    }
+    if (section.shown(ctx)) lines.push("", ctx.t(section.key));
+  }
   return lines.join("\n");
 }
 
-export function helpFeature(deps: { payouts: Pick<Payouts, "sessions"> }): Composer<BotContext> {
+export function helpFeature(deps: HelpDeps): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
 
-  composer.start((ctx) => replyHtml(ctx, helpText(ctx)));
-  composer.help((ctx) => replyHtml(ctx, helpText(ctx)));
+  composer.start(async (ctx) => replyHtml(ctx, await helpText(ctx, deps)));
+  composer.help(async (ctx) => replyHtml(ctx, await helpText(ctx, deps)));
 
   composer.command("lang", async (ctx) => {
     const wanted = commandPayload(ctx.message.text).toLowerCase();

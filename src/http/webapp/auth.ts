@@ -22,8 +22,23 @@ export interface WebAppUser {
   name: string;
   /** The language chosen with /lang, else the Telegram app's. */
   language: Locale;
-  /** The merchant this page is about, for a person who works for several (MERCHANTS_FILE). */
+  /** The name of the merchant this page is about, for a person who works for several (MERCHANTS_FILE). */
   merchant?: string;
+  /** That merchant's id, whenever the bot serves several (what the page's requests may name). */
+  merchantId?: string;
+  /** The merchants the person works for, for the page's switcher, when they are several. */
+  merchants?: MerchantChoice[];
+}
+
+/** A merchant as the Mini App's switcher shows it. */
+export interface MerchantChoice {
+  id: string;
+  name: string;
+}
+
+/** The merchant a request is served by, and every one the person works for (MERCHANTS_FILE). */
+export interface WebAppMerchant extends MerchantChoice {
+  mine: MerchantChoice[];
 }
 
 export interface WebAppAuthDeps {
@@ -36,8 +51,8 @@ export interface WebAppAuthDeps {
   staff: {
     roleOf(userId: number): Promise<Role | null>;
     savedLocale(userId: number): Promise<Locale | null>;
-    /** The merchant to name in the page's header (MERCHANTS_FILE); undefined: none. */
-    merchantLabel?(userId: number): Promise<string | undefined>;
+    /** The merchant serving this request and the person's others (MERCHANTS_FILE only). */
+    merchantOf?(userId: number): Promise<WebAppMerchant>;
   };
 }
 
@@ -144,7 +159,7 @@ export async function authenticateWebApp(
   const [role, saved, merchant] = await Promise.all([
     deps.staff.roleOf(user.id),
     deps.staff.savedLocale(user.id),
-    deps.staff.merchantLabel?.(user.id),
+    deps.staff.merchantOf?.(user.id),
   ]);
   if (role === null) return { outcome: "forbidden", reason: "not_staff" };
   const name = [user.first_name, user.last_name].filter(Boolean).join(" ").slice(0, 129);
@@ -156,9 +171,18 @@ export async function authenticateWebApp(
       role,
       name,
       language: saved ?? localeFromLanguageCode(user.language_code),
-      ...(merchant === undefined ? {} : { merchant }),
+      ...merchantFields(merchant),
     },
   };
+}
+
+/** The merchant's fields of a WebAppUser: named, with the others, only to a person of several. */
+export function merchantFields(
+  merchant: WebAppMerchant | undefined,
+): Pick<WebAppUser, "merchant" | "merchantId" | "merchants"> {
+  if (merchant === undefined) return {};
+  if (merchant.mine.length < 2) return { merchantId: merchant.id };
+  return { merchantId: merchant.id, merchant: merchant.name, merchants: merchant.mine };
 }
 
 /** The caller as payouts/policy.ts asks about someone. */

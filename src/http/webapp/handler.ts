@@ -13,6 +13,7 @@ import type { Capability } from "../../payouts/policy.js";
 import { may } from "../../payouts/policy.js";
 import {
   authenticateWebApp,
+  merchantFields,
   staleForChange,
   type WebAppAuthDeps,
   type WebAppUser,
@@ -78,7 +79,8 @@ function write(
   response.end(body);
 }
 
-function writeReply(response: ServerResponse, reply: WebAppReply): void {
+/** Writes an API answer (JSON, or a file to download), with the Mini App's headers. */
+export function writeReply(response: ServerResponse, reply: WebAppReply): void {
   if ("file" in reply) {
     const { name, type, text } = reply.file;
     write(response, 200, type, text, {
@@ -170,8 +172,9 @@ export function createWebAppHandler(options: WebAppHandlerOptions): WebAppHandle
     if (!(await options.takeRequest(link.userId))) {
       return { status: 429, json: { error: "too_many_requests" } };
     }
+    const merchant = await auth.staff.merchantOf?.(link.userId);
     const user = { id: link.userId, role, name: "", language: link.language };
-    return file.serve(user, link.query);
+    return file.serve({ ...user, ...merchantFields(merchant) }, link.query);
   };
 
   return {

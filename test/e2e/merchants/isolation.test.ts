@@ -63,9 +63,10 @@ async function switchTo(userId: number, index: number, name: string): Promise<vo
   await switched;
 }
 
-async function miniApp(user: MiniAppUser, path: string) {
+async function miniApp(user: MiniAppUser, path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${h.app.http?.url}/app/api/${path}`, {
-    headers: { authorization: tmaHeader(h.emulator.token, user) },
+    method: path.startsWith("history/csv/link") ? "POST" : "GET",
+    headers: { authorization: tmaHeader(h.emulator.token, user), ...headers },
   });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
@@ -142,6 +143,89 @@ describe("isolation between merchants", () => {
     expect(mos.caption).toContain("Alpha Couriers");
     expect(mos.bytes.toString("utf8")).toContain(alphaPaymentId);
     expect(mos.bytes.toString("utf8")).not.toContain(bravoPaymentId);
+  });
+
+  it("refuses a Mini App request naming a merchant the person is not staff of, as it refuses a stranger", async () => {
+    const vic: MiniAppUser = { id: VIC, firstName: "Vic", languageCode: "en" };
+    const refusal = { error: "forbidden", reason: "not_staff" };
+    for (const named of ["bravo", "no-such-merchant"]) {
+      for (const path of ["history", `payouts/${bravoPayout.id}`, "me"]) {
+        const answer = await miniApp(vic, path, { "x-merchant": named });
+        expect(answer).toEqual({ status: 403, json: refusal });
+      }
+    }
+    // Without valid init data, naming a merchant tells nothing either: 401 before anything.
+    for (const named of ["bravo", "no-such-merchant"]) {
+      const response = await fetch(`${h.app.http?.url}/app/api/history`, {
+        headers: { authorization: "tma user=%7B%22id%22%3A1003%7D&hash=00", "x-merchant": named },
+      });
+      expect(response.status).toBe(401);
+    }
+  });
+
+  it("shows the merchant the page names to a person of several, with the others to switch to", async () => {
+    const paul: MiniAppUser = { id: PAUL, firstName: "Paul", languageCode: "en" };
+    const me = await miniApp(paul, "me", { "x-merchant": "bravo" });
+    expect(me.json).toMatchObject({
+      role: "viewer",
+      merchant: "Bravo & Sons",
+      merchantId: "bravo",
+      merchants: [
+        { id: "alpha", name: "Alpha Couriers" },
+        { id: "bravo", name: "Bravo & Sons" },
+      ],
+    });
+    const bravos = await miniApp(paul, "history", { "x-merchant": "bravo" });
+    const ids = (bravos.json.items as Array<{ id: string }>).map((item) => item.id);
+    expect(ids).toContain(bravoPayout.id);
+    expect(ids).not.toContain(alphaPayout.id);
+    expect(
+      (await miniApp(paul, `payouts/${alphaPayout.id}`, { "x-merchant": "bravo" })).status,
+    ).toBe(404);
+    // The page's choice is the page's: the chat still acts for the merchant it chose.
+    expect((await miniApp(paul, "me")).json).toMatchObject({ role: "payer", merchantId: "alpha" });
+  });
+
+  it("serves a CSV link made on a merchant's page with that merchant's history", async () => {
+    // Paul may export in Bravo (viewer), Mo in Alpha (admin); both act for Alpha in the chat.
+    const paul: MiniAppUser = { id: PAUL, firstName: "Paul", languageCode: "en" };
+    const mo: MiniAppUser = { id: MO, firstName: "Mo", languageCode: "en" };
+    const bravoPaymentId = (await storesOf(h, "bravo").payouts.get(bravoPayout.id))?.paymentId;
+    const alphaPaymentId = (await storesOf(h, "alpha").payouts.get(alphaPayout.id))?.paymentId;
+    if (!alphaPaymentId || !bravoPaymentId) throw new Error("payouts not sent");
+    // Telegram's downloader fetches the link without the page's header.
+    const csvOf = async (user: MiniAppUser, headers: Record<string, string>) => {
+      const made = await miniApp(user, "history/csv/link", headers);
+      expect(made.status).toBe(200);
+      const response = await fetch(`${h.app.http?.url}${String(made.json.path)}`);
+      expect(response.status).toBe(200);
+      const disposition = response.headers.get("content-disposition") ?? "";
+      return { name: String(made.json.name), disposition, text: await response.text() };
+    };
+    const bravos = await csvOf(paul, { "x-merchant": "bravo" });
+    expect(bravos.text).toContain(bravoPaymentId);
+    expect(bravos.text).not.toContain(alphaPaymentId);
+    const alphas = await csvOf(mo, {});
+    expect(alphas.text).toContain(alphaPaymentId);
+    expect(alphas.text).not.toContain(bravoPaymentId);
+    // Both work for two merchants: the file's name says whose it is.
+    expect(bravos.name).toBe("payouts-bravo-filtered.csv");
+    expect(bravos.disposition).toContain('filename="payouts-bravo-filtered.csv"');
+    expect(alphas.disposition).toContain('filename="payouts-alpha-filtered.csv"');
+  });
+
+  it("names the merchant on the Mini App's CSV of a person of several only", async () => {
+    const nameOf = async (user: MiniAppUser, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${h.app.http?.url}/app/api/history/csv`, {
+        headers: { authorization: tmaHeader(h.emulator.token, user), ...headers },
+      });
+      expect(response.status).toBe(200);
+      return response.headers.get("content-disposition");
+    };
+    const paul: MiniAppUser = { id: PAUL, firstName: "Paul", languageCode: "en" };
+    expect(await nameOf(paul, { "x-merchant": "bravo" })).toContain('"payouts-bravo-filtered.csv"');
+    const vic: MiniAppUser = { id: VIC, firstName: "Vic", languageCode: "en" };
+    expect(await nameOf(vic)).toContain('"payouts-filtered.csv"');
   });
 
   it("acts in Alpha on a press on Alpha's approval card after the approver switched to Bravo", async () => {

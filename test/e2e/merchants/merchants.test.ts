@@ -102,6 +102,21 @@ describe("many merchants, one bot", () => {
     expect(await storesOf(h, "alpha").staff.get(bea.id)).toBeNull();
   });
 
+  it("mentions /merchant in /help to a person of several merchants only, in their language", async () => {
+    const mo = h.emulator.user({ id: MO, firstName: "Mo", languageCode: "en" });
+    const mos = plainText(await sendAndWait(h.emulator, mo, "/help"));
+    expect(mos).toContain("/merchant – the businesses you work for");
+    const paul = h.emulator.user({ id: PAUL, firstName: "Paul", languageCode: "en" });
+    await sendAndWait(h.emulator, paul, "/lang fr");
+    const pauls = plainText(await sendAndWait(h.emulator, paul, "/help"));
+    await sendAndWait(h.emulator, paul, "/lang en");
+    expect(pauls).toContain("/merchant – les entreprises pour lesquelles vous travaillez\u202F:");
+    const ada = h.emulator.user({ id: ADA, firstName: "Ada", languageCode: "en" });
+    const adas = plainText(await sendAndWait(h.emulator, ada, "/help"));
+    expect(adas).toContain("/lang en|fr");
+    expect(adas).not.toContain("/merchant");
+  });
+
   it("answers /merchant in French to a French speaker, here one who works for none", async () => {
     const ana = h.emulator.user({ id: 4242, firstName: "Ana", languageCode: "fr" });
     const list = await sendAndWait(h.emulator, ana, "/merchant", isNewReplyIn(4242));
