@@ -31,4 +31,6 @@ export interface MerchantRuntimeOptions {
   redis: RedisConnections;
   /** The loops' rest after a round that found nothing (docs/scaling.md); one merchant: none. */
   restMs: number;
+  /** Called before anyone is made staff here: the front's directory of who works where. */
+  staffAdded: (userId: number) => Promise<void>;
 }

@@ -37,6 +37,7 @@ import { loadMerchants, type MerchantConfig } from "./config/merchants.js";
 import { type MetricsServerHandle, startMetricsServer } from "./http/metrics-server.js";
 import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import { translator } from "./i18n.js";
+import { MerchantDirectory } from "./merchant-directory.js";
 import { DeploymentMetrics } from "./metrics/deployment.js";
 import type { PrometheusMetrics } from "./metrics/prometheus.js";
 import { localeFromLanguageCode } from "./model/locale.js";
@@ -81,10 +82,6 @@ export interface MerchantsApp {
   stop(): Promise<void>;
 }
 
-/** How long who-works-where is remembered for naming merchants in messages. */
-const MEMBERSHIP_CACHE_MS = 2_000;
-const MEMBERSHIP_CACHE_SIZE = 10_000;
-
 const CHOOSE_PREFIX = "merchant:";
 
 /** A merchant's loops rest 20 ticks when idle (10 s at most; tests' short ticks rest less). */
@@ -125,29 +122,21 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
   };
   const runtimes = new Map<string, Running>();
   const pacer = new TelegramPacer();
-  const membership = new Map<number, { atMs: number; ids: Promise<string[]> }>();
-
-  /** The ids of the merchants `userId` is staff of, in the file's order. */
-  const merchantsOf = (userId: number): Promise<string[]> => {
-    const cached = membership.get(userId);
-    if (cached && Date.now() - cached.atMs < MEMBERSHIP_CACHE_MS) return cached.ids;
-    const all = [...runtimes.values()];
-    const ids = Promise.all(all.map((running) => running.app.stores.staff.get(userId))).then(
-      (roles) => all.filter((_, index) => roles[index] !== null).map((r) => r.merchant.id),
-    );
-    // Only recent senders are worth keeping: a bounded map, emptied when it grows past that.
-    if (membership.size >= MEMBERSHIP_CACHE_SIZE) membership.clear();
-    membership.set(userId, { atMs: Date.now(), ids });
-    ids.catch(() => membership.delete(userId));
-    return ids;
-  };
-
   try {
     // One connection set for every merchant (keys differ by prefix, not by connection): closed
     // last, after every runtime has stopped; a runtime stopped by a reload leaves it open.
     const redis = await connectRedis(shared, logger);
     cleanups.push(() => redis.close());
     const connection = redis.redis;
+    // Who works where: a global set per person names the merchants to ask (merchant-directory.ts).
+    const directory = new MerchantDirectory(connection, keys.staffOf, () =>
+      [...runtimes.values()].map((running) => ({
+        id: running.merchant.id,
+        roleOf: (userId: number) => running.app.stores.staff.get(userId),
+      })),
+    );
+    /** The ids of the merchants `userId` is staff of, in the file's order. */
+    const merchantsOf = (userId: number) => directory.merchantsOf(userId);
 
     // A stable lease owner (this host and port) takes its own leases back at once on a restart.
     const listens = options.http !== false && shared.http.port !== 0;
@@ -189,8 +178,15 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           worksForSeveral: async (userId) => (await merchantsOf(userId)).length > 1,
           webAppMerchant: async (userId) =>
             choiceOf(merchant, await merchantsOf(userId), (id) => runtimes.get(id)?.merchant),
+          staffAdded: (userId) => directory.add(merchant.id, userId),
         },
       });
+      try {
+        await directory.addAll(merchant.id, await app.stores.staff.list());
+      } catch (error) {
+        await app.stop();
+        throw error;
+      }
       return { merchant, app, inFlight: new InFlight(), metrics };
     };
 
@@ -203,7 +199,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
     });
     // A few at a time; a merchant that fails is named, and those started are stopped above.
     await startMerchants(options.merchants, (merchant) => startRuntime(merchant), runtimes);
-    membership.clear();
+    directory.forget();
 
     /** The runtime of the merchant the person's commands act on. */
     const currentOf = async (userId: number): Promise<Running | undefined> => {
@@ -457,7 +453,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
         // once the updates it has in hand are done. Payouts in flight are in Redis, under the
         // same prefix: the new runtime's tracker resumes them.
         runtimes.set(merchant.id, started);
-        membership.clear();
+        directory.forget();
         if (running) {
           restarted.push(merchant.id);
           await stopRuntime(running);
@@ -467,7 +463,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
       for (const [id, running] of [...runtimes]) {
         if (kept.has(id)) continue;
         runtimes.delete(id);
-        membership.clear();
+        directory.forget();
         removed.push(id);
         await stopRuntime(running);
       }

@@ -28,6 +28,7 @@ import { type HttpServerHandle, startHttpServer } from "./http/server.js";
 import type { WebAppHandler } from "./http/webapp/handler.js";
 import { stepUpRoutes } from "./http/webapp/step-up-routes.js";
 import type { Logger } from "./logger.js";
+import { indexedStaff } from "./merchant-directory.js";
 import { CountedPayoutStore } from "./metrics/counted-payouts.js";
 import { gaugeReader } from "./metrics/gauges.js";
 import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
@@ -139,13 +140,13 @@ export async function startApp(options: AppOptions): Promise<App> {
     const moved = options.merchant
       ? (p: Payout) => p.state === "pending" && wakeTracker()
       : undefined;
-    const stores: Stores =
-      prometheus || moved
-        ? {
-            ...connected.stores,
-            payouts: new CountedPayoutStore(connected.stores.payouts, metrics, moved),
-          }
-        : connected.stores;
+    const stores: Stores = {
+      ...connected.stores,
+      ...(prometheus || moved
+        ? { payouts: new CountedPayoutStore(connected.stores.payouts, metrics, moved) }
+        : {}),
+      ...indexedStaff(connected.stores.staff, options.merchant?.staffAdded),
+    };
 
     const limiter = rateLimiter(config, redis);
     const client = new PaymentClient({

@@ -199,6 +199,11 @@ export const globalKeys = (prefix: string) => ({
   /** STRING: the merchant id that sent this message (one with inline buttons). */
   messageMerchant: (chatId: number, messageId: number) =>
     `${prefix}message-merchant:${chatId}:${messageId}`,
+  /**
+   * SET: the merchants a user may be staff of (a superset: each merchant's own staff store
+   * decides); only those are asked when routing their updates (merchant-directory.ts).
+   */
+  staffOf: (userId: number) => `${prefix}staff-of:${userId}`,
   /** The Telegram poller's lease: one consumer of updates for every merchant. */
   pollerLease: () => `${prefix}lease:telegram-poller`,
 });
