@@ -2,18 +2,20 @@
  * The bot under test runs as plain JavaScript, as `npm start` runs it, not under tsx:
  * tsx's loader thread alone adds ~40 MB of RSS and would blur the footprint and the
  * CPU figures. This transpiles src/ (and the few bench files the bot's process needs)
- * once per run into node_modules/.cache/momo-bench/, where node_modules still resolves,
- * with the locales and the Lua scripts beside it.
+ * once per run into node_modules/.cache/momo-bench/<checkout>/, where node_modules still
+ * resolves, with the locales and the Lua scripts beside it. The checkout's folder name keeps
+ * git worktrees that share one node_modules (a symlink) from rebuilding under each other's
+ * running bots.
  * Types are not checked here (`npm run typecheck` does that); each file is transpiled on
  * its own, which the project's `isolatedModules` settings guarantee is enough.
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
-const OUT_DIR = join(REPO_ROOT, "node_modules", ".cache", "momo-bench");
+const OUT_DIR = join(REPO_ROOT, "node_modules", ".cache", "momo-bench", basename(REPO_ROOT));
 /** What bot-process.ts and relay-process.ts need besides src/. */
 const BENCH_FILES = [
   "bench/bot-process.ts",

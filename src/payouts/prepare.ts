@@ -10,6 +10,7 @@ import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { parseAmount } from "../model/money.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
 import { type PhoneParseResult, parsePhone } from "../model/phone.js";
+import type { Role } from "../model/roles.js";
 import type { UserProfile } from "../model/staff.js";
 import { cleanName, cleanNote } from "../model/text.js";
 import {
@@ -25,6 +26,7 @@ import { type Asker, mayCancel } from "./policy.js";
 import type { OverLimit } from "./types.js";
 import {
   type CancelResult,
+  type Drafted,
   lostRace,
   type PrepareFailure,
   type PrepareInput,
@@ -58,6 +60,13 @@ export interface AheadRequest {
   initiatorId: number;
 }
 
+/** Preparation.draft: checked and drafted, not stored yet. */
+export type DraftResult =
+  | ({ outcome: "drafted" } & Drafted)
+  | ({ outcome: "refused" } & PrepareFailure);
+
+const NO_PROFILES: ReadonlyMap<number, UserProfile> = new Map();
+
 function aheadKey(kind: PayoutKind, phone: string, amount: number, initiatorId: number): string {
   return `${kind}:${phone}:${amount}:${initiatorId}`;
 }
@@ -74,6 +83,8 @@ export class Preparation {
   readonly #lookups: Lookups;
   readonly #ttlMs: number;
   readonly #rules: PrepareRules;
+  /** Prompts sent and not yet stored (publish), by payout id. */
+  readonly #publishing = new Map<string, Promise<void>>();
 
   constructor(
     context: StepContext,
@@ -87,13 +98,6 @@ export class Preparation {
     this.#rules = rules;
   }
 
-  /**
-   * Validates a /pay or /collect request, checks the operator is available for it, looks
-   * up the registered name and checks the daily caps (read only: Confirm reserves); on
-   * success stores the payout awaiting confirmation, with the earlier payout of the same
-   * amount to the same number it repeats (`duplicate`), and retires the initiator's older
-   * prompt in the chat (`replaced`). Nothing is stored on any failure.
-   */
   /**
    * Starts the reads of a prompt for `request` (see PrepareAhead); undefined when its number
    * or amount would be refused anyway.
@@ -113,8 +117,26 @@ export class Preparation {
     return { key: aheadKey(kind, phone.phone, amount.amount, initiatorId), reads };
   }
 
+  /**
+   * Checks a /pay or /collect request (see `draft`) and stores it at once: for callers with
+   * no message to show first (the prompt's own path is `draft`, then `publish`).
+   */
   async prepare(input: PrepareInput, ahead?: PrepareAhead): Promise<PrepareResult> {
-    const { stores, log, now } = this.#context;
+    const drafted = await this.draft(input, ahead);
+    if (drafted.outcome === "refused") return drafted;
+    const { replaced } = await this.#store(drafted.payout, input.initiatorRole);
+    return { ...drafted, outcome: "prepared", ...(replaced ? { replaced } : {}) };
+  }
+
+  /**
+   * Validates a /pay or /collect request, checks the operator is available for it, looks
+   * up the registered name and checks the daily caps (read only: Confirm reserves), and
+   * makes the payout awaiting confirmation, with the earlier payout of the same amount to
+   * the same number it repeats (`duplicate`). Nothing is stored: `publish` does, once its
+   * prompt is sent.
+   */
+  async draft(input: PrepareInput, ahead?: PrepareAhead): Promise<DraftResult> {
+    const { stores, now } = this.#context;
     const phone = parsePhone(input.phone);
     if (!phone.ok) {
       return {
@@ -130,16 +152,22 @@ export class Preparation {
     // Read ahead for this very request, or here while the Payment API answers: no wait.
     const key = aheadKey(input.kind, phone.phone, amount.amount, input.initiatorId);
     const early = ahead?.key === key ? await ahead.reads.catch(() => undefined) : undefined;
-    const [name, duplicate, over] = await Promise.all([
+    const repeated = early
+      ? Promise.resolve(early.duplicate)
+      : this.#rules.duplicates.latest({
+          phone: phone.phone,
+          amount: amount.amount,
+          kind: input.kind,
+        });
+    // The duplicate's author is read while the Payment API answers the name look-up.
+    const authors = repeated.then((duplicate) =>
+      duplicate ? stores.profiles.getMany([duplicate.initiatorId]) : NO_PROFILES,
+    );
+    const [name, duplicate, over, profiles] = await Promise.all([
       this.#registeredName(phone, input.kind, early?.slotTaken === true),
-      early
-        ? early.duplicate
-        : this.#rules.duplicates.latest({
-            phone: phone.phone,
-            amount: amount.amount,
-            kind: input.kind,
-          }),
+      repeated,
       early ? early.over : this.#rules.limits.check(input.kind, input.initiatorId, amount.amount),
+      authors,
     ]);
     if (typeof name !== "string") return { outcome: "refused", ...name };
     if (over) {
@@ -174,20 +202,58 @@ export class Preparation {
           }
         : {}),
     };
-    const asker = { userId: input.initiatorId, role: input.initiatorRole };
-    // The duplicate's author is read in the same round trip as the creation.
-    const [created, profiles] = await Promise.all([
-      stores.payouts.create(payout, { actor: staffActor(asker) }),
-      duplicate ? stores.profiles.getMany([duplicate.initiatorId]) : new Map<number, UserProfile>(),
-    ]);
     const names = new Map([...profiles].map(([id, profile]) => [id, profile.firstName]));
+    return { outcome: "drafted", payout, names, ...(duplicate ? { duplicate } : {}) };
+  }
+
+  /**
+   * Shows a drafted payout's prompt (`send` resolves with its message id), then stores the
+   * payout with that message id in one write, and retires the initiator's older prompt in
+   * the chat (`replaced`). The prompt is on its way one store write sooner than if stored
+   * first; a press that reaches another process before the write finds nothing yet (the
+   * press handlers say so), one that reaches this process waits for it (`stored`). When the
+   * send fails nothing is stored: no record is left behind for a prompt nobody saw.
+   */
+  async publish(
+    payout: Payout,
+    role: Role,
+    send: () => Promise<number>,
+  ): Promise<{ messageId: number; replaced?: Payout }> {
+    const storing = (async () => {
+      const messageId = await send();
+      const { replaced } = await this.#store({ ...payout, messageId }, role);
+      return { messageId, ...(replaced ? { replaced } : {}) };
+    })();
+    const done = storing.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#publishing.set(payout.id, done);
+    void done.then(() => this.#publishing.delete(payout.id));
+    return storing;
+  }
+
+  /**
+   * Resolves once the prompt of `payoutId` that this process is publishing is stored (or
+   * failed to be); at once when it publishes none. Presses wait on it: a Confirm pressed
+   * the instant its prompt appeared is not refused for the few milliseconds of the write.
+   */
+  async stored(payoutId: string): Promise<void> {
+    await this.#publishing.get(payoutId);
+  }
+
+  /** Stores a drafted payout and retires the initiator's older prompt it replaces. */
+  async #store(payout: Payout, role: Role): Promise<{ replaced: Payout | null }> {
+    const { stores, log } = this.#context;
+    const asker = { userId: payout.initiatorId, role };
+    const created = await stores.payouts.create(payout, { actor: staffActor(asker) });
     log.info(
       {
         payoutId: payout.id,
         kind: payout.kind,
         phone: maskPhone(payout.phone),
         amount: payout.amount,
-        duplicateOf: duplicate?.id,
+        duplicateOf: payout.duplicateOf,
       },
       "payout prepared",
     );
@@ -197,13 +263,7 @@ export class Preparation {
       older?.state === "awaiting_confirmation"
         ? await this.retire(older.id, asker, { replacedBy: payout.id })
         : null;
-    return {
-      outcome: "prepared",
-      payout,
-      names,
-      ...(duplicate ? { duplicate } : {}),
-      ...(replaced ? { replaced } : {}),
-    };
+    return { replaced };
   }
 
   /**

@@ -127,20 +127,18 @@ export type PrepareFailure =
   | { reason: "api_error"; error: PaymentClientError }
   | { reason: "over_limit"; over: OverLimit };
 
+/** A request checked and made into a payout awaiting confirmation. */
+export interface Drafted {
+  payout: Payout;
+  /** An earlier payout of the same amount to the same number, within the window. */
+  duplicate?: Payout;
+  /** First names (as Telegram gave them) of whom the prompt names: the duplicate's initiator. */
+  names: Map<number, string>;
+}
+
+/** Preparation.prepare: drafted and stored, with the initiator's older prompt it retired. */
 export type PrepareResult =
-  | {
-      outcome: "prepared";
-      payout: Payout;
-      /** An earlier payout of the same amount to the same number, within the window. */
-      duplicate?: Payout;
-      /**
-       * First names of the people the prompt names (the duplicate's initiator), by user id,
-       * as Telegram gave them; read alongside the creation, in its round trip.
-       */
-      names: Map<number, string>;
-      /** The initiator's older prompt in the chat, retired by this one. */
-      replaced?: Payout;
-    }
+  | ({ outcome: "prepared"; replaced?: Payout } & Drafted)
   | ({ outcome: "refused" } & PrepareFailure);
 
 export interface PrepareInput {

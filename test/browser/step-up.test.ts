@@ -18,7 +18,7 @@ import {
 } from "../../src/dev/telegram-emulator/index.js";
 import { buildWebPage } from "../../web/build.js";
 import { ARTIFACTS_DIR, launchBrowser, type MiniAppUser } from "../support/browser.js";
-import { isPromptIn, isPromptReading, sendAndWait } from "../support/flows.js";
+import { isPromptIn, isPromptReading, promptRecord, sendAndWait } from "../support/flows.js";
 import { ADMIN_ID, type Harness, PAYER_ID, startHarness } from "../support/harness.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
@@ -54,6 +54,8 @@ async function bigPayout(amount: number): Promise<string> {
     `/pay 670000001 ${amount}`,
     isPromptIn(PAYER_ID),
   );
+  // The page reads the payout: its record is stored just after the prompt is sent.
+  await promptRecord(h, prompt);
   const button = (prompt.replyMarkup ?? []).flat().find((candidate) => candidate.web_app);
   const opened = new URL(button?.web_app?.url ?? "https://x.invalid/");
   return (opened.searchParams.get("step_up") ?? "").replace(/^confirm\./, "");

@@ -3,6 +3,8 @@
  * confirming a /pay, and finding the payout it stored. Every wait starts before the action
  * it answers, as `TelegramEmulator.waitForMessage` requires.
  */
+
+import { vi } from "vitest";
 import {
   type EmulatedUser,
   plainText,
@@ -112,6 +114,23 @@ export async function payAndConfirm(
 ): Promise<SentMessage> {
   const prompt = await showPrompt(emulator, user, command);
   return pressAndWait(emulator, user, prompt, stateText);
+}
+
+/**
+ * The payout stored for `prompt` (in a private chat), once it is: the bot sends a prompt first and stores its
+ * record (with the prompt's message id) right after, so a test reading the store the moment
+ * the prompt appears waits for it here.
+ */
+export async function promptRecord(h: Harness, prompt: SentMessage): Promise<Payout> {
+  return vi.waitFor(
+    async () => {
+      const id = await h.app.stores.payouts.openPrompt(prompt.chatId, prompt.chatId);
+      const payout = id === null ? null : await h.app.stores.payouts.get(id);
+      if (payout?.messageId !== prompt.messageId) throw new Error("the prompt is not stored yet");
+      return payout;
+    },
+    { timeout: 5_000, interval: 20 },
+  );
 }
 
 /** A payout the Payment API accepted: it has its payment id. */

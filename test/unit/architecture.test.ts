@@ -288,6 +288,8 @@ describe("layers", () => {
       "batch files in the chat: the upload (or a scheduled batch's), its preview's buttons, /batches and /batch, one Composer",
     "bot/features/pay.ts":
       "/pay and /collect: the command, the dialog, Confirm (or its PIN button) and Cancel, one Composer",
+    "payouts/prepare.ts":
+      "a payout's first step, one class: the request checked and drafted, its prompt published then stored, retired",
     "payouts/loops/notifier.ts":
       "the outbox loop: every notice kind read back into what the messenger delivers, one class",
     "dev/telegram-emulator/index.ts":

@@ -16,7 +16,7 @@ import type { SubmitResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { payerWaitingView } from "../messenger/approval-cards.js";
-import { dropGoneButtons } from "../telegram/best-effort.js";
+import { answerNotFound, dropPromptButtons } from "../telegram/best-effort.js";
 import { cosmetic, showingWhileSlow } from "../telegram/failures.js";
 import { FlatComposer } from "../telegram/flat-composer.js";
 import type { PromptWatch } from "../telegram/prompt-watch.js";
@@ -93,7 +93,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     // must not queue behind it.
     const typing = () =>
       void cosmetic("sendChatAction", () => ctx.sendChatAction("typing"), ctx.log);
-    const preparing = deps.payouts.preparation.prepare(
+    const preparing = deps.payouts.preparation.draft(
       {
         kind,
         phone,
@@ -113,7 +113,6 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));
       return;
     }
-    if (result.replaced) await showRetired(ctx, result.replaced, true);
     const { duplicate } = result;
     const names = duplicate ? result.names : null;
     const threshold = deps.payouts.approval.thresholdXaf;
@@ -130,13 +129,23 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
     const prompt = confirmationPrompt(ctx.t, result.payout, deps.now(), extras);
     const { stepUp } = deps;
     const privateChat = ctx.chat?.type === "private";
-    const sent = await replyView(
-      ctx,
+    const view =
       stepUp && needsStepUp(stepUp, result.payout.amount, result.payout.kind)
         ? withPinConfirm(ctx.t, prompt, result.payout.id, stepUp, privateChat)
-        : prompt,
-    );
-    await deps.payouts.preparation.attachMessage(result.payout.id, sent.message_id);
+        : prompt;
+    // The prompt first, then its record with the message id in one write (prepare.ts).
+    let sentId: number | undefined;
+    const published = await deps.payouts.preparation
+      .publish(result.payout, staff.role, async () => {
+        sentId = (await replyView(ctx, view)).message_id;
+        return sentId;
+      })
+      .catch(async (error: unknown) => {
+        // Shown but not stored: its buttons would only ever find nothing.
+        if (sentId !== undefined) await dropPromptButtons(ctx, chatId, sentId);
+        throw error;
+      });
+    if (published.replaced) await showRetired(ctx, published.replaced, true);
   };
 
   const start = async (ctx: BotContext, kind: PayoutKind, text: string) => {
@@ -257,6 +266,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       await ctx.answerCbQuery(ctx.t.plain("confirm.no_longer_allowed"), { show_alert: true });
       return;
     }
+    await deps.payouts.preparation.stored(payoutId);
     const claim = await deps.payouts.submission.confirm(payoutId, ctx.staff);
     switch (claim.outcome) {
       case "claimed": {
@@ -295,7 +305,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         await showMovedPayout(ctx, claim.payout);
         return;
       case "not_found":
-        await dropGoneButtons(ctx);
+        await answerNotFound(ctx, deps.now());
         return;
       case "step_up_required":
         // Only the Mini App, with the PIN, confirms this one: a chat press (an old
@@ -308,6 +318,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   composer.action(CALLBACK_PATTERN.cancel, async (ctx) => {
     const payoutId = ctx.match[1] ?? "";
+    await deps.payouts.preparation.stored(payoutId);
     const result = await deps.payouts.preparation.cancel(payoutId, ctx.staff);
     switch (result.outcome) {
       case "cancelled":
@@ -324,7 +335,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         await showMovedPayout(ctx, result.payout);
         return;
       case "not_found":
-        await dropGoneButtons(ctx);
+        await answerNotFound(ctx, deps.now());
         return;
     }
   });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fakeClock } from "../../support/clock.js";
-import { isPromptReading, showPrompt } from "../../support/flows.js";
+import { isPromptReading, promptRecord, showPrompt } from "../../support/flows.js";
 import { harnessPerTest, PAYER_ID } from "../../support/harness.js";
 
 const clock = fakeClock(Date.now());
@@ -48,9 +48,8 @@ describe("Confirm while Telegram is slow", () => {
   it("never sends a payout that was marked unknown between its claim and its request", async () => {
     clock.nowMs = Date.now();
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
-    await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
-    const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
-    const payoutId = items[0]?.id ?? "";
+    const prompt = await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
+    const payoutId = (await promptRecord(h, prompt)).id;
 
     const claim = await h.app.payouts.submission.claim(payoutId, {
       userId: PAYER_ID,

@@ -11,7 +11,7 @@ import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TcpRelay } from "../../../src/dev/tcp-relay.js";
 import { keys } from "../../../src/store/keys.js";
-import { isPromptReading, showPrompt } from "../../support/flows.js";
+import { isPromptReading, promptRecord, showPrompt } from "../../support/flows.js";
 import { type Harness, PAYER_ID, startHarness } from "../../support/harness.js";
 import { PrivateRedis, waitUntil } from "../../support/processes.js";
 
@@ -67,12 +67,7 @@ describe("durable writes with a replica behind a slow link", () => {
     const harness = await start("auto");
     const payer = harness.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const prompt = await showPrompt(harness.emulator, payer, "/pay 237670000001 5000");
-    const { items } = await harness.app.stores.payouts.list({
-      userId: PAYER_ID,
-      offset: 0,
-      limit: 1,
-    });
-    const record = keys(harness.prefix).payout(items[0]?.id ?? "");
+    const record = keys(harness.prefix).payout((await promptRecord(harness, prompt)).id);
     const pending = harness.emulator.waitForMessage(isPromptReading(prompt, "Pending"), 15_000);
 
     await payer.pressButton(prompt, 0);

@@ -13,6 +13,7 @@ import {
   isNewReplyWith,
   isPromptIn,
   isPromptReading,
+  promptRecord,
   sendAndWait,
   showPrompt,
 } from "../../support/flows.js";
@@ -42,6 +43,7 @@ async function openBoth(h: Harness) {
   await waiting;
   const card: SentMessage = await cardSent;
   const prompt = await showPrompt(h.emulator, payer, "/pay 670000002 5000");
+  await promptRecord(h, prompt);
   const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 2 });
   const states = items.map((payout) => payout.state).sort();
   expect(states).toEqual(["awaiting_approval", "awaiting_confirmation"]);

@@ -7,7 +7,13 @@ import { request } from "undici";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedUser, plainText } from "../../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../../src/model/payout.js";
-import { isPromptReading, pressAndWait, sendAndWait, showPrompt } from "../../support/flows.js";
+import {
+  isPromptReading,
+  pressAndWait,
+  promptRecord,
+  sendAndWait,
+  showPrompt,
+} from "../../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../../support/harness.js";
 
 const h = harnessPerTest();
@@ -219,9 +225,7 @@ describe("a payout stranded in submitting by a crash", () => {
 
   it("turns the payer's prompt from Sending… into Outcome unknown", async () => {
     const shown = await showPrompt(h.emulator, payer, "/pay 670000001 7000");
-    const [payout] = (await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 }))
-      .items;
-    if (!payout) throw new Error("no payout was prepared");
+    const payout = await promptRecord(h, shown);
     // A bot that claimed it ten minutes ago and died before sending.
     const claimed = await h.app.stores.payouts.transition(
       payout.id,
