@@ -99,17 +99,17 @@ function stepRows(users: number, app: Samples, echo: Samples, floor: Samples): R
 }
 
 /** What one flow costs in calls, counted over every flow of the run (warm-up included). */
-interface CallsPerFlow {
+export interface CallsPerFlow {
   botApi: number;
   getUpdates: number;
   paymentApi: number;
 }
 
-function callsPerFlow(bot: BotUnderTest, sandbox: SandboxHandle): CallsPerFlow {
+export function callsPerFlow(bot: BotUnderTest, sandbox: SandboxHandle): CallsPerFlow {
   const flows = sandbox.countRequests({ method: "POST", path: "/disburse" });
   const getUpdates = bot.emulator.countCalls("getUpdates");
-  // The start-up calls: the app's getMe, deleteWebhook and setMyCommands twice; the floor
-  // bot's getMe and deleteWebhook.
+  // The start-up calls: the app's getMe, deleteWebhook (setWebhook in webhook mode) and
+  // setMyCommands twice; the floor bot's getMe and deleteWebhook (setWebhook).
   const startup = bot.emulator.countCalls("setMyCommands") > 0 ? 4 : 2;
   const botApi = bot.emulator.calls.length - getUpdates - startup;
   return {

@@ -8,11 +8,13 @@
  * once, handle after). The emulator POSTs as Telegram does: up to 40 connections at once,
  * one update of a chat at a time, so 20 users are 20 concurrent deliveries.
  */
-import { startSandbox } from "../src/sandbox/index.js";
+import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
 import { appEnv, type BotUnderTest, startBot } from "./bots.js";
 import { drive, ECHO_FLOW, emptySamples, PAY_FLOW, type Samples } from "./drive.js";
 import {
+  type CallsPerFlow,
   CONCURRENT_USERS,
+  callsPerFlow,
   FLOOR_CPU,
   FLOOR_STEP_P99,
   FLOOR_UPDATES,
@@ -42,7 +44,12 @@ function steps(samples: Samples): number[] {
   return [...(samples.steps.get("prompt") ?? []), ...(samples.steps.get("confirm") ?? [])];
 }
 
-function figureRows(app: Samples, echo: Samples, floor: Samples): Row[] {
+function figureRows(
+  app: Samples,
+  echo: Samples,
+  floor: Samples,
+  calls: { app: CallsPerFlow; floor: CallsPerFlow },
+): Row[] {
   const who = `${CONCURRENT_USERS} users, webhook`;
   const p99 = percentile(steps(app), 99);
   const floorP99 = percentile(steps(floor), 99);
@@ -73,6 +80,11 @@ function figureRows(app: Samples, echo: Samples, floor: Samples): Row[] {
       floor: floorUpdates,
       target: `≥ ${FLOOR_UPDATES}× floor`,
       met: updates >= FLOOR_UPDATES * floorUpdates,
+      note:
+        `As the polling row. Per flow the bot made ${calls.app.botApi.toFixed(1)} Bot API ` +
+        `calls and ${calls.app.paymentApi.toFixed(1)} Payment API requests, the floor bot ` +
+        `${calls.floor.botApi.toFixed(1)} and ${calls.floor.paymentApi.toFixed(1)}; none ` +
+        "called getUpdates.",
     }),
     row({
       bench: BENCH,
@@ -83,7 +95,9 @@ function figureRows(app: Samples, echo: Samples, floor: Samples): Row[] {
       floor: floorCpu,
       target: `≤ ${FLOOR_CPU}× floor`,
       met: cpu <= FLOOR_CPU * floorCpu,
-      note: "Includes serving the webhook's HTTP request, which the polling bots do not pay.",
+      note:
+        "Includes serving the webhook's POST (one per update), in place of the polling " +
+        "bots' share of a getUpdates call.",
     }),
   ];
 }
@@ -99,7 +113,12 @@ function checkNoPolling(bots: Bots): void {
   }
 }
 
-async function measure(context: BenchContext, scale: Scale, bots: Bots): Promise<Row[]> {
+async function measure(
+  context: BenchContext,
+  scale: Scale,
+  bots: Bots,
+  sandboxes: { app: SandboxHandle; floor: SandboxHandle },
+): Promise<Row[]> {
   const { app, echo, floor } = bots;
   context.log(`  warming up (${scale.warmupMs} ms each)`);
   await drive(echo, ECHO_FLOW, CONCURRENT_USERS, scale.warmupMs);
@@ -115,7 +134,11 @@ async function measure(context: BenchContext, scale: Scale, bots: Bots): Promise
     await drive(app, PAY_FLOW, CONCURRENT_USERS, scale.concurrentMs, samples.app);
   }
   checkNoPolling(bots);
-  return figureRows(samples.app, samples.echo, samples.floor);
+  const calls = {
+    app: callsPerFlow(app, sandboxes.app),
+    floor: callsPerFlow(floor, sandboxes.floor),
+  };
+  return figureRows(samples.app, samples.echo, samples.floor, calls);
 }
 
 /** Runs benchmark 1 in webhook mode and returns its rows. */
@@ -152,7 +175,12 @@ export async function benchPayWebhook(context: BenchContext): Promise<Row[]> {
         const app = await start("app", env);
         const echo = await start("echo");
         const floor = await start("floor", floorEnv);
-        return await measure(context, scale, { app, echo, floor });
+        return await measure(
+          context,
+          scale,
+          { app, echo, floor },
+          { app: sandbox, floor: floorSandbox },
+        );
       } finally {
         await Promise.all(started.map((bot) => bot.close()));
       }
