@@ -138,11 +138,6 @@ export class WebhookDelivery {
     }
   }
 
-  /** POSTs currently in flight (the `max_connections` a test can watch). */
-  get inFlightCount(): number {
-    return this.#inFlight.size;
-  }
-
   snapshot(): WebhookSnapshot {
     return {
       url: this.#config?.url ?? "",
