@@ -11,6 +11,8 @@
  * that answers every message with one sendMessage.
  * BENCH_BOT_MODE=floor: the floor, the same /pay job with nothing extra (floor-bot.ts), on
  * the app's environment (REDIS_URL, REDIS_KEY_PREFIX, PAYMENT_API_BASE_URL, PAYMENT_API_KEY).
+ * TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET, when set, put all of them in webhook
+ * mode: the app as in production, the echo and floor bots as telegram-webhook.ts does it.
  *
  * Messages: see messages.ts (ready, memory, usage, stop).
  */
@@ -24,6 +26,7 @@ import { silentLogger } from "../src/logger.js";
 import { failChild, tellParent } from "./child-io.js";
 import { startFloorBot } from "./floor-bot.js";
 import { CommandSchema, type MemoryReport } from "./messages.js";
+import { serveTelegramWebhook, webhookFromEnv } from "./telegram-webhook.js";
 
 interface RunningBot {
   httpUrl: string | null;
@@ -38,9 +41,18 @@ function required(name: string): string {
 
 async function startEchoBot(): Promise<RunningBot> {
   const bot = new Telegraf(required("TELEGRAM_BOT_TOKEN"), {
-    telegram: { apiRoot: required("TELEGRAM_API_ROOT") },
+    telegram: { apiRoot: required("TELEGRAM_API_ROOT"), webhookReply: false },
   });
   bot.on("message", (ctx) => ctx.reply("echo"));
+  const webhook = webhookFromEnv(process.env);
+  if (webhook) {
+    bot.botInfo = await bot.telegram.getMe();
+    const server = await serveTelegramWebhook(bot, webhook);
+    return {
+      httpUrl: null,
+      stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
   // launch() resolves only when polling ends; its callback runs once getMe answered.
   await new Promise<void>((resolve, reject) => {
     bot.launch(() => resolve()).catch(reject);
@@ -56,6 +68,7 @@ function startBenchFloorBot(): Promise<RunningBot> {
     prefix: required("REDIS_KEY_PREFIX"),
     paymentApiUrl: required("PAYMENT_API_BASE_URL"),
     paymentApiKey: required("PAYMENT_API_KEY"),
+    webhook: webhookFromEnv(process.env),
   });
 }
 

@@ -1,9 +1,11 @@
 /**
  * A bot under test: a Telegram emulator in this process with emulated users, and the bot
- * (the real app, or the bare Telegraf echo baseline) in a child process polling it, run
- * by plain node from the transpiled JavaScript (build.ts), as `npm start` runs it.
+ * (the real app, or the bare Telegraf echo baseline) in a child process polling it (or
+ * taking its updates by webhook, with `webhook: true`), run by plain node from the
+ * transpiled JavaScript (build.ts), as `npm start` runs it.
  */
 import type { ChildProcess } from "node:child_process";
+import { createServer } from "node:http";
 import {
   type EmulatedUser,
   startTelegramEmulator,
@@ -108,6 +110,36 @@ export interface StartBotOptions {
   startTogether?: boolean;
   /** The Bot API root the bot gets, from the emulator's (e.g. through a relay). */
   routeTelegram?: (apiRoot: string) => Promise<string>;
+  /**
+   * Webhook mode: the bot serves Telegram's POSTs on a free port of its own and registers
+   * it (TELEGRAM_WEBHOOK_URL, TELEGRAM_WEBHOOK_SECRET, HTTP_PORT). Default false: polling.
+   */
+  webhook?: boolean;
+}
+
+const WEBHOOK_SECRET = "bench-webhook-secret_1";
+
+/** A port nobody listens on right now (the bot binds it a moment later). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (typeof address !== "object" || address === null) throw new Error("no free port");
+  return address.port;
+}
+
+/** The environment that puts a bench bot in webhook mode on a port of its own. */
+async function webhookEnv(): Promise<Record<string, string>> {
+  const port = await freePort();
+  return {
+    HTTP_PORT: String(port),
+    TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/telegram`,
+    TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  };
 }
 
 /** Starts one bot process polling `apiRoot`; resolves once it is running. */
@@ -122,6 +154,7 @@ async function startBotProcess(
       TELEGRAM_BOT_TOKEN: token,
       TELEGRAM_API_ROOT: apiRoot,
       ...options.env,
+      ...(options.webhook ? await webhookEnv() : {}),
     },
     // The app (and the floor bot, on the same runtime) run with the flags `npm start` and the
     // image give node (package.json, Dockerfile).

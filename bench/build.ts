@@ -23,6 +23,7 @@ const BENCH_FILES = [
   "bench/relay-process.ts",
   "bench/child-io.ts",
   "bench/messages.ts",
+  "bench/telegram-webhook.ts",
 ];
 
 function typeScriptFiles(dir: string): string[] {

@@ -9,16 +9,25 @@
  *                      → answerCallbackQuery + editMessageText ("Pending")
  *   payment callback   → GET /payments/{id} → editMessageText + sendMessage (the notice)
  *
+ * In webhook mode (`webhook` set) updates come by HTTP instead, as telegram-webhook.ts takes
+ * them, on the same server as the payment callbacks (as the app serves both).
+ *
  * No roles, limits, duplicates, audit, durability, i18n or escaping beyond what the Bot
  * API needs: what is left is what any bot doing this job must pay, so the product's cost
  * over it is the cost of its guards.
  */
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { Redis } from "ioredis";
 import { Telegraf } from "telegraf";
 import { Pool } from "undici";
+import {
+  listenOn,
+  portOf,
+  setBotWebhook,
+  type TelegramWebhookOptions,
+  telegramWebhookRoute,
+} from "./telegram-webhook.js";
 
 export interface FloorBotOptions {
   token: string;
@@ -28,6 +37,8 @@ export interface FloorBotOptions {
   prefix: string;
   paymentApiUrl: string;
   paymentApiKey: string;
+  /** Take updates by webhook at this URL (its port is this bot's server); null: long polling. */
+  webhook: TelegramWebhookOptions | null;
 }
 
 export interface FloorBot {
@@ -48,13 +59,6 @@ const PROMPT_TTL_SECONDS = 300;
 const DAY_SECONDS = 86_400;
 const FINAL = new Set(["success", "failed", "canceled"]);
 
-function listen(server: Server): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve(server.address() as AddressInfo));
-  });
-}
-
 /** `237` + nine digits from what the person typed, or null. */
 function phoneOf(text: string): string | null {
   const digits = text.replace(/\D/g, "");
@@ -67,7 +71,9 @@ export async function startFloorBot(options: FloorBotOptions): Promise<FloorBot>
   const redis = new Redis(options.redisUrl, { keyPrefix: options.prefix });
   const api = new Pool(options.paymentApiUrl, { connections: 16 });
   const headers = { "x-api-key": options.paymentApiKey, "content-type": "application/json" };
-  const bot = new Telegraf(options.token, { telegram: { apiRoot: options.apiRoot } });
+  const bot = new Telegraf(options.token, {
+    telegram: { apiRoot: options.apiRoot, webhookReply: false },
+  });
 
   const apiCall = async (method: "GET" | "POST", path: string, body?: unknown) => {
     const response = await api.request({
@@ -83,6 +89,34 @@ export async function startFloorBot(options: FloorBotOptions): Promise<FloorBot>
     return json as Record<string, unknown>;
   };
 
+  // A press can arrive while its prompt's record is still being written (updates come
+  // concurrently in webhook mode): Confirm waits for it, as the app does.
+  const storing = new Map<string, Promise<void>>();
+
+  const sendPrompt = async (
+    chatId: number,
+    id: string,
+    payout: Pick<PromptRecord, "phone" | "amount" | "name">,
+  ) => {
+    const { phone, amount, name } = payout;
+    const sent = await bot.telegram.sendMessage(
+      chatId,
+      `Pay ${amount} FCFA to ${name} (+${phone})?`,
+      {
+        reply_markup: {
+          inline_keyboard: [
+            [
+              { text: "Confirm", callback_data: `c:${id}` },
+              { text: "Cancel", callback_data: `x:${id}` },
+            ],
+          ],
+        },
+      },
+    );
+    const record: PromptRecord = { chatId, messageId: sent.message_id, ...payout };
+    await redis.set(`prompt:${id}`, JSON.stringify(record), "EX", PROMPT_TTL_SECONDS);
+  };
+
   bot.command("pay", async (ctx) => {
     const [, number = "", amountText = ""] = ctx.message.text.split(/\s+/);
     const phone = phoneOf(number);
@@ -94,28 +128,18 @@ export async function startFloorBot(options: FloorBotOptions): Promise<FloorBot>
     const info = await apiCall("GET", `/data/userinfo/${phone}`);
     const name = `${String(info.firstName ?? "")} ${String(info.lastName ?? "")}`.trim();
     const id = randomBytes(12).toString("base64url");
-    const sent = await ctx.reply(`Pay ${amount} FCFA to ${name} (+${phone})?`, {
-      reply_markup: {
-        inline_keyboard: [
-          [
-            { text: "Confirm", callback_data: `c:${id}` },
-            { text: "Cancel", callback_data: `x:${id}` },
-          ],
-        ],
-      },
-    });
-    const record: PromptRecord = {
-      chatId: ctx.chat.id,
-      messageId: sent.message_id,
-      phone,
-      amount,
-      name,
-    };
-    await redis.set(`prompt:${id}`, JSON.stringify(record), "EX", PROMPT_TTL_SECONDS);
+    const stored = sendPrompt(ctx.chat.id, id, { phone, amount, name });
+    storing.set(id, stored);
+    try {
+      await stored;
+    } finally {
+      storing.delete(id);
+    }
   });
 
   bot.action(/^c:(.+)$/, async (ctx) => {
     const id = ctx.match[1] ?? "";
+    await storing.get(id)?.catch(() => undefined);
     // The claim and the record in one round trip: only the first press gets "OK".
     const replies = await redis
       .multi()
@@ -161,7 +185,9 @@ export async function startFloorBot(options: FloorBotOptions): Promise<FloorBot>
     ]);
   };
 
+  const telegramRoute = options.webhook ? telegramWebhookRoute(bot, options.webhook) : null;
   const server = createServer((request, response) => {
+    if (telegramRoute?.(request, response)) return;
     if (request.method !== "POST" || request.url !== "/webhooks/payments") {
       response.writeHead(404).end();
       return;
@@ -182,15 +208,21 @@ export async function startFloorBot(options: FloorBotOptions): Promise<FloorBot>
       if (id !== "") void settle(id).catch(() => undefined);
     });
   });
-  const address = await listen(server);
+  const address = await listenOn(server, options.webhook ? portOf(options.webhook.url) : 0);
 
-  await new Promise<void>((resolve, reject) => {
-    bot.launch(() => resolve()).catch(reject);
-  });
+  if (options.webhook) {
+    // What launch() does first, then the webhook in place of polling.
+    bot.botInfo = await bot.telegram.getMe();
+    await setBotWebhook(bot, options.webhook);
+  } else {
+    await new Promise<void>((resolve, reject) => {
+      bot.launch(() => resolve()).catch(reject);
+    });
+  }
   return {
     httpUrl: `http://127.0.0.1:${address.port}`,
     async stop() {
-      bot.stop("bench done");
+      if (!options.webhook) bot.stop("bench done");
       await new Promise((resolve) => server.close(resolve));
       await api.close();
       redis.disconnect();

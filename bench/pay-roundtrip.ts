@@ -16,11 +16,15 @@ import { type BenchContext, withPrefix } from "./setup.js";
 import { median, percentile, type Row, row } from "./stats.js";
 
 const BENCH = "1 /pay round trip";
-const CONCURRENT_USERS = 20;
+export const CONCURRENT_USERS = 20;
 const DAY_MS = 86_400_000;
 const STEP_TARGET_MS = 10;
 /** No limit, no signing, payments stay pending: the sandbox answers at once. */
-const SANDBOX_OPTIONS = { rateLimitPerMinute: 0, settleDelayMs: DAY_MS, signResponses: false };
+export const SANDBOX_OPTIONS = {
+  rateLimitPerMinute: 0,
+  settleDelayMs: DAY_MS,
+  signResponses: false,
+};
 
 interface Scale {
   warmupMs: number;
@@ -33,9 +37,9 @@ const QUICK: Scale = { warmupMs: 1000, singleUserMs: 1500, concurrentMs: 2500, r
 const FULL: Scale = { warmupMs: 3000, singleUserMs: 8000, concurrentMs: 12_000, rounds: 2 };
 
 /** Floor targets (issue 37): the product within these of the same job done with nothing extra. */
-const FLOOR_STEP_P99 = 1.5;
-const FLOOR_UPDATES = 0.7;
-const FLOOR_CPU = 1.5;
+export const FLOOR_STEP_P99 = 1.5;
+export const FLOOR_UPDATES = 0.7;
+export const FLOOR_CPU = 1.5;
 
 function stepRows(users: number, app: Samples, echo: Samples, floor: Samples): Row[] {
   const echoSteps = echo.steps.get("echo") ?? [];
@@ -95,17 +99,17 @@ function stepRows(users: number, app: Samples, echo: Samples, floor: Samples): R
 }
 
 /** What one flow costs in calls, counted over every flow of the run (warm-up included). */
-interface CallsPerFlow {
+export interface CallsPerFlow {
   botApi: number;
   getUpdates: number;
   paymentApi: number;
 }
 
-function callsPerFlow(bot: BotUnderTest, sandbox: SandboxHandle): CallsPerFlow {
+export function callsPerFlow(bot: BotUnderTest, sandbox: SandboxHandle): CallsPerFlow {
   const flows = sandbox.countRequests({ method: "POST", path: "/disburse" });
   const getUpdates = bot.emulator.countCalls("getUpdates");
-  // The start-up calls: the app's getMe, deleteWebhook and setMyCommands twice; the floor
-  // bot's getMe and deleteWebhook.
+  // The start-up calls: the app's getMe, deleteWebhook (setWebhook in webhook mode) and
+  // setMyCommands twice; the floor bot's getMe and deleteWebhook (setWebhook).
   const startup = bot.emulator.countCalls("setMyCommands") > 0 ? 4 : 2;
   const botApi = bot.emulator.calls.length - getUpdates - startup;
   return {

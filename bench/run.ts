@@ -20,6 +20,7 @@ import { benchMerchants } from "./merchants.js";
 import { benchMerchantsScale } from "./merchants-scale.js";
 import { benchNotify } from "./notify.js";
 import { benchPayRoundTrip } from "./pay-roundtrip.js";
+import { benchPayWebhook } from "./pay-webhook.js";
 import { benchRateLimit } from "./rate-limit.js";
 import { benchRoundTrips } from "./round-trips.js";
 import { benchSchedules } from "./schedules.js";
@@ -41,6 +42,12 @@ const BENCHMARKS: readonly Benchmark[] = [
     title: "1 /pay round trip",
     run: benchPayRoundTrip,
     budgetMs: 240_000,
+  },
+  {
+    name: "pay-webhook",
+    title: "1 /pay round trip, webhook",
+    run: benchPayWebhook,
+    budgetMs: 180_000,
   },
   {
     name: "client",

@@ -14,6 +14,7 @@ import {
   SetWebhookParams,
 } from "./params.js";
 import { BotApiError, badRequest } from "./types.js";
+import { DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS_RANGE } from "./webhook.js";
 
 const WEBHOOK_CONFLICT =
   "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
@@ -62,7 +63,12 @@ function setWebhook({ core, request }: MethodContext) {
   if (params.drop_pending_updates) core.updates.dropPending();
   core.updates.setAllowedUpdates(params.allowed_updates);
   core.updates.endWaitingPoll(new BotApiError(409, WEBHOOK_CONFLICT));
-  core.webhook.set({ url: params.url, secretToken });
+  // The Bot API server clamps the number into 1-100 rather than refusing it.
+  const maxConnections = Math.min(
+    Math.max(params.max_connections ?? DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS_RANGE.min),
+    MAX_CONNECTIONS_RANGE.max,
+  );
+  core.webhook.set({ url: params.url, secretToken, maxConnections });
   return true;
 }
 

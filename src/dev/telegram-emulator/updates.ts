@@ -66,9 +66,9 @@ export class UpdateQueue {
     return this.#pending.length;
   }
 
-  /** The oldest deliverable update, if any. */
-  peek(): Update | undefined {
-    return this.#take(1)[0];
+  /** Every deliverable update, oldest first. */
+  deliverable(): readonly Update[] {
+    return this.#take(this.#pending.length);
   }
 
   remove(updateId: number): void {

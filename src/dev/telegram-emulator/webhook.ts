@@ -1,9 +1,14 @@
 /**
- * Webhook mode: once the bot calls setWebhook, queued updates are POSTed to its URL one
- * at a time, in order, with `X-Telegram-Bot-Api-Secret-Token` when a secret was set.
- * A failed delivery is retried a few times and then given up (Telegram keeps trying for
- * longer; a test wants a bounded run). A JSON answer naming a `method` is executed, as
- * Telegram does for "webhook replies".
+ * Webhook mode: once the bot calls setWebhook, queued updates are POSTed to its URL with
+ * `X-Telegram-Bot-Api-Secret-Token` when a secret was set, as Telegram does: up to
+ * `max_connections` POSTs at once (setWebhook's parameter, 1-100, default 40), but never two
+ * of one chat at once, and a chat's updates in the order they came (grammY's deployment
+ * guide: "Telegram will deliver updates from the same chat in sequence, and updates from
+ * different chats are sent concurrently"; the Bot API reference itself only names the
+ * connection limit). A failed delivery is retried a few times and then given up (Telegram
+ * keeps trying for longer; a test wants a bounded run), holding its chat's later updates
+ * meanwhile. A JSON answer naming a `method` is executed, as Telegram does for "webhook
+ * replies".
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Update } from "telegraf/types";
@@ -13,7 +18,14 @@ import type { UpdateQueue } from "./updates.js";
 export interface WebhookConfig {
   readonly url: string;
   readonly secretToken: string | undefined;
+  /** Most POSTs in flight at once (setWebhook's `max_connections`). */
+  readonly maxConnections: number;
 }
+
+/** setWebhook's `max_connections` when the bot leaves it out. */
+export const DEFAULT_MAX_CONNECTIONS = 40;
+/** Telegram's range for `max_connections`. */
+export const MAX_CONNECTIONS_RANGE = { min: 1, max: 100 } as const;
 
 export interface WebhookDeliveryOptions {
   readonly retryDelayMs: number;
@@ -37,6 +49,32 @@ function describeFailure(error: unknown): string {
   return error.message;
 }
 
+function idOf(value: unknown): number | undefined {
+  if (typeof value !== "object" || value === null || !("id" in value)) return undefined;
+  return typeof value.id === "number" ? value.id : undefined;
+}
+
+/**
+ * Which conversation an update belongs to, for in-order delivery: its chat (a callback
+ * query's: its message's), else its sender (an inline query has no chat), else none.
+ */
+export function orderingKey(update: Update): string | undefined {
+  for (const [field, payload] of Object.entries(update)) {
+    if (field === "update_id" || typeof payload !== "object" || payload === null) continue;
+    const chat = "chat" in payload ? idOf(payload.chat) : undefined;
+    if (chat !== undefined) return `chat:${chat}`;
+    const message = "message" in payload ? payload.message : undefined;
+    if (typeof message === "object" && message !== null && "chat" in message) {
+      const messageChat = idOf(message.chat);
+      if (messageChat !== undefined) return `chat:${messageChat}`;
+    }
+    const from =
+      "from" in payload ? idOf(payload.from) : "user" in payload ? idOf(payload.user) : undefined;
+    if (from !== undefined) return `user:${from}`;
+  }
+  return undefined;
+}
+
 function parseReply(text: string): { method: string; params: Record<string, unknown> } | undefined {
   let body: unknown;
   try {
@@ -51,7 +89,10 @@ function parseReply(text: string): { method: string; params: Record<string, unkn
 
 export class WebhookDelivery {
   #config: WebhookConfig | undefined;
-  #running = false;
+  /** Updates being POSTed (attempts and retry pauses included), by id. */
+  readonly #inFlight = new Set<number>();
+  /** Conversations with an update in flight: their next update waits. */
+  readonly #busyKeys = new Set<string>();
   #deliveredCount = 0;
   #lastError: { message: string; date: number } | undefined;
   readonly #abort = new AbortController();
@@ -79,10 +120,22 @@ export class WebhookDelivery {
     this.#config = undefined;
   }
 
-  /** Starts delivering if a webhook is set and nothing is being delivered yet. */
+  /**
+   * Starts POSTing the oldest queued updates whose conversation has none in flight, up to
+   * the webhook's connection limit; runs again whenever an update arrives or a POST ends.
+   */
   kick(): void {
-    if (this.#running || !this.#config || this.#abort.signal.aborted) return;
-    void this.#run();
+    const config = this.#config;
+    if (!config || this.#abort.signal.aborted) return;
+    // An update whose conversation is busy blocks that conversation's later ones too, since
+    // the busy key stays set until its own delivery ends.
+    for (const update of this.#queue.deliverable()) {
+      if (this.#inFlight.size >= config.maxConnections) return;
+      if (this.#inFlight.has(update.update_id)) continue;
+      const key = orderingKey(update);
+      if (key !== undefined && this.#busyKeys.has(key)) continue;
+      this.#start(config, update, key);
+    }
   }
 
   snapshot(): WebhookSnapshot {
@@ -102,19 +155,15 @@ export class WebhookDelivery {
     this.#abort.abort();
   }
 
-  async #run(): Promise<void> {
-    this.#running = true;
-    try {
-      for (;;) {
-        const config = this.#config;
-        const update = this.#queue.peek();
-        if (!config || !update || this.#abort.signal.aborted) return;
-        await this.#deliver(config, update);
-        this.#queue.remove(update.update_id);
-      }
-    } finally {
-      this.#running = false;
-    }
+  #start(config: WebhookConfig, update: Update, key: string | undefined): void {
+    this.#inFlight.add(update.update_id);
+    if (key !== undefined) this.#busyKeys.add(key);
+    void this.#deliver(config, update).finally(() => {
+      this.#queue.remove(update.update_id);
+      this.#inFlight.delete(update.update_id);
+      if (key !== undefined) this.#busyKeys.delete(key);
+      this.kick();
+    });
   }
 
   async #deliver(config: WebhookConfig, update: Update): Promise<void> {

@@ -259,6 +259,60 @@ describe("TelegramEmulator", () => {
     expect((await emulator.waitForCallbackAnswer(callbackQueryId)).text).toBe("pong");
   });
 
+  /** A webhook that holds every POST until the test lets it go, by the message's text. */
+  async function holdingWebhook() {
+    const held = new Map<string, () => void>();
+    const url = await listen((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on("end", () => {
+        const update: { message?: { text?: string } } = JSON.parse(body);
+        held.set(update.message?.text ?? "", () => res.end());
+      });
+    });
+    // Two POSTs in flight together may arrive in either order: compare as sets.
+    const texts = () => [...held.keys()].sort();
+    const release = (text: string) => held.get(text)?.();
+    return { url, texts, release };
+  }
+
+  it("POSTs two chats' updates at once but one chat's one at a time, in order", async () => {
+    const hook = await holdingWebhook();
+    await bot.telegram.setWebhook(`${hook.url}/hook`);
+    const [ann, bob] = [emulator.user({ id: 21 }), emulator.user({ id: 22 })];
+    await ann.sendText("ann 1");
+    await ann.sendText("ann 2");
+    await bob.sendText("bob 1");
+
+    // Ann's first and Bob's first are in flight together; Ann's second waits for her first.
+    await expect.poll(hook.texts).toEqual(["ann 1", "bob 1"]);
+    hook.release("bob 1");
+    await expect.poll(() => emulator.webhook.deliveredCount).toBe(1);
+    expect(hook.texts()).toEqual(["ann 1", "bob 1"]);
+    hook.release("ann 1");
+    await expect.poll(hook.texts).toEqual(["ann 1", "ann 2", "bob 1"]);
+    hook.release("ann 2");
+    await expect.poll(() => emulator.webhook.pendingUpdateCount).toBe(0);
+    expect(emulator.webhook.deliveredCount).toBe(3);
+  });
+
+  it("keeps at most max_connections POSTs in flight", async () => {
+    const hook = await holdingWebhook();
+    await bot.telegram.setWebhook(`${hook.url}/hook`, { max_connections: 2 });
+    for (const id of [31, 32, 33]) await emulator.user({ id }).sendText(`from ${id}`);
+
+    // Three chats are ready, but the third waits for a free connection.
+    await expect.poll(hook.texts).toEqual(["from 31", "from 32"]);
+    expect(emulator.webhook.pendingUpdateCount).toBe(3);
+    hook.release("from 31");
+    await expect.poll(hook.texts).toEqual(["from 31", "from 32", "from 33"]);
+    hook.release("from 32");
+    hook.release("from 33");
+    await expect.poll(() => emulator.webhook.deliveredCount).toBe(3);
+  });
+
   it("turns failNext into the TelegramError Telegram would cause", async () => {
     emulator.user({ id: 14 });
     emulator.failNext("sendMessage", {
