@@ -220,6 +220,8 @@ export function parseMerchants(
       const config = loadConfig(overlay, mode);
       const { sharedKeyPrefix } = config.redis;
       config.redis.keyPrefix = merchantKeyPrefix(sharedKeyPrefix, id);
+      // A "… with PIN" button opens the Mini App on the merchant whose message it is on.
+      if (config.stepUp) config.stepUp.webAppUrl = withMerchant(config.stepUp.webAppUrl, id);
       merchants.push({
         id,
         name,
@@ -241,4 +243,14 @@ export function parseMerchants(
     throw new ConfigError([...shared, ...problems]);
   }
   return merchants;
+}
+
+/**
+ * `url` naming `merchantId` in its query (`m`): the Mini App's page opened from it names that
+ * merchant in its requests (`X-Merchant`), whichever one the person's chat commands act for.
+ */
+export function withMerchant(url: string, merchantId: string): string {
+  const named = new URL(url);
+  named.searchParams.set("m", merchantId);
+  return named.toString();
 }

@@ -219,6 +219,9 @@ async function start(): Promise<void> {
   setLang(launch.languageCode?.toLowerCase().startsWith("fr") ? "fr" : "en");
   document.title = t("app.title");
   setInitData(launch.initData);
+  // A "… with PIN" button of one merchant's message names it (m): its payout is there.
+  const named = new URLSearchParams(location.search).get("m");
+  if (named) setMerchant(named);
   await open();
 }
 
