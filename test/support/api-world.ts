@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sign } from "@telegram-apps/init-data-node";
 import { type App, startApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config/index.js";
 import type { TelegramEmulator } from "../../src/dev/telegram-emulator/index.js";
@@ -67,4 +68,31 @@ export function apiWorldPerTest(
     },
     (running) => running.close(),
   );
+}
+
+/**
+ * A Mini App API call to `world` as `userId` (named `firstName`), with init data signed by
+ * the bot token now: the answer's status and JSON body.
+ */
+export async function callApi(
+  world: ApiWorld,
+  user: { id: number; firstName: string },
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const initData = sign(
+    { user: { id: user.id, first_name: user.firstName, language_code: "en" }, query_id: "q" },
+    world.emulator.token,
+    new Date(),
+  );
+  const response = await fetch(`${world.api}${path}`, {
+    method,
+    headers: {
+      authorization: `tma ${initData}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }

@@ -3,10 +3,9 @@
  * the PIN threshold in a band of two signatures. A signature that is not the last is a
  * decision too: pressed in the chat, forged or not, it is refused and not recorded.
  */
-import { sign } from "@telegram-apps/init-data-node";
 import { expect, it } from "vitest";
 import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
-import { apiWorldPerTest } from "../../support/api-world.js";
+import { apiWorldPerTest, callApi } from "../../support/api-world.js";
 import { sendAndWait } from "../../support/flows.js";
 import { APPROVER_ID, PAYER_ID } from "../../support/harness.js";
 
@@ -16,23 +15,8 @@ const world = apiWorldPerTest("step-up-signatures", {
 });
 
 /** A Mini App API call as `userId`, with init data signed by the bot token now. */
-async function call(userId: number, method: "GET" | "POST", path: string, body?: unknown) {
-  const { emulator, api } = world();
-  const initData = sign(
-    { user: { id: userId, first_name: "Ama", language_code: "en" }, query_id: "q" },
-    emulator.token,
-    new Date(),
-  );
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: {
-      authorization: `tma ${initData}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
+const call = (userId: number, method: "GET" | "POST", path: string, body?: unknown) =>
+  callApi(world(), { id: userId, firstName: "Ama" }, method, path, body);
 
 it("refuses a batch's first signature pressed in the chat without the PIN: nothing is recorded", async () => {
   const { emulator, app } = world();

@@ -1,11 +1,10 @@
-import { sign } from "@telegram-apps/init-data-node";
 import { describe, expect, it } from "vitest";
 import {
   type InlineKeyboard,
   plainText,
   type SentMessage,
 } from "../../../src/dev/telegram-emulator/index.js";
-import { apiWorldPerTest, WEBAPP_URL } from "../../support/api-world.js";
+import { apiWorldPerTest, callApi, WEBAPP_URL } from "../../support/api-world.js";
 import { isPromptIn, isPromptReading, sendAndWait } from "../../support/flows.js";
 import { ADMIN_ID, APPROVER_ID, PAYER_ID } from "../../support/harness.js";
 
@@ -18,24 +17,9 @@ const world = apiWorldPerTest("step-up", {
   APPROVAL_THRESHOLD_XAF: "200000",
 });
 
-/** A Mini App API call as `userId`, with init data signed by the bot token. */
-async function call(userId: number, method: "GET" | "POST", path: string, body?: unknown) {
-  const { emulator, api } = world();
-  const initData = sign(
-    { user: { id: userId, first_name: "Paul", language_code: "en" }, query_id: "q" },
-    emulator.token,
-    new Date(),
-  );
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: {
-      authorization: `tma ${initData}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
+/** A Mini App API call as `userId`, with init data signed by the bot token now. */
+const call = (userId: number, method: "GET" | "POST", path: string, body?: unknown) =>
+  callApi(world(), { id: userId, firstName: "Paul" }, method, path, body);
 
 /** `/pay` of a big amount as the payer: the prompt, and the payout's id from its button. */
 async function bigPrompt(
