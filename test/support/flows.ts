@@ -12,6 +12,7 @@ import {
   type TelegramEmulator,
 } from "../../src/dev/telegram-emulator/index.js";
 import type { Payout } from "../../src/model/payout.js";
+import type { Stores } from "../../src/store/types.js";
 import type { Harness } from "./harness.js";
 
 type MessagePredicate = (message: SentMessage) => boolean;
@@ -117,15 +118,20 @@ export async function payAndConfirm(
 }
 
 /**
- * The payout stored for `prompt` (in a private chat), once it is: the bot sends a prompt first and stores its
+ * The payout stored for `prompt` (in a private chat), once it is, read from a harness's stores
+ * or a world's (bot processes): the bot sends a prompt first and stores its
  * record (with the prompt's message id) right after, so a test reading the store the moment
  * the prompt appears waits for it here.
  */
-export async function promptRecord(h: Harness, prompt: SentMessage): Promise<Payout> {
+export async function promptRecord(
+  h: Harness | { stores: Pick<Stores, "payouts"> },
+  prompt: SentMessage,
+): Promise<Payout> {
+  const { payouts } = "app" in h ? h.app.stores : h.stores;
   return vi.waitFor(
     async () => {
-      const id = await h.app.stores.payouts.openPrompt(prompt.chatId, prompt.chatId);
-      const payout = id === null ? null : await h.app.stores.payouts.get(id);
+      const id = await payouts.openPrompt(prompt.chatId, prompt.chatId);
+      const payout = id === null ? null : await payouts.get(id);
       if (payout?.messageId !== prompt.messageId) throw new Error("the prompt is not stored yet");
       return payout;
     },

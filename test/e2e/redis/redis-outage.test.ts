@@ -6,7 +6,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
-import { messagesWith, payAndConfirm, pressAndWait, showPrompt } from "../../support/flows.js";
+import {
+  messagesWith,
+  payAndConfirm,
+  pressAndWait,
+  promptRecord,
+  showPrompt,
+} from "../../support/flows.js";
 import { PAYER_ID } from "../../support/harness.js";
 import { healthStatus, PrivateRedis, startBot, waitUntil } from "../../support/processes.js";
 import { startWorld, type World } from "../../support/world.js";
@@ -34,6 +40,8 @@ describe("Redis going away under a running bot", () => {
     await payAndConfirm(world.emulator, payer, "/pay 237670000001 1000");
     // A prompt shown before the outage, confirmed during it.
     const prompt = await showPrompt(world.emulator, payer, "/pay 237690000001 2000");
+    // Its record is stored just after it is sent: Redis stops only once it is.
+    await promptRecord(world, prompt);
 
     await redis.stop();
     await waitUntil(async () => (await healthStatus(bot.url)) === 503, "healthz to answer 503");
