@@ -12,8 +12,8 @@
 import type { IncomingMessage } from "node:http";
 import {
   authenticateWebApp,
-  initDataOf,
   type MerchantChoice,
+  uncheckedUserIdOf,
   type WebAppMerchant,
 } from "./http/webapp/auth.js";
 import { FILE_PREFIX, merchantOfFileLink } from "./http/webapp/file-links.js";
@@ -30,19 +30,6 @@ export interface MerchantsWebAppOptions {
   /** The routes every runtime serves (the first's). */
   routes(): WebAppHandler["routes"];
   auth: { botToken: string; maxAgeSeconds: number; now: () => number };
-}
-
-/** The Telegram user id in a request's init data, unchecked (the runtime checks it). */
-function userIdOf(request: IncomingMessage): number | undefined {
-  const raw = initDataOf(request.headers.authorization);
-  if (raw === null) return undefined;
-  try {
-    const user: unknown = JSON.parse(new URLSearchParams(raw).get("user") ?? "null");
-    const id = typeof user === "object" && user !== null ? Reflect.get(user, "id") : undefined;
-    return typeof id === "number" ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function namedIn(request: IncomingMessage, url: URL): string | undefined {
@@ -76,7 +63,7 @@ export function merchantsWebApp(options: MerchantsWebAppOptions): WebAppHandler 
     async handle(request, response, url, readBody) {
       const named = namedIn(request, url);
       if (named === undefined) {
-        const handler = await options.current(userIdOf(request));
+        const handler = await options.current(uncheckedUserIdOf(request.headers.authorization));
         return handler?.handle(request, response, url, readBody) ?? false;
       }
       const handler = options.byId(named);

@@ -120,6 +120,15 @@ function userOf(text: string | null): InitDataUser | null {
   }
 }
 
+/**
+ * The Telegram user id in an `Authorization: tma <initData>` header, NOT checked (to choose
+ * who answers a request; that one checks it with authenticateWebApp), or undefined.
+ */
+export function uncheckedUserIdOf(header: string | undefined): number | undefined {
+  const raw = initDataOf(header);
+  return raw === null ? undefined : userOf(new URLSearchParams(raw).get("user"))?.id;
+}
+
 /** The raw init data of an `Authorization: tma <initData>` header, or null. */
 export function initDataOf(header: string | undefined): string | null {
   if (header === undefined) return null;
