@@ -9,7 +9,13 @@
  */
 import { spawn } from "node:child_process";
 import { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
 import { z } from "zod";
+import {
+  createRedisConnection,
+  type RedisClient,
+  waitForReady,
+} from "../../src/store/redis/connection.js";
 import type { ClusterTarget } from "../../src/store/redis/target.js";
 import { freePort } from "./net.js";
 import { PrivateRedis, waitUntil } from "./processes.js";
@@ -239,4 +245,40 @@ export class RedisCluster {
   async close(): Promise<void> {
     await Promise.all(this.nodes.map((node) => node.close()));
   }
+}
+
+/** A test file's cluster and its own connection to it, there from `beforeAll` on. */
+export interface ClusterOfFile {
+  readonly cluster: RedisCluster;
+  readonly redis: RedisClient;
+}
+
+/**
+ * Starts a cluster and connects to it before the file's tests (beforeAll), and closes both
+ * after them (afterAll). Read `cluster` and `redis` inside the tests, not at import.
+ */
+export function clusterForFile(): ClusterOfFile {
+  let started: ClusterOfFile | undefined;
+  beforeAll(async () => {
+    const cluster = await RedisCluster.start();
+    const redis = createRedisConnection(cluster.target());
+    started = { cluster, redis };
+    await waitForReady(redis, 10_000);
+  }, 60_000);
+  afterAll(async () => {
+    await started?.redis.quit();
+    await started?.cluster.close();
+  });
+  const current = (): ClusterOfFile => {
+    if (!started) throw new Error("the cluster starts in beforeAll: read it inside a test");
+    return started;
+  };
+  return {
+    get cluster() {
+      return current().cluster;
+    },
+    get redis() {
+      return current().redis;
+    },
+  };
 }

@@ -6,41 +6,24 @@
  * between the two nodes meanwhile is answered TRYAGAIN and sent again. Every payout is paid
  * once, and every payer told.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import { DEFAULT_MERCHANT_ID, keys, merchantKeyPrefix } from "../../../src/store/keys.js";
-import {
-  createRedisConnection,
-  dropPrefix,
-  type RedisClient,
-  waitForReady,
-} from "../../../src/store/redis/connection.js";
-import { RedisCluster } from "../../support/cluster.js";
+import { dropPrefix } from "../../../src/store/redis/connection.js";
+import { clusterForFile } from "../../support/cluster.js";
 import { showPrompt } from "../../support/flows.js";
 import { ADMIN_ID, startHarness } from "../../support/harness.js";
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
 const PAYERS = Array.from({ length: 8 }, (_, index) => 4001 + index);
 
-let cluster: RedisCluster;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  cluster = await RedisCluster.start();
-  redis = createRedisConnection(cluster.target());
-  await waitForReady(redis, 10_000);
-}, 60_000);
-
-afterAll(async () => {
-  await redis?.quit();
-  await cluster?.close();
-});
+const file = clusterForFile();
 
 describe("a merchant's slot migrated while its payouts run", () => {
   it("pays every payout once and tells every payer", { timeout: 90_000 }, async () => {
     const h = await startHarness({
       env: {
-        ...cluster.env(),
+        ...file.cluster.env(),
         REDIS_URL: "",
         STAFF: [`${ADMIN_ID}:admin`, ...PAYERS.map((id) => `${id}:payer`)].join(","),
       },
@@ -59,7 +42,7 @@ describe("a merchant's slot migrated while its payouts run", () => {
         prompts.push({ payer, prompt, amount: 2001 + index });
       }
       const key = keys(merchantKeyPrefix(h.prefix, DEFAULT_MERCHANT_ID)).staff();
-      const before = await cluster.primaryOf(key);
+      const before = await file.cluster.primaryOf(key);
       const paid = prompts.map(({ payer, prompt, amount }) =>
         h.emulator.waitForMessage(
           (m) =>
@@ -78,9 +61,9 @@ describe("a merchant's slot migrated while its payouts run", () => {
         }
       })();
       await new Promise((resolve) => setTimeout(resolve, 150));
-      await cluster.reshardSlotOf(key);
+      await file.cluster.reshardSlotOf(key);
       await pressing;
-      expect((await cluster.primaryOf(key)).port).not.toBe(before.port);
+      expect((await file.cluster.primaryOf(key)).port).not.toBe(before.port);
 
       await Promise.all(paid);
       const sent = h.sandbox.requests
@@ -97,7 +80,7 @@ describe("a merchant's slot migrated while its payouts run", () => {
       }
     } finally {
       await h.close();
-      await dropPrefix(redis, h.prefix);
+      await dropPrefix(file.redis, h.prefix);
     }
   });
 });

@@ -5,7 +5,7 @@
  * tag; two merchants (MERCHANTS_FILE) pay, each on its own slot, with the global keys (a
  * person's /merchant choice, a message's merchant) beside them.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import {
   DEFAULT_MERCHANT_ID,
@@ -13,45 +13,27 @@ import {
   keys,
   merchantKeyPrefix,
 } from "../../../src/store/keys.js";
-import {
-  createRedisConnection,
-  dropPrefix,
-  primaries,
-  type RedisClient,
-  waitForReady,
-} from "../../../src/store/redis/connection.js";
-import { RedisCluster } from "../../support/cluster.js";
+import { dropPrefix, primaries } from "../../../src/store/redis/connection.js";
+import { clusterForFile } from "../../support/cluster.js";
 import { isPromptIn, isPromptReading, sendAndWait, showPrompt } from "../../support/flows.js";
 import { PAYER_ID, startHarness } from "../../support/harness.js";
 import { BEA, MO, PAUL, startMerchantsHarness, storesOf } from "../merchants/merchants-harness.js";
 
-let cluster: RedisCluster;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  cluster = await RedisCluster.start();
-  redis = createRedisConnection(cluster.target());
-  await waitForReady(redis, 10_000);
-}, 60_000);
-
-afterAll(async () => {
-  await redis?.quit();
-  await cluster?.close();
-});
+const file = clusterForFile();
 
 /** The bot's environment on the cluster: its nodes, and no REDIS_URL (refused beside them). */
 function clusterEnv(): Record<string, string> {
-  return { ...cluster.env(), REDIS_URL: "" };
+  return { ...file.cluster.env(), REDIS_URL: "" };
 }
 
 /** Every key under `prefix`, on every primary. */
 async function keysUnder(prefix: string): Promise<string[]> {
-  const found = await Promise.all(primaries(redis).map((node) => node.keys(`${prefix}*`)));
+  const found = await Promise.all(primaries(file.redis).map((node) => node.keys(`${prefix}*`)));
   return found.flat();
 }
 
 async function slotOf(key: string): Promise<number> {
-  const [node] = primaries(redis);
+  const [node] = primaries(file.redis);
   if (!node) throw new Error("no primary");
   return Number(await node.cluster("KEYSLOT", key));
 }
@@ -86,7 +68,7 @@ describe("the bot on a Redis Cluster", () => {
       expect(found).toContain(keys(tagged).payout(payout?.id ?? ""));
     } finally {
       await h.close();
-      await dropPrefix(redis, h.prefix);
+      await dropPrefix(file.redis, h.prefix);
     }
   });
 
@@ -130,10 +112,10 @@ describe("the bot on a Redis Cluster", () => {
       expect(bravoSlots.size).toBe(1);
       expect([...alphaSlots][0]).not.toBe([...bravoSlots][0]);
       // The person's choice is a global key, read and written alone.
-      expect(await redis.get(globalKeys(h.prefix).currentMerchant(MO))).toBe("bravo");
+      expect(await file.redis.get(globalKeys(h.prefix).currentMerchant(MO))).toBe("bravo");
     } finally {
       await h.close();
-      await dropPrefix(redis, h.prefix);
+      await dropPrefix(file.redis, h.prefix);
     }
   });
 });

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Cluster } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { keys, merchantKeyPrefix } from "../../../src/store/keys.js";
 import {
   createRedisConnection,
@@ -23,26 +23,13 @@ import { createRedisStores } from "../../../src/store/redis.js";
 import { DEFAULT_TIME_ZONE } from "../../../src/time.js";
 import { payoutIn } from "../../contract/payout-store.contract.js";
 import { describeStoreContract } from "../../contract/stores.contract.js";
-import { RedisCluster } from "../../support/cluster.js";
+import { clusterForFile } from "../../support/cluster.js";
 import { testPrefix } from "../../support/redis.js";
 
-let cluster: RedisCluster;
-/** The tests' own connection (each contract test gets stores on a connection of its own). */
-let admin: RedisClient;
-
-beforeAll(async () => {
-  cluster = await RedisCluster.start();
-  admin = createRedisConnection(cluster.target());
-  await waitForReady(admin, 10_000);
-}, 60_000);
-
-afterAll(async () => {
-  await admin?.quit();
-  await cluster?.close();
-});
+const file = clusterForFile();
 
 async function connected(): Promise<RedisClient> {
-  const redis = createRedisConnection(cluster.target());
+  const redis = createRedisConnection(file.cluster.target());
   await waitForReady(redis, 10_000);
   return redis;
 }
@@ -78,11 +65,13 @@ describeStoreContract("redis stores on a cluster", async ({ retentionMs, approva
 
 describe("redis stores on a cluster (cluster only)", () => {
   it("is a cluster of three primaries, and the merchants' slots are on more than one", async () => {
-    expect(admin).toBeInstanceOf(Cluster);
-    expect(primaries(admin)).toHaveLength(3);
+    expect(file.redis).toBeInstanceOf(Cluster);
+    expect(primaries(file.redis)).toHaveLength(3);
     const owners = new Set<number>();
     for (const merchant of ["alpha", "bravo", "charlie", "delta", "echo"]) {
-      owners.add((await cluster.primaryOf(keys(merchantKeyPrefix("x:", merchant)).staff())).port);
+      owners.add(
+        (await file.cluster.primaryOf(keys(merchantKeyPrefix("x:", merchant)).staff())).port,
+      );
     }
     expect(owners.size).toBeGreaterThan(1);
   });
@@ -92,16 +81,16 @@ describe("redis stores on a cluster (cluster only)", () => {
     for (const merchant of ["alpha", "bravo"]) {
       const prefix = merchantKeyPrefix(shared, merchant);
       const k = keys(prefix);
-      const stores = createRedisStores(admin, { prefix, retentionMs: 600_000 });
+      const stores = createRedisStores(file.redis, { prefix, retentionMs: 600_000 });
       await payoutIn(stores, "success", { amount: 6000 });
       await payoutIn(stores, "pending", { amount: 7000 });
       // As if stored before the indexes and totals existed.
-      await admin.del(k.searchIndexed());
-      await admin.del(`${prefix}totals:counted`);
+      await file.redis.del(k.searchIndexed());
+      await file.redis.del(`${prefix}totals:counted`);
       const options = { keys: k, retentionMs: 600_000, now: Date.now, pageSize: 1 };
-      await expect(indexStoredPayouts(admin, options)).resolves.toBeGreaterThanOrEqual(0);
+      await expect(indexStoredPayouts(file.redis, options)).resolves.toBeGreaterThanOrEqual(0);
       await expect(
-        countStoredPayouts(admin, { ...options, timeZone: DEFAULT_TIME_ZONE }),
+        countStoredPayouts(file.redis, { ...options, timeZone: DEFAULT_TIME_ZONE }),
       ).resolves.toBeGreaterThanOrEqual(0);
       const list = await stores.payouts.listByStatus({
         status: "paid",
@@ -113,8 +102,8 @@ describe("redis stores on a cluster (cluster only)", () => {
       expect(list.items.map((payout) => payout.amount)).toEqual([6000]);
     }
     // Both merchants' keys, on whichever primaries hold them, are dropped.
-    expect(await dropPrefix(admin, shared)).toBeGreaterThan(10);
-    expect(await dropPrefix(admin, shared)).toBe(0);
+    expect(await dropPrefix(file.redis, shared)).toBeGreaterThan(10);
+    expect(await dropPrefix(file.redis, shared)).toBe(0);
   });
 
   it("reads the durable-writes plan from every primary and waits on the write's node", async () => {
@@ -128,13 +117,13 @@ describe("redis stores on a cluster (cluster only)", () => {
         const stores = createRedisStores(connection, {
           prefix,
           retentionMs: 600_000,
-          durability: { plan, connection: admin },
+          durability: { plan, connection: file.redis },
         });
         // The claim waits for the replica of the primary that made it: WAIT counts the
         // replication of the node it runs on, so it must run on the slot's owner.
         const payout = await payoutIn(stores, "awaiting_confirmation");
-        const owner = await cluster.primaryOf(keys(prefix).payout(payout.id));
-        const before = await waitCalls(admin);
+        const owner = await file.cluster.primaryOf(keys(prefix).payout(payout.id));
+        const before = await waitCalls(file.redis);
         const claimed = await stores.payouts.transition(
           payout.id,
           "confirm",
@@ -143,13 +132,13 @@ describe("redis stores on a cluster (cluster only)", () => {
         );
         expect(claimed).toMatchObject({ ok: true, durable: true });
         expect((await stores.payouts.get(payout.id))?.state).toBe("submitting");
-        const after = await waitCalls(admin);
+        const after = await waitCalls(file.redis);
         for (const [port, calls] of after) {
           expect(calls - (before.get(port) ?? 0), `WAIT calls on ${port}`).toBe(
             port === owner.port ? 1 : 0,
           );
         }
-        await dropPrefix(admin, prefix);
+        await dropPrefix(file.redis, prefix);
       }
     } finally {
       plan.stop();
