@@ -12,6 +12,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
 import { keys } from "../../../src/store/keys.js";
+import { EventReceiver } from "../../support/event-receiver.js";
 import { isPromptIn, payAndConfirm, pressAndWait, sendAndWait } from "../../support/flows.js";
 import { testRedis } from "../../support/redis.js";
 import {
@@ -27,10 +28,12 @@ import {
 } from "./merchants-harness.js";
 
 let h: MerchantsHarness | undefined;
+const receivers: EventReceiver[] = [];
 
 afterEach(async () => {
   await h?.close();
   h = undefined;
+  for (const receiver of receivers.splice(0)) await receiver.close();
 });
 
 const DISBURSE = { method: "POST", path: "/disburse" } as const;
@@ -284,6 +287,48 @@ describe("one merchant's load never slows another", () => {
       { timeout: 20_000 },
     );
     expect(harness.emulator.floodRefusals).toEqual([]);
+  }, 90_000);
+
+  it("sends Bravo's events and Paid notice while Alpha's events receiver never answers", async () => {
+    const alphaReceiver = await new EventReceiver().listen();
+    const bravoReceiver = await new EventReceiver().listen();
+    receivers.push(alphaReceiver, bravoReceiver);
+    alphaReceiver.fallback = "never";
+    const eventsOf = (receiver: EventReceiver) => ({
+      eventsUrl: receiver.url,
+      eventsSecret: receiver.secret,
+    });
+    h = await startMerchantsHarness({
+      extra: { alpha: eventsOf(alphaReceiver), bravo: eventsOf(bravoReceiver) },
+    });
+    const harness = h;
+    harness.sandbox.setSettleDelayMs(600_000);
+    // Alpha's first event is sent and hangs: its sender waits on a receiver that never answers.
+    const alphaPayment = await pending("alpha", ADA, "/pay 237670000001 1100");
+    await vi.waitFor(() => expect(alphaReceiver.received.length).toBeGreaterThan(0), {
+      timeout: 10_000,
+    });
+    settle("alpha", alphaPayment);
+
+    const bravoPayment = await pending("bravo", BEA, "/pay 237670000001 9900");
+    const paid = harness.emulator.waitForMessage(isPaidPushIn([BEA]), 15_000);
+    settle("bravo", bravoPayment);
+    await paid;
+    await vi.waitFor(
+      () =>
+        expect(bravoReceiver.accepted.map((event) => event.body.type)).toContain(
+          "payout.succeeded",
+        ),
+      { timeout: 15_000 },
+    );
+
+    // Alpha's receiver has still answered nothing: Bravo's events did not wait on it.
+    expect(alphaReceiver.received.every((event) => event.status === 0)).toBe(true);
+    expect(alphaReceiver.accepted).toEqual([]);
+    expect(
+      bravoReceiver.received.every((event) => event.verified && event.body.data.id !== undefined),
+    ).toBe(true);
+    expect(harness.emulator.messages(ADA).filter(isPaidPushIn([ADA]))).toHaveLength(1);
   }, 90_000);
 });
 
