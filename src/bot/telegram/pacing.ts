@@ -4,9 +4,13 @@
  * notices, and a `429` with `retry_after` waited out before that chat (or, without a chat,
  * the bot) is written to again. See https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this.
  *
- * One pacer is shared by every client of a process (the handlers' and the notices'), so a
- * group's replies and its progress edits count against the same minute. Slots are reserved
- * when a call asks, so calls made at once queue in order instead of all waking together.
+ * One pacer is shared by every client of a process (the handlers' and the notices', of every
+ * merchant of MERCHANTS_FILE: the limits are the bot token's), so a group's replies and its
+ * progress edits count against the same minute. Slots are reserved when a call asks, so calls
+ * made at once queue in order instead of all waking together. A call held for its own chat
+ * (a group's minute, a 429's retry_after) takes its slot across chats at its own turn, and
+ * calls to other chats take the free slots before it: one chat's wait never holds another
+ * chat's notice (nor one merchant's, another's: docs/scaling.md).
  * Private chats are not paced (a person answers at human speed, and a reply must not wait);
  * only the notices' client is held to the rate across chats, since the handlers answer
  * people one update at a time.
@@ -87,8 +91,8 @@ export class TelegramPacer {
   readonly #chats = new Map<string, ChatPace>();
   /** Set by a 429 that named no chat: the whole bot waits. */
   #blockedUntilMs = 0;
-  /** The last slot reserved across chats by the notices' client. */
-  #lastBroadcastMs = Number.NEGATIVE_INFINITY;
+  /** Slots reserved across chats by the notices' clients, in time order (none past use). */
+  readonly #broadcastSlots: number[] = [];
 
   constructor(options: TelegramPacingOptions = {}) {
     this.#options = {
@@ -133,12 +137,11 @@ export class TelegramPacer {
     const grouped = counted && chat !== undefined && isGroup(chat) && pace !== undefined;
     if (grouped) turnMs = Math.max(turnMs, this.#groupTurn(pace, turnMs));
     const paced = counted && broadcast;
-    if (paced)
-      turnMs = Math.max(turnMs, this.#lastBroadcastMs + 1000 / this.#options.broadcastPerSecond);
+    if (paced) turnMs = this.#broadcastTurn(turnMs, nowMs);
     const waitMs = turnMs - nowMs;
     if (waitMs > this.#options.maxWaitMs) throw heldBack(method, payload, waitMs);
     if (grouped) pace.slots.push(turnMs);
-    if (paced) this.#lastBroadcastMs = turnMs;
+    if (paced) this.#reserveBroadcast(turnMs);
     if (waitMs > 0) await sleep(waitMs, undefined, signal ? { signal } : undefined);
     // A 429 that came while this call waited holds it too: the chat's retry_after is
     // waited out (within the same bound) rather than run into.
@@ -171,6 +174,34 @@ export class TelegramPacer {
   /** Chats the pacer remembers (slots within the window, or a block not yet over). */
   get trackedChats(): number {
     return this.#chats.size;
+  }
+
+  /**
+   * The earliest slot across chats at or after `fromMs` that is a broadcast gap away from
+   * every slot reserved: a free slot before a call that waits for its own chat is taken.
+   */
+  #broadcastTurn(fromMs: number, nowMs: number): number {
+    const gapMs = 1000 / this.#options.broadcastPerSecond;
+    const slots = this.#broadcastSlots;
+    // Slots a gap in the past constrain no call from now on.
+    let past = 0;
+    while (past < slots.length && (slots[past] ?? 0) + gapMs <= nowMs) past += 1;
+    slots.splice(0, past);
+    let turnMs = fromMs;
+    for (const slotMs of slots) {
+      if (slotMs + gapMs <= turnMs) continue;
+      if (slotMs >= turnMs + gapMs) break;
+      turnMs = slotMs + gapMs;
+    }
+    return turnMs;
+  }
+
+  /** Keeps `turnMs` among the broadcast slots, in time order. */
+  #reserveBroadcast(turnMs: number): void {
+    const slots = this.#broadcastSlots;
+    let at = slots.length;
+    while (at > 0 && (slots[at - 1] ?? 0) > turnMs) at -= 1;
+    slots.splice(at, 0, turnMs);
   }
 
   /** The earliest slot at or after `fromMs` that keeps the group's gap and its window. */

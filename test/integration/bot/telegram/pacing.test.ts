@@ -129,6 +129,55 @@ describe("Telegram's limits, kept by the bot's client", () => {
     expect(order).toEqual(["first", "elsewhere", "again"]);
   });
 
+  it("sends a notice to a free chat before one that waits out its own chat's 429", async () => {
+    emulator.floodControl({});
+    const payer = emulator.user({ id: 4242 });
+    const other = emulator.user({ id: 4343 });
+    // The notices' client: held to the rate across chats, whose slots every chat shares.
+    const notices = boundedTelegram(emulator.token, emulator.apiRoot, 10_000, {
+      pacer: new TelegramPacer(),
+      broadcast: true,
+    });
+    emulator.failNext("sendMessage", {
+      error_code: 429,
+      description: "Too Many Requests: retry after 2",
+      retry_after: 2,
+    });
+    expect(await outcome(notices.sendMessage(payer.id, "first"))).toBe("429 2");
+
+    // "again" takes its slot across chats 2 s ahead; "elsewhere", asked after it, takes a
+    // free slot before it rather than the next one after it.
+    const again = outcome(notices.sendMessage(payer.id, "again"));
+    const elsewhere = outcome(notices.sendMessage(other.id, "elsewhere"));
+    expect(await Promise.race([again.then(() => "again"), elsewhere.then(() => "elsewhere")])).toBe(
+      "elsewhere",
+    );
+
+    expect(await Promise.all([again, elsewhere])).toEqual(["sent", "sent"]);
+    expect(emulator.floodRefusals).toEqual([]);
+  });
+
+  it("sends a notice to a person before a group's notice that waits for the group's turn", async () => {
+    emulator.floodControl({});
+    const person = emulator.user({ id: 4242 });
+    const notices = boundedTelegram(emulator.token, emulator.apiRoot, 10_000, {
+      pacer: new TelegramPacer(),
+      broadcast: true,
+    });
+    expect(await outcome(notices.sendMessage(GROUP, "alert 1"))).toBe("sent");
+
+    // The group's next turn is a second away (one message a second in a group).
+    const second = outcome(notices.sendMessage(GROUP, "alert 2"));
+    const paid = outcome(notices.sendMessage(person.id, "Paid"));
+
+    expect(await Promise.all([second, paid])).toEqual(["sent", "sent"]);
+    const order = emulator.calls
+      .filter((call) => call.method === "sendMessage")
+      .map((call) => call.params.text);
+    expect(order).toEqual(["alert 1", "Paid", "alert 2"]);
+    expect(emulator.floodRefusals).toEqual([]);
+  });
+
   it("refuses at once, without calling Telegram, while a long retry_after runs", async () => {
     emulator.floodControl({});
     const payer = emulator.user({ id: 4242 });
