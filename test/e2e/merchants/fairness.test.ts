@@ -231,7 +231,13 @@ describe("one merchant's load never slows another", () => {
     expect(atBravo).toBeLessThan(backlog);
   }, 120_000);
 
-  it("does not hold Bravo's notice behind Alpha's call waiting out a 429 on Alpha's chat", async () => {
+  // The window is Alpha's 4 s hold (under the pacer's 5 s longest wait): a machine that stalls
+  // for seconds can close it before Bravo's callback is handled. The bug it guards against
+  // fails every try (Bravo's notice always after Alpha's held call), so a retry hides no bug.
+  it("does not hold Bravo's notice behind Alpha's call waiting out a 429 on Alpha's chat", {
+    retry: 2,
+    timeout: 90_000,
+  }, async () => {
     h = await startMerchantsHarness();
     const harness = h;
     harness.emulator.floodControl({});
@@ -287,7 +293,7 @@ describe("one merchant's load never slows another", () => {
       { timeout: 20_000 },
     );
     expect(harness.emulator.floodRefusals).toEqual([]);
-  }, 90_000);
+  });
 
   it("sends Bravo's events and Paid notice while Alpha's events receiver never answers", async () => {
     const alphaReceiver = await new EventReceiver().listen();
