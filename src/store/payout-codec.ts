@@ -98,9 +98,11 @@ export function pairsToRecord(flat: readonly string[]): Record<string, string> {
 export function decodePayout(payoutId: string, hash: Readonly<Record<string, string>>): Payout {
   const record: Record<string, unknown> = {};
   const problems: string[] = [];
-  for (const [field, value] of Object.entries(hash)) {
+  // for…in, not Object.entries: no [field, value] array per field (a move's reply is decoded
+  // on every move). `hash` is a plain record of own fields (pairsToRecord, ioredis's HGETALL).
+  for (const field in hash) {
     try {
-      record[field] = JSON.parse(value);
+      record[field] = JSON.parse(hash[field] ?? "");
     } catch {
       problems.push(`${field}: not JSON`);
     }

@@ -76,6 +76,18 @@ function constantsJson(k: Keys, retentionMs: number): string {
   return json;
 }
 
+/** The keys every move names after its record's (outbox, audit, tracking, state sets). */
+const MOVE_KEYS = new WeakMap<Keys, readonly string[]>();
+
+function moveKeys(k: Keys): readonly string[] {
+  let names = MOVE_KEYS.get(k);
+  if (names === undefined) {
+    names = [k.outbox(), k.auditLog(), k.tracking(), ...TRACKED_STATES.map((s) => k.stateSet(s))];
+    MOVE_KEYS.set(k, names);
+  }
+  return names;
+}
+
 /** `fields` as one JSON object with the store's constant part (constantsJson) in it. */
 function withConstants(k: Keys, retentionMs: number, fields: Record<string, unknown>): string {
   return `${JSON.stringify(fields).slice(0, -1)},${constantsJson(k, retentionMs)}}`;
@@ -108,17 +120,15 @@ export function transitionArgs(call: {
   const sources = sourcesOf(event);
   const notices = noticesOfMove(id, target, options.notices);
   const notePaid = target === "success" ? options.notePaid : undefined;
-  const paidKeys = recipientKeys(k.prefix);
+  const keys = [k.payout(id), ...moveKeys(k)];
+  if (options.slot !== undefined) keys.push(options.slot.key);
+  if (notePaid !== undefined) {
+    const paidKeys = recipientKeys(k.prefix);
+    keys.push(paidKeys.phones, paidKeys.paid);
+  }
+  const { signature } = options;
   return {
-    keys: [
-      k.payout(id),
-      k.outbox(),
-      k.auditLog(),
-      k.tracking(),
-      ...TRACKED_STATES.map((state) => k.stateSet(state)),
-      ...(options.slot === undefined ? [] : [options.slot.key]),
-      ...(notePaid === undefined ? [] : [paidKeys.phones, paidKeys.paid]),
-    ],
+    keys,
     args: [
       withConstants(k, retentionMs, {
         id,
@@ -155,7 +165,13 @@ export function transitionArgs(call: {
         ),
         paidPhone: notePaid?.phone ?? "",
         paidAtMs: notePaid === undefined ? "" : String(Math.trunc(notePaid.atMs)),
-        ...signatureArgs(id, nowMs, options),
+        // An approval by signatures (TransitionOptions.signature), as the script takes it.
+        sigNeeded: signature === undefined ? "" : String(signature.needed),
+        signDraft:
+          signature === undefined
+            ? ""
+            : payoutDraftJson(id, "sign", nowMs, options.actor, options.auditDetails),
+        signNotices: (signature?.signedNotices ?? []).map(noticeKey),
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
@@ -163,17 +179,6 @@ export function transitionArgs(call: {
       ...notices,
       ...encodeFields(fields),
     ],
-  };
-}
-
-/** An approval by signatures (TransitionOptions.signature), as the script takes it. */
-function signatureArgs(id: string, nowMs: number, options: TransitionOptions) {
-  const { signature } = options;
-  if (signature === undefined) return { sigNeeded: "", signDraft: "", signNotices: [] };
-  return {
-    sigNeeded: String(signature.needed),
-    signDraft: payoutDraftJson(id, "sign", nowMs, options.actor, options.auditDetails),
-    signNotices: (signature.signedNotices ?? []).map(noticeKey),
   };
 }
 
