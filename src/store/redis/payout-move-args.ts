@@ -3,7 +3,6 @@
  * from the move's event, patch and options: everything the script checks and writes in its
  * one atomic step; and its reply, read strictly.
  */
-import { randomBytes } from "node:crypto";
 import {
   expiresInState,
   givesBack,
@@ -17,6 +16,7 @@ import { noticeKey } from "../../model/notice.js";
 import type { PayoutPatch } from "../../model/payout.js";
 import { STATUS_GROUPS, statusGroupOf } from "../../model/search.js";
 import { COUNTED_STATES, TOTALS_KEPT_MIN_MS } from "../../model/totals.js";
+import { randomHex } from "../../random.js";
 import { dayOf } from "../../time.js";
 import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import type { Keys } from "../keys.js";
@@ -158,7 +158,7 @@ export function transitionArgs(call: {
         slotWindowMs: optional(options.slot?.windowMs),
         slotBackgroundLimit: optional(options.slot?.backgroundLimit),
         // Unique per grant, as the limiter's own members are.
-        slotMember: options.slot === undefined ? "" : `${id}:${randomBytes(8).toString("hex")}`,
+        slotMember: options.slot === undefined ? "" : `${id}:${randomHex(8)}`,
         totalsDay: totalsDay(
           COUNTED_STATES.has(target) ? (patch.settledAtMs ?? nowMs) : undefined,
           call.timeZone,
