@@ -5,13 +5,13 @@
  * a Confirm does, and the caller sends it at once through `Submission.submit`. Nobody
  * deciding within APPROVAL_TTL_HOURS expires it. Who is told what goes through the outbox.
  */
-import { randomBytes } from "node:crypto";
 import { type ApprovalBand, bandOf } from "../model/approval-rules.js";
 import { SYSTEM_ACTOR, staffActor } from "../model/audit.js";
 import { type ApprovalNoticeKind, noticeKey } from "../model/notice.js";
 import type { Payout } from "../model/payout.js";
 import type { Role } from "../model/roles.js";
 import { cleanRemark } from "../model/text.js";
+import { randomHex } from "../random.js";
 import type {
   ApprovalCard,
   Reservation,
@@ -169,7 +169,7 @@ export class Approval {
       return { outcome: "duplicate", payout: checked, duplicate };
     }
     const { stores, log, now } = this.#context;
-    const claimId = randomBytes(8).toString("hex");
+    const claimId = randomHex(8);
     const actor = staffActor(approver);
     const patch = { approvedBy: approver.userId, decidedAtMs: now(), submittedAtMs: now() };
     const slot = this.#context.gateway.sharedSlot?.();

@@ -9,12 +9,12 @@
  * (only when the claim is made) where the limit is shared through the store, in one; the
  * answer recorded, and the first status poll scheduled, in one more.
  */
-import { randomBytes } from "node:crypto";
 import { type Actor, staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
 import type { Payout } from "../model/payout.js";
 import type { SharedSlot } from "../payments/rate-limiter.js";
 import type { Payment } from "../payments/schemas.js";
+import { randomHex } from "../random.js";
 import type { TransitionResult } from "../store/types.js";
 import { answerMismatch } from "./answer-check.js";
 import type { AnswerRecords } from "./answer-records.js";
@@ -139,7 +139,7 @@ export class Submission {
     const initiatorId = confirmableBy(asker);
     if (asker === null || initiatorId === null) return this.#notConfirmable(payoutId);
     const nowMs = now();
-    const claimId = randomBytes(8).toString("hex");
+    const claimId = randomHex(8);
     const actor = staffActor(asker);
     const expect = {
       initiatorId,

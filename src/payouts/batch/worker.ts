@@ -13,7 +13,7 @@
  * Every step resumes from the batch's cursors after a restart.
  */
 
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Metrics } from "../../metrics/metrics.js";
 import { type Actor, SYSTEM_ACTOR } from "../../model/audit.js";
 import {
@@ -25,6 +25,7 @@ import {
   WORKED_BATCH_STATES,
 } from "../../model/batch.js";
 import type { Notice } from "../../model/notice.js";
+import { randomHex } from "../../random.js";
 import type { BatchMoveOptions, LeaseStore } from "../../store/types.js";
 import type { Limits } from "../limits.js";
 import type { Lookups } from "../lookups.js";
@@ -294,7 +295,7 @@ export class BatchWorker {
     if (payout.state !== "awaiting_confirmation") return row;
     const { gateway } = this.#options.context;
     const checked = await takeBatchSlot(gateway, "disburse", this.#options.leave, keepAlive);
-    const claimId = randomBytes(8).toString("hex");
+    const claimId = randomHex(8);
     const options = {
       claimId,
       actor,

@@ -9,7 +9,6 @@
  * made and never sent (a crash) becomes `unknown` by the stranded rule, like any payout:
  * never retried. A run left `sending` by a crash is settled by InterruptedRuns.
  */
-import { randomBytes } from "node:crypto";
 import { type Actor, SYSTEM_ACTOR, staffActor } from "../../model/audit.js";
 import { type Notice, noticeKey, type ScheduleNoticeKind } from "../../model/notice.js";
 import type { Payout } from "../../model/payout.js";
@@ -24,6 +23,7 @@ import {
 } from "../../model/schedule.js";
 import { cleanName } from "../../model/text.js";
 import { PaymentApiError } from "../../payments/errors.js";
+import { randomHex } from "../../random.js";
 import { PayoutExistsError } from "../../store/errors.js";
 import { namesMatch } from "../batch/checks.js";
 import type { KeepAlive } from "../batch/lease.js";
@@ -166,7 +166,7 @@ export class ScheduleRuns {
     // unclaimed, and InterruptedRuns sends it later.
     const { leave } = this.#options;
     const checked = await takeBatchSlot(context.gateway, "disburse", leave, this.keepAlive);
-    const claimId = randomBytes(8).toString("hex");
+    const claimId = randomHex(8);
     const options = {
       claimId,
       actor,

@@ -7,6 +7,9 @@ import type { LeaseStore } from "../types.js";
 import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
+/** Built once: building a zod schema costs more than running it. */
+const NumberReplySchema = z.number();
+
 export class RedisLeaseStore implements LeaseStore {
   readonly #redis: RedisClient;
   readonly #keyOf: (name: string) => string;
@@ -23,7 +26,7 @@ export class RedisLeaseStore implements LeaseStore {
       [this.#keyOf(name)],
       [owner, ttlMs],
     );
-    return z.number().parse(reply) === 1;
+    return NumberReplySchema.parse(reply) === 1;
   }
 
   async renew(name: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -33,7 +36,7 @@ export class RedisLeaseStore implements LeaseStore {
       [this.#keyOf(name)],
       [owner, ttlMs],
     );
-    return z.number().parse(reply) === 1;
+    return NumberReplySchema.parse(reply) === 1;
   }
 
   async release(name: string, owner: string): Promise<void> {

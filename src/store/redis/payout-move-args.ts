@@ -3,8 +3,6 @@
  * from the move's event, patch and options: everything the script checks and writes in its
  * one atomic step; and its reply, read strictly.
  */
-import { randomBytes } from "node:crypto";
-import { z } from "zod";
 import {
   expiresInState,
   givesBack,
@@ -18,6 +16,7 @@ import { noticeKey } from "../../model/notice.js";
 import type { PayoutPatch } from "../../model/payout.js";
 import { STATUS_GROUPS, statusGroupOf } from "../../model/search.js";
 import { COUNTED_STATES, TOTALS_KEPT_MIN_MS } from "../../model/totals.js";
+import { randomHex } from "../../random.js";
 import { dayOf } from "../../time.js";
 import { auditMinId, payoutDraftJson } from "../audit-codec.js";
 import type { Keys } from "../keys.js";
@@ -77,6 +76,18 @@ function constantsJson(k: Keys, retentionMs: number): string {
   return json;
 }
 
+/** The keys every move names after its record's (outbox, audit, tracking, state sets). */
+const MOVE_KEYS = new WeakMap<Keys, readonly string[]>();
+
+function moveKeys(k: Keys): readonly string[] {
+  let names = MOVE_KEYS.get(k);
+  if (names === undefined) {
+    names = [k.outbox(), k.auditLog(), k.tracking(), ...TRACKED_STATES.map((s) => k.stateSet(s))];
+    MOVE_KEYS.set(k, names);
+  }
+  return names;
+}
+
 /** `fields` as one JSON object with the store's constant part (constantsJson) in it. */
 function withConstants(k: Keys, retentionMs: number, fields: Record<string, unknown>): string {
   return `${JSON.stringify(fields).slice(0, -1)},${constantsJson(k, retentionMs)}}`;
@@ -109,17 +120,15 @@ export function transitionArgs(call: {
   const sources = sourcesOf(event);
   const notices = noticesOfMove(id, target, options.notices);
   const notePaid = target === "success" ? options.notePaid : undefined;
-  const paidKeys = recipientKeys(k.prefix);
+  const keys = [k.payout(id), ...moveKeys(k)];
+  if (options.slot !== undefined) keys.push(options.slot.key);
+  if (notePaid !== undefined) {
+    const paidKeys = recipientKeys(k.prefix);
+    keys.push(paidKeys.phones, paidKeys.paid);
+  }
+  const { signature } = options;
   return {
-    keys: [
-      k.payout(id),
-      k.outbox(),
-      k.auditLog(),
-      k.tracking(),
-      ...TRACKED_STATES.map((state) => k.stateSet(state)),
-      ...(options.slot === undefined ? [] : [options.slot.key]),
-      ...(notePaid === undefined ? [] : [paidKeys.phones, paidKeys.paid]),
-    ],
+    keys,
     args: [
       withConstants(k, retentionMs, {
         id,
@@ -149,14 +158,20 @@ export function transitionArgs(call: {
         slotWindowMs: optional(options.slot?.windowMs),
         slotBackgroundLimit: optional(options.slot?.backgroundLimit),
         // Unique per grant, as the limiter's own members are.
-        slotMember: options.slot === undefined ? "" : `${id}:${randomBytes(8).toString("hex")}`,
+        slotMember: options.slot === undefined ? "" : `${id}:${randomHex(8)}`,
         totalsDay: totalsDay(
           COUNTED_STATES.has(target) ? (patch.settledAtMs ?? nowMs) : undefined,
           call.timeZone,
         ),
         paidPhone: notePaid?.phone ?? "",
         paidAtMs: notePaid === undefined ? "" : String(Math.trunc(notePaid.atMs)),
-        ...signatureArgs(id, nowMs, options),
+        // An approval by signatures (TransitionOptions.signature), as the script takes it.
+        sigNeeded: signature === undefined ? "" : String(signature.needed),
+        signDraft:
+          signature === undefined
+            ? ""
+            : payoutDraftJson(id, "sign", nowMs, options.actor, options.auditDetails),
+        signNotices: (signature?.signedNotices ?? []).map(noticeKey),
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
@@ -164,17 +179,6 @@ export function transitionArgs(call: {
       ...notices,
       ...encodeFields(fields),
     ],
-  };
-}
-
-/** An approval by signatures (TransitionOptions.signature), as the script takes it. */
-function signatureArgs(id: string, nowMs: number, options: TransitionOptions) {
-  const { signature } = options;
-  if (signature === undefined) return { sigNeeded: "", signDraft: "", signNotices: [] };
-  return {
-    sigNeeded: String(signature.needed),
-    signDraft: payoutDraftJson(id, "sign", nowMs, options.actor, options.auditDetails),
-    signNotices: (signature.signedNotices ?? []).map(noticeKey),
   };
 }
 
@@ -209,45 +213,88 @@ function optional(value: number | null | undefined): string {
   return value === undefined || value === null ? "" : String(value);
 }
 
-/** The replies of payout-transition.lua, read strictly. */
-export const TransitionReplySchema = z.union([
-  z
-    .tuple([z.enum(["not_found", "corrupt"])])
-    .transform(([status]) => ({ status, fields: null, over: null, slot: undefined })),
-  z
-    .tuple([
-      z.enum([
-        "unchanged",
-        "wrong_state",
-        "payment_taken",
-        "not_initiator",
-        "expired",
-        "needs_approval",
-        "batch_stopped",
-        "initiator_not_allowed",
-        "decider_not_allowed",
-        "decider_too_new",
-        "already_signed",
-        "signed",
-        "applied",
-      ]),
-      z.array(z.string()),
-    ])
-    .transform(([status, fields]) => ({ status, fields, over: null, slot: undefined })),
-  z
-    .tuple([z.literal("applied"), z.array(z.string()), z.union([z.literal(0), z.literal(1)])])
-    .transform(([status, fields, slot]) => ({ status, fields, over: null, slot: slot === 1 })),
-  z
-    .tuple([
-      z.literal("over_limit"),
-      z.array(z.string()),
-      z.enum(["payer", "merchant"]),
-      z.string().regex(/^-?\d+$/),
-    ])
-    .transform(([status, fields, limit, used]) => ({
-      status,
-      fields,
-      over: { limit, usedXaf: Number(used) },
-      slot: undefined,
-    })),
-]);
+const MOVE_STATUSES = [
+  "unchanged",
+  "wrong_state",
+  "payment_taken",
+  "not_initiator",
+  "expired",
+  "needs_approval",
+  "batch_stopped",
+  "initiator_not_allowed",
+  "decider_not_allowed",
+  "decider_too_new",
+  "already_signed",
+  "signed",
+  "applied",
+] as const;
+const MOVE_STATUS_SET: ReadonlySet<string> = new Set(MOVE_STATUSES);
+
+/** A reply of payout-transition.lua, read (readTransitionReply). */
+export type TransitionReply =
+  | { status: "not_found" | "corrupt"; fields: null; over: null; slot: undefined }
+  | {
+      status: (typeof MOVE_STATUSES)[number];
+      fields: string[];
+      over: null;
+      slot: boolean | undefined;
+    }
+  | {
+      status: "over_limit";
+      fields: string[];
+      over: { limit: "payer" | "merchant"; usedXaf: number };
+      slot: undefined;
+    };
+
+/**
+ * The replies of payout-transition.lua, read strictly: exactly one of these shapes, or an
+ * error. Written out rather than a zod union (a move's reply is read on every move, and the
+ * union tried its four shapes in turn); test/unit/store/redis/transition-reply.test.ts holds
+ * it to the same shapes.
+ *   {"not_found"|"corrupt"}
+ *   {status, fields}              status: MOVE_STATUSES; fields: a string array
+ *   {"applied", fields, 0|1}      1: the rate-limit slot was taken
+ *   {"over_limit", fields, "payer"|"merchant", used}   used: an integer as a string
+ */
+export function readTransitionReply(reply: unknown): TransitionReply {
+  if (Array.isArray(reply)) {
+    const [status, fields] = reply;
+    if (reply.length === 1 && (status === "not_found" || status === "corrupt")) {
+      return { status, fields: null, over: null, slot: undefined };
+    }
+    if (reply.length >= 2 && isStringArray(fields)) {
+      if (reply.length === 2 && typeof status === "string" && MOVE_STATUS_SET.has(status)) {
+        const known = status as (typeof MOVE_STATUSES)[number];
+        return { status: known, fields, over: null, slot: undefined };
+      }
+      const third = reply[2];
+      if (reply.length === 3 && status === "applied" && (third === 0 || third === 1)) {
+        return { status, fields, over: null, slot: third === 1 };
+      }
+      const used = reply[3];
+      if (
+        reply.length === 4 &&
+        status === "over_limit" &&
+        (third === "payer" || third === "merchant") &&
+        typeof used === "string" &&
+        /^-?\d+$/.test(used)
+      ) {
+        return { status, fields, over: { limit: third, usedXaf: Number(used) }, slot: undefined };
+      }
+    }
+  }
+  throw new Error(`payout-transition.lua: unexpected reply ${describeReply(reply)}`);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== "string") return false;
+  return true;
+}
+
+/** The reply's shape for the error, not its values (a record's fields are not logged). */
+function describeReply(reply: unknown): string {
+  if (!Array.isArray(reply)) return typeof reply;
+  const first = typeof reply[0] === "string" ? JSON.stringify(reply[0]) : typeof reply[0];
+  return `[${first}, … ${reply.length} items]`;
+}

@@ -56,7 +56,7 @@ import type { RedisClient } from "./connection.js";
 import type { RedisDurability } from "./durability.js";
 import { createdPage } from "./index-pages.js";
 import { readByPaymentId } from "./payout-by-payment.js";
-import { flag, TransitionReplySchema, totalsArgs, transitionArgs } from "./payout-move-args.js";
+import { flag, readTransitionReply, totalsArgs, transitionArgs } from "./payout-move-args.js";
 import { readLatestRepeat } from "./payout-repeats.js";
 import { RedisPayoutSearch } from "./payout-search.js";
 import { replyAt } from "./reply.js";
@@ -227,7 +227,7 @@ export class RedisPayoutStore implements PayoutStore {
       args,
       options.durable,
     );
-    const parsed = TransitionReplySchema.parse(reply);
+    const parsed = readTransitionReply(reply);
     if (parsed.fields === null) {
       if (parsed.status === "not_found") return { ok: false, reason: "not_found" };
       throw this.#corrupt(new CorruptRecordError(id, ["paymentId: not a JSON string"]));

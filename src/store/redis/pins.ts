@@ -14,6 +14,9 @@ import type {
 import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
+/** Built once: building a zod schema costs more than running it. */
+const NumberReplySchema = z.number();
+
 const Whole = z.coerce.number().int().nonnegative();
 
 const BeginReplySchema = z.union([
@@ -156,7 +159,7 @@ export class RedisPinStore implements PinStore {
       [this.#keys.pin(userId), this.#keys.outbox()],
       [by.nowMs, notice],
     );
-    return z.number().parse(reply) === 1;
+    return NumberReplySchema.parse(reply) === 1;
   }
 }
 

@@ -19,6 +19,9 @@ import type { AvailabilityChange, ReportsStore } from "../types.js";
 import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
+/** Built once: building a zod schema costs more than running it. */
+const NumberReplySchema = z.number();
+
 const ObserveReplySchema = z.union([
   z.tuple([z.enum(["same", "first"]), z.string()]),
   z.tuple([z.literal("changed"), z.string(), z.string()]),
@@ -40,7 +43,7 @@ export class RedisReportsStore implements ReportsStore {
       [this.#keys.digestMark(day), this.#keys.outbox()],
       [DIGEST_MARK_MS, nowMs, digestNoticeKey(day)],
     );
-    return z.number().parse(reply) === 1;
+    return NumberReplySchema.parse(reply) === 1;
   }
 
   async observeAvailability(

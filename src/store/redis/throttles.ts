@@ -7,6 +7,9 @@ import type { ThrottleStore } from "../types.js";
 import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
+/** Built once: building a zod schema costs more than running it. */
+const NumberReplySchema = z.number();
+
 export class RedisThrottleStore implements ThrottleStore {
   readonly #redis: RedisClient;
   readonly #keyOf: (name: string) => string;
@@ -23,6 +26,6 @@ export class RedisThrottleStore implements ThrottleStore {
       [this.#keyOf(name)],
       [limit, windowMs],
     );
-    return z.number().parse(reply) === 1;
+    return NumberReplySchema.parse(reply) === 1;
   }
 }
