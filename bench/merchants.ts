@@ -107,7 +107,7 @@ async function atRest(context: BenchContext, count: number, restMs: number): Pro
 
 export async function benchMerchants(context: BenchContext): Promise<Row[]> {
   const count = context.quick ? 5 : 50;
-  // Idle loops rest 10 s: the window spans several rests, or it may fall between two.
+  // Idle loops rest until woken (they rested 10 s before): the window spans several former rests.
   const restMs = context.quick ? 20_000 : 60_000;
   context.log(`  1 merchant at rest, ${restMs} ms`);
   const one = await atRest(context, 1, restMs);
@@ -117,7 +117,7 @@ export async function benchMerchants(context: BenchContext): Promise<Row[]> {
   const perMerchantBytes = many.bytes / count;
   const how =
     `MERCHANTS_FILE with ${count} merchants (2 staff each) against 1, nothing due, the ` +
-    `loops at their production pace (resting 10 s when idle); INFO stats over ${restMs / 1000} s after 5 s to settle ` +
+    `loops at their production pace (resting until woken when idle); INFO stats over ${restMs / 1000} s after 5 s to settle ` +
     `(this Redis serves nothing else during the bench).`;
   return [
     row({
@@ -127,7 +127,8 @@ export async function benchMerchants(context: BenchContext): Promise<Row[]> {
       unit: "/s",
       baseline: one.commandsPerSecond,
       target: "0 (nothing per round)",
-      met: perMerchantCommands < 0.5,
+      // Nothing per round: under one command per 100 s per merchant (INFO stats is whole-server).
+      met: perMerchantCommands < 0.01,
       note: `${how} Value: the ${count} merchants' rate less the one merchant's, per added merchant; baseline: the one merchant's bot, whole.`,
     }),
     row({
