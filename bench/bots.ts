@@ -120,7 +120,7 @@ export interface StartBotOptions {
 const WEBHOOK_SECRET = "bench-webhook-secret_1";
 
 /** A port nobody listens on right now (the bot binds it a moment later). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -6,6 +6,8 @@
  * The targets (issue 33): a merchant at rest costs < 50 KB of Redis and nothing per round
  * when it has nothing due.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +17,8 @@ import { loadMerchants } from "../src/config/merchants.js";
 import { startTelegramEmulator } from "../src/dev/telegram-emulator/index.js";
 import { silentLogger } from "../src/logger.js";
 import { startSandbox } from "../src/sandbox/index.js";
-import { type BenchContext, sleep, withPrefix } from "./setup.js";
+import { freePort } from "./bots.js";
+import { type BenchContext, connectRedis, sleep, withPrefix } from "./setup.js";
 import { type Row, row } from "./stats.js";
 
 const BENCH = "12 merchants at rest";
@@ -105,9 +108,53 @@ async function atRest(context: BenchContext, count: number, restMs: number): Pro
   }
 }
 
-export async function benchMerchants(context: BenchContext): Promise<Row[]> {
+/**
+ * A redis-server of this benchmark's own on a free port: INFO stats counts every client, so
+ * on a Redis others use (tests, other benchmarks) the figure would count their work too.
+ * Null when redis-server is not on the PATH (then the shared one is measured).
+ */
+async function privateRedis(): Promise<{ url: string; stop: () => Promise<void> } | null> {
+  const port = await freePort();
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  const child = spawn("redis-server", args, { stdio: "ignore" });
+  const spawned = await Promise.race([
+    once(child, "spawn").then(() => true),
+    once(child, "error").then(() => false),
+  ]);
+  if (!spawned) return null;
+  const url = `redis://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries += 1) {
+    try {
+      await (await connectRedis(url)).quit();
+      break;
+    } catch (error) {
+      if (tries >= 20) {
+        child.kill("SIGKILL");
+        throw error;
+      }
+      await sleep(100);
+    }
+  }
+  const stop = async () => {
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    await exited;
+  };
+  return { url, stop };
+}
+
+export async function benchMerchants(shared: BenchContext): Promise<Row[]> {
+  const own = await privateRedis();
+  try {
+    return await measureMerchants(own ? { ...shared, redisUrl: own.url } : shared, own !== null);
+  } finally {
+    await own?.stop();
+  }
+}
+
+async function measureMerchants(context: BenchContext, own: boolean): Promise<Row[]> {
   const count = context.quick ? 5 : 50;
-  // Idle loops rest 10 s: the window spans several rests, or it may fall between two.
+  // Idle loops rest until woken (they rested 10 s before): the window spans several former rests.
   const restMs = context.quick ? 20_000 : 60_000;
   context.log(`  1 merchant at rest, ${restMs} ms`);
   const one = await atRest(context, 1, restMs);
@@ -117,8 +164,10 @@ export async function benchMerchants(context: BenchContext): Promise<Row[]> {
   const perMerchantBytes = many.bytes / count;
   const how =
     `MERCHANTS_FILE with ${count} merchants (2 staff each) against 1, nothing due, the ` +
-    `loops at their production pace (resting 10 s when idle); INFO stats over ${restMs / 1000} s after 5 s to settle ` +
-    `(this Redis serves nothing else during the bench).`;
+    `loops at their production pace (resting until woken when idle); INFO stats over ${restMs / 1000} s after 5 s to settle ` +
+    (own
+      ? "(a redis-server of the bench's own, serving nothing else)."
+      : "(the shared Redis: redis-server is not on the PATH; only a quiet run counts).");
   return [
     row({
       bench: BENCH,
@@ -127,7 +176,8 @@ export async function benchMerchants(context: BenchContext): Promise<Row[]> {
       unit: "/s",
       baseline: one.commandsPerSecond,
       target: "0 (nothing per round)",
-      met: perMerchantCommands < 0.5,
+      // Nothing per round: under one command per 100 s per merchant (INFO stats is whole-server).
+      met: perMerchantCommands < 0.01,
       note: `${how} Value: the ${count} merchants' rate less the one merchant's, per added merchant; baseline: the one merchant's bot, whole.`,
     }),
     row({

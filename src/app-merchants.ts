@@ -22,6 +22,7 @@ import { Markup } from "telegraf";
 import type { Update } from "telegraf/types";
 import { type App, type AppOptions, StartupError, startApp } from "./app.js";
 import { startMerchants } from "./app-merchants-start.js";
+import { routeWakes } from "./app-merchants-wakes.js";
 import { choiceOf, merchantsWebApp } from "./app-merchants-webapp.js";
 import { connectRedis } from "./app-storage.js";
 import { merchantTag } from "./bot/telegram/merchant-tag.js";
@@ -41,6 +42,7 @@ import { MerchantDirectory } from "./merchant-directory.js";
 import { DeploymentMetrics } from "./metrics/deployment.js";
 import type { PrometheusMetrics } from "./metrics/prometheus.js";
 import { localeFromLanguageCode } from "./model/locale.js";
+import { UNTIL_WOKEN } from "./payouts/loops/runner.js";
 import { requiredTelegramCall } from "./startup-checks.js";
 import { globalKeys } from "./store/keys.js";
 import { RedisLeaseStore } from "./store/redis/leases.js";
@@ -52,7 +54,7 @@ export interface MerchantsAppOptions
   /** The file as read at start (`loadMerchants(env)`). */
   merchants: MerchantConfig[];
   webAppDir?: string;
-  /** How long an idle merchant's loops rest (default 20 loop ticks, at most 10 s). */
+  /** How long an idle merchant's loops rest at most (default: until woken, docs/scaling.md). */
   restMs?: number;
 }
 
@@ -83,10 +85,6 @@ export interface MerchantsApp {
 }
 
 const CHOOSE_PREFIX = "merchant:";
-
-/** A merchant's loops rest 20 ticks when idle (10 s at most; tests' short ticks rest less). */
-const restMsFor = (loopTickMs: number | undefined) =>
-  loopTickMs === undefined ? 10_000 : Math.min(10_000, 20 * loopTickMs);
 
 /** A runtime's updates in hand: a runtime replaced by a reload stops once they are done. */
 class InFlight {
@@ -128,6 +126,9 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
     const redis = await connectRedis(shared, logger);
     cleanups.push(() => redis.close());
     const connection = redis.redis;
+    // Work written by any replica wakes the loops resting until woken (app-merchants-wakes.ts).
+    const wakes = routeWakes(connection, first.sharedKeyPrefix, () => runtimes.values(), logger);
+    cleanups.push(() => wakes.close());
     // Who works where: a global set per person names the merchants to ask (merchant-directory.ts).
     const directory = new MerchantDirectory(connection, keys.staffOf, () =>
       [...runtimes.values()].map((running) => ({
@@ -174,7 +175,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
           defaultLocale: merchant.language,
           owner: reloaded ? undefined : owner.owner,
           redis,
-          restMs: options.restMs ?? restMsFor(options.loopTickMs),
+          restMs: options.restMs ?? UNTIL_WOKEN,
           worksForSeveral: async (userId) => (await merchantsOf(userId)).length > 1,
           webAppMerchant: async (userId) =>
             choiceOf(merchant, await merchantsOf(userId), (id) => runtimes.get(id)?.merchant),

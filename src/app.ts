@@ -41,6 +41,7 @@ import { ApprovalExpiry } from "./payouts/loops/approval-expiry.js";
 import type { EventRetryPolicy } from "./payouts/loops/events.js";
 import { Notifier } from "./payouts/loops/notifier.js";
 import { PayoutTracker } from "./payouts/loops/tracker.js";
+import { loopsFor } from "./payouts/loops/wakes.js";
 import { createPayouts, type Payouts } from "./payouts/payouts.js";
 import { applyBootstrapStaff } from "./payouts/staff-bootstrap.js";
 import { PaymentWebhook } from "./payouts/webhook.js";
@@ -97,6 +98,8 @@ export interface App {
   readonly webApp: WebAppHandler | undefined;
   readonly mode: "polling" | "webhook";
   readonly botUsername: string;
+  /** Wakes the loops that take from `queue` (undefined: every loop): payouts/loops/wakes.ts. */
+  wakeLoops(queue?: string): void;
   stop(): Promise<void>;
 }
 
@@ -321,10 +324,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       leases: stores.leases,
       logger,
       ...tick,
-      // Approvals last hours: a merchant's sweep runs at most once a rest.
-      ...(options.merchant && options.loopTickMs !== undefined
-        ? { tickMs: Math.max(options.loopTickMs, options.merchant.restMs) }
-        : {}),
+      // A merchant's sweep rests until an approval is asked for, or the first one lapses.
+      ...rest,
+      now,
       ...owner,
     });
     approvalExpiry.start();
@@ -470,6 +472,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       webApp,
       mode,
       botUsername,
+      wakeLoops: (queue) => {
+        const loops = { notifier, tracker, batchWorker, scheduler, approvalExpiry };
+        for (const loop of loopsFor(loops, queue)) loop.wake();
+      },
       stop: stopAll,
     };
   } catch (error) {

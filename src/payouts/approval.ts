@@ -293,7 +293,9 @@ export class Approval {
       amount: payout.amount,
       details: { reason },
     });
-    await stores.outbox.schedule(noticeKey({ kind: "rejection_reason", payoutId }), now());
+    await stores.outbox.schedule(noticeKey({ kind: "rejection_reason", payoutId }), now(), {
+      wake: true,
+    });
     log.info({ payoutId }, "rejection reason given");
     this.#onNoticeQueued();
     return { outcome: "added", payout: updated };
@@ -321,13 +323,23 @@ export class Approval {
    * the payer and the approvers are told. Returns how many expired.
    */
   async expireDue(): Promise<number> {
+    return (await this.expireDueNext()).expired;
+  }
+
+  /** expireDue, and when the first approval still waiting lapses (null: none waits). */
+  async expireDueNext(): Promise<{ expired: number; nextAtMs: number | null }> {
     const waiting = await this.#context.stores.payouts.listInState("awaiting_approval");
     let expired = 0;
+    let nextAtMs: number | null = null;
     for (const payout of waiting) {
-      if (!this.#isLate(payout)) continue;
+      if (!this.#isLate(payout)) {
+        const atMs = payout.approvalExpiresAtMs;
+        if (atMs !== undefined) nextAtMs = Math.min(nextAtMs ?? atMs, atMs);
+        continue;
+      }
       if ((await this.#expire(payout.id)).ok) expired += 1;
     }
-    return expired;
+    return { expired, nextAtMs };
   }
 
   /** The payout, if `approver` may decide on it now; else why not (expiring it if late). */

@@ -49,7 +49,7 @@ export class Resolution {
     });
     if (result.outcome !== "resolved") return result;
     // Tracked like any pending payout; due now, so a final status shows up at once.
-    await stores.tracking.schedule(payoutId, now());
+    await stores.tracking.schedule(payoutId, now(), { wake: true });
     return result;
   }
 

@@ -115,7 +115,9 @@ export class StaffChanges {
     // Queued first, due only later: should this process stop halfway, the notice still
     // goes (with what was cancelled by then); while it runs, no notifier can send a summary
     // of half the change and then, once it is due below, a second one.
-    await stores.outbox.schedule(noticeKey(standing), atMs + STANDING_NOTICE_HOLD_MS);
+    await stores.outbox.schedule(noticeKey(standing), atMs + STANDING_NOTICE_HOLD_MS, {
+      wake: true,
+    });
     let cancelled = 0;
     for (const payout of await this.#openOf(userId)) {
       const notices: Notice[] = [];
@@ -135,7 +137,7 @@ export class StaffChanges {
     const reason = after === null ? "removed" : "demoted";
     const schedulesStopped = await stopSchedulesOf(stores, { userId, actor, atMs, reason });
     // Due now that all is done (told even when nothing was open: the admins' summary).
-    await stores.outbox.schedule(noticeKey(standing), atMs);
+    await stores.outbox.schedule(noticeKey(standing), atMs, { wake: true });
     log.info(
       { userId, cancelled, batchesStopped, schedulesStopped },
       "staff member lost the standing to pay",

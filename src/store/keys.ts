@@ -188,6 +188,30 @@ export function merchantKeyPrefix(prefix: string, merchantId: string): string {
 export const DEFAULT_MERCHANT_ID = "default";
 
 /**
+ * The queues a wake names (lua/includes/wake.lua): each the name of a key after a merchant's
+ * key prefix, whose writes some loop waits for.
+ */
+export const WAKE_QUEUES = [
+  "outbox",
+  "tracking",
+  "batches:active",
+  "schedules:due",
+  "schedules:sending",
+  "state:awaiting_approval",
+  "state:submitting",
+] as const;
+export type WakeQueue = (typeof WAKE_QUEUES)[number];
+
+/**
+ * The wake channel (pub/sub, a global name: `<prefix>wake`) of the merchant keyed under
+ * `keyPrefix`, its `{m:<id>}:` tag left out: every merchant of a bot shares it. Lua finds the
+ * same name from a queue's key (lua/includes/wake.lua).
+ */
+export function wakeChannel(keyPrefix: string): string {
+  return `${keyPrefix.replace(/\{m:[^}]*\}:$/, "")}wake`;
+}
+
+/**
  * The few keys that belong to no merchant (MERCHANTS_FILE): which merchant each person's
  * commands act on, and which merchant sent a message with buttons (so a press on it acts
  * there, whichever merchant the person switched to since). Under the bare prefix, never

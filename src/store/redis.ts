@@ -63,7 +63,7 @@ export function createRedisStores(redis: RedisClient, options: RedisStoresOption
     sessions: new RedisSessionStore(redis, k, logger),
     staff: new RedisStaffStore(redis, k, logger),
     profiles: new RedisProfileStore(redis, k.profiles(), logger),
-    tracking: new RedisDueQueue(redis, k.tracking()),
+    tracking: new RedisDueQueue(redis, k.tracking(), "tracking"),
     outbox: new RedisOutbox(redis, k, recipientKeys(options.prefix).phones),
     audit: new RedisAuditLog(redis, {
       key: k.auditLog(),

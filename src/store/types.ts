@@ -104,8 +104,17 @@ export interface StaffStore {
  * caller only, under a lease: the id becomes due again at `now + leaseMs` unless the
  * caller reschedules or removes it first, so a replica that dies loses nothing.
  */
+/** How an id is scheduled. */
+export interface ScheduleOptions {
+  /**
+   * Wake the loop that takes from the queue, on every replica (it may rest until woken):
+   * for work written outside that loop. A loop rescheduling its own work needs none.
+   */
+  wake?: boolean;
+}
+
 export interface DueQueue {
-  schedule(id: string, dueAtMs: number): Promise<void>;
+  schedule(id: string, dueAtMs: number, options?: ScheduleOptions): Promise<void>;
   claimDue(nowMs: number, limit: number, leaseMs: number): Promise<string[]>;
   remove(id: string): Promise<void>;
   /** When `id` is next due, or null when it is not scheduled. */

@@ -8,7 +8,7 @@ import type { Logger } from "../../logger.js";
 import type { Metrics } from "../../metrics/metrics.js";
 import type { LeaseStore } from "../../store/types.js";
 import type { Approval } from "../approval.js";
-import { BackgroundRunner } from "./runner.js";
+import { BackgroundRunner, IDLE_ROUND, restingPauseMs } from "./runner.js";
 
 export interface ApprovalExpiryOptions {
   /** Each round's lag and failures (loops' runner). Default: none. */
@@ -22,22 +22,49 @@ export interface ApprovalExpiryOptions {
   leaseMs?: number;
   /** Who holds the lease (a stable name takes it back at once after a restart). */
   owner?: string;
+  /**
+   * A merchant's runtime: after each sweep, rest this long (UNTIL_WOKEN: until an approval
+   * is asked for, loops/wakes.ts) or until the first approval still waiting lapses, instead
+   * of sweeping every `tickMs`. Default: no rest.
+   */
+  restMs?: number;
+  /** The clock the approvals' lapse times are read against. Default Date.now. */
+  now?: () => number;
 }
 
 export class ApprovalExpiry {
   readonly #runner: BackgroundRunner;
 
   constructor(options: ApprovalExpiryOptions) {
+    const tickMs = options.tickMs ?? 30_000;
+    const leaseMs = options.leaseMs ?? 60_000;
+    const rest = options.restMs;
+    let nextAtMs: number | null = null;
     this.#runner = new BackgroundRunner({
       metrics: options.metrics,
       name: "approval expiry sweep",
       logger: options.logger,
-      tickMs: options.tickMs ?? 30_000,
-      round: () => options.approval.expireDue(),
+      tickMs,
+      round: async () => {
+        if (rest === undefined) return options.approval.expireDue();
+        ({ nextAtMs } = await options.approval.expireDueNext());
+        return IDLE_ROUND;
+      },
+      ...(rest === undefined
+        ? {}
+        : {
+            idlePauseMs: () =>
+              restingPauseMs(
+                { restMs: rest, tickMs, now: options.now ?? Date.now },
+                async () => nextAtMs,
+              ),
+          }),
       lease: {
         store: options.leases,
         name: "approval-expiry",
-        ttlMs: options.leaseMs ?? 60_000,
+        ttlMs: leaseMs,
+        // Held elsewhere: asked for again once that lease may have lapsed, not every tick.
+        ...(rest === undefined ? {} : { retryMs: leaseMs }),
         ...(options.owner === undefined ? {} : { owner: options.owner }),
       },
     });
@@ -45,6 +72,11 @@ export class ApprovalExpiry {
 
   start(): void {
     this.#runner.start();
+  }
+
+  /** Sweeps now (an approval was asked for: its lapse time is read). */
+  wake(): void {
+    this.#runner.wake();
   }
 
   /** Stops sweeping, waits for a sweep in progress, and hands the lease back. */

@@ -25,9 +25,22 @@ export interface RunnerLease {
 export const IDLE_ROUND = "idle";
 
 /**
- * A loop's rest after a round that found nothing: `restMs`, or less when its next work is due
- * sooner (`nextDueAtMs`, null: none), never under `tickMs`. Work written by this process wakes
- * the loop at once; work due later is read from the store, so a rest never makes it late.
+ * A rest that ends only when the loop is woken (`wake()`): no timer at all. A merchant's
+ * loops rest so when every write of work, by any replica, wakes them (loops/wakes.ts).
+ */
+export const UNTIL_WOKEN = Number.POSITIVE_INFINITY;
+
+/**
+ * The longest timer Node keeps (about 24.8 days): a longer one fires at once. A pause past it
+ * ends there, and the loop reads again (once in weeks).
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A loop's rest after a round that found nothing: `restMs` (UNTIL_WOKEN: no timer), or less
+ * when its next work is due sooner (`nextDueAtMs`, null: none), never under `tickMs`. Work
+ * written anywhere wakes the loop at once; work due later is read from the store, so a rest
+ * never makes it late.
  */
 export async function restingPauseMs(
   rest: { restMs: number; tickMs: number; now: () => number },
@@ -51,7 +64,8 @@ export interface BackgroundRunnerOptions {
   idleTickMs?: number;
   /**
    * After a round that answered IDLE_ROUND, how long to rest instead of `idleTickMs` (a
-   * merchant's runtime rests until its next work is due: `restingPauseMs`).
+   * merchant's runtime rests until its next work is due: `restingPauseMs`); UNTIL_WOKEN: until
+   * `wake()`, with no timer.
    */
   idlePauseMs?: () => Promise<number>;
   /** One round of work. */
@@ -113,6 +127,9 @@ export class BackgroundRunner {
 
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
+    // Resting until woken: no timer; wake() schedules the next round.
+    if (delayMs === UNTIL_WOKEN) return;
+    delayMs = Math.min(delayMs, LONGEST_TIMER_MS);
     this.#dueAtMs = performance.now() + delayMs;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;

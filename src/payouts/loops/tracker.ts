@@ -113,12 +113,26 @@ export class PayoutTracker {
       ...(rest
         ? {
             idlePauseMs: () =>
-              restingPauseMs({ restMs: rest, tickMs, now }, () =>
-                options.stores.tracking.earliestDueAtMs(),
-              ),
+              restingPauseMs({ restMs: rest, tickMs, now }, () => this.#nextDueAtMs()),
           }
         : {}),
     });
+  }
+
+  /**
+   * When the next round has work, for a resting tracker: the earliest poll due (a claim held
+   * by a replica that died is due again when its lease ends), or, while a payout is
+   * `submitting`, the next look for stranded ones (its sender may die mid-request).
+   */
+  async #nextDueAtMs(): Promise<number | null> {
+    const { stores, submittingLimitMs } = this.#options;
+    const [pollAtMs, submitting] = await Promise.all([
+      stores.tracking.earliestDueAtMs(),
+      stores.payouts.idsInState("submitting"),
+    ]);
+    if (submitting.length === 0) return pollAtMs;
+    const resumeAtMs = this.#lastResumeMs + Math.min(RESUME_EVERY_MS, submittingLimitMs);
+    return pollAtMs === null ? resumeAtMs : Math.min(pollAtMs, resumeAtMs);
   }
 
   /** Picks up what a previous run left (pending and stranded payouts), then polls on a timer. */

@@ -458,7 +458,7 @@ export class ScheduleRuns {
   async #notify(schedule: Schedule, runKey: string, what: ScheduleNoticeKind): Promise<void> {
     const { stores, now } = this.#options.context;
     const notice: Notice = { kind: "schedule", what, scheduleId: schedule.id, runKey };
-    await stores.outbox.schedule(noticeKey(notice), now());
+    await stores.outbox.schedule(noticeKey(notice), now(), { wake: true });
     this.#options.onNoticeQueued?.();
   }
 

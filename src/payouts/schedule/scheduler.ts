@@ -22,7 +22,7 @@ import { PAYING_ROLES } from "../policy.js";
 import type { StepContext } from "../types.js";
 import { scheduleAudit } from "./audit.js";
 import type { BatchSchedules } from "./batch-schedules.js";
-import { InterruptedRuns } from "./interrupted.js";
+import { InterruptedRuns, STUCK_SENDING_MS } from "./interrupted.js";
 import { runRepeats } from "./repeats.js";
 import { actorOf, type RunOutcome, type ScheduleRuns } from "./runs.js";
 import type { ScheduleSettings, Schedules } from "./schedules.js";
@@ -70,6 +70,8 @@ export class Scheduler {
   /** `{scheduleId}:{atMs}` of runs already reminded, until their time. */
   readonly #reminded = new Map<string, number>();
   #remindScanAtMs = 0;
+  /** When the first schedule still awaiting approval lapses, as of the last sweep. */
+  #approvalLapsesAtMs: number | null = null;
   /** Schedules whose run is retrying: not before this time (this replica's own pacing). */
   readonly #retryAt = new Map<string, number>();
 
@@ -79,6 +81,8 @@ export class Scheduler {
     this.#interrupted = new InterruptedRuns(options);
     const tickMs = options.tickMs ?? 1_000;
     const rest = options.restMs;
+    // Taken only by a round: a scheduler resting until woken holds none and renews none.
+    const leaseMs = Math.max(30_000, tickMs * 3, Number.isFinite(rest) ? (rest ?? 0) * 3 : 0);
     this.#runner = new BackgroundRunner({
       metrics: options.metrics,
       name: "schedule round",
@@ -92,19 +96,46 @@ export class Scheduler {
       lease: {
         store: options.leases,
         name: "scheduler",
-        ttlMs: Math.max(30_000, tickMs * 3, (rest ?? 0) * 3),
-        // Resting replicas ask for a lease held elsewhere once a rest, not every tick.
-        ...(rest ? { retryMs: rest } : {}),
+        ttlMs: leaseMs,
+        // Resting replicas ask for a lease held elsewhere once a rest (resting until woken:
+        // once the holder's lease may have lapsed), not every tick.
+        ...(rest ? { retryMs: Math.min(rest, leaseMs) } : {}),
         ...(options.owner ? { owner: options.owner } : {}),
       },
     });
   }
 
-  /** A whole rest, or one tick when a run falls due within it (read from the due index). */
+  /**
+   * A whole rest (UNTIL_WOKEN: until a write wakes it), or until the next thing falls due:
+   * a run, a reminder, an interrupted run's settling, a schedule's approval lapsing; never
+   * under one tick.
+   */
   async #restingPauseMs(restMs: number, tickMs: number): Promise<number> {
-    const { stores, now } = this.#options.context;
-    const soon = await stores.schedules.due(now() + restMs, 1);
-    return soon.length > 0 ? tickMs : restMs;
+    const nowMs = this.#options.context.now();
+    const dueAtMs = await this.#nextDueAtMs(nowMs);
+    if (dueAtMs === null) return restMs;
+    return Math.min(restMs, Math.max(tickMs, dueAtMs - nowMs));
+  }
+
+  /** When the next round has something to do (null: nothing known; a write will wake it). */
+  async #nextDueAtMs(nowMs: number): Promise<number | null> {
+    const { stores } = this.#options.context;
+    const { reminderMs } = this.#options.settings;
+    const far = Number.MAX_SAFE_INTEGER;
+    const [[run], [later], [sending]] = await Promise.all([
+      stores.schedules.upcoming(-1, far, 1),
+      reminderMs > 0 ? stores.schedules.upcoming(nowMs + reminderMs, far, 1) : Promise.resolve([]),
+      stores.schedules.sendingRuns(far, 1),
+    ]);
+    // What #nowAndThen handles waits for its next pass anyway.
+    const sweepAtMs = this.#remindScanAtMs + REMIND_EVERY_MS;
+    const times = [
+      run?.atMs,
+      later ? Math.max(sweepAtMs, later.atMs - reminderMs) : undefined,
+      sending ? Math.max(sweepAtMs, sending.updatedAtMs + STUCK_SENDING_MS) : undefined,
+      this.#approvalLapsesAtMs === null ? undefined : Math.max(sweepAtMs, this.#approvalLapsesAtMs),
+    ].filter((atMs): atMs is number => atMs !== undefined);
+    return times.length === 0 ? null : Math.min(...times);
   }
 
   start(): void {
@@ -304,7 +335,8 @@ export class Scheduler {
     const nowMs = this.#options.context.now();
     if (nowMs - this.#remindScanAtMs < REMIND_EVERY_MS) return;
     this.#remindScanAtMs = nowMs;
-    await this.#options.schedules?.expireApprovals();
+    const approvals = await this.#options.schedules?.expireApprovals();
+    this.#approvalLapsesAtMs = approvals?.nextAtMs ?? null;
     await this.#interrupted.sweep(nowMs);
     await this.#remind(nowMs);
   }

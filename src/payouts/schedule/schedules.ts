@@ -367,13 +367,16 @@ export class Schedules {
 
   /**
    * Expires the schedules nobody approved within APPROVAL_TTL_HOURS (their owner is told);
-   * answers how many. The scheduler calls it now and then.
+   * answers how many, and when the first one still waiting lapses (null: none). Now and then.
    */
-  async expireApprovals(): Promise<number> {
+  async expireApprovals(): Promise<{ expired: number; nextAtMs: number | null }> {
     const { stores, now } = this.#context;
     const nowMs = now();
     let expired = 0;
+    let nextAtMs: number | null = null;
     for (const schedule of await stores.schedules.list(500)) {
+      const lapses = schedule.state === "awaiting_approval" ? schedule.expiresAtMs : -1;
+      if (lapses >= nowMs) nextAtMs = Math.min(nextAtMs ?? lapses, lapses);
       if (schedule.state !== "awaiting_approval" || schedule.expiresAtMs >= nowMs) continue;
       if (schedule.resuming) {
         const refused = await this.#refuseResume(schedule, "expire", SYSTEM);
@@ -392,7 +395,7 @@ export class Schedules {
       if (moved.ok) expired += 1;
     }
     if (expired > 0) this.#onNoticeQueued();
-    return expired;
+    return { expired, nextAtMs };
   }
 
   /** A run, for the buttons of its message. */

@@ -26,7 +26,7 @@ import { PAYOUT_STATES } from "../../model/lifecycle.js";
 import { type Notice, noticeKey } from "../../model/notice.js";
 import { auditMinId, draftJson } from "../audit-codec.js";
 import type { BatchMoveOptions, BatchMoveResult, BatchStore } from "../batch-store.js";
-import type { Keys } from "../keys.js";
+import { type Keys, wakeChannel } from "../keys.js";
 import { checkInput, parseJsonOrUndefined } from "../schemas.js";
 import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
@@ -87,6 +87,9 @@ export class RedisBatchStore implements BatchStore {
     }
     if (WORKED_BATCH_STATES.includes(record.state)) {
       multi.sadd(this.#keys.activeBatches(), record.id);
+      // Every replica's batch worker may rest until woken (lua/includes/wake.lua).
+      const keyPrefix = this.#keys.prefix;
+      multi.publish(wakeChannel(keyPrefix), `batches:active ${keyPrefix}`);
     }
     const draft = {
       atMs: nowMs,

@@ -4,7 +4,8 @@
  * replicas never take the same id.
  */
 import { z } from "zod";
-import type { DueQueue } from "../types.js";
+import { type WakeQueue, wakeChannel } from "../keys.js";
+import type { DueQueue, ScheduleOptions } from "../types.js";
 import type { RedisClient } from "./connection.js";
 import { runScript, SCRIPTS } from "./scripts.js";
 
@@ -14,15 +15,25 @@ const IdsSchema = z.array(z.string());
 export class RedisDueQueue implements DueQueue {
   readonly #redis: RedisClient;
   readonly #key: string;
+  /** The wake channel and message of this queue (lua/includes/wake.lua). */
+  readonly #wake: { channel: string; message: string };
 
-  constructor(redis: RedisClient, key: string) {
+  /** `queue`: the key's name after the merchant's key prefix (`tracking`, `outbox`). */
+  constructor(redis: RedisClient, key: string, queue: WakeQueue) {
     this.#redis = redis;
     this.#key = key;
+    const keyPrefix = key.slice(0, key.length - queue.length);
+    this.#wake = { channel: wakeChannel(keyPrefix), message: `${queue} ${keyPrefix}` };
   }
 
-  /** Sets (or moves) the time `id` is due. */
-  async schedule(id: string, dueAtMs: number): Promise<void> {
-    await this.#redis.zadd(this.#key, dueAtMs, id);
+  /** Sets (or moves) the time `id` is due; `wake`: with the wake, in one transaction. */
+  async schedule(id: string, dueAtMs: number, options?: ScheduleOptions): Promise<void> {
+    if (!options?.wake) {
+      await this.#redis.zadd(this.#key, dueAtMs, id);
+      return;
+    }
+    const { channel, message } = this.#wake;
+    await this.#redis.multi().zadd(this.#key, dueAtMs, id).publish(channel, message).exec();
   }
 
   /** Up to `limit` ids due at `nowMs`, earliest first; each is hidden until `nowMs + leaseMs`. */

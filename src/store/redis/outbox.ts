@@ -24,7 +24,7 @@ export class RedisOutbox extends RedisDueQueue implements Outbox {
 
   /** `savedNumbers`: the address book's hash of numbers (redis/recipients.ts `phones`). */
   constructor(redis: RedisClient, keys: Keys, savedNumbers: string) {
-    super(redis, keys.outbox());
+    super(redis, keys.outbox(), "outbox");
     this.#redis = redis;
     this.#keys = keys;
     this.#savedNumbers = savedNumbers;

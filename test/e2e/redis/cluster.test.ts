@@ -5,19 +5,34 @@
  * tag; two merchants (MERCHANTS_FILE) pay, each on its own slot, with the global keys (a
  * person's /merchant choice, a message's merchant) beside them.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../../src/dev/telegram-emulator/index.js";
+import { plainText, type SentMessage } from "../../../src/dev/telegram-emulator/index.js";
+import { type Notice, noticeKey } from "../../../src/model/notice.js";
 import {
   DEFAULT_MERCHANT_ID,
   globalKeys,
   keys,
   merchantKeyPrefix,
 } from "../../../src/store/keys.js";
-import { dropPrefix, primaries } from "../../../src/store/redis/connection.js";
+import {
+  createRedisConnection,
+  dropPrefix,
+  primaries,
+  waitForReady,
+} from "../../../src/store/redis/connection.js";
+import { createRedisStores } from "../../../src/store/redis.js";
 import { clusterForFile } from "../../support/cluster.js";
 import { isPromptIn, isPromptReading, sendAndWait, showPrompt } from "../../support/flows.js";
 import { PAYER_ID, startHarness } from "../../support/harness.js";
-import { BEA, MO, PAUL, startMerchantsHarness, storesOf } from "../merchants/merchants-harness.js";
+import {
+  ADA,
+  BEA,
+  MO,
+  PAUL,
+  startMerchantsHarness,
+  storesOf,
+} from "../merchants/merchants-harness.js";
 
 const file = clusterForFile();
 
@@ -113,6 +128,48 @@ describe("the bot on a Redis Cluster", () => {
       expect([...alphaSlots][0]).not.toBe([...bravoSlots][0]);
       // The person's choice is a global key, read and written alone.
       expect(await file.redis.get(globalKeys(h.prefix).currentMerchant(MO))).toBe("bravo");
+    } finally {
+      await h.close();
+      await dropPrefix(file.redis, h.prefix);
+    }
+  });
+
+  it("wakes a merchant's resting loops from another connection's write, and sweeps after losing the subscriber's node", async () => {
+    const h = await startMerchantsHarness({ env: clusterEnv() });
+    const alpha = createRedisStores(file.redis, {
+      prefix: merchantKeyPrefix(h.prefix, "alpha"),
+      retentionMs: 3_600_000,
+      borrowed: true,
+    });
+    const adaChat = h.emulator.user({ id: ADA, firstName: "Ada", languageCode: "en" });
+    h.emulator.user({ id: MO, firstName: "Mo", languageCode: "en" });
+    const newPin = (atMs: number): Notice => ({ kind: "pin_renewed", userId: PAUL, atMs });
+    const isNewPin = (m: SentMessage) =>
+      m.chatId === adaChat.id && plainText(m).includes("New PIN");
+    try {
+      await sleep(1_000); // the first rounds are done; the loops rest until woken
+      // Written on the merchant's slot; PUBLISHed there; heard on the subscriber's node.
+      const told = h.emulator.waitForMessage(isNewPin, 10_000);
+      await alpha.outbox.schedule(noticeKey(newPin(Date.now())), Date.now(), { wake: true });
+      await told;
+      await sleep(1_000);
+
+      // Queued with no wake (as if lost); then the subscriber's connection goes, wherever it is.
+      const swept = h.emulator.waitForMessage(isNewPin, 15_000);
+      await alpha.outbox.schedule(noticeKey(newPin(Date.now() + 1)), Date.now());
+      const killed = await Promise.all(
+        file.cluster.nodes.map(async (node) => {
+          const admin = createRedisConnection(node.url);
+          try {
+            await waitForReady(admin, 5_000);
+            return Number(await admin.call("CLIENT", "KILL", "TYPE", "pubsub"));
+          } finally {
+            admin.disconnect();
+          }
+        }),
+      );
+      expect(killed.reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(1);
+      await swept;
     } finally {
       await h.close();
       await dropPrefix(file.redis, h.prefix);

@@ -20,6 +20,7 @@
   Output:
     {'same', state} | {'changed', state, previous} | {'first', state}
 ]]
+--!include wake.lua
 
 local o = cjson.decode(ARGV[1])
 local field, up, now = o.field, o.up, o.nowMs
@@ -32,6 +33,7 @@ if changed then state, notice = ARGV[2], ARGV[3] end
 redis.call('HSET', KEYS[1], field, state, field .. ':up', up)
 if changed or up == '0' then
   redis.call('ZADD', KEYS[2], now, notice)
+  wake(KEYS[2], 'outbox')
   local entry = ARGV[7]
   if changed then entry = ARGV[6] end
   redis.call('XADD', KEYS[3], '*', 'e', entry)

@@ -24,6 +24,7 @@
     {1, batch JSON} when moved, {0, batch JSON or ''} when not
 ]]
 --!include signatures.lua
+--!include wake.lua
 
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {0, ''} end
@@ -59,11 +60,14 @@ if member(o.finalStates, batch.state) then
   redis.call('PEXPIRE', KEYS[1], o.retentionMs)
   redis.call('PEXPIRE', KEYS[2], o.retentionMs)
 elseif member(o.workedStates, batch.state) then
-  redis.call('SADD', KEYS[3], batch.id)
+  -- Newly work for the batch worker: every replica's wakes (not each update of a batch at work).
+  if redis.call('SADD', KEYS[3], batch.id) == 1 then wake(KEYS[3], 'batches:active') end
 else
   redis.call('SREM', KEYS[3], batch.id)
 end
-for _, notice in ipairs(cjson.decode(ARGV[3])) do redis.call('ZADD', KEYS[4], o.nowMs, notice) end
+local notices = cjson.decode(ARGV[3])
+for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[4], o.nowMs, notice) end
+if #notices > 0 then wake(KEYS[4], 'outbox') end
 if ARGV[4] ~= '' then
   local draft = cjson.decode(ARGV[4])
   draft.details = draft.details or {}

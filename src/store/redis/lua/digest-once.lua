@@ -12,9 +12,11 @@
   Output:
     1 when queued now, else 0
 ]]
+--!include wake.lua
 
 if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+  wake(KEYS[2], 'outbox')
   return 1
 end
 return 0

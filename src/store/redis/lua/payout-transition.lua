@@ -76,6 +76,7 @@
 --!include rate-limit.lua
 --!include totals.lua
 --!include signatures.lua
+--!include wake.lua
 
 local record = KEYS[1]
 if redis.call('EXISTS', record) == 0 then return {'not_found'} end
@@ -174,6 +175,7 @@ if (o.sigNeeded or '') ~= '' then
   if #signatures < tonumber(o.sigNeeded) then
     redis.call('HSET', record, 'signatures', cjson.encode(signatures), 'updatedAtMs', now)
     for _, notice in ipairs(o.signNotices) do redis.call('ZADD', KEYS[2], now, notice) end
+    if #o.signNotices > 0 then wake(KEYS[2], 'outbox') end
     audit(KEYS[3], auditMinId, o.signDraft, false, false, record)
     return {'signed', redis.call('HGETALL', record)}
   end
@@ -213,7 +215,13 @@ end
 if releasedDay then giveBack(spendPrefix .. releasedDay, spender, amount) end
 if expires then redis.call('PEXPIRE', record, retention) else redis.call('PERSIST', record) end
 if stateSets[current] then redis.call('SREM', stateSets[current], id) end
-if stateSets[target] then redis.call('SADD', stateSets[target], id) end
+if stateSets[target] and redis.call('SADD', stateSets[target], id) == 1 then
+  -- An approval to lapse, or a request that may strand: the sweeps that watch them wake.
+  for _, queue in ipairs({'state:awaiting_approval', 'state:submitting'}) do
+    local key = stateSets[target]
+    if string.sub(key, -#queue) == queue then wake(key, queue) end
+  end
+end
 -- (A record without its initiator or creation time, which PayoutSchema never lets be
 -- written, is left out of them rather than failing the move half-written.)
 local fromGroup, toGroup = o.groups[current], o.groups[target]
@@ -236,7 +244,11 @@ if paymentId ~= '' then
   if expires then redis.call('SET', index, id, 'PX', retention) else redis.call('SET', index, id) end
 end
 for _, notice in ipairs(notices) do redis.call('ZADD', KEYS[2], now, notice) end
-if trackAt ~= '' then redis.call('ZADD', KEYS[4], trackAt, id) end
+if #notices > 0 then wake(KEYS[2], 'outbox') end
+if trackAt ~= '' then
+  redis.call('ZADD', KEYS[4], trackAt, id)
+  wake(KEYS[4], 'tracking')
+end
 if o.untrack == '1' then redis.call('ZREM', KEYS[4], id) end
 audit(KEYS[3], auditMinId, auditDraft, current, target, record)
 if (o.totalsDay or '') ~= '' then countSettled(record, o.totalsPrefix, o.totalsDay, o.totalsKeptMs) end

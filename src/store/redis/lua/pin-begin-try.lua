@@ -20,6 +20,7 @@
     {'none'} (no PIN set), {'locked', untilMs, '1' locked now | '0'}, or
     {'try', hash, unseen wrong tries, the last one's time (ms)}
 ]]
+--!include wake.lua
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 local lock = tonumber(redis.call('HGET', KEYS[1], 'lockedUntilMs') or '0')
 if lock > now then return {'locked', tostring(lock), '0'} end
@@ -36,6 +37,7 @@ if tries > max or #window > tonumber(ARGV[5]) then
   redis.call('HSET', KEYS[1], 'lockedUntilMs', ARGV[3], 'tries', 0)
   redis.call('HDEL', KEYS[1], 'window')
   redis.call('ZADD', KEYS[2], now, ARGV[4])
+  wake(KEYS[2], 'outbox')
   return {'locked', ARGV[3], '1'}
 end
 redis.call('HSET', KEYS[1], 'window', table.concat(window, ' '))

@@ -24,6 +24,7 @@
   Output:
     {'right'}, {'wrong', tries left}, or {'locked', untilMs, '1' locked now | '0'}
 ]]
+--!include wake.lua
 local now, max, windowMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[6])
 if redis.call('HEXISTS', KEYS[1], 'hash') == 0 then
   -- Reset while the try ran: the PIN it was compared with is no longer the person's, so a
@@ -47,6 +48,7 @@ if ARGV[1] == '1' then
     local left = tonumber(redis.call('HINCRBY', KEYS[1], 'unseenWrong', -told))
     if left <= 0 then redis.call('HDEL', KEYS[1], 'unseenWrong', 'lastWrongAtMs') end
     redis.call('ZADD', KEYS[2], now, ARGV[10])
+    wake(KEYS[2], 'outbox')
   end
   return {'right'}
 end
@@ -59,6 +61,7 @@ if tries >= max or #window >= windowMax then
   redis.call('HSET', KEYS[1], 'lockedUntilMs', ARGV[4], 'tries', 0)
   redis.call('HDEL', KEYS[1], 'window')
   redis.call('ZADD', KEYS[2], now, ARGV[5])
+  wake(KEYS[2], 'outbox')
   return {'locked', ARGV[4], '1'}
 end
 return {'wrong', tostring(math.min(max - tries, windowMax - #window))}

@@ -13,8 +13,10 @@
   Output:
     1 when reset now, 0 when no PIN was set
 ]]
+--!include wake.lua
 if redis.call('HEXISTS', KEYS[1], 'hash') == 0 then return 0 end
 redis.call('HDEL', KEYS[1], 'hash', 'setAtMs', 'tries', 'window', 'unseenWrong', 'lastWrongAtMs')
 redis.call('HSET', KEYS[1], 'resetAtMs', ARGV[1])
 redis.call('ZADD', KEYS[2], tonumber(ARGV[1]), ARGV[2])
+wake(KEYS[2], 'outbox')
 return 1

@@ -19,6 +19,7 @@
   Output:
     {'set', '1' after a reset | '0'}, {'already'}, {'locked', untilMs} or {'stale'}
 ]]
+--!include wake.lua
 if redis.call('HEXISTS', KEYS[1], 'hash') == 1 then return {'already'} end
 local now = tonumber(ARGV[2])
 local lock = tonumber(redis.call('HGET', KEYS[1], 'lockedUntilMs') or '0')
@@ -31,6 +32,7 @@ redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'setAtMs', ARGV[2], 'tries', 0)
 redis.call('HDEL', KEYS[1], 'lockedUntilMs', 'resetAtMs')
 if resetAt > 0 then
   redis.call('ZADD', KEYS[2], now, ARGV[4])
+  wake(KEYS[2], 'outbox')
   return {'set', '1'}
 end
 return {'set', '0'}

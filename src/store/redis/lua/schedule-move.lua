@@ -70,7 +70,11 @@ for _, state in ipairs(options.running) do
   if state == schedule.state then running = true end
 end
 if running and schedule.nextRunAtMs then
+  -- Due sooner than the schedulers know (new, resumed, moved earlier): they wake. A run
+  -- moved later needs none (a scheduler woken by the earlier time reads the later one).
+  local known = redis.call('ZSCORE', KEYS[2], schedule.id)
   redis.call('ZADD', KEYS[2], schedule.nextRunAtMs, schedule.id)
+  if not known or tonumber(schedule.nextRunAtMs) < tonumber(known) then wake(KEYS[2], 'schedules:due') end
 else
   redis.call('ZREM', KEYS[2], schedule.id)
 end

@@ -52,7 +52,10 @@ else
   redis.call('SREM', KEYS[2], ARGV[8])
 end
 if to == 'sending' then
-  redis.call('ZADD', KEYS[6], written_run.updatedAtMs or ARGV[4], ARGV[8])
+  -- A sender that dies now leaves it: every scheduler learns when to settle it.
+  if redis.call('ZADD', KEYS[6], written_run.updatedAtMs or ARGV[4], ARGV[8]) == 1 then
+    wake(KEYS[6], 'schedules:sending')
+  end
 else
   redis.call('ZREM', KEYS[6], ARGV[8])
 end

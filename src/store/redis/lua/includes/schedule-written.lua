@@ -6,8 +6,11 @@
     '' for none) to the `audit` stream (entries older than `minId` go) with the states before
     and after in its details.
 ]]
+--!include wake.lua
 local function written(outbox, audit, notices, draft, minId, nowMs, from, to)
-  for _, notice in ipairs(cjson.decode(notices)) do redis.call('ZADD', outbox, nowMs, notice) end
+  local queued = cjson.decode(notices)
+  for _, notice in ipairs(queued) do redis.call('ZADD', outbox, nowMs, notice) end
+  if #queued > 0 then wake(outbox, 'outbox') end
   if draft ~= '' then
     local entry = cjson.decode(draft)
     if type(entry.details) ~= 'table' then entry.details = {} end
