@@ -46,8 +46,12 @@ export type AvailabilityAlert = Extract<Notice, { kind: "availability" }>;
 
 /** A notice with its subject as it is now, ready to be written. */
 export type Delivery =
-  /** `numberSaved`: whether its number was in the address book when claimed (undefined: not read). */
-  | { kind: "settled"; payout: Payout; numberSaved?: boolean }
+  /**
+   * `numberSaved`: whether its number was in the address book when claimed (undefined: not
+   * read). `finalTry`: the notice's last attempt before it is dropped (maxAttempts): what
+   * could wait (the prompt's edit refused for flood) no longer holds back what matters.
+   */
+  | { kind: "settled"; payout: Payout; numberSaved?: boolean; finalTry?: boolean }
   | { kind: "attention"; payout: Payout; reason: AttentionReason }
   /** The admins' summary of `day` (YYYY-MM-DD), written from the stores when delivered. */
   | { kind: "digest"; day: string }
@@ -287,9 +291,13 @@ export class Notifier {
       // Told once: a notice queued again after it was delivered is dropped.
       if (payout.notifiedAtMs !== undefined) return null;
       const { numberSaved } = claimed;
-      return numberSaved === undefined
-        ? { kind: "settled", payout }
-        : { kind: "settled", payout, numberSaved };
+      const finalTry = (this.#attempts.get(claimed.key) ?? 0) + 1 >= this.#options.maxAttempts;
+      return {
+        kind: "settled",
+        payout,
+        ...(numberSaved === undefined ? {} : { numberSaved }),
+        ...(finalTry ? { finalTry } : {}),
+      };
     }
     if (notice.kind === "attention") return { kind: "attention", payout, reason: notice.reason };
     return { kind: notice.kind, payout };
