@@ -1,7 +1,8 @@
 /**
  * The Messenger of the notifier, on Telegram: turns each notice into messages, each in its
  * reader's language. A final status edits the payout's prompt and pushes a new message (an
- * edit does not make the phone buzz). The digest and availability alerts go through
+ * edit does not make the phone buzz); an edit refused for flood holds the push back until the
+ * notice's retry (docs/performance.md). The digest and availability alerts go through
  * ReportDelivery (reports.ts); approvals are approvals.ts's, staff changes standing.ts's.
  * Telegram's refusals become DeliveryErrors that say whether trying again can help.
  */

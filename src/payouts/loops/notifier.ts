@@ -134,7 +134,9 @@ export interface Messenger {
    * payout that needs a person to the payer (not for a mismatch) and the admins; the
    * digest to the admins; an availability alert to ALERT_CHAT_ID or the admins; an
    * approval's request, decision, outcome and reason to the approvers and the payer.
-   * Throws a DeliveryError when the message that matters could not be sent.
+   * Throws a DeliveryError when the message that matters could not be sent, or (a final
+   * status, before its push) when the prompt's edit was refused for flood: the retry then
+   * makes the edit, then the push.
    */
   deliver(delivery: Delivery): Promise<void>;
 }
