@@ -1,11 +1,12 @@
 /**
  * The Messenger of the notifier, on Telegram: turns each notice into messages, each in its
  * reader's language. A final status edits the payout's prompt and pushes a new message (an
- * edit does not make the phone buzz). The digest and availability alerts go through
+ * edit does not make the phone buzz); an edit refused for flood holds the push back until the
+ * notice's retry (docs/performance.md). The digest and availability alerts go through
  * ReportDelivery (reports.ts); approvals are approvals.ts's, staff changes standing.ts's.
  * Telegram's refusals become DeliveryErrors that say whether trying again can help.
  */
-import type { Telegram } from "telegraf";
+import type { Telegram, TelegramError } from "telegraf";
 import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import type { AttentionReason } from "../../model/notice.js";
@@ -14,7 +15,7 @@ import type { Delivery, Messenger } from "../../payouts/loops/notifier.js";
 import { may } from "../../payouts/policy.js";
 import type { Stores } from "../../store/types.js";
 import { DEFAULT_TIME_ZONE } from "../../time.js";
-import { toDeliveryError } from "../telegram/failures.js";
+import { isFloodRefusal, toDeliveryError } from "../telegram/failures.js";
 import { CONFIRM_EDITS_MAX_MS, PromptWatch } from "../telegram/prompt-watch.js";
 import { editMessageView, sendView } from "../telegram/reply.js";
 import { payoutStateView, type View } from "../views/common.js";
@@ -113,7 +114,7 @@ export class TelegramMessenger implements Messenger {
   async deliver(delivery: Delivery): Promise<void> {
     switch (delivery.kind) {
       case "settled":
-        return this.#settled(delivery.payout, delivery.numberSaved);
+        return this.#settled(delivery.payout, delivery.numberSaved, delivery.finalTry === true);
       case "attention":
         return this.#attention(delivery.payout, delivery.reason);
       case "digest":
@@ -150,8 +151,18 @@ export class TelegramMessenger implements Messenger {
     this.#log.warn({ notice: delivery.kind }, "no one delivers this notice here; dropped");
   }
 
-  /** `numberSaved`: read with the notice's claim; undefined: read here if it matters. */
-  async #settled(payout: Payout, numberSaved: boolean | undefined): Promise<void> {
+  /**
+   * The prompt edited, then the push. `numberSaved`: read with the notice's claim;
+   * undefined: read here if it matters. An edit refused for flood (Telegram's 429 or the
+   * pacer's) stops the delivery before the push, as a DeliveryError with its retry_after:
+   * the notice is tried again then, edit first, and the push (its last step, after which it
+   * is marked told) goes once. On the notice's `finalTry` the push goes without the edit.
+   */
+  async #settled(
+    payout: Payout,
+    numberSaved: boolean | undefined,
+    finalTry: boolean,
+  ): Promise<void> {
     const t = translator(payout.locale, this.#timeZone);
     if (payout.messageId !== undefined) {
       // The payout's own message, final now, offers Save recipient (the push below stays a
@@ -162,7 +173,8 @@ export class TelegramMessenger implements Messenger {
         : final;
       // Noted before the edit leaves: a Confirm still editing here puts it back after its own.
       const confirm = this.#prompts.noteFinal(payout.chatId, payout.messageId, view);
-      await this.#editPrompt(payout, payout.messageId, view);
+      const flood = await this.#editPrompt(payout, payout.messageId, view);
+      if (flood && !finalTry) throw toDeliveryError(flood);
       if (confirm === "unknown" && this.#prompts.mayBeEditedElsewhere(payout)) {
         // Its Confirm may be another replica's, its "Pending" still on the way: once more.
         const messageId = payout.messageId;
@@ -181,11 +193,30 @@ export class TelegramMessenger implements Messenger {
     }
   }
 
-  /** The prompt may be gone (deleted, too old to edit): the notice is what matters. */
-  async #editPrompt(payout: Payout, messageId: number, view: View): Promise<void> {
-    await editMessageView(this.#telegram, payout.chatId, messageId, view).catch((error: unknown) =>
-      this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt"),
-    );
+  /**
+   * Edits the prompt; resolves with the refusal when it was refused for flood (it can be
+   * made later), else undefined. Any other failure is logged and let go: the prompt may be
+   * gone (deleted, too old to edit), and "not modified" means it already reads so.
+   */
+  async #editPrompt(
+    payout: Payout,
+    messageId: number,
+    view: View,
+  ): Promise<TelegramError | undefined> {
+    try {
+      await editMessageView(this.#telegram, payout.chatId, messageId, view);
+      return undefined;
+    } catch (error) {
+      if (isFloodRefusal(error)) {
+        this.#log.info(
+          { err: error, payoutId: payout.id },
+          "prompt edit refused for flood; the notice waits for it",
+        );
+        return error;
+      }
+      this.#log.debug({ err: error, payoutId: payout.id }, "could not edit the prompt");
+      return undefined;
+    }
   }
 
   /**

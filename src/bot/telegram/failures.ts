@@ -139,6 +139,14 @@ export async function bestEffort(
   }
 }
 
+/**
+ * A call refused for flood: Telegram's 429, or the pacer's own (pacing.ts, a turn further
+ * than its `maxWaitMs`). Its `retry_after` says when trying again can succeed.
+ */
+export function isFloodRefusal(error: unknown): error is TelegramError {
+  return error instanceof TelegramError && error.code === 429;
+}
+
 /** A refused or failed message, as the notifier wants it: may trying again help, and when. */
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof TelegramError) {

@@ -46,8 +46,12 @@ export type AvailabilityAlert = Extract<Notice, { kind: "availability" }>;
 
 /** A notice with its subject as it is now, ready to be written. */
 export type Delivery =
-  /** `numberSaved`: whether its number was in the address book when claimed (undefined: not read). */
-  | { kind: "settled"; payout: Payout; numberSaved?: boolean }
+  /**
+   * `numberSaved`: whether its number was in the address book when claimed (undefined: not
+   * read). `finalTry`: the notice's last attempt before it is dropped (maxAttempts): what
+   * could wait (the prompt's edit refused for flood) no longer holds back what matters.
+   */
+  | { kind: "settled"; payout: Payout; numberSaved?: boolean; finalTry?: boolean }
   | { kind: "attention"; payout: Payout; reason: AttentionReason }
   /** The admins' summary of `day` (YYYY-MM-DD), written from the stores when delivered. */
   | { kind: "digest"; day: string }
@@ -130,7 +134,9 @@ export interface Messenger {
    * payout that needs a person to the payer (not for a mismatch) and the admins; the
    * digest to the admins; an availability alert to ALERT_CHAT_ID or the admins; an
    * approval's request, decision, outcome and reason to the approvers and the payer.
-   * Throws a DeliveryError when the message that matters could not be sent.
+   * Throws a DeliveryError when the message that matters could not be sent, or (a final
+   * status, before its push) when the prompt's edit was refused for flood: the retry then
+   * makes the edit, then the push.
    */
   deliver(delivery: Delivery): Promise<void>;
 }
@@ -287,9 +293,13 @@ export class Notifier {
       // Told once: a notice queued again after it was delivered is dropped.
       if (payout.notifiedAtMs !== undefined) return null;
       const { numberSaved } = claimed;
-      return numberSaved === undefined
-        ? { kind: "settled", payout }
-        : { kind: "settled", payout, numberSaved };
+      const finalTry = (this.#attempts.get(claimed.key) ?? 0) + 1 >= this.#options.maxAttempts;
+      return {
+        kind: "settled",
+        payout,
+        ...(numberSaved === undefined ? {} : { numberSaved }),
+        ...(finalTry ? { finalTry } : {}),
+      };
     }
     if (notice.kind === "attention") return { kind: "attention", payout, reason: notice.reason };
     return { kind: notice.kind, payout };
