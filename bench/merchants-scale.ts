@@ -14,7 +14,7 @@
  * Payouts stay pending at the sandbox and the status tracker polls hourly: the run measures
  * the interactive path; the tracker's cost per payout is measured by benchmarks 4 and 8.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { plainText } from "../src/dev/telegram-emulator/index.js";
@@ -78,6 +78,10 @@ export interface Measured extends Combination {
   unanswered: string[];
   /** CPU time of every bot process over the drive, per second of it (1 = one core busy). */
   botCores: number;
+  /** This process's CPU (the emulator, the sandbox, the balancer, the payers) likewise. */
+  harnessCores: number;
+  /** Share of the machine's CPU time (all cores, every process) busy over the drive. */
+  machineBusyShare: number;
   /** Per shard: its CPU time over the drive per second of it. */
   shardCores: number[];
   /** Per shard: commands per second over the drive. */
@@ -143,6 +147,19 @@ async function idleCommandsPerSecond(cluster: BenchCluster, idleMs?: number): Pr
   await sleep(idleMs);
   const after = sum(await cluster.counters());
   return (after - before) / ((performance.now() - startedAt) / 1000);
+}
+
+/** The machine's CPU time so far, all cores (/proc/stat, clock ticks): busy and in all. */
+function machineTicks(): { busy: number; total: number } {
+  try {
+    const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+    const ticks = cpu.trim().split(/\s+/).slice(1).map(Number);
+    const total = ticks.reduce((sum, tick) => sum + tick, 0);
+    // idle and iowait
+    return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0), total };
+  } catch {
+    return { busy: Number.NaN, total: Number.NaN };
+  }
 }
 
 /** CPU time of every replica so far, in ms. */
@@ -235,8 +252,12 @@ async function measure(
       const countersBefore = await cluster.counters();
       const throttlingBefore = cluster.throttling();
       const botCpuBefore = await replicasCpuMs(replicas);
+      const harnessBefore = process.cpuUsage();
+      const machineBefore = machineTicks();
       const driven = await driveCounting(replicas, scale, scale.driveMs);
       const { seconds } = driven;
+      const harness = process.cpuUsage(harnessBefore);
+      const machine = machineTicks();
       const botCpuMs = (await replicasCpuMs(replicas)) - botCpuBefore;
       const throttlingAfter = cluster.throttling();
       const cpuAfter = await cluster.cpuSeconds();
@@ -253,6 +274,9 @@ async function measure(
         confirmP99Ms: percentile(driven.steps.get("confirm") ?? [], 99),
         unanswered: driven.unanswered,
         botCores: botCpuMs / 1000 / seconds,
+        harnessCores: (harness.user + harness.system) / 1e6 / seconds,
+        machineBusyShare:
+          (machine.busy - machineBefore.busy) / (machine.total - machineBefore.total),
         shardCores: cpuAfter.map((after, n) => (after - (cpuBefore[n] ?? 0)) / seconds),
         shardCommandsPerSecond: perSecond((counters) => counters.commands),
         shardReadsPerSecond: perSecond((counters) => counters.reads),

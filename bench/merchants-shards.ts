@@ -14,6 +14,7 @@
  * uses its whole budget and is throttled in most periods. Skipped, with the reason printed
  * and in the results, where no writable cgroup cpu controller exists (not root, a container).
  */
+import { cpus } from "node:os";
 import { cpuCapUnavailable, periodAndQuota, type Throttling } from "./cpu-cap.js";
 import {
   type Combination,
@@ -152,7 +153,10 @@ function rowsOf(scale: Scale, share: number, runs: readonly Measured[]): Row[] {
         note:
           `${run === runs[0] ? `${how} ` : ""}${label(run)}: shards ${shardsText(run, share)}; ` +
           `${Math.round(sum(run.shardCommandsPerSecond) / run.updatesPerSecond)} commands per ` +
-          `update; bots ${percentOfCore(run.botCores)} of a core; ${limitText}.${gainText}`,
+          `update; bots ${percentOfCore(run.botCores)} of a core, the harness (emulator, sandbox, ` +
+          `balancer, payers) ${percentOfCore(run.harnessCores)}, the whole machine ` +
+          `${percentOfCore(run.machineBusyShare)} busy (every process, ${cpus().length} cores); ` +
+          `${limitText}.${gainText}`,
       }),
       row({
         bench: BENCH,
@@ -215,6 +219,15 @@ function rowsOf(scale: Scale, share: number, runs: readonly Measured[]): Row[] {
               note: `Counted over ${(scale.idleMs ?? 0) / 1000} s after the drive: the replicas' own timers (every merchant's loops), which each replica runs.`,
             }
           : {}),
+      }),
+      row({
+        bench: BENCH,
+        figure: `machine CPU busy (all cores, every process), ${label(run)}`,
+        value: run.machineBusyShare * 100,
+        unit: "%",
+        baseline: null,
+        target: "",
+        met: null,
       }),
       row({
         bench: BENCH,
