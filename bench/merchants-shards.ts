@@ -32,10 +32,11 @@ const BENCH = "13 merchants paying, shards capped";
 /** Issue 33: throughput grows ≥ 2.5× from 1 to 3 shards when Redis is the limit. */
 const TARGET_SHARD_GAIN = 2.5;
 /**
- * Each shard's budget by default: one shard serves about a hundred updates a second with it,
- * three about three hundred, which the bots and the harness still serve on two cores.
+ * Each shard's budget by default: one shard serves about 60 updates a second with it, three
+ * about 175, which the bots and the harness still serve on two busy cores (at 0.03, three
+ * shards' 240 were more than a busy 2-core machine had left, and they were not the limit).
  */
-export const DEFAULT_SHARD_CPU = 0.03;
+export const DEFAULT_SHARD_CPU = 0.02;
 /** A shard that used this share of its budget, throttled in this share of periods, was the limit. */
 const SATURATED_SHARE_OF_BUDGET = 0.9;
 const SATURATED_THROTTLED_PERIODS = 0.5;
@@ -113,6 +114,21 @@ function baselineOf(run: Measured, runs: readonly Measured[]): Measured | undefi
   return runs.find((other) => other.shards === 1 && other.replicas === replicas);
 }
 
+/**
+ * The ≥ 2.5× target, judged only when 1 shard was the limit; a shortfall counts only when
+ * the 3 shards were the limit too (else the bots or the machine capped them: not judged).
+ */
+function shardGainMet(
+  run: Measured,
+  base: Measured,
+  limited: boolean,
+  baseLimited: boolean,
+): boolean | null {
+  if (run.shards !== 3 || !baseLimited) return null;
+  if (run.updatesPerSecond / base.updatesPerSecond >= TARGET_SHARD_GAIN) return true;
+  return limited ? false : null;
+}
+
 function rowsOf(scale: Scale, share: number, runs: readonly Measured[]): Row[] {
   const { periodUs, quotaUs } = periodAndQuota(share);
   const how =
@@ -146,10 +162,7 @@ function rowsOf(scale: Scale, share: number, runs: readonly Measured[]): Row[] {
         unit: "/s",
         baseline: base === run ? null : base.updatesPerSecond,
         target: threeShards ? `≥ ${TARGET_SHARD_GAIN}× 1 shard` : "",
-        met:
-          threeShards && baseLimited
-            ? run.updatesPerSecond / base.updatesPerSecond >= TARGET_SHARD_GAIN
-            : null,
+        met: shardGainMet(run, base, limited, baseLimited),
         note:
           `${run === runs[0] ? `${how} ` : ""}${label(run)}: shards ${shardsText(run, share)}; ` +
           `${Math.round(sum(run.shardCommandsPerSecond) / run.updatesPerSecond)} commands per ` +

@@ -111,7 +111,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg.startsWith("--shard-cpu=")) {
       shardCpu = Number(arg.slice("--shard-cpu=".length));
       if (!(shardCpu > 0 && shardCpu <= 1))
-        throw new Error(`--shard-cpu is a share of one core in (0, 1], e.g. 0.03, not ${arg}`);
+        throw new Error(`--shard-cpu is a share of one core in (0, 1], e.g. 0.02, not ${arg}`);
     } else
       throw new Error(
         `unknown argument ${arg}; use --quick, --only=<name>,… and/or --shard-cpu=<share>`,

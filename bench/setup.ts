@@ -12,7 +12,7 @@ export interface BenchContext {
   quick: boolean;
   /**
    * `--shard-cpu=<share>`: each shard's CPU budget in `merchants-shards`, a share of one
-   * core; default there 0.03.
+   * core; default there 0.02.
    */
   shardCpu?: number;
   redisUrl: string;
