@@ -14,22 +14,23 @@
  * Payouts stay pending at the sandbox and the status tracker polls hourly: the run measures
  * the interactive path; the tracker's cost per payout is measured by benchmarks 4 and 8.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { plainText } from "../src/dev/telegram-emulator/index.js";
 import { startSandbox } from "../src/sandbox/index.js";
 import { type ReplicasUnderTest, startReplicas } from "./bots.js";
 import { compiledRoot } from "./build.js";
+import { type Throttling, throttlingBetween } from "./cpu-cap.js";
 import { PAY_COMMAND } from "./drive.js";
 import { payFlow, STEP_TIMEOUT_MS } from "./flows.js";
-import { BenchCluster } from "./redis-cluster.js";
-import type { BenchContext } from "./setup.js";
+import { BenchCluster, type BenchClusterOptions, type NodeCounters } from "./redis-cluster.js";
+import { type BenchContext, sleep } from "./setup.js";
 import { percentile, type Row, row } from "./stats.js";
 import { WebhookBalancer } from "./webhook-balancer.js";
 
 const BENCH = "13 merchants paying";
-const STAFF_PER_MERCHANT = 10;
+export const STAFF_PER_MERCHANT = 10;
 /** Issue 33: throughput grows ≥ 2.5× from 1 to 3 shards when Redis is the limit. */
 const TARGET_SHARD_GAIN = 2.5;
 /** A shard busier than this share of one core in the baseline run is taken as the limit. */
@@ -37,7 +38,7 @@ const REDIS_LIMIT_SHARE = 0.8;
 const WEBHOOK_SECRET = "bench-merchants-scale";
 const DAY_MS = 86_400_000;
 
-interface Scale {
+export interface Scale {
   merchants: number;
   /** Payers driving at once, spread over the merchants (one per merchant in a full run). */
   users: number;
@@ -45,6 +46,8 @@ interface Scale {
   thinkMs: number;
   warmMs: number;
   driveMs: number;
+  /** After the drive, how long to count the commands of replicas left idle; none if unset. */
+  idleMs?: number;
 }
 
 /**
@@ -55,7 +58,7 @@ interface Scale {
 const FULL: Scale = { merchants: 200, users: 200, thinkMs: 500, warmMs: 10_000, driveMs: 30_000 };
 const QUICK: Scale = { merchants: 4, users: 4, thinkMs: 500, warmMs: 500, driveMs: 2_500 };
 
-interface Combination {
+export interface Combination {
   shards: number;
   replicas: number;
 }
@@ -67,7 +70,7 @@ const COMBINATIONS: readonly Combination[] = [
   { shards: 3, replicas: 3 },
 ];
 
-interface Measured extends Combination {
+export interface Measured extends Combination {
   updatesPerSecond: number;
   promptP99Ms: number;
   confirmP99Ms: number;
@@ -75,10 +78,20 @@ interface Measured extends Combination {
   unanswered: string[];
   /** CPU time of every bot process over the drive, per second of it (1 = one core busy). */
   botCores: number;
+  /** This process's CPU (the emulator, the sandbox, the balancer, the payers) likewise. */
+  harnessCores: number;
+  /** Share of the machine's CPU time (all cores, every process) busy over the drive. */
+  machineBusyShare: number;
   /** Per shard: its CPU time over the drive per second of it. */
   shardCores: number[];
   /** Per shard: commands per second over the drive. */
   shardCommandsPerSecond: number[];
+  /** Per shard: reads from client sockets per second over the drive. */
+  shardReadsPerSecond: number[];
+  /** Commands per second of all shards, with no payer acting (Scale's idleMs); NaN unset. */
+  idleCommandsPerSecond: number;
+  /** Per shard: its cgroup's throttling over the drive; [] when the shards are uncapped. */
+  shardThrottling: Throttling[];
   /** Fork → ready of the first replica (all N merchants started). */
   startMs: number;
 }
@@ -118,6 +131,35 @@ interface Driven {
   seconds: number;
   /** Flows the bot left without the expected answer within STEP_TIMEOUT_MS, and why. */
   unanswered: string[];
+}
+
+/**
+ * Commands per second of all shards while the replicas sit idle for `idleMs`, after a
+ * second for the drive's last writes: their timers' own load on Redis. NaN when unset.
+ */
+async function idleCommandsPerSecond(cluster: BenchCluster, idleMs?: number): Promise<number> {
+  if (idleMs === undefined) return Number.NaN;
+  const sum = (all: readonly NodeCounters[]) =>
+    all.reduce((total, counters) => total + counters.commands, 0);
+  await sleep(1000);
+  const before = sum(await cluster.counters());
+  const startedAt = performance.now();
+  await sleep(idleMs);
+  const after = sum(await cluster.counters());
+  return (after - before) / ((performance.now() - startedAt) / 1000);
+}
+
+/** The machine's CPU time so far, all cores (/proc/stat, clock ticks): busy and in all. */
+function machineTicks(): { busy: number; total: number } {
+  try {
+    const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+    const ticks = cpu.trim().split(/\s+/).slice(1).map(Number);
+    const total = ticks.reduce((sum, tick) => sum + tick, 0);
+    // idle and iowait
+    return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0), total };
+  } catch {
+    return { busy: Number.NaN, total: Number.NaN };
+  }
 }
 
 /** CPU time of every replica so far, in ms. */
@@ -207,13 +249,24 @@ async function measure(
       }
       await driveCounting(replicas, scale, scale.warmMs);
       const cpuBefore = await cluster.cpuSeconds();
-      const commandsBefore = await cluster.commandsProcessed();
+      const countersBefore = await cluster.counters();
+      const throttlingBefore = cluster.throttling();
       const botCpuBefore = await replicasCpuMs(replicas);
+      const harnessBefore = process.cpuUsage();
+      const machineBefore = machineTicks();
       const driven = await driveCounting(replicas, scale, scale.driveMs);
       const { seconds } = driven;
+      const harness = process.cpuUsage(harnessBefore);
+      const machine = machineTicks();
       const botCpuMs = (await replicasCpuMs(replicas)) - botCpuBefore;
+      const throttlingAfter = cluster.throttling();
       const cpuAfter = await cluster.cpuSeconds();
-      const commandsAfter = await cluster.commandsProcessed();
+      const countersAfter = await cluster.counters();
+      const perSecond = (pick: (counters: NodeCounters) => number) =>
+        countersAfter.map((after, n) => {
+          const before = countersBefore[n];
+          return (pick(after) - (before ? pick(before) : 0)) / seconds;
+        });
       return {
         ...combination,
         updatesPerSecond: driven.updates / seconds,
@@ -221,9 +274,15 @@ async function measure(
         confirmP99Ms: percentile(driven.steps.get("confirm") ?? [], 99),
         unanswered: driven.unanswered,
         botCores: botCpuMs / 1000 / seconds,
+        harnessCores: (harness.user + harness.system) / 1e6 / seconds,
+        machineBusyShare:
+          (machine.busy - machineBefore.busy) / (machine.total - machineBefore.total),
         shardCores: cpuAfter.map((after, n) => (after - (cpuBefore[n] ?? 0)) / seconds),
-        shardCommandsPerSecond: commandsAfter.map(
-          (after, n) => (after - (commandsBefore[n] ?? 0)) / seconds,
+        shardCommandsPerSecond: perSecond((counters) => counters.commands),
+        shardReadsPerSecond: perSecond((counters) => counters.reads),
+        idleCommandsPerSecond: await idleCommandsPerSecond(cluster, scale.idleMs),
+        shardThrottling: throttlingAfter.map((after, n) =>
+          throttlingBetween(throttlingBefore[n] ?? after, after),
         ),
         startMs: combination.replicas === 1 ? startMs : Number.NaN,
       };
@@ -237,11 +296,11 @@ async function measure(
   }
 }
 
-function label({ shards, replicas }: Combination): string {
+export function label({ shards, replicas }: Combination): string {
   return `${shards} shard${shards === 1 ? "" : "s"} × ${replicas} replica${replicas === 1 ? "" : "s"}`;
 }
 
-function percentOfCore(cores: number): string {
+export function percentOfCore(cores: number): string {
   return `${Math.round(cores * 100)}%`;
 }
 
@@ -357,8 +416,16 @@ function rowsOf(scale: Scale, runs: readonly Measured[]): Row[] {
   return rows;
 }
 
-export async function benchMerchantsScale(context: BenchContext): Promise<Row[]> {
-  const scale = context.quick ? QUICK : FULL;
+/**
+ * Runs `combinations` (1-shard ones first) with `scale`'s merchants and payers on one
+ * sandbox, a cluster per shard count (`clusterOptions`: e.g. each node's CPU cap).
+ */
+export async function measureCombinations(
+  context: BenchContext,
+  scale: Scale,
+  combinations: readonly Combination[],
+  clusterOptions: BenchClusterOptions = {},
+): Promise<Measured[]> {
   const sandbox = await startSandbox({
     rateLimitPerMinute: 0,
     settleDelayMs: DAY_MS,
@@ -372,10 +439,10 @@ export async function benchMerchantsScale(context: BenchContext): Promise<Row[]>
       JSON.stringify(merchantsFile(scale.merchants, sandbox.url, sandbox.publicKeyPem)),
     );
     const runs: Measured[] = [];
-    for (const shards of [1, 3]) {
-      const cluster = await BenchCluster.start(shards);
+    for (const shards of [...new Set(combinations.map((c) => c.shards))]) {
+      const cluster = await BenchCluster.start(shards, clusterOptions);
       try {
-        for (const combination of COMBINATIONS.filter((c) => c.shards === shards)) {
+        for (const combination of combinations.filter((c) => c.shards === shards)) {
           context.log(`  ${label(combination)}, ${scale.merchants} merchants`);
           runs.push(await measure(context, scale, combination, cluster, file));
         }
@@ -383,9 +450,14 @@ export async function benchMerchantsScale(context: BenchContext): Promise<Row[]>
         await cluster.close();
       }
     }
-    return rowsOf(scale, runs);
+    return runs;
   } finally {
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export async function benchMerchantsScale(context: BenchContext): Promise<Row[]> {
+  const scale = context.quick ? QUICK : FULL;
+  return rowsOf(scale, await measureCombinations(context, scale, COMBINATIONS));
 }

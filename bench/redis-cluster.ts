@@ -4,7 +4,9 @@
  * ADDSLOTSRANGE), or several joined by `redis-cli --cluster create` (slots split evenly).
  * No replicas and no persistence: the benchmark measures how the work spreads over shards,
  * not failover (test/support/cluster.ts covers that). Each node's CPU time is read from
- * INFO cpu, so a run can say whether Redis or the bot was the limit.
+ * INFO cpu, so a run can say whether Redis or the bot was the limit. With `cpuShare`, each
+ * node runs in a cgroup of its own capped at that share of one core (cpu-cap.ts), as if each
+ * shard had a small machine to itself.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -13,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freeLoopbackPort } from "../src/dev/free-port.js";
+import { CpuCap, type Throttling } from "./cpu-cap.js";
 import { sleep } from "./setup.js";
 
 const LAST_SLOT = 16_383;
@@ -77,22 +80,37 @@ function cpuSecondsOf(info: string): number {
   return field("used_cpu_sys") + field("used_cpu_user");
 }
 
+/** A node's INFO stats counters. */
+export interface NodeCounters {
+  commands: number;
+  reads: number;
+}
+
+export interface BenchClusterOptions {
+  /** Each node's CPU budget, a share of one core (e.g. 0.03); default: none. */
+  cpuShare?: number;
+}
+
 export class BenchCluster {
   readonly ports: readonly number[];
+  /** Each node's CPU cap, in `ports`' order; empty without `cpuShare`. */
+  readonly caps: readonly CpuCap[];
   readonly #children: readonly ChildProcess[];
   readonly #dir: string;
 
-  private constructor(ports: number[], children: ChildProcess[], dir: string) {
+  private constructor(ports: number[], children: ChildProcess[], dir: string, caps: CpuCap[]) {
     this.ports = ports;
     this.#children = children;
     this.#dir = dir;
+    this.caps = caps;
   }
 
   /** `primaries` nodes sharing the 16384 slots; resolves once each says cluster_state:ok. */
-  static async start(primaries: number): Promise<BenchCluster> {
+  static async start(primaries: number, options: BenchClusterOptions = {}): Promise<BenchCluster> {
     const dir = mkdtempSync(join(tmpdir(), "bench-cluster-"));
     const ports: number[] = [];
     for (let n = 0; n < primaries; n++) ports.push(await clusterPort(ports));
+    const caps: CpuCap[] = [];
     const children = ports.map((port) => {
       const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", ""];
       args.push("--appendonly", "no", "--cluster-enabled", "yes");
@@ -105,8 +123,16 @@ export class BenchCluster {
       child.once("exit", () => live.delete(child));
       return child;
     });
-    const cluster = new BenchCluster(ports, children, dir);
+    const cluster = new BenchCluster(ports, children, dir, caps);
     try {
+      if (options.cpuShare !== undefined) {
+        for (const child of children) {
+          if (child.pid === undefined) throw new Error("redis-server did not start");
+          const cap = CpuCap.create(options.cpuShare);
+          caps.push(cap);
+          cap.add(child.pid);
+        }
+      }
       for (const port of ports) {
         await until(async () => (await ask(port, (r) => r.ping())) === "PONG", `node ${port}`);
       }
@@ -143,12 +169,25 @@ export class BenchCluster {
     );
   }
 
-  /** Commands each node has processed so far (INFO stats), in `ports`' order. */
-  commandsProcessed(): Promise<number[]> {
+  /** Each node's cgroup throttling counters so far, in `ports`' order; [] when uncapped. */
+  throttling(): Throttling[] {
+    return this.caps.map((cap) => cap.throttling());
+  }
+
+  /**
+   * Commands each node has processed so far, and the reads from client sockets it took to
+   * get them (INFO stats): commands per read is how well the clients' pipelining batched.
+   */
+  counters(): Promise<NodeCounters[]> {
     return Promise.all(
       this.ports.map(async (port) => {
         const info = await ask(port, (r) => r.info("stats"));
-        return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+        const field = (name: string) =>
+          Number(new RegExp(`^${name}:(\\d+)`, "m").exec(info)?.[1] ?? 0);
+        return {
+          commands: field("total_commands_processed"),
+          reads: field("total_reads_processed"),
+        };
       }),
     );
   }
@@ -158,7 +197,7 @@ export class BenchCluster {
     await Promise.all(this.ports.map((port) => ask(port, (r) => r.flushall())));
   }
 
-  /** Stops every node and removes their directory. */
+  /** Stops every node and removes their directory and their CPU caps. */
   async close(): Promise<void> {
     await Promise.all(
       this.#children.map(async (child) => {
@@ -170,6 +209,7 @@ export class BenchCluster {
         clearTimeout(force);
       }),
     );
+    for (const cap of this.caps) cap.remove();
     rmSync(this.#dir, { recursive: true, force: true });
   }
 }

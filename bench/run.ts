@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=<name>,…]`: runs every benchmark in turn, prints
+ * `npm run bench [-- --quick] [-- --only=<name>,…] [-- --shard-cpu=<share>]`: runs every benchmark in turn, prints
  * one table (figure, value, baseline, ratio, target, met?) and writes bench/results.json
  * with the same rows and the machine's facts. Targets are in shared/DESIGN.md; every
  * figure is measured against a baseline run side by side in the same run, because the
@@ -18,6 +18,7 @@ import { benchFootprint } from "./footprint.js";
 import { benchLatency } from "./latency.js";
 import { benchMerchants } from "./merchants.js";
 import { benchMerchantsScale } from "./merchants-scale.js";
+import { benchMerchantsShards } from "./merchants-shards.js";
 import { benchNotify } from "./notify.js";
 import { benchPayRoundTrip } from "./pay-roundtrip.js";
 import { benchPayWebhook } from "./pay-webhook.js";
@@ -83,6 +84,13 @@ const BENCHMARKS: readonly Benchmark[] = [
     run: benchMerchantsScale,
     budgetMs: 1_800_000,
   },
+  // The same with each shard's CPU capped (cgroup): four 40 s drives; skipped without cgroups.
+  {
+    name: "merchants-shards",
+    title: "13 merchants paying, shards capped",
+    run: benchMerchantsShards,
+    budgetMs: 1_200_000,
+  },
 ];
 
 const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));
@@ -90,22 +98,31 @@ const RESULTS_PATH = fileURLToPath(new URL("results.json", import.meta.url));
 interface Args {
   quick: boolean;
   only: Set<string> | undefined;
+  shardCpu: number | undefined;
 }
 
 function parseArgs(argv: readonly string[]): Args {
   let quick = false;
   let only: Set<string> | undefined;
+  let shardCpu: number | undefined;
   for (const arg of argv) {
     if (arg === "--quick") quick = true;
     else if (arg.startsWith("--only=")) only = new Set(arg.slice("--only=".length).split(","));
-    else throw new Error(`unknown argument ${arg}; use --quick and/or --only=<name>,…`);
+    else if (arg.startsWith("--shard-cpu=")) {
+      shardCpu = Number(arg.slice("--shard-cpu=".length));
+      if (!(shardCpu > 0 && shardCpu <= 1))
+        throw new Error(`--shard-cpu is a share of one core in (0, 1], e.g. 0.02, not ${arg}`);
+    } else
+      throw new Error(
+        `unknown argument ${arg}; use --quick, --only=<name>,… and/or --shard-cpu=<share>`,
+      );
   }
   const known = new Set(BENCHMARKS.map((bench) => bench.name));
   for (const name of only ?? []) {
     if (!known.has(name))
       throw new Error(`no benchmark "${name}"; known: ${[...known].join(", ")}`);
   }
-  return { quick, only };
+  return { quick, only, shardCpu };
 }
 
 function withinBudget<T>(work: Promise<T>, budgetMs: number, title: string): Promise<T> {
@@ -140,7 +157,12 @@ async function main(): Promise<number> {
   const probe = await connectRedis(redisUrl);
   probe.disconnect();
   const log = (message: string) => process.stderr.write(`${message}\n`);
-  const context: BenchContext = { quick: args.quick, redisUrl, log };
+  const context: BenchContext = {
+    quick: args.quick,
+    redisUrl,
+    log,
+    ...(args.shardCpu === undefined ? {} : { shardCpu: args.shardCpu }),
+  };
   const rows: Row[] = [];
   const crashed: string[] = [];
   const startedAt = performance.now();

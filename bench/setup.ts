@@ -10,6 +10,11 @@ import { createRedisConnection, dropPrefix, waitForReady } from "../src/store/re
 export interface BenchContext {
   /** `--quick`: a few seconds per benchmark, to check they still run (CI). */
   quick: boolean;
+  /**
+   * `--shard-cpu=<share>`: each shard's CPU budget in `merchants-shards`, a share of one
+   * core; default there 0.02.
+   */
+  shardCpu?: number;
   redisUrl: string;
   /** Progress lines on stderr, so stdout holds only the table. */
   log(message: string): void;
