@@ -36,16 +36,34 @@ export interface StaticFile {
   immutable: boolean;
 }
 
-function staticFile(type: string, body: Buffer, immutable: boolean): StaticFile {
-  if (!TEXT.test(type)) return { type, body, encoded: {}, immutable };
+/**
+ * Compressed bodies by their content (type and sha256): brotli at quality 11 takes a quarter
+ * of a second for the script, and with MERCHANTS_FILE every merchant's runtime loads the same
+ * page (and loads it again on a reload), so each content is compressed once per process. A
+ * page rebuilt in place has new contents; the few old ones are dropped past MAX_COMPRESSED.
+ */
+const compressed = new Map<string, Record<Encoding, Buffer>>();
+const MAX_COMPRESSED = 32;
+
+function compress(type: string, body: Buffer): Record<Encoding, Buffer> {
+  const key = `${type}\0${createHash("sha256").update(body).digest("hex")}`;
+  const known = compressed.get(key);
+  if (known !== undefined) return known;
   const br = brotliCompressSync(body, {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: 11,
       [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
     },
   });
-  const gzip = gzipSync(body, { level: 9 });
-  return { type, body, encoded: { br, gzip }, immutable };
+  const encoded = { br, gzip: gzipSync(body, { level: 9 }) };
+  if (compressed.size >= MAX_COMPRESSED) compressed.clear();
+  compressed.set(key, encoded);
+  return encoded;
+}
+
+function staticFile(type: string, body: Buffer, immutable: boolean): StaticFile {
+  if (!TEXT.test(type)) return { type, body, encoded: {}, immutable };
+  return { type, body, encoded: compress(type, body), immutable };
 }
 
 /** `app.js` → `app.<10 hex of its sha256>.js`. */
