@@ -13,7 +13,7 @@
  * the subscriber listens on one node; when that connection ends it moves to another known
  * node (ioredis's own cluster subscriber re-subscribes silently, with nothing to sweep on).
  */
-import type { Cluster, Redis } from "ioredis";
+import { Cluster, type Redis } from "ioredis";
 import type { Logger } from "../../logger.js";
 import type { RedisClient } from "./connection.js";
 
@@ -73,8 +73,7 @@ export function subscribeWakes(
     });
   };
 
-  const isCluster = (client: RedisClient): client is Cluster => "nodes" in client;
-  if (!isCluster(redis)) {
+  if (!(redis instanceof Cluster)) {
     listen(redis.duplicate({ autoResubscribe: false, enableOfflineQueue: true }));
   } else {
     const onNode = () => {
