@@ -9,6 +9,7 @@
  * (only when the claim is made) where the limit is shared through the store, in one; the
  * answer recorded, and the first status poll scheduled, in one more.
  */
+import { traceMark } from "../dev/latency-trace.js";
 import { type Actor, staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
 import type { Payout } from "../model/payout.js";
@@ -238,6 +239,7 @@ export class Submission {
       if (error.unconfirmed) return this.#records.heldBack(payout);
       return this.#records.notSent(payout, error.current);
     }
+    traceMark("submit answered");
     // Logged before it is written: if the write fails, the id is still on record.
     log.info({ payoutId: payout.id, paymentId: payment.id }, "payment request answered");
     const mismatch = answerMismatch(payout, payment);
@@ -257,6 +259,7 @@ export class Submission {
     };
     const firstPollAtMs = now() + this.#pollIntervalMs;
     const accepted = await this.#records.accepted(payout, claimId, patch, firstPollAtMs);
+    traceMark("submit recorded");
     if (accepted.state !== "pending") {
       // The payment id already belongs to another payout: never attach it to this one.
       return this.#records.mismatch(payout, payment, "the payment id belongs to another payout");

@@ -5,6 +5,7 @@
  */
 import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
+import { traceMark } from "../../dev/latency-trace.js";
 import { type MessageKey, stripHtml } from "../../i18n.js";
 import type { DialogState } from "../../model/dialog.js";
 import type { PayoutState } from "../../model/lifecycle.js";
@@ -108,6 +109,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       ctx.payoutAhead ?? undefined,
     );
     const result = await showingWhileSlow(preparing, typing);
+    traceMark("pay drafted");
     if (result.outcome === "refused") {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
       await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));
@@ -164,6 +166,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       return;
     }
     const recipient = await deps.payouts.recipients.resolve(args.phone);
+    traceMark("pay resolved");
     const found = recipientFound(recipient);
     if (!found) {
       await replyHtml(ctx, recipientProblemText(ctx.t, recipient, COMMAND_OF[kind]));
@@ -267,7 +270,9 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       return;
     }
     await deps.payouts.preparation.stored(payoutId);
+    traceMark("confirm stored");
     const claim = await deps.payouts.submission.confirm(payoutId, ctx.staff);
+    traceMark("confirm claimed");
     switch (claim.outcome) {
       case "claimed": {
         // The request left with the claim: nothing slow stood between them.

@@ -2,6 +2,7 @@
  * Edits of a payout's prompt made around a press: another press's payout, a prompt retired
  * by a newer one (a final status that landed before Confirm's own edit: telegram/prompt-watch.ts).
  */
+import { traceMark } from "../../../dev/latency-trace.js";
 import type { Payout } from "../../../model/payout.js";
 import type { SubmitResult } from "../../../payouts/types.js";
 import type { BotContext } from "../../context.js";
@@ -49,6 +50,7 @@ export async function showSending(
   const result = quick ?? (await submitted);
   // "Sending…" must not land over the outcome: the outcome is edited in after it.
   await sending;
+  traceMark("edit outcome");
   await Promise.all([editView(ctx, options.view(result.payout)), answered]);
   return result;
 }
