@@ -12,6 +12,7 @@ import type { PayoutState } from "../../model/lifecycle.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
 import type { PayoutKind } from "../../model/payout.js";
 import type { Payouts } from "../../payouts/payouts.js";
+import { profileOf } from "../../payouts/people.js";
 import { may } from "../../payouts/policy.js";
 import type { SubmitResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
@@ -105,6 +106,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         chatId,
         locale: ctx.locale,
         ...(saved ? { saved } : {}),
+        initiatorProfile: ctx.from ? profileOf(ctx.from) : undefined,
       },
       ctx.payoutAhead ?? undefined,
     );
