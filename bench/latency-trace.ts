@@ -44,7 +44,9 @@ const setting = settingArg ?? "1 user, proxy";
 const slowest = Number(slowestArg ?? 5);
 const steps = (lines(`${file}.steps.jsonl`) as Step[]).filter((s) => s.setting === setting);
 const botLines = lines(`${file}.bot.jsonl`);
-const updates = botLines.filter((line): line is UpdateTrace => Reflect.has(line as object, "update"));
+const updates = botLines.filter((line): line is UpdateTrace =>
+  Reflect.has(line as object, "update"),
+);
 const gcs = botLines.filter((line): line is Gc => Reflect.has(line as object, "gc"));
 
 /** The Bot API call that shows the step: the prompt's sendMessage, the edit to Pending. */
@@ -104,7 +106,10 @@ for (const kind of ["prompt", "confirm"] as const) {
     );
   if (median) show("median", median);
   const mean = (pick: (s: Split) => number) =>
-    ofKind.map(pick).filter(Number.isFinite).reduce((a, b) => a + b, 0) / ofKind.length;
+    ofKind
+      .map(pick)
+      .filter(Number.isFinite)
+      .reduce((a, b) => a + b, 0) / ofKind.length;
   console.log(
     `mean     ${f(mean((s) => s.step.ms - 40))} ${f(mean((s) => s.wayIn))} ${f(mean((s) => s.bot))} ${f(mean((s) => s.wayOut))} ${f(mean((s) => s.gcMs))}`,
   );
@@ -113,7 +118,9 @@ for (const kind of ["prompt", "confirm"] as const) {
   for (const s of [median, ...slow]) {
     if (!s?.trace) continue;
     const origin = s.step.startMs;
-    console.log(`\n  ${kind} ${f(s.step.ms)} ms (update ${s.trace.update}): ms from the step's start`);
+    console.log(
+      `\n  ${kind} ${f(s.step.ms)} ms (update ${s.trace.update}): ms from the step's start`,
+    );
     for (const [name, ms] of s.trace.marks) console.log(`    ${f(ms - origin)}  ${name}`);
   }
 }

@@ -70,12 +70,10 @@ export function traceUpdate<T>(
     kind: callback ? `press ${callback.data?.split(":")[0] ?? ""}` : "message",
     marks: [...polled, ["handle", wallMs()]],
   };
-  return active.storage
-    .run(trace, handle)
-    .finally(() => {
-      trace.marks.push(["done", wallMs()]);
-      active.lines.push(JSON.stringify(trace));
-    });
+  return active.storage.run(trace, handle).finally(() => {
+    trace.marks.push(["done", wallMs()]);
+    active.lines.push(JSON.stringify(trace));
+  });
 }
 
 /** The last part of a Redis key (its prefix and ids say nothing of the phase). */
@@ -100,7 +98,8 @@ function traceRedis(active: Tracer): void {
   prototype.sendCommand = function traced(this: unknown, command, ...rest) {
     const trace = active.storage.getStore();
     if (trace) {
-      const what = command.name === "evalsha" ? `evalsha ${keyTail(command.args[2])}` : command.name;
+      const what =
+        command.name === "evalsha" ? `evalsha ${keyTail(command.args[2])}` : command.name;
       trace.marks.push([`redis> ${what}`, wallMs()]);
       command.promise.then(
         () => trace.marks.push([`redis< ${what}`, wallMs()]),

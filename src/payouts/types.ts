@@ -214,7 +214,16 @@ export type NotClaimed = Exclude<ClaimResult, { outcome: "claimed" }>;
 /** Confirm: the claim's outcome, and when claimed, the submission already under way. */
 export type ConfirmResult =
   | NotClaimed
-  | ({ outcome: "claimed"; submitted: Promise<SubmitResult> } & ClaimedPayout);
+  | ({
+      outcome: "claimed";
+      submitted: Promise<SubmitResult>;
+      /**
+       * The payout as its record is about to say once the API accepted the request and its
+       * answer passed the checks (pending, with its payment id), before that record is
+       * written; undefined when it was not accepted. Resolves no later than `submitted`.
+       */
+      answered: Promise<Payout | undefined>;
+    } & ClaimedPayout);
 /** Approve: the payout claimed for its submission (send it at once), or why not. */
 export type ApproveResult =
   | ({ outcome: "claimed" } & ClaimedPayout)

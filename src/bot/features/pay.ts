@@ -283,6 +283,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
           showSending(ctx, claim.payout, claim.submitted, {
             answer: ctx.t.plain("confirm.sending"),
             view: (payout) => payoutStateView(ctx.t, payout),
+            accepted: claim.answered,
           }),
         );
         // The payment settled, and the notifier edited the prompt, while this edit was on

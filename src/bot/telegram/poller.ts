@@ -182,7 +182,12 @@ export class UpdatePoller {
     }
     let next = offset;
     const polled: Array<[string, number]> =
-      traced > 0 ? [["poll asked", traced], ["poll answered", wallMs()]] : [];
+      traced > 0
+        ? [
+            ["poll asked", traced],
+            ["poll answered", wallMs()],
+          ]
+        : [];
     for (const update of updates) {
       next = Math.max(next, update.update_id + 1);
       this.dispatch(update, polled);
@@ -191,9 +196,10 @@ export class UpdatePoller {
   }
 
   private dispatch(update: Update, polled: Array<[string, number]>): void {
-    const handled = traceUpdate(update, polled, () => this.#options.handleUpdate(update)).catch((error: unknown) =>
+    const handled = traceUpdate(update, polled, () => this.#options.handleUpdate(update)).catch(
+      (error: unknown) =>
         this.#options.logger.error({ err: error, updateId: update.update_id }, "update failed"),
-      );
+    );
     this.#inFlight.add(handled);
     void handled.finally(() => this.#inFlight.delete(handled));
   }
