@@ -59,6 +59,45 @@ interface Split {
   bot: number;
   wayOut: number;
   gcMs: number;
+  /** Redis round trips the bot waited for before the shown call (overlapping ones as one). */
+  redisTrips: number;
+  /** Time with a Redis command outstanding, before the shown call. */
+  redisMs: number;
+}
+
+/**
+ * Redis waits between `fromMs` and `toMs`: each command's [sent, answered] clipped to the
+ * window, overlapping ones merged; their count and total length.
+ */
+function redisWaits(trace: UpdateTrace, fromMs: number, toMs: number) {
+  const sent = new Map<string, number[]>();
+  const spans: Array<[number, number]> = [];
+  for (const [name, ms] of trace.marks) {
+    const what = name.slice(7);
+    if (name.startsWith("redis> ")) sent.set(what, [...(sent.get(what) ?? []), ms]);
+    if (name.startsWith("redis< ") || name.startsWith("redis! ")) {
+      const start = sent.get(what)?.shift();
+      if (start !== undefined) spans.push([start, ms]);
+    }
+  }
+  const clipped = spans
+    .map(([a, b]): [number, number] => [Math.max(a, fromMs), Math.min(b, toMs)])
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
+  let trips = 0;
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  let start = 0;
+  for (const [a, b] of clipped) {
+    if (a > end) {
+      if (trips > 0) total += end - start;
+      trips += 1;
+      start = a;
+      end = b;
+    } else end = Math.max(end, b);
+  }
+  if (trips > 0) total += end - start;
+  return { trips, total };
 }
 
 function split(step: Step): Split {
@@ -79,9 +118,12 @@ function split(step: Step): Split {
   const gcMs = gcs
     .filter((gc) => gc.gc + gc.ms > step.startMs && gc.gc < endMs)
     .reduce((sum, gc) => sum + gc.ms, 0);
+  const waits = trace ? redisWaits(trace, handle, shown) : { trips: Number.NaN, total: Number.NaN };
   return {
     step,
     trace,
+    redisTrips: waits.trips,
+    redisMs: waits.total,
     wayIn: handle - step.startMs - TELEGRAM_DELAY_MS,
     bot: shown - handle,
     wayOut: endMs - shown - TELEGRAM_DELAY_MS,
@@ -99,10 +141,10 @@ for (const kind of ["prompt", "confirm"] as const) {
   if (ofKind.length === 0) continue;
   const median = ofKind[Math.floor(ofKind.length / 2)];
   console.log(`\n== ${kind}: ${ofKind.length} steps (${setting}); ms over the relay's 40 ms`);
-  console.log("          added  way in     bot  way out   gc");
+  console.log("          added  way in     bot  way out      gc  redis rt redis ms");
   const show = (what: string, s: Split) =>
     console.log(
-      `${what.padEnd(8)} ${f(s.step.ms - 2 * TELEGRAM_DELAY_MS)} ${f(s.wayIn)} ${f(s.bot)} ${f(s.wayOut)} ${f(s.gcMs)}`,
+      `${what.padEnd(8)} ${f(s.step.ms - 2 * TELEGRAM_DELAY_MS)} ${f(s.wayIn)} ${f(s.bot)} ${f(s.wayOut)} ${f(s.gcMs)} ${f(s.redisTrips)}  ${f(s.redisMs)}`,
     );
   if (median) show("median", median);
   const mean = (pick: (s: Split) => number) =>
@@ -111,7 +153,7 @@ for (const kind of ["prompt", "confirm"] as const) {
       .filter(Number.isFinite)
       .reduce((a, b) => a + b, 0) / ofKind.length;
   console.log(
-    `mean     ${f(mean((s) => s.step.ms - 40))} ${f(mean((s) => s.wayIn))} ${f(mean((s) => s.bot))} ${f(mean((s) => s.wayOut))} ${f(mean((s) => s.gcMs))}`,
+    `mean     ${f(mean((s) => s.step.ms - 40))} ${f(mean((s) => s.wayIn))} ${f(mean((s) => s.bot))} ${f(mean((s) => s.wayOut))} ${f(mean((s) => s.gcMs))} ${f(mean((s) => s.redisTrips))}  ${f(mean((s) => s.redisMs))}`,
   );
   const slow = ofKind.slice(-slowest).reverse();
   for (const [index, s] of slow.entries()) show(`slow ${index + 1}`, s);

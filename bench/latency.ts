@@ -72,11 +72,27 @@ const DAY_MS = 86_400_000;
 interface Scale {
   warmupMs: number;
   singleUserMs: number;
+  /**
+   * One user through the proxy, the setting the target is judged on: long enough for its
+   * p99 to be more than its slowest step (a flow takes about 0.3 s, so 12 s gave 39 steps
+   * of each kind, whose p99 is their maximum; 48 s gives about 150).
+   */
+  singleUserProxyMs: number;
   concurrentMs: number;
 }
 
-const QUICK: Scale = { warmupMs: 800, singleUserMs: 1500, concurrentMs: 1500 };
-const FULL: Scale = { warmupMs: 3000, singleUserMs: 12_000, concurrentMs: 8000 };
+const QUICK: Scale = {
+  warmupMs: 800,
+  singleUserMs: 1500,
+  singleUserProxyMs: 1500,
+  concurrentMs: 1500,
+};
+const FULL: Scale = {
+  warmupMs: 3000,
+  singleUserMs: 12_000,
+  singleUserProxyMs: 48_000,
+  concurrentMs: 8000,
+};
 
 const STEPS = [
   ["prompt", "/pay → prompt"],
@@ -157,7 +173,8 @@ async function measure(
     await relays.setDelays(["app-telegram", "echo-telegram"], telegramMs, telegramMs);
     for (const users of [1, CONCURRENT_USERS]) {
       const setting: Setting = { proxy, users, app: emptySamples(), echo: emptySamples() };
-      const durationMs = users === 1 ? scale.singleUserMs : scale.concurrentMs;
+      const single = proxy ? scale.singleUserProxyMs : scale.singleUserMs;
+      const durationMs = users === 1 ? single : scale.concurrentMs;
       context.log(`  ${label(setting)}: echo then app, ${durationMs} ms each`);
       await drive(bots.echo, ECHO_THINKING, users, durationMs, setting.echo);
       const flow = TRACE_FILE
