@@ -22,6 +22,7 @@ import { startApp } from "../src/app.js";
 import { startMerchantsApp } from "../src/app-merchants.js";
 import { loadConfig } from "../src/config/index.js";
 import { loadMerchants } from "../src/config/merchants.js";
+import { startLatencyTrace } from "../src/dev/latency-trace.js";
 import { silentLogger } from "../src/logger.js";
 import { failChild, tellParent } from "./child-io.js";
 import { startFloorBot } from "./floor-bot.js";
@@ -73,6 +74,9 @@ function startBenchFloorBot(): Promise<RunningBot> {
 }
 
 async function startBenchApp(): Promise<RunningBot> {
+  // bench/latency.ts with BENCH_LATENCY_TRACE: where each update's time goes.
+  const traceFile = process.env.BENCH_LATENCY_TRACE;
+  if (traceFile) startLatencyTrace(traceFile);
   const config = loadConfig(process.env, "start");
   const limitText = process.env.BENCH_RATE_LIMIT_PER_MINUTE;
   const rateLimitPerMinute =

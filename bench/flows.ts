@@ -89,6 +89,9 @@ export interface PayFlowTiming {
   confirmMs: number;
   /** The prompt's message (chat and id), now showing "Pending". */
   pending: SentMessage;
+  /** When `/pay` was queued and Confirm pressed (`performance.now()`). */
+  sentAtMs: number;
+  pressedAtMs: number;
 }
 
 /** Waits `ms` (none for 0): a person reading before acting. */
@@ -139,6 +142,8 @@ export async function payFlow(
     promptMs: shown.atMs - sentAtMs,
     confirmMs: done.atMs - pressedAtMs,
     pending: done.message,
+    sentAtMs,
+    pressedAtMs,
   };
 }
 

@@ -9,6 +9,7 @@
  * and 20 at once, acting 100 ms after each bot message; both settings in the same run,
  * echo and app alternating.
  */
+import { appendFileSync } from "node:fs";
 import { startSandbox } from "../src/sandbox/index.js";
 import { appEnv, type BotUnderTest, startBot } from "./bots.js";
 import {
@@ -16,10 +17,13 @@ import {
   ECHO_FLOW,
   echoFlowThinking,
   emptySamples,
+  type Flow,
+  PAY_COMMAND,
   PAY_FLOW,
   payFlowThinking,
   type Samples,
 } from "./drive.js";
+import { payFlow } from "./flows.js";
 import { Relays } from "./relays.js";
 import { type BenchContext, withPrefix } from "./setup.js";
 import { percentile, type Row, row } from "./stats.js";
@@ -40,6 +44,27 @@ const ADDED_TARGET_MS = 10;
  */
 const THINK_MS = 100;
 const APP_FLOW = payFlowThinking(THINK_MS);
+/**
+ * BENCH_LATENCY_TRACE=<file>: the app writes where each update's time goes to <file>.bot.jsonl
+ * (src/dev/latency-trace.ts), and each timed step is written to <file>.steps.jsonl with its
+ * wall-clock start, to be read together (`npx tsx bench/latency-trace.ts <file>`).
+ */
+const TRACE_FILE = process.env.BENCH_LATENCY_TRACE?.trim() || undefined;
+
+/** APP_FLOW, each step also written to the trace's steps file with its setting. */
+function tracedAppFlow(file: string, setting: string): Flow {
+  return async (user, bot) => {
+    const timing = await payFlow(user, bot.watcher, PAY_COMMAND, THINK_MS);
+    const wall = (ms: number) => performance.timeOrigin + ms;
+    const chat = user.privateChat.id;
+    const lines = [
+      { setting, step: "prompt", chat, startMs: wall(timing.sentAtMs), ms: timing.promptMs },
+      { setting, step: "confirm", chat, startMs: wall(timing.pressedAtMs), ms: timing.confirmMs },
+    ];
+    appendFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    return { prompt: timing.promptMs, confirm: timing.confirmMs };
+  };
+}
 const ECHO_THINKING = echoFlowThinking(THINK_MS);
 const CONCURRENT_USERS = 20;
 const DAY_MS = 86_400_000;
@@ -47,11 +72,27 @@ const DAY_MS = 86_400_000;
 interface Scale {
   warmupMs: number;
   singleUserMs: number;
+  /**
+   * One user through the proxy, the setting the target is judged on: long enough for its
+   * p99 to be more than its slowest step (a flow takes about 0.3 s, so 12 s gave 39 steps
+   * of each kind, whose p99 is their maximum; 48 s gives about 150).
+   */
+  singleUserProxyMs: number;
   concurrentMs: number;
 }
 
-const QUICK: Scale = { warmupMs: 800, singleUserMs: 1500, concurrentMs: 1500 };
-const FULL: Scale = { warmupMs: 3000, singleUserMs: 12_000, concurrentMs: 8000 };
+const QUICK: Scale = {
+  warmupMs: 800,
+  singleUserMs: 1500,
+  singleUserProxyMs: 1500,
+  concurrentMs: 1500,
+};
+const FULL: Scale = {
+  warmupMs: 3000,
+  singleUserMs: 12_000,
+  singleUserProxyMs: 48_000,
+  concurrentMs: 8000,
+};
 
 const STEPS = [
   ["prompt", "/pay → prompt"],
@@ -132,10 +173,14 @@ async function measure(
     await relays.setDelays(["app-telegram", "echo-telegram"], telegramMs, telegramMs);
     for (const users of [1, CONCURRENT_USERS]) {
       const setting: Setting = { proxy, users, app: emptySamples(), echo: emptySamples() };
-      const durationMs = users === 1 ? scale.singleUserMs : scale.concurrentMs;
+      const single = proxy ? scale.singleUserProxyMs : scale.singleUserMs;
+      const durationMs = users === 1 ? single : scale.concurrentMs;
       context.log(`  ${label(setting)}: echo then app, ${durationMs} ms each`);
       await drive(bots.echo, ECHO_THINKING, users, durationMs, setting.echo);
-      await drive(bots.app, APP_FLOW, users, durationMs, setting.app);
+      const flow = TRACE_FILE
+        ? tracedAppFlow(`${TRACE_FILE}.steps.jsonl`, label(setting))
+        : APP_FLOW;
+      await drive(bots.app, flow, users, durationMs, setting.app);
       rows.push(...latencyRows(setting));
       if (proxy && users === 1) rows.push(...addedRows(setting));
     }
@@ -165,6 +210,7 @@ export async function benchLatency(context: BenchContext): Promise<Row[]> {
           statusPollIntervalMs: 3_600_000,
         }),
         BENCH_RATE_LIMIT_PER_MINUTE: "100000000",
+        ...(TRACE_FILE ? { BENCH_LATENCY_TRACE: `${TRACE_FILE}.bot.jsonl` } : {}),
       };
       const app = await startBot({
         mode: "app",

@@ -160,9 +160,16 @@ export class Preparation {
           kind: input.kind,
         });
     // The duplicate's author is read while the Payment API answers the name look-up.
-    const authors = repeated.then((duplicate) =>
-      duplicate ? stores.profiles.getMany([duplicate.initiatorId]) : NO_PROFILES,
-    );
+    // A repeat of the sender's own payout (the usual case) names them as their update does:
+    // one round trip fewer before the prompt.
+    const own = input.initiatorProfile;
+    const authors = repeated.then((duplicate) => {
+      if (!duplicate) return NO_PROFILES;
+      if (own && duplicate.initiatorId === input.initiatorId) {
+        return new Map([[input.initiatorId, own]]);
+      }
+      return stores.profiles.getMany([duplicate.initiatorId]);
+    });
     const [name, duplicate, over, profiles] = await Promise.all([
       this.#registeredName(phone, input.kind, early?.slotTaken === true),
       repeated,

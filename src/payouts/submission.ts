@@ -9,6 +9,7 @@
  * (only when the claim is made) where the limit is shared through the store, in one; the
  * answer recorded, and the first status poll scheduled, in one more.
  */
+import { traceMark } from "../dev/latency-trace.js";
 import { type Actor, staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
 import type { Payout } from "../model/payout.js";
@@ -91,8 +92,17 @@ export class Submission {
     // a claim already made, which says nothing of the slot) is asked on its own.
     const slotTaken = claim.slotTaken ?? (await gateway.takeSlot?.()) ?? false;
     const { durable, slotTaken: _slot, ...claimed } = claim;
+    let tell: (payout: Payout | undefined) => void = () => undefined;
+    const answered = new Promise<Payout | undefined>((resolve) => {
+      tell = resolve;
+    });
     // A claim not confirmed persisted must not let its request leave unchecked.
-    return { ...claimed, submitted: this.#send(claimed, slotTaken && durable) };
+    const submitted = this.#send(claimed, slotTaken && durable, tell);
+    void submitted.then(
+      () => tell(undefined),
+      () => tell(undefined),
+    );
+    return { ...claimed, submitted, answered };
   }
 
   /**
@@ -221,8 +231,15 @@ export class Submission {
     return { outcome: "over_limit", payout, over };
   }
 
-  /** The request and its answer; `checked`: the claim was the last check, send at once. */
-  async #send(claimed: ClaimedPayout, checked: boolean): Promise<SubmitResult> {
+  /**
+   * The request and its answer; `checked`: the claim was the last check, send at once.
+   * `answered` hears the accepted payout before its record is written (ConfirmResult).
+   */
+  async #send(
+    claimed: ClaimedPayout,
+    checked: boolean,
+    answered?: (payout: Payout) => void,
+  ): Promise<SubmitResult> {
     const { gateway, log, now } = this.#context;
     const { payout, claimId } = claimed;
     const request = { amount: payout.amount, phoneNumber: payout.phone };
@@ -238,6 +255,7 @@ export class Submission {
       if (error.unconfirmed) return this.#records.heldBack(payout);
       return this.#records.notSent(payout, error.current);
     }
+    traceMark("submit answered");
     // Logged before it is written: if the write fails, the id is still on record.
     log.info({ payoutId: payout.id, paymentId: payment.id }, "payment request answered");
     const mismatch = answerMismatch(payout, payment);
@@ -256,7 +274,14 @@ export class Submission {
       operator: operator ?? payout.operator,
     };
     const firstPollAtMs = now() + this.#pollIntervalMs;
-    const accepted = await this.#records.accepted(payout, claimId, patch, firstPollAtMs);
+    const recording = this.#records.accepted(payout, claimId, patch, firstPollAtMs);
+    // Told while the record is written: a crash before it is written leaves the payout in
+    // `submitting` without its payment id, which the stranded rule makes `unknown` (no
+    // second request; the payer and the admins told, the prompt edited: test/e2e/pay/
+    // pending-before-record.test.ts).
+    answered?.({ ...payout, ...patch, state: "pending", updatedAtMs: now() });
+    const accepted = await recording;
+    traceMark("submit recorded");
     if (accepted.state !== "pending") {
       // The payment id already belongs to another payout: never attach it to this one.
       return this.#records.mismatch(payout, payment, "the payment id belongs to another payout");

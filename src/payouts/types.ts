@@ -12,6 +12,7 @@ import type { TelecomOperator } from "../model/payment-terms.js";
 import type { Payout, PayoutKind } from "../model/payout.js";
 import type { OperatorHint, PhoneProblem } from "../model/phone.js";
 import type { Role } from "../model/roles.js";
+import type { UserProfile } from "../model/staff.js";
 import type { SendOptions } from "../payments/client-slots.js";
 import type { PaymentClientError, PaymentOperation } from "../payments/errors.js";
 import type { SharedSlot } from "../payments/rate-limiter.js";
@@ -153,6 +154,11 @@ export interface PrepareInput {
   locale: Locale;
   /** The number was given by a saved recipient's alias (see payouts/recipients.ts). */
   saved?: { alias: string; savedName: string; savedAtMs: number };
+  /**
+   * The initiator's profile as their update gives it (the access step has just remembered
+   * it): a repeat of their own payout names them without a read of the store.
+   */
+  initiatorProfile?: UserProfile | undefined;
 }
 
 /** A payout moved to `submitting` under `claimId`, by whoever claimed it: ready to send. */
@@ -208,7 +214,16 @@ export type NotClaimed = Exclude<ClaimResult, { outcome: "claimed" }>;
 /** Confirm: the claim's outcome, and when claimed, the submission already under way. */
 export type ConfirmResult =
   | NotClaimed
-  | ({ outcome: "claimed"; submitted: Promise<SubmitResult> } & ClaimedPayout);
+  | ({
+      outcome: "claimed";
+      submitted: Promise<SubmitResult>;
+      /**
+       * The payout as its record is about to say once the API accepted the request and its
+       * answer passed the checks (pending, with its payment id), before that record is
+       * written; undefined when it was not accepted. Resolves no later than `submitted`.
+       */
+      answered: Promise<Payout | undefined>;
+    } & ClaimedPayout);
 /** Approve: the payout claimed for its submission (send it at once), or why not. */
 export type ApproveResult =
   | ({ outcome: "claimed" } & ClaimedPayout)

@@ -290,6 +290,10 @@ describe("layers", () => {
       "/pay and /collect: the command, the dialog, Confirm (or its PIN button) and Cancel, one Composer",
     "payouts/prepare.ts":
       "a payout's first step, one class: the request checked and drafted, its prompt published then stored, retired",
+    "payouts/submission.ts":
+      "the one sender of POST /disburse and /collect, one class: the claim, the last check, the request, its answer told then recorded",
+    "payouts/types.ts":
+      "the payout steps' inputs and results, types only: prepare, claim, confirm, submit, approve, cancel",
     "payouts/loops/notifier.ts":
       "the outbox loop: every notice kind read back into what the messenger delivers, one class",
     "dev/telegram-emulator/index.ts":

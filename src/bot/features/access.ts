@@ -8,6 +8,7 @@
  * and double taps cannot spend what everyone shares (Redis, Telegram, the API's rate limit).
  */
 import type { Middleware } from "telegraf";
+import { traceMark } from "../../dev/latency-trace.js";
 import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import { type Locale, localeFromLanguageCode } from "../../model/locale.js";
@@ -66,6 +67,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
       deps.logger.warn({ err: error }, "reads ahead not started; the feature reads them itself");
     }
     const [role, savedLocale, dialog, pressAllowed] = await reads;
+    traceMark("access read");
     ctx.dialog = dialog;
     ctx.staff = role ? { userId: from.id, role } : null;
     ctx.locale = savedLocale ?? localeFromLanguageCode(from.language_code, deps.defaultLocale);
@@ -102,6 +104,7 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
     await names
       .remember(from)
       .catch((error: unknown) => ctx.log.warn({ err: error }, "could not save the user's name"));
+    traceMark("access done");
     return next();
   };
 }

@@ -5,12 +5,14 @@
  */
 import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
+import { traceMark } from "../../dev/latency-trace.js";
 import { type MessageKey, stripHtml } from "../../i18n.js";
 import type { DialogState } from "../../model/dialog.js";
 import type { PayoutState } from "../../model/lifecycle.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";
 import type { PayoutKind } from "../../model/payout.js";
 import type { Payouts } from "../../payouts/payouts.js";
+import { profileOf } from "../../payouts/people.js";
 import { may } from "../../payouts/policy.js";
 import type { SubmitResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
@@ -104,10 +106,12 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
         chatId,
         locale: ctx.locale,
         ...(saved ? { saved } : {}),
+        initiatorProfile: ctx.from ? profileOf(ctx.from) : undefined,
       },
       ctx.payoutAhead ?? undefined,
     );
     const result = await showingWhileSlow(preparing, typing);
+    traceMark("pay drafted");
     if (result.outcome === "refused") {
       ctx.log.info({ reason: result.reason }, "payout refused before confirmation");
       await replyHtml(ctx, prepareFailureText(ctx.t, result, COMMAND_OF[kind], MAX_AMOUNT_XAF));
@@ -164,6 +168,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       return;
     }
     const recipient = await deps.payouts.recipients.resolve(args.phone);
+    traceMark("pay resolved");
     const found = recipientFound(recipient);
     if (!found) {
       await replyHtml(ctx, recipientProblemText(ctx.t, recipient, COMMAND_OF[kind]));
@@ -267,7 +272,9 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
       return;
     }
     await deps.payouts.preparation.stored(payoutId);
+    traceMark("confirm stored");
     const claim = await deps.payouts.submission.confirm(payoutId, ctx.staff);
+    traceMark("confirm claimed");
     switch (claim.outcome) {
       case "claimed": {
         // The request left with the claim: nothing slow stood between them.
@@ -276,6 +283,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
           showSending(ctx, claim.payout, claim.submitted, {
             answer: ctx.t.plain("confirm.sending"),
             view: (payout) => payoutStateView(ctx.t, payout),
+            accepted: claim.answered,
           }),
         );
         // The payment settled, and the notifier edited the prompt, while this edit was on

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Telegram } from "telegraf";
 import type { Update } from "telegraf/types";
+import { latencyTraceOn, traceUpdate, wallMs } from "../../dev/latency-trace.js";
 import type { Logger } from "../../logger.js";
 import type { LeaseStore } from "../../store/types.js";
 
@@ -165,6 +166,7 @@ export class UpdatePoller {
     const { telegram, pollTimeoutSeconds, emptyPollIntervalMs } = this.#options;
     const { signal } = this.#abort;
     const askedAtMs = Date.now();
+    const traced = latencyTraceOn() ? wallMs() : 0;
     const updates = await telegram.callApi(
       "getUpdates",
       { offset, limit: 100, timeout: pollTimeoutSeconds, allowed_updates: [...ALLOWED_UPDATES] },
@@ -179,19 +181,25 @@ export class UpdatePoller {
       return offset;
     }
     let next = offset;
+    const polled: Array<[string, number]> =
+      traced > 0
+        ? [
+            ["poll asked", traced],
+            ["poll answered", wallMs()],
+          ]
+        : [];
     for (const update of updates) {
       next = Math.max(next, update.update_id + 1);
-      this.dispatch(update);
+      this.dispatch(update, polled);
     }
     return next;
   }
 
-  private dispatch(update: Update): void {
-    const handled = this.#options
-      .handleUpdate(update)
-      .catch((error: unknown) =>
+  private dispatch(update: Update, polled: Array<[string, number]>): void {
+    const handled = traceUpdate(update, polled, () => this.#options.handleUpdate(update)).catch(
+      (error: unknown) =>
         this.#options.logger.error({ err: error, updateId: update.update_id }, "update failed"),
-      );
+    );
     this.#inFlight.add(handled);
     void handled.finally(() => this.#inFlight.delete(handled));
   }

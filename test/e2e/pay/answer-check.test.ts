@@ -3,7 +3,7 @@
  * payout's payment must never be recorded for this one: the payer would be told "paid"
  * with someone else's money, and two payouts would settle on one payment.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { plainText } from "../../../src/dev/telegram-emulator/index.js";
 import { confirmPayout, isPromptReading, showPrompt } from "../../support/flows.js";
 import { ADMIN_ID, harnessPerTest, PAYER_ID } from "../../support/harness.js";
@@ -37,7 +37,7 @@ describe("a 201 checked against its request", () => {
     await payer.pressButton(prompt, 0);
     await unknown;
     const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
-    return { payoutB: items[0], alert: await alert };
+    return { payoutB: items[0], alert: await alert, prompt };
   }
 
   it("marks unknown, and alerts the admins about, a payout answered with another number and amount", async () => {
@@ -54,7 +54,14 @@ describe("a 201 checked against its request", () => {
 
   it("never attaches a payment already recorded for another payout, even for the same number and amount", async () => {
     const { paymentIdOfA } = await answerNextWithPaymentOfA();
-    const { payoutB } = await confirmAndReadUnknown("/pay 237670000001 5000");
+    const { payoutB, prompt } = await confirmAndReadUnknown("/pay 237670000001 5000");
+    // The answer passed its own checks and showed "Pending" while its record was written;
+    // the record found the payment taken, and that is what the prompt reads now.
+    await vi.waitFor(() => {
+      const shown = plainText(h.emulator.message(PAYER_ID, prompt.messageId) ?? prompt);
+      expect(shown).toContain("Outcome unknown");
+      expect(shown).not.toContain("Pending");
+    });
 
     expect(payoutB?.state).toBe("unknown");
     expect(payoutB?.paymentId).toBeUndefined();

@@ -19,6 +19,39 @@ import {
 useRulesWorld();
 
 describe("duplicate warning and retired prompts", () => {
+  async function draft(who: typeof PAYER | typeof ADMIN, firstName: string) {
+    const result = await payouts.preparation.draft({
+      kind: "disbursement",
+      phone: "237670000001",
+      amount: "5000",
+      initiatorId: who.userId,
+      initiatorRole: who.role,
+      chatId: who.userId,
+      locale: "en",
+      initiatorProfile: { firstName },
+    });
+    if (result.outcome !== "drafted") throw new Error(`draft refused: ${result.reason}`);
+    return result;
+  }
+
+  it("names the earlier initiator from the update when it is the sender, from the store otherwise", async () => {
+    const earlier = await prompt(PAYER, "5000");
+    await payouts.submission.claim(earlier.payout.id, PAYER);
+    await stores.profiles.set(PAYER.userId, { firstName: "Paul" });
+
+    // The sender's own repeat: their name as their update gives it (the access step has
+    // just remembered it), without reading the store.
+    const own = await draft(PAYER, "Paula");
+    expect(own.duplicate?.id).toBe(earlier.payout.id);
+    expect(own.names.get(PAYER.userId)).toBe("Paula");
+
+    // Someone else's repeat: the earlier initiator's name is read from the store.
+    const other = await draft(ADMIN, "Awa");
+    expect(other.duplicate?.id).toBe(earlier.payout.id);
+    expect(other.names.get(PAYER.userId)).toBe("Paul");
+    expect(other.names.has(ADMIN.userId)).toBe(false);
+  });
+
   it("warns of the same amount to the same number by anyone, and notes it on the payout", async () => {
     const earlier = await prompt(ADMIN, "5000");
     await payouts.submission.claim(earlier.payout.id, ADMIN);

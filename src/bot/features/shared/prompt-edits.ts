@@ -2,6 +2,7 @@
  * Edits of a payout's prompt made around a press: another press's payout, a prompt retired
  * by a newer one (a final status that landed before Confirm's own edit: telegram/prompt-watch.ts).
  */
+import { traceMark } from "../../../dev/latency-trace.js";
 import type { Payout } from "../../../model/payout.js";
 import type { SubmitResult } from "../../../payouts/types.js";
 import type { BotContext } from "../../context.js";
@@ -17,17 +18,44 @@ import { payoutStateView, type View } from "../../views/common.js";
 const SHOW_SENDING_AFTER_MS = 1_000;
 
 /**
+ * The first outcome to show: the accepted payout as soon as the API's answer is checked
+ * (`accepted`, before its record is written), or else the submission's recorded outcome.
+ */
+function firstOutcome(
+  submitted: Promise<SubmitResult>,
+  accepted: Promise<Payout | undefined> | undefined,
+): Promise<Payout> {
+  return new Promise((resolve, reject) => {
+    accepted?.then((payout) => {
+      if (payout) resolve(payout);
+    }, reject);
+    submitted.then((result) => resolve(result.payout), reject);
+  });
+}
+
+/** Whether two views read and act the same (no second edit needed). */
+function sameView(a: View, b: View): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
  * The press (Confirm, Approve) that let a request leave: answered at once with `answer`;
  * the pressed message shows a quick outcome in one edit, a slow one first as `view` of the
  * claimed payout. Telegram is told alongside the request, each call under a short deadline,
  * so a slow or failing Telegram can neither delay the payment nor strand it in `submitting`.
+ * With `accepted` (Confirm), an accepted request shows "Pending" while its record is
+ * written, and the recorded outcome is edited over it only if it reads otherwise.
  * Answers the outcome, once shown.
  */
 export async function showSending(
   ctx: BotContext,
   claimed: Payout,
   submitted: Promise<SubmitResult>,
-  options: { answer: string; view: (payout: Payout) => View },
+  options: {
+    answer: string;
+    view: (payout: Payout) => View;
+    accepted?: Promise<Payout | undefined>;
+  },
 ): Promise<SubmitResult> {
   const answered = bestEffort(
     ctx.log,
@@ -35,7 +63,8 @@ export async function showSending(
     () => ctx.answerCbQuery(options.answer),
     SIDE_CALL_MS,
   );
-  const quick = await settledWithin(submitted, SHOW_SENDING_AFTER_MS);
+  const outcome = firstOutcome(submitted, options.accepted);
+  const quick = await settledWithin(outcome, SHOW_SENDING_AFTER_MS);
   // A press on no editable message (see editView) gets the outcome alone, as a new message.
   const sending =
     quick || !canEditPressed(ctx)
@@ -46,10 +75,15 @@ export async function showSending(
           () => editView(ctx, options.view(claimed)),
           SIDE_CALL_MS,
         );
-  const result = quick ?? (await submitted);
+  const first = quick ?? (await outcome);
   // "Sending…" must not land over the outcome: the outcome is edited in after it.
   await sending;
-  await Promise.all([editView(ctx, options.view(result.payout)), answered]);
+  traceMark("edit outcome");
+  const firstView = options.view(first);
+  const [, result] = await Promise.all([editView(ctx, firstView), submitted, answered]);
+  // The record said otherwise (it found the payment id taken, or failed): that goes on top.
+  const recorded = options.view(result.payout);
+  if (!sameView(recorded, firstView)) await editView(ctx, recorded);
   return result;
 }
 
