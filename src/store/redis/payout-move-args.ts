@@ -45,9 +45,7 @@ export function statusGroupArgs(k: Keys, states?: readonly PayoutState[]) {
     return {
       groups: GROUPS,
       statusKeys: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.statusPayouts(g)])),
-      userStatusPrefixes: Object.fromEntries(
-        STATUS_GROUPS.map((g) => [g, k.userStatusPrefix(g)]),
-      ),
+      userStatusPrefixes: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.userStatusPrefix(g)])),
     };
   }
   const groups: Record<string, StatusGroup> = {};
@@ -70,16 +68,20 @@ export function statusGroupArgs(k: Keys, states?: readonly PayoutState[]) {
  * one of the sources, and for the target): every move sent the twelve states' groups and the
  * six groups' keys, some 1 KB that Redis decoded on every move.
  */
-const CONSTANTS = new WeakMap<Keys, Map<string, string>>();
+const CONSTANTS = new WeakMap<Keys, Map<number, Map<PayoutEvent, string>>>();
 
 function constantsJson(k: Keys, retentionMs: number, event: PayoutEvent): string {
-  let byCall = CONSTANTS.get(k);
-  if (!byCall) {
-    byCall = new Map();
-    CONSTANTS.set(k, byCall);
+  let byRetention = CONSTANTS.get(k);
+  if (!byRetention) {
+    byRetention = new Map();
+    CONSTANTS.set(k, byRetention);
   }
-  const cacheKey = `${retentionMs} ${event}`;
-  let json = byCall.get(cacheKey);
+  let byEvent = byRetention.get(retentionMs);
+  if (!byEvent) {
+    byEvent = new Map();
+    byRetention.set(retentionMs, byEvent);
+  }
+  let json = byEvent.get(event);
   if (json === undefined) {
     json = JSON.stringify({
       retentionMs: String(retentionMs),
@@ -95,7 +97,7 @@ function constantsJson(k: Keys, retentionMs: number, event: PayoutEvent): string
       ...statusGroupArgs(k, [...sourcesOf(event), targetOf(event)]),
       ...totalsKept(k, retentionMs),
     }).slice(1, -1);
-    byCall.set(cacheKey, json);
+    byEvent.set(event, json);
   }
   return json;
 }

@@ -30,22 +30,25 @@ describe("a move's arguments (payout-transition.lua's options)", () => {
   // The script moves the status group indexes from the group of the record's state (one of
   // the sources, or it refuses) to the target's: a state missing here would leave the
   // payout in its old group's index.
-  it.each(PAYOUT_EVENTS)("%s: names the group of every source and of the target, and its keys", (event) => {
-    const options = optionsOf(event);
-    const states = [...sourcesOf(event), targetOf(event)];
-    expect(options.sources).toEqual(sourcesOf(event).map((state) => JSON.stringify(state)));
-    expect(options.target).toBe(JSON.stringify(targetOf(event)));
-    for (const state of states) {
-      const group = statusGroupOf(state);
-      expect(options.groups[JSON.stringify(state)]).toBe(group);
-      expect(options.statusKeys[group]).toBe(k.statusPayouts(group));
-      expect(options.userStatusPrefixes[group]).toBe(k.userStatusPrefix(group));
-    }
-    // Only those: the other states' groups are not sent on every move.
-    expect(Object.keys(options.groups).sort()).toEqual(
-      [...new Set(states.map((state) => JSON.stringify(state)))].sort(),
-    );
-  });
+  it.each(PAYOUT_EVENTS)(
+    "%s: names the group of every source and of the target, and its keys",
+    (event) => {
+      const options = optionsOf(event);
+      const states = [...sourcesOf(event), targetOf(event)];
+      expect(options.sources).toEqual(sourcesOf(event).map((state) => JSON.stringify(state)));
+      expect(options.target).toBe(JSON.stringify(targetOf(event)));
+      for (const state of states) {
+        const group = statusGroupOf(state);
+        expect(options.groups[JSON.stringify(state)]).toBe(group);
+        expect(options.statusKeys[group]).toBe(k.statusPayouts(group));
+        expect(options.userStatusPrefixes[group]).toBe(k.userStatusPrefix(group));
+      }
+      // Only those: the other states' groups are not sent on every move.
+      expect(Object.keys(options.groups).sort()).toEqual(
+        [...new Set(states.map((state) => JSON.stringify(state)))].sort(),
+      );
+    },
+  );
 
   it("two events of one store do not share their groups (each event's own, kept apart)", () => {
     const claim = optionsOf("confirm");
