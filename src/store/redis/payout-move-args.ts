@@ -8,13 +8,14 @@ import {
   givesBack,
   PAYOUT_STATES,
   type PayoutEvent,
+  type PayoutState,
   sourcesOf,
   TRACKED_STATES,
   targetOf,
 } from "../../model/lifecycle.js";
 import { noticeKey } from "../../model/notice.js";
 import type { PayoutPatch } from "../../model/payout.js";
-import { STATUS_GROUPS, statusGroupOf } from "../../model/search.js";
+import { STATUS_GROUPS, type StatusGroup, statusGroupOf } from "../../model/search.js";
 import { COUNTED_STATES, TOTALS_KEPT_MIN_MS } from "../../model/totals.js";
 import { randomHex } from "../../random.js";
 import { dayOf } from "../../time.js";
@@ -35,28 +36,52 @@ const GROUPS = Object.fromEntries(
   PAYOUT_STATES.map((state) => [JSON.stringify(state), statusGroupOf(state)]),
 );
 
-/** What the scripts that move a payout's status group are told of the groups and their keys. */
-export function statusGroupArgs(k: Keys) {
-  return {
-    groups: GROUPS,
-    statusKeys: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.statusPayouts(g)])),
-    userStatusPrefixes: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.userStatusPrefix(g)])),
-  };
+/**
+ * What the scripts that move a payout's status group are told of the groups and their keys:
+ * every state's and every group's, or with `states`, only those states' and their groups'.
+ */
+export function statusGroupArgs(k: Keys, states?: readonly PayoutState[]) {
+  if (states === undefined) {
+    return {
+      groups: GROUPS,
+      statusKeys: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.statusPayouts(g)])),
+      userStatusPrefixes: Object.fromEntries(STATUS_GROUPS.map((g) => [g, k.userStatusPrefix(g)])),
+    };
+  }
+  const groups: Record<string, StatusGroup> = {};
+  const statusKeys: Partial<Record<StatusGroup, string>> = {};
+  const userStatusPrefixes: Partial<Record<StatusGroup, string>> = {};
+  for (const state of states) {
+    const group = statusGroupOf(state);
+    groups[JSON.stringify(state)] = group;
+    statusKeys[group] = k.statusPayouts(group);
+    userStatusPrefixes[group] = k.userStatusPrefix(group);
+  }
+  return { groups, statusKeys, userStatusPrefixes };
 }
 
 /**
- * The part of a move's JSON that is the same for every move of one store (key prefixes, the
- * state groups, lifetimes), serialized once: `"name":value,...` without the braces.
+ * The part of a move's JSON that is the same for every move of one store and event (key
+ * prefixes, lifetimes, the status groups of the event's source and target states and their
+ * keys), serialized once: `"name":value,...` without the braces. Only the groups a move can
+ * leave or enter are named (the script reads a group only for the record's state once it is
+ * one of the sources, and for the target): every move sent the twelve states' groups and the
+ * six groups' keys, some 1 KB that Redis decoded on every move.
  */
-const CONSTANTS = new WeakMap<Keys, Map<number, string>>();
+const CONSTANTS = new WeakMap<Keys, Map<number, Map<PayoutEvent, string>>>();
 
-function constantsJson(k: Keys, retentionMs: number): string {
+function constantsJson(k: Keys, retentionMs: number, event: PayoutEvent): string {
   let byRetention = CONSTANTS.get(k);
   if (!byRetention) {
     byRetention = new Map();
     CONSTANTS.set(k, byRetention);
   }
-  let json = byRetention.get(retentionMs);
+  let byEvent = byRetention.get(retentionMs);
+  if (!byEvent) {
+    byEvent = new Map();
+    byRetention.set(retentionMs, byEvent);
+  }
+  let json = byEvent.get(event);
   if (json === undefined) {
     json = JSON.stringify({
       retentionMs: String(retentionMs),
@@ -68,10 +93,11 @@ function constantsJson(k: Keys, retentionMs: number): string {
       grantedKey: k.staffGranted(),
       settledPrefix: SETTLED_NOTICE_PREFIX,
       trackedStates: TRACKED_STATES.map((state) => JSON.stringify(state)),
-      ...statusGroupArgs(k),
+      sources: sourcesOf(event).map((state) => JSON.stringify(state)),
+      ...statusGroupArgs(k, [...sourcesOf(event), targetOf(event)]),
       ...totalsKept(k, retentionMs),
     }).slice(1, -1);
-    byRetention.set(retentionMs, json);
+    byEvent.set(event, json);
   }
   return json;
 }
@@ -89,8 +115,13 @@ function moveKeys(k: Keys): readonly string[] {
 }
 
 /** `fields` as one JSON object with the store's constant part (constantsJson) in it. */
-function withConstants(k: Keys, retentionMs: number, fields: Record<string, unknown>): string {
-  return `${JSON.stringify(fields).slice(0, -1)},${constantsJson(k, retentionMs)}}`;
+function withConstants(
+  k: Keys,
+  retentionMs: number,
+  event: PayoutEvent,
+  fields: Record<string, unknown>,
+): string {
+  return `${JSON.stringify(fields).slice(0, -1)},${constantsJson(k, retentionMs, event)}}`;
 }
 
 /** Keys and arguments of one move (lua/payout-transition.lua describes them). */
@@ -117,7 +148,6 @@ export function transitionArgs(call: {
     updatedAtMs: nowMs,
     ...(claim === undefined ? {} : { claimId: claim }),
   };
-  const sources = sourcesOf(event);
   const notices = noticesOfMove(id, target, options.notices);
   const notePaid = target === "success" ? options.notePaid : undefined;
   const keys = [k.payout(id), ...moveKeys(k)];
@@ -130,7 +160,7 @@ export function transitionArgs(call: {
   return {
     keys,
     args: [
-      withConstants(k, retentionMs, {
+      withConstants(k, retentionMs, event, {
         id,
         target: JSON.stringify(target),
         claim: claim === undefined ? "" : JSON.stringify(claim),
@@ -152,7 +182,6 @@ export function transitionArgs(call: {
           expect?.initiatorRoles === undefined ? "" : `,${expect.initiatorRoles.join(",")},`,
         deciderId: expect?.decider === undefined ? "" : String(expect.decider.userId),
         deciderRoles: expect?.decider === undefined ? "" : `,${expect.decider.roles.join(",")},`,
-        sources: sources.map((state) => JSON.stringify(state)),
         noticeCount: String(notices.length),
         slotLimit: optional(options.slot?.limit),
         slotWindowMs: optional(options.slot?.windowMs),

@@ -32,9 +32,10 @@
                 (''), deciderRoles (',a,b,' or ''), sources (JSON states the event leaves
                 from), noticeCount, settledPrefix (the payer's settled notice, which a
                 batch's row does not queue), trackedStates (JSON states, in KEYS order),
-                groups (JSON state → its status group), statusKeys (status group →
+                groups (JSON state → its status group, for the sources and the target:
+                the only states a move reads a group of), statusKeys (status group →
                 everyone's index of it), userStatusPrefixes (status group → what an
-                initiator's id follows in their index of it),
+                initiator's id follows in their index of it), both for those groups,
                 slotLimit, slotWindowMs, slotMember ('' all three: no slot taken),
                 slotBackgroundLimit (background work's limit, rate-limit.lua; '' none),
                 totalsDay (the day a move into a counted final state is counted on,
@@ -224,6 +225,7 @@ if stateSets[target] and redis.call('SADD', stateSets[target], id) == 1 then
 end
 -- (A record without its initiator or creation time, which PayoutSchema never lets be
 -- written, is left out of them rather than failing the move half-written.)
+-- (`current` is one of the sources here: options.groups names each source's group.)
 local fromGroup, toGroup = o.groups[current], o.groups[target]
 local initiator = redis.call('HGET', record, 'initiatorId')
 local created = redis.call('HGET', record, 'createdAtMs')
