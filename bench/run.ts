@@ -21,6 +21,7 @@ import { benchMerchantsScale } from "./merchants-scale.js";
 import { benchMerchantsShards } from "./merchants-shards.js";
 import { benchNotify } from "./notify.js";
 import { benchPayRoundTrip } from "./pay-roundtrip.js";
+import { benchPayGuards, benchPayUnix } from "./pay-variants.js";
 import { benchPayWebhook } from "./pay-webhook.js";
 import { benchRateLimit } from "./rate-limit.js";
 import { benchRoundTrips } from "./round-trips.js";
@@ -49,6 +50,18 @@ const BENCHMARKS: readonly Benchmark[] = [
     title: "1 /pay round trip, webhook",
     run: benchPayWebhook,
     budgetMs: 180_000,
+  },
+  {
+    name: "pay-unix",
+    title: "1 /pay round trip, Redis over a Unix socket",
+    run: benchPayUnix,
+    budgetMs: 240_000,
+  },
+  {
+    name: "pay-guards",
+    title: "1 /pay round trip, the guards' cost",
+    run: benchPayGuards,
+    budgetMs: 420_000,
   },
   {
     name: "client",
