@@ -37,12 +37,17 @@ export interface ServerCounters {
   bytesIn: number;
   bytesOut: number;
   cpuMs: number;
+  /** Calls per command name (INFO commandstats), those Lua scripts make included. */
+  calls: Map<string, number>;
 }
 
 const NO_DISK = ["--save", "", "--appendonly", "no"];
 
-async function spawnServer(args: readonly string[]): Promise<ChildProcess> {
-  const child = spawn("redis-server", [...args, ...NO_DISK], { stdio: "ignore" });
+/** A server whose files (a replica's copy of the primary's data) go to `folder`. */
+async function spawnServer(args: readonly string[], folder: string): Promise<ChildProcess> {
+  const child = spawn("redis-server", [...args, ...NO_DISK, "--dir", folder], {
+    stdio: "ignore",
+  });
   const spawned = await Promise.race([
     once(child, "spawn").then(() => true),
     once(child, "error").then(() => false),
@@ -81,7 +86,14 @@ function infoField(info: string, name: string): number {
 /** The primary's counters so far (whole server: only this benchmark's bots use it). */
 export async function serverCounters(admin: Redis): Promise<ServerCounters> {
   const info = `${await admin.info("stats")}\n${await admin.info("cpu")}`;
+  const calls = new Map<string, number>();
+  for (const match of (await admin.info("commandstats")).matchAll(
+    /^cmdstat_([^:]+):calls=(\d+)/gm,
+  )) {
+    calls.set(match[1] ?? "", Number(match[2]));
+  }
   return {
+    calls,
     commands: infoField(info, "total_commands_processed"),
     bytesIn: infoField(info, "total_net_input_bytes"),
     bytesOut: infoField(info, "total_net_output_bytes"),
@@ -114,22 +126,25 @@ export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnR
       ? ["--unixsocket", socketPath, "--unixsocketperm", "700"]
       : [];
     children.push(
-      await spawnServer(["--port", String(port), "--bind", "127.0.0.1", ...socketArgs]),
+      await spawnServer(["--port", String(port), "--bind", "127.0.0.1", ...socketArgs], folder),
     );
     const tcpUrl = `redis://127.0.0.1:${port}`;
     admin = await connectWhenUp(tcpUrl);
     if (options.replica) {
       const replicaPort = await freePort();
       children.push(
-        await spawnServer([
-          "--port",
-          String(replicaPort),
-          "--bind",
-          "127.0.0.1",
-          "--replicaof",
-          "127.0.0.1",
-          String(port),
-        ]),
+        await spawnServer(
+          [
+            "--port",
+            String(replicaPort),
+            "--bind",
+            "127.0.0.1",
+            "--replicaof",
+            "127.0.0.1",
+            String(port),
+          ],
+          folder,
+        ),
       );
       await waitForReplica(admin);
     }

@@ -47,6 +47,9 @@ interface Variant {
   redisCommands: number[];
   redisBytes: number[];
   redisCpuMs: number[];
+  /** Redis calls per command name over every round, and the updates of those rounds. */
+  calls: Map<string, number>;
+  measuredUpdates: number;
   /** When its warm-up began (performance.now()): its profile is read from there on. */
   warmupAt: number;
 }
@@ -83,7 +86,13 @@ async function driveRounds(
         scale.driveMs,
         variant.samples,
       );
-      const cost = perUpdate(before, await serverCounters(redis.admin), updates);
+      const after = await serverCounters(redis.admin);
+      const cost = perUpdate(before, after, updates);
+      for (const [name, calls] of after.calls) {
+        const added = calls - (before.calls.get(name) ?? 0);
+        if (added > 0) variant.calls.set(name, (variant.calls.get(name) ?? 0) + added);
+      }
+      variant.measuredUpdates += updates;
       variant.redisCommands.push(cost.commands);
       variant.redisBytes.push(cost.bytes);
       variant.redisCpuMs.push(cost.cpuMs);
@@ -93,6 +102,16 @@ async function driveRounds(
 
 function stepsOf(samples: Samples): number[] {
   return [...(samples.steps.get("prompt") ?? []), ...(samples.steps.get("confirm") ?? [])];
+}
+
+/** The Redis commands of most calls per update, e.g. "hset 12.1, zadd 8.0, …". */
+function topCommands(variant: Variant, count = 8): string {
+  return [...variant.calls.entries()]
+    .filter(([name]) => name !== "info")
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, calls]) => `${name} ${(calls / variant.measuredUpdates).toFixed(1)}`)
+    .join(", ");
 }
 
 /** The figures of one variant, each a median over the rounds (p99 over every step). */
@@ -105,6 +124,7 @@ function figuresOf(variant: Variant) {
     redisCommands: median(variant.redisCommands),
     redisBytes: median(variant.redisBytes),
     redisCpuMs: median(variant.redisCpuMs),
+    topCommands: topCommands(variant),
   };
 }
 
@@ -127,6 +147,8 @@ async function startVariantBot(
     redisBytes: [],
     redisCpuMs: [],
     warmupAt: Number.NaN,
+    calls: new Map(),
+    measuredUpdates: 0,
   };
 }
 
@@ -484,14 +506,14 @@ function guardRows(rungs: readonly Figures[], floor: Figures, scale: Scale): Row
         unit: "",
         baseline: below?.redisCommands ?? null,
         floor: floor.redisCommands,
-        ...(index === 0
-          ? {
-              note:
-                "INFO stats of the benchmark's redis-server over each bot's drive, per update " +
-                "handled: commands (those a Lua script runs counted one by one, EVALSHA and " +
-                "WAIT included) and bytes read plus written (replication not counted).",
-            }
-          : {}),
+        note:
+          (index === 0
+            ? "INFO stats of the benchmark's redis-server over each bot's drive, per update " +
+              "handled: commands (those a Lua script runs counted one by one, EVALSHA and " +
+              "WAIT included) and bytes read plus written (replication not counted). "
+            : "") +
+          `Most called, per update: ${figures.topCommands}` +
+          (index === 0 ? `; the floor: ${floor.topCommands}.` : "."),
       }),
       row({
         ...common,
