@@ -35,7 +35,7 @@ interface Scale {
 }
 
 /** CI's quick run: two short rounds, so the order is alternated once. */
-const QUICK: Scale = { warmupMs: 500, driveMs: 1000, rounds: 2 };
+const QUICK: Scale = { warmupMs: 300, driveMs: 600, rounds: 2 };
 const FULL: Scale = { warmupMs: 3000, driveMs: 8000, rounds: 4 };
 
 /** One bot of the comparison and what its rounds measured. */
