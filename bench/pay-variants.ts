@@ -129,8 +129,8 @@ function figuresOf(variant: Variant) {
 }
 
 const BUSY_NOTE =
-  "Provisional on a shared machine: compare only the ratios of one run; the figures to quote " +
-  "come from a full run on a quiet one.";
+  "On a shared machine, compare only the ratios of one run; the figures to quote come from " +
+  "a full run on a quiet one.";
 
 async function startVariantBot(
   name: string,
