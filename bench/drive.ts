@@ -58,6 +58,7 @@ export const ECHO_FLOW = echoFlowThinking(0);
 /**
  * Closed loop: each of the first `users` users runs `flow` back to back until
  * `durationMs` is up; with `into`, the steps, rates and the bot's CPU time are recorded.
+ * Resolves with the number of updates handled.
  */
 export async function drive(
   bot: BotUnderTest,
@@ -65,7 +66,7 @@ export async function drive(
   users: number,
   durationMs: number,
   into?: Samples,
-): Promise<void> {
+): Promise<number> {
   const before = into ? await bot.usage() : undefined;
   const startedAt = performance.now();
   const stopAt = startedAt + durationMs;
@@ -87,11 +88,11 @@ export async function drive(
       }
     }),
   );
-  if (!into) return;
+  if (!into) return updates;
   const seconds = (performance.now() - startedAt) / 1000;
   into.flowsPerSecond.push(flows / seconds);
   into.updatesPerSecond.push(updates / seconds);
-  if (!before) return;
+  if (!before) return updates;
   const after = await bot.usage();
   into.cpuMsPerUpdate.push((after.cpuMs - before.cpuMs) / updates);
   if (after.readCalls !== null && before.readCalls !== null) {
@@ -100,4 +101,5 @@ export async function drive(
   if (after.writeCalls !== null && before.writeCalls !== null) {
     into.writeCallsPerUpdate.push((after.writeCalls - before.writeCalls) / updates);
   }
+  return updates;
 }

@@ -20,7 +20,9 @@ import { benchMerchants } from "./merchants.js";
 import { benchMerchantsScale } from "./merchants-scale.js";
 import { benchMerchantsShards } from "./merchants-shards.js";
 import { benchNotify } from "./notify.js";
+import { benchPayGuards } from "./pay-guards.js";
 import { benchPayRoundTrip } from "./pay-roundtrip.js";
+import { benchPayUnix } from "./pay-variants.js";
 import { benchPayWebhook } from "./pay-webhook.js";
 import { benchRateLimit } from "./rate-limit.js";
 import { benchRoundTrips } from "./round-trips.js";
@@ -49,6 +51,20 @@ const BENCHMARKS: readonly Benchmark[] = [
     title: "1 /pay round trip, webhook",
     run: benchPayWebhook,
     budgetMs: 180_000,
+  },
+  {
+    name: "pay-unix",
+    title: "1 /pay round trip, Redis over a Unix socket",
+    run: benchPayUnix,
+    // Full: 3 bots started (the first start of a run also builds), 4 rounds of 8 s each.
+    budgetMs: 300_000,
+  },
+  {
+    name: "pay-guards",
+    title: "1 /pay round trip, the guards' cost",
+    run: benchPayGuards,
+    // Full: 6 bots started, 4 rounds of 8 s each.
+    budgetMs: 480_000,
   },
   {
     name: "client",
