@@ -245,6 +245,18 @@ describe("PaymentClient deadline of one attempt", () => {
     expect(server.received).toHaveLength(3);
   });
 
+  it("times an attempt sent after the earlier ones all ended", async () => {
+    // The first request is answered, the second never.
+    const server = await startServer((_request, response, index) => {
+      if (index === 0) json(response, 200, PAYMENT);
+    });
+    const client = makeClient(server.url, { retry: { maxAttempts: 1 } });
+    await client.getPayment("pay_123");
+    const error = await failure(client.getPayment("pay_123"));
+    expect(error).toBeInstanceOf(PaymentTimeoutError);
+    expect(server.received).toHaveLength(2);
+  });
+
   it("ends only the attempts past their deadline among many at once", async () => {
     // Every other request is never answered.
     const server = await startServer((_request, response, index) => {
