@@ -3,7 +3,8 @@
  * raw undici Pool request to the same sandbox endpoint (GET /payments/{id} with
  * X-API-Key, body read and JSON-parsed), same concurrency, same number of requests. The
  * sandbox runs in its own process, so this process holds only the client under test.
- * Runs alternate raw / client (A B A B …) and each side's median counts.
+ * Runs alternate raw / client (A B B A …, so neither side always goes first) and each
+ * side's median counts.
  */
 import type { Redis } from "ioredis";
 import { Pool } from "undici";
@@ -80,7 +81,7 @@ const VARIANTS: readonly Variant[] = [
     target: true,
     note:
       `${CONCURRENCY} concurrent loops; baseline: undici Pool.request + body.text() + ` +
-      "JSON.parse on the same endpoint; A B A B runs, medians. Sandbox in its own process.",
+      "JSON.parse on the same endpoint; A B B A runs, medians. Sandbox in its own process.",
   },
   {
     figure: "getPayment/s, X-Sig verification on",
@@ -136,10 +137,15 @@ async function measureVariant(
       await measureRun(scale.warmupRequests, viaClient);
       const rawRuns: RunFigures[] = [];
       const clientRuns: RunFigures[] = [];
+      // A B B A: whichever side runs first in a round runs on a process less warmed up (and
+      // after the other side's garbage), so each side goes first in half of the rounds.
       for (let round = 1; round <= scale.rounds; round++) {
-        context.log(`  ${variant.figure}: round ${round}/${scale.rounds} (raw, then client)`);
-        rawRuns.push(await measureRun(scale.requests, raw));
+        const rawFirst = round % 2 === 1;
+        const order = rawFirst ? "raw, then client" : "client, then raw";
+        context.log(`  ${variant.figure}: round ${round}/${scale.rounds} (${order})`);
+        if (rawFirst) rawRuns.push(await measureRun(scale.requests, raw));
         clientRuns.push(await measureRun(scale.requests, viaClient));
+        if (!rawFirst) rawRuns.push(await measureRun(scale.requests, raw));
       }
       const value = median(clientRuns.map((run) => run.perSecond));
       const baseline = median(rawRuns.map((run) => run.perSecond));

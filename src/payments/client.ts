@@ -21,7 +21,6 @@ import {
   type RawResponse,
 } from "./client-response.js";
 import { closingController, type SendOptions, takeSlotNow, waitForSlot } from "./client-slots.js";
-import { AttemptDeadline } from "./deadline.js";
 import {
   OutcomeUnknownError,
   type PaymentClientError,
@@ -29,6 +28,7 @@ import {
   type PaymentOperation,
   PaymentTimeoutError,
 } from "./errors.js";
+import { Deadlines, exchange } from "./exchange.js";
 import type { SharedSlot } from "./rate-limiter.js";
 import {
   type AttemptFailure,
@@ -67,6 +67,8 @@ interface Call<T> extends AnsweredCall<T> {
 export class PaymentClient {
   readonly options: ResolvedPaymentClientOptions;
   private readonly pool: Pool;
+  /** Every attempt's deadline (requestTimeoutMs from its start), on one timer. */
+  private readonly deadlines: Deadlines;
   /** What every request carries, and every request with a JSON body; built once. */
   private readonly baseHeaders: Readonly<Record<string, string>>;
   private readonly jsonHeaders: Readonly<Record<string, string>>;
@@ -79,6 +81,7 @@ export class PaymentClient {
     this.options = resolvePaymentClientOptions(options);
     this.baseHeaders = { "x-api-key": this.options.apiKey, accept: "application/json" };
     this.jsonHeaders = { ...this.baseHeaders, "content-type": "application/json" };
+    this.deadlines = new Deadlines(this.options.requestTimeoutMs);
     this.pool = new Pool(this.options.origin, {
       connect: { timeout: this.options.connectTimeoutMs },
       headersTimeout: this.options.requestTimeoutMs,
@@ -257,16 +260,9 @@ export class PaymentClient {
 
   private async attempt<T>(call: Call<T>, attempt: number): Promise<AttemptOutcome<T>> {
     const startedMs = performance.now();
-    // Log fields are built only when someone reads them: this is the hot path.
+    // Log fields are built only when a line is written: this is the hot path.
     const logger = this.options.logger;
     const debug = logger.isLevelEnabled("debug");
-    const logFields = () => ({
-      method: call.method,
-      // Phone numbers appear in /data/userinfo paths; no log line carries a whole one.
-      path: maskPhonesIn(call.path),
-      attempt,
-      durationMs: Math.round(performance.now() - startedMs),
-    });
     let response: RawResponse;
     try {
       response = await this.send(call);
@@ -275,44 +271,56 @@ export class PaymentClient {
       this.recordAttempt(call.operation, failure.kind, startedMs);
       if (debug) {
         const code = error instanceof Error ? Reflect.get(error, "code") : undefined;
-        logger.debug({ ...logFields(), failure: failure.kind, code }, "payment api request failed");
+        const fields = this.logFields(call, attempt, startedMs);
+        logger.debug({ ...fields, failure: failure.kind, code }, "payment api request failed");
       }
       return { ok: false, failure, error: this.transportError(call.operation, failure, error) };
     }
-    this.recordAttempt(call.operation, String(response.statusCode), startedMs);
-    if (debug) logger.debug({ ...logFields(), status: response.statusCode }, "payment api request");
+    this.recordAttempt(call.operation, response.statusCode, startedMs);
+    if (debug) {
+      const fields = this.logFields(call, attempt, startedMs);
+      logger.debug({ ...fields, status: response.statusCode }, "payment api request");
+    }
     const outcome = interpretResponse(call, response, this.options.verifyKey);
-    logBadSignature(logger, logFields, outcome);
-    if (outcome.ok && outcome.oddities && outcome.oddities.length > 0) {
+    if (!outcome.ok) {
+      logBadSignature(logger, () => this.logFields(call, attempt, startedMs), outcome);
+    } else if (outcome.oddities && outcome.oddities.length > 0) {
       // Read and used all the same: an odd field must not cost a payment its tracking.
-      logger.warn({ ...logFields(), oddities: outcome.oddities }, "payment api answer was odd");
+      const fields = this.logFields(call, attempt, startedMs);
+      logger.warn({ ...fields, oddities: outcome.oddities }, "payment api answer was odd");
     }
     return outcome;
   }
 
-  private recordAttempt(operation: PaymentOperation, status: string, startedMs: number): void {
+  private logFields(call: Call<unknown>, attempt: number, startedMs: number) {
+    return {
+      method: call.method,
+      // Phone numbers appear in /data/userinfo paths; no log line carries a whole one.
+      path: maskPhonesIn(call.path),
+      attempt,
+      durationMs: Math.round(performance.now() - startedMs),
+    };
+  }
+
+  private recordAttempt(
+    operation: PaymentOperation,
+    status: string | number,
+    startedMs: number,
+  ): void {
     const { metrics } = this.options;
     if (!metrics.enabled) return;
     const durationSeconds = (performance.now() - startedMs) / 1000;
-    metrics.paymentAttempt({ operation, status, durationSeconds });
+    metrics.paymentAttempt({ operation, status: String(status), durationSeconds });
   }
 
-  /** One HTTP exchange under the attempt's deadline; the timer is cleared whatever happens. */
-  private async send(call: Call<unknown>): Promise<RawResponse> {
-    const deadline = new AttemptDeadline(this.options.requestTimeoutMs);
-    try {
-      const response = await this.pool.request({
-        method: call.method,
-        path: call.path,
-        headers: this.requestHeaders(call),
-        body: call.body,
-        signal: deadline,
-      });
-      const text = await response.body.text();
-      return { statusCode: response.statusCode, headers: response.headers, text };
-    } finally {
-      deadline.clear();
-    }
+  /** One HTTP exchange under the attempt's deadline (see exchange.ts). */
+  private send(call: Call<unknown>): Promise<RawResponse> {
+    return exchange(this.pool, this.deadlines, {
+      method: call.method,
+      path: call.path,
+      headers: this.requestHeaders(call),
+      body: call.body,
+    });
   }
 
   private requestHeaders(call: Call<unknown>): Readonly<Record<string, string>> {

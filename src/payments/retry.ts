@@ -78,7 +78,7 @@ export function mayHaveTakenEffect(failure: AttemptFailure): boolean {
   return true;
 }
 
-/** Thrown into an attempt's AbortSignal when its deadline passes, to tell it from other aborts. */
+/** What an attempt fails with once its deadline passes (exchange.ts), told from undici's errors. */
 export class AttemptDeadlineError extends Error {
   readonly code = "PAYMENT_ATTEMPT_DEADLINE";
   readonly timeoutMs: number;

@@ -98,8 +98,9 @@ export function publishedPayment(body: unknown): Payment | undefined {
   const id = payment.id.trim();
   if (id === "") return undefined;
   // PaymentSchema reads a null as absent; the published shape allows null everywhere but id.
-  return {
-    ...payment,
+  // Written onto the object zod just built (never the caller's): a spread into a new object
+  // cost 4 µs per answer, more than the zod pass itself (bench/client-overhead).
+  return Object.assign(payment, {
     id,
     amount: payment.amount ?? undefined,
     fee: payment.fee ?? undefined,
@@ -111,7 +112,7 @@ export function publishedPayment(body: unknown): Payment | undefined {
     telecomOperator: payment.telecomOperator ?? undefined,
     createdAt: payment.createdAt ?? undefined,
     updatedAt: payment.updatedAt ?? undefined,
-  };
+  });
 }
 
 /**

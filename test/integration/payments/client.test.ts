@@ -210,6 +210,73 @@ describe("PaymentClient retries of GET requests", () => {
   });
 });
 
+/** Sends the headers and the first byte of a payment, then `more` (if any) every 50 ms, never the end. */
+function stallAfterHeaders(response: ServerResponse, more?: string): void {
+  response.writeHead(200, { "content-type": "application/json" });
+  response.write("{");
+  if (more === undefined) return;
+  const timer = setInterval(() => response.write(more), 50);
+  response.on("close", () => clearInterval(timer));
+}
+
+describe("PaymentClient deadline of one attempt", () => {
+  it("retries a GET whose answer stops after its headers, then throws PaymentTimeoutError", async () => {
+    const server = await startServer((_request, response) => stallAfterHeaders(response));
+    const error = await failure(makeClient(server.url).getPayment("pay_123"));
+    expect(error).toBeInstanceOf(PaymentTimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 300, operation: "getPayment" });
+    expect(server.received).toHaveLength(3);
+  });
+
+  it("does not retry a disbursement whose answer stops after its headers", async () => {
+    const server = await startServer((_request, response) => stallAfterHeaders(response));
+    const cause = await unknownCause(makeClient(server.url).disburse(REQUEST));
+    expect(cause).toBeInstanceOf(PaymentTimeoutError);
+    expect(cause).toMatchObject({ timeoutMs: 300, operation: "disburse" });
+    expect(server.received).toHaveLength(1);
+  });
+
+  it("ends an answer that keeps trickling past the deadline, which no idle timeout would", async () => {
+    // A space every 50 ms: undici's body timeout (time between chunks) never fires.
+    const server = await startServer((_request, response) => stallAfterHeaders(response, " "));
+    const error = await failure(makeClient(server.url).getPayment("pay_123"));
+    expect(error).toBeInstanceOf(PaymentTimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 300, cause: { code: "PAYMENT_ATTEMPT_DEADLINE" } });
+    expect(server.received).toHaveLength(3);
+  });
+
+  it("times an attempt sent after the earlier ones all ended", async () => {
+    // The first request is answered, the second never.
+    const server = await startServer((_request, response, index) => {
+      if (index === 0) json(response, 200, PAYMENT);
+    });
+    const client = makeClient(server.url, { retry: { maxAttempts: 1 } });
+    await client.getPayment("pay_123");
+    const error = await failure(client.getPayment("pay_123"));
+    expect(error).toBeInstanceOf(PaymentTimeoutError);
+    expect(server.received).toHaveLength(2);
+  });
+
+  it("ends only the attempts past their deadline among many at once", async () => {
+    // Every other request is never answered.
+    const server = await startServer((_request, response, index) => {
+      if (index % 2 === 0) json(response, 200, PAYMENT);
+    });
+    const client = makeClient(server.url, { retry: { maxAttempts: 1 } });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => client.getPayment("pay_123")),
+    );
+    const read = outcomes.filter((outcome) => outcome.status === "fulfilled");
+    const reasons = outcomes.flatMap((outcome) =>
+      outcome.status === "rejected" ? [outcome.reason] : [],
+    );
+    expect(read).toHaveLength(5);
+    expect(reasons).toHaveLength(5);
+    for (const reason of reasons) expect(reason).toBeInstanceOf(PaymentTimeoutError);
+    expect(server.received).toHaveLength(10);
+  });
+});
+
 describe("PaymentClient payment requests (never sent twice unless refused)", () => {
   it("does not retry a disbursement answered 500", async () => {
     const server = await startServer((_request, response) =>

@@ -50,4 +50,12 @@ describe("publishedPayment", () => {
   it.each(NOT_AS_PUBLISHED)("leaves any other answer to PaymentSchema: %j", (body) => {
     expect(publishedPayment(body)).toBeUndefined();
   });
+
+  it("leaves the body it reads as it was", () => {
+    const body = { ...FULL, id: "  padded  ", fee: null, phoneNumber: "", extra: { a: 1 } };
+    const before = structuredClone(body);
+    const payment = publishedPayment(body);
+    expect(payment).toMatchObject({ id: "padded", fee: undefined, phoneNumber: undefined });
+    expect(body).toStrictEqual(before);
+  });
 });
