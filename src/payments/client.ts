@@ -64,6 +64,9 @@ interface Call<T> extends AnsweredCall<T> {
   body: string | undefined;
 }
 
+/** The most of an answer's body read (a payment is under 1 KB; a page of them is not asked for). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
 export class PaymentClient {
   readonly options: ResolvedPaymentClientOptions;
   private readonly pool: Pool;
@@ -90,6 +93,9 @@ export class PaymentClient {
       // closing. undici never resends a POST on its own (requests are idempotent only for
       // GET/HEAD), so that race costs an OutcomeUnknownError, never a second payment.
       keepAliveTimeout: 4_000,
+      // An answer is a few hundred bytes: one past this is read no further (size, as the
+      // deadline bounds time: an outsider's input gets both).
+      maxResponseSize: MAX_ANSWER_BYTES,
     });
   }
 

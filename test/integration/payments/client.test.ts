@@ -277,6 +277,28 @@ describe("PaymentClient deadline of one attempt", () => {
   });
 });
 
+describe("PaymentClient bound on an answer's size", () => {
+  /** A 200 whose body goes past the client's bound: a payment padded with 2 MiB of spaces. */
+  function oversized(response: ServerResponse): void {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(`${" ".repeat(2 * 1024 * 1024)}${JSON.stringify(PAYMENT)}`);
+  }
+
+  it("stops reading a GET answer past 1 MiB: a network failure, each attempt bounded", async () => {
+    const server = await startServer((_request, response) => oversized(response));
+    const error = await failure(makeClient(server.url).getPayment("pay_123"));
+    expect(error).toBeInstanceOf(PaymentNetworkError);
+    expect(error).toMatchObject({ cause: { code: "UND_ERR_RES_EXCEEDED_MAX_SIZE" } });
+  });
+
+  it("takes a disbursement answered past 1 MiB as an outcome unknown, never sent again", async () => {
+    const server = await startServer((_request, response) => oversized(response));
+    const cause = await unknownCause(makeClient(server.url).disburse(REQUEST));
+    expect(cause).toMatchObject({ cause: { code: "UND_ERR_RES_EXCEEDED_MAX_SIZE" } });
+    expect(server.received).toHaveLength(1);
+  });
+});
+
 describe("PaymentClient payment requests (never sent twice unless refused)", () => {
   it("does not retry a disbursement answered 500", async () => {
     const server = await startServer((_request, response) =>
