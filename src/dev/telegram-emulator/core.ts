@@ -217,13 +217,7 @@ export class EmulatorCore implements UserHost {
     return new BotApiError(response.error_code, response.description, response.retry_after);
   }
 
-  recordCall(method: string, params: Record<string, unknown>, viaWebhookReply = false): void {
-    const call: EmulatorCall = {
-      method,
-      params,
-      atMs: Date.now(),
-      ...(viaWebhookReply ? { viaWebhookReply: true as const } : {}),
-    };
+  recordCall(call: EmulatorCall): void {
     this.calls.push(call);
     this.#events.emit("call", call);
   }

@@ -132,12 +132,18 @@ export class BotApiServer {
     method: string,
     request: ParsedRequest,
     signal: AbortSignal,
-    viaWebhookReply = false,
+    viaWebhookReply?: true,
   ): Promise<unknown> {
     const handler = HANDLERS.get(method.toLowerCase());
     if (!handler) throw new BotApiError(404, "Not Found: method not found");
     const params = describeParams(request);
-    this.#core.recordCall(method, params, viaWebhookReply);
+    const atMs = Date.now();
+    this.#core.recordCall({
+      method,
+      params,
+      atMs,
+      ...(viaWebhookReply ? { viaWebhookReply } : {}),
+    });
     try {
       const delayMs = this.#core.takeDelay(method);
       // A slow Telegram: the call is recorded at once and answered late.
