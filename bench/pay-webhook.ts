@@ -4,8 +4,9 @@
  * arriving by HTTP, the usual mode in production. The same echo, floor and product bots as
  * the polling benchmark (pay-roundtrip.ts), each in webhook mode: the app by
  * TELEGRAM_WEBHOOK_URL/SECRET as in production, the echo and floor bots through
- * telegram-webhook.ts, which takes updates as the app's HTTP server does (answer 200 at
- * once, handle after). The emulator POSTs as Telegram does: up to 40 connections at once,
+ * telegram-webhook.ts, which takes updates as the app's HTTP server did before
+ * TELEGRAM_WEBHOOK_REPLY_MS (answer 200 at once, handle after; the app now holds a press's
+ * POST up to 50 ms for its answer to go in the reply). The emulator POSTs as Telegram does: up to 40 connections at once,
  * one update of a chat at a time, so 20 users are 20 concurrent deliveries.
  */
 import { type SandboxHandle, startSandbox } from "../src/sandbox/index.js";
@@ -48,7 +49,7 @@ function figureRows(
   app: Samples,
   echo: Samples,
   floor: Samples,
-  calls: { app: CallsPerFlow; floor: CallsPerFlow },
+  calls: { app: ReplyCallsPerFlow; floor: ReplyCallsPerFlow },
 ): Row[] {
   const who = `${CONCURRENT_USERS} users, webhook`;
   const p99 = percentile(steps(app), 99);
@@ -82,9 +83,10 @@ function figureRows(
       met: updates >= FLOOR_UPDATES * floorUpdates,
       note:
         `As the polling row. Per flow the bot made ${calls.app.botApi.toFixed(1)} Bot API ` +
-        `calls and ${calls.app.paymentApi.toFixed(1)} Payment API requests, the floor bot ` +
-        `${calls.floor.botApi.toFixed(1)} and ${calls.floor.paymentApi.toFixed(1)}; none ` +
-        "called getUpdates.",
+        `calls (${calls.app.inReply.toFixed(2)} of them in the webhook's reply) and ` +
+        `${calls.app.paymentApi.toFixed(1)} Payment API requests, the floor bot ` +
+        `${calls.floor.botApi.toFixed(1)} (${calls.floor.inReply.toFixed(2)}) and ` +
+        `${calls.floor.paymentApi.toFixed(1)}; none called getUpdates.`,
     }),
     row({
       bench: BENCH,
@@ -100,6 +102,15 @@ function figureRows(
         "bots' share of a getUpdates call.",
     }),
   ];
+}
+
+/** Calls per flow, with those made in a webhook's reply (TELEGRAM_WEBHOOK_REPLY_MS). */
+type ReplyCallsPerFlow = CallsPerFlow & { inReply: number };
+
+function replyCallsPerFlow(bot: BotUnderTest, sandbox: SandboxHandle): ReplyCallsPerFlow {
+  const flows = sandbox.countRequests({ method: "POST", path: "/disburse" });
+  const inReply = bot.emulator.calls.filter((call) => call.viaWebhookReply).length;
+  return { ...callsPerFlow(bot, sandbox), inReply: inReply / flows };
 }
 
 /** A bot that polled would be measured in the wrong mode: refuse its figures. */
@@ -135,8 +146,8 @@ async function measure(
   }
   checkNoPolling(bots);
   const calls = {
-    app: callsPerFlow(app, sandboxes.app),
-    floor: callsPerFlow(floor, sandboxes.floor),
+    app: replyCallsPerFlow(app, sandboxes.app),
+    floor: replyCallsPerFlow(floor, sandboxes.floor),
   };
   return figureRows(samples.app, samples.echo, samples.floor, calls);
 }

@@ -372,6 +372,7 @@ export async function startMerchantsApp(options: MerchantsAppOptions): Promise<M
               telegramWebhook: {
                 path: new URL(webhookUrl).pathname,
                 secret: webhookSecret,
+                replyWithinMs: shared.telegram.webhookReplyMs,
                 // The emulator and Telegram send updates; their shape is Telegram's.
                 handleUpdate: (update: unknown) => dispatch(update as Update),
               },

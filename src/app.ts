@@ -409,6 +409,7 @@ export async function startApp(options: AppOptions): Promise<App> {
             ? {
                 path: new URL(webhookUrl).pathname,
                 secret: webhookSecret,
+                replyWithinMs: config.telegram.webhookReplyMs,
                 handleUpdate: (update) =>
                   bot.handleUpdate(update as Parameters<typeof bot.handleUpdate>[0]),
               }

@@ -10,6 +10,8 @@ import type { DialogState } from "../model/dialog.js";
 import type { Locale } from "../model/locale.js";
 import type { StaffMember } from "../model/staff.js";
 import type { PrepareAhead } from "../payouts/prepare.js";
+import { goesAtOnce } from "./telegram/transport.js";
+import { webhookReplyFor } from "./telegram/webhook-reply.js";
 
 export class BotContext extends Context {
   /** The staff member who sent this update; null for anyone else. */
@@ -24,8 +26,22 @@ export class BotContext extends Context {
   /** Whether this update's callback query was answered: Telegram takes one answer. */
   callbackAnswered = false;
 
+  /**
+   * Answers the press; in webhook mode, in the reply to Telegram's POST when it is still
+   * open and the pacer holds nothing back (telegram/webhook-reply.ts), else as a call.
+   */
   override answerCbQuery(...args: Parameters<Context["answerCbQuery"]>) {
     this.callbackAnswered = true;
+    const query = this.callbackQuery;
+    const reply = query ? webhookReplyFor(this.update) : undefined;
+    if (query && reply) {
+      const [text, extra] = args;
+      // As Telegraf builds it; JSON leaves an undefined `text` out.
+      const payload = { text, ...extra, callback_query_id: query.id };
+      if (goesAtOnce(this.telegram, "answerCallbackQuery", payload)) {
+        if (reply.answerCallbackQuery(payload)) return Promise.resolve(true as const);
+      }
+    }
     return super.answerCbQuery(...args);
   }
 }

@@ -80,6 +80,7 @@ const envSchema = z.object({
     (value) => value === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(value),
     { message: "must be 1-256 characters of A-Z, a-z, 0-9, _ and - (a Telegram rule)" },
   ),
+  TELEGRAM_WEBHOOK_REPLY_MS: intInRange(50, 0, 1000),
   PAYMENT_API_KEY: optionalText(),
   PAYMENT_ENV: optionalText()
     .transform((value) => value ?? "sandbox")
@@ -127,6 +128,11 @@ export interface Config {
     apiRoot: string;
     webhookUrl: string | undefined;
     webhookSecret: string | undefined;
+    /**
+     * Webhook mode: how long a button press's POST is held for the bot's answer to travel
+     * in the HTTP reply (src/http/telegram-reply.ts); 0: never, answered at once.
+     */
+    webhookReplyMs: number;
   };
   payment: {
     apiKey: string | undefined;
@@ -309,6 +315,7 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv, mode: RunMode): Config {
       apiRoot: values.TELEGRAM_API_ROOT,
       webhookUrl: values.TELEGRAM_WEBHOOK_URL,
       webhookSecret: values.TELEGRAM_WEBHOOK_SECRET,
+      webhookReplyMs: values.TELEGRAM_WEBHOOK_REPLY_MS,
     },
     payment: {
       apiKey: values.PAYMENT_API_KEY,

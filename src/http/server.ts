@@ -5,10 +5,12 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { attachWebhookReply } from "../bot/telegram/webhook-reply.js";
 import type { Logger } from "../logger.js";
 import { headerValue, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../payments/signature.js";
 import type { CallbackRequest, CallbackResponse } from "../payouts/webhook.js";
 import { answerMetrics, METRICS_PATH, type MetricsSource } from "./metrics-server.js";
+import { callbackQueryIdOf, HeldWebhookReply } from "./telegram-reply.js";
 import type { WebAppHandler } from "./webapp/handler.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -47,6 +49,11 @@ export interface HttpServerOptions {
     path: string;
     secret: string;
     handleUpdate: (update: unknown) => Promise<void>;
+    /**
+     * How long a button press's POST is held for the bot's answer to travel in the reply
+     * (telegram-reply.ts); 0 or absent: every update is answered at once.
+     */
+    replyWithinMs?: number;
   };
   /** The Mini App: its page under `/app/` and its API under `/app/api/` (see webapp/). */
   webApp?: WebAppHandler;
@@ -182,11 +189,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         if (error instanceof BodyTooLarge) throw error;
         return send(response, 400, { ok: false, error: "body is not JSON" });
       }
-      // Answer at once; the update is handled after (webhookReply is off).
-      send(response, 200, { ok: true });
+      // A press is answered within a short bound, its answer in the reply if the bot gives
+      // it by then; any other update at once. Either way it is handled after the 200.
+      const queryId = callbackQueryIdOf(update);
+      const withinMs = telegram.replyWithinMs ?? 0;
+      const reply =
+        queryId !== undefined && withinMs > 0 && typeof update === "object" && update !== null
+          ? new HeldWebhookReply(response, queryId, withinMs)
+          : undefined;
+      if (reply) attachWebhookReply(update as object, reply);
+      else send(response, 200, { ok: true });
       void telegram
         .handleUpdate(update)
-        .catch((error: unknown) => logger.error({ err: error }, "webhook update failed"));
+        .catch((error: unknown) => logger.error({ err: error }, "webhook update failed"))
+        .finally(() => reply?.close());
       return;
     }
     if (options.webApp && (await options.webApp.handle(request, response, url, readBody))) return;

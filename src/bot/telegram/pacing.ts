@@ -157,6 +157,19 @@ export class TelegramPacer {
   }
 
   /**
+   * Whether a call of `method` with `payload` would go at once: not a message call (those
+   * take slots) and no 429 holds its chat or the bot. Reserves nothing (a call that goes
+   * outside `before`, in a webhook's reply, counts against nothing `before` keeps).
+   */
+  goesAtOnce(method: string, payload: unknown): boolean {
+    if (MESSAGE_METHODS.has(method)) return false;
+    const chat = chatOf(payload);
+    const chatBlockedUntilMs =
+      chat === undefined ? 0 : (this.#chats.get(chat)?.blockedUntilMs ?? 0);
+    return Math.max(this.#blockedUntilMs, chatBlockedUntilMs) <= this.#options.now();
+  }
+
+  /**
    * Telegram refused a call with 429: nothing goes to that chat (or, when the call named
    * none, anywhere) until `retryAfterSeconds` have passed.
    */

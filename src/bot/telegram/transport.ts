@@ -156,6 +156,11 @@ class UndiciTelegram extends Telegram {
     this.#tag = pacing.tag;
   }
 
+  /** See `goesAtOnce` below. */
+  goesAtOnce(method: string, payload: object): boolean {
+    return this.#pacer.goesAtOnce(method, payload);
+  }
+
   /**
    * Waits for the call's turn (Telegram's limits, a 429's `retry_after`), makes it, and
    * remembers a 429's `retry_after` for the calls after it.
@@ -230,6 +235,15 @@ class UndiciTelegram extends Telegram {
     // The Bot API answers each method with its own result type, as Telegraf trusts it too.
     return answer.data.result as ReturnType<ApiMethods[M]>;
   }
+}
+
+/**
+ * Whether a call of `method` may skip the client and travel in a webhook's reply
+ * (webhook-reply.ts): when the client's pacer would let it go at once. A reply's failure is
+ * never seen, so a call that would wait for a 429's retry_after goes as a call, in its turn.
+ */
+export function goesAtOnce(telegram: Telegram, method: string, payload: object): boolean {
+  return telegram instanceof UndiciTelegram ? telegram.goesAtOnce(method, payload) : true;
 }
 
 /** A failed call's code for the metrics: Telegram's error code, or how it failed without one. */

@@ -217,8 +217,7 @@ export class EmulatorCore implements UserHost {
     return new BotApiError(response.error_code, response.description, response.retry_after);
   }
 
-  recordCall(method: string, params: Record<string, unknown>): void {
-    const call: EmulatorCall = { method, params, atMs: Date.now() };
+  recordCall(call: EmulatorCall): void {
     this.calls.push(call);
     this.#events.emit("call", call);
   }

@@ -26,6 +26,14 @@ const HANDLERS: ReadonlyMap<string, MethodHandler> = new Map(
   ),
 );
 
+/** What Telegram does not run when a webhook's answer asks for it (lower case). */
+const REFUSED_IN_WEBHOOK_REPLY: ReadonlySet<string> = new Set([
+  "setwebhook",
+  "deletewebhook",
+  "close",
+  "logout",
+]);
+
 const API_PATH = /^\/bot([^/]+)\/([^/]+)$/;
 const FILE_PATH = /^\/file\/bot([^/]+)\/(.+)$/;
 /** Connections still open this long after close() are cut. */
@@ -77,10 +85,19 @@ export class BotApiServer {
     }
   }
 
-  /** Runs a method a webhook answer asked for; its outcome is dropped, as on Telegram. */
+  /**
+   * Runs a method a webhook answer asked for, recorded as a call made in a webhook reply;
+   * its outcome is dropped, as on Telegram. The methods Telegram's server refuses there
+   * (telegram-bot-api's WebhookActor: `get…`, setWebhook, deleteWebhook, close, logOut)
+   * are neither run nor recorded.
+   */
   async runWebhookReply(method: string, params: Record<string, unknown>): Promise<void> {
+    const name = method.toLowerCase();
+    if (name.startsWith("get") || REFUSED_IN_WEBHOOK_REPLY.has(name)) return;
     const request: ParsedRequest = { params, files: new Map() };
-    await this.#dispatch(method, request, new AbortController().signal).catch(() => undefined);
+    await this.#dispatch(method, request, new AbortController().signal, true).catch(
+      () => undefined,
+    );
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -111,11 +128,22 @@ export class BotApiServer {
   }
 
   /** Records the call, applies an injected failure if one is queued, else runs the method. */
-  async #dispatch(method: string, request: ParsedRequest, signal: AbortSignal): Promise<unknown> {
+  async #dispatch(
+    method: string,
+    request: ParsedRequest,
+    signal: AbortSignal,
+    viaWebhookReply?: true,
+  ): Promise<unknown> {
     const handler = HANDLERS.get(method.toLowerCase());
     if (!handler) throw new BotApiError(404, "Not Found: method not found");
     const params = describeParams(request);
-    this.#core.recordCall(method, params);
+    const atMs = Date.now();
+    this.#core.recordCall({
+      method,
+      params,
+      atMs,
+      ...(viaWebhookReply ? { viaWebhookReply } : {}),
+    });
     try {
       const delayMs = this.#core.takeDelay(method);
       // A slow Telegram: the call is recorded at once and answered late.

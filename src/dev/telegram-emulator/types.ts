@@ -127,6 +127,8 @@ export interface EmulatorCall {
   readonly method: string;
   readonly params: Readonly<Record<string, unknown>>;
   readonly atMs: number;
+  /** The call came in a webhook's answer rather than as a request of its own. */
+  readonly viaWebhookReply?: true;
 }
 
 /** A failure `failNext` makes a method return, shaped like Telegram's. */

@@ -7,8 +7,11 @@
  * different chats are sent concurrently"; the Bot API reference itself only names the
  * connection limit). A failed delivery is retried a few times and then given up (Telegram
  * keeps trying for longer; a test wants a bounded run), holding its chat's later updates
- * meanwhile. A JSON answer naming a `method` is executed, as Telegram does for "webhook
- * replies".
+ * meanwhile. A 2xx JSON answer naming a `method` is executed, as Telegram does for
+ * "webhook replies" (https://core.telegram.org/bots/api#making-requests-when-getting-updates),
+ * and recorded as a call; Telegram also reads form-encoded and multipart answers, which no
+ * bot here sends. Telegram acknowledges the update first and runs the method beside the
+ * chat's next delivery; here the chat's next update waits for it (microseconds).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Update } from "telegraf/types";

@@ -37,6 +37,7 @@ describe("loadConfig", () => {
           apiRoot: "https://api.telegram.org",
           webhookUrl: undefined,
           webhookSecret: undefined,
+          webhookReplyMs: 50,
         },
         payment: {
           apiKey: undefined,
@@ -124,6 +125,7 @@ describe("loadConfig", () => {
         PAYMENT_TIMEOUT_MS: "5000",
         TIME_ZONE: " africa/lagos ",
         LOG_LEVEL: "debug",
+        TELEGRAM_WEBHOOK_REPLY_MS: "0",
       },
       "start",
     );
@@ -132,6 +134,7 @@ describe("loadConfig", () => {
       apiRoot: "http://127.0.0.1:9000",
       webhookUrl: "https://bot.example.com/telegram",
       webhookSecret: "s3cret_-X",
+      webhookReplyMs: 0,
     });
     expect(config.payment).toMatchObject({
       apiKey: "key-123",
@@ -174,6 +177,8 @@ describe("loadConfig", () => {
     ["TELEGRAM_API_ROOT", "api.telegram.org", "http(s) URL"],
     ["TELEGRAM_WEBHOOK_SECRET", "has spaces in it", "A-Z, a-z, 0-9"],
     ["TELEGRAM_WEBHOOK_SECRET", "x".repeat(257), "1-256 characters"],
+    ["TELEGRAM_WEBHOOK_REPLY_MS", "1001", "from 0 to 1000"],
+    ["TELEGRAM_WEBHOOK_REPLY_MS", "-1", "from 0 to 1000"],
     ["PAYMENT_ENV", "prod", '"sandbox" or "production"'],
     ["PAYMENT_ENV", "Production", '"sandbox" or "production"'],
     ["PAYMENT_API_BASE_URL", "api.example.com", "http(s) URL"],

@@ -198,4 +198,22 @@ describe("Telegram's limits, kept by the bot's client", () => {
     expect(emulator.countCalls("editMessageText")).toBe(0);
     expect(emulator.floodRefusals).toEqual([]);
   });
+
+  it("says a call goes at once only when it takes no slot and no 429 holds it (goesAtOnce)", () => {
+    let nowMs = 1_000_000;
+    const pacer = new TelegramPacer({ now: () => nowMs });
+    const answer = { callback_query_id: "1" };
+    expect(pacer.goesAtOnce("answerCallbackQuery", answer)).toBe(true);
+    // A message call takes a slot: it is never sent outside the pacer's turns.
+    expect(pacer.goesAtOnce("sendMessage", { chat_id: 5, text: "x" })).toBe(false);
+    // A 429 of one chat holds that chat's calls, not a call that names no chat.
+    pacer.refused({ chat_id: 5 }, 2);
+    expect(pacer.goesAtOnce("sendChatAction", { chat_id: 5 })).toBe(false);
+    expect(pacer.goesAtOnce("answerCallbackQuery", answer)).toBe(true);
+    // A 429 of a call that named no chat holds the whole bot until its retry_after passed.
+    pacer.refused(answer, 1);
+    expect(pacer.goesAtOnce("answerCallbackQuery", answer)).toBe(false);
+    nowMs += 1000;
+    expect(pacer.goesAtOnce("answerCallbackQuery", answer)).toBe(true);
+  });
 });

@@ -257,6 +257,53 @@ describe("TelegramEmulator", () => {
     // answerCbQuery travels in the webhook's HTTP answer, which the emulator executes.
     const { callbackQueryId } = await user.pressCallbackData(echo.messageId, "ping");
     expect((await emulator.waitForCallbackAnswer(callbackQueryId)).text).toBe("pong");
+    // Recorded as a Bot API call, marked as having come in a webhook's answer.
+    const answers = emulator.calls.filter((call) => call.method === "answerCallbackQuery");
+    expect(answers).toEqual([
+      expect.objectContaining({
+        params: { callback_query_id: callbackQueryId, text: "pong" },
+        viaWebhookReply: true,
+      }),
+    ]);
+    expect(emulator.calls.find((call) => call.method === "sendMessage")?.viaWebhookReply).toBe(
+      undefined,
+    );
+  });
+
+  it("runs no method Telegram refuses in a webhook answer, nor one after a failed POST", async () => {
+    const replies = [
+      { method: "getMe" },
+      { method: "setWebhook", url: "http://127.0.0.1:1/elsewhere" },
+      { method: "deleteWebhook" },
+      { method: "logOut" },
+      { method: "close" },
+    ];
+    let status = 200;
+    const url = await listen((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify(replies.shift() ?? { method: "sendMessage", chat_id: 15, text: "x" }),
+        );
+      });
+    });
+    await bot.telegram.setWebhook(`${url}/hook`);
+    const user = emulator.user({ id: 15 });
+    for (let i = 0; i < 5; i += 1) await user.sendText(`refused ${i}`);
+    await expect.poll(() => emulator.webhook.deliveredCount).toBe(5);
+    // A 500 is a failed delivery: what its body asks for is not run.
+    status = 500;
+    await user.sendText("failed");
+    await expect.poll(() => emulator.webhook.lastErrorMessage).toMatch(/500/);
+    expect(emulator.calls.filter((call) => call.viaWebhookReply)).toEqual([]);
+    const counts = ["getMe", "setWebhook", "deleteWebhook", "logOut", "close", "sendMessage"].map(
+      (method) => emulator.countCalls(method),
+    );
+    // The one setWebhook is the test's own.
+    expect(counts).toEqual([0, 1, 0, 0, 0, 0]);
+    expect(emulator.webhook.url).toBe(`${url}/hook`);
+    expect(emulator.messages(15)).toEqual([]);
   });
 
   /** A webhook that holds every POST until the test lets it go, by the message's text. */
