@@ -22,7 +22,7 @@ import { startApp } from "../src/app.js";
 import { startMerchantsApp } from "../src/app-merchants.js";
 import { loadConfig } from "../src/config/index.js";
 import { loadMerchants } from "../src/config/merchants.js";
-import { startLatencyTrace } from "../src/dev/latency-trace.js";
+import { startLatencyTrace } from "../src/metrics/latency-trace.js";
 import { silentLogger } from "../src/logger.js";
 import { failChild, tellParent } from "./child-io.js";
 import { startFloorBot } from "./floor-bot.js";

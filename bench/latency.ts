@@ -46,7 +46,7 @@ const THINK_MS = 100;
 const APP_FLOW = payFlowThinking(THINK_MS);
 /**
  * BENCH_LATENCY_TRACE=<file>: the app writes where each update's time goes to <file>.bot.jsonl
- * (src/dev/latency-trace.ts), and each timed step is written to <file>.steps.jsonl with its
+ * (src/metrics/latency-trace.ts), and each timed step is written to <file>.steps.jsonl with its
  * wall-clock start, to be read together (`npx tsx bench/latency-trace.ts <file>`).
  */
 const TRACE_FILE = process.env.BENCH_LATENCY_TRACE?.trim() || undefined;

@@ -9,7 +9,7 @@
  * (only when the claim is made) where the limit is shared through the store, in one; the
  * answer recorded, and the first status poll scheduled, in one more.
  */
-import { traceMark } from "../dev/latency-trace.js";
+import { traceMark } from "../metrics/latency-trace.js";
 import { type Actor, staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
 import type { Payout } from "../model/payout.js";

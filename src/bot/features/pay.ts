@@ -5,7 +5,7 @@
  */
 import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
-import { traceMark } from "../../dev/latency-trace.js";
+import { traceMark } from "../../metrics/latency-trace.js";
 import { type MessageKey, stripHtml } from "../../i18n.js";
 import type { DialogState } from "../../model/dialog.js";
 import type { PayoutState } from "../../model/lifecycle.js";

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Telegram } from "telegraf";
 import type { Update } from "telegraf/types";
-import { latencyTraceOn, traceUpdate, wallMs } from "../../dev/latency-trace.js";
+import { latencyTraceOn, traceUpdate, wallMs } from "../../metrics/latency-trace.js";
 import type { Logger } from "../../logger.js";
 import type { LeaseStore } from "../../store/types.js";
 

@@ -41,11 +41,22 @@ describe("a Redis blip while a payment request is in flight", () => {
     await expect.poll(() => h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
     relay.blip(2_000);
 
+    // Pending shows once the API accepted, alongside the answer's record (which waits for
+    // Redis to come back): the record is read once it is there.
     await pending;
     const [payment] = h.sandbox.snapshot().payments;
-    const { items } = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
-    expect(items[0]?.state).toBe("pending");
-    expect(items[0]?.paymentId).toBe(payment?.id);
+    const latest = async () => {
+      try {
+        const page = await h.app.stores.payouts.list({ userId: PAYER_ID, offset: 0, limit: 1 });
+        return page.items[0];
+      } catch {
+        return undefined; // Redis still away
+      }
+    };
+    await expect
+      .poll(async () => (await latest())?.paymentId, { timeout: 10_000 })
+      .toBe(payment?.id);
+    expect((await latest())?.state).toBe("pending");
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
   });
 });

@@ -2,7 +2,7 @@
  * Edits of a payout's prompt made around a press: another press's payout, a prompt retired
  * by a newer one (a final status that landed before Confirm's own edit: telegram/prompt-watch.ts).
  */
-import { traceMark } from "../../../dev/latency-trace.js";
+import { traceMark } from "../../../metrics/latency-trace.js";
 import type { Payout } from "../../../model/payout.js";
 import type { SubmitResult } from "../../../payouts/types.js";
 import type { BotContext } from "../../context.js";
