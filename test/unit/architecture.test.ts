@@ -260,6 +260,8 @@ describe("layers", () => {
       "durable writes: the plan read from the server (every primary of a cluster), and RedisDurability, one class, that runs a script with its wait on the write's node",
     "store/redis/payouts.ts":
       "RedisPayoutStore, one class: creation, moves, reads, and their replies (a move's arguments are payout-move-args.ts)",
+    "store/redis/payout-move-args.ts":
+      "a payout move's keys and arguments as payout-transition.lua takes them, and its reply read strictly: one script's interface",
     "http/webapp/dashboard-routes.ts":
       "the Mini App's dashboard API: each route's check of the query and its answer, with the steps it calls",
     "payouts/dashboard/history.ts":
