@@ -29,6 +29,7 @@ import { pinFeature } from "./features/pin.js";
 import { recipientsFeature } from "./features/recipients.js";
 import { reportsFeature } from "./features/reports.js";
 import { scheduleFeature } from "./features/schedule.js";
+import { ConfirmAhead } from "./features/shared/confirm-ahead.js";
 import { PayAhead } from "./features/shared/pay-ahead.js";
 import { statusFeature } from "./features/status.js";
 import { cosmetic } from "./telegram/failures.js";
@@ -101,15 +102,19 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   Object.assign(bot.context, { telegram: bot.telegram });
 
   const payAhead = new PayAhead(deps.payouts.preparation);
+  const confirmAhead = new ConfirmAhead(deps.payouts, payAhead);
   // One flat chain (FlatComposer): every update walks it up to the feature it is for.
   const chain = new FlatComposer<BotContext>();
   bot.use(chain);
   chain.use(sequentialPerChat());
   chain.use(
     access({
-      early: (ctx) => payAhead.start(ctx),
+      early: (ctx, press) => {
+        payAhead.start(ctx);
+        confirmAhead.start(ctx, press);
+      },
       // Removed from the staff: their /pay never reaches payFeature to say so.
-      stranger: (userId) => payAhead.saw(userId, false),
+      stranger: (userId) => payAhead.saw(userId, null),
       payouts: deps.payouts,
       stores: deps.stores,
       logger: deps.logger,

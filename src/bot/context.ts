@@ -8,10 +8,21 @@ import { type Translate, translator } from "../i18n.js";
 import { type Logger, silentLogger } from "../logger.js";
 import type { DialogState } from "../model/dialog.js";
 import type { Locale } from "../model/locale.js";
+import type { Role } from "../model/roles.js";
 import type { StaffMember } from "../model/staff.js";
 import type { PrepareAhead } from "../payouts/prepare.js";
+import type { ConfirmResult } from "../payouts/types.js";
 import { goesAtOnce } from "./telegram/transport.js";
 import { webhookReplyFor } from "./telegram/webhook-reply.js";
+
+/** A Confirm claimed with the access step's reads (features/shared/confirm-ahead.ts). */
+export interface ConfirmClaimedAhead {
+  payoutId: string;
+  /** The role the presser could pay with at their last /pay or Confirm here. */
+  role: Role;
+  /** The claim's outcome; `throttled`: the press was over its limit, nothing claimed. */
+  result: Promise<ConfirmResult | { outcome: "throttled" }>;
+}
 
 export class BotContext extends Context {
   /** The staff member who sent this update; null for anyone else. */
@@ -23,6 +34,8 @@ export class BotContext extends Context {
   dialog: DialogState | null = null;
   /** A /pay's reads started with the access step's (features/pay.ts); null: none. */
   payoutAhead: PrepareAhead | null = null;
+  /** A Confirm's claim sent with the access step's reads (shared/confirm-ahead.ts); null: none. */
+  confirmAhead: ConfirmClaimedAhead | null = null;
   /** Whether this update's callback query was answered: Telegram takes one answer. */
   callbackAnswered = false;
 

@@ -193,7 +193,8 @@ export class AnswerRecords {
       stores.payouts.transition(payout.id, "accepted_late", patch, options),
     );
     if (!late.ok) {
-      if (late.reason === "not_found") throw new Error(`payout ${payout.id} is gone`);
+      if (late.reason === "not_found" || late.reason === "throttled")
+        throw new Error(`payout ${payout.id} is gone`);
       return late.payout;
     }
     log.warn(

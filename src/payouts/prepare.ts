@@ -249,6 +249,11 @@ export class Preparation {
     await this.#publishing.get(payoutId);
   }
 
+  /** Whether `stored(payoutId)` has nothing to wait for now (checked synchronously). */
+  isStored(payoutId: string): boolean {
+    return !this.#publishing.has(payoutId);
+  }
+
   /** Stores a drafted payout and retires the initiator's older prompt it replaces. */
   async #store(payout: Payout, role: Role): Promise<{ replaced: Payout | null }> {
     const { stores, log } = this.#context;

@@ -76,7 +76,9 @@ export class Resolution {
       { durable: true, actor: admin, ...(how.details ? { auditDetails: how.details } : {}) },
     );
     if (!result.ok) {
-      if (result.reason === "not_found") return { outcome: "not_found" };
+      if (result.reason === "not_found" || result.reason === "throttled") {
+        return { outcome: "not_found" };
+      }
       // Another resolve took this payment id between our check and our move.
       if (result.reason === "payment_taken" && how.payment) {
         return { outcome: "payment_taken", payout: result.payout, payment: how.payment };

@@ -9,6 +9,13 @@ import type { DialogState } from "../model/dialog.js";
 import type { Locale } from "../model/locale.js";
 import type { StepContext } from "./types.js";
 
+/** A press counter: `limit` presses of one person in a window of `windowMs`. */
+export interface PressCounter {
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
 export class Sessions {
   readonly #context: StepContext;
 
@@ -36,6 +43,12 @@ export class Sessions {
    * replica counts in the same place).
    */
   pressAllowed(userId: number, limit: number, windowMs: number): Promise<boolean> {
-    return this.#context.stores.throttles.take(`press:${userId}`, limit, windowMs);
+    const press = this.pressCounter(userId, limit, windowMs);
+    return this.#context.stores.throttles.take(press.name, limit, windowMs);
+  }
+
+  /** The counter `pressAllowed` counts on, for a step that counts a press itself. */
+  pressCounter(userId: number, limit: number, windowMs: number): PressCounter {
+    return { name: `press:${userId}`, limit, windowMs };
   }
 }

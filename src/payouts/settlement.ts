@@ -74,7 +74,8 @@ export class Settlement {
     if (!result.ok) {
       return {
         outcome: "not_tracked",
-        payout: result.reason === "not_found" ? null : result.payout,
+        payout:
+          result.reason === "not_found" || result.reason === "throttled" ? null : result.payout,
       };
     }
     log.info({ payoutId, paymentId: payment.id, status: payment.status }, "payout settled");

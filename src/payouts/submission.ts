@@ -85,8 +85,40 @@ export class Submission {
     const { stepUpThresholdXaf: threshold } = this.#rules;
     const held = await stepUpHold(this.#context, { threshold, payoutId, asker, pin });
     if (held) return held;
+    const result = await this.#confirm(payoutId, asker);
+    // Only a press counted in the claim (confirmPressed) is ever throttled.
+    if (result.outcome === "throttled") throw new Error("a claim without a press was throttled");
+    return result;
+  }
+
+  /** Whether `confirmPressed` may be used: no PIN step-up is configured (it reads no payout first). */
+  get confirmsWithoutReading(): boolean {
+    return this.#rules.stepUpThresholdXaf === undefined;
+  }
+
+  /**
+   * `confirm` with the button press counted in the claim's own atomic step, on the same
+   * counter as the access step's (Sessions.pressAllowed): over the limit, nothing is claimed
+   * and nothing read (`throttled`). Sent with the access step's reads, before the role is
+   * known (features/shared/confirm-ahead.ts); the claim checks the initiator's role itself.
+   * Only where no PIN step-up is configured (`confirmsWithoutReading`).
+   */
+  async confirmPressed(
+    payoutId: string,
+    asker: NonNullable<Asker>,
+    press: { name: string; limit: number; windowMs: number },
+  ): Promise<ConfirmResult | { outcome: "throttled" }> {
+    if (!this.confirmsWithoutReading) throw new Error("a PIN step-up reads the payout first");
+    return this.#confirm(payoutId, asker, press);
+  }
+
+  async #confirm(
+    payoutId: string,
+    asker: Asker,
+    press?: { name: string; limit: number; windowMs: number },
+  ): Promise<ConfirmResult | { outcome: "throttled" }> {
     const { gateway } = this.#context;
-    const claim = await this.#claim(payoutId, asker, gateway.sharedSlot?.());
+    const claim = await this.#claim(payoutId, asker, gateway.sharedSlot?.(), press);
     if (claim.outcome !== "claimed") return claim;
     // The claim took the slot when it could; a limiter it could not reach (or a resend of
     // a claim already made, which says nothing of the slot) is asked on its own.
@@ -115,6 +147,8 @@ export class Submission {
    */
   async claim(payoutId: string, asker: Asker): Promise<ClaimResult> {
     const claim = await this.#claim(payoutId, asker);
+    // Only a press counted in the claim (confirmPressed) is ever throttled.
+    if (claim.outcome === "throttled") throw new Error("a claim without a press was throttled");
     if (claim.outcome !== "claimed") return claim;
     const { durable: _durable, slotTaken: _slot, ...claimed } = claim;
     return claimed;
@@ -141,8 +175,10 @@ export class Submission {
     payoutId: string,
     asker: Asker,
     slot?: SharedSlot,
+    press?: { name: string; limit: number; windowMs: number },
   ): Promise<
     | Exclude<ClaimResult, { outcome: "claimed" }>
+    | { outcome: "throttled" }
     | ({ outcome: "claimed"; durable: boolean; slotTaken: boolean | undefined } & ClaimedPayout)
   > {
     const { stores, log, now } = this.#context;
@@ -168,6 +204,7 @@ export class Submission {
       // have been sent, or it could go back to "awaiting confirmation" and be paid twice.
       durable: true,
       ...(slot === undefined ? {} : { slot }),
+      ...(press === undefined ? {} : { press }),
     };
     // A command that timed out may still have been applied by Redis, so it is asked again
     // with the same claim id: the store answers "yours already" instead of a conflict, and
@@ -180,6 +217,8 @@ export class Submission {
       return { outcome: "claimed", payout, claimId, actor, durable, slotTaken };
     }
     switch (result.reason) {
+      case "throttled":
+        return { outcome: "throttled" };
       case "not_initiator":
       case "initiator_not_allowed":
         return { outcome: "forbidden", payout: result.payout };

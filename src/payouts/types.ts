@@ -307,7 +307,8 @@ export interface OverLimit {
 export function lostRace(
   result: Extract<TransitionResult, { ok: false }>,
 ): { outcome: "not_found" } | { outcome: "already"; payout: Payout } {
-  return result.reason === "not_found"
+  // "throttled" only answers a move asked with a press (TransitionOptions.press): nothing done.
+  return result.reason === "not_found" || result.reason === "throttled"
     ? { outcome: "not_found" }
     : { outcome: "already", payout: result.payout };
 }

@@ -59,6 +59,7 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
     standing: (userId) => staff.standing(userId),
   });
   const recipients = new MemoryRecipientStore(now);
+  const throttles = new MemoryThrottleStore(now);
   const payouts: MemoryPayoutStore = new MemoryPayoutStore({
     retentionMs: options.retentionMs,
     now,
@@ -78,9 +79,9 @@ export function createMemoryStores(options: MemoryStoresOptions): Stores {
       keptMs: Math.max(options.retentionMs, TOTALS_KEPT_MIN_MS),
     }),
     notePaid: (phone, atMs) => recipients.markPaidNow(phone, atMs),
+    takePress: (press) => throttles.takeNow(press.name, press.limit, press.windowMs),
   });
   const leases = new MemoryLeaseStore(now);
-  const throttles = new MemoryThrottleStore(now);
   return {
     kind: "memory",
     payouts,

@@ -37,6 +37,8 @@ export type TransitionResult =
   /** With `signature`: the decider has already signed this payout; nothing was changed. */
   | { ok: false; reason: "already_signed"; payout: Payout }
   | { ok: false; reason: "not_found" }
+  /** With `press`: the press is over its limit; nothing was read or changed. */
+  | { ok: false; reason: "throttled" }
   | { ok: false; reason: "wrong_state"; payout: Payout }
   /** The patch's paymentId already belongs to another payout; nothing was changed. */
   | { ok: false; reason: "payment_taken"; payout: Payout }
@@ -214,6 +216,12 @@ export interface TransitionOptions extends DurableOption {
      */
     decider?: { userId: number; roles: readonly Role[] };
   };
+  /**
+   * A button press counted first, in the same atomic step, as ThrottleStore.take counts
+   * `name` (the same counter): over `limit` in its window nothing else is done (`throttled`).
+   * A resend of a claim this call made (same `claimId`, found made) is not counted again.
+   */
+  press?: { name: string; limit: number; windowMs: number };
   /**
    * Stamps `sentAtMs` with the store's clock, and audits the submission, in the same step:
    * the move is the last check before a payment request that leaves right after it.

@@ -107,6 +107,46 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
     /** A shared limit's key of this test's own, in the stores' slot. */
     const limitKey = (name: string) => `${harness.keyPrefix ?? ""}${name}:${randomUUID()}`;
 
+    it("counts a press in the move's own step: over the limit nothing moves, a resend is not counted", async () => {
+      const payout = samplePayout();
+      await stores.payouts.create(payout);
+      const press = { name: `press:${randomUUID()}`, limit: 2, windowMs: 60_000 };
+      // One press of the limit's two already counted by the access step's counter.
+      expect(await stores.throttles.take(press.name, press.limit, press.windowMs)).toBe(true);
+
+      const claimed = await stores.payouts.transition(
+        payout.id,
+        "confirm",
+        {},
+        { claimId: "c1", press },
+      );
+      expect(claimed).toMatchObject({ ok: true, applied: true });
+      // A resend of the claim made finds it made, and counts nothing more.
+      const resent = await stores.payouts.transition(
+        payout.id,
+        "confirm",
+        {},
+        { claimId: "c1", press },
+      );
+      expect(resent).toMatchObject({ ok: true, applied: false });
+      // The counter is the access step's: the claim's press was its second.
+      expect(await stores.throttles.take(press.name, press.limit, press.windowMs)).toBe(false);
+
+      const other = samplePayout();
+      await stores.payouts.create(other);
+      const refused = await stores.payouts.transition(
+        other.id,
+        "confirm",
+        {},
+        { claimId: "c2", press },
+      );
+      expect(refused).toEqual({ ok: false, reason: "throttled" });
+      expect((await stores.payouts.get(other.id))?.state).toBe("awaiting_confirmation");
+      // Over the limit even on a payout that does not exist: counted before anything is read.
+      const missing = await stores.payouts.transition("po_missing", "confirm", {}, { press });
+      expect(missing).toEqual({ ok: false, reason: "throttled" });
+    });
+
     it("audits a creation, each move made with its actor and states, and a submission", async () => {
       const payer = { id: 111, role: "payer" } as const;
       const payout = samplePayout();
@@ -460,9 +500,7 @@ export function describePayoutStoreContract(makeStores: MakeStores): void {
       expect(results.filter((result) => result.ok)).toHaveLength(1);
       const loser = results.find((result) => !result.ok);
       expect(loser).toMatchObject({ ok: false, reason: "payment_taken" });
-      expect(loser && !loser.ok && loser.reason !== "not_found" && loser.payout.state).toBe(
-        "unknown",
-      );
+      expect(loser && !loser.ok && "payout" in loser && loser.payout.state).toBe("unknown");
       const owner = await stores.payouts.findByPaymentId("pay-shared");
       expect([first.id, second.id]).toContain(owner?.id);
       const other = owner?.id === first.id ? second : first;

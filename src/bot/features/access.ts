@@ -13,8 +13,9 @@ import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import { type Locale, localeFromLanguageCode } from "../../model/locale.js";
 import type { Payouts } from "../../payouts/payouts.js";
+import type { PressCounter } from "../../payouts/sessions.js";
 import type { Stores } from "../../store/types.js";
-import type { BotContext } from "../context.js";
+import type { BotContext, ConfirmClaimedAhead } from "../context.js";
 import { replyHtml } from "../telegram/reply.js";
 
 export interface AccessDeps {
@@ -27,9 +28,11 @@ export interface AccessDeps {
   pressesPerMinute?: number | undefined;
   /**
    * Called once the reads below are sent, before their answer: a feature may send its own
-   * reads in the same round trip (features/pay.ts), knowing nothing yet of the sender.
+   * reads in the same round trip (features/pay.ts), knowing nothing yet of the sender. A
+   * Confirm's claim sent there (ctx.confirmAhead) counts the press itself on `press`, the
+   * counter this step would count it on: its outcome says whether the press was allowed.
    */
-  early?: ((ctx: BotContext) => void) | undefined;
+  early?: ((ctx: BotContext, press: PressCounter) => void) | undefined;
   /** Called with the id of a sender found not to be staff (their update goes no further). */
   stranger?: ((userId: number) => void) | undefined;
   /** The language of someone whose Telegram app speaks neither English nor French; default en. */
@@ -57,16 +60,25 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
       deps.stores.staff.get(from.id),
       deps.stores.sessions.getLocale(from.id),
       chatId === undefined ? null : deps.stores.sessions.getDialog(chatId),
-      ctx.callbackQuery
-        ? deps.payouts.sessions.pressAllowed(from.id, pressLimit, PRESS_WINDOW_MS)
-        : true,
     ]);
+    const { sessions } = deps.payouts;
+    const press = sessions.pressCounter(from.id, pressLimit, PRESS_WINDOW_MS);
     try {
-      deps.early?.(ctx);
+      deps.early?.(ctx, press);
     } catch (error) {
       deps.logger.warn({ err: error }, "reads ahead not started; the feature reads them itself");
     }
-    const [role, savedLocale, dialog, pressAllowed] = await reads;
+    const ahead = ctx.confirmAhead;
+    const counted = !ctx.callbackQuery
+      ? true
+      : ahead
+        ? // The claim counted the press in its own step; one that failed is counted here.
+          ahead.result.then(
+            (claim) => claim.outcome !== "throttled",
+            () => sessions.pressAllowed(from.id, pressLimit, PRESS_WINDOW_MS),
+          )
+        : sessions.pressAllowed(from.id, pressLimit, PRESS_WINDOW_MS);
+    const [[role, savedLocale, dialog], pressAllowed] = await Promise.all([reads, counted]);
     traceMark("access read");
     ctx.dialog = dialog;
     ctx.staff = role ? { userId: from.id, role } : null;
@@ -88,6 +100,11 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
       }
       return;
     }
+    // The claim read the staff record after the read above: a member added in between has
+    // a claim made, and its request must leave (the Confirm handler sends it).
+    if (!ctx.staff && ahead && (await claimedAhead(ahead))) {
+      ctx.staff = { userId: from.id, role: ahead.role };
+    }
     if (!ctx.staff) {
       deps.stranger?.(from.id);
       ctx.log.warn({ chatId: ctx.chat?.id }, "refused update from a user who is not staff");
@@ -107,6 +124,14 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
     traceMark("access done");
     return next();
   };
+}
+
+/** Whether a Confirm's claim sent ahead (ctx.confirmAhead) was made. */
+function claimedAhead(ahead: ConfirmClaimedAhead): Promise<boolean> {
+  return ahead.result.then(
+    (claim) => claim.outcome === "claimed",
+    () => false,
+  );
 }
 
 /**

@@ -14,7 +14,7 @@ import type { PayoutKind } from "../../model/payout.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import { profileOf } from "../../payouts/people.js";
 import { may } from "../../payouts/policy.js";
-import type { SubmitResult } from "../../payouts/types.js";
+import type { ConfirmResult, SubmitResult } from "../../payouts/types.js";
 import type { Stores } from "../../store/types.js";
 import type { BotContext } from "../context.js";
 import { payerWaitingView } from "../messenger/approval-cards.js";
@@ -73,7 +73,7 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   const mayPay = async (ctx: BotContext): Promise<boolean> => {
     const allowed = may(ctx.staff, "pay");
-    if (ctx.from) deps.ahead.saw(ctx.from.id, allowed);
+    if (ctx.from) deps.ahead.saw(ctx.from.id, allowed && ctx.staff ? ctx.staff.role : null);
     if (allowed) return true;
     await replyHtml(ctx, cannotPayText(ctx.t, ctx.staff?.role ?? "viewer"));
     return false;
@@ -266,14 +266,30 @@ export function payFeature(deps: PayDeps): Composer<BotContext> {
 
   composer.action(CALLBACK_PATTERN.confirm, async (ctx) => {
     const payoutId = ctx.match[1] ?? "";
-    // The role is read afresh for every update: one demoted since the prompt cannot pay.
-    if (!may(ctx.staff, "pay")) {
+    // Claimed with the access step's reads (shared/confirm-ahead.ts), its request already
+    // on its way when claimed: its outcome is this press's, never a second claim, unless it
+    // refused the presser's own payout for a role the fresh read says may pay (a promotion
+    // between the two reads: nothing was claimed).
+    const ahead = ctx.confirmAhead?.payoutId === payoutId ? await ctx.confirmAhead.result : null;
+    const mayPay = may(ctx.staff, "pay");
+    if (ctx.from) deps.ahead.saw(ctx.from.id, mayPay && ctx.staff ? ctx.staff.role : null);
+    // The role is read afresh for every update: one demoted since the prompt cannot pay. A
+    // claim made ahead read it later than that (in its own step), and its request leaves.
+    if (!mayPay && ahead?.outcome !== "claimed") {
       await ctx.answerCbQuery(ctx.t.plain("confirm.no_longer_allowed"), { show_alert: true });
       return;
     }
-    await deps.payouts.preparation.stored(payoutId);
-    traceMark("confirm stored");
-    const claim = await deps.payouts.submission.confirm(payoutId, ctx.staff);
+    const asker = ctx.staff;
+    const refusedOwn = ahead?.outcome === "forbidden" && ahead.payout.initiatorId === ctx.from?.id;
+    let claim: ConfirmResult;
+    if (ahead !== null && ahead.outcome !== "throttled" && !refusedOwn) {
+      claim = ahead;
+    } else {
+      if (asker === null) return;
+      await deps.payouts.preparation.stored(payoutId);
+      traceMark("confirm stored");
+      claim = await deps.payouts.submission.confirm(payoutId, asker);
+    }
     traceMark("confirm claimed");
     switch (claim.outcome) {
       case "claimed": {

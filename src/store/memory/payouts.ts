@@ -63,6 +63,8 @@ export interface MemoryPayoutStoreOptions {
   spending: MemorySpendingLedger;
   /** A batch's state and a member's standing now, read inside a move (as the script does). */
   reads: MoveReads;
+  /** Counts a press (TransitionOptions.press) in the move's step: false when over its limit. */
+  takePress?: (press: NonNullable<TransitionOptions["press"]>) => boolean;
   /** Where a move's rate-limit slot is taken (TransitionOptions.slot). */
   slots: MemorySlotLogs;
   /** Counted inside a creation or move into a counted final state, like totals.lua. */
@@ -127,10 +129,17 @@ export class MemoryPayoutStore implements PayoutStore {
   ): Promise<TransitionResult> {
     const checked = checkPatch(patch);
     const entry = this.#live(id);
-    if (!entry) return { ok: false, reason: "not_found" };
-    const current = entry.payout;
     const target = targetOf(event);
     const claim = options.claimId;
+    // Counted first, as payout-transition.lua counts it; a resend of a claim made is not.
+    const resent = claim !== undefined && entry?.payout.claimId === claim;
+    if (options.press && !resent) {
+      const takePress = this.#options.takePress;
+      if (!takePress) throw new Error("this memory store counts no presses (takePress)");
+      if (!takePress(options.press)) return { ok: false, reason: "throttled" };
+    }
+    if (!entry) return { ok: false, reason: "not_found" };
+    const current = entry.payout;
     const expect = options.expect;
     if (expect?.initiatorId !== undefined && current.initiatorId !== expect.initiatorId) {
       return { ok: false, reason: "not_initiator", payout: structuredClone(current) };

@@ -10,6 +10,11 @@ export class MemoryThrottleStore implements ThrottleStore {
   }
 
   async take(name: string, limit: number, windowMs: number): Promise<boolean> {
+    return this.takeNow(name, limit, windowMs);
+  }
+
+  /** `take` in the caller's own synchronous step (a payout move's press, memory store). */
+  takeNow(name: string, limit: number, windowMs: number): boolean {
     const nowMs = this.#now();
     const open = this.#windows.get(name);
     const window = open && open.endsAtMs > nowMs ? open : { count: 0, endsAtMs: nowMs + windowMs };

@@ -201,6 +201,10 @@ export function transitionArgs(call: {
             ? ""
             : payoutDraftJson(id, "sign", nowMs, options.actor, options.auditDetails),
         signNotices: (signature?.signedNotices ?? []).map(noticeKey),
+        // A press counted in the move's step (TransitionOptions.press); '' all three: none.
+        pressKey: options.press === undefined ? "" : k.throttle(options.press.name),
+        pressLimit: optional(options.press?.limit),
+        pressWindowMs: optional(options.press?.windowMs),
       }),
       patch.paymentId ?? "",
       payoutDraftJson(id, event, nowMs, options.actor, options.auditDetails),
@@ -261,7 +265,7 @@ const MOVE_STATUS_SET: ReadonlySet<string> = new Set(MOVE_STATUSES);
 
 /** A reply of payout-transition.lua, read (readTransitionReply). */
 export type TransitionReply =
-  | { status: "not_found" | "corrupt"; fields: null; over: null; slot: undefined }
+  | { status: "not_found" | "corrupt" | "throttled"; fields: null; over: null; slot: undefined }
   | {
       status: (typeof MOVE_STATUSES)[number];
       fields: string[];
@@ -280,7 +284,7 @@ export type TransitionReply =
  * error. Written out rather than a zod union (a move's reply is read on every move, and the
  * union tried its four shapes in turn); test/unit/store/redis/transition-reply.test.ts holds
  * it to the same shapes.
- *   {"not_found"|"corrupt"}
+ *   {"not_found"|"corrupt"|"throttled"}
  *   {status, fields}              status: MOVE_STATUSES; fields: a string array
  *   {"applied", fields, 0|1}      1: the rate-limit slot was taken
  *   {"over_limit", fields, "payer"|"merchant", used}   used: an integer as a string
@@ -288,7 +292,10 @@ export type TransitionReply =
 export function readTransitionReply(reply: unknown): TransitionReply {
   if (Array.isArray(reply)) {
     const [status, fields] = reply;
-    if (reply.length === 1 && (status === "not_found" || status === "corrupt")) {
+    if (
+      reply.length === 1 &&
+      (status === "not_found" || status === "corrupt" || status === "throttled")
+    ) {
       return { status, fields: null, over: null, slot: undefined };
     }
     if (reply.length >= 2 && isStringArray(fields)) {

@@ -230,6 +230,7 @@ export class RedisPayoutStore implements PayoutStore {
     const parsed = readTransitionReply(reply);
     if (parsed.fields === null) {
       if (parsed.status === "not_found") return { ok: false, reason: "not_found" };
+      if (parsed.status === "throttled") return { ok: false, reason: "throttled" };
       throw this.#corrupt(new CorruptRecordError(id, ["paymentId: not a JSON string"]));
     }
     const payout = this.#decode(id, pairsToRecord(parsed.fields));

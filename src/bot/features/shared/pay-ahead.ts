@@ -6,6 +6,7 @@
  * read with them still decides (one demoted meanwhile is refused, the slot spent).
  */
 import type { PayoutKind } from "../../../model/payout.js";
+import type { Role } from "../../../model/roles.js";
 import type { Preparation } from "../../../payouts/prepare.js";
 import type { BotContext } from "../../context.js";
 import { commandPayload, splitPaymentArgs } from "./command-args.js";
@@ -17,10 +18,16 @@ const MAX_PAYERS = 1_000;
 
 export class PayAhead {
   readonly #preparation: Preparation;
-  readonly #payers = new Set<number>();
+  /** Who could pay at their last /pay (or Confirm) in this process, with that role. */
+  readonly #payers = new Map<number, Role>();
 
   constructor(preparation: Preparation) {
     this.#preparation = preparation;
+  }
+
+  /** The role `userId` could pay with at their last /pay or Confirm here; undefined: unknown. */
+  payingRole(userId: number): Role | undefined {
+    return this.#payers.get(userId);
   }
 
   /** Starts the reads of a private `/pay NUMBER AMOUNT` from a known payer (ctx.payoutAhead). */
@@ -39,13 +46,16 @@ export class PayAhead {
     ctx.payoutAhead = this.#preparation.ahead(request) ?? null;
   }
 
-  /** What the fresh role said at a /pay: whether `userId` may pay (read ahead next time). */
-  saw(userId: number, mayPay: boolean): void {
+  /**
+   * What the fresh role said at a /pay or a Confirm: the role with which `userId` may pay
+   * (read ahead next time), or null when they may not.
+   */
+  saw(userId: number, payingRole: Role | null): void {
     this.#payers.delete(userId);
-    if (!mayPay) return;
-    this.#payers.add(userId);
+    if (payingRole === null) return;
+    this.#payers.set(userId, payingRole);
     if (this.#payers.size > MAX_PAYERS) {
-      const oldest = this.#payers.values().next().value;
+      const oldest = this.#payers.keys().next().value;
       if (oldest !== undefined) this.#payers.delete(oldest);
     }
   }

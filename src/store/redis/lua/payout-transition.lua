@@ -43,7 +43,9 @@
                 paidPhone, paidAtMs (the number's last-paid time; '' both: not noted),
                 sigNeeded (an approval by signatures: how many the rule needs; '' none),
                 signDraft (JSON audit draft of a signature that is not the last, ''),
-                signNotices (outbox keys queued with such a signature)
+                signNotices (outbox keys queued with such a signature),
+                pressKey, pressLimit, pressWindowMs (a button press counted first, as
+                throttle-take.lua counts it, in the merchant's slot; '' all three: none)
     ARGV[2]   the patch's paymentId (raw, '' none)
     ARGV[3]   the audit draft (JSON)
     ARGV[4]   the audit draft of the submission when the move stamps sentAtMs (JSON, '')
@@ -52,6 +54,7 @@
               limitDay is set here when reserved)
 
   Output:
+    {'throttled'} (the press is over its limit: nothing read, nothing moved) |
     {'not_found'} | {'corrupt'} | {'over_limit', HGETALL, 'payer'|'merchant', used} |
     {'signed', HGETALL} (a signature recorded, the payout not moved) |
     {'unchanged'|'wrong_state'|'payment_taken'|'already_signed'|'not_initiator'|'initiator_not_allowed'|
@@ -80,8 +83,16 @@
 --!include wake.lua
 
 local record = KEYS[1]
-if redis.call('EXISTS', record) == 0 then return {'not_found'} end
 local o = cjson.decode(ARGV[1])
+-- A press counted here, before anything is read (features/shared/confirm-ahead.ts): one
+-- over its limit moves nothing. A resend of a claim this call already made is not counted
+-- again (it would otherwise be refused after its move was made).
+if (o.pressKey or '') ~= '' and not (o.claim ~= '' and redis.call('HGET', record, 'claimId') == o.claim) then
+  local presses = redis.call('INCR', o.pressKey)
+  if presses == 1 then redis.call('PEXPIRE', o.pressKey, o.pressWindowMs) end
+  if presses > tonumber(o.pressLimit) then return {'throttled'} end
+end
+if redis.call('EXISTS', record) == 0 then return {'not_found'} end
 local id, target, claim, now = o.id, o.target, o.claim, o.nowMs
 local expires, retention = o.expires == '1', o.retentionMs
 local paymentPrefix, paymentId = o.paymentPrefix, ARGV[2]
@@ -139,6 +150,13 @@ if initiatorRoles ~= '' then
   local role = redis.call('HGET', staffKey, redis.call('HGET', record, 'initiatorId'))
   if not role or not string.find(initiatorRoles, ',' .. role .. ',', 1, true) then
     return {'initiator_not_allowed', redis.call('HGETALL', record)}
+  end
+  -- A press claimed ahead of the access step's reads (pressKey) was drafted with the role
+  -- this process remembered: the audit names the role just read.
+  if (o.pressKey or '') ~= '' and role ~= nil then
+    local actorRole = '"actorRole":"' .. role .. '"'
+    auditDraft = string.gsub(auditDraft, '"actorRole":"%a+"', actorRole, 1)
+    submitDraft = string.gsub(submitDraft, '"actorRole":"%a+"', actorRole, 1)
   end
 end
 if deciderId ~= '' then
