@@ -8,9 +8,9 @@
  * and double taps cannot spend what everyone shares (Redis, Telegram, the API's rate limit).
  */
 import type { Middleware } from "telegraf";
-import { traceMark } from "../../metrics/latency-trace.js";
 import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
+import { traceMark } from "../../metrics/latency-trace.js";
 import { type Locale, localeFromLanguageCode } from "../../model/locale.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import type { PressCounter } from "../../payouts/sessions.js";

@@ -5,8 +5,8 @@
  */
 import type { Composer } from "telegraf";
 import { message } from "telegraf/filters";
-import { traceMark } from "../../metrics/latency-trace.js";
 import { type MessageKey, stripHtml } from "../../i18n.js";
+import { traceMark } from "../../metrics/latency-trace.js";
 import type { DialogState } from "../../model/dialog.js";
 import type { PayoutState } from "../../model/lifecycle.js";
 import { MAX_AMOUNT_XAF, parseAmount } from "../../model/money.js";

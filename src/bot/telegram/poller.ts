@@ -8,8 +8,8 @@
 import { randomUUID } from "node:crypto";
 import type { Telegram } from "telegraf";
 import type { Update } from "telegraf/types";
-import { latencyTraceOn, traceUpdate, wallMs } from "../../metrics/latency-trace.js";
 import type { Logger } from "../../logger.js";
+import { latencyTraceOn, traceUpdate, wallMs } from "../../metrics/latency-trace.js";
 import type { LeaseStore } from "../../store/types.js";
 
 export interface PollerOptions {
