@@ -109,9 +109,9 @@ export function createBot(deps: BotDeps): Telegraf<BotContext> {
   chain.use(sequentialPerChat());
   chain.use(
     access({
-      early: (ctx, press) => {
+      early: (ctx, press, role) => {
         payAhead.start(ctx);
-        confirmAhead.start(ctx, press);
+        confirmAhead.start(ctx, press, role);
       },
       // Removed from the staff: their /pay never reaches payFeature to say so.
       stranger: (userId) => payAhead.saw(userId, null),

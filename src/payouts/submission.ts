@@ -13,6 +13,7 @@ import { traceMark } from "../metrics/latency-trace.js";
 import { type Actor, staffActor } from "../model/audit.js";
 import { knownOperator, knownStatus } from "../model/payment-terms.js";
 import type { Payout } from "../model/payout.js";
+import type { Role } from "../model/roles.js";
 import type { SharedSlot } from "../payments/rate-limiter.js";
 import type { Payment } from "../payments/schemas.js";
 import { randomHex } from "../random.js";
@@ -107,18 +108,20 @@ export class Submission {
     payoutId: string,
     asker: NonNullable<Asker>,
     press: { name: string; limit: number; windowMs: number },
+    roleNow?: Promise<Role | null>,
   ): Promise<ConfirmResult | { outcome: "throttled" }> {
     if (!this.confirmsWithoutReading) throw new Error("a PIN step-up reads the payout first");
-    return this.#confirm(payoutId, asker, press);
+    return this.#confirm(payoutId, asker, press, roleNow);
   }
 
   async #confirm(
     payoutId: string,
     asker: Asker,
     press?: { name: string; limit: number; windowMs: number },
+    roleNow?: Promise<Role | null>,
   ): Promise<ConfirmResult | { outcome: "throttled" }> {
     const { gateway } = this.#context;
-    const claim = await this.#claim(payoutId, asker, gateway.sharedSlot?.(), press);
+    const claim = await this.#claim(payoutId, asker, gateway.sharedSlot?.(), press, roleNow);
     if (claim.outcome !== "claimed") return claim;
     // The claim took the slot when it could; a limiter it could not reach (or a resend of
     // a claim already made, which says nothing of the slot) is asked on its own.
@@ -176,6 +179,7 @@ export class Submission {
     asker: Asker,
     slot?: SharedSlot,
     press?: { name: string; limit: number; windowMs: number },
+    roleNow?: Promise<Role | null>,
   ): Promise<
     | Exclude<ClaimResult, { outcome: "claimed" }>
     | { outcome: "throttled" }
@@ -186,7 +190,7 @@ export class Submission {
     if (asker === null || initiatorId === null) return this.#notConfirmable(payoutId);
     const nowMs = now();
     const claimId = randomHex(8);
-    const actor = staffActor(asker);
+    let actor = staffActor(asker);
     const expect = {
       initiatorId,
       notExpiredAtMs: nowMs,
@@ -212,6 +216,11 @@ export class Submission {
     const result = await retryPayoutWrite(log, payoutId, "claim", () =>
       stores.payouts.transition(payoutId, "confirm", { submittedAtMs: nowMs }, options),
     );
+    // A claim sent ahead of the access step's reads was drafted with a role remembered in
+    // this process; its own audit entries name the one the script read, and what follows
+    // names the one just read (sent before the claim, so already answered).
+    const role = roleNow ? ((await roleNow.catch(() => null)) ?? asker.role) : asker.role;
+    if (role !== asker.role) actor = staffActor({ userId: asker.userId, role });
     if (result.ok) {
       const { payout, durable, slotTaken } = result;
       return { outcome: "claimed", payout, claimId, actor, durable, slotTaken };

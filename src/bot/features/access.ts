@@ -12,6 +12,7 @@ import { translator } from "../../i18n.js";
 import type { Logger } from "../../logger.js";
 import { traceMark } from "../../metrics/latency-trace.js";
 import { type Locale, localeFromLanguageCode } from "../../model/locale.js";
+import type { Role } from "../../model/roles.js";
 import type { Payouts } from "../../payouts/payouts.js";
 import type { PressCounter } from "../../payouts/sessions.js";
 import type { Stores } from "../../store/types.js";
@@ -31,8 +32,9 @@ export interface AccessDeps {
    * reads in the same round trip (features/pay.ts), knowing nothing yet of the sender. A
    * Confirm's claim sent there (ctx.confirmAhead) counts the press itself on `press`, the
    * counter this step would count it on: its outcome says whether the press was allowed.
+   * `role`: this step's read of the sender's role, sent before anything `early` sends.
    */
-  early?: ((ctx: BotContext, press: PressCounter) => void) | undefined;
+  early?: ((ctx: BotContext, press: PressCounter, role: Promise<Role | null>) => void) | undefined;
   /** Called with the id of a sender found not to be staff (their update goes no further). */
   stranger?: ((userId: number) => void) | undefined;
   /** The language of someone whose Telegram app speaks neither English nor French; default en. */
@@ -56,15 +58,16 @@ export function access(deps: AccessDeps): Middleware<BotContext> {
     if (!from || from.is_bot) return;
     // One round trip to Redis: the reads below go out in one write (auto-pipelining).
     const chatId = ctx.chat?.id;
+    const roleRead = deps.stores.staff.get(from.id);
     const reads = Promise.all([
-      deps.stores.staff.get(from.id),
+      roleRead,
       deps.stores.sessions.getLocale(from.id),
       chatId === undefined ? null : deps.stores.sessions.getDialog(chatId),
     ]);
     const { sessions } = deps.payouts;
     const press = sessions.pressCounter(from.id, pressLimit, PRESS_WINDOW_MS);
     try {
-      deps.early?.(ctx, press);
+      deps.early?.(ctx, press, roleRead);
     } catch (error) {
       deps.logger.warn({ err: error }, "reads ahead not started; the feature reads them itself");
     }

@@ -268,3 +268,26 @@ describe("Confirm claimed ahead: every guard", () => {
     expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
   });
 });
+
+describe("Confirm claimed ahead: what follows the claim names the role just read", () => {
+  const h = harnessPerTest({ env: { APPROVAL_THRESHOLD_XAF: "100000" } });
+
+  it("asks for approval in the role the payer has now, promoted since their /pay", async () => {
+    const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
+    const prompt = await showPrompt(h.emulator, payer, "/pay 237670000001 150000");
+    const payout = await promptRecord(h, prompt);
+    await h.app.stores.staff.set(PAYER_ID, "admin");
+
+    const press = await payer.pressButton(prompt, 0);
+    await h.emulator.waitForCallbackAnswer(press.callbackQueryId);
+    await expect
+      .poll(async () => (await h.app.stores.payouts.get(payout.id))?.state)
+      .toBe("awaiting_approval");
+
+    const entries = (await h.app.stores.audit.recent(20)).filter((e) => e.actorId === PAYER_ID);
+    // Only the prompt, made while they were a payer, says "payer".
+    expect(entries.filter((e) => e.actorRole === "payer").map((e) => e.action)).toEqual(["prompt"]);
+    expect(entries.filter((e) => e.actorRole === "admin").length).toBeGreaterThan(0);
+    expect(h.sandbox.countRequests(DISBURSE)).toBe(0);
+  });
+});

@@ -8,6 +8,7 @@
  * PIN step-up is configured; any other press goes the usual way. The Confirm handler
  * (features/pay.ts) takes its outcome instead of claiming again.
  */
+import type { Role } from "../../../model/roles.js";
 import type { Payouts } from "../../../payouts/payouts.js";
 import type { PressCounter } from "../../../payouts/sessions.js";
 import type { BotContext } from "../../context.js";
@@ -23,8 +24,12 @@ export class ConfirmAhead {
     this.#payers = payers;
   }
 
-  /** Sends the claim of a Confirm pressed by a known payer in a private chat (ctx.confirmAhead). */
-  start(ctx: BotContext, press: PressCounter): void {
+  /**
+   * Sends the claim of a Confirm pressed by a known payer in a private chat (ctx.confirmAhead).
+   * `roleNow`: the access step's read of their role, which the claim's audit and what follows
+   * it (an approval asked, a cap's refusal) name instead of the role remembered here.
+   */
+  start(ctx: BotContext, press: PressCounter, roleNow: Promise<Role | null>): void {
     const from = ctx.from;
     const query = ctx.callbackQuery;
     if (!from || !query || !("data" in query) || ctx.chat?.type !== "private") return;
@@ -34,7 +39,7 @@ export class ConfirmAhead {
     if (role === undefined) return;
     const { submission, preparation } = this.#payouts;
     if (!submission.confirmsWithoutReading || !preparation.isStored(payoutId)) return;
-    const result = submission.confirmPressed(payoutId, { userId: from.id, role }, press);
+    const result = submission.confirmPressed(payoutId, { userId: from.id, role }, press, roleNow);
     // Awaited by the access step and the Confirm handler; never left unhandled.
     result.catch(() => undefined);
     ctx.confirmAhead = { payoutId, role, result };
