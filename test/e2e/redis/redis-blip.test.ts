@@ -30,7 +30,7 @@ describe("a Redis blip while a payment request is in flight", () => {
     await relay.close();
   });
 
-  it("records the payment id once Redis is back, and the payout ends pending with it", async () => {
+  it("records the payment id once Redis is back, and the payout goes on with it", async () => {
     const payer = h.emulator.user({ id: PAYER_ID, firstName: "Paul", languageCode: "en" });
     const prompt = await showPrompt(h.emulator, payer, "/pay 237670000001 5000");
     // The API takes its time: Redis goes away while the request is at the API.
@@ -56,7 +56,8 @@ describe("a Redis blip while a payment request is in flight", () => {
     await expect
       .poll(async () => (await latest())?.paymentId, { timeout: 10_000 })
       .toBe(payment?.id);
-    expect((await latest())?.state).toBe("pending");
+    // Pending with it, or already paid: the record waited for Redis, the sandbox did not.
+    expect(["pending", "success"]).toContain((await latest())?.state);
     expect(h.sandbox.countRequests({ method: "POST", path: "/disburse" })).toBe(1);
   });
 });
